@@ -1,0 +1,270 @@
+package sanitize
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Class is a set of character classes that a policy may refuse in otherwise
+// well-formed text. Classes combine with |; the zero Class refuses nothing.
+//
+// The classes overlap where Unicode does: U+200E is both Bidi and
+// DefaultIgnorable, U+FEFF at offset 0 is both BOM and DefaultIgnorable.
+type Class uint16
+
+// The character classes.
+const (
+	// NUL is U+0000.
+	NUL Class = 1 << iota
+	// C0 is the C0 controls U+0001..U+001F other than TAB, LF and CR.
+	C0
+	// TabNewline is TAB, LF and CR (U+0009, U+000A, U+000D), the C0
+	// controls that text bodies commonly carry. Refuse C0|TabNewline to
+	// refuse every C0 control but NUL.
+	TabNewline
+	// DEL is U+007F.
+	DEL
+	// C1 is the C1 controls U+0080..U+009F.
+	C1
+	// Bidi is the bidirectional formatting characters of the Trojan Source
+	// attack (CVE-2021-42574): U+061C, U+200E, U+200F, U+202A..U+202E and
+	// U+2066..U+2069.
+	Bidi
+	// Noncharacter is the 66 noncharacters: U+FDD0..U+FDEF and every code
+	// point whose low 16 bits are FFFE or FFFF.
+	Noncharacter
+	// PrivateUse is the private use areas: U+E000..U+F8FF,
+	// U+F0000..U+FFFFD and U+100000..U+10FFFD.
+	PrivateUse
+	// BOM is U+FEFF as the first character of a value (RFC 3629 section 6).
+	// U+FEFF elsewhere is not a BOM; it belongs to DefaultIgnorable.
+	BOM
+	// DefaultIgnorable is the Default_Ignorable_Code_Point property of
+	// Unicode 15.0: characters that render invisibly, such as U+00AD, U+200B,
+	// U+2060 and the tag characters U+E0000..U+E0FFF.
+	DefaultIgnorable
+
+	numClasses = iota
+)
+
+// AllClasses is every character class.
+const AllClasses Class = 1<<numClasses - 1
+
+// asciiClasses are the classes that contain ASCII characters.
+const asciiClasses = NUL | C0 | TabNewline | DEL
+
+var classNames = [numClasses]string{
+	"nul", "c0", "tab_newline", "del", "c1", "bidi",
+	"noncharacter", "private_use", "bom", "default_ignorable",
+}
+
+// String returns the names of the classes in c joined by "|", such as
+// "nul|c0", or "none" for the zero Class.
+func (c Class) String() string {
+	if c == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i, name := range classNames {
+		if c&(1<<i) != 0 {
+			if b.Len() > 0 {
+				b.WriteByte('|')
+			}
+			b.WriteString(name)
+		}
+	}
+	if rest := c &^ AllClasses; rest != 0 {
+		if b.Len() > 0 {
+			b.WriteByte('|')
+		}
+		b.WriteString("Class(" + strconv.Itoa(int(rest)) + ")")
+	}
+	return b.String()
+}
+
+// ParseClass returns the class named name, one of the names String uses
+// ("nul", "c0", "tab_newline", "del", "c1", "bidi", "noncharacter",
+// "private_use", "bom", "default_ignorable"). An unknown name is an error.
+func ParseClass(name string) (Class, error) {
+	for i, n := range classNames {
+		if n == name {
+			return 1 << i, nil
+		}
+	}
+	return 0, errors.New("sanitize: unknown character class " + strconv.Quote(name))
+}
+
+// ClassOf returns the classes that r belongs to, BOM excepted (BOM depends on
+// the position; see Class). It returns 0 for a rune outside every class and
+// for a value that is not a Unicode scalar value.
+func ClassOf(r rune) Class {
+	if r < 0x80 {
+		switch {
+		case r == 0:
+			return NUL
+		case r == '\t' || r == '\n' || r == '\r':
+			return TabNewline
+		case r < 0x20:
+			return C0
+		case r == 0x7F:
+			return DEL
+		}
+		return 0
+	}
+	if r < 0xA0 {
+		return C1
+	}
+	if r < 0xAD || r > utf8.MaxRune || (0xD800 <= r && r <= 0xDFFF) {
+		return 0
+	}
+	var c Class
+	switch {
+	case r == 0x061C, r == 0x200E, r == 0x200F,
+		0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069:
+		c |= Bidi
+	case 0xFDD0 <= r && r <= 0xFDEF, r&0xFFFE == 0xFFFE:
+		c |= Noncharacter
+	case 0xE000 <= r && r <= 0xF8FF, 0xF0000 <= r && r <= 0x10FFFD:
+		c |= PrivateUse
+	}
+	if isDefaultIgnorable(r) {
+		c |= DefaultIgnorable
+	}
+	return c
+}
+
+// defaultIgnorable is Default_Ignorable_Code_Point from Unicode 15.0's
+// DerivedCoreProperties.txt, with adjacent ranges merged.
+var defaultIgnorable = [...]struct{ lo, hi rune }{
+	{0x00AD, 0x00AD},
+	{0x034F, 0x034F},
+	{0x061C, 0x061C},
+	{0x115F, 0x1160},
+	{0x17B4, 0x17B5},
+	{0x180B, 0x180F},
+	{0x200B, 0x200F},
+	{0x202A, 0x202E},
+	{0x2060, 0x206F},
+	{0x3164, 0x3164},
+	{0xFE00, 0xFE0F},
+	{0xFEFF, 0xFEFF},
+	{0xFFA0, 0xFFA0},
+	{0xFFF0, 0xFFF8},
+	{0x1BCA0, 0x1BCA3},
+	{0x1D173, 0x1D17A},
+	{0xE0000, 0xE0FFF},
+}
+
+func isDefaultIgnorable(r rune) bool {
+	for _, rg := range defaultIgnorable {
+		if r < rg.lo {
+			return false
+		}
+		if r <= rg.hi {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckClasses reports the first character of p that belongs to a class in
+// forbid, as a *Error with Reason ForbiddenChar, the offset of the
+// character's first octet and the matching classes (those of forbid it
+// belongs to). It returns nil if there is none.
+//
+// CheckClasses expects valid UTF-8 (see Check, which validates too):
+// ill-formed octets belong to no class and are passed over.
+func CheckClasses(p []byte, forbid Class) error { return checkClasses(p, forbid) }
+
+// CheckClassesString is like CheckClasses but for a string.
+func CheckClassesString(s string, forbid Class) error { return checkClasses(s, forbid) }
+
+// Check validates p as Validate does and then refuses the classes in forbid
+// as CheckClasses does, returning the first violation of either kind.
+func Check(p []byte, forbid Class) error {
+	if err := validate(p); err != nil {
+		return err
+	}
+	return checkClasses(p, forbid)
+}
+
+// CheckString is like Check but for a string.
+func CheckString(s string, forbid Class) error {
+	if err := validate(s); err != nil {
+		return err
+	}
+	return checkClasses(s, forbid)
+}
+
+// asciiMasks[c] has bit b set when the ASCII octet b belongs to a class
+// in c, for every c made of asciiClasses (NUL|C0|TabNewline|DEL: bits 0-3).
+var asciiMasks = func() (m [asciiClasses + 1][2]uint64) {
+	for c := range m {
+		for b := rune(0); b < utf8.RuneSelf; b++ {
+			if ClassOf(b)&Class(c) != 0 {
+				m[c][b>>6] |= 1 << (b & 63)
+			}
+		}
+	}
+	return m
+}()
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+func checkClasses[T string | []byte](p T, forbid Class) error {
+	if forbid == 0 {
+		return nil
+	}
+	asciiMask := &asciiMasks[forbid&asciiClasses]
+	onlyASCII := forbid&^asciiClasses == 0
+	i, n := 0, len(p)
+	if forbid&BOM != 0 && n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
+		return &Error{Reason: ForbiddenChar, Offset: 0, Class: forbid & (BOM | DefaultIgnorable)}
+	}
+	for i < n {
+		// Skip eight printable ASCII octets at a time: they are in no class.
+		for i+8 <= n {
+			w := load64(p, i)
+			low := (w - 0x20*lsb) &^ w  // high bit set in a byte < 0x20
+			del := (w ^ 0x7F*lsb) - lsb // high bit set in a byte == 0x7F
+			del &^= w ^ 0x7F*lsb
+			if (w|low|del)&msb != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= n {
+			break
+		}
+		b := p[i]
+		if b < 0x80 {
+			if asciiMask[b>>6]&(1<<(b&63)) != 0 {
+				return &Error{Reason: ForbiddenChar, Offset: i, Class: ClassOf(rune(b)) & forbid}
+			}
+			i++
+			continue
+		}
+		if onlyASCII {
+			i++
+			continue
+		}
+		r, size := decodeRune(p[i:])
+		if c := ClassOf(r) & forbid; c != 0 {
+			return &Error{Reason: ForbiddenChar, Offset: i, Class: c}
+		}
+		i += size
+	}
+	return nil
+}
+
+// load64 returns the eight octets of p at i as a little-endian word.
+func load64[T string | []byte](p T, i int) uint64 {
+	_ = p[i+7]
+	return uint64(p[i]) | uint64(p[i+1])<<8 | uint64(p[i+2])<<16 | uint64(p[i+3])<<24 |
+		uint64(p[i+4])<<32 | uint64(p[i+5])<<40 | uint64(p[i+6])<<48 | uint64(p[i+7])<<56
+}

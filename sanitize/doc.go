@@ -1,0 +1,58 @@
+// Package sanitize decodes and validates text strictly: UTF-8 exactly as RFC
+// 3629 defines it, percent-escapes exactly as RFC 3986 defines them, and the
+// character classes a policy may refuse. It is the core of utf8guard and
+// imports the standard library only; it knows nothing of HTTP.
+//
+// # The threat
+//
+// RFC 3629 section 10 describes the attack this package exists for: a
+// security check looks for "/../" in the raw octets, a lax decoder later
+// turns the overlong sequence 2F C0 AE 2E 2F into "/../", and the check is
+// bypassed. The same family smuggles NUL as C0 80, encodes UTF-16 surrogates
+// in UTF-8 (ED A0 80, CESU-8), writes code points above U+10FFFF or the 5-
+// and 6-octet forms of RFC 2279, and hides escapes inside escapes ("%252e").
+// A decoder that repairs or skips such input silently lets two layers of a
+// program see two different strings.
+//
+// # Validation
+//
+// Validate and ValidateString accept exactly the UTF8-octets of RFC 3629 and
+// report the first malformation as a *Error with a Reason (Overlong,
+// Surrogate, OutOfRange, InvalidByte, Truncated, UnexpectedContinuation) and
+// the offset of its first octet. Each Reason has a sentinel error for
+// errors.Is:
+//
+//	if err := sanitize.Validate(p); errors.Is(err, sanitize.ErrOverlong) { ... }
+//
+// Validation does not allocate on valid input and is at least as fast as
+// unicode/utf8.Valid.
+//
+// # Repair
+//
+// ToValid replaces each maximal subpart of an ill-formed sequence with
+// U+FFFD, the Unicode and WHATWG substitution, for routes that repair rather
+// than reject. It returns its input itself when it is already valid.
+//
+// # Percent-decoding
+//
+// AppendUnescape decodes a path, a path segment or a query/form component
+// into a caller-owned buffer, refusing a '%' not followed by two hex digits
+// (BadEscape, never skipped), optionally refusing escapes of escapes
+// (DoubleEncoding), and then validates the decoded octets. AppendEscape is
+// the way back and round-trips with it.
+//
+// # Character classes
+//
+// Well-formed text can still carry characters a route should refuse: NUL, C0
+// and C1 controls, DEL, the bidirectional controls of the Trojan Source
+// attack, noncharacters, private use characters, a leading BOM, invisible
+// default-ignorable characters. Check validates and refuses a Class set in
+// one call; CheckClasses only refuses, over text already validated. A
+// refusal is a *Error with Reason ForbiddenChar, the offset and the Class.
+//
+// # Errors and offsets
+//
+// Offsets are 0-based and count octets. They point into the raw text for
+// BadEscape and DoubleEncoding, and into the decoded value for every other
+// reason.
+package sanitize

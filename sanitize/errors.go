@@ -1,0 +1,167 @@
+package sanitize
+
+import (
+	"errors"
+	"strconv"
+)
+
+// Reason is the kind of a rejection, one entry of the rejection taxonomy.
+// Its String method returns the stable name used in logs and configuration
+// files ("overlong", "surrogate", ...). The zero Reason is not a valid reason.
+//
+// The taxonomy is shared by every package of utf8guard: sanitize reports the
+// encoding reasons and forbidden_char, normalize reports not_normalized and
+// precis, and the middleware reports too_large and bad_charset.
+type Reason uint8
+
+// The rejection reasons. Offsets are 0-based octet offsets pointing at the
+// first octet of the offending sequence: into the raw text for BadEscape and
+// DoubleEncoding, into the decoded value for every other reason.
+const (
+	// Overlong: C0 or C1 followed by a continuation octet; E0 80-9F;
+	// F0 80-8F; an RFC 2279 5- or 6-octet form (F8-FD lead with all its
+	// continuations) whose value is at most U+10FFFF.
+	Overlong Reason = iota + 1
+	// Surrogate: ED A0-BF, a UTF-16 surrogate (U+D800..U+DFFF) encoded in
+	// UTF-8, CESU-8 pairs included; or a JSON \uD800-\uDFFF escape that is
+	// not part of a well-formed high+low pair.
+	Surrogate
+	// OutOfRange: F4 90-BF; an F5-F7 lead with its three continuations; a
+	// complete 5- or 6-octet form of a value above U+10FFFF.
+	OutOfRange
+	// InvalidByte: FE or FF; C0 or C1 not followed by a continuation; an
+	// F5-FD lead not followed by all its continuations.
+	InvalidByte
+	// Truncated: a valid lead (C2-F4) whose continuation octets stop early,
+	// after a valid prefix, at the end of the input or at an octet that is
+	// not a continuation.
+	Truncated
+	// UnexpectedContinuation: an octet 80-BF where a character must start.
+	UnexpectedContinuation
+	// BadEscape: a '%' not followed by two hexadecimal digits.
+	BadEscape
+	// DoubleEncoding: an escape whose decoded text is itself an escape, such
+	// as %25 followed by two hexadecimal digits, where that is refused.
+	DoubleEncoding
+	// ForbiddenChar: a well-formed character of a class the policy refuses.
+	ForbiddenChar
+	// NotNormalized: text not in the normalization form the policy requires.
+	NotNormalized
+	// TooLarge: a body, a field or a count over the policy's limit.
+	TooLarge
+	// BadCharset: a body that declares a charset other than UTF-8 or
+	// US-ASCII where the policy refuses that.
+	BadCharset
+	// Precis: a value that a PRECIS profile (RFC 8264) disallows.
+	Precis
+
+	numReasons = iota + 1
+)
+
+var reasonNames = [numReasons]string{
+	Overlong:               "overlong",
+	Surrogate:              "surrogate",
+	OutOfRange:             "out_of_range",
+	InvalidByte:            "invalid_byte",
+	Truncated:              "truncated",
+	UnexpectedContinuation: "unexpected_continuation",
+	BadEscape:              "bad_escape",
+	DoubleEncoding:         "double_encoding",
+	ForbiddenChar:          "forbidden_char",
+	NotNormalized:          "not_normalized",
+	TooLarge:               "too_large",
+	BadCharset:             "bad_charset",
+	Precis:                 "precis",
+}
+
+// String returns the taxonomy name of r, such as "overlong", or
+// "Reason(N)" for a value that is not a reason.
+func (r Reason) String() string {
+	if r > 0 && int(r) < numReasons {
+		return reasonNames[r]
+	}
+	return "Reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// ParseReason returns the Reason whose taxonomy name is name.
+func ParseReason(name string) (Reason, error) {
+	for r := Reason(1); int(r) < numReasons; r++ {
+		if reasonNames[r] == name {
+			return r, nil
+		}
+	}
+	return 0, errors.New("sanitize: unknown reason " + strconv.Quote(name))
+}
+
+// Sentinel errors, one per Reason, for errors.Is. Every *Error unwraps to the
+// sentinel of its Reason, so errors.Is(err, ErrOverlong) reports whether err
+// is an overlong encoding, whichever package returned it.
+var (
+	ErrOverlong               = errors.New("sanitize: overlong encoding")
+	ErrSurrogate              = errors.New("sanitize: encoded surrogate")
+	ErrOutOfRange             = errors.New("sanitize: code point above U+10FFFF")
+	ErrInvalidByte            = errors.New("sanitize: invalid byte")
+	ErrTruncated              = errors.New("sanitize: truncated sequence")
+	ErrUnexpectedContinuation = errors.New("sanitize: unexpected continuation byte")
+	ErrBadEscape              = errors.New("sanitize: malformed percent-escape")
+	ErrDoubleEncoding         = errors.New("sanitize: double percent-encoding")
+	ErrForbiddenChar          = errors.New("sanitize: forbidden character")
+	ErrNotNormalized          = errors.New("sanitize: text not normalized")
+	ErrTooLarge               = errors.New("sanitize: over the size limit")
+	ErrBadCharset             = errors.New("sanitize: charset not UTF-8")
+	ErrPrecis                 = errors.New("sanitize: disallowed by PRECIS profile")
+)
+
+var sentinels = [numReasons]error{
+	Overlong:               ErrOverlong,
+	Surrogate:              ErrSurrogate,
+	OutOfRange:             ErrOutOfRange,
+	InvalidByte:            ErrInvalidByte,
+	Truncated:              ErrTruncated,
+	UnexpectedContinuation: ErrUnexpectedContinuation,
+	BadEscape:              ErrBadEscape,
+	DoubleEncoding:         ErrDoubleEncoding,
+	ForbiddenChar:          ErrForbiddenChar,
+	NotNormalized:          ErrNotNormalized,
+	TooLarge:               ErrTooLarge,
+	BadCharset:             ErrBadCharset,
+	Precis:                 ErrPrecis,
+}
+
+// Sentinel returns the sentinel error of r (ErrOverlong for Overlong, ...),
+// or nil if r is not a reason.
+func (r Reason) Sentinel() error {
+	if r > 0 && int(r) < numReasons {
+		return sentinels[r]
+	}
+	return nil
+}
+
+// Error describes the first violation found in a text. Validate,
+// AppendUnescape, Check and the other functions of this package return it as
+// a *Error; it unwraps to the sentinel of its Reason.
+type Error struct {
+	Reason Reason // what is wrong
+	// Offset is the 0-based octet offset of the first octet of the offending
+	// sequence: into the raw text for BadEscape and DoubleEncoding, into the
+	// decoded value otherwise.
+	Offset int
+	// Class is the character class that matched, for ForbiddenChar; zero
+	// otherwise.
+	Class Class
+}
+
+// Error returns a message such as "sanitize: overlong encoding at offset 7".
+func (e *Error) Error() string {
+	msg := "sanitize: " + e.Reason.String()
+	if s := e.Reason.Sentinel(); s != nil {
+		msg = s.Error()
+	}
+	if e.Reason == ForbiddenChar && e.Class != 0 {
+		msg += " (" + e.Class.String() + ")"
+	}
+	return msg + " at offset " + strconv.Itoa(e.Offset)
+}
+
+// Unwrap returns the sentinel error of e.Reason.
+func (e *Error) Unwrap() error { return e.Reason.Sentinel() }

@@ -1,0 +1,223 @@
+package sanitize
+
+import "unicode/utf8"
+
+// Validate reports whether p is well-formed UTF-8, exactly the UTF8-octets
+// of RFC 3629 section 4: nil if it is, otherwise a *Error whose Reason says
+// what the first malformation is and whose Offset points at its first octet.
+//
+// The reasons are assigned by the octets at the offset:
+//
+//	80-BF where a character starts           UnexpectedContinuation
+//	C0 or C1, then 80-BF                     Overlong
+//	C0 or C1, then anything else or nothing  InvalidByte
+//	E0 80-9F, F0 80-8F                       Overlong
+//	ED A0-BF                                 Surrogate
+//	F4 90-BF                                 OutOfRange
+//	C2-F4 whose continuations stop early     Truncated
+//	F5-F7 with 3 continuations               OutOfRange
+//	F8-FB with 4, FC-FD with 5 continuations Overlong if the RFC 2279 value
+//	                                         is at most U+10FFFF, else OutOfRange
+//	F5-FD without all those continuations    InvalidByte
+//	FE, FF                                   InvalidByte
+//
+// Validate does not allocate when p is valid.
+func Validate(p []byte) error { return validate(p) }
+
+// ValidateString is like Validate but for a string.
+func ValidateString(s string) error { return validate(s) }
+
+// ValidPrefix returns the length of the longest prefix of p that is
+// well-formed UTF-8 and ends at a character boundary: len(p) if p is valid,
+// otherwise the offset that Validate reports.
+func ValidPrefix(p []byte) int { return validPrefix(p) }
+
+func validate[T string | []byte](p T) error {
+	if i := validPrefix(p); i < len(p) {
+		return classify(p, i)
+	}
+	return nil
+}
+
+// validPrefix is the hot loop: it accepts well-formed UTF-8 as fast as it
+// can and stops at the first octet where a malformed sequence starts,
+// leaving the diagnosis to classify.
+func validPrefix[T string | []byte](p T) int {
+	n := len(p)
+	i := 0
+	for i < n {
+		b := p[i]
+		if b < utf8.RuneSelf {
+			i++
+			// One ASCII octet promises more: skip them 16 at a time.
+			for i+16 <= n && (load64(p, i)|load64(p, i+8))&msb == 0 {
+				i += 16
+			}
+			continue
+		}
+		x := first[b]
+		switch x & 7 {
+		case 2:
+			if i+1 < n && p[i+1]&0xC0 == 0x80 {
+				i += 2
+				continue
+			}
+		case 3:
+			if i+2 < n {
+				ar := acceptRanges[x>>4]
+				b1 := p[i+1]
+				if ar.lo <= b1 && b1 <= ar.hi && p[i+2]&0xC0 == 0x80 {
+					i += 3
+					continue
+				}
+			}
+		case 4:
+			if i+3 < n {
+				ar := acceptRanges[x>>4]
+				b1 := p[i+1]
+				if ar.lo <= b1 && b1 <= ar.hi && p[i+2]&0xC0 == 0x80 && p[i+3]&0xC0 == 0x80 {
+					i += 4
+					continue
+				}
+			}
+		}
+		return i
+	}
+	return n
+}
+
+// first describes each octet as the start of a character: the low 3 bits are
+// the length of the sequence it starts (0 where it cannot start one) and the
+// high 4 bits index acceptRanges for the second octet.
+var first = [256]uint8{
+	//   1   2   3   4   5   6   7   8   9   A   B   C   D   E   F
+	as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, // 0x00-0x0F
+	as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, // 0x10-0x1F
+	as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, // 0x20-0x2F
+	as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, // 0x30-0x3F
+	as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, // 0x40-0x4F
+	as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, // 0x50-0x5F
+	as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, // 0x60-0x6F
+	as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, as, // 0x70-0x7F
+	xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, // 0x80-0x8F
+	xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, // 0x90-0x9F
+	xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, // 0xA0-0xAF
+	xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, // 0xB0-0xBF
+	xx, xx, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, // 0xC0-0xCF
+	s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, s1, // 0xD0-0xDF
+	s2, s3, s3, s3, s3, s3, s3, s3, s3, s3, s3, s3, s3, s4, s3, s3, // 0xE0-0xEF
+	s5, s6, s6, s6, s7, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, xx, // 0xF0-0xFF
+}
+
+const (
+	as = 0xF0 // ASCII: size 1
+	xx = 0xF1 // cannot start a character
+	s1 = 0x02 // C2-DF: 2 octets, second 80-BF
+	s2 = 0x13 // E0: 3 octets, second A0-BF
+	s3 = 0x03 // E1-EC, EE-EF: 3 octets, second 80-BF
+	s4 = 0x23 // ED: 3 octets, second 80-9F
+	s5 = 0x34 // F0: 4 octets, second 90-BF
+	s6 = 0x04 // F1-F3: 4 octets, second 80-BF
+	s7 = 0x44 // F4: 4 octets, second 80-8F
+)
+
+// acceptRange is the range of valid second octets of a sequence (RFC 3629
+// section 4, Unicode Table 3-7); third and fourth octets are always 80-BF.
+type acceptRange struct{ lo, hi uint8 }
+
+var acceptRanges = [16]acceptRange{
+	0: {0x80, 0xBF},
+	1: {0xA0, 0xBF},
+	2: {0x80, 0x9F},
+	3: {0x90, 0xBF},
+	4: {0x80, 0x8F},
+}
+
+func isCont(b byte) bool { return b&0xC0 == 0x80 }
+
+// classify diagnoses the malformed sequence that starts at p[i], where
+// validPrefix stopped. It always returns an error.
+func classify[T string | []byte](p T, i int) *Error {
+	b := p[i]
+	rest := len(p) - i - 1 // octets after the lead
+	// conts counts the continuation octets after the lead, up to max.
+	conts := func(max int) int {
+		k := 0
+		for k < max && k < rest && isCont(p[i+1+k]) {
+			k++
+		}
+		return k
+	}
+	reason := Truncated
+	switch {
+	case b < 0xC0: // 80-BF (ASCII never gets here)
+		reason = UnexpectedContinuation
+	case b <= 0xC1:
+		reason = InvalidByte
+		if conts(1) == 1 {
+			reason = Overlong
+		}
+	case b <= 0xF4:
+		if conts(1) == 1 {
+			b1 := p[i+1]
+			switch {
+			case b == 0xE0 && b1 < 0xA0, b == 0xF0 && b1 < 0x90:
+				reason = Overlong
+			case b == 0xED && b1 >= 0xA0:
+				reason = Surrogate
+			case b == 0xF4 && b1 >= 0x90:
+				reason = OutOfRange
+			}
+		}
+	case b <= 0xF7:
+		reason = InvalidByte
+		if conts(3) == 3 {
+			reason = OutOfRange
+		}
+	case b <= 0xFD:
+		need, v := 4, rune(b&0x03) // F8-FB: RFC 2279 5-octet form
+		if b >= 0xFC {
+			need, v = 5, rune(b&0x01) // FC-FD: 6-octet form
+		}
+		reason = InvalidByte
+		if conts(need) == need {
+			for k := 1; k <= need; k++ {
+				v = v<<6 | rune(p[i+k]&0x3F)
+			}
+			reason = Overlong
+			if v > utf8.MaxRune {
+				reason = OutOfRange
+			}
+		}
+	default: // FE, FF
+		reason = InvalidByte
+	}
+	return &Error{Reason: reason, Offset: i}
+}
+
+// decodeRune decodes the first character of p, which must not be empty. An
+// ill-formed sequence decodes as utf8.RuneError with size 1.
+func decodeRune[T string | []byte](p T) (rune, int) {
+	b := p[0]
+	if b < utf8.RuneSelf {
+		return rune(b), 1
+	}
+	x := first[b]
+	size := int(x & 7)
+	if size < 2 || len(p) < size {
+		return utf8.RuneError, 1
+	}
+	ar := acceptRanges[x>>4]
+	if b1 := p[1]; b1 < ar.lo || ar.hi < b1 {
+		return utf8.RuneError, 1
+	}
+	r := rune(b) & (0x7F >> size)
+	for k := 1; k < size; k++ {
+		c := p[k]
+		if !isCont(c) {
+			return utf8.RuneError, 1
+		}
+		r = r<<6 | rune(c&0x3F)
+	}
+	return r, size
+}
