@@ -1,0 +1,177 @@
+package middleware
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	emw "github.com/labstack/echo/v4/middleware"
+	"github.com/rs/zerolog"
+
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// Config configures the Echo middleware.
+type Config struct {
+	// Skipper defines a function to skip the middleware.
+	// Optional. Default value emw.DefaultSkipper (never skip).
+	Skipper emw.Skipper
+
+	// Policy is the policy of every route.
+	// Optional. Default value rules.Default(). Set Policy or Routes, not both.
+	Policy *rules.Policy
+
+	// Routes maps Echo route templates ("/users/:id") to policies, with a
+	// default for the rest.
+	// Optional. Set Policy or Routes, not both.
+	Routes *rules.Table
+
+	// Logger receives the rejection log lines, unless the request's context
+	// carries a zerolog logger (zerolog.Ctx), which is then used instead.
+	// Optional. Default value: JSON lines on os.Stderr with a timestamp.
+	Logger *zerolog.Logger
+
+	// LogAccepted writes a debug-level event for each accepted request.
+	// Optional. Default value false: clean requests are not logged.
+	LogAccepted bool
+
+	// OnReject is called for every rejected or flagged (Monitor) request,
+	// after the log line, for metrics and the like.
+	// Optional.
+	OnReject func(c echo.Context, rj *Rejection)
+
+	// ErrorHandler returns what the middleware returns for a rejected
+	// request (Enforce mode): an error for Echo's HTTPErrorHandler, or nil
+	// after writing a response itself.
+	// Optional. Default value DefaultErrorHandler.
+	ErrorHandler func(c echo.Context, rj *Rejection) error
+}
+
+// DefaultConfig is the default configuration: rules.Default() on every
+// route, logs on os.Stderr.
+var DefaultConfig = Config{Skipper: emw.DefaultSkipper}
+
+// DefaultErrorHandler answers a rejection with an *echo.HTTPError of status
+// rj.Status() (400, or 413 for a body over its limit) whose message is
+// {"reason": ..., "location": ...}: it never echoes the offending bytes.
+// The Rejection is its Internal error.
+func DefaultErrorHandler(c echo.Context, rj *Rejection) error {
+	return echo.NewHTTPError(rj.Status(), map[string]string{
+		"reason":   rj.Reason.String(),
+		"location": rj.Location.String(),
+	}).SetInternal(rj)
+}
+
+// New returns the middleware with DefaultConfig.
+func New() echo.MiddlewareFunc { return WithConfig(DefaultConfig) }
+
+// WithConfig returns the middleware with cfg. It panics if cfg is invalid;
+// Config.ToMiddleware returns the error instead.
+func WithConfig(cfg Config) echo.MiddlewareFunc {
+	mw, err := cfg.ToMiddleware()
+	if err != nil {
+		panic(err)
+	}
+	return mw
+}
+
+// ToMiddleware returns the middleware with cfg, or an error if cfg is
+// invalid.
+//
+// The middleware works wherever Echo takes one: e.Use (every route), a
+// group, a single route, and e.Pre. Registered with e.Use, a group or a
+// route, it runs after routing: the policy is that of the matched route
+// template, and the handler's c.Param values are the decoded, validated
+// ones (Echo alone hands back raw escapes when it routed on URL.RawPath).
+// Registered with e.Pre, it runs before routing, finds the route itself
+// with the default router, and clears URL.RawPath where that changes
+// nothing but makes the router match, and set parameters from, the decoded
+// path.
+func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
+	g, err := newGuard(cfg.Policy, cfg.Routes, cfg.Logger, cfg.LogAccepted)
+	if err != nil {
+		return nil, err
+	}
+	skipper := cfg.Skipper
+	if skipper == nil {
+		skipper = emw.DefaultSkipper
+	}
+	onError := cfg.ErrorHandler
+	if onError == nil {
+		onError = DefaultErrorHandler
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if skipper(c) {
+				return next(c)
+			}
+			r := c.Request()
+			route, pre := c.Path(), false
+			if route == "" && c.Handler() == nil {
+				// e.Pre: routing has not happened yet.
+				pre = true
+				c.Echo().Router().Find(r.Method, echo.GetPath(r), c)
+				route = c.Path()
+			}
+			p := g.lookup(route)
+			if p.off {
+				return next(c)
+			}
+			var names, values []string
+			if !pre {
+				names, values = c.ParamNames(), c.ParamValues()
+			}
+			s := getScratch()
+			params, rj, err := g.inspect(s, r, p, names, values)
+			putScratch(s)
+			if err != nil {
+				g.logReadError(r, err, route, requestID(c), c.RealIP())
+				return echo.NewHTTPError(http.StatusBadRequest, map[string]string{"reason": "body_unreadable"}).SetInternal(err)
+			}
+			if rj != nil {
+				rj.Route, rj.Mode = route, p.Mode
+				g.logRejection(r, rj, requestID(c), c.RealIP())
+				if cfg.OnReject != nil {
+					cfg.OnReject(c, rj)
+				}
+				if p.Mode == rules.Enforce {
+					return onError(c, rj)
+				}
+				return next(c)
+			}
+			if params != nil {
+				c.SetParamValues(params...)
+			}
+			if pre && r.URL.RawPath != "" && !hasEncodedSlash(r.URL.RawPath) {
+				r.URL.RawPath = ""
+			}
+			g.logAccept(r, route)
+			return next(c)
+		}
+	}, nil
+}
+
+// hasEncodedSlash reports whether an escaped path holds "%2F" in either
+// case: decoding it would move a segment boundary.
+func hasEncodedSlash(raw string) bool {
+	for i := strings.IndexByte(raw, '%'); i >= 0 && i+2 < len(raw); {
+		if raw[i+1] == '2' && (raw[i+2] == 'f' || raw[i+2] == 'F') {
+			return true
+		}
+		j := strings.IndexByte(raw[i+1:], '%')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// requestID returns the request's ID: the one Echo's RequestID middleware
+// set on the response, or else the X-Request-Id the client sent.
+func requestID(c echo.Context) string {
+	if id := c.Response().Header().Get(echo.HeaderXRequestID); id != "" {
+		return id
+	}
+	return c.Request().Header.Get(echo.HeaderXRequestID)
+}

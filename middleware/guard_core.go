@@ -1,0 +1,142 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+
+	"github.com/rs/zerolog"
+
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// guard is the compiled configuration shared by the Echo middleware and
+// the net/http adapter.
+type guard struct {
+	def         *policy
+	routes      map[string]*policy
+	logger      zerolog.Logger
+	logAccepted bool
+}
+
+func newGuard(pol *rules.Policy, table *rules.Table, logger *zerolog.Logger, logAccepted bool) (*guard, error) {
+	if pol != nil && table != nil {
+		return nil, errors.New("utf8guard: set Policy or Routes, not both")
+	}
+	g := &guard{logAccepted: logAccepted}
+	switch {
+	case table != nil:
+		g.def = compile(table.Default)
+		g.routes = make(map[string]*policy, len(table.Routes))
+		for route, p := range table.Routes {
+			g.routes[route] = compile(p)
+		}
+	case pol != nil:
+		g.def = compile(*pol)
+	default:
+		g.def = compile(rules.Default())
+	}
+	if logger != nil {
+		g.logger = *logger
+	} else {
+		g.logger = zerolog.New(os.Stderr).With().Timestamp().Logger()
+	}
+	return g, nil
+}
+
+func (g *guard) lookup(route string) *policy {
+	if p, ok := g.routes[route]; ok {
+		return p
+	}
+	return g.def
+}
+
+// inspect checks r under p: path, path parameters (names and values, from
+// Echo; nil otherwise), query, headers, body, in that order, and stops at
+// the first violation. On acceptance r may have been rewritten (repairs)
+// and params holds the decoded parameter values when they differ from
+// values. An error is a body that could not be read.
+func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string) (params []string, rj *Rejection, err error) {
+	if p.Path.On {
+		if rj, _ = s.checkPath(r, p); rj != nil {
+			return nil, rj, nil
+		}
+		if params, rj = s.checkParams(r, names, values, p); rj != nil {
+			return nil, rj, nil
+		}
+	}
+	if p.Query.On && r.URL.RawQuery != "" {
+		fixed, changed, rj := s.checkPairs(r.URL.RawQuery, rules.Query, &p.Query, p.queryMode, &p.Limits)
+		if rj != nil {
+			return nil, rj, nil
+		}
+		if changed {
+			r.URL.RawQuery = fixed
+		}
+	}
+	if p.Header.On {
+		if rj = checkHeaders(r, p); rj != nil {
+			return nil, rj, nil
+		}
+	}
+	rj, err = s.checkBody(r, p)
+	return params, rj, err
+}
+
+// loggerFor returns the logger of the request's context when one is set
+// there (zerolog.Ctx, as hlog sets it), so fields added by earlier
+// middleware carry through, and the configured logger otherwise.
+func (g *guard) loggerFor(ctx context.Context) *zerolog.Logger {
+	if l := zerolog.Ctx(ctx); l.GetLevel() != zerolog.Disabled {
+		return l
+	}
+	return &g.logger
+}
+
+// logRejection writes the one log event of a rejected or flagged request.
+func (g *guard) logRejection(r *http.Request, rj *Rejection, requestID, remoteIP string) {
+	e := g.loggerFor(r.Context()).Warn()
+	if e == nil {
+		return
+	}
+	if rj.Class != 0 {
+		e = e.Str("class", rj.Class.String())
+	}
+	msg := "utf8guard: request rejected"
+	if rj.Mode == rules.Monitor {
+		msg = "utf8guard: request flagged"
+	}
+	e.Str("reason", rj.Reason.String()).
+		Str("location", rj.Location.String()).
+		Str("field", rj.Field).
+		Int("offset", rj.Offset).
+		Str("sample", rj.Sample).
+		Str("method", safeField(r.Method)).
+		Str("route", safeField(rj.Route)).
+		Str("request_id", safeField(requestID)).
+		Str("remote_ip", safeField(remoteIP)).
+		Str("mode", rj.Mode.String()).
+		Msg(msg)
+}
+
+// logReadError logs a body that could not be read.
+func (g *guard) logReadError(r *http.Request, err error, route, requestID, remoteIP string) {
+	g.loggerFor(r.Context()).Warn().
+		Str("method", safeField(r.Method)).
+		Str("route", safeField(route)).
+		Str("request_id", safeField(requestID)).
+		Str("remote_ip", safeField(remoteIP)).
+		Str("error", safeField(err.Error())).
+		Msg("utf8guard: reading the request body failed")
+}
+
+func (g *guard) logAccept(r *http.Request, route string) {
+	if !g.logAccepted {
+		return
+	}
+	g.loggerFor(r.Context()).Debug().
+		Str("method", safeField(r.Method)).
+		Str("route", safeField(route)).
+		Msg("utf8guard: request accepted")
+}

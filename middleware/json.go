@@ -1,0 +1,304 @@
+package middleware
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// checkJSON checks a JSON body: the octets are well-formed UTF-8, and no
+// string or key, once its escapes are decoded, holds a lone surrogate
+// (encoding/json would silently turn "\ud800" into U+FFFD), a character of
+// a refused class ("\u0000" is NUL as much as a raw NUL is), or nests deeper
+// than depth. The Rejection's Field is the RFC 6901 JSON pointer of the
+// offending string and its Offset the offset in the body.
+//
+// checkJSON is no JSON validator: syntax errors are left to the handler's
+// decoder, and every string literal is checked whatever the structure
+// around it.
+//
+// Under c.Repair, ill-formed UTF-8 is replaced with U+FFFD and a lone
+// surrogate escape with "\uFFFD", in place: body is modified.
+func checkJSON(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) {
+	sc := jsonScanner{p: body, forbid: c.Forbid, maxDepth: depth, repair: c.Repair}
+	bad := sanitize.ValidPrefix(body)
+	if bad < len(body) {
+		if !c.Repair {
+			sc.stopAt = bad
+			sc.scan()
+			rj := reject(sanitize.Validate(body), rules.JSON, "", body)
+			rj.Field = sc.pointer()
+			return nil, rj
+		}
+		body = sanitize.ToValid(body)
+		sc.p = body
+	}
+	if rj := sc.scan(); rj != nil {
+		return nil, rj
+	}
+	return body, nil
+}
+
+// jsonFrame is one open object or array.
+type jsonFrame struct {
+	object   bool
+	index    int // array: index of the current element
+	key      [2]int
+	hasKey   bool
+	wantsKey bool // object: the next string is a key
+}
+
+type jsonScanner struct {
+	p        []byte
+	forbid   sanitize.Class
+	maxDepth int
+	repair   bool // rewrite a lone surrogate escape as \uFFFD
+	stopAt   int  // when > 0, the offset of a UTF-8 error: stop there
+	stack    []jsonFrame
+	// the string being scanned when the scan stopped, if a key
+	inKey    bool
+	keySpan  [2]int
+	stopped  bool
+	frames   [16]jsonFrame
+	rejected *Rejection
+}
+
+func (sc *jsonScanner) top() *jsonFrame {
+	if len(sc.stack) == 0 {
+		return nil
+	}
+	return &sc.stack[len(sc.stack)-1]
+}
+
+// scan walks the body. It returns the first violation, or nil; when stopAt
+// is set it stops at that offset with the stack describing where it is.
+func (sc *jsonScanner) scan() *Rejection {
+	sc.stack = sc.frames[:0]
+	p := sc.p
+	for i := 0; i < len(p); {
+		if sc.stopAt > 0 && i >= sc.stopAt {
+			return nil
+		}
+		switch c := p[i]; c {
+		case '{', '[':
+			if sc.maxDepth >= 0 && len(sc.stack) >= sc.maxDepth {
+				return &Rejection{Reason: sanitize.TooLarge, Location: rules.JSON, Field: sc.pointer(),
+					Offset: i, Sample: sample(p, i), Err: sanitize.ErrTooLarge}
+			}
+			sc.stack = append(sc.stack, jsonFrame{object: c == '{', wantsKey: c == '{'})
+			i++
+		case '}', ']':
+			if len(sc.stack) > 0 {
+				sc.stack = sc.stack[:len(sc.stack)-1]
+			}
+			i++
+		case ',':
+			if f := sc.top(); f != nil {
+				if f.object {
+					f.wantsKey, f.hasKey = true, false
+				} else {
+					f.index++
+				}
+			}
+			i++
+		case ':':
+			if f := sc.top(); f != nil && f.object {
+				f.wantsKey = false
+			}
+			i++
+		case '"':
+			end, rj := sc.str(i)
+			if rj != nil || sc.stopped {
+				return rj
+			}
+			if f := sc.top(); f != nil && f.object && f.wantsKey {
+				f.key, f.hasKey, f.wantsKey = [2]int{i + 1, end - 1}, true, false
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return nil
+}
+
+// str checks the string literal whose opening quote is at p[i] and returns
+// the offset just past its closing quote.
+func (sc *jsonScanner) str(i int) (int, *Rejection) {
+	p := sc.p
+	start := i + 1
+	f := sc.top()
+	isKey := f != nil && f.object && f.wantsKey
+	j := start
+	for j < len(p) {
+		if sc.stopAt > 0 && j >= sc.stopAt {
+			sc.stopped, sc.inKey, sc.keySpan = true, isKey, [2]int{start, j}
+			return j, nil
+		}
+		c := p[j]
+		switch {
+		case c == '"':
+			return j + 1, nil
+		case c == '\\':
+			r, size, ok := jsonEscape(p, j)
+			if !ok {
+				j += size // not a valid escape: a syntax error, the decoder's to report
+				continue
+			}
+			if utf16IsSurrogate(r) && sc.repair {
+				copy(p[j+2:j+6], "FFFD") // same length: nothing moves
+				r = 0xFFFD
+			}
+			if utf16IsSurrogate(r) {
+				return j, sc.fail(sanitize.Surrogate, 0, j, isKey, start)
+			}
+			if cl := sc.class(r, j == start); cl != 0 {
+				return j, sc.fail(sanitize.ForbiddenChar, cl, j, isKey, start)
+			}
+			j += size
+		case c < utf8.RuneSelf:
+			if cl := sc.class(rune(c), j == start); cl != 0 {
+				return j, sc.fail(sanitize.ForbiddenChar, cl, j, isKey, start)
+			}
+			j++
+		default:
+			r, size := utf8.DecodeRune(p[j:])
+			if cl := sc.class(r, j == start); cl != 0 {
+				return j, sc.fail(sanitize.ForbiddenChar, cl, j, isKey, start)
+			}
+			j += size
+		}
+	}
+	return j, nil
+}
+
+func (sc *jsonScanner) class(r rune, first bool) sanitize.Class {
+	if sc.forbid == 0 {
+		return 0
+	}
+	c := sanitize.ClassOf(r)
+	if first && r == 0xFEFF {
+		c |= sanitize.BOM
+	}
+	return c & sc.forbid
+}
+
+func (sc *jsonScanner) fail(reason sanitize.Reason, cl sanitize.Class, off int, isKey bool, start int) *Rejection {
+	sc.inKey, sc.keySpan = isKey, [2]int{start, off}
+	if isKey {
+		// The pointer names the member whose key is at fault, as far as the
+		// key is known: up to the offending character.
+		sc.stopped = true
+	}
+	e := &sanitize.Error{Reason: reason, Offset: off, Class: cl}
+	rj := reject(e, rules.JSON, sc.pointer(), sc.p)
+	return rj
+}
+
+// jsonEscape decodes the escape at p[j] ('\\'). It returns the code point
+// (a well-formed surrogate pair decodes to its supplementary character, a
+// lone surrogate to itself), the escape's length, and false for an escape
+// that is not JSON.
+func jsonEscape(p []byte, j int) (rune, int, bool) {
+	if j+1 >= len(p) {
+		return 0, 1, false
+	}
+	switch p[j+1] {
+	case '"', '\\', '/':
+		return rune(p[j+1]), 2, true
+	case 'b':
+		return '\b', 2, true
+	case 'f':
+		return '\f', 2, true
+	case 'n':
+		return '\n', 2, true
+	case 'r':
+		return '\r', 2, true
+	case 't':
+		return '\t', 2, true
+	case 'u':
+		r, ok := hex4(p, j+2)
+		if !ok {
+			return 0, 2, false
+		}
+		if r >= 0xD800 && r <= 0xDBFF && j+11 < len(p) && p[j+6] == '\\' && p[j+7] == 'u' {
+			if lo, ok := hex4(p, j+8); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+				return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 12, true
+			}
+		}
+		return r, 6, true
+	}
+	return 0, 2, false
+}
+
+func hex4(p []byte, k int) (rune, bool) {
+	if k+4 > len(p) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p[k : k+4] {
+		var v byte
+		switch {
+		case '0' <= c && c <= '9':
+			v = c - '0'
+		case 'a' <= c && c <= 'f':
+			v = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(v)
+	}
+	return r, true
+}
+
+func utf16IsSurrogate(r rune) bool { return 0xD800 <= r && r <= 0xDFFF }
+
+// pointer returns the RFC 6901 JSON pointer of where the scan is: the open
+// containers' keys and indexes, and the key being read if the scan stopped
+// in one.
+func (sc *jsonScanner) pointer() string {
+	var b strings.Builder
+	for k := range sc.stack {
+		f := &sc.stack[k]
+		b.WriteByte('/')
+		switch {
+		case f.object && f.hasKey && !(k == len(sc.stack)-1 && sc.inKey):
+			writePointerToken(&b, sc.p[f.key[0]:f.key[1]])
+		case f.object && k == len(sc.stack)-1 && sc.inKey:
+			writePointerToken(&b, sc.p[sc.keySpan[0]:sc.keySpan[1]])
+		case !f.object:
+			b.WriteString(strconv.Itoa(f.index))
+		}
+	}
+	return safeField(b.String())
+}
+
+// writePointerToken writes a key's raw JSON text, escapes decoded, as a
+// pointer token: '~' as "~0", '/' as "~1".
+func writePointerToken(b *strings.Builder, raw []byte) {
+	for j := 0; j < len(raw); {
+		r, size := rune(raw[j]), 1
+		if raw[j] == '\\' {
+			var ok bool
+			if r, size, ok = jsonEscape(raw, j); !ok {
+				r = '\\'
+			}
+		} else if raw[j] >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(raw[j:])
+		}
+		switch r {
+		case '~':
+			b.WriteString("~0")
+		case '/':
+			b.WriteString("~1")
+		default:
+			b.WriteRune(r)
+		}
+		j += size
+	}
+}

@@ -1,0 +1,136 @@
+package middleware
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+
+	"github.com/rs/zerolog"
+
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// HTTPConfig configures the net/http adapter: the same policies and log
+// lines as the Echo middleware, for the standard library's ServeMux, chi
+// and any other net/http router.
+type HTTPConfig struct {
+	// Policy is the policy of every route.
+	// Optional. Default value rules.Default(). Set Policy or Routes, not both.
+	Policy *rules.Policy
+
+	// Routes maps routes, as Route names them, to policies.
+	// Optional. Set Policy or Routes, not both.
+	Routes *rules.Table
+
+	// Route names the route of a request, for the Routes table and the log.
+	// Optional. Default value: the request's ServeMux pattern
+	// (http.Request.Pattern), which is set when the adapter wraps a handler
+	// registered on a ServeMux, and empty when it wraps the ServeMux itself.
+	Route func(r *http.Request) string
+
+	// Logger receives the rejection log lines, unless the request's context
+	// carries a zerolog logger (zerolog.Ctx), which is then used instead.
+	// Optional. Default value: JSON lines on os.Stderr with a timestamp.
+	Logger *zerolog.Logger
+
+	// LogAccepted writes a debug-level event for each accepted request.
+	// Optional. Default value false.
+	LogAccepted bool
+
+	// OnReject is called for every rejected or flagged request, after the
+	// log line.
+	// Optional.
+	OnReject func(r *http.Request, rj *Rejection)
+
+	// ErrorHandler writes the response to a rejected request.
+	// Optional. Default value DefaultHTTPErrorHandler.
+	ErrorHandler func(w http.ResponseWriter, r *http.Request, rj *Rejection)
+}
+
+// DefaultHTTPErrorHandler answers a rejection with status rj.Status() and
+// the JSON body {"reason": ..., "location": ...}; it never echoes the
+// offending bytes.
+func DefaultHTTPErrorHandler(w http.ResponseWriter, r *http.Request, rj *Rejection) {
+	writeJSONError(w, rj.Status(), map[string]string{
+		"reason":   rj.Reason.String(),
+		"location": rj.Location.String(),
+	})
+}
+
+func writeJSONError(w http.ResponseWriter, status int, body map[string]string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// Handler returns the net/http adapter with cfg. It panics if cfg is
+// invalid; HTTPConfig.ToHandler returns the error instead.
+func Handler(cfg HTTPConfig) func(http.Handler) http.Handler {
+	h, err := cfg.ToHandler()
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// ToHandler returns the net/http adapter with cfg, or an error if cfg is
+// invalid. The handler it wraps runs only for accepted requests (and, in
+// Monitor mode, flagged ones), with the request rewritten where the policy
+// repairs.
+func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
+	g, err := newGuard(cfg.Policy, cfg.Routes, cfg.Logger, cfg.LogAccepted)
+	if err != nil {
+		return nil, err
+	}
+	routeOf := cfg.Route
+	if routeOf == nil {
+		routeOf = func(r *http.Request) string { return r.Pattern }
+	}
+	onError := cfg.ErrorHandler
+	if onError == nil {
+		onError = DefaultHTTPErrorHandler
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			route := routeOf(r)
+			p := g.lookup(route)
+			if p.off {
+				next.ServeHTTP(w, r)
+				return
+			}
+			s := getScratch()
+			_, rj, err := g.inspect(s, r, p, nil, nil)
+			putScratch(s)
+			if err != nil {
+				g.logReadError(r, err, route, r.Header.Get("X-Request-Id"), remoteIP(r))
+				writeJSONError(w, http.StatusBadRequest, map[string]string{"reason": "body_unreadable"})
+				return
+			}
+			if rj != nil {
+				rj.Route, rj.Mode = route, p.Mode
+				g.logRejection(r, rj, r.Header.Get("X-Request-Id"), remoteIP(r))
+				if cfg.OnReject != nil {
+					cfg.OnReject(r, rj)
+				}
+				if p.Mode == rules.Enforce {
+					onError(w, r, rj)
+					return
+				}
+			} else {
+				g.logAccept(r, route)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}, nil
+}
+
+// remoteIP is the host of the connection's remote address. Headers such as
+// X-Forwarded-For are not trusted here: behind a proxy, log them yourself.
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,120 @@
+package middleware
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// Rejection is the first violation found in a request: what the log line,
+// the OnReject hook and the error handler are told. In Monitor mode the
+// request is passed on and the Rejection only logged.
+type Rejection struct {
+	// Reason is the kind of violation, a name of the rejection taxonomy.
+	Reason sanitize.Reason
+	// Location is the part of the request it was found in.
+	Location rules.Location
+	// Field is the query or form key, the JSON pointer, the multipart field
+	// or the header name; empty for the path and raw bodies. A key that is
+	// itself the violation is given hex-escaped, like Sample.
+	Field string
+	// Offset is the 0-based octet offset of the offending sequence: into the
+	// raw text for bad_escape and double_encoding, into the decoded value
+	// otherwise (the body itself for JSON and text bodies).
+	Offset int
+	// Sample is the offending octets and a few around them, hex-escaped:
+	// printable ASCII other than '\' as is, every other octet as \xNN. It
+	// never holds a raw attacker byte.
+	Sample string
+	// Class is the matched character class, for forbidden_char.
+	Class sanitize.Class
+	// Route is the route template, such as "/users/:id".
+	Route string
+	// Mode is the policy's mode: Enforce (rejected) or Monitor (flagged).
+	Mode rules.Mode
+	// Err is the underlying error, a *sanitize.Error where there is one.
+	Err error
+}
+
+// Error returns a one-line description that never holds raw request bytes,
+// such as "utf8guard: overlong in query field \"q\" at offset 3".
+func (r *Rejection) Error() string {
+	msg := "utf8guard: " + r.Reason.String() + " in " + r.Location.String()
+	if r.Field != "" {
+		msg += " field " + strconv.Quote(r.Field)
+	}
+	return msg + " at offset " + strconv.Itoa(r.Offset)
+}
+
+// Unwrap returns Err, so that errors.Is(rej, sanitize.ErrOverlong) works.
+func (r *Rejection) Unwrap() error {
+	if r.Err != nil {
+		return r.Err
+	}
+	return r.Reason.Sentinel()
+}
+
+// Status is the HTTP status of the rejection: 413 Request Entity Too Large
+// for a body over its limit, 400 Bad Request otherwise.
+func (r *Rejection) Status() int {
+	if r.Reason == sanitize.TooLarge && r.Field == "" && isBodyLocation(r.Location) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusBadRequest
+}
+
+func isBodyLocation(l rules.Location) bool {
+	switch l {
+	case rules.Form, rules.JSON, rules.Multipart, rules.Body:
+		return true
+	}
+	return false
+}
+
+// sampleRadius is how many octets the sample shows on each side of the
+// offset.
+const sampleRadius = 8
+
+// sample returns up to sampleRadius octets of p on each side of off,
+// escaped as Rejection.Sample documents.
+func sample[T string | []byte](p T, off int) string {
+	lo, hi := max(off-sampleRadius, 0), min(off+sampleRadius, len(p))
+	if lo > hi {
+		lo = hi
+	}
+	return escapeBytes(p[lo:hi])
+}
+
+// escapeBytes returns p with every octet outside printable ASCII, and '\',
+// written as \xNN.
+func escapeBytes[T string | []byte](p T) string {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, len(p)*2)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c >= 0x20 && c < 0x7F && c != '\\' {
+			b = append(b, c)
+			continue
+		}
+		b = append(b, '\\', 'x', hex[c>>4], hex[c&15])
+	}
+	return string(b)
+}
+
+// safeField returns s if it is printable ASCII and short, else its escaped
+// and bounded form: a field name that is itself the attack is logged like a
+// sample.
+func safeField(s string) string {
+	const max = 64
+	if len(s) > max {
+		s = s[:max]
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7F || c == '\\' {
+			return escapeBytes(s)
+		}
+	}
+	return s
+}

@@ -1,0 +1,241 @@
+package rules
+
+import (
+	"strconv"
+
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// Location is a part of a request that a policy can check. Its String method
+// returns the name used in logs and configuration files.
+type Location uint8
+
+// The request locations.
+const (
+	Path      Location = iota // the URL path
+	Query                     // the URL query: every key and value
+	Form                      // application/x-www-form-urlencoded bodies
+	JSON                      // application/json and +json bodies
+	Multipart                 // multipart/form-data: field names, file names, text parts
+	Body                      // text/* and the other bodies Policy.BodyTypes names
+	Header                    // the headers Policy.Headers names
+
+	// NumLocations is the number of locations, for arrays indexed by Location.
+	NumLocations = iota
+)
+
+var locationNames = [NumLocations]string{"path", "query", "form", "json", "multipart", "body", "header"}
+
+// String returns the location's name: "path", "query", "form", "json",
+// "multipart", "body" or "header".
+func (l Location) String() string {
+	if l < NumLocations {
+		return locationNames[l]
+	}
+	return "Location(" + strconv.Itoa(int(l)) + ")"
+}
+
+// Mode says what happens to a request that breaks its policy.
+type Mode uint8
+
+const (
+	// Enforce rejects the request: the handler does not run.
+	Enforce Mode = iota
+	// Monitor logs the violation and passes the request on unchanged, for a
+	// safe roll-out: nothing is rejected, repaired or normalized.
+	Monitor
+)
+
+// String returns "enforce" or "monitor".
+func (m Mode) String() string {
+	if m == Monitor {
+		return "monitor"
+	}
+	return "enforce"
+}
+
+// Normalization is the Unicode normalization form a route wants its text in.
+type Normalization uint8
+
+const (
+	// NoNormalization leaves well-formed text as it came.
+	NoNormalization Normalization = iota
+	// NFC is Normalization Form C: canonical composition. Canonically
+	// equivalent strings (é as U+00E9 or e+U+0301) become one.
+	NFC
+	// NFKC is Normalization Form KC: compatibility composition. It also
+	// folds compatibility characters (U+FB01 "ﬁ" becomes "fi", superscripts
+	// become plain letters), which loses distinctions: use it for
+	// identifiers, not for free text.
+	NFKC
+)
+
+// String returns "none", "nfc" or "nfkc".
+func (n Normalization) String() string {
+	switch n {
+	case NFC:
+		return "nfc"
+	case NFKC:
+		return "nfkc"
+	}
+	return "none"
+}
+
+// Check is what a policy does at one location. The zero Check checks
+// nothing.
+type Check struct {
+	// On turns the checks of this location on: strict percent-decoding
+	// where the location is percent-encoded, and RFC 3629 validation.
+	On bool
+	// Forbid is the set of character classes refused in the decoded text
+	// (ForbiddenChar).
+	Forbid sanitize.Class
+	// RefuseDoubleEncoding refuses an escape of an escape, "%252e"
+	// (DoubleEncoding). It applies to the path, the query and form bodies.
+	RefuseDoubleEncoding bool
+	// Repair replaces ill-formed UTF-8 with U+FFFD (maximal subparts)
+	// instead of rejecting it. Malformed escapes, forbidden characters and
+	// limits are still rejected: a repair must not hide an attack.
+	Repair bool
+}
+
+// Limits bounds what one request may hold. A zero field means the default
+// given for it; a negative one means no limit.
+type Limits struct {
+	// BodyBytes is the largest body read, in octets. Default 1 MiB.
+	BodyBytes int64
+	// Fields is the largest number of query fields, and separately of form
+	// or multipart fields. Default 1000.
+	Fields int
+	// FieldBytes is the longest decoded key or value of a query, form or
+	// multipart text field, and the longest checked header value. Default
+	// 64 KiB.
+	FieldBytes int
+	// PathBytes is the longest raw (escaped) path. Default 8 KiB.
+	PathBytes int
+	// JSONDepth is the deepest nesting of JSON arrays and objects.
+	// Default 512.
+	JSONDepth int
+	// MultipartParts is the largest number of parts of a multipart body.
+	// Default 100.
+	MultipartParts int
+}
+
+// The default limits.
+const (
+	DefaultBodyBytes      = 1 << 20
+	DefaultFields         = 1000
+	DefaultFieldBytes     = 64 << 10
+	DefaultPathBytes      = 8 << 10
+	DefaultJSONDepth      = 512
+	DefaultMultipartParts = 100
+)
+
+// WithDefaults returns l with each zero field set to its default.
+func (l Limits) WithDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if l.BodyBytes == 0 {
+		l.BodyBytes = DefaultBodyBytes
+	}
+	def(&l.Fields, DefaultFields)
+	def(&l.FieldBytes, DefaultFieldBytes)
+	def(&l.PathBytes, DefaultPathBytes)
+	def(&l.JSONDepth, DefaultJSONDepth)
+	def(&l.MultipartParts, DefaultMultipartParts)
+	return l
+}
+
+// Policy is what one route wants checked, and how. It is plain data: copy a
+// preset and edit the copy.
+//
+//	p := rules.Strict()
+//	p.Query.Forbid |= sanitize.DefaultIgnorable
+//	p.Limits.BodyBytes = 4 << 20
+type Policy struct {
+	// Mode is Enforce (reject) or Monitor (log only).
+	Mode Mode
+
+	// The checks, one per location.
+	Path, Query, Form, JSON, Multipart, Body, Header Check
+
+	// Headers lists the header names checked when Header.On (canonical
+	// or not; matching ignores case).
+	Headers []string
+	// BodyTypes lists media types, besides text/*, whose bodies are checked
+	// as text under Body, such as "application/xml". A type/* pattern
+	// matches every subtype.
+	BodyTypes []string
+	// MultipartTextTypes lists the media types of multipart file parts
+	// whose contents are checked as text; other file parts (images,
+	// archives, ...) are binary and passed through. Parts without a file
+	// name are form fields and always checked. A type/* pattern matches
+	// every subtype. Default: text/*.
+	MultipartTextTypes []string
+	// RefuseCharsets rejects a body whose Content-Type declares a charset
+	// other than UTF-8 or US-ASCII (BadCharset). Without it such a body is
+	// passed on unchecked, since its octets are not UTF-8.
+	RefuseCharsets bool
+
+	// Normalization is the form accepted text is brought to (or checked
+	// against, with RejectUnnormalized).
+	Normalization Normalization
+	// RejectUnnormalized rejects text that is not in Normalization
+	// (NotNormalized) instead of rewriting it.
+	RejectUnnormalized bool
+
+	// Limits bounds the request.
+	Limits Limits
+}
+
+// Location returns a pointer to the Check of l in p, or nil for an unknown
+// location.
+func (p *Policy) Location(l Location) *Check {
+	switch l {
+	case Path:
+		return &p.Path
+	case Query:
+		return &p.Query
+	case Form:
+		return &p.Form
+	case JSON:
+		return &p.JSON
+	case Multipart:
+		return &p.Multipart
+	case Body:
+		return &p.Body
+	case Header:
+		return &p.Header
+	}
+	return nil
+}
+
+// Off reports whether p checks nothing at all.
+func (p *Policy) Off() bool {
+	for l := range Location(NumLocations) {
+		if p.Location(l).On {
+			return false
+		}
+	}
+	return true
+}
+
+// AsMonitor returns a copy of p in Monitor mode: what p would reject is
+// logged and passed on unchanged.
+func (p Policy) AsMonitor() Policy {
+	p.Mode = Monitor
+	p.Headers = clone(p.Headers)
+	p.BodyTypes = clone(p.BodyTypes)
+	p.MultipartTextTypes = clone(p.MultipartTextTypes)
+	return p
+}
+
+func clone(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string(nil), s...)
+}

@@ -1,0 +1,69 @@
+package rules
+
+import "github.com/utf8guard/utf8guard/sanitize"
+
+// The presets are functions returning fresh values: editing the Policy one
+// returns changes nothing else.
+
+// Strict returns the strict preset, for routes that take text from people
+// and pass it to other systems. It checks every location but headers, in
+// Enforce mode, and refuses:
+//
+//   - every malformation: ill-formed UTF-8 and malformed percent-escapes;
+//   - in the path and the query: NUL, all C0 controls (TAB, LF and CR
+//     included), C1 controls, bidi controls and a leading BOM;
+//   - in bodies (form, JSON, multipart text, text bodies): NUL, C0 controls
+//     other than TAB, LF and CR, C1 controls and bidi controls;
+//   - double encoding ("%252e") in the path;
+//   - bodies whose declared charset is not UTF-8 or US-ASCII.
+//
+// DEL, noncharacters, private use and default-ignorable characters are
+// allowed; add them to a location's Forbid where a route wants them out.
+// Header checks are off; to check headers, set Header.On and list them in
+// Headers (Header.Forbid is already the path and query set). Limits are the
+// defaults (1 MiB bodies). No normalization: see Normalization.
+func Strict() Policy {
+	const (
+		url  = sanitize.NUL | sanitize.C0 | sanitize.TabNewline | sanitize.C1 | sanitize.Bidi | sanitize.BOM
+		body = sanitize.NUL | sanitize.C0 | sanitize.C1 | sanitize.Bidi
+	)
+	return Policy{
+		Path:               Check{On: true, Forbid: url, RefuseDoubleEncoding: true},
+		Query:              Check{On: true, Forbid: url},
+		Form:               Check{On: true, Forbid: body},
+		JSON:               Check{On: true, Forbid: body},
+		Multipart:          Check{On: true, Forbid: body},
+		Body:               Check{On: true, Forbid: body},
+		Header:             Check{Forbid: url},
+		MultipartTextTypes: []string{"text/*"},
+		RefuseCharsets:     true,
+		Limits:             Limits{}.WithDefaults(),
+	}
+}
+
+// Default returns the default preset: every location but headers is
+// checked, in Enforce mode, for malformations (ill-formed UTF-8, malformed
+// percent-escapes) and NUL, and nothing else. Bodies that declare a charset
+// other than UTF-8 or US-ASCII are passed on unchecked. Limits are the
+// defaults.
+func Default() Policy {
+	on := Check{On: true, Forbid: sanitize.NUL}
+	return Policy{
+		Path:               on,
+		Query:              on,
+		Form:               on,
+		JSON:               on,
+		Multipart:          on,
+		Body:               on,
+		Header:             Check{Forbid: sanitize.NUL},
+		MultipartTextTypes: []string{"text/*"},
+		Limits:             Limits{}.WithDefaults(),
+	}
+}
+
+// Unchecked returns a policy that checks nothing: the request passes through
+// untouched, its body unread. For routes that must see raw octets, such as a
+// proxy; every use is an opt-out of the protection and should be rare.
+func Unchecked() Policy {
+	return Policy{Limits: Limits{}.WithDefaults()}
+}
