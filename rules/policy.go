@@ -173,7 +173,8 @@ type Policy struct {
 	// whose contents are checked as text; other file parts (images,
 	// archives, ...) are binary and passed through. Parts without a file
 	// name are form fields and always checked. A type/* pattern matches
-	// every subtype. Default: text/*.
+	// every subtype. Nil means text/*; an empty non-nil list means no file
+	// part is text.
 	MultipartTextTypes []string
 	// RefuseCharsets rejects a body whose Content-Type declares a charset
 	// other than UTF-8 or US-ASCII (BadCharset). Without it such a body is

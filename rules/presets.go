@@ -20,7 +20,9 @@ import "github.com/utf8guard/utf8guard/sanitize"
 // DEL, noncharacters, private use and default-ignorable characters are
 // allowed; add them to a location's Forbid where a route wants them out.
 // Header checks are off; to check headers, set Header.On and list them in
-// Headers (Header.Forbid is already the path and query set). Limits are the
+// Headers (Header.Forbid is already NUL, C0 controls but TAB, LF and CR, C1
+// and bidi controls: HTAB is legal inside a header value, RFC 9110 section
+// 5.5). Limits are the
 // defaults (1 MiB bodies). No normalization: see Normalization.
 func Strict() Policy {
 	const (
@@ -34,7 +36,7 @@ func Strict() Policy {
 		JSON:               Check{On: true, Forbid: body},
 		Multipart:          Check{On: true, Forbid: body},
 		Body:               Check{On: true, Forbid: body},
-		Header:             Check{Forbid: url},
+		Header:             Check{Forbid: body},
 		MultipartTextTypes: []string{"text/*"},
 		RefuseCharsets:     true,
 		Limits:             Limits{}.WithDefaults(),

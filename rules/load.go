@@ -1,0 +1,718 @@
+package rules
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// MaxFileBytes is the size of the largest policy file that Parse,
+// ParseReader and LoadFile accept: 4 MiB, some ten thousand routes.
+const MaxFileBytes = 4 << 20
+
+// Parse reads a Table from a JSON policy file, so that operators can change
+// the policy of routes without recompiling. The file is checked strictly:
+// anything Parse does not understand is an error, never a silent default.
+//
+// A policy file holds one JSON object with two optional keys:
+//
+//   - "default": the policy of every route not in "routes" (Table.Default);
+//     absent, it is the Default preset.
+//   - "routes": an object mapping route templates, exactly as they are
+//     registered with Echo ("/users/:id", "/files/*"), to their policies
+//     (Table.Routes). Every route starts with "/".
+//
+// A policy is an object that names a preset and overrides parts of it. Each
+// key given replaces the preset's value; keys not given keep it.
+//
+//   - "preset" (required): "strict", "default" or "unchecked", for Strict,
+//     Default and Unchecked.
+//   - "mode": "enforce" or "monitor" (Policy.Mode).
+//   - "normalization": "none", "nfc" or "nfkc" (Policy.Normalization).
+//   - "reject_unnormalized": a boolean (Policy.RejectUnnormalized); true
+//     needs a normalization other than "none".
+//   - "refuse_charsets": a boolean (Policy.RefuseCharsets).
+//   - "headers": an array of header names (Policy.Headers), each a valid
+//     HTTP token; names compare without regard to case, and a name listed
+//     twice is an error. It replaces the preset's list.
+//   - "body_types", "multipart_text_types": arrays of media types
+//     (Policy.BodyTypes, Policy.MultipartTextTypes), "type/subtype" or
+//     "type/*", without parameters. Media types are case-insensitive;
+//     Parse stores them in lower case. Each replaces the preset's list.
+//   - "limits": an object with any of "body_bytes", "fields",
+//     "field_bytes", "path_bytes", "json_depth" and "multipart_parts"
+//     (the fields of Limits). Each is a positive integer, or -1 for no
+//     limit. 0 is refused: in Limits a zero field means "the default",
+//     which a reader of the file would take for "nothing allowed"; leave
+//     the key out to keep the preset's limit (the defaults, in every
+//     preset).
+//   - "path", "query", "form", "json", "multipart", "body", "header": the
+//     Check of that location (see Location.String), an object with any of
+//     "on" (a boolean: Check.On), "forbid" (an array of character class
+//     names added to the preset's Check.Forbid), "allow" (class names taken
+//     out of it), "refuse_double_encoding" (a boolean; true only for path,
+//     query and form, the locations where it applies) and "repair" (a
+//     boolean: Check.Repair). The class names are those of
+//     sanitize.ParseClass: "nul", "c0", "tab_newline", "del", "c1",
+//     "bidi", "noncharacter", "private_use", "bom" and "default_ignorable".
+//     A class both forbidden and allowed, or listed twice, is an error;
+//     allowing a class the preset does not refuse is not. With "header"
+//     turned on, the policy must list headers.
+//
+// For example:
+//
+//	{
+//	  "default": {"preset": "default"},
+//	  "routes": {
+//	    "/strict/*":  {"preset": "strict"},
+//	    "/nfc/*":     {"preset": "strict", "normalization": "nfc"},
+//	    "/monitor/*": {"preset": "strict", "mode": "monitor"},
+//	    "/open/*":    {"preset": "unchecked"},
+//	    "/users/:id": {"preset": "strict",
+//	                   "query": {"forbid": ["default_ignorable"], "allow": ["bom"], "repair": true},
+//	                   "path": {"refuse_double_encoding": true},
+//	                   "header": {"on": true},
+//	                   "headers": ["User-Agent", "X-Forwarded-For"],
+//	                   "limits": {"body_bytes": 4194304, "fields": 100}}
+//	  }
+//	}
+//
+// Parse returns a *ParseError that names the key path of the first mistake
+// (such as routes["/users/:id"].query.forbid[0]) and its line and column,
+// and no Table, for:
+//
+//   - malformed JSON, anything after the top-level object, a top-level
+//     value that is not an object, nesting deeper than the format needs,
+//     and a file larger than MaxFileBytes;
+//   - text that is not valid UTF-8, a \u escape of a lone surrogate (which
+//     encoding/json would turn into U+FFFD silently), and a byte order
+//     mark;
+//   - a key that is unknown, or given twice in the same object (a route
+//     included); keys are case-sensitive, unlike encoding/json's struct
+//     fields;
+//   - a value of the wrong JSON type, null included;
+//   - an unknown preset, mode, normalization, character class or
+//     location, and a policy without a preset;
+//   - a route that does not start with "/" or holds a control character;
+//   - a limit that is 0, negative other than -1, not an integer or out of
+//     range;
+//   - a header name that is not a token, a media type that is not
+//     "type/subtype" or "type/*", and a name or type listed twice;
+//   - a class both forbidden and allowed, or listed twice;
+//     "refuse_double_encoding" true outside path, query and form;
+//     "reject_unnormalized" true without a normalization; "header" on with
+//     no headers listed.
+//
+// The policies Parse returns are fresh: no two share a slice.
+func Parse(data []byte) (*Table, error) {
+	return parse("", data)
+}
+
+// ParseReader is like Parse, but reads the file from r, up to MaxFileBytes.
+func ParseReader(r io.Reader) (*Table, error) {
+	data, err := readLimited(r)
+	if err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
+	}
+	return parse("", data)
+}
+
+// LoadFile is like Parse, but reads the file name. Its errors name the file,
+// in the form "rules: policy.json:9:32: routes[...]...".
+func LoadFile(name string) (*Table, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("rules: %w", err)
+	}
+	defer f.Close()
+	data, err := readLimited(f)
+	if err != nil {
+		return nil, fmt.Errorf("rules: %w", err) // *fs.PathError names the file
+	}
+	return parse(name, data)
+}
+
+func readLimited(r io.Reader) ([]byte, error) {
+	// One octet more than the limit, for parse to see the file is too large.
+	return io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+}
+
+// ParseError is the error of Parse, ParseReader and LoadFile for a policy
+// file they refuse.
+type ParseError struct {
+	// File is the name given to LoadFile; empty for Parse and ParseReader.
+	File string
+	// Key is the key path of the value at fault, such as
+	// routes["/users/:id"].query.forbid[0]; empty for a mistake that is not
+	// in a value (malformed JSON, invalid UTF-8, a file too large).
+	Key string
+	// Line and Column give the position of the value at fault (or of the
+	// malformation), counting from 1; Column counts octets.
+	Line, Column int
+	// Err says what is wrong.
+	Err error
+}
+
+// Error returns a message such as
+//
+//	rules: routes["/users/:id"].query.forbid[0]: unknown character class "bidy": want one of ...
+//
+// or, from LoadFile, one that starts with the file name and the position,
+// "rules: policy.json:9:32: routes[...]...". A mistake without a key path
+// gives its position in either case: "rules: line 3, column 7: syntax
+// error: ...".
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString("rules: ")
+	pos := strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column)
+	switch {
+	case e.File != "":
+		b.WriteString(e.File + ":" + pos + ": ")
+	case e.Key == "":
+		b.WriteString("line " + strconv.Itoa(e.Line) + ", column " + strconv.Itoa(e.Column) + ": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key + ": ")
+	}
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns e.Err.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// loader holds the file being parsed, for positions in errors.
+type loader struct {
+	file string
+	data []byte
+}
+
+func parse(file string, data []byte) (*Table, error) {
+	ld := &loader{file: file, data: data}
+	if len(data) > MaxFileBytes {
+		return nil, ld.errAt(MaxFileBytes, "", "file larger than "+strconv.Itoa(MaxFileBytes>>20)+" MiB")
+	}
+	if err := sanitize.Validate(data); err != nil {
+		var se *sanitize.Error
+		if !errors.As(err, &se) {
+			return nil, ld.errAt(0, "", "not valid UTF-8")
+		}
+		return nil, ld.errAt(se.Offset, "", "not valid UTF-8 ("+se.Reason.String()+")")
+	}
+	if bytes.HasPrefix(data, []byte("\uFEFF")) {
+		return nil, ld.errAt(0, "", "the file starts with a byte order mark: save it as UTF-8 without one")
+	}
+	if off, ok := checkSurrogateEscapes(data); !ok {
+		return nil, ld.errAt(off, "", `a \u escape of a lone surrogate: JSON text must be valid Unicode`)
+	}
+	root, err := readTree(ld)
+	if err != nil {
+		return nil, err
+	}
+	return ld.table(root)
+}
+
+func (ld *loader) table(v *jsonValue) (*Table, error) {
+	if v.kind != jsonObject {
+		return nil, ld.errAt(v.off, "", "the file must hold a JSON object, not "+v.kind.String())
+	}
+	t := &Table{Default: Default(), Routes: make(map[string]Policy)}
+	for _, m := range v.members {
+		path := keyPath("", m.key)
+		switch m.key {
+		case "default":
+			p, err := ld.policy(m.val, path)
+			if err != nil {
+				return nil, err
+			}
+			t.Default = p
+		case "routes":
+			if err := ld.kind(m.val, path, jsonObject); err != nil {
+				return nil, err
+			}
+			for _, r := range m.val.members {
+				rpath := keyPath(path, r.key)
+				if r.key == "" || r.key[0] != '/' {
+					return nil, ld.errAt(r.off, rpath, `a route must start with "/", as Echo registers it`)
+				}
+				if err := sanitize.CheckString(r.key, sanitize.NUL|sanitize.C0|sanitize.TabNewline|sanitize.DEL|sanitize.C1); err != nil {
+					return nil, ld.errAt(r.off, rpath, "a route must not hold control characters")
+				}
+				p, err := ld.policy(r.val, rpath)
+				if err != nil {
+					return nil, err
+				}
+				t.Routes[r.key] = p
+			}
+		default:
+			return nil, ld.unknownKey(m, path, topKeys)
+		}
+	}
+	return t, nil
+}
+
+var (
+	topKeys    = []string{"default", "routes"}
+	policyKeys = []string{
+		"preset", "mode", "normalization", "reject_unnormalized", "refuse_charsets",
+		"headers", "body_types", "multipart_text_types", "limits",
+		"path", "query", "form", "json", "multipart", "body", "header",
+	}
+	checkKeys = []string{"on", "forbid", "allow", "refuse_double_encoding", "repair"}
+	limitKeys = []string{"body_bytes", "fields", "field_bytes", "path_bytes", "json_depth", "multipart_parts"}
+)
+
+var presets = []struct {
+	name string
+	fn   func() Policy
+}{
+	{"strict", Strict},
+	{"default", Default},
+	{"unchecked", Unchecked},
+}
+
+// policy reads the policy object v, whose key path is path.
+func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
+	var p Policy
+	if err := ld.kind(v, path, jsonObject); err != nil {
+		return p, err
+	}
+	// Unknown keys first: a misspelt "preset" is reported as such.
+	for _, m := range v.members {
+		if !slices.Contains(policyKeys, m.key) {
+			return p, ld.unknownKey(m, keyPath(path, m.key), policyKeys)
+		}
+	}
+	preset := v.member("preset")
+	if preset == nil {
+		return p, ld.errAt(v.off, path, `missing "preset": want "strict", "default" or "unchecked"`)
+	}
+	name, err := ld.str(preset.val, path+".preset")
+	if err != nil {
+		return p, err
+	}
+	found := false
+	for _, pr := range presets {
+		if pr.name == name {
+			p, found = pr.fn(), true
+		}
+	}
+	if !found {
+		return p, ld.errAt(preset.val.off, path+".preset", "unknown preset "+strconv.Quote(name)+`: want "strict", "default" or "unchecked"`)
+	}
+
+	for _, m := range v.members {
+		mpath := keyPath(path, m.key)
+		switch m.key {
+		case "preset":
+		case "mode":
+			s, err := ld.str(m.val, mpath)
+			if err != nil {
+				return p, err
+			}
+			switch s {
+			case "enforce":
+				p.Mode = Enforce
+			case "monitor":
+				p.Mode = Monitor
+			default:
+				return p, ld.errAt(m.val.off, mpath, "unknown mode "+strconv.Quote(s)+`: want "enforce" or "monitor"`)
+			}
+		case "normalization":
+			s, err := ld.str(m.val, mpath)
+			if err != nil {
+				return p, err
+			}
+			switch s {
+			case "none":
+				p.Normalization = NoNormalization
+			case "nfc":
+				p.Normalization = NFC
+			case "nfkc":
+				p.Normalization = NFKC
+			default:
+				return p, ld.errAt(m.val.off, mpath, "unknown normalization "+strconv.Quote(s)+`: want "none", "nfc" or "nfkc"`)
+			}
+		case "reject_unnormalized":
+			err = ld.boolean(m.val, mpath, &p.RejectUnnormalized)
+		case "refuse_charsets":
+			err = ld.boolean(m.val, mpath, &p.RefuseCharsets)
+		case "headers":
+			p.Headers, err = ld.headers(m.val, mpath)
+		case "body_types":
+			p.BodyTypes, err = ld.mediaTypes(m.val, mpath)
+		case "multipart_text_types":
+			p.MultipartTextTypes, err = ld.mediaTypes(m.val, mpath)
+		case "limits":
+			err = ld.limits(m.val, mpath, &p.Limits)
+		default:
+			l, _ := parseLocation(m.key) // a location: every key is known
+			err = ld.check(m.val, mpath, l, p.Location(l))
+		}
+		if err != nil {
+			return p, err
+		}
+	}
+
+	if p.RejectUnnormalized && p.Normalization == NoNormalization {
+		return p, ld.errAtMember(v, path, "reject_unnormalized", `rejecting unnormalized text needs "normalization" "nfc" or "nfkc"`)
+	}
+	if p.Header.On && len(p.Headers) == 0 {
+		key := "header"
+		if v.member("headers") != nil {
+			key = "headers"
+		}
+		return p, ld.errAtMember(v, path, key, `header checks are on, but "headers" lists no header names`)
+	}
+	return p, nil
+}
+
+func parseLocation(name string) (Location, bool) {
+	for l := range Location(NumLocations) {
+		if l.String() == name {
+			return l, true
+		}
+	}
+	return 0, false
+}
+
+// check reads the object v into c, the Check of location l.
+func (ld *loader) check(v *jsonValue, path string, l Location, c *Check) error {
+	if err := ld.kind(v, path, jsonObject); err != nil {
+		return err
+	}
+	var forbid, allow sanitize.Class
+	var allowList *jsonValue
+	for _, m := range v.members {
+		mpath := keyPath(path, m.key)
+		var err error
+		switch m.key {
+		case "on":
+			err = ld.boolean(m.val, mpath, &c.On)
+		case "repair":
+			err = ld.boolean(m.val, mpath, &c.Repair)
+		case "refuse_double_encoding":
+			err = ld.boolean(m.val, mpath, &c.RefuseDoubleEncoding)
+			if err == nil && c.RefuseDoubleEncoding && l != Path && l != Query && l != Form {
+				err = ld.errAt(m.val.off, mpath, "double encoding is refused only in the path, the query and form bodies")
+			}
+		case "forbid":
+			forbid, err = ld.classes(m.val, mpath)
+		case "allow":
+			allow, err = ld.classes(m.val, mpath)
+			allowList = m.val
+		default:
+			err = ld.unknownKey(m, mpath, checkKeys)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if both := forbid & allow; both != 0 {
+		for i, e := range allowList.elems {
+			if cl, _ := sanitize.ParseClass(e.str); cl&both != 0 {
+				return ld.errAt(e.off, indexPath(keyPath(path, "allow"), i), "class "+strconv.Quote(e.str)+` is also in "forbid"`)
+			}
+		}
+	}
+	c.Forbid = c.Forbid&^allow | forbid
+	return nil
+}
+
+// classes reads an array of character class names.
+func (ld *loader) classes(v *jsonValue, path string) (sanitize.Class, error) {
+	var set sanitize.Class
+	err := ld.strings(v, path, func(i int, e *jsonValue) error {
+		c, err := sanitize.ParseClass(e.str)
+		if err != nil {
+			return ld.errAt(e.off, indexPath(path, i), "unknown character class "+strconv.Quote(e.str)+": want one of "+classNames())
+		}
+		if set&c != 0 {
+			return ld.errAt(e.off, indexPath(path, i), "class "+strconv.Quote(e.str)+" listed twice")
+		}
+		set |= c
+		return nil
+	})
+	return set, err
+}
+
+// classNames returns the names of the character classes, quoted and
+// separated by commas.
+func classNames() string {
+	var names []string
+	for c := sanitize.Class(1); c&sanitize.AllClasses != 0; c <<= 1 {
+		names = append(names, strconv.Quote(c.String()))
+	}
+	return strings.Join(names, ", ")
+}
+
+// headers reads an array of header names.
+func (ld *loader) headers(v *jsonValue, path string) ([]string, error) {
+	list := []string{}
+	err := ld.strings(v, path, func(i int, e *jsonValue) error {
+		if !isToken(e.str) {
+			return ld.errAt(e.off, indexPath(path, i), "invalid header name "+strconv.Quote(e.str))
+		}
+		for j, h := range list {
+			if strings.EqualFold(h, e.str) {
+				return ld.errAt(e.off, indexPath(path, i), "header "+strconv.Quote(e.str)+" already listed as "+indexPath(path, j))
+			}
+		}
+		list = append(list, e.str)
+		return nil
+	})
+	return list, err
+}
+
+// mediaTypes reads an array of media types or type/* patterns, in lower
+// case.
+func (ld *loader) mediaTypes(v *jsonValue, path string) ([]string, error) {
+	list := []string{}
+	err := ld.strings(v, path, func(i int, e *jsonValue) error {
+		t := strings.ToLower(e.str)
+		if msg := checkMediaType(t); msg != "" {
+			return ld.errAt(e.off, indexPath(path, i), "invalid media type "+strconv.Quote(e.str)+": "+msg)
+		}
+		for j, u := range list {
+			if u == t {
+				return ld.errAt(e.off, indexPath(path, i), "media type "+strconv.Quote(e.str)+" already listed as "+indexPath(path, j))
+			}
+		}
+		list = append(list, t)
+		return nil
+	})
+	return list, err
+}
+
+// checkMediaType returns why t is not a media type without parameters
+// ("type/subtype", RFC 9110 section 8.3.1) or a "type/*" pattern, or "".
+func checkMediaType(t string) string {
+	if strings.ContainsAny(t, "; \t") {
+		return `want "type/subtype" without parameters`
+	}
+	typ, sub, ok := strings.Cut(t, "/")
+	switch {
+	case !ok:
+		return `want "type/subtype", such as "application/xml"`
+	case typ == "*":
+		return `the type must be named; "type/*" matches every subtype`
+	case sub != "*" && strings.Contains(sub, "*"), strings.Contains(typ, "*"):
+		return `"*" stands only for a whole subtype, as in "text/*"`
+	case !isToken(typ) || !isToken(sub):
+		return "the type and the subtype must be tokens"
+	}
+	return ""
+}
+
+// isToken reports whether s is a token of RFC 9110 section 5.6.2, the
+// syntax of header names and of media type names.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			continue
+		}
+		if !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// limits reads the object v into l.
+func (ld *loader) limits(v *jsonValue, path string, l *Limits) error {
+	if err := ld.kind(v, path, jsonObject); err != nil {
+		return err
+	}
+	for _, m := range v.members {
+		mpath := keyPath(path, m.key)
+		var dst *int
+		switch m.key {
+		case "body_bytes":
+			n, err := ld.limit(m.val, mpath, 64)
+			if err != nil {
+				return err
+			}
+			l.BodyBytes = n
+			continue
+		case "fields":
+			dst = &l.Fields
+		case "field_bytes":
+			dst = &l.FieldBytes
+		case "path_bytes":
+			dst = &l.PathBytes
+		case "json_depth":
+			dst = &l.JSONDepth
+		case "multipart_parts":
+			dst = &l.MultipartParts
+		default:
+			return ld.unknownKey(m, mpath, limitKeys)
+		}
+		n, err := ld.limit(m.val, mpath, strconv.IntSize)
+		if err != nil {
+			return err
+		}
+		*dst = int(n)
+	}
+	return nil
+}
+
+// limit reads one limit: a positive integer that fits in bits bits, or -1.
+func (ld *loader) limit(v *jsonValue, path string, bits int) (int64, error) {
+	if err := ld.kind(v, path, jsonNumber); err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(v.str, 10, bits)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, ld.errAt(v.off, path, v.str+" is out of range")
+	case err != nil:
+		return 0, ld.errAt(v.off, path, "want an integer, not "+v.str)
+	case n == 0:
+		return 0, ld.errAt(v.off, path, "0 is not a limit: leave the key out to keep the preset's limit, or write -1 for no limit")
+	case n < -1:
+		return 0, ld.errAt(v.off, path, "want a positive integer, or -1 for no limit, not "+v.str)
+	}
+	return n, nil
+}
+
+// strings reads the array of strings v, calling fn for each element.
+func (ld *loader) strings(v *jsonValue, path string, fn func(int, *jsonValue) error) error {
+	if err := ld.kind(v, path, jsonArray); err != nil {
+		return err
+	}
+	for i, e := range v.elems {
+		if err := ld.kind(e, indexPath(path, i), jsonString); err != nil {
+			return err
+		}
+		if err := fn(i, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ld *loader) str(v *jsonValue, path string) (string, error) {
+	if err := ld.kind(v, path, jsonString); err != nil {
+		return "", err
+	}
+	return v.str, nil
+}
+
+func (ld *loader) boolean(v *jsonValue, path string, dst *bool) error {
+	if err := ld.kind(v, path, jsonBool); err != nil {
+		return err
+	}
+	*dst = v.b
+	return nil
+}
+
+// kind returns an error unless v is of kind k.
+func (ld *loader) kind(v *jsonValue, path string, k jsonKind) error {
+	if v.kind != k {
+		return ld.errAt(v.off, path, "want "+k.String()+", not "+v.kind.String())
+	}
+	return nil
+}
+
+func (ld *loader) unknownKey(m jsonMember, path string, known []string) error {
+	q := make([]string, len(known))
+	for i, k := range known {
+		q[i] = strconv.Quote(k)
+	}
+	return ld.errAt(m.off, path, "unknown key: want one of "+strings.Join(q, ", "))
+}
+
+// errAtMember returns a *ParseError for the member key of the object v at
+// path, or for v itself if it has no such member.
+func (ld *loader) errAtMember(v *jsonValue, path, key, msg string) *ParseError {
+	if m := v.member(key); m != nil {
+		return ld.errAt(m.off, keyPath(path, key), msg)
+	}
+	return ld.errAt(v.off, path, msg)
+}
+
+// errAt returns a *ParseError for the value at offset off, whose key path is
+// path.
+func (ld *loader) errAt(off int, path, msg string) *ParseError {
+	line, col := ld.position(off)
+	return &ParseError{File: ld.file, Key: path, Line: line, Column: col, Err: errors.New(msg)}
+}
+
+// position returns the line and column of offset off, counting from 1.
+func (ld *loader) position(off int) (line, col int) {
+	off = min(off, len(ld.data))
+	before := ld.data[:off]
+	line = 1 + bytes.Count(before, []byte("\n"))
+	col = off - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}
+
+// member returns the member of the object v named key, or nil.
+func (v *jsonValue) member(key string) *jsonMember {
+	for i := range v.members {
+		if v.members[i].key == key {
+			return &v.members[i]
+		}
+	}
+	return nil
+}
+
+// checkSurrogateEscapes returns the offset of the first \u escape in a
+// string of data that encodes a surrogate not part of a high+low pair, and
+// false; or 0 and true. Other malformations are left to encoding/json.
+func checkSurrogateEscapes(data []byte) (int, bool) {
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if !inString {
+			inString = c == '"'
+			continue
+		}
+		switch c {
+		case '"':
+			inString = false
+		case '\\':
+			r, ok := escapedUnit(data, i)
+			switch {
+			case !ok:
+				i++ // skip the escaped character
+			case r < 0xD800 || r > 0xDFFF:
+				i += 5
+			case r <= 0xDBFF:
+				if lo, ok := escapedUnit(data, i+6); ok && 0xDC00 <= lo && lo <= 0xDFFF {
+					i += 11
+					continue
+				}
+				return i, false
+			default:
+				return i, false
+			}
+		}
+	}
+	return 0, true
+}
+
+// escapedUnit returns the UTF-16 code unit of a \uXXXX escape at data[i:].
+func escapedUnit(data []byte, i int) (rune, bool) {
+	if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16)
+	if err != nil {
+		return 0, false
+	}
+	return rune(n), true
+}

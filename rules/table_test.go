@@ -1,0 +1,46 @@
+package rules_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+func TestTableLookup(t *testing.T) {
+	t.Parallel()
+	strict, open := rules.Strict(), rules.Unchecked()
+	table := &rules.Table{
+		Default: rules.Default(),
+		Routes: map[string]rules.Policy{
+			"/users/:id": strict,
+			"/files/*":   open,
+		},
+	}
+	tests := []struct {
+		route  string
+		want   rules.Policy
+		wantOK bool
+	}{
+		{"/users/:id", strict, true},
+		{"/files/*", open, true},
+		// Routes are templates, matched exactly: no pattern matching.
+		{"/users/42", rules.Default(), false},
+		{"/files/a/b", rules.Default(), false},
+		{"/users/:id/", rules.Default(), false},
+		{"/USERS/:id", rules.Default(), false},
+		{"", rules.Default(), false},
+	}
+	for _, tt := range tests {
+		got, ok := table.Lookup(tt.route)
+		if ok != tt.wantOK || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Lookup(%q) = %+v, %v; want %+v, %v", tt.route, got, ok, tt.want, tt.wantOK)
+		}
+	}
+
+	// A Table without routes gives its default.
+	var empty rules.Table
+	if got, ok := empty.Lookup("/x"); ok || !reflect.DeepEqual(got, rules.Policy{}) {
+		t.Errorf("zero Table: Lookup = %+v, %v; want the zero Policy, false", got, ok)
+	}
+}
