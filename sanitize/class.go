@@ -100,6 +100,9 @@ func ParseClass(name string) (Class, error) {
 // the position; see Class). It returns 0 for a rune outside every class and
 // for a value that is not a Unicode scalar value.
 func ClassOf(r rune) Class {
+	if r < 0 {
+		return 0
+	}
 	if r < 0x80 {
 		switch {
 		case r == 0:
@@ -181,21 +184,23 @@ func CheckClasses(p []byte, forbid Class) error { return checkClasses(p, forbid)
 // CheckClassesString is like CheckClasses but for a string.
 func CheckClassesString(s string, forbid Class) error { return checkClasses(s, forbid) }
 
-// Check validates p as Validate does and then refuses the classes in forbid
-// as CheckClasses does, returning the first violation of either kind.
-func Check(p []byte, forbid Class) error {
-	if err := validate(p); err != nil {
-		return err
-	}
-	return checkClasses(p, forbid)
-}
+// Check validates p as Validate does and refuses the classes in forbid as
+// CheckClasses does, returning the first violation of either kind: the one
+// at the lower offset.
+func Check(p []byte, forbid Class) error { return check(p, forbid) }
 
 // CheckString is like Check but for a string.
-func CheckString(s string, forbid Class) error {
-	if err := validate(s); err != nil {
+func CheckString(s string, forbid Class) error { return check(s, forbid) }
+
+func check[T string | []byte](p T, forbid Class) error {
+	k := validPrefix(p)
+	if err := checkClasses(p[:k], forbid); err != nil {
 		return err
 	}
-	return checkClasses(s, forbid)
+	if k < len(p) {
+		return classify(p, k)
+	}
+	return nil
 }
 
 // asciiMasks[c] has bit b set when the ASCII octet b belongs to a class
@@ -264,7 +269,7 @@ func checkClasses[T string | []byte](p T, forbid Class) error {
 
 // load64 returns the eight octets of p at i as a little-endian word.
 func load64[T string | []byte](p T, i int) uint64 {
-	_ = p[i+7]
-	return uint64(p[i]) | uint64(p[i+1])<<8 | uint64(p[i+2])<<16 | uint64(p[i+3])<<24 |
-		uint64(p[i+4])<<32 | uint64(p[i+5])<<40 | uint64(p[i+6])<<48 | uint64(p[i+7])<<56
+	q := p[i : i+8] // one bounds check; the compiler merges the loads
+	return uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
+		uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56
 }

@@ -1,6 +1,9 @@
 package sanitize
 
-import "unicode/utf8"
+import (
+	"math/bits"
+	"unicode/utf8"
+)
 
 // Validate reports whether p is well-formed UTF-8, exactly the UTF8-octets
 // of RFC 3629 section 4: nil if it is, otherwise a *Error whose Reason says
@@ -43,47 +46,85 @@ func validate[T string | []byte](p T) error {
 // can and stops at the first octet where a malformed sequence starts,
 // leaving the diagnosis to classify.
 func validPrefix[T string | []byte](p T) int {
+	// bad3 and bad4 have bit k set when the pattern-matched sequence of 3
+	// and 4 octets whose first two octets give index k is ill-formed (RFC
+	// 3629 section 4). For 3 octets, k is the lead's low four bits and bit
+	// 5 of the second octet: E0 80-9F (k=0) is overlong and ED A0-BF (k=27)
+	// a surrogate. For 4 octets, k is the lead's low three bits and bits
+	// 4-5 of the second octet: F0 80-8F (k=0) is overlong, F4 90-BF
+	// (k=17-19) and F5-F7 (k=20-31) out of range.
+	const (
+		bad3 = 1<<0 | 1<<27
+		bad4 = 1<<0 | 0b111<<17 | 0xFFF<<20
+	)
 	n := len(p)
 	i := 0
-	for i < n {
-		b := p[i]
-		if b < utf8.RuneSelf {
-			i++
-			// One ASCII octet promises more: skip them 16 at a time.
-			for i+16 <= n && (load64(p, i)|load64(p, i+8))&msb == 0 {
-				i += 16
+	for {
+		// A run of ASCII: eight octets at a time, 32 at a time once the
+		// run is long, then straight to the first octet that is not ASCII.
+		for i+8 <= n {
+			w := load64(p, i)
+			if w&msb != 0 {
+				i += bits.TrailingZeros64(w&msb) >> 3
+				break
 			}
-			continue
+			i += 8
+			if n-i >= 32 {
+				q := p[i:]
+				for len(q) > 32 && (load64(q, 0)|load64(q, 8)|load64(q, 16)|load64(q, 24))&msb == 0 {
+					q = q[32:]
+				}
+				i = n - len(q)
+			}
 		}
-		x := first[b]
-		switch x & 7 {
-		case 2:
-			if i+1 < n && p[i+1]&0xC0 == 0x80 {
+		// Characters one at a time, each checked against the octet
+		// patterns of its length in the four octets at i (zero-padded at
+		// the end of p: zero is not a continuation octet, so a sequence cut
+		// short by the end fails its pattern).
+		for {
+			var w uint32
+			if i+4 <= n {
+				q := p[i : i+4]
+				w = uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24
+			} else if i < n {
+				w = uint32(p[i])
+				if i+1 < n {
+					w |= uint32(p[i+1]) << 8
+					if i+2 < n {
+						w |= uint32(p[i+2]) << 16
+					}
+				}
+			} else {
+				return n
+			}
+			switch {
+			case w&0x80 == 0:
+				// ASCII: skip it and the ASCII octets after it in w; if
+				// all four are ASCII, a run may follow.
+				if a := w & 0x80808080; a != 0 {
+					i += bits.TrailingZeros32(a) >> 3
+					continue
+				}
+				i += 4
+			case w&0xC0E0 == 0x80C0 && w&0x1E != 0:
+				// 110xxxxx 10xxxxxx, C2-DF.
 				i += 2
 				continue
+			case w&0xC0C0F0 == 0x8080E0 && bad3>>((w&0x0F)<<1|(w>>13)&1)&1 == 0:
+				// 1110xxxx 10xxxxxx 10xxxxxx, no E0 80-9F, no ED A0-BF.
+				i += 3
+				continue
+			case w&0xC0C0C0F8 == 0x808080F0 && bad4>>((w&0x07)<<2|(w>>12)&3)&1 == 0:
+				// 11110xxx 10xxxxxx 10xxxxxx 10xxxxxx, no F0 80-8F,
+				// no F4 90-BF, no F5-F7.
+				i += 4
+				continue
+			default:
+				return i
 			}
-		case 3:
-			if i+2 < n {
-				ar := acceptRanges[x>>4]
-				b1 := p[i+1]
-				if ar.lo <= b1 && b1 <= ar.hi && p[i+2]&0xC0 == 0x80 {
-					i += 3
-					continue
-				}
-			}
-		case 4:
-			if i+3 < n {
-				ar := acceptRanges[x>>4]
-				b1 := p[i+1]
-				if ar.lo <= b1 && b1 <= ar.hi && p[i+2]&0xC0 == 0x80 && p[i+3]&0xC0 == 0x80 {
-					i += 4
-					continue
-				}
-			}
+			break
 		}
-		return i
 	}
-	return n
 }
 
 // first describes each octet as the start of a character: the low 3 bits are
