@@ -1,0 +1,210 @@
+package normalize
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/text/secure/precis"
+
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// A Profile is one of the PRECIS profiles of RFC 8265 and RFC 8266, for
+// identifier fields: enforcing it maps a value to one canonical form (or
+// refuses it), so that two values that a person cannot tell apart compare
+// equal. It is implemented by golang.org/x/text/secure/precis; see the
+// package documentation for what each profile does to lookalikes such as
+// "mıke" and "ᴮᴵᴳᴮᴵᴿᴰ".
+//
+// The zero Profile is not a profile: Enforce and CompareKey return an error
+// for it and Compare returns false.
+type Profile uint8
+
+const (
+	// UsernameCaseMapped (RFC 8265) is for usernames compared
+	// without regard to case: width mapping (fullwidth and halfwidth forms
+	// to their ordinary forms), Unicode lowercasing, NFC, the Bidi Rule,
+	// and the IdentifierClass: letters and digits and ASCII symbols and
+	// punctuation; no spaces, no symbols outside ASCII, no characters with
+	// compatibility decompositions. Enforce returns the lowercased form.
+	UsernameCaseMapped Profile = iota + 1
+	// UsernameCasePreserved (RFC 8265) is
+	// UsernameCaseMapped without the lowercasing: "Mike" and "mike" stay
+	// different.
+	UsernameCasePreserved
+	// OpaqueString (RFC 8265, section 4.2) is for passwords and other
+	// secrets: non-ASCII spaces become U+0020, then NFC, and the
+	// FreeformClass (anything but controls, unassigned code points and a
+	// few other classes). Case, width and compatibility characters are
+	// kept.
+	OpaqueString
+	// Nickname (RFC 8266) is for display names: non-ASCII spaces become
+	// U+0020, leading and trailing spaces are removed and inner runs of
+	// spaces collapse to one, then NFKC, and the FreeformClass, applied
+	// until the result is stable. Comparison also folds case; enforcement
+	// does not.
+	Nickname
+)
+
+var profileNames = [...]string{
+	UsernameCaseMapped:    "username_case_mapped",
+	UsernameCasePreserved: "username_case_preserved",
+	OpaqueString:          "opaque_string",
+	Nickname:              "nickname",
+}
+
+var profiles = [...]*precis.Profile{
+	UsernameCaseMapped:    precis.UsernameCaseMapped,
+	UsernameCasePreserved: precis.UsernameCasePreserved,
+	OpaqueString:          precis.OpaqueString,
+	Nickname:              precis.Nickname,
+}
+
+// ParseProfile returns the Profile named name, as written in configuration
+// files: "username_case_mapped", "username_case_preserved", "opaque_string"
+// or "nickname" (in any case).
+func ParseProfile(name string) (Profile, error) {
+	for p := UsernameCaseMapped; int(p) < len(profileNames); p++ {
+		if strings.EqualFold(name, profileNames[p]) {
+			return p, nil
+		}
+	}
+	return 0, errors.New("normalize: unknown PRECIS profile " + strconv.Quote(name))
+}
+
+// String returns the name of p as ParseProfile reads it, or "Profile(N)"
+// for a value that is not a profile.
+func (p Profile) String() string {
+	if p.precis() != nil {
+		return profileNames[p]
+	}
+	return "Profile(" + strconv.Itoa(int(p)) + ")"
+}
+
+// MarshalText returns the name of p, so that a Profile reads and writes
+// itself in JSON, YAML or TOML configuration. It fails for a value that is
+// not a profile.
+func (p Profile) MarshalText() ([]byte, error) {
+	if p.precis() == nil {
+		return nil, errors.New("normalize: invalid " + p.String())
+	}
+	return []byte(profileNames[p]), nil
+}
+
+// UnmarshalText sets p to the Profile named by text, as ParseProfile does.
+func (p *Profile) UnmarshalText(text []byte) error {
+	q, err := ParseProfile(string(text))
+	if err != nil {
+		return err
+	}
+	*p = q
+	return nil
+}
+
+func (p Profile) precis() *precis.Profile {
+	if p > 0 && int(p) < len(profiles) {
+		return profiles[p]
+	}
+	return nil
+}
+
+// Enforce applies the PRECIS profile p to value and returns the enforced
+// form: the one value to store and to show the handler.
+//
+// value must be well-formed UTF-8; if it is not, Enforce returns the
+// *sanitize.Error that sanitize.ValidateString reports (PRECIS never runs on
+// ill-formed text). If the profile refuses value, Enforce returns a
+// *sanitize.Error with Reason sanitize.Precis. Its Offset is a best effort:
+// the offset in value of the first character that the profile refuses on
+// its own (a space in a username, a control character anywhere, a U+200D
+// ZERO WIDTH JOINER out of context); 0 when no single character is refused
+// (the value as a whole fails the Bidi Rule, or enforces to the empty
+// string).
+//
+// Unlike golang.org/x/text/secure/precis, Enforce refuses a value whose
+// enforced form is empty for every profile: x/text applies that rule to
+// OpaqueString and Nickname only and returns "" without an error for the
+// two username profiles, but RFC 8265 (sections 3.1 and 4.1) says that
+// neither a username nor a password may be zero octets long once mapped and
+// normalized.
+//
+// Enforce returns a plain error, not a *sanitize.Error, when p is not a
+// profile.
+func Enforce(p Profile, value string) (string, error) {
+	return enforce(p, value, false)
+}
+
+// CompareKey returns the form of value under p that Compare compares: the
+// enforced form, and for Nickname also lowercased (RFC 8266, section 2.3).
+// Use it as the key of a uniqueness index, so that two values that Compare
+// reports equal cannot both be registered. Errors are those of Enforce.
+func CompareKey(p Profile, value string) (string, error) {
+	return enforce(p, value, true)
+}
+
+// Compare reports whether a and b are the same under p: whether both can be
+// enforced and their comparison keys (CompareKey) are equal. A value that
+// cannot be enforced, such as the empty string, equals nothing.
+func Compare(p Profile, a, b string) bool {
+	ka, err := CompareKey(p, a)
+	if err != nil {
+		return false
+	}
+	kb, err := CompareKey(p, b)
+	return err == nil && ka == kb
+}
+
+func enforce(p Profile, value string, key bool) (string, error) {
+	prof := p.precis()
+	if prof == nil {
+		return "", errors.New("normalize: invalid " + p.String())
+	}
+	if err := sanitize.ValidateString(value); err != nil {
+		return "", err
+	}
+	var out string
+	var err error
+	if key {
+		out, err = prof.CompareKey(value)
+	} else {
+		out, err = prof.String(value)
+	}
+	if err != nil {
+		return "", &sanitize.Error{Reason: sanitize.Precis, Offset: precisOffset(prof, value)}
+	}
+	if out == "" {
+		return "", &sanitize.Error{Reason: sanitize.Precis, Offset: 0}
+	}
+	return out, nil
+}
+
+// errDisallowed is the error x/text returns for a disallowed character; it
+// does not export it, so ask for it once with a character every profile
+// refuses (NUL is a control character, disallowed in both string classes).
+var errDisallowed = sync.OnceValue(func() error {
+	_, err := precis.OpaqueString.String("\x00")
+	return err
+})
+
+// precisOffset returns the offset of the first character of value that the
+// profile refuses on its own, or 0. A character counts as refused when
+// enforcing it alone fails on a disallowed character, or fails in any way
+// while the profile's string class does not contain it. The second test is
+// needed because x/text checks the Bidi Rule before the characters: "mike"
+// + U+3000 + "smith" fails the Bidi Rule (U+3000 IDEOGRAPHIC SPACE is width
+// mapped to a space, of bidi class WS), where "mike smith" fails on its
+// disallowed space; and it also finds a joiner out of context (U+200D).
+// The first test alone would miss those, the second alone would flag
+// fullwidth letters, which the class does not contain but width mapping
+// turns into letters it does.
+func precisOffset(prof *precis.Profile, value string) int {
+	for i, r := range value {
+		_, err := prof.String(string(r))
+		if err != nil && (err == errDisallowed() || !prof.Allowed().Contains(r)) {
+			return i
+		}
+	}
+	return 0
+}
