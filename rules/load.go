@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
@@ -65,6 +66,14 @@ const MaxFileBytes = 4 << 20
 //     A class both forbidden and allowed, or listed twice, is an error;
 //     allowing a class the preset does not refuse is not. With "header"
 //     turned on, the policy must list headers.
+//
+//   - "precis": PRECIS profiles for identifier fields (Policy.Precis), an
+//     object whose keys are locations ("path", "query", "form", "json",
+//     "multipart"), each an object mapping field names to profile names:
+//     "username_case_mapped", "username_case_preserved", "opaque_string"
+//     or "nickname". A path field is a route parameter name ("id"), a JSON
+//     field a JSON pointer ("/user/name", or "" for the whole document).
+//     For example: "precis": {"query": {"user": "username_case_mapped"}}.
 //
 // For example:
 //
@@ -265,7 +274,7 @@ var (
 	policyKeys = []string{
 		"preset", "mode", "normalization", "reject_unnormalized", "refuse_charsets",
 		"headers", "body_types", "multipart_text_types", "limits",
-		"path", "query", "form", "json", "multipart", "body", "header",
+		"path", "query", "form", "json", "multipart", "body", "header", "precis",
 	}
 	checkKeys = []string{"on", "forbid", "allow", "refuse_double_encoding", "repair"}
 	limitKeys = []string{"body_bytes", "fields", "field_bytes", "path_bytes", "json_depth", "multipart_parts"}
@@ -354,6 +363,8 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 			p.MultipartTextTypes, err = ld.mediaTypes(m.val, mpath)
 		case "limits":
 			err = ld.limits(m.val, mpath, &p.Limits)
+		case "precis":
+			p.Precis, err = ld.precis(m.val, mpath)
 		default:
 			l, _ := parseLocation(m.key) // a location: every key is known
 			err = ld.check(m.val, mpath, l, p.Location(l))
@@ -375,6 +386,47 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 	}
 	return p, nil
 }
+
+// precis reads the "precis" object: locations mapping field names to
+// profile names.
+func (ld *loader) precis(v *jsonValue, path string) ([]PrecisField, error) {
+	if err := ld.kind(v, path, jsonObject); err != nil {
+		return nil, err
+	}
+	var out []PrecisField
+	for _, lm := range v.members {
+		lpath := keyPath(path, lm.key)
+		l, ok := parseLocation(lm.key)
+		if !ok || (l != Path && l != Query && l != Form && l != JSON && l != Multipart) {
+			return nil, ld.unknownKey(lm, lpath, precisLocations)
+		}
+		if err := ld.kind(lm.val, lpath, jsonObject); err != nil {
+			return nil, err
+		}
+		for _, fm := range lm.val.members {
+			fpath := keyPath(lpath, fm.key)
+			if l == JSON && fm.key != "" && fm.key[0] != '/' {
+				return nil, ld.errAt(fm.off, fpath, `a JSON field is a JSON pointer (RFC 6901) and starts with "/"`)
+			}
+			if l != JSON && fm.key == "" {
+				return nil, ld.errAt(fm.off, fpath, "a field name must not be empty")
+			}
+			name, err := ld.str(fm.val, fpath)
+			if err != nil {
+				return nil, err
+			}
+			prof, err := normalize.ParseProfile(name)
+			if err != nil {
+				return nil, ld.errAt(fm.val.off, fpath, "unknown PRECIS profile "+strconv.Quote(name)+
+					`: want "username_case_mapped", "username_case_preserved", "opaque_string" or "nickname"`)
+			}
+			out = append(out, PrecisField{Location: l, Field: fm.key, Profile: prof})
+		}
+	}
+	return out, nil
+}
+
+var precisLocations = []string{"path", "query", "form", "json", "multipart"}
 
 func parseLocation(name string) (Location, bool) {
 	for l := range Location(NumLocations) {

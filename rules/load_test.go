@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -362,7 +364,13 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top key quoted", `{"Routes": {}}`, `["Routes"]`, `unknown key: want one of "default", "routes"`},
 		{"unknown policy key", strictWith(`"qurey": {}`), `routes["/r"].qurey`, `unknown key`},
 		{"unknown location", strictWith(`"cookie": {"on": true}`), `routes["/r"].cookie`, `unknown key`},
-		{"precis not yet", strictWith(`"precis": {"user": "UsernameCaseMapped"}`), `routes["/r"].precis`, `unknown key`},
+		{"precis location unknown", strictWith(`"precis": {"user": "username_case_mapped"}`), `routes["/r"].precis.user`, `unknown key`},
+		{"precis in header", strictWith(`"precis": {"header": {"X-User": "nickname"}}`), `routes["/r"].precis.header`, `unknown key`},
+		{"precis profile unknown", strictWith(`"precis": {"query": {"user": "UsernameCaseMapped"}}`), `routes["/r"].precis.query.user`, `unknown PRECIS profile`},
+		{"precis json not pointer", strictWith(`"precis": {"json": {"user": "nickname"}}`), `routes["/r"].precis.json.user`, `JSON pointer`},
+		{"precis empty field", strictWith(`"precis": {"form": {"": "nickname"}}`), `routes["/r"].precis.form[""]`, `must not be empty`},
+		{"precis as array", strictWith(`"precis": []`), `routes["/r"].precis`, `want an object, not an array`},
+		{"precis profile as number", strictWith(`"precis": {"query": {"u": 1}}`), `routes["/r"].precis.query.u`, `want a string, not a number`},
 		{"unknown key before preset", route(`{"Preset": "strict"}`), `routes["/r"]["Preset"]`, `unknown key`},
 		{"unknown check key", strictWith(`"query": {"on": true, "of": false}`), `routes["/r"].query.of`, `unknown key: want one of "on", "forbid"`},
 		{"unknown limit", strictWith(`"limits": {"body": 5}`), `routes["/r"].limits.body`, `unknown key: want one of "body_bytes"`},
@@ -598,5 +606,34 @@ func TestLoadFileErrors(t *testing.T) {
 	_, err = rules.LoadFile(syntax)
 	if want := "rules: " + syntax + ":2:14: syntax error: "; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("LoadFile(syntax): %v, want %s...", err, want)
+	}
+}
+
+func TestParsePrecis(t *testing.T) {
+	t.Parallel()
+	table, err := rules.Parse([]byte(`{"routes": {"/users/:id": {"preset": "strict", "precis": {
+		"path": {"id": "username_case_mapped"},
+		"query": {"nick": "nickname"},
+		"json": {"/user/password": "opaque_string", "": "username_case_preserved"}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := table.Lookup("/users/:id")
+	if !ok {
+		t.Fatal("route missing")
+	}
+	want := []rules.PrecisField{
+		{Location: rules.Path, Field: "id", Profile: normalize.UsernameCaseMapped},
+		{Location: rules.Query, Field: "nick", Profile: normalize.Nickname},
+		{Location: rules.JSON, Field: "/user/password", Profile: normalize.OpaqueString},
+		{Location: rules.JSON, Field: "", Profile: normalize.UsernameCasePreserved},
+	}
+	if !slices.Equal(p.Precis, want) {
+		t.Errorf("Precis = %+v, want %+v", p.Precis, want)
+	}
+	m := p.AsMonitor()
+	m.Precis[0].Field = "changed"
+	if p.Precis[0].Field != "id" {
+		t.Error("AsMonitor shares the Precis slice")
 	}
 }

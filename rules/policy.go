@@ -3,6 +3,7 @@ package rules
 import (
 	"strconv"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
@@ -188,8 +189,26 @@ type Policy struct {
 	// (NotNormalized) instead of rewriting it.
 	RejectUnnormalized bool
 
+	// Precis applies PRECIS profiles (RFC 8264) to named identifier
+	// fields: the handler sees the enforced form, and a value the profile
+	// disallows is rejected (reason precis). A field with a profile is not
+	// also brought to Normalization: the profile fixes its form.
+	Precis []PrecisField
+
 	// Limits bounds the request.
 	Limits Limits
+}
+
+// PrecisField names one field and the PRECIS profile it must satisfy.
+type PrecisField struct {
+	// Location is where the field is: Path (Field is a route parameter
+	// name, "id" for "/users/:id"), Query or Form (a key), JSON (an RFC 6901
+	// JSON pointer such as "/user/name") or Multipart (a form field name).
+	Location Location
+	// Field names the field within Location.
+	Field string
+	// Profile is the PRECIS profile: usernames, passwords, nicknames.
+	Profile normalize.Profile
 }
 
 // Location returns a pointer to the Check of l in p, or nil for an unknown
@@ -231,6 +250,7 @@ func (p Policy) AsMonitor() Policy {
 	p.Headers = clone(p.Headers)
 	p.BodyTypes = clone(p.BodyTypes)
 	p.MultipartTextTypes = clone(p.MultipartTextTypes)
+	p.Precis = append([]PrecisField(nil), p.Precis...)
 	return p
 }
 
