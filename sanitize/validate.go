@@ -45,6 +45,16 @@ func validate[T string | []byte](p T) error {
 // validPrefix is the hot loop: it accepts well-formed UTF-8 as fast as it
 // can and stops at the first octet where a malformed sequence starts,
 // leaving the diagnosis to classify.
+//
+// It has three gears. ASCII goes eight octets at a time, and 32 and then 128
+// at a time in a long run. Text made of ASCII and 2-octet characters (the
+// Latin, Cyrillic, Greek, Hebrew and Arabic scripts) goes in windows of
+// eight octets, each checked with a handful of word operations and no branch
+// per character. Anything else (3- and 4-octet characters: CJK, emoji, Indic
+// scripts) and the last octets of p go one character at a time, each matched
+// against the octet pattern of its length in a 32-bit word. A window that
+// fails hands over to the characters, which find the exact offset; the
+// characters hand back after a 2-octet character or four ASCII octets.
 func validPrefix[T string | []byte](p T) int {
 	// bad3 and bad4 have bit k set when the pattern-matched sequence of 3
 	// and 4 octets whose first two octets give index k is ill-formed (RFC
@@ -59,28 +69,64 @@ func validPrefix[T string | []byte](p T) int {
 	)
 	n := len(p)
 	i := 0
+ascii:
 	for {
-		// A run of ASCII: eight octets at a time, 32 at a time once the
-		// run is long, then straight to the first octet that is not ASCII.
+		// ASCII, eight octets at a time; a long run 32, then 128 at a time.
 		for i+8 <= n {
-			w := load64(p, i)
-			if w&msb != 0 {
-				i += bits.TrailingZeros64(w&msb) >> 3
+			if load64(p, i)&msb != 0 {
 				break
 			}
 			i += 8
-			if n-i >= 32 {
+			if n-i > 32 {
 				q := p[i:]
-				for len(q) > 32 && (load64(q, 0)|load64(q, 8)|load64(q, 16)|load64(q, 24))&msb == 0 {
+				if len(q) > 32 && (load64(q, 0)|load64(q, 8)|load64(q, 16)|load64(q, 24))&msb == 0 {
 					q = q[32:]
+					for len(q) > 128 && ((load64(q, 0)|load64(q, 8)|load64(q, 16)|load64(q, 24))|
+						(load64(q, 32)|load64(q, 40)|load64(q, 48)|load64(q, 56))|
+						(load64(q, 64)|load64(q, 72)|load64(q, 80)|load64(q, 88))|
+						(load64(q, 96)|load64(q, 104)|load64(q, 112)|load64(q, 120)))&msb == 0 {
+						q = q[128:]
+					}
+					for len(q) > 64 && (load64(q, 0)|load64(q, 8)|load64(q, 16)|load64(q, 24)|
+						load64(q, 32)|load64(q, 40)|load64(q, 48)|load64(q, 56))&msb == 0 {
+						q = q[64:]
+					}
+					for len(q) > 32 && (load64(q, 0)|load64(q, 8)|load64(q, 16)|load64(q, 24))&msb == 0 {
+						q = q[32:]
+					}
+					i = n - len(q)
 				}
-				i = n - len(q)
 			}
 		}
-		// Characters one at a time, each checked against the octet
-		// patterns of its length in the four octets at i (zero-padded at
-		// the end of p: zero is not a continuation octet, so a sequence cut
-		// short by the end fails its pattern).
+		// Windows of eight octets of ASCII and 2-octet characters. In bit 7
+		// of each octet, lead2 marks the leads 110xxxxx and cont the
+		// continuations 10xxxxxx (the other bits are noise): the window is
+		// well-formed when no octet is 111xxxxx, every continuation
+		// directly follows a lead (at octet 0, the lead that ended the
+		// window before: carry) and no lead is C0 or C1 (bits 1-4 zero).
+		var carry uint64
+		for i+8 <= n {
+			w := load64(p, i)
+			if w&msb|carry == 0 {
+				continue ascii
+			}
+			s1, s2 := w<<1, w<<2
+			lead2 := w & s1 &^ s2
+			cont := w &^ s1
+			if ((w&s1&s2)|(cont^(lead2<<8|carry))|(lead2&^((w&(0x1E*lsb))+0x7F*lsb)))&msb != 0 {
+				break
+			}
+			carry = lead2 >> 56 & 0x80
+			i += 8
+		}
+		i -= int(carry >> 7) // back to the lead whose continuation is next
+		// Characters one at a time, in the four octets at i (zero-padded
+		// at the end of p: zero is not a continuation octet, so a sequence
+		// cut short by the end fails its pattern). Back to the windows
+		// after a 2-octet character or four ASCII octets, once past the
+		// window that sent us here.
+		stop := i + 8
+	chars:
 		for {
 			var w uint32
 			if i+4 <= n {
@@ -97,32 +143,49 @@ func validPrefix[T string | []byte](p T) int {
 			} else {
 				return n
 			}
-			switch {
-			case w&0x80 == 0:
-				// ASCII: skip it and the ASCII octets after it in w; if
-				// all four are ASCII, a run may follow.
+			switch b := uint8(w); {
+			case b < 0x80:
+				// Skip the ASCII octets at the start of w.
 				if a := w & 0x80808080; a != 0 {
 					i += bits.TrailingZeros32(a) >> 3
 					continue
 				}
 				i += 4
-			case w&0xC0E0 == 0x80C0 && w&0x1E != 0:
-				// 110xxxxx 10xxxxxx, C2-DF.
-				i += 2
-				continue
-			case w&0xC0C0F0 == 0x8080E0 && bad3>>((w&0x0F)<<1|(w>>13)&1)&1 == 0:
-				// 1110xxxx 10xxxxxx 10xxxxxx, no E0 80-9F, no ED A0-BF.
-				i += 3
-				continue
-			case w&0xC0C0C0F8 == 0x808080F0 && bad4>>((w&0x07)<<2|(w>>12)&3)&1 == 0:
-				// 11110xxx 10xxxxxx 10xxxxxx 10xxxxxx, no F0 80-8F,
-				// no F4 90-BF, no F5-F7.
+				if i >= stop {
+					break chars
+				}
+			case b >= 0xF0:
+				// 11110xxx 10xxxxxx 10xxxxxx 10xxxxxx, no F0 80-8F, no
+				// F4 90-BF, no F5-F7.
+				if w&0xC0C0C0F8 != 0x808080F0 || bad4>>((w&0x07)<<2|(w>>12)&3)&1 != 0 {
+					return i
+				}
 				i += 4
-				continue
+			case b >= 0xE0:
+				// 1110xxxx 10xxxxxx 10xxxxxx, no E0 80-9F, no ED A0-BF;
+				// then the rest of a run of them, as in CJK text.
+				if w&0xC0C000 != 0x808000 || bad3>>((w&0x0F)<<1|(w>>13)&1)&1 != 0 {
+					return i
+				}
+				i += 3
+				for i+4 <= n {
+					q := p[i : i+4]
+					w := uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24
+					if w&0xC0C0F0 != 0x8080E0 || bad3>>((w&0x0F)<<1|(w>>13)&1)&1 != 0 {
+						break
+					}
+					i += 3
+				}
 			default:
-				return i
+				// 110xxxxx 10xxxxxx, no C0 or C1.
+				if w&0xC0E0 != 0x80C0 || w&0x1E == 0 {
+					return i
+				}
+				i += 2
+				if i >= stop {
+					break chars
+				}
 			}
-			break
 		}
 	}
 }
