@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/utf8guard/utf8guard/rules"
@@ -28,25 +29,33 @@ func parsePatterns(list []string) []mediaPattern {
 	return out
 }
 
+// matchMedia reports whether typ/sub, lower case as contentType returns
+// them, matches one of pats.
 func matchMedia(pats []mediaPattern, typ, sub string) bool {
 	for _, p := range pats {
-		if strings.EqualFold(p.typ, typ) && (p.sub == "*" || strings.EqualFold(p.sub, sub)) {
+		if p.typ == typ && (p.sub == "*" || p.sub == sub) {
 			return true
 		}
 	}
 	return false
 }
 
-// contentType splits a Content-Type value into its type, subtype and
-// charset parameter, without allocating.
+// contentType splits a Content-Type value into its type and subtype, lower
+// case, and its charset parameter. It reads the media type exactly as
+// mime.ParseMediaType does (and so Request.ParseForm,
+// Request.ParseMultipartForm and Echo's binder): strings.ToLower, which
+// also maps some non-ASCII letters to ASCII ("applİcation/json" is
+// application/json). A case-insensitive comparison such as
+// strings.EqualFold does not, and would let such a body through unchecked.
+// It does not allocate for a lower-case ASCII type.
 func contentType(ct string) (typ, sub, charset string) {
 	mt, params, _ := strings.Cut(ct, ";")
-	typ, sub, _ = strings.Cut(strings.TrimSpace(mt), "/")
+	typ, sub, _ = strings.Cut(strings.ToLower(strings.TrimSpace(mt)), "/")
 	for params != "" {
 		var p string
 		p, params, _ = strings.Cut(params, ";")
 		k, v, _ := strings.Cut(p, "=")
-		if strings.EqualFold(strings.TrimSpace(k), "charset") {
+		if k = strings.TrimSpace(k); len(k) == len("charset") && strings.ToLower(k) == "charset" {
 			charset = strings.Trim(strings.TrimSpace(v), `"`)
 		}
 	}
@@ -63,18 +72,22 @@ func utf8Charset(cs string) bool {
 	return false
 }
 
-// bodyLocation says which location a body of the given type belongs to,
-// and whether the policy checks it.
+// bodyLocation says which location a body of the given type (lower case,
+// from contentType) belongs to, and whether the policy checks it.
 func (p *policy) bodyLocation(typ, sub string) (rules.Location, bool) {
 	var loc rules.Location
 	switch {
-	case strings.EqualFold(typ, "application") && strings.EqualFold(sub, "x-www-form-urlencoded"):
+	case typ == "application" && sub == "x-www-form-urlencoded":
 		loc = rules.Form
-	case strings.EqualFold(typ, "application") && (strings.EqualFold(sub, "json") || hasSuffixFold(sub, "+json")):
+	case typ == "application" && sub == "json", strings.HasSuffix(sub, "+json"),
+		sub == "" && strings.HasSuffix(typ, "+json"):
+		// application/json, and any type with the +json structured
+		// syntax suffix (RFC 6839), under whatever top-level type, or
+		// none: a handler that goes by the suffix decodes it as JSON.
 		loc = rules.JSON
-	case strings.EqualFold(typ, "multipart") && strings.EqualFold(sub, "form-data"):
+	case typ == "multipart" && sub == "form-data":
 		loc = rules.Multipart
-	case strings.EqualFold(typ, "text") || matchMedia(p.bodyTypes, typ, sub):
+	case typ == "text" || matchMedia(p.bodyTypes, typ, sub):
 		loc = rules.Body
 	default:
 		return 0, false
@@ -82,14 +95,11 @@ func (p *policy) bodyLocation(typ, sub string) (rules.Location, bool) {
 	return loc, p.Location(loc).On
 }
 
-func hasSuffixFold(s, suffix string) bool {
-	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
-}
-
 // readBody reads the whole body of r, up to limit octets (negative: no
 // limit). It returns the octets read and whether the body was over the
 // limit; then what was read is followed in r.Body by the unread rest, so a
-// monitored request loses nothing.
+// monitored request loses nothing. On a read error, r.Body likewise gives
+// what was read and then the same error.
 func readBody(r *http.Request, limit int64) ([]byte, bool, error) {
 	if limit >= 0 && r.ContentLength > limit {
 		return nil, true, nil
@@ -120,10 +130,16 @@ func readBody(r *http.Request, limit int64) ([]byte, bool, error) {
 			return buf, false, nil
 		}
 		if err != nil {
+			r.Body = readCloser{io.MultiReader(bytes.NewReader(buf), errorReader{err}), r.Body}
 			return nil, false, errors.Join(errBodyRead, err)
 		}
 	}
 }
+
+// errorReader always fails with err.
+type errorReader struct{ err error }
+
+func (e errorReader) Read([]byte) (int, error) { return 0, e.err }
 
 // readCloser reads from one reader and closes another.
 type readCloser struct {
@@ -132,17 +148,28 @@ type readCloser struct {
 }
 
 // setBody hands body to the handler as r's body, complete and with a
-// correct length.
+// correct length: ContentLength, and the Content-Length header when the
+// client sent one (a chunked body has none, and gets none). GetBody, a
+// client-side field that a server request does not have, is cleared: one
+// set by an earlier middleware would give the body already read.
 func setBody(r *http.Request, body []byte) {
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	b := &bufferedBody{}
+	b.Reset(body)
+	r.Body = b
+	r.GetBody = nil
 	r.ContentLength = int64(len(body))
 	r.TransferEncoding = nil
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	if r.Header.Get("Content-Length") != "" || len(body) > 0 {
-		// Keep what the handler reads and what the header says in step.
-		r.Header.Del("Content-Length")
+	if v, ok := r.Header["Content-Length"]; ok && !(len(v) == 1 && v[0] == strconv.Itoa(len(body))) {
+		r.Header["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
 }
+
+// bufferedBody is a body read whole, as an io.ReadCloser: one allocation
+// per request, where io.NopCloser(bytes.NewReader(body)) makes two.
+type bufferedBody struct{ bytes.Reader }
+
+// Close does nothing: there is nothing left to release.
+func (b *bufferedBody) Close() error { return nil }
 
 // checkBody reads and checks the body of r when p checks its media type.
 // The handler always gets the whole body back, repaired where the policy
@@ -197,7 +224,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 
 // checkText checks a text body, repairing it if the check says so.
 func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
-	err := sanitize.Check(body, c.Forbid)
+	err := checkUTF8Text(body, c.Forbid)
 	if err == nil {
 		return body, nil
 	}
@@ -206,7 +233,7 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 		return nil, rj
 	}
 	fixed := sanitize.ToValid(body)
-	if err := sanitize.CheckClasses(fixed, c.Forbid); err != nil {
+	if err := checkClasses(fixed, c.Forbid); err != nil {
 		return nil, reject(err, rules.Body, "", fixed)
 	}
 	return fixed, nil

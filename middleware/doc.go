@@ -17,10 +17,20 @@
 //     (or repaired, where the policy repairs) with a correct ContentLength;
 //   - header: the header values the policy lists.
 //
-// The first violation ends the check. In Enforce mode the request is
-// rejected (400, or 413 for a body over its limit) and the handler does not
-// run; in Monitor mode it is passed on unchanged. Either way one zerolog
-// event at warn level describes it.
+// The first violation ends the check: within a value, the one at the
+// lowest offset. In Enforce mode the request is rejected (400, or 413 for a
+// body over its limit; too many fields or parts, a field, a path or a JSON
+// nesting over its limit are 400) and the handler does not run; in Monitor
+// mode it is passed on unchanged. Either way one zerolog event at warn
+// level describes it.
+//
+// A body's location is chosen by its Content-Type read as
+// mime.ParseMediaType (and so net/http's form parsers) reads it, with
+// strings.ToLower: application/x-www-form-urlencoded, application/json and
+// any type with the +json suffix, multipart/form-data, text/* and the
+// policy's BodyTypes. A multipart part is a file when it has a non-empty
+// file name, as multipart.Part.FileName says; any other part, one without
+// a Content-Disposition included, is a field and checked as text.
 //
 // # The log line
 //

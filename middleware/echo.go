@@ -84,71 +84,111 @@ func WithConfig(cfg Config) echo.MiddlewareFunc {
 // template, and the handler's c.Param values are the decoded, validated
 // ones (Echo alone hands back raw escapes when it routed on URL.RawPath).
 // Registered with e.Pre, it runs before routing, finds the route itself
-// with the default router, and clears URL.RawPath where that changes
-// nothing but makes the router match, and set parameters from, the decoded
-// path.
+// with the router Echo will use (Echo.Host routers included), and clears
+// URL.RawPath where that changes nothing but makes the router match, and
+// set parameters from, the decoded path. A path with an encoded slash
+// ("%2F") keeps its RawPath, since decoding it would move a segment
+// boundary; Echo then hands raw parameter values to the handler, so routes
+// that take encoded slashes need the middleware after routing (e.Use, a
+// group or the route) for decoded ones.
+//
+// A body the policy checks but that cannot be read (the client went away,
+// a broken chunked encoding) is answered 400 {"reason":"body_unreadable"}
+// in Enforce mode, with a log line "utf8guard: reading the request body
+// failed"; in Monitor mode the handler runs and its read fails the same
+// way, after the same octets.
 func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	g, err := newGuard(cfg.Policy, cfg.Routes, cfg.Logger, cfg.LogAccepted)
 	if err != nil {
 		return nil, err
 	}
-	skipper := cfg.Skipper
-	if skipper == nil {
-		skipper = emw.DefaultSkipper
+	m := &echoGuard{g: g, skipper: cfg.Skipper, onReject: cfg.OnReject, onError: cfg.ErrorHandler}
+	if m.skipper == nil {
+		m.skipper = emw.DefaultSkipper
 	}
-	onError := cfg.ErrorHandler
-	if onError == nil {
-		onError = DefaultErrorHandler
+	if m.onError == nil {
+		m.onError = DefaultErrorHandler
 	}
+	// Echo applies middleware per request (applyMiddleware runs in
+	// ServeHTTP), so this runs for every request: the closure holds two
+	// words, the least it can.
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if skipper(c) {
-				return next(c)
-			}
-			r := c.Request()
-			route, pre := c.Path(), false
-			if route == "" && c.Handler() == nil {
-				// e.Pre: routing has not happened yet.
-				pre = true
-				c.Echo().Router().Find(r.Method, echo.GetPath(r), c)
-				route = c.Path()
-			}
-			p := g.lookup(route)
-			if p.off {
-				return next(c)
-			}
-			var names, values []string
-			if !pre {
-				names, values = c.ParamNames(), c.ParamValues()
-			}
-			s := getScratch()
-			params, rj, err := g.inspect(s, r, p, names, values)
-			putScratch(s)
-			if err != nil {
-				g.logReadError(r, err, route, requestID(c), c.RealIP())
-				return echo.NewHTTPError(http.StatusBadRequest, map[string]string{"reason": "body_unreadable"}).SetInternal(err)
-			}
-			if rj != nil {
-				rj.Route, rj.Mode = route, p.Mode
-				g.logRejection(r, rj, requestID(c), c.RealIP())
-				if cfg.OnReject != nil {
-					cfg.OnReject(c, rj)
-				}
-				if p.Mode == rules.Enforce {
-					return onError(c, rj)
-				}
-				return next(c)
-			}
-			if params != nil {
-				c.SetParamValues(params...)
-			}
-			if pre && r.URL.RawPath != "" && !hasEncodedSlash(r.URL.RawPath) {
-				r.URL.RawPath = ""
-			}
-			g.logAccept(r, route)
-			return next(c)
-		}
+		return func(c echo.Context) error { return m.serve(c, next) }
 	}, nil
+}
+
+// echoGuard is the compiled Echo middleware.
+type echoGuard struct {
+	g        *guard
+	skipper  emw.Skipper
+	onReject func(c echo.Context, rj *Rejection)
+	onError  func(c echo.Context, rj *Rejection) error
+}
+
+func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc) error {
+	if m.skipper(c) {
+		return next(c)
+	}
+	g := m.g
+	r := c.Request()
+	route := c.Path()
+	// Echo's router always sets a template ("" is registered as "/"), so
+	// an empty one means routing has not happened yet: e.Pre. (c.Handler()
+	// cannot tell: Context.Reset sets it to NotFoundHandler.) After
+	// routing, "" means nothing matched, and finding again changes nothing.
+	pre := route == ""
+	if pre {
+		routerFor(c.Echo(), r.Host).Find(r.Method, echo.GetPath(r), c)
+		route = c.Path()
+	}
+	p := g.lookup(route)
+	if p.off {
+		return next(c)
+	}
+	var names, values []string
+	if !pre {
+		names, values = c.ParamNames(), c.ParamValues()
+	}
+	s := getScratch()
+	params, rj, err := g.inspect(s, r, p, names, values)
+	putScratch(s)
+	if err != nil {
+		g.logReadError(r, err, route, p.Mode, requestID(c), c.RealIP())
+		if p.Mode == rules.Monitor {
+			return next(c) // the body fails the handler's read as it failed ours
+		}
+		return echo.NewHTTPError(http.StatusBadRequest, map[string]string{"reason": "body_unreadable"}).SetInternal(err)
+	}
+	if rj != nil {
+		rj.Route, rj.Mode = route, p.Mode
+		g.logRejection(r, rj, requestID(c), c.RealIP())
+		if m.onReject != nil {
+			m.onReject(c, rj)
+		}
+		if p.Mode == rules.Enforce {
+			return m.onError(c, rj)
+		}
+		return next(c)
+	}
+	if params != nil {
+		c.SetParamValues(params...)
+	}
+	if pre && r.URL.RawPath != "" && !hasEncodedSlash(r.URL.RawPath) {
+		r.URL.RawPath = ""
+	}
+	g.logAccept(r, route)
+	return next(c)
+}
+
+// routerFor returns the router Echo uses for host, as Echo.ServeHTTP
+// chooses it: the host's own (Echo.Host) or the default one.
+func routerFor(e *echo.Echo, host string) *echo.Router {
+	if rs := e.Routers(); len(rs) > 0 {
+		if rt, ok := rs[host]; ok {
+			return rt
+		}
+	}
+	return e.Router()
 }
 
 // hasEncodedSlash reports whether an escaped path holds "%2F" in either

@@ -89,6 +89,19 @@ func tooLarge(loc rules.Location, field string) *Rejection {
 	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Field: field, Err: sanitize.ErrTooLarge}
 }
 
+// firstViolation returns err, or, when err is a UTF-8 error at offset k of
+// the decoded text dec, the first character of dec[:k] that forbid
+// refuses: the violation at the lowest offset, as sanitize.Check reports
+// it for text without escapes.
+func firstViolation(err error, dec []byte, forbid sanitize.Class) error {
+	if e, ok := err.(*sanitize.Error); ok && forbid != 0 && isEncodingReason(e.Reason) && e.Offset <= len(dec) {
+		if cerr := sanitize.CheckClasses(dec[:e.Offset], forbid); cerr != nil {
+			return cerr
+		}
+	}
+	return err
+}
+
 // isEncodingReason reports whether r is a UTF-8 malformation, the kind a
 // Repair check mends.
 func isEncodingReason(r sanitize.Reason) bool {
@@ -98,7 +111,91 @@ func isEncodingReason(r sanitize.Reason) bool {
 // checkPath checks the escaped path of r, and reports whether it repaired
 // (rewrote) the path.
 func (s *scratch) checkPath(r *http.Request, p *policy) (rej *Rejection, repaired bool) {
-	raw := r.URL.EscapedPath()
+	if r.URL.RawPath == "" {
+		return checkDecodedPath(r, p)
+	}
+	return s.checkEscapedPath(r, r.URL.EscapedPath(), p)
+}
+
+// checkDecodedPath checks a path without a RawPath, the common case (Go
+// leaves RawPath empty when escaping Path gives back what the client
+// sent, upper-case escapes included). URL.Path is then the decoded value,
+// checked as it is, and the escaped path is the escaping of URL.Path,
+// which is only built (URL.EscapedPath allocates) when a rejection or a
+// repair needs it. The result is checkEscapedPath's for that escaped path:
+// its length is the one limited, and a '%' followed by two hexadecimal
+// digits in Path is, escaped, a "%25" followed by them: double encoding.
+func checkDecodedPath(r *http.Request, p *policy) (*Rejection, bool) {
+	path := r.URL.Path
+	if p.Limits.PathBytes >= 0 && len(path) > p.Limits.PathBytes/3 && escapedPathLen(path) > p.Limits.PathBytes {
+		return tooLarge(rules.Path, ""), false
+	}
+	if p.Path.RefuseDoubleEncoding {
+		for i := strings.IndexByte(path, '%'); i >= 0; {
+			if i+2 < len(path) && isHex(path[i+1]) && isHex(path[i+2]) {
+				off := escapedLen(path[:i])
+				return &Rejection{Reason: sanitize.DoubleEncoding, Location: rules.Path, Offset: off,
+					Sample: sample(r.URL.EscapedPath(), off),
+					Err:    &sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: off}}, false
+			}
+			j := strings.IndexByte(path[i+1:], '%')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+	}
+	err := sanitize.CheckString(path, p.Path.Forbid)
+	if err == nil {
+		return nil, false
+	}
+	rj := reject(err, rules.Path, "", path)
+	if !(p.Path.Repair && isEncodingReason(rj.Reason)) {
+		return rj, false
+	}
+	if rj := repairPath(r, r.URL.EscapedPath(), p); rj != nil {
+		return rj, false
+	}
+	return nil, true
+}
+
+// escapedPathLen is len(u.EscapedPath()) for a URL u with Path path and no
+// RawPath.
+func escapedPathLen(path string) int {
+	if path == "*" {
+		return 1 // not escaped (net/url, Go issue 11202)
+	}
+	return escapedLen(path)
+}
+
+// escapedLen is the length of s escaped as net/url escapes a path: the
+// octets it escapes count three.
+func escapedLen(path string) int {
+	n := len(path)
+	for i := 0; i < len(path); i++ {
+		if c := path[i]; pathKeep[c>>6]&(1<<(c&63)) == 0 {
+			n += 2
+		}
+	}
+	return n
+}
+
+// pathKeep is the set of octets net/url leaves unescaped in a path
+// (shouldEscape with encodePath): ALPHA, DIGIT, "-._~", "$&+,/:;=@".
+var pathKeep = func() (s [4]uint64) {
+	const keep = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~$&+,/:;=@"
+	for i := 0; i < len(keep); i++ {
+		s[keep[i]>>6] |= 1 << (keep[i] & 63)
+	}
+	return s
+}()
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// checkEscapedPath checks the escaped path raw of r.
+func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *policy) (rej *Rejection, repaired bool) {
 	if p.Limits.PathBytes >= 0 && len(raw) > p.Limits.PathBytes {
 		return tooLarge(rules.Path, ""), false
 	}
@@ -111,12 +208,17 @@ func (s *scratch) checkPath(r *http.Request, p *policy) (rej *Rejection, repaire
 		if rj := reject(err, rules.Path, "", raw); !(p.Path.Repair && isEncodingReason(rj.Reason)) {
 			return rj, false
 		}
-		return nil, repairPath(r, raw, p)
+		if rj := repairPath(r, raw, p); rj != nil {
+			return rj, false
+		}
+		return nil, true
 	}
 	dec, err := sanitize.AppendUnescape(s.buf[:0], raw, p.pathMode)
 	s.buf = dec[:0]
 	if err == nil {
 		err = sanitize.CheckClasses(dec, p.Path.Forbid)
+	} else {
+		err = firstViolation(err, dec, p.Path.Forbid)
 	}
 	if err == nil {
 		return nil, false
@@ -129,53 +231,69 @@ func (s *scratch) checkPath(r *http.Request, p *policy) (rej *Rejection, repaire
 	if !(p.Path.Repair && isEncodingReason(rj.Reason)) {
 		return rj, false
 	}
-	return nil, repairPath(r, raw, p)
+	if rj := repairPath(r, raw, p); rj != nil {
+		return rj, false
+	}
+	return nil, true
 }
 
 // repairPath rewrites the path of r with each ill-formed sequence of each
-// segment replaced by U+FFFD. Encoded slashes stay encoded. It reports
-// whether the repaired path passes the rest of the policy; when it does not,
-// the request is left as it was and the path rejected by the caller's next
-// check.
-func repairPath(r *http.Request, raw string, p *policy) bool {
+// segment replaced by U+FFFD; encoded slashes stay encoded. raw has passed
+// the strict decoding but for UTF-8 errors (no bad or double escapes). The
+// repaired path must still pass the policy's character classes: when it
+// does not, repairPath leaves r alone and returns the rejection.
+func repairPath(r *http.Request, raw string, p *policy) *Rejection {
 	var dec, enc []byte
 	for seg := range strings.SplitSeq(raw, "/") {
 		d, err := sanitize.AppendUnescape(nil, seg, sanitize.EscapePathSegment)
 		if err != nil {
 			if e := err.(*sanitize.Error); !isEncodingReason(e.Reason) {
-				return false
+				return reject(err, rules.Path, "", seg) // cannot happen: raw decoded
 			}
 		}
 		d = sanitize.ToValid(d)
-		if sanitize.CheckClasses(d, p.Path.Forbid) != nil {
-			return false
-		}
 		dec = append(dec, d...)
 		dec = append(dec, '/')
-		enc = sanitize.AppendEscape(enc, string(d), sanitize.EscapePathSegment)
+		enc = sanitize.AppendEscape(enc, bytesString(d), sanitize.EscapePathSegment)
 		enc = append(enc, '/')
 	}
-	r.URL.Path = string(dec[:len(dec)-1])
-	r.URL.RawPath = string(enc[:len(enc)-1])
-	return true
+	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]
+	if err := sanitize.CheckClasses(dec, p.Path.Forbid); err != nil {
+		return reject(err, rules.Path, "", dec)
+	}
+	r.URL.Path = string(dec)
+	r.URL.RawPath = string(enc)
+	return nil
 }
 
-// checkParams decodes and validates Echo's path parameter values. When the
-// router matched on URL.RawPath, Echo hands the raw escaped text of each
-// parameter to the handler; this returns the decoded values instead (nil
-// when nothing changes).
-func (s *scratch) checkParams(r *http.Request, names, values []string, p *policy) ([]string, *Rejection) {
-	if r.URL.RawPath == "" {
-		return nil, nil // the router matched the decoded path: values are decoded
+// checkParams decodes and validates Echo's path parameter values, which
+// the router cut from URL.RawPath when that was set (routedRaw) and from
+// the decoded URL.Path otherwise. From RawPath, Echo hands the handler the
+// raw escaped text of each parameter; this decodes it. When the path was
+// repaired after routing, the values are repaired as the path was. It
+// returns the new values, or nil when nothing changes.
+func (s *scratch) checkParams(names, values []string, p *policy, routedRaw, repaired bool) ([]string, *Rejection) {
+	if !routedRaw && !repaired {
+		return nil, nil // cut from the decoded path, which has passed
 	}
+	// The classes apply as they did to the whole path, which has passed
+	// them: BOM, which only counts at the start of a value, does not apply
+	// again at the start of each parameter.
+	forbid := p.Path.Forbid &^ sanitize.BOM
 	var out []string
 	for i, v := range values {
-		if strings.IndexByte(v, '%') < 0 {
+		decode := routedRaw && strings.IndexByte(v, '%') >= 0
+		if !decode && !repaired {
 			continue
 		}
-		dec, err := sanitize.Unescape(v, p.pathMode)
+		dec, err := v, error(nil)
+		if decode {
+			dec, err = sanitize.Unescape(v, p.pathMode)
+		} else {
+			err = sanitize.ValidateString(v)
+		}
 		if err == nil {
-			err = sanitize.CheckClassesString(dec, p.Path.Forbid)
+			err = sanitize.CheckClassesString(dec, forbid)
 		}
 		if err != nil {
 			name := ""
@@ -185,12 +303,15 @@ func (s *scratch) checkParams(r *http.Request, names, values []string, p *policy
 			if p.Path.Repair {
 				if e := err.(*sanitize.Error); isEncodingReason(e.Reason) {
 					dec = sanitize.ToValidString(dec)
-					err = sanitize.CheckClassesString(dec, p.Path.Forbid)
+					err = sanitize.CheckClassesString(dec, forbid)
 				}
 			}
 			if err != nil {
 				return nil, reject(err, rules.Path, name, v)
 			}
+		}
+		if dec == v {
+			continue
 		}
 		if out == nil {
 			out = append([]string(nil), values...)
@@ -217,6 +338,9 @@ func checkHeaders(r *http.Request, p *policy) *Rejection {
 				return rj
 			}
 			fixed := sanitize.ToValidString(v)
+			if p.Limits.FieldBytes >= 0 && len(fixed) > p.Limits.FieldBytes {
+				return tooLarge(rules.Header, name)
+			}
 			if err := sanitize.CheckString(fixed, p.Header.Forbid); err != nil {
 				return reject(err, rules.Header, name, fixed)
 			}

@@ -59,10 +59,12 @@ func (g *guard) lookup(route string) *policy {
 // values. An error is a body that could not be read.
 func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string) (params []string, rj *Rejection, err error) {
 	if p.Path.On {
-		if rj, _ = s.checkPath(r, p); rj != nil {
+		routedRaw := r.URL.RawPath != "" // as the router saw it
+		var repaired bool
+		if rj, repaired = s.checkPath(r, p); rj != nil {
 			return nil, rj, nil
 		}
-		if params, rj = s.checkParams(r, names, values, p); rj != nil {
+		if params, rj = s.checkParams(names, values, p, routedRaw, repaired); rj != nil {
 			return nil, rj, nil
 		}
 	}
@@ -120,13 +122,15 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, requestID, remoteIP
 		Msg(msg)
 }
 
-// logReadError logs a body that could not be read.
-func (g *guard) logReadError(r *http.Request, err error, route, requestID, remoteIP string) {
+// logReadError logs a body that could not be read: refused in Enforce
+// mode, passed on (to fail the handler's read the same way) in Monitor.
+func (g *guard) logReadError(r *http.Request, err error, route string, mode rules.Mode, requestID, remoteIP string) {
 	g.loggerFor(r.Context()).Warn().
 		Str("method", safeField(r.Method)).
 		Str("route", safeField(route)).
 		Str("request_id", safeField(requestID)).
 		Str("remote_ip", safeField(remoteIP)).
+		Str("mode", mode.String()).
 		Str("error", safeField(err.Error())).
 		Msg("utf8guard: reading the request body failed")
 }

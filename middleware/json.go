@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,10 +28,18 @@ func checkJSON(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) {
 	bad := sanitize.ValidPrefix(body)
 	if bad < len(body) {
 		if !c.Repair {
-			sc.stopAt = bad
-			sc.scan()
-			rj := reject(sanitize.Validate(body), rules.JSON, "", body)
-			rj.Field = sc.pointer()
+			// Scan up to the UTF-8 error, for its pointer; a violation
+			// the scan meets before it comes first and is the one
+			// reported. (At offset 0 there is nothing to scan.)
+			var ptr string
+			if bad > 0 {
+				sc.stopAt = bad
+				if rj := sc.scan(); rj != nil {
+					return nil, rj
+				}
+				ptr = sc.pointer()
+			}
+			rj := reject(sanitize.Validate(body), rules.JSON, ptr, body)
 			return nil, rj
 		}
 		body = sanitize.ToValid(body)
@@ -57,26 +66,48 @@ type jsonScanner struct {
 	maxDepth int
 	repair   bool // rewrite a lone surrogate escape as \uFFFD
 	stopAt   int  // when > 0, the offset of a UTF-8 error: stop there
-	stack    []jsonFrame
+	// The open containers, outermost first: depth of them, the first
+	// len(frames) in frames and the rest in more. (A slice over frames
+	// kept in the scanner would move the whole scanner to the heap: the
+	// common case allocates nothing.)
+	depth  int
+	frames [16]jsonFrame
+	more   []jsonFrame
 	// the string being scanned when the scan stopped, if a key
-	inKey    bool
-	keySpan  [2]int
-	stopped  bool
-	frames   [16]jsonFrame
-	rejected *Rejection
+	inKey   bool
+	keySpan [2]int
+	stopped bool
 }
 
 func (sc *jsonScanner) top() *jsonFrame {
-	if len(sc.stack) == 0 {
+	if sc.depth == 0 {
 		return nil
 	}
-	return &sc.stack[len(sc.stack)-1]
+	return sc.frame(sc.depth - 1)
+}
+
+// frame returns the k-th open container, 0 the outermost.
+func (sc *jsonScanner) frame(k int) *jsonFrame {
+	if k < len(sc.frames) {
+		return &sc.frames[k]
+	}
+	return &sc.more[k-len(sc.frames)]
+}
+
+// push opens a container.
+func (sc *jsonScanner) push(f jsonFrame) {
+	if sc.depth < len(sc.frames) {
+		sc.frames[sc.depth] = f
+	} else {
+		sc.more = append(sc.more[:sc.depth-len(sc.frames)], f)
+	}
+	sc.depth++
 }
 
 // scan walks the body. It returns the first violation, or nil; when stopAt
 // is set it stops at that offset with the stack describing where it is.
 func (sc *jsonScanner) scan() *Rejection {
-	sc.stack = sc.frames[:0]
+	sc.depth = 0
 	p := sc.p
 	for i := 0; i < len(p); {
 		if sc.stopAt > 0 && i >= sc.stopAt {
@@ -84,15 +115,15 @@ func (sc *jsonScanner) scan() *Rejection {
 		}
 		switch c := p[i]; c {
 		case '{', '[':
-			if sc.maxDepth >= 0 && len(sc.stack) >= sc.maxDepth {
+			if sc.maxDepth >= 0 && sc.depth >= sc.maxDepth {
 				return &Rejection{Reason: sanitize.TooLarge, Location: rules.JSON, Field: sc.pointer(),
 					Offset: i, Sample: sample(p, i), Err: sanitize.ErrTooLarge}
 			}
-			sc.stack = append(sc.stack, jsonFrame{object: c == '{', wantsKey: c == '{'})
+			sc.push(jsonFrame{object: c == '{', wantsKey: c == '{'})
 			i++
 		case '}', ']':
-			if len(sc.stack) > 0 {
-				sc.stack = sc.stack[:len(sc.stack)-1]
+			if sc.depth > 0 {
+				sc.depth--
 			}
 			i++
 		case ',':
@@ -126,53 +157,89 @@ func (sc *jsonScanner) scan() *Rejection {
 }
 
 // str checks the string literal whose opening quote is at p[i] and returns
-// the offset just past its closing quote.
+// the offset just past its closing quote. The text between escapes goes to
+// checkClasses a run at a time; each escape is decoded and checked on its
+// own.
 func (sc *jsonScanner) str(i int) (int, *Rejection) {
 	p := sc.p
 	start := i + 1
 	f := sc.top()
 	isKey := f != nil && f.object && f.wantsKey
 	j := start
-	for j < len(p) {
-		if sc.stopAt > 0 && j >= sc.stopAt {
-			sc.stopped, sc.inKey, sc.keySpan = true, isKey, [2]int{start, j}
-			return j, nil
+	// q is the next '"' at or after j, found once and found again only when
+	// an escape (\") has consumed it: with the backslashes looked for only
+	// up to q, each octet is searched once, however many escapes.
+	q := -1
+	for {
+		// The next '"' or '\\': byte by byte over the first 16 octets,
+		// where most keys and values end, then with IndexByte.
+		end := -1
+		for k, lim := j, min(j+16, len(p)); k < lim; k++ {
+			if c := p[k]; c == '"' || c == '\\' {
+				end = k
+				break
+			}
 		}
-		c := p[j]
-		switch {
-		case c == '"':
-			return j + 1, nil
-		case c == '\\':
-			r, size, ok := jsonEscape(p, j)
-			if !ok {
-				j += size // not a valid escape: a syntax error, the decoder's to report
-				continue
-			}
-			if utf16IsSurrogate(r) && sc.repair {
-				copy(p[j+2:j+6], "FFFD") // same length: nothing moves
-				r = 0xFFFD
-			}
-			if utf16IsSurrogate(r) {
-				return j, sc.fail(sanitize.Surrogate, 0, j, isKey, start)
-			}
-			if cl := sc.class(r, j == start); cl != 0 {
-				return j, sc.fail(sanitize.ForbiddenChar, cl, j, isKey, start)
-			}
-			j += size
-		case c < utf8.RuneSelf:
-			if cl := sc.class(rune(c), j == start); cl != 0 {
-				return j, sc.fail(sanitize.ForbiddenChar, cl, j, isKey, start)
-			}
-			j++
-		default:
-			r, size := utf8.DecodeRune(p[j:])
-			if cl := sc.class(r, j == start); cl != 0 {
-				return j, sc.fail(sanitize.ForbiddenChar, cl, j, isKey, start)
-			}
-			j += size
+		if end < 0 && j+16 >= len(p) {
+			end = len(p)
 		}
+		if end < 0 {
+			if q < j {
+				if q = bytes.IndexByte(p[j:], '"'); q < 0 {
+					q = len(p)
+				} else {
+					q += j
+				}
+			}
+			end = q
+			if k := bytes.IndexByte(p[j:q], '\\'); k >= 0 {
+				end = j + k
+			}
+		}
+		stop := sc.stopAt > 0 && end >= sc.stopAt
+		run := end
+		if stop {
+			run = max(j, sc.stopAt) // the octets before the UTF-8 error
+		}
+		if sc.forbid != 0 && run > j {
+			forbid := sc.forbid
+			if j != start {
+				forbid &^= sanitize.BOM // BOM counts at the start of the string only
+			}
+			if err := checkClasses(p[j:run], forbid); err != nil {
+				e := err.(*sanitize.Error)
+				off := j + e.Offset
+				return off, sc.fail(sanitize.ForbiddenChar, e.Class, off, isKey, start)
+			}
+		}
+		if stop {
+			sc.stopped, sc.inKey, sc.keySpan = true, isKey, [2]int{start, run}
+			return run, nil
+		}
+		if end == len(p) {
+			return end, nil // unterminated: the decoder's to report
+		}
+		if p[end] == '"' {
+			return end + 1, nil
+		}
+		j = end // an escape
+		r, size, ok := jsonEscape(p, j)
+		if !ok {
+			j += size // not a valid escape: a syntax error, the decoder's to report
+			continue
+		}
+		if utf16IsSurrogate(r) && sc.repair {
+			copy(p[j+2:j+6], "FFFD") // same length: nothing moves
+			r = 0xFFFD
+		}
+		if utf16IsSurrogate(r) {
+			return j, sc.fail(sanitize.Surrogate, 0, j, isKey, start)
+		}
+		if cl := sc.class(r, j == start); cl != 0 {
+			return j, sc.fail(sanitize.ForbiddenChar, cl, j, isKey, start)
+		}
+		j += size
 	}
-	return j, nil
 }
 
 func (sc *jsonScanner) class(r rune, first bool) sanitize.Class {
@@ -263,13 +330,13 @@ func utf16IsSurrogate(r rune) bool { return 0xD800 <= r && r <= 0xDFFF }
 // in one.
 func (sc *jsonScanner) pointer() string {
 	var b strings.Builder
-	for k := range sc.stack {
-		f := &sc.stack[k]
+	for k := range sc.depth {
+		f := sc.frame(k)
 		b.WriteByte('/')
 		switch {
-		case f.object && f.hasKey && !(k == len(sc.stack)-1 && sc.inKey):
+		case f.object && f.hasKey && !(k == sc.depth-1 && sc.inKey):
 			writePointerToken(&b, sc.p[f.key[0]:f.key[1]])
-		case f.object && k == len(sc.stack)-1 && sc.inKey:
+		case f.object && k == sc.depth-1 && sc.inKey:
 			writePointerToken(&b, sc.p[sc.keySpan[0]:sc.keySpan[1]])
 		case !f.object:
 			b.WriteString(strconv.Itoa(f.index))

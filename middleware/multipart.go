@@ -7,7 +7,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"strings"
 
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -29,25 +28,21 @@ func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
 		return nil // not parseable as multipart: the handler's parser fails too
 	}
 	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	fields := 0
 	for n := 1; ; n++ {
 		part, err := mr.NextPart()
 		if err != nil {
 			return nil // io.EOF, or a syntax error the handler's parser meets too
 		}
 		if p.Limits.MultipartParts >= 0 && n > p.Limits.MultipartParts {
-			return tooLarge(rules.Multipart, "")
+			return tooMany(rules.Multipart)
 		}
-		for name, vals := range part.Header {
-			for _, v := range vals {
-				if err := sanitize.CheckString(v, c.Forbid); err != nil {
-					return reject(err, rules.Multipart, name, v)
-				}
-			}
-		}
-		_, disp, err := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
-		if err != nil {
-			continue // ignored by Request.ParseMultipartForm too
-		}
+		// The field name and the file name first, so that the Rejection
+		// names the field rather than the Content-Disposition header that
+		// carries them; then every header value, the rest of that one
+		// included.
+		cd := part.Header.Get("Content-Disposition")
+		_, disp, derr := mime.ParseMediaType(cd)
 		field, file := disp["name"], disp["filename"]
 		if err := sanitize.CheckString(field, c.Forbid); err != nil {
 			return reject(err, rules.Multipart, safeField(field), field)
@@ -55,7 +50,27 @@ func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
 		if err := sanitize.CheckString(file, c.Forbid); err != nil {
 			return reject(err, rules.Multipart, safeField(field), file)
 		}
-		if file != "" || strings.Contains(part.Header.Get("Content-Disposition"), "filename") {
+		for name, vals := range part.Header {
+			for _, v := range vals {
+				if err := sanitize.CheckString(v, c.Forbid); err != nil {
+					return reject(err, rules.Multipart, safeField(name), v)
+				}
+			}
+		}
+		// A file part is one with a file name, as multipart.Part.FileName
+		// and Reader.ReadForm tell: an empty filename="" is a form value,
+		// and so is a field named "filename". A part whose
+		// Content-Disposition does not parse (or is missing) has none:
+		// Request.ParseMultipartForm skips it, but a handler streaming with
+		// Request.MultipartReader reads it, so it is checked as a field
+		// (fail closed).
+		isFile := derr == nil && file != ""
+		if !isFile {
+			if fields++; p.Limits.Fields >= 0 && fields > p.Limits.Fields {
+				return tooMany(rules.Multipart)
+			}
+		}
+		if isFile {
 			typ, sub, charset := contentType(part.Header.Get("Content-Type"))
 			if !matchMedia(p.multiTypes, typ, sub) {
 				continue // a binary file
@@ -68,24 +83,29 @@ func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
 			}
 		}
 		limit := int64(p.Limits.FieldBytes)
-		if file != "" || limit < 0 {
+		if isFile || limit < 0 {
 			limit = p.Limits.BodyBytes // file parts are bounded by the body
 		}
 		data, err := readLimited(part, limit)
 		if errors.Is(err, errTooLong) {
 			return tooLarge(rules.Multipart, safeField(field))
 		}
-		if err != nil {
-			return nil // a broken part: the handler's parser fails too
+		// A broken part (the body ends inside it) fails the handler's
+		// parser too, but only after a streaming handler has read what
+		// came before the break: that much is checked all the same.
+		if cerr := checkUTF8Text(data, c.Forbid); cerr != nil {
+			return reject(cerr, rules.Multipart, safeField(field), data)
 		}
-		if err := sanitize.Check(data, c.Forbid); err != nil {
-			return reject(err, rules.Multipart, safeField(field), data)
+		if err != nil {
+			return nil
 		}
 	}
 }
 
 var errTooLong = errors.New("over the limit")
 
+// readLimited reads r to its end, or to limit octets and then fails with
+// errTooLong. On another error it returns what it read with the error.
 func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	if limit < 0 {
 		return io.ReadAll(r)

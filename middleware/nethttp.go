@@ -103,8 +103,12 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 			_, rj, err := g.inspect(s, r, p, nil, nil)
 			putScratch(s)
 			if err != nil {
-				g.logReadError(r, err, route, r.Header.Get("X-Request-Id"), remoteIP(r))
-				writeJSONError(w, http.StatusBadRequest, map[string]string{"reason": "body_unreadable"})
+				g.logReadError(r, err, route, p.Mode, r.Header.Get("X-Request-Id"), remoteIP(r))
+				if p.Mode == rules.Enforce {
+					writeJSONError(w, http.StatusBadRequest, map[string]string{"reason": "body_unreadable"})
+					return
+				}
+				next.ServeHTTP(w, r) // the body fails the handler's read as it failed ours
 				return
 			}
 			if rj != nil {

@@ -12,6 +12,9 @@ import (
 // nothing: a malformed escape anywhere is a rejection. When the check
 // repairs ill-formed UTF-8, it returns the re-encoded text and true.
 func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
+	if cleanPairs(raw, c.Forbid, mode, lim) {
+		return "", false, nil
+	}
 	n, repair := 0, false
 	for rest := raw; rest != ""; {
 		var pair string
@@ -20,14 +23,16 @@ func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mod
 			continue
 		}
 		if n++; lim.Fields >= 0 && n > lim.Fields {
-			return "", false, tooLarge(loc, "")
+			return "", false, tooMany(loc)
 		}
 		key, val, _ := strings.Cut(pair, "=")
 		s.buf = s.buf[:0]
 		kb, rj := s.field(key, loc, "", c, mode, lim)
 		if rj != nil {
 			if rj.Reason == sanitize.TooLarge || !(c.Repair && isEncodingReason(rj.Reason)) {
-				rj.Field = safeField(key)
+				// Cloned: key points into the body of a form, which a
+				// Rejection kept by OnReject should not pin.
+				rj.Field = strings.Clone(safeField(key))
 				return "", false, rj
 			}
 			repair = true
@@ -38,7 +43,11 @@ func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mod
 		}
 		if _, rj := s.field(val, loc, name, c, mode, lim); rj != nil {
 			if rj.Reason == sanitize.TooLarge || !(c.Repair && isEncodingReason(rj.Reason)) {
-				rj.Field = safeField(rj.Field)
+				// Cloned: a decoded key points into s.buf, which the next
+				// request reuses once this one has put its scratch back,
+				// while the Rejection lives on in the log line, OnReject
+				// and the error handler.
+				rj.Field = strings.Clone(safeField(rj.Field))
 				return "", false, rj
 			}
 			repair = true
@@ -47,7 +56,35 @@ func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mod
 	if !repair {
 		return "", false, nil
 	}
-	return rebuildPairs(raw, loc, c, mode)
+	return rebuildPairs(raw, loc, c, mode, lim)
+}
+
+// bom is U+FEFF in UTF-8.
+const bom = "\xEF\xBB\xBF"
+
+// cleanPairs is the fast path of checkPairs: it reports whether raw passes
+// every check of the slow path, when it can tell in one pass over the
+// whole text, and false when the slow path must decide. With nothing to
+// decode, each key and value is its own decoded form, and the separators
+// '&' and '=' are ASCII characters of no class, so checking raw as a whole
+// checks every key and value (a UTF-8 sequence cannot straddle an ASCII
+// octet). BOM counts only at the start of a value, so raw holding one
+// goes the slow way; so does raw that could hold a field or a count over
+// its limit.
+func cleanPairs(raw string, forbid sanitize.Class, mode sanitize.EscapeMode, lim *rules.Limits) bool {
+	if needsDecoding(raw, mode) {
+		return false
+	}
+	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes {
+		return false
+	}
+	if lim.Fields >= 0 && strings.Count(raw, "&") >= lim.Fields {
+		return false // perhaps more than lim.Fields non-empty pairs
+	}
+	if forbid&sanitize.BOM != 0 && strings.Contains(raw, bom) {
+		return false
+	}
+	return sanitize.CheckString(raw, forbid&^sanitize.BOM) == nil
 }
 
 // field decodes and checks one key or value, in s.buf after what is there.
@@ -69,9 +106,16 @@ func (s *scratch) field(raw string, loc rules.Location, name string, c *rules.Ch
 	s.buf, err = sanitize.AppendUnescape(s.buf, raw, mode)
 	dec = s.buf[start:]
 	if err != nil {
-		rj := reject(err, loc, name, dec)
+		rj := reject(firstViolation(err, dec, c.Forbid), loc, name, dec)
 		if rj.Reason == sanitize.BadEscape || rj.Reason == sanitize.DoubleEncoding {
 			rj.Sample = sample(raw, rj.Offset)
+			return nil, rj
+		}
+		// A UTF-8 error: dec is the whole decoded value. Its length is
+		// checked first, as for a value without escapes, so that a Repair
+		// check cannot let an over-long value through.
+		if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
+			return nil, tooLarge(loc, name)
 		}
 		return nil, rj
 	}
@@ -84,20 +128,18 @@ func (s *scratch) field(raw string, loc rules.Location, name string, c *rules.Ch
 	return dec, nil
 }
 
+// needsDecoding reports whether s holds a '%', or a '+' in a query or
+// form text (EscapeQuery).
 func needsDecoding(s string, mode sanitize.EscapeMode) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '%' || c == '+' && mode&^sanitize.RefuseDoubleEncoding == sanitize.EscapeQuery {
-			return true
-		}
-	}
-	return false
+	return strings.IndexByte(s, '%') >= 0 ||
+		mode&^sanitize.RefuseDoubleEncoding == sanitize.EscapeQuery && strings.IndexByte(s, '+') >= 0
 }
 
 // rebuildPairs re-encodes raw with every ill-formed sequence of every key
 // and value replaced by U+FFFD. raw has passed checkPairs but for encoding
 // errors, so what fails here is a forbidden character that the repair
-// exposed.
-func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode) (string, bool, *Rejection) {
+// exposed, or a value that U+FFFD made longer than the limit.
+func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
 	out := make([]byte, 0, len(raw)+16)
 	for rest := raw; rest != ""; {
 		var pair string
@@ -118,8 +160,11 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 			}
 			dec, _ := sanitize.AppendUnescape(nil, part, mode&^sanitize.RefuseDoubleEncoding)
 			dec = sanitize.ToValid(dec)
+			if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
+				return "", false, tooLarge(loc, strings.Clone(safeField(key)))
+			}
 			if err := sanitize.CheckClasses(dec, c.Forbid); err != nil {
-				return "", false, reject(err, loc, safeField(key), dec)
+				return "", false, reject(err, loc, strings.Clone(safeField(key)), dec)
 			}
 			out = sanitize.AppendEscape(out, bytesString(dec), sanitize.EscapeQuery)
 		}

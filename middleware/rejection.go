@@ -1,6 +1,8 @@
 package middleware
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -57,12 +59,25 @@ func (r *Rejection) Unwrap() error {
 }
 
 // Status is the HTTP status of the rejection: 413 Request Entity Too Large
-// for a body over its limit, 400 Bad Request otherwise.
+// for a body over its limit, 400 Bad Request otherwise (a field, a path or
+// a JSON nesting over its limit, too many fields or parts, and every other
+// reason).
 func (r *Rejection) Status() int {
-	if r.Reason == sanitize.TooLarge && r.Field == "" && isBodyLocation(r.Location) {
+	if r.Reason == sanitize.TooLarge && r.Field == "" && isBodyLocation(r.Location) &&
+		!errors.Is(r.Err, errTooMany) {
 		return http.StatusRequestEntityTooLarge
 	}
 	return http.StatusBadRequest
+}
+
+// errTooMany is the Err of a too_large rejection for a count (query, form
+// or multipart fields, multipart parts), which is not a body over its size
+// limit: it answers 400, not 413. It unwraps to sanitize.ErrTooLarge.
+var errTooMany = fmt.Errorf("utf8guard: too many fields or parts: %w", sanitize.ErrTooLarge)
+
+// tooMany is the Rejection of a count over its limit at loc.
+func tooMany(loc rules.Location) *Rejection {
+	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Err: errTooMany}
 }
 
 func isBodyLocation(l rules.Location) bool {

@@ -374,9 +374,9 @@ func appendBulk[T string | []byte](dst []byte, f norm.Form, r T) []byte {
 	var out []byte
 	switch q := any(r).(type) {
 	case string:
-		out = f.AppendString(dst[len(dst):len(dst)], q)
+		out = f.AppendString(dst[len(dst):], q)
 	case []byte:
-		out = f.Append(dst[len(dst):len(dst)], q...)
+		out = f.Append(dst[len(dst):], q...)
 	}
 	if len(out) > 0 && cap(out) == cap(dst)-len(dst) && &out[0] == &dst[:len(dst)+1][len(dst)] {
 		return dst[:len(dst)+len(out)] // written in place

@@ -35,18 +35,25 @@ const MaxFileBytes = 4 << 20
 //
 //   - "preset" (required): "strict", "default" or "unchecked", for Strict,
 //     Default and Unchecked.
+//
 //   - "mode": "enforce" or "monitor" (Policy.Mode).
+//
 //   - "normalization": "none", "nfc" or "nfkc" (Policy.Normalization).
+//
 //   - "reject_unnormalized": a boolean (Policy.RejectUnnormalized); true
 //     needs a normalization other than "none".
+//
 //   - "refuse_charsets": a boolean (Policy.RefuseCharsets).
+//
 //   - "headers": an array of header names (Policy.Headers), each a valid
 //     HTTP token; names compare without regard to case, and a name listed
 //     twice is an error. It replaces the preset's list.
+//
 //   - "body_types", "multipart_text_types": arrays of media types
 //     (Policy.BodyTypes, Policy.MultipartTextTypes), "type/subtype" or
 //     "type/*", without parameters. Media types are case-insensitive;
 //     Parse stores them in lower case. Each replaces the preset's list.
+//
 //   - "limits": an object with any of "body_bytes", "fields",
 //     "field_bytes", "path_bytes", "json_depth" and "multipart_parts"
 //     (the fields of Limits). Each is a positive integer, or -1 for no
@@ -54,6 +61,7 @@ const MaxFileBytes = 4 << 20
 //     which a reader of the file would take for "nothing allowed"; leave
 //     the key out to keep the preset's limit (the defaults, in every
 //     preset).
+//
 //   - "path", "query", "form", "json", "multipart", "body", "header": the
 //     Check of that location (see Location.String), an object with any of
 //     "on" (a boolean: Check.On), "forbid" (an array of character class

@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -38,14 +39,20 @@ func main() {
 	mux.Handle("/strict/{rest...}", guard(http.HandlerFunc(echoRequest)))
 	mux.Handle("/open/{rest...}", guard(http.HandlerFunc(echoRequest)))
 	srv := &http.Server{
-		Addr:              *addr,
 		Handler:           mux,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       60 * time.Second,
 	}
-	fmt.Fprintf(os.Stderr, "utf8guard net/http demo listening on http://%s\n", *addr)
-	if err := srv.ListenAndServe(); err != nil {
+	// Listen before saying so: a port in use is an error, not a start-up
+	// line followed by one.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "nethttp:", err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "utf8guard net/http demo listening on http://%s\n", ln.Addr())
+	if err := srv.Serve(ln); err != nil {
 		fmt.Fprintln(os.Stderr, "nethttp:", err)
 		os.Exit(1)
 	}

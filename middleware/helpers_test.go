@@ -1,0 +1,365 @@
+package middleware
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+	emw "github.com/labstack/echo/v4/middleware"
+	"github.com/rs/zerolog"
+)
+
+// logBuf collects zerolog output; safe for concurrent writers (a real
+// server logs from its own goroutines).
+type logBuf struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// lines parses every log line as JSON; a line that is not JSON fails t.
+func (l *logBuf) lines(t testing.TB) []map[string]any {
+	t.Helper()
+	l.mu.Lock()
+	raw := l.buf.String()
+	l.mu.Unlock()
+	var out []map[string]any
+	for line := range strings.SplitSeq(raw, "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line is not JSON: %v: %q", err, line)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func (l *logBuf) reset() {
+	l.mu.Lock()
+	l.buf.Reset()
+	l.mu.Unlock()
+}
+
+func (l *logBuf) logger() *zerolog.Logger {
+	lg := zerolog.New(l).Level(zerolog.DebugLevel)
+	return &lg
+}
+
+// seen is what the handler saw of a request.
+type seen struct {
+	Method        string
+	Route         string
+	Path, RawPath string
+	RawQuery      string
+	Query         url.Values
+	Params        map[string]string
+	ParamNames    []string
+	ParamValues   []string
+	Body          []byte
+	ContentLength int64
+	Header        http.Header
+	BodyErr       error
+}
+
+// recorder is a handler that records what it saw and counts its calls.
+type recorder struct {
+	calls atomic.Int32
+	mu    sync.Mutex
+	last  *seen
+}
+
+func (rec *recorder) echoHandler(c echo.Context) error {
+	r := c.Request()
+	s := &seen{
+		Method:        r.Method,
+		Route:         c.Path(),
+		Path:          r.URL.Path,
+		RawPath:       r.URL.RawPath,
+		RawQuery:      r.URL.RawQuery,
+		Query:         c.QueryParams(),
+		Params:        map[string]string{},
+		ParamNames:    append([]string(nil), c.ParamNames()...),
+		ParamValues:   append([]string(nil), c.ParamValues()...),
+		ContentLength: r.ContentLength,
+		Header:        r.Header.Clone(),
+	}
+	for _, n := range c.ParamNames() {
+		s.Params[n] = c.Param(n)
+	}
+	if r.Body != nil {
+		s.Body, s.BodyErr = io.ReadAll(r.Body)
+	}
+	rec.calls.Add(1)
+	rec.mu.Lock()
+	rec.last = s
+	rec.mu.Unlock()
+	return c.String(http.StatusOK, "ok")
+}
+
+func (rec *recorder) httpHandler(w http.ResponseWriter, r *http.Request) {
+	s := &seen{
+		Method:        r.Method,
+		Route:         r.Pattern,
+		Path:          r.URL.Path,
+		RawPath:       r.URL.RawPath,
+		RawQuery:      r.URL.RawQuery,
+		Query:         r.URL.Query(),
+		Params:        map[string]string{},
+		ContentLength: r.ContentLength,
+		Header:        r.Header.Clone(),
+	}
+	if v := r.PathValue("id"); v != "" {
+		s.Params["id"] = v
+	}
+	if r.Body != nil {
+		s.Body, s.BodyErr = io.ReadAll(r.Body)
+	}
+	rec.calls.Add(1)
+	rec.mu.Lock()
+	rec.last = s
+	rec.mu.Unlock()
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, "ok")
+}
+
+func (rec *recorder) seen() *seen {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.last
+}
+
+// mount is where the middleware is registered.
+type mount int
+
+const (
+	mountGlobal mount = iota // e.Use
+	mountGroup               // e.Group("/api", mw)
+	mountRoute               // e.GET(path, h, mw)
+	mountPre                 // e.Pre
+)
+
+var mounts = []mount{mountGlobal, mountGroup, mountRoute, mountPre}
+
+func (m mount) String() string {
+	return [...]string{"global", "group", "route", "pre"}[m]
+}
+
+// testRoutes are the routes of every test server, below /api so that a
+// group can hold them. Each answers GET and POST.
+var testRoutes = []string{"/api/users/:id", "/api/files/*", "/api/echo", "/api/users/:id/posts/:post"}
+
+// testMethods are the methods every test route answers.
+var testMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete}
+
+// env is an Echo server with the middleware mounted one way, a recording
+// handler and a captured log.
+type env struct {
+	e    *echo.Echo
+	rec  *recorder
+	logs *logBuf
+}
+
+// newEnv builds an env. cfg.Logger is set to the env's log unless set.
+func newEnv(t testing.TB, cfg Config, m mount) *env {
+	t.Helper()
+	ev := &env{e: echo.New(), rec: &recorder{}, logs: &logBuf{}}
+	if cfg.Logger == nil {
+		cfg.Logger = ev.logs.logger()
+	}
+	mw, err := cfg.ToMiddleware()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ev.e
+	var routeMW []echo.MiddlewareFunc
+	add := func(r interface {
+		Add(string, string, echo.HandlerFunc, ...echo.MiddlewareFunc) *echo.Route
+	}, prefix string) {
+		for _, path := range testRoutes {
+			path = strings.TrimPrefix(path, prefix)
+			for _, method := range testMethods {
+				r.Add(method, path, ev.rec.echoHandler, routeMW...)
+			}
+		}
+	}
+	switch m {
+	case mountGlobal:
+		e.Use(emw.RequestID(), mw)
+		add(e, "")
+	case mountGroup:
+		e.Use(emw.RequestID())
+		add(e.Group("/api", mw), "/api")
+	case mountRoute:
+		e.Use(emw.RequestID())
+		routeMW = []echo.MiddlewareFunc{mw}
+		add(e, "")
+	case mountPre:
+		e.Pre(emw.RequestID(), mw)
+		add(e, "")
+	}
+	return ev
+}
+
+// do serves req and returns the response.
+func (ev *env) do(req *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	ev.e.ServeHTTP(w, req)
+	return w
+}
+
+// req builds a request for target (a raw request-target, parsed as the
+// server would), with a body and a Content-Type when ct is not empty.
+func req(method, target, ct string, body io.Reader) *http.Request {
+	r := httptest.NewRequest(method, target, body)
+	if ct != "" {
+		r.Header.Set("Content-Type", ct)
+	}
+	return r
+}
+
+// countingReader counts the octets read through it.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// failingReader returns the first n octets of data and then err.
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if len(f.data) == 0 {
+		return 0, f.err
+	}
+	n := copy(p, f.data)
+	f.data = f.data[n:]
+	return n, nil
+}
+
+// infiniteReader yields 'a' for ever.
+type infiniteReader struct{}
+
+func (infiniteReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	return len(p), nil
+}
+
+var errBroken = errors.New("broken body")
+
+// wantLog is the part of a log line a test checks; empty strings and a
+// negative offset are not checked.
+type wantLog struct {
+	reason, location, field, class string
+	offset                         int
+}
+
+// checkOneLog asserts that the log holds exactly one rejection line and
+// that it carries every field of the documented schema, with the given
+// values.
+func checkOneLog(t testing.TB, logs *logBuf, want wantLog, mode, method, route string) map[string]any {
+	t.Helper()
+	lines := logs.lines(t)
+	if len(lines) != 1 {
+		t.Fatalf("log lines = %d, want 1: %v", len(lines), lines)
+	}
+	l := lines[0]
+	for _, k := range []string{"reason", "location", "field", "offset", "sample", "method", "route", "request_id", "remote_ip", "mode", "level", "message"} {
+		if _, ok := l[k]; !ok {
+			t.Errorf("log line lacks %q: %v", k, l)
+		}
+	}
+	str := func(k string) string { s, _ := l[k].(string); return s }
+	if str("level") != "warn" {
+		t.Errorf("level = %q, want warn", str("level"))
+	}
+	if want.reason != "" && str("reason") != want.reason {
+		t.Errorf("reason = %q, want %q", str("reason"), want.reason)
+	}
+	if want.location != "" && str("location") != want.location {
+		t.Errorf("location = %q, want %q", str("location"), want.location)
+	}
+	if want.field != "" || want.location == "path" || want.location == "body" {
+		if str("field") != want.field {
+			t.Errorf("field = %q, want %q", str("field"), want.field)
+		}
+	}
+	if want.offset >= 0 {
+		if off, _ := l["offset"].(float64); int(off) != want.offset {
+			t.Errorf("offset = %v, want %d", l["offset"], want.offset)
+		}
+	}
+	if want.class != "" && str("class") != want.class {
+		t.Errorf("class = %q, want %q", str("class"), want.class)
+	}
+	if s := str("sample"); !printableASCII(s) {
+		t.Errorf("sample %q is not hex-escaped printable ASCII", s)
+	}
+	for k, v := range l {
+		if s, ok := v.(string); ok && !printableASCII(s) {
+			t.Errorf("log field %s = %q holds a raw non-ASCII or control octet", k, s)
+		}
+	}
+	if str("mode") != mode {
+		t.Errorf("mode = %q, want %q", str("mode"), mode)
+	}
+	if method != "" && str("method") != method {
+		t.Errorf("method = %q, want %q", str("method"), method)
+	}
+	if route != "" && str("route") != route {
+		t.Errorf("route = %q, want %q", str("route"), route)
+	}
+	return l
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7F {
+			return false
+		}
+	}
+	return true
+}
+
+// errorBody decodes a JSON error response body.
+func errorBody(t testing.TB, body []byte) map[string]string {
+	t.Helper()
+	var m map[string]string
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatalf("error body is not a JSON object of strings: %v: %q", err, body)
+	}
+	return m
+}
+
+// httpDo serves r with h and returns the response.
+func httpDo(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}

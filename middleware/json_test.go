@@ -1,0 +1,161 @@
+package middleware
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// TestJSONPointer: given a JSON body with one bad string, expect the
+// rejection's field to be the RFC 6901 pointer of that string (keys with
+// '~' and '/' escaped as ~0 and ~1, key escapes decoded, non-ASCII
+// hex-escaped for the log), and the offset to point into the body.
+func TestJSONPointer(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, body   string
+		reason, ptr  string
+		offset       int
+		wantAccepted bool
+	}{
+		{name: "top-level string", body: `"\ud800"`, reason: "surrogate", ptr: "", offset: 1},
+		{name: "array element", body: `["a","\ud800"]`, reason: "surrogate", ptr: "/1", offset: 6},
+		{name: "nested", body: `{"a":{"b":[1,{"c":"\ud800"}]}}`, reason: "surrogate", ptr: "/a/b/1/c", offset: 19},
+		{name: "after a closed container", body: `{"a":[1,{"x":2}],"b":"\udfff"}`, reason: "surrogate", ptr: "/b", offset: 22},
+		{name: "tilde and slash", body: `{"a~b":{"c/d":"\ud800"}}`, reason: "surrogate", ptr: "/a~0b/c~1d", offset: 15},
+		{name: "escaped slash in key", body: `{"a\/b":"\ud800"}`, reason: "surrogate", ptr: "/a~1b", offset: 9},
+		{name: "escaped tilde in key", body: `{"\u007e":"\ud800"}`, reason: "surrogate", ptr: "/~0", offset: 11},
+		{name: "escaped quote in key", body: `{"a\"b":"\ud800"}`, reason: "surrogate", ptr: `/a"b`, offset: 9},
+		{name: "non-ASCII key", body: `{"\u00e9t\u00e9":"\ud800"}`, reason: "surrogate", ptr: `/\xc3\xa9t\xc3\xa9`, offset: 18},
+		{name: "pair in key", body: `{"\ud83d\ude00":"\ud800"}`, reason: "surrogate", ptr: `/\xf0\x9f\x98\x80`, offset: 17},
+		{name: "empty key", body: `{"":"\ud800"}`, reason: "surrogate", ptr: "/", offset: 5},
+		{name: "structure inside strings", body: `{"x,{[":"]},\"","y":"\ud800"}`, reason: "surrogate", ptr: "/y", offset: 21},
+		{name: "bad key", body: `{"ok":1,"k\ud800":2}`, reason: "surrogate", ptr: "/k", offset: 10},
+		{name: "bad key nested", body: `{"a":[{"k\u0001":2}]}`, reason: "forbidden_char", ptr: "/a/0/k", offset: 9},
+		{name: "raw octets in value", body: `{"a":["x","` + "\xFF" + `"]}`, reason: "invalid_byte", ptr: "/a/1", offset: 11},
+		{name: "raw octets in key", body: `{"a":{"k` + "\xC0\xAE" + `":1}}`, reason: "overlong", ptr: "/a/k", offset: 8},
+		{name: "raw octets outside strings", body: `{"a":1` + "\xFF" + `}`, reason: "invalid_byte", ptr: "/a", offset: 6},
+		{name: "earlier class violation wins", body: `{"a":"\u0000","b":"` + "\xFF" + `"}`, reason: "forbidden_char", ptr: "/a", offset: 6},
+		{name: "earlier surrogate wins", body: `{"a":["\udc00"],"b":"` + "\xC0\xAE" + `"}`, reason: "surrogate", ptr: "/a/0", offset: 7},
+		{name: "truncated pair at the end", body: `{"a":"\ud83d`, reason: "surrogate", ptr: "/a", offset: 6},
+		{name: "pair across nothing", body: `{"a":"\ud83d\\ude00"}`, reason: "surrogate", ptr: "/a", offset: 6},
+		{name: "escaped backslash before u", body: `{"a":"\\ud800"}`, wantAccepted: true},
+		{name: "pairs everywhere", body: `{"\ud83d\ude00":["\ud83d\ude00",{"k":"\uD83D\uDE00"}]}`, wantAccepted: true},
+		{name: "syntax error left to the decoder", body: `{"a":"\uZZZZ"`, wantAccepted: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// given
+			ev := newEnv(t, Config{Policy: ptr(rules.Strict())}, mountGlobal)
+			// when
+			w := ev.do(req(http.MethodPost, "/api/echo", ctJSON, strings.NewReader(tc.body)))
+			// expect
+			if tc.wantAccepted {
+				if w.Code != 200 || string(ev.rec.seen().Body) != tc.body {
+					t.Fatalf("status %d, log %v", w.Code, ev.logs.lines(t))
+				}
+				return
+			}
+			if w.Code != 400 || ev.rec.calls.Load() != 0 {
+				t.Fatalf("status %d, handler calls %d", w.Code, ev.rec.calls.Load())
+			}
+			want := wantLog{reason: tc.reason, location: "json", field: tc.ptr, offset: tc.offset}
+			l := checkOneLog(t, ev.logs, want, "enforce", "POST", rEcho)
+			if l["field"] != tc.ptr { // checkOneLog skips an empty field
+				t.Errorf("field = %q, want %q", l["field"], tc.ptr)
+			}
+		})
+	}
+}
+
+// TestJSONDepth: nesting beyond the limit is too_large (400, with the
+// pointer of the container that goes too deep); a negative limit is none.
+func TestJSONDepth(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat(`{"a":[`, 300) + strings.Repeat(`]}`, 300) // depth 600
+	cases := []struct {
+		name   string
+		depth  int
+		body   string
+		status int
+	}{
+		{"default 512 rejects 600", 0, deep, 400},
+		{"limit 601 passes 600", 601, deep, 200},
+		{"no limit", -1, deep, 200},
+		{"limit 1", 1, `{"a":{}}`, 400},
+		{"limit 1 flat", 1, `{"a":1,"b":"x"}`, 200},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := rules.Strict()
+			p.Limits.JSONDepth = tc.depth
+			ev := newEnv(t, Config{Policy: &p}, mountGlobal)
+			w := ev.do(req(http.MethodPost, "/api/echo", ctJSON, strings.NewReader(tc.body)))
+			if w.Code != tc.status {
+				t.Fatalf("status %d, want %d", w.Code, tc.status)
+			}
+			if tc.status == 400 {
+				checkOneLog(t, ev.logs, wantLog{reason: "too_large", location: "json", offset: -1}, "enforce", "POST", rEcho)
+			}
+		})
+	}
+}
+
+// TestJSONBind: after the middleware, c.Bind decodes the body it checked,
+// with its content length right, whatever the size.
+func TestJSONBind(t *testing.T) {
+	t.Parallel()
+	type doc struct {
+		Name  string            `json:"name"`
+		Tags  []string          `json:"tags"`
+		Attrs map[string]string `json:"attrs"`
+	}
+	want := doc{Name: "Zoë 😀", Tags: []string{"été", "\u00e9", strings.Repeat("ж", 30000)}, Attrs: map[string]string{"k€y": "v"}}
+	body, _ := json.Marshal(want)
+	for _, m := range mounts {
+		t.Run(m.String(), func(t *testing.T) {
+			t.Parallel()
+			e := echo.New()
+			lb := &logBuf{}
+			mw := WithConfig(Config{Policy: ptr(rules.Strict()), Logger: lb.logger()})
+			var got doc
+			var cl int64
+			h := func(c echo.Context) error {
+				cl = c.Request().ContentLength
+				if err := c.Bind(&got); err != nil {
+					return err
+				}
+				return c.NoContent(http.StatusNoContent)
+			}
+			switch m {
+			case mountGlobal:
+				e.Use(mw)
+				e.POST("/d/:id", h)
+			case mountGroup:
+				e.Group("/d", mw).POST("/:id", h)
+			case mountRoute:
+				e.POST("/d/:id", h, mw)
+			case mountPre:
+				e.Pre(mw)
+				e.POST("/d/:id", h)
+			}
+			w := httpDo(e, req(http.MethodPost, "/d/1", ctJSON, strings.NewReader(string(body))))
+			if w.Code != http.StatusNoContent {
+				t.Fatalf("status %d %s", w.Code, w.Body.String())
+			}
+			if got.Name != want.Name || len(got.Tags) != 3 || got.Tags[2] != want.Tags[2] || got.Attrs["k€y"] != "v" {
+				t.Errorf("bound %+v", got)
+			}
+			if cl != int64(len(body)) {
+				t.Errorf("ContentLength = %d, want %d", cl, len(body))
+			}
+		})
+	}
+}

@@ -1,0 +1,560 @@
+package middleware
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+	"github.com/rs/zerolog"
+
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// violations is one violating request per location, for the tests that
+// only need "some rejection" at each.
+var violations = []struct {
+	name, method, target, ct, body string
+	header                         [2]string
+	reason, location               string
+}{
+	{"path", "GET", "/api/files/%C0%AE", "", "", [2]string{}, "overlong", "path"},
+	{"path raw", "GET", "/api/users/\xED\xA0\x80", "", "", [2]string{}, "surrogate", "path"},
+	{"param lowercase", "GET", "/api/users/%ed%a0%80", "", "", [2]string{}, "surrogate", "path"},
+	{"query", "GET", "/api/echo?q=%E2%82", "", "", [2]string{}, "truncated", "query"},
+	{"query bad escape", "GET", "/api/echo?q=%zz", "", "", [2]string{}, "bad_escape", "query"},
+	{"form", "POST", "/api/echo", ctForm, "q=%FF", [2]string{}, "invalid_byte", "form"},
+	{"json", "POST", "/api/echo", ctJSON, `{"a":["\ud800"]}`, [2]string{}, "surrogate", "json"},
+	{"multipart", "POST", "/api/echo", ctMP, multipartBody(mpPart{disp: `name="q"`, data: "\x80"}), [2]string{}, "unexpected_continuation", "multipart"},
+	{"text", "POST", "/api/echo", ctText, "a\x00b", [2]string{}, "forbidden_char", "body"},
+	{"charset", "POST", "/api/echo", "text/plain; charset=koi8-r", "\xC1", [2]string{}, "bad_charset", "body"},
+	{"header", "GET", "/api/echo", "", "", [2]string{"X-Name", "\xC0\xAE"}, "overlong", "header"},
+	{"too large", "POST", "/api/echo", ctText, strings.Repeat("x", 2048), [2]string{}, "too_large", "body"},
+}
+
+// checked is Strict with headers checked and 1 KiB bodies.
+func checked() rules.Policy {
+	p := rules.Strict()
+	p.Header.On = true
+	p.Headers = []string{"X-Name"}
+	p.Limits.BodyBytes = 1024
+	return p
+}
+
+func violationReq(i int) *http.Request {
+	v := violations[i]
+	var r *http.Request
+	if v.body != "" {
+		r = req(v.method, v.target, v.ct, strings.NewReader(v.body))
+	} else {
+		r = req(v.method, v.target, v.ct, nil)
+	}
+	if v.header[0] != "" {
+		r.Header.Set(v.header[0], v.header[1])
+	}
+	return r
+}
+
+// TestMonitor: given a policy in Monitor mode, when a request breaks it,
+// expect the handler to run with the request exactly as it would have seen
+// it without the middleware (body included), and exactly one log line with
+// mode "monitor".
+func TestMonitor(t *testing.T) {
+	t.Parallel()
+	for _, m := range mounts {
+		for i, v := range violations {
+			for _, unknownLength := range []bool{false, true} {
+				if unknownLength && v.body == "" {
+					continue
+				}
+				name := m.String() + "/" + v.name
+				if unknownLength {
+					name += "/length unknown"
+				}
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					// given
+					mon := checked()
+					for l := range rules.Location(rules.NumLocations) {
+						mon.Location(l).Repair = true // Monitor never repairs
+					}
+					mon = mon.AsMonitor()
+					var hooks atomic.Int32
+					ev := newEnv(t, Config{Policy: &mon, OnReject: func(echo.Context, *Rejection) { hooks.Add(1) }}, m)
+					ref := newEnv(t, Config{Policy: ptr(rules.Unchecked())}, m)
+					r, rr := violationReq(i), violationReq(i)
+					if unknownLength {
+						r.ContentLength, rr.ContentLength = -1, -1
+					}
+					// when
+					w := ev.do(r)
+					wr := ref.do(rr)
+					// expect
+					if w.Code != http.StatusOK || wr.Code != http.StatusOK {
+						t.Fatalf("status = %d (reference %d), want 200; %s", w.Code, wr.Code, w.Body.String())
+					}
+					if ev.rec.calls.Load() != 1 {
+						t.Fatalf("handler ran %d times, want 1", ev.rec.calls.Load())
+					}
+					got, want := ev.rec.seen(), ref.rec.seen()
+					if want.ContentLength < 0 && got.ContentLength == int64(len(v.body)) {
+						// A body read whole is handed on with its length;
+						// one left unread (over the limit) keeps -1.
+						want.ContentLength = got.ContentLength
+					}
+					want.Header.Del("X-Request-Id")
+					got.Header.Del("X-Request-Id")
+					if !reflect.DeepEqual(got, want) {
+						t.Errorf("the handler saw\n%+v\nwant, as without the middleware,\n%+v", got, want)
+					}
+					if !bytes.Equal(got.Body, []byte(v.body)) {
+						t.Errorf("body changed: %q", got.Body)
+					}
+					l := checkOneLog(t, ev.logs, wantLog{reason: v.reason, offset: -1}, "monitor", v.method, "")
+					if l["location"] != v.location {
+						t.Errorf("location = %v, want %s", l["location"], v.location)
+					}
+					if l["message"] != "utf8guard: request flagged" {
+						t.Errorf("message = %v", l["message"])
+					}
+					if n := hooks.Load(); n != 1 {
+						t.Errorf("OnReject called %d times, want 1", n)
+					}
+				})
+			}
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestEnforceHooks: given OnReject, expect it once per rejected request,
+// after the log line, and never for clean ones; the handler never runs.
+func TestEnforceHooks(t *testing.T) {
+	t.Parallel()
+	for _, m := range mounts {
+		t.Run(m.String(), func(t *testing.T) {
+			t.Parallel()
+			var got []*Rejection
+			var logsAtHook []int
+			var ev *env
+			ev = newEnv(t, Config{Policy: ptr(checked()), OnReject: func(c echo.Context, rj *Rejection) {
+				got = append(got, rj)
+				logsAtHook = append(logsAtHook, len(ev.logs.lines(t)))
+			}}, m)
+			for i, v := range violations {
+				ev.logs.reset()
+				before := len(got)
+				w := ev.do(violationReq(i))
+				if w.Code/100 != 4 {
+					t.Errorf("%s: status %d", v.name, w.Code)
+				}
+				if len(got) != before+1 {
+					t.Fatalf("%s: OnReject called %d times, want 1", v.name, len(got)-before)
+				}
+				rj := got[len(got)-1]
+				if rj.Reason.String() != v.reason || rj.Location.String() != v.location || rj.Mode != rules.Enforce {
+					t.Errorf("%s: OnReject got %v", v.name, rj)
+				}
+				if logsAtHook[len(logsAtHook)-1] != 1 {
+					t.Errorf("%s: %d log lines when OnReject ran, want 1 (the hook runs after the log)", v.name, logsAtHook[len(logsAtHook)-1])
+				}
+				if !errors.Is(rj, rj.Reason.Sentinel()) {
+					t.Errorf("%s: errors.Is(rj, %v) = false", v.name, rj.Reason.Sentinel())
+				}
+			}
+			n := len(got)
+			ev.do(req("GET", "/api/users/%C3%A9?q=%C3%A9", "", nil))
+			if len(got) != n {
+				t.Errorf("OnReject called for a clean request")
+			}
+			if ev.rec.calls.Load() != 1 {
+				t.Errorf("handler calls = %d, want 1 (the clean request only)", ev.rec.calls.Load())
+			}
+		})
+	}
+}
+
+// TestSkipper: given a Skipper, expect skipped requests to pass unchecked
+// and unlogged, and the others to be checked.
+func TestSkipper(t *testing.T) {
+	t.Parallel()
+	for _, m := range mounts {
+		t.Run(m.String(), func(t *testing.T) {
+			t.Parallel()
+			ev := newEnv(t, Config{Policy: ptr(rules.Strict()), Skipper: func(c echo.Context) bool {
+				return c.Request().Header.Get("X-Skip") == "1"
+			}}, m)
+			r := req("GET", "/api/files/%C0%AE", "", nil)
+			r.Header.Set("X-Skip", "1")
+			if w := ev.do(r); w.Code != 200 || ev.rec.calls.Load() != 1 {
+				t.Fatalf("skipped: status %d, calls %d", w.Code, ev.rec.calls.Load())
+			}
+			if l := ev.logs.lines(t); len(l) != 0 {
+				t.Errorf("skipped request logged: %v", l)
+			}
+			if w := ev.do(req("GET", "/api/files/%C0%AE", "", nil)); w.Code != 400 || ev.rec.calls.Load() != 1 {
+				t.Fatalf("not skipped: status %d, calls %d", w.Code, ev.rec.calls.Load())
+			}
+		})
+	}
+}
+
+// TestErrorHandler: given a custom ErrorHandler, expect its answer, either
+// an error for Echo's error handler or a response it wrote itself.
+func TestErrorHandler(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		h      func(c echo.Context, rj *Rejection) error
+		status int
+		body   string
+	}{
+		{"returns an error", func(c echo.Context, rj *Rejection) error {
+			return echo.NewHTTPError(http.StatusUnprocessableEntity, "nope "+rj.Reason.String())
+		}, 422, `{"message":"nope overlong"}`},
+		{"writes the response", func(c echo.Context, rj *Rejection) error {
+			return c.String(http.StatusTeapot, "teapot "+rj.Location.String())
+		}, 418, "teapot path"},
+	}
+	for _, m := range mounts {
+		for _, tc := range cases {
+			t.Run(m.String()+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				calls := 0
+				ev := newEnv(t, Config{Policy: ptr(rules.Strict()), ErrorHandler: func(c echo.Context, rj *Rejection) error {
+					calls++
+					return tc.h(c, rj)
+				}}, m)
+				w := ev.do(req("GET", "/api/files/%C0%AE", "", nil))
+				if w.Code != tc.status || strings.TrimSpace(w.Body.String()) != tc.body {
+					t.Errorf("got %d %q, want %d %q", w.Code, w.Body.String(), tc.status, tc.body)
+				}
+				if calls != 1 || ev.rec.calls.Load() != 0 {
+					t.Errorf("ErrorHandler calls %d, handler calls %d", calls, ev.rec.calls.Load())
+				}
+				checkOneLog(t, ev.logs, rej("overlong", "path", "", 11), "enforce", "GET", rFiles)
+			})
+		}
+	}
+}
+
+// TestDefaultErrorHandler: the default answer is an *echo.HTTPError with
+// the status of the rejection and {"reason","location"} only.
+func TestDefaultErrorHandler(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		rj     Rejection
+		status int
+	}{
+		{Rejection{Reason: sanitize.Overlong, Location: rules.Query, Field: "q", Sample: `\xc0\xae`}, 400},
+		{Rejection{Reason: sanitize.TooLarge, Location: rules.Body}, 413},
+		{Rejection{Reason: sanitize.TooLarge, Location: rules.JSON}, 413},
+		{Rejection{Reason: sanitize.TooLarge, Location: rules.Form, Err: errTooMany}, 400},
+		{Rejection{Reason: sanitize.TooLarge, Location: rules.Multipart, Field: "f"}, 400},
+		{Rejection{Reason: sanitize.TooLarge, Location: rules.Path}, 400},
+		{Rejection{Reason: sanitize.TooLarge, Location: rules.Query}, 400},
+		{Rejection{Reason: sanitize.BadCharset, Location: rules.Body, Field: "latin1"}, 400},
+	}
+	for _, tc := range cases {
+		t.Run(tc.rj.Reason.String()+"/"+tc.rj.Location.String(), func(t *testing.T) {
+			t.Parallel()
+			rj := tc.rj
+			err := DefaultErrorHandler(nil, &rj)
+			var he *echo.HTTPError
+			if !errors.As(err, &he) {
+				t.Fatalf("not an *echo.HTTPError: %T", err)
+			}
+			want := map[string]string{"reason": rj.Reason.String(), "location": rj.Location.String()}
+			if he.Code != tc.status || !reflect.DeepEqual(he.Message, want) || he.Internal != &rj {
+				t.Errorf("got %d %v internal %v, want %d %v", he.Code, he.Message, he.Internal, tc.status, want)
+			}
+		})
+	}
+	// Through a server, the body never holds the offending text, even
+	// printable: an attacker must not get a reflection point.
+	ev := newEnv(t, Config{Policy: ptr(rules.Strict())}, mountGlobal)
+	w := ev.do(req("GET", "/api/echo?%3Cscript%3E=%zz%3Cscript%3E", "", nil))
+	if w.Code != 400 || strings.Contains(strings.ToLower(w.Body.String()), "script") {
+		t.Errorf("body = %q", w.Body.String())
+	}
+	if got := errorBody(t, w.Body.Bytes()); len(got) != 2 || got["reason"] != "bad_escape" || got["location"] != "query" {
+		t.Errorf("body = %v", got)
+	}
+}
+
+// TestConfig: a bad configuration is an error from ToMiddleware and
+// ToHandler and a panic from WithConfig and Handler; New works.
+func TestConfig(t *testing.T) {
+	t.Parallel()
+	both := Config{Policy: ptr(rules.Strict()), Routes: &rules.Table{}}
+	if _, err := both.ToMiddleware(); err == nil {
+		t.Error("ToMiddleware with Policy and Routes: no error")
+	}
+	if _, err := (HTTPConfig{Policy: ptr(rules.Strict()), Routes: &rules.Table{}}).ToHandler(); err == nil {
+		t.Error("ToHandler with Policy and Routes: no error")
+	}
+	for name, f := range map[string]func(){
+		"WithConfig": func() { WithConfig(both) },
+		"Handler":    func() { Handler(HTTPConfig{Policy: ptr(rules.Strict()), Routes: &rules.Table{}}) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+	e := echo.New()
+	e.Use(New())
+	rec := &recorder{}
+	e.GET("/x/:id", rec.echoHandler)
+	if w := httpDo(e, req("GET", "/x/%c3%a9?q=1", "", nil)); w.Code != 200 || rec.seen().Params["id"] != "é" {
+		t.Errorf("New: %d %v", w.Code, rec.seen())
+	}
+}
+
+// TestTable: given a rules.Table, expect each route's policy, and the
+// default for the others, whatever the mount.
+func TestTable(t *testing.T) {
+	t.Parallel()
+	table := &rules.Table{
+		Default: rules.Strict(),
+		Routes: map[string]rules.Policy{
+			rUser:  rules.Default(),   // C0 allowed, NUL refused
+			rFiles: rules.Unchecked(), // anything goes
+		},
+	}
+	cases := []struct {
+		target string
+		status int
+		route  string
+	}{
+		{"/api/users/%01", 200, rUser},
+		{"/api/users/%00", 400, rUser},
+		{"/api/users/%ed%a0%80", 400, rUser},
+		{"/api/files/%C0%AE%00", 200, rFiles},
+		{"/api/echo?q=%01", 400, rEcho},
+		{"/api/echo?q=ok", 200, rEcho},
+		{"/api/users/1/posts/%01", 400, "/api/users/:id/posts/:post"},
+	}
+	for _, m := range mounts {
+		t.Run(m.String(), func(t *testing.T) {
+			t.Parallel()
+			ev := newEnv(t, Config{Routes: table}, m)
+			for _, tc := range cases {
+				ev.logs.reset()
+				w := ev.do(req("GET", tc.target, "", nil))
+				if w.Code != tc.status {
+					t.Errorf("%s: status %d, want %d", tc.target, w.Code, tc.status)
+					continue
+				}
+				if tc.status == 400 {
+					l := ev.logs.lines(t)
+					if len(l) != 1 || l[0]["route"] != tc.route {
+						t.Errorf("%s: log %v, want one line with route %s", tc.target, l, tc.route)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestParams: given escapes Go does not normalize away (lower-case hex),
+// Echo routes on RawPath and would hand the handler the raw text; expect
+// c.Param and c.ParamValues to agree on the decoded value.
+func TestParams(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		target     string
+		want       map[string]string
+		notWithPre bool
+	}{
+		{"/api/users/%c3%a9", map[string]string{"id": "é"}, false},
+		{"/api/users/%C3%A9", map[string]string{"id": "é"}, false},
+		{"/api/users/caf%c3%a9/posts/%e2%82%ac", map[string]string{"id": "café", "post": "€"}, false},
+		{"/api/users/a%20b", map[string]string{"id": "a b"}, false},
+		{"/api/users/a%25b", map[string]string{"id": "a%b"}, false},
+		{"/api/users/x\xC3\xA9", map[string]string{"id": "xé"}, false},
+		{"/api/files/d%c3%a9j%c3%a0/vu", map[string]string{"*": "déjà/vu"}, false},
+		// An encoded slash keeps RawPath under e.Pre (decoding it would
+		// move a segment boundary), so Echo then hands raw values: the
+		// decoded ones need the middleware after routing.
+		{"/api/users/a%2fb", map[string]string{"id": "a/b"}, true},
+	}
+	for _, m := range mounts {
+		for _, tc := range cases {
+			if tc.notWithPre && m == mountPre {
+				continue
+			}
+			t.Run(m.String()+tc.target, func(t *testing.T) {
+				t.Parallel()
+				ev := newEnv(t, Config{Policy: ptr(rules.Strict())}, m)
+				w := ev.do(req("GET", tc.target, "", nil))
+				if w.Code != 200 {
+					t.Fatalf("status %d %s", w.Code, w.Body.String())
+				}
+				s := ev.rec.seen()
+				if !reflect.DeepEqual(s.Params, tc.want) {
+					t.Errorf("c.Param: %q, want %q", s.Params, tc.want)
+				}
+				if len(s.ParamValues) != len(s.ParamNames) {
+					t.Fatalf("c.ParamValues() = %q for names %q", s.ParamValues, s.ParamNames)
+				}
+				for i, name := range s.ParamNames {
+					if s.ParamValues[i] != s.Params[name] {
+						t.Errorf("c.ParamValues()[%d] = %q, c.Param(%q) = %q", i, s.ParamValues[i], name, s.Params[name])
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLogLine: given rejections, expect one JSON line each with every
+// field of the schema, its values exact, and nothing for clean requests.
+func TestLogLine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		r      func() *http.Request
+		fields map[string]any
+	}{
+		{"query sample", func() *http.Request { return req("GET", "/api/echo?a=1&q=ab%C0%AEcd", "", nil) }, map[string]any{
+			"reason": "overlong", "location": "query", "field": "q", "offset": 2.0, "sample": `ab\xc0\xaecd`,
+			"method": "GET", "route": rEcho, "mode": "enforce", "remote_ip": "192.0.2.1",
+		}},
+		{"path param route template", func() *http.Request { return req("DELETE", "/api/users/%ed%a0%80", "", nil) }, map[string]any{
+			"reason": "surrogate", "location": "path", "field": "", "offset": 11.0, "sample": `i/users/\xed\xa0\x80`,
+			"method": "DELETE", "route": rUser,
+		}},
+		{"forbidden class", func() *http.Request { return req("GET", "/api/echo?q=x%E2%80%AEy", "", nil) }, map[string]any{
+			"reason": "forbidden_char", "class": "bidi", "location": "query", "field": "q", "offset": 1.0, "sample": `x\xe2\x80\xaey`,
+		}},
+		{"json pointer", func() *http.Request {
+			return req("POST", "/api/echo", ctJSON, strings.NewReader(`{"a":[{"b~/":"\udc00"}]}`))
+		}, map[string]any{
+			"reason": "surrogate", "location": "json", "field": "/a/0/b~0~1", "offset": 14.0, "sample": `{"b~/":"\x5cudc00"}`,
+		}},
+		{"backslash escaped in sample", func() *http.Request { return req("GET", "/api/echo?q=a%5C%FF", "", nil) }, map[string]any{
+			"sample": `a\x5c\xff`, "offset": 2.0,
+		}},
+		{"key is the attack", func() *http.Request { return req("GET", "/api/echo?%FF%00=1", "", nil) }, map[string]any{
+			"field": "%FF%00", "reason": "invalid_byte",
+		}},
+		{"text body", func() *http.Request { return req("PUT", "/api/echo", ctText, strings.NewReader("héllo\xC0")) }, map[string]any{
+			"field": "", "offset": 6.0, "sample": `h\xc3\xa9llo\xc0`, "method": "PUT",
+		}},
+		{"client request id", func() *http.Request {
+			r := req("GET", "/api/echo?q=%FF", "", nil)
+			r.Header.Set("X-Request-Id", "client-id-1")
+			return r
+		}, map[string]any{"request_id": "client-id-1"}},
+		{"forwarded ip", func() *http.Request {
+			r := req("GET", "/api/echo?q=%FF", "", nil)
+			r.Header.Set("X-Real-Ip", "203.0.113.9")
+			return r
+		}, map[string]any{"remote_ip": "203.0.113.9"}},
+	}
+	for _, m := range mounts {
+		for _, tc := range cases {
+			t.Run(m.String()+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				ev := newEnv(t, Config{Policy: ptr(rules.Strict())}, m)
+				ev.do(req("GET", "/api/users/%C3%A9?q=%C3%A9", "", nil))
+				if l := ev.logs.lines(t); len(l) != 0 {
+					t.Fatalf("clean request logged: %v", l)
+				}
+				r := tc.r()
+				w := ev.do(r)
+				l := checkOneLog(t, ev.logs, wantLog{reason: str(tc.fields["reason"]), location: str(tc.fields["location"]), offset: -1}, "enforce", "", "")
+				if _, ok := tc.fields["request_id"]; !ok {
+					if id := w.Header().Get("X-Request-Id"); id == "" || l["request_id"] != id {
+						t.Errorf("request_id %v, X-Request-Id %q", l["request_id"], id)
+					}
+				}
+				for k, v := range tc.fields {
+					if l[k] != v {
+						t.Errorf("%s = %#v, want %#v", k, l[k], v)
+					}
+				}
+				if _, ok := l["class"]; ok != (l["reason"] == "forbidden_char") {
+					t.Errorf("class field present = %v for reason %v", ok, l["reason"])
+				}
+				// one more of the same: one more line, no more
+				ev.do(tc.r())
+				if n := len(ev.logs.lines(t)); n != 2 {
+					t.Errorf("after two rejections: %d lines", n)
+				}
+			})
+		}
+	}
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// TestLogContextLogger: a zerolog logger in the request's context (as
+// hlog sets it) receives the line, with its own fields; LogAccepted adds a
+// debug line for clean requests.
+func TestLogContextLogger(t *testing.T) {
+	t.Parallel()
+	cfgLogs, ctxLogs := &logBuf{}, &logBuf{}
+	e := echo.New()
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			l := zerolog.New(ctxLogs).With().Str("svc", "api").Logger()
+			c.SetRequest(c.Request().WithContext(l.WithContext(c.Request().Context())))
+			return next(c)
+		}
+	})
+	e.Use(WithConfig(Config{Policy: ptr(rules.Strict()), Logger: cfgLogs.logger(), LogAccepted: true}))
+	rec := &recorder{}
+	e.GET("/x", rec.echoHandler)
+	httpDo(e, req("GET", "/x?q=%FF", "", nil))
+	if l := ctxLogs.lines(t); len(l) != 1 || l[0]["svc"] != "api" || l[0]["reason"] != "invalid_byte" {
+		t.Errorf("context logger got %v", l)
+	}
+	if l := cfgLogs.lines(t); len(l) != 0 {
+		t.Errorf("configured logger got %v", l)
+	}
+	ctxLogs.reset()
+	httpDo(e, req("GET", "/x?q=ok", "", nil))
+	if l := ctxLogs.lines(t); len(l) != 1 || l[0]["level"] != "debug" || l[0]["message"] != "utf8guard: request accepted" || l[0]["route"] != "/x" {
+		t.Errorf("LogAccepted: %v", l)
+	}
+}
+
+// TestRejectionFieldStable: a Rejection kept by OnReject must not change
+// when later requests reuse the middleware's pooled buffers.
+func TestRejectionFieldStable(t *testing.T) {
+	t.Parallel()
+	var kept []*Rejection
+	e := echo.New()
+	lb := &logBuf{}
+	e.Use(WithConfig(Config{Policy: ptr(rules.Strict()), Logger: lb.logger(), OnReject: func(c echo.Context, rj *Rejection) {
+		kept = append(kept, rj)
+	}}))
+	e.GET("/x", (&recorder{}).echoHandler)
+	e.POST("/x", (&recorder{}).echoHandler)
+	httpDo(e, req("GET", "/x?k%41y=%FF", "", nil))
+	httpDo(e, req("POST", "/x", ctForm, strings.NewReader("f%41=%FF")))
+	for range 50 {
+		httpDo(e, req("GET", "/x?ZZZZZZZZ%5A=1&k=v", "", nil))
+		httpDo(e, req("POST", "/x", ctForm, strings.NewReader("ZZZZZZ%5A=1")))
+	}
+	if kept[0].Field != "kAy" || kept[1].Field != "fA" {
+		t.Errorf("fields changed under a kept Rejection: %q %q", kept[0].Field, kept[1].Field)
+	}
+	for i, l := range lb.lines(t)[:2] {
+		if l["field"] != []string{"kAy", "fA"}[i] {
+			t.Errorf("log field %v", l["field"])
+		}
+	}
+}
