@@ -175,6 +175,7 @@ func (b *bufferedBody) Close() error { return nil }
 // The handler always gets the whole body back, repaired where the policy
 // repairs and unchanged otherwise.
 func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
+	s.body, s.bodyLoc = nil, 0
 	if !p.readsBody || r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
@@ -218,6 +219,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 			fixed = body // monitor: unchanged
 		}
 		setBody(r, fixed)
+		s.body, s.bodyLoc = fixed, loc
 	}
 	return rj, nil
 }

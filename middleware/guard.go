@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -23,6 +24,12 @@ type policy struct {
 	readsBody  bool // some body location is on
 	bodyTypes  []mediaPattern
 	multiTypes []mediaPattern
+
+	// Canonicalization (canon.go).
+	canon      bool           // something to canonicalize
+	form       normalize.Form // the route's normalization, or None
+	precis     map[precisKey]normalize.Profile
+	precisLocs uint16 // bit l set when a PRECIS field is in location l
 }
 
 func compile(p rules.Policy) *policy {
@@ -46,6 +53,7 @@ func compile(p rules.Policy) *policy {
 	c.readsBody = p.Form.On || p.JSON.On || p.Multipart.On || p.Body.On
 	c.bodyTypes = parsePatterns(p.BodyTypes)
 	c.multiTypes = parsePatterns(p.MultipartTextTypes)
+	c.compileCanon()
 	return c
 }
 
@@ -59,6 +67,11 @@ func escapeMode(m sanitize.EscapeMode, c rules.Check) sanitize.EscapeMode {
 // scratch is the per-request working memory, pooled.
 type scratch struct {
 	buf []byte // decoded values
+	// The body checkBody accepted and handed to the handler, and its
+	// location, for canonicalization; nil when no body was read. Cleared
+	// before the scratch goes back to the pool.
+	body    []byte
+	bodyLoc rules.Location
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 1024)} }}
@@ -69,6 +82,7 @@ const maxPooledScratch = 64 << 10
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 func putScratch(s *scratch) {
+	s.body = nil
 	if cap(s.buf) <= maxPooledScratch {
 		s.buf = s.buf[:0]
 		scratchPool.Put(s)
@@ -358,4 +372,10 @@ func bytesString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// stringBytes returns s as a byte slice without copying, for reading only:
+// the bytes of a string must never be written.
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

@@ -82,8 +82,13 @@ func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []
 			return nil, rj, nil
 		}
 	}
-	rj, err = s.checkBody(r, p)
-	return params, rj, err
+	if rj, err = s.checkBody(r, p); rj != nil || err != nil {
+		return params, rj, err
+	}
+	if p.canon {
+		params, rj = s.canonicalize(r, p, names, values, params)
+	}
+	return params, rj, nil
 }
 
 // loggerFor returns the logger of the request's context when one is set

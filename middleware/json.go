@@ -66,6 +66,9 @@ type jsonScanner struct {
 	maxDepth int
 	repair   bool // rewrite a lone surrogate escape as \uFFFD
 	stopAt   int  // when > 0, the offset of a UTF-8 error: stop there
+	// onString, when set, is called for every complete string literal,
+	// from its opening quote at i to just past its closing quote at end.
+	onString func(i, end int, isKey bool) *Rejection
 	// The open containers, outermost first: depth of them, the first
 	// len(frames) in frames and the rest in more. (A slice over frames
 	// kept in the scanner would move the whole scanner to the heap: the
@@ -145,7 +148,13 @@ func (sc *jsonScanner) scan() *Rejection {
 			if rj != nil || sc.stopped {
 				return rj
 			}
-			if f := sc.top(); f != nil && f.object && f.wantsKey {
+			f := sc.top()
+			if sc.onString != nil {
+				if rj := sc.onString(i, end, f != nil && f.object && f.wantsKey); rj != nil {
+					return rj
+				}
+			}
+			if f != nil && f.object && f.wantsKey {
 				f.key, f.hasKey, f.wantsKey = [2]int{i + 1, end - 1}, true, false
 			}
 			i = end
@@ -328,7 +337,10 @@ func utf16IsSurrogate(r rune) bool { return 0xD800 <= r && r <= 0xDFFF }
 // pointer returns the RFC 6901 JSON pointer of where the scan is: the open
 // containers' keys and indexes, and the key being read if the scan stopped
 // in one.
-func (sc *jsonScanner) pointer() string {
+func (sc *jsonScanner) pointer() string { return safeField(sc.rawPointer()) }
+
+// rawPointer is pointer before the escaping that makes it safe to log.
+func (sc *jsonScanner) rawPointer() string {
 	var b strings.Builder
 	for k := range sc.depth {
 		f := sc.frame(k)
@@ -342,7 +354,7 @@ func (sc *jsonScanner) pointer() string {
 			b.WriteString(strconv.Itoa(f.index))
 		}
 	}
-	return safeField(b.String())
+	return b.String()
 }
 
 // writePointerToken writes a key's raw JSON text, escapes decoded, as a

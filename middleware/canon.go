@@ -1,0 +1,339 @@
+package middleware
+
+import (
+	"bytes"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// Canonicalization brings accepted text to the one form the route wants:
+// its Unicode normalization form, and the enforced form of the PRECIS
+// profile of each named field. It runs after every check has passed, so it
+// only ever sees valid UTF-8 (norm passes ill-formed octets through), and
+// only on routes that ask for it. It rewrites what the handler can read:
+// URL.Path and URL.RawPath, the route parameters, URL.RawQuery, and form,
+// JSON, multipart and text bodies (with a correct ContentLength). In
+// RejectUnnormalized mode it rewrites nothing and rejects text that is not
+// normal (not_normalized); in Monitor mode it rewrites nothing and flags
+// what it would reject.
+
+// precisKey names a field for PRECIS.
+type precisKey struct {
+	loc   rules.Location
+	field string
+}
+
+// compileCanon fills in the canonicalization part of c.
+func (c *policy) compileCanon() {
+	switch c.Normalization {
+	case rules.NFC:
+		c.form = normalize.NFC
+	case rules.NFKC:
+		c.form = normalize.NFKC
+	}
+	for _, f := range c.Precis {
+		if c.precis == nil {
+			c.precis = make(map[precisKey]normalize.Profile)
+		}
+		c.precis[precisKey{f.Location, f.Field}] = f.Profile
+		c.precisLocs |= 1 << f.Location
+	}
+	c.canon = c.form != normalize.None || c.precis != nil
+}
+
+// canonAt reports whether loc has anything to canonicalize.
+func (c *policy) canonAt(loc rules.Location) bool {
+	return c.form != normalize.None || c.precisLocs&(1<<loc) != 0
+}
+
+// canonValue brings one decoded, validated value to its canonical form. A
+// field with a PRECIS profile (precis true and the field named in the
+// policy) gets the profile's enforced form; any other value the route's
+// normalization. It returns v itself and false when nothing changes.
+func (c *policy) canonValue(loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *Rejection) {
+	if precis && c.precis != nil {
+		if prof, ok := c.precis[precisKey{loc, field}]; ok {
+			s := bytesString(v)
+			out, err := normalize.Enforce(prof, s)
+			if err != nil {
+				return nil, false, reject(err, loc, safeField(field), v)
+			}
+			if c.Mode == rules.Monitor || out == s {
+				return v, false, nil
+			}
+			return []byte(out), true, nil
+		}
+	}
+	if c.form == normalize.None {
+		return v, false, nil
+	}
+	if c.RejectUnnormalized {
+		if err := c.form.Check(v); err != nil {
+			return nil, false, reject(err, loc, safeField(field), v)
+		}
+		return v, false, nil
+	}
+	if c.Mode == rules.Monitor || c.form.IsNormal(v) {
+		return v, false, nil
+	}
+	return c.form.Bytes(v), true, nil
+}
+
+// canonString is canonValue for a string.
+func (c *policy) canonString(loc rules.Location, field, v string, precis bool) (string, bool, *Rejection) {
+	out, changed, rj := c.canonValue(loc, field, stringBytes(v), precis)
+	if !changed {
+		return v, false, rj
+	}
+	return string(out), true, rj
+}
+
+// canonicalize rewrites the accepted request r to its canonical form, or
+// returns the rejection of a value that may not pass. params are the
+// parameter values checkParams returned (nil: values unchanged).
+func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params []string) ([]string, *Rejection) {
+	if p.Path.On && p.canonAt(rules.Path) {
+		if rj := p.canonPath(r); rj != nil {
+			return nil, rj
+		}
+		cur := values
+		if params != nil {
+			cur = params
+		}
+		for i, v := range cur {
+			name := ""
+			if i < len(names) {
+				name = names[i]
+			}
+			nv, changed, rj := p.canonString(rules.Path, name, v, true)
+			if rj != nil {
+				return nil, rj
+			}
+			if changed {
+				if params == nil {
+					params = append([]string(nil), values...)
+				}
+				params[i] = nv
+			}
+		}
+	}
+	if p.Query.On && r.URL.RawQuery != "" && p.canonAt(rules.Query) {
+		_, changed, rj := s.canonPairs(r.URL.RawQuery, rules.Query, p, false)
+		if rj != nil {
+			return nil, rj
+		}
+		if changed {
+			r.URL.RawQuery, _, _ = s.canonPairs(r.URL.RawQuery, rules.Query, p, true)
+		}
+	}
+	if rj := s.canonBody(r, p); rj != nil {
+		return nil, rj
+	}
+	return params, nil
+}
+
+// canonPath normalizes the decoded path, segment by segment so that an
+// encoded '/' stays encoded. PRECIS applies to parameters, not to the path.
+func (p *policy) canonPath(r *http.Request) *Rejection {
+	if p.form == normalize.None {
+		return nil
+	}
+	path := r.URL.Path
+	if p.RejectUnnormalized {
+		if err := p.form.CheckString(path); err != nil {
+			return reject(err, rules.Path, "", path)
+		}
+		return nil
+	}
+	if p.Mode == rules.Monitor || p.form.IsNormalString(path) {
+		return nil
+	}
+	var dec, enc []byte
+	for seg := range strings.SplitSeq(r.URL.EscapedPath(), "/") {
+		d, _ := sanitize.AppendUnescape(nil, seg, sanitize.EscapePathSegment) // checked already
+		d = p.form.Bytes(d)
+		dec = append(append(dec, d...), '/')
+		enc = append(sanitize.AppendEscape(enc, bytesString(d), sanitize.EscapePathSegment), '/')
+	}
+	r.URL.Path = string(dec[:len(dec)-1])
+	r.URL.RawPath = string(enc[:len(enc)-1])
+	return nil
+}
+
+// canonPairs canonicalizes the keys and values of a query or form text,
+// which has passed checkPairs. Keys are normalized; values are normalized,
+// or PRECIS-enforced when their key names a PRECIS field. Without build it
+// only reports whether anything changes (no allocation when nothing
+// does); with build it returns the text re-encoded.
+func (s *scratch) canonPairs(raw string, loc rules.Location, p *policy, build bool) (string, bool, *Rejection) {
+	mode := p.queryMode &^ sanitize.RefuseDoubleEncoding
+	if loc == rules.Form {
+		mode = p.formMode &^ sanitize.RefuseDoubleEncoding
+	}
+	var out []byte
+	changed := false
+	for rest := raw; rest != ""; {
+		var pair string
+		pair, rest, _ = strings.Cut(rest, "&")
+		if pair == "" {
+			continue
+		}
+		key, val, hasVal := strings.Cut(pair, "=")
+		s.buf = s.buf[:0]
+		k := s.decoded(key, mode)
+		nk, kch, rj := p.canonValue(loc, "", k, false)
+		if rj != nil {
+			rj.Field = safeField(key)
+			return "", false, rj
+		}
+		name := bytesString(nk) // the canonical key names the field; s.buf only grows
+		v := s.decoded(val, mode)
+		nv, vch, rj := p.canonValue(loc, name, v, true)
+		if rj != nil {
+			return "", false, rj
+		}
+		changed = changed || kch || vch
+		if build {
+			if len(out) > 0 {
+				out = append(out, '&')
+			}
+			out = sanitize.AppendEscape(out, bytesString(nk), sanitize.EscapeQuery)
+			if hasVal {
+				out = append(out, '=')
+				out = sanitize.AppendEscape(out, bytesString(nv), sanitize.EscapeQuery)
+			}
+		}
+	}
+	return string(out), changed, nil
+}
+
+// decoded returns raw percent-decoded, in s.buf after what is there, or
+// raw itself when there is nothing to decode. raw has been checked.
+func (s *scratch) decoded(raw string, mode sanitize.EscapeMode) []byte {
+	if !needsDecoding(raw, mode) {
+		return stringBytes(raw)
+	}
+	start := len(s.buf)
+	s.buf, _ = sanitize.AppendUnescape(s.buf, raw, mode)
+	return s.buf[start:len(s.buf):len(s.buf)]
+}
+
+// canonBody canonicalizes a body that checkBody read and accepted.
+func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
+	body, loc := s.body, s.bodyLoc
+	if body == nil || !p.canonAt(loc) {
+		return nil // no body read: not a checked one
+	}
+	var out []byte
+	switch loc {
+	case rules.Form:
+		_, changed, rj := s.canonPairs(bytesString(body), loc, p, false)
+		if rj != nil || !changed {
+			return rj
+		}
+		text, _, _ := s.canonPairs(bytesString(body), loc, p, true)
+		out = []byte(text)
+	case rules.JSON:
+		var rj *Rejection
+		if out, rj = p.canonJSON(body); rj != nil {
+			return rj
+		}
+	case rules.Multipart:
+		var rj *Rejection
+		if out, rj = p.canonMultipart(r, body); rj != nil {
+			return rj
+		}
+	case rules.Body:
+		nb, changed, rj := p.canonValue(loc, "", body, false)
+		if rj != nil || !changed {
+			return rj
+		}
+		out = nb
+	}
+	if out != nil {
+		setBody(r, out)
+	}
+	return nil
+}
+
+// canonJSON canonicalizes every string and key of a JSON body, escapes
+// decoded first: "e\u0301" is normalized as much as a raw e+U+0301. A
+// string that changes is written back as a JSON string with only the
+// escapes JSON requires; every other octet of the body stays as it was. It
+// returns nil when nothing changes.
+func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
+	sc := jsonScanner{p: body, maxDepth: -1}
+	var out, buf []byte
+	last := 0
+	wantPointer := p.precisLocs&(1<<rules.JSON) != 0
+	sc.onString = func(i, end int, isKey bool) *Rejection {
+		if end-1 <= i || body[end-1] != '"' {
+			return nil // unterminated: the decoder's to report
+		}
+		raw := body[i+1 : end-1]
+		text, escaped := raw, bytes.IndexByte(raw, '\\') >= 0
+		if escaped {
+			var ok bool
+			if buf, ok = appendJSONUnquote(buf[:0], raw); !ok {
+				return nil // not JSON: the decoder's to report
+			}
+			text = buf
+		}
+		field := ""
+		if wantPointer && !isKey {
+			field = sc.rawPointer()
+		}
+		nt, changed, rj := p.canonValue(rules.JSON, field, text, !isKey)
+		if rj != nil {
+			if rj.Field == "" || isKey {
+				rj.Field = sc.pointer()
+			}
+			rj.Offset += i + 1 // into the body, as the other JSON offsets
+			if escaped {
+				rj.Offset = i + 1 // the offset within decoded text is not the body's
+			}
+			rj.Sample = sample(body, rj.Offset)
+			return rj
+		}
+		if changed {
+			out = append(out, body[last:i]...)
+			out = appendJSONQuote(out, nt)
+			last = end
+		}
+		return nil
+	}
+	if rj := sc.scan(); rj != nil {
+		return nil, rj
+	}
+	if out == nil {
+		return nil, nil
+	}
+	return append(out, body[last:]...), nil
+}
+
+// canonMultipart canonicalizes a multipart body: field names and file
+// names are normalized, the contents of form fields and text file parts
+// normalized or PRECIS-enforced by field name. It returns nil when nothing
+// changes.
+func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejection) {
+	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || params["boundary"] == "" {
+		return nil, nil
+	}
+	changed := false
+	fn := func(field string, text []byte, content bool) ([]byte, bool, *Rejection) {
+		out, ch, rj := p.canonValue(rules.Multipart, field, text, content)
+		changed = changed || ch
+		return out, ch, rj
+	}
+	out, rj := rebuildMultipart(body, params["boundary"], p, fn)
+	if rj != nil || !changed {
+		return nil, rj
+	}
+	return out, nil
+}

@@ -1,0 +1,132 @@
+package middleware_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/rs/zerolog"
+
+	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// serve sends one request to h and prints the status and the body.
+func serve(h http.Handler, method, target, contentType, body string) {
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	fmt.Println(rec.Code, strings.TrimSpace(rec.Body.String()))
+}
+
+// New applies the default preset (every malformation and NUL refused) to
+// every route. The handler sees the decoded, validated parameter; an
+// overlong "/" never reaches it.
+func ExampleNew() {
+	e := echo.New()
+	e.Use(middleware.New()) // logs to os.Stderr
+	e.GET("/files/:name", func(c echo.Context) error {
+		return c.String(http.StatusOK, "file "+c.Param("name"))
+	})
+
+	serve(e, http.MethodGet, "/files/caf%C3%A9.txt", "", "")
+	serve(e, http.MethodGet, "/files/..%C0%AFetc%C0%AFpasswd", "", "")
+	serve(e, http.MethodGet, "/files/a?q=%00", "", "")
+	// Output:
+	// 200 file café.txt
+	// 400 {"location":"path","reason":"overlong"}
+	// 400 {"location":"query","reason":"forbidden_char"}
+}
+
+// WithConfig with a rules.Table gives each route its own policy: strict by
+// default, log-only on a route being rolled out, and no checks on a proxy
+// that must pass raw octets. The log line goes to the Logger (here stdout,
+// without a timestamp, so that it shows below).
+func ExampleWithConfig() {
+	logger := zerolog.New(os.Stdout)
+	e := echo.New()
+	e.Use(middleware.WithConfig(middleware.Config{
+		Logger: &logger,
+		Routes: &rules.Table{
+			Default: rules.Strict(),
+			Routes: map[string]rules.Policy{
+				"/beta/*":  rules.Strict().AsMonitor(),
+				"/proxy/*": rules.Unchecked(),
+			},
+		},
+	}))
+	handler := func(c echo.Context) error {
+		return c.String(http.StatusOK, "ok "+c.Request().URL.RawQuery)
+	}
+	e.GET("/search", handler)
+	e.GET("/beta/*", handler)
+	e.GET("/proxy/*", handler)
+
+	serve(e, http.MethodGet, "/search?q=%ED%A0%80", "", "")
+	serve(e, http.MethodGet, "/beta/search?q=%ED%A0%80", "", "")
+	serve(e, http.MethodGet, "/proxy/search?q=%ED%A0%80", "", "")
+	// Output:
+	// {"level":"warn","reason":"surrogate","location":"query","field":"q","offset":0,"sample":"\\xed\\xa0\\x80","method":"GET","route":"/search","request_id":"","remote_ip":"192.0.2.1","mode":"enforce","message":"utf8guard: request rejected"}
+	// 400 {"location":"query","reason":"surrogate"}
+	// {"level":"warn","reason":"surrogate","location":"query","field":"q","offset":0,"sample":"\\xed\\xa0\\x80","method":"GET","route":"/beta/*","request_id":"","remote_ip":"192.0.2.1","mode":"monitor","message":"utf8guard: request flagged"}
+	// 200 ok q=%ED%A0%80
+	// 200 ok q=%ED%A0%80
+}
+
+// Config.ToMiddleware returns an invalid configuration as an error, where
+// WithConfig would panic: for configurations read at start-up.
+func ExampleConfig_ToMiddleware() {
+	strict := rules.Strict()
+	_, err := middleware.Config{
+		Policy: &strict,
+		Routes: &rules.Table{Default: rules.Default()},
+	}.ToMiddleware()
+	fmt.Println(err)
+
+	logger := zerolog.New(io.Discard)
+	guard, err := middleware.Config{Policy: &strict, Logger: &logger}.ToMiddleware()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	e := echo.New()
+	e.Use(guard)
+	e.POST("/notes", func(c echo.Context) error {
+		return c.String(http.StatusOK, "saved "+c.FormValue("text"))
+	})
+	serve(e, http.MethodPost, "/notes", "application/x-www-form-urlencoded", "text=hello%2C+world")
+	serve(e, http.MethodPost, "/notes", "application/x-www-form-urlencoded", "text=hello%E2%80%AEdlrow") // U+202E RIGHT-TO-LEFT OVERRIDE
+	// Output:
+	// utf8guard: set Policy or Routes, not both
+	// 200 saved hello, world
+	// 400 {"location":"form","reason":"forbidden_char"}
+}
+
+// Handler is the net/http adapter. Wrapping each handler registered on the
+// ServeMux lets it see the pattern the request matched as its route.
+func ExampleHandler() {
+	logger := zerolog.New(io.Discard)
+	strict := rules.Strict()
+	guard := middleware.Handler(middleware.HTTPConfig{Policy: &strict, Logger: &logger})
+
+	mux := http.NewServeMux()
+	mux.Handle("POST /api/users", guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "created %s", body)
+	})))
+
+	serve(mux, http.MethodPost, "/api/users", "application/json", `{"name":"Zoë"}`)
+	serve(mux, http.MethodPost, "/api/users", "application/json", `{"name":"\ud800"}`)
+	serve(mux, http.MethodPost, "/api/users", "application/json", "{\"name\":\"\xc0\xaf\"}")
+	// Output:
+	// 200 created {"name":"Zoë"}
+	// 400 {"location":"json","reason":"surrogate"}
+	// 400 {"location":"json","reason":"overlong"}
+}
