@@ -95,6 +95,10 @@ func (p *policy) bodyLocation(typ, sub string) (rules.Location, bool) {
 	return loc, p.Location(loc).On
 }
 
+// initialBodyBuffer is the most readBody sets aside before the body's
+// octets arrive.
+const initialBodyBuffer = 64 << 10
+
 // readBody reads the whole body of r, up to limit octets (negative: no
 // limit). It returns the octets read and whether the body was over the
 // limit; then what was read is followed in r.Body by the unread rest, so a
@@ -111,6 +115,10 @@ func readBody(r *http.Request, limit int64) ([]byte, bool, error) {
 	if limit >= 0 && size > limit+1 {
 		size = limit + 1
 	}
+	// Trust a declared length only so far: a client that claims 1 MiB and
+	// sends nothing must not pin 1 MiB per connection. Past this the
+	// buffer grows with what actually arrives.
+	size = min(size, initialBodyBuffer)
 	buf := make([]byte, 0, size)
 	for {
 		if len(buf) == cap(buf) {
@@ -182,13 +190,13 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 	typ, sub, charset := contentType(r.Header.Get("Content-Type"))
 	loc, on := p.bodyLocation(typ, sub)
 	if !on {
-		return nil, nil
+		return limitUnread(r, p), nil
 	}
 	if !utf8Charset(charset) {
 		if p.RefuseCharsets {
 			return &Rejection{Reason: sanitize.BadCharset, Location: loc, Field: safeField(charset), Err: sanitize.ErrBadCharset}, nil
 		}
-		return nil, nil // not UTF-8: not ours to check
+		return limitUnread(r, p), nil // not UTF-8: not ours to check
 	}
 	body, over, err := readBody(r, p.Limits.BodyBytes)
 	if err != nil {
@@ -222,6 +230,26 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 		s.body, s.bodyLoc = fixed, loc
 	}
 	return rj, nil
+}
+
+// limitUnread bounds a body the policy does not read as text (a binary
+// media type, none declared, another charset), on a route that checks
+// bodies: a declared length over Limits.BodyBytes is refused (too_large,
+// 413) before anything is read; a body of unknown length is cut off past
+// the limit, and the handler's read fails with an *http.MaxBytesError. So
+// a route's body limit holds whatever the body's type.
+func limitUnread(r *http.Request, p *policy) *Rejection {
+	limit := p.Limits.BodyBytes
+	if limit < 0 {
+		return nil
+	}
+	if r.ContentLength > limit {
+		return tooLarge(rules.Body, "")
+	}
+	if r.ContentLength < 0 {
+		r.Body = http.MaxBytesReader(nil, r.Body, limit)
+	}
+	return nil
 }
 
 // checkText checks a text body, repairing it if the check says so.

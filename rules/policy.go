@@ -103,7 +103,11 @@ type Check struct {
 // Limits bounds what one request may hold. A zero field means the default
 // given for it; a negative one means no limit.
 type Limits struct {
-	// BodyBytes is the largest body read, in octets. Default 1 MiB.
+	// BodyBytes is the largest body, in octets, on a route that checks
+	// bodies. Text bodies are read up to it and refused past it (413);
+	// other bodies (binary types, other charsets) are refused when their
+	// declared length is over it, and cut off past it when their length is
+	// unknown, so the handler's read fails. Default 1 MiB.
 	BodyBytes int64
 	// Fields is the largest number of query fields, and separately of form
 	// or multipart fields. Default 1000.

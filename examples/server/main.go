@@ -119,9 +119,9 @@ func newServer(table *rules.Table, logger *zerolog.Logger) (*echo.Echo, error) {
 		return nil, err
 	}
 	// RequestID first so the rejection log carries request_id; utf8guard
-	// before anything that reads the request; then the body limit for the
-	// bodies utf8guard does not read.
-	e.Use(emw.RequestID(), guard, binaryBodyLimit(table))
+	// before anything that reads the request. utf8guard also bounds the
+	// bodies it does not read as text, by the route's limit.
+	e.Use(emw.RequestID(), guard)
 	for _, prefix := range []string{"/strict/*", "/nfc/*", "/monitor/*", "/open/*"} {
 		e.GET(prefix, echoRequest)
 		e.POST(prefix, echoRequest)
@@ -138,28 +138,6 @@ func newServer(table *rules.Table, logger *zerolog.Logger) (*echo.Echo, error) {
 		return echo.StaticFileHandler(name, public)(c)
 	})
 	return e, nil
-}
-
-// binaryBodyLimit bounds, by the route's policy limit, the bodies utf8guard
-// does not read (binary media types, or none declared), so that the demo's
-// handler never reads an unbounded body: 413 past the limit, as for text
-// bodies. Routes in monitor mode or unchecked are left alone.
-func binaryBodyLimit(table *rules.Table) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			p, _ := table.Lookup(c.Path())
-			limit := p.Limits.WithDefaults().BodyBytes
-			if p.Mode == rules.Monitor || p.Off() || limit < 0 {
-				return next(c)
-			}
-			r := c.Request()
-			if r.ContentLength > limit {
-				return echo.ErrStatusRequestEntityTooLarge
-			}
-			r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
-			return next(c)
-		}
-	}
 }
 
 // echoRequest answers with what the handler sees of the request.

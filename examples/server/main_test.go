@@ -879,8 +879,8 @@ func (d *demo) testBodyLimit(t *testing.T) {
 		{"text/plain", "body"},
 		{"application/json", "json"},
 		{"application/x-www-form-urlencoded", "form"},
-		{"application/octet-stream", ""}, // not text: utf8guard does not read it
-		{"", ""},
+		{"application/octet-stream", "body"}, // not text: refused by its declared length, unread
+		{"", "body"},
 	}
 	for _, route := range routes {
 		for _, k := range kinds {
