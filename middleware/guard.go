@@ -335,6 +335,53 @@ func (s *scratch) checkParams(names, values []string, p *policy, routedRaw, repa
 	return out, nil
 }
 
+// checkCookies checks the name and value of every cookie in the Cookie
+// headers of r, as text: no percent-decoding (RFC 6265 defines none). A
+// repaired cookie rewrites its Cookie header.
+func checkCookies(r *http.Request, p *policy) *Rejection {
+	vals := r.Header["Cookie"]
+	for i, line := range vals {
+		var fixed []string // the line's cookies, when one is repaired
+		n := 0
+		for rest := line; rest != ""; n++ {
+			var c string
+			c, rest, _ = strings.Cut(rest, ";")
+			name, value, _ := strings.Cut(strings.TrimSpace(c), "=")
+			field := "Cookie:" + safeField(name)
+			for k, text := range [2]string{name, value} {
+				if p.Limits.FieldBytes >= 0 && len(text) > p.Limits.FieldBytes {
+					return tooLarge(rules.Header, field)
+				}
+				err := sanitize.CheckString(text, p.Header.Forbid)
+				if err == nil {
+					continue
+				}
+				rj := reject(err, rules.Header, field, text)
+				if !(p.Header.Repair && isEncodingReason(rj.Reason)) {
+					return rj
+				}
+				good := sanitize.ToValidString(text)
+				if err := sanitize.CheckString(good, p.Header.Forbid); err != nil {
+					return reject(err, rules.Header, field, good)
+				}
+				if fixed == nil {
+					fixed = strings.Split(line, ";")
+				}
+				if k == 0 {
+					name = good
+				} else {
+					value = good
+				}
+				fixed[n] = " " + name + "=" + value
+			}
+		}
+		if fixed != nil {
+			vals[i] = strings.TrimSpace(strings.Join(fixed, ";"))
+		}
+	}
+	return nil
+}
+
 // checkHeaders checks the values of the headers p lists.
 func checkHeaders(r *http.Request, p *policy) *Rejection {
 	for _, name := range p.headers {

@@ -82,6 +82,11 @@ func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []
 			return nil, rj, nil
 		}
 	}
+	if p.Cookies && len(r.Header["Cookie"]) > 0 {
+		if rj = checkCookies(r, p); rj != nil {
+			return nil, rj, nil
+		}
+	}
 	if rj, err = s.checkBody(r, p); rj != nil || err != nil {
 		return params, rj, err
 	}

@@ -45,6 +45,8 @@ const MaxFileBytes = 4 << 20
 //
 //   - "refuse_charsets": a boolean (Policy.RefuseCharsets).
 //
+//   - "cookies": a boolean (Policy.Cookies).
+//
 //   - "headers": an array of header names (Policy.Headers), each a valid
 //     HTTP token; names compare without regard to case, and a name listed
 //     twice is an error. It replaces the preset's list.
@@ -281,7 +283,7 @@ var (
 	topKeys    = []string{"default", "routes"}
 	policyKeys = []string{
 		"preset", "mode", "normalization", "reject_unnormalized", "refuse_charsets",
-		"headers", "body_types", "multipart_text_types", "limits",
+		"headers", "cookies", "body_types", "multipart_text_types", "limits",
 		"path", "query", "form", "json", "multipart", "body", "header", "precis",
 	}
 	checkKeys = []string{"on", "forbid", "allow", "refuse_double_encoding", "repair"}
@@ -363,6 +365,8 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 			err = ld.boolean(m.val, mpath, &p.RejectUnnormalized)
 		case "refuse_charsets":
 			err = ld.boolean(m.val, mpath, &p.RefuseCharsets)
+		case "cookies":
+			err = ld.boolean(m.val, mpath, &p.Cookies)
 		case "headers":
 			p.Headers, err = ld.headers(m.val, mpath)
 		case "body_types":

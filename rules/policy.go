@@ -170,6 +170,14 @@ type Policy struct {
 	// Headers lists the header names checked when Header.On (canonical
 	// or not; matching ignores case).
 	Headers []string
+	// Cookies checks the name and the value of every cookie in the
+	// request's Cookie headers, each as UTF-8 text under the Header
+	// check's classes and repair, whether or not Header.On (reason in
+	// location header, field "Cookie:name"). Values are not
+	// percent-decoded: RFC 6265 defines no decoding. net/http's
+	// Request.Cookie silently drops cookies whose values are not ASCII, but
+	// a handler reading the Cookie header sees them; this sees them too.
+	Cookies bool
 	// BodyTypes lists media types, besides text/*, whose bodies are checked
 	// as text under Body, such as "application/xml". A type/* pattern
 	// matches every subtype.
@@ -239,6 +247,9 @@ func (p *Policy) Location(l Location) *Check {
 
 // Off reports whether p checks nothing at all.
 func (p *Policy) Off() bool {
+	if p.Cookies {
+		return false
+	}
 	for l := range Location(NumLocations) {
 		if p.Location(l).On {
 			return false

@@ -19,7 +19,8 @@ import "github.com/utf8guard/utf8guard/sanitize"
 //
 // DEL, noncharacters, private use and default-ignorable characters are
 // allowed; add them to a location's Forbid where a route wants them out.
-// Header checks are off; to check headers, set Header.On and list them in
+// Cookies are checked, name and value, under the header classes. Other
+// header checks are off; to check headers, set Header.On and list them in
 // Headers (Header.Forbid is already NUL, C0 controls but TAB, LF and CR, C1
 // and bidi controls: HTAB is legal inside a header value, RFC 9110 section
 // 5.5). Limits are the
@@ -37,6 +38,7 @@ func Strict() Policy {
 		Multipart:          Check{On: true, Forbid: body},
 		Body:               Check{On: true, Forbid: body},
 		Header:             Check{Forbid: body},
+		Cookies:            true,
 		MultipartTextTypes: []string{"text/*"},
 		RefuseCharsets:     true,
 		Limits:             Limits{}.WithDefaults(),
