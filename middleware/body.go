@@ -122,7 +122,14 @@ func readBody(r *http.Request, limit int64) ([]byte, bool, error) {
 	buf := make([]byte, 0, size)
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			// Double, up to limit+1: the buffers of a body of unknown
+			// length then add up to about twice the final one (append's
+			// 1.25x growth for large slices made it five times).
+			grow := int64(cap(buf))
+			if limit >= 0 {
+				grow = min(grow, limit+1-int64(cap(buf)))
+			}
+			buf = append(buf[:cap(buf)], make([]byte, max(grow, 1))...)[:len(buf)]
 		}
 		want := cap(buf)
 		if limit >= 0 && int64(want) > limit+1 {
@@ -198,7 +205,17 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 		}
 		return limitUnread(r, p), nil // not UTF-8: not ours to check
 	}
+	orig := r.Body
 	body, over, err := readBody(r, p.Limits.BodyBytes)
+	if (err != nil || over) && p.Mode == rules.Enforce {
+		// Refused: no handler will read what was read, so let it go now
+		// rather than with the request, which outlives the response (a
+		// connection closed after a refused body keeps its last request
+		// for net/http's half-second RST-avoidance delay; Echo keeps it
+		// in its context pool). net/http gets its own body back, to tell
+		// whether to read the rest of it.
+		r.Body = orig
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +254,9 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 // bodies: a declared length over Limits.BodyBytes is refused (too_large,
 // 413) before anything is read; a body of unknown length is cut off past
 // the limit, and the handler's read fails with an *http.MaxBytesError. So
-// a route's body limit holds whatever the body's type.
+// a route's body limit holds whatever the body's type. The cut-off body is
+// a limitedBody, which the adapters hand to the handler on a copy of the
+// request (detachBody).
 func limitUnread(r *http.Request, p *policy) *Rejection {
 	limit := p.Limits.BodyBytes
 	if limit < 0 {
@@ -247,9 +266,36 @@ func limitUnread(r *http.Request, p *policy) *Rejection {
 		return tooLarge(rules.Body, "")
 	}
 	if r.ContentLength < 0 {
-		r.Body = http.MaxBytesReader(nil, r.Body, limit)
+		r.Body = &limitedBody{http.MaxBytesReader(nil, r.Body, limit), r.Body}
 	}
 	return nil
+}
+
+// limitedBody is a body limitUnread cut off at the limit, and the body it
+// wraps.
+type limitedBody struct {
+	io.ReadCloser               // the cut-off body
+	orig          io.ReadCloser // the request's own body
+}
+
+// detachBody returns the request to hand to the handler: r itself, or,
+// when limitUnread cut off its body, a shallow copy of r with the cut-off
+// body, r keeping its own, as http.MaxBytesHandler does. net/http looks at
+// the body of the request it made, after the handler, to tell whether the
+// handler read it: a wrapper there makes it read the rest itself, and for
+// a client that sent "Expect: 100-continue" and waits for an answer before
+// sending, that read waits for a body never asked for, until ReadTimeout
+// (or for ever), instead of answering at once and closing.
+func detachBody(r *http.Request) *http.Request {
+	lb, ok := r.Body.(*limitedBody)
+	if !ok {
+		return r
+	}
+	r2 := new(http.Request)
+	*r2 = *r
+	r2.Body = lb.ReadCloser
+	r.Body = lb.orig
+	return r2
 }
 
 // checkText checks a text body, repairing it if the check says so.

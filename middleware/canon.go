@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -22,7 +25,8 @@ import (
 // normal (not_normalized); in Monitor mode it rewrites nothing and flags
 // what it would reject.
 
-// precisKey names a field for PRECIS.
+// precisKey names a field for PRECIS: its location and its name in the
+// route's normalization form, case-folded (foldKey).
 type precisKey struct {
 	loc   rules.Location
 	field string
@@ -40,10 +44,70 @@ func (c *policy) compileCanon() {
 		if c.precis == nil {
 			c.precis = make(map[precisKey]normalize.Profile)
 		}
-		c.precis[precisKey{f.Location, f.Field}] = f.Profile
+		c.precis[precisKey{f.Location, foldKey(c.form.String(f.Field))}] = f.Profile
 		c.precisLocs |= 1 << f.Location
 	}
 	c.canon = c.form != normalize.None || c.precis != nil
+}
+
+// precisProfile returns the PRECIS profile of the field named field (in
+// its canonical form) at loc, if the policy names one.
+//
+// Names match without regard to case, in the sense of strings.EqualFold:
+// Echo's binder (c.Bind) fills a struct field tagged query:"user" or
+// form:"user" from a key "USER" when there is no "user", and encoding/json
+// fills a field tagged json:"name" from a key "NAME" or "ＮＡＭＥ"'s NFKC
+// form "NAME" alike (and from "ſ" for "s", "K" for "k"). Matching names
+// exactly would let a client send a case variant of the key past its
+// profile into the very struct field the profile guards. The price is
+// that the profile also applies to a key that differs from the named one
+// only in case, where a handler reading exact keys (c.QueryParam, a
+// map[string]any) would not have mixed them up: failing closed.
+func (c *policy) precisProfile(loc rules.Location, field string) (normalize.Profile, bool) {
+	if c.precisLocs&(1<<loc) == 0 {
+		return 0, false
+	}
+	prof, ok := c.precis[precisKey{loc, foldKey(field)}]
+	return prof, ok
+}
+
+// foldKey returns s with every character replaced by one representative of
+// its simple case-folding orbit (unicode.SimpleFold), so that
+// foldKey(a) == foldKey(b) exactly when strings.EqualFold(a, b), the
+// equivalence Echo's binder and encoding/json match names under. The
+// representative is the smallest code point of the orbit (as
+// encoding/json's foldName takes it), but a lower-case ASCII letter for
+// the orbits that hold one: a lower-case ASCII name, the common one, comes
+// back as it is, without allocating.
+func foldKey(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			b := make([]byte, i, len(s)+4)
+			copy(b, s[:i])
+			for _, r := range s[i:] {
+				b = utf8.AppendRune(b, foldRune(r))
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// foldRune returns the representative of r's case-folding orbit that
+// foldKey uses.
+func foldRune(r rune) rune {
+	for {
+		next := unicode.SimpleFold(r) // the next larger in the orbit, or the smallest
+		if next <= r {
+			r = next
+			break
+		}
+		r = next
+	}
+	if 'A' <= r && r <= 'Z' {
+		r += 'a' - 'A'
+	}
+	return r
 }
 
 // canonAt reports whether loc has anything to canonicalize.
@@ -52,12 +116,14 @@ func (c *policy) canonAt(loc rules.Location) bool {
 }
 
 // canonValue brings one decoded, validated value to its canonical form. A
-// field with a PRECIS profile (precis true and the field named in the
-// policy) gets the profile's enforced form; any other value the route's
-// normalization. It returns v itself and false when nothing changes.
+// field with a PRECIS profile (precis true and the field, by its canonical
+// name, named in the policy) gets the profile's enforced form; any other
+// value the route's normalization. It returns v itself and false when
+// nothing changes. The Field of a Rejection is safeField(field), which
+// may alias field.
 func (c *policy) canonValue(loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *Rejection) {
-	if precis && c.precis != nil {
-		if prof, ok := c.precis[precisKey{loc, field}]; ok {
+	if precis {
+		if prof, ok := c.precisProfile(loc, field); ok {
 			s := bytesString(v)
 			out, err := normalize.Enforce(prof, s)
 			if err != nil {
@@ -96,10 +162,20 @@ func (c *policy) canonString(loc rules.Location, field, v string, precis bool) (
 // canonicalize rewrites the accepted request r to its canonical form, or
 // returns the rejection of a value that may not pass. params are the
 // parameter values checkParams returned (nil: values unchanged).
+//
+// Path parameters come from Echo (names and values) after routing. Without
+// them, a request that a net/http ServeMux has routed (r.Pattern set: the
+// adapter wraps a handler registered on the mux) has its wildcard values,
+// which r.PathValue returns, canonicalized in place with r.SetPathValue.
 func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params []string) ([]string, *Rejection) {
 	if p.Path.On && p.canonAt(rules.Path) {
 		if rj := p.canonPath(r); rj != nil {
 			return nil, rj
+		}
+		if names == nil && r.Pattern != "" {
+			if rj := p.canonPathValues(r); rj != nil {
+				return nil, rj
+			}
 		}
 		cur := values
 		if params != nil {
@@ -137,8 +213,40 @@ func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params
 	return params, nil
 }
 
+// canonPathValues canonicalizes the wildcard values of the ServeMux pattern
+// that routed r ("GET /users/{id}", "/files/{rest...}"), which the mux cut
+// from the path before the path was checked and canonicalized.
+func (p *policy) canonPathValues(r *http.Request) *Rejection {
+	pat := r.Pattern
+	for {
+		i := strings.IndexByte(pat, '{')
+		if i < 0 {
+			return nil
+		}
+		j := strings.IndexByte(pat[i:], '}')
+		if j < 0 {
+			return nil
+		}
+		name := strings.TrimSuffix(pat[i+1:i+j], "...")
+		pat = pat[i+j+1:]
+		if name == "" || name == "$" {
+			continue
+		}
+		v := r.PathValue(name)
+		nv, changed, rj := p.canonString(rules.Path, name, v, true)
+		if rj != nil {
+			return rj
+		}
+		if changed {
+			r.SetPathValue(name, nv)
+		}
+	}
+}
+
 // canonPath normalizes the decoded path, segment by segment so that an
 // encoded '/' stays encoded. PRECIS applies to parameters, not to the path.
+// URL.RawPath is set only where URL.Path's default escaping is not the
+// path (it holds an encoded '/'), as url.Parse leaves it.
 func (p *policy) canonPath(r *http.Request) *Rejection {
 	if p.form == normalize.None {
 		return nil
@@ -161,7 +269,10 @@ func (p *policy) canonPath(r *http.Request) *Rejection {
 		enc = append(sanitize.AppendEscape(enc, bytesString(d), sanitize.EscapePathSegment), '/')
 	}
 	r.URL.Path = string(dec[:len(dec)-1])
-	r.URL.RawPath = string(enc[:len(enc)-1])
+	r.URL.RawPath = ""
+	if raw := enc[:len(enc)-1]; r.URL.EscapedPath() != string(raw) {
+		r.URL.RawPath = string(raw)
+	}
 	return nil
 }
 
@@ -188,13 +299,20 @@ func (s *scratch) canonPairs(raw string, loc rules.Location, p *policy, build bo
 		k := s.decoded(key, mode)
 		nk, kch, rj := p.canonValue(loc, "", k, false)
 		if rj != nil {
-			rj.Field = safeField(key)
+			// Cloned: key points into the body of a form, which a
+			// Rejection kept by OnReject should not pin.
+			rj.Field = strings.Clone(safeField(key))
 			return "", false, rj
 		}
 		name := bytesString(nk) // the canonical key names the field; s.buf only grows
 		v := s.decoded(val, mode)
 		nv, vch, rj := p.canonValue(loc, name, v, true)
 		if rj != nil {
+			// Cloned: name may point into s.buf, which the next request
+			// reuses once this one has put its scratch back, while the
+			// Rejection lives on in the log line, OnReject and the error
+			// handler.
+			rj.Field = strings.Clone(rj.Field)
 			return "", false, rj
 		}
 		changed = changed || kch || vch
@@ -268,7 +386,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 // returns nil when nothing changes.
 func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 	sc := jsonScanner{p: body, maxDepth: -1}
-	var out, buf []byte
+	var out, buf, ptrBuf []byte
 	last := 0
 	wantPointer := p.precisLocs&(1<<rules.JSON) != 0
 	sc.onString = func(i, end int, isKey bool) *Rejection {
@@ -286,10 +404,14 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 		}
 		field := ""
 		if wantPointer && !isKey {
-			field = sc.rawPointer()
+			field, ptrBuf = p.canonPointer(&sc, ptrBuf)
 		}
 		nt, changed, rj := p.canonValue(rules.JSON, field, text, !isKey)
 		if rj != nil {
+			if isKey {
+				// The pointer of the member whose key this is.
+				sc.inKey, sc.keySpan = true, [2]int{i + 1, end - 1}
+			}
 			if rj.Field == "" || isKey {
 				rj.Field = sc.pointer()
 			}
@@ -316,24 +438,80 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 	return append(out, body[last:]...), nil
 }
 
+// canonPointer returns the RFC 6901 JSON pointer of the value sc is at, as
+// the handler sees it: every key with its escapes decoded and in the
+// route's normalization form, so that a key written "n\u0061me" or, under
+// NFKC, "ｎａｍｅ" names the same field as "name". buf is scratch space,
+// returned for reuse.
+func (p *policy) canonPointer(sc *jsonScanner, buf []byte) (string, []byte) {
+	var b strings.Builder
+	for k := range sc.depth {
+		f := sc.frame(k)
+		b.WriteByte('/')
+		switch {
+		case f.object && f.hasKey:
+			var ok bool
+			raw := sc.p[f.key[0]:f.key[1]]
+			tok := raw
+			if bytes.IndexByte(raw, '\\') >= 0 {
+				if buf, ok = appendJSONUnquote(buf[:0], raw); ok {
+					tok = buf
+				}
+			}
+			tok = p.form.Bytes(tok)
+			for _, c := range tok {
+				switch c {
+				case '~':
+					b.WriteString("~0")
+				case '/':
+					b.WriteString("~1")
+				default:
+					b.WriteByte(c)
+				}
+			}
+		case !f.object:
+			b.WriteString(strconv.Itoa(f.index))
+		}
+	}
+	return b.String(), buf
+}
+
 // canonMultipart canonicalizes a multipart body: field names and file
 // names are normalized, the contents of form fields and text file parts
 // normalized or PRECIS-enforced by field name. It returns nil when nothing
 // changes.
+//
+// A body that is not well-formed to its end cannot be rebuilt, but a
+// streaming handler (Request.MultipartReader) would still read the parts
+// before the break. If one of those is not in its canonical form, the
+// request is rejected, not_normalized at the first such text (a PRECIS
+// field whose enforced form differs counts), rather than passed on with
+// that text as it came.
 func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejection) {
 	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || params["boundary"] == "" {
 		return nil, nil
 	}
-	changed := false
+	var first *Rejection // the first text that changes
 	fn := func(field string, text []byte, content bool) ([]byte, bool, *Rejection) {
 		out, ch, rj := p.canonValue(rules.Multipart, field, text, content)
-		changed = changed || ch
+		if ch && first == nil {
+			off := 0 // a PRECIS field: the enforced form differs
+			if n := p.form.FirstNonNormal(text); n >= 0 {
+				off = n
+			}
+			first = reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Multipart, safeField(field), text)
+		}
 		return out, ch, rj
 	}
-	out, rj := rebuildMultipart(body, params["boundary"], p, fn)
-	if rj != nil || !changed {
+	out, complete, rj := rebuildMultipart(body, params["boundary"], p, fn)
+	switch {
+	case rj != nil:
 		return nil, rj
+	case first == nil:
+		return nil, nil // nothing changes
+	case !complete:
+		return nil, first
 	}
 	return out, nil
 }

@@ -90,7 +90,10 @@ func WithConfig(cfg Config) echo.MiddlewareFunc {
 // ("%2F") keeps its RawPath, since decoding it would move a segment
 // boundary; Echo then hands raw parameter values to the handler, so routes
 // that take encoded slashes need the middleware after routing (e.Use, a
-// group or the route) for decoded ones.
+// group or the route) for decoded ones. Likewise for PRECIS path
+// parameters: under e.Pre a value the profile disallows is rejected, but
+// the enforced form ("MIKE" to "mike") reaches the handler only when the
+// middleware runs after routing.
 //
 // A body the policy checks but that cannot be read (the client went away,
 // a broken chunked encoding) is answered 400 {"reason":"body_unreadable"}
@@ -145,13 +148,17 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc) error {
 	if p.off {
 		return next(c)
 	}
-	var names, values []string
-	if !pre {
-		names, values = c.ParamNames(), c.ParamValues()
-	}
+	// Before routing, these are the values of the route found above: a
+	// PRECIS path parameter the profile disallows is rejected; its enforced
+	// form cannot be handed on, since Echo routes again after e.Pre.
+	names, values := c.ParamNames(), c.ParamValues()
 	s := getScratch()
 	params, rj, err := g.inspect(s, r, p, names, values)
 	putScratch(s)
+	if r2 := detachBody(r); r2 != r {
+		c.SetRequest(r2)
+		r = r2
+	}
 	if err != nil {
 		g.logReadError(r, err, route, p.Mode, requestID(c), c.RealIP())
 		if p.Mode == rules.Monitor {

@@ -134,6 +134,10 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, requestID, remoteIP
 
 // logReadError logs a body that could not be read: refused in Enforce
 // mode, passed on (to fail the handler's read the same way) in Monitor.
+// The error field is the cause alone: the message already says what
+// errBodyRead says, and the field is bounded (safeField), so a cause behind
+// it would be cut off ("read tcp 127.0.0.1:4" instead of "... i/o
+// timeout").
 func (g *guard) logReadError(r *http.Request, err error, route string, mode rules.Mode, requestID, remoteIP string) {
 	g.loggerFor(r.Context()).Warn().
 		Str("method", safeField(r.Method)).
@@ -141,8 +145,21 @@ func (g *guard) logReadError(r *http.Request, err error, route string, mode rule
 		Str("request_id", safeField(requestID)).
 		Str("remote_ip", safeField(remoteIP)).
 		Str("mode", mode.String()).
-		Str("error", safeField(err.Error())).
+		Str("error", safeField(readCause(err).Error())).
 		Msg("utf8guard: reading the request body failed")
+}
+
+// readCause returns what made a body read fail: err without the
+// errBodyRead that readBody joins to it.
+func readCause(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if e != errBodyRead {
+				return e
+			}
+		}
+	}
+	return err
 }
 
 func (g *guard) logAccept(r *http.Request, route string) {

@@ -3,40 +3,51 @@ package middleware
 import (
 	"bytes"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
 	"net/textproto"
+	"slices"
 	"strings"
 )
 
 // textFn brings one field's text to its canonical form: the text itself
 // and false when nothing changes, a Rejection when the text may not pass.
 // content says whether text is a part's content (PRECIS applies to the
-// field's content) or one of its names.
+// field's content) or one of its names; field is the part's field name in
+// its canonical form.
 type textFn func(field string, text []byte, content bool) ([]byte, bool, *Rejection)
 
 // rebuildMultipart returns a multipart/form-data body equal to body but for
 // field names, file names and the contents of text parts, which pass
-// through fn. The boundary is kept; file parts that are not text are copied
-// byte for byte; a quoted-printable text part is written decoded, as
-// Request.ParseMultipartForm would have read it. The preamble and epilogue,
-// which no form parser reads, are dropped. body has passed checkMultipart.
-func rebuildMultipart(body []byte, boundary string, p *policy, fn textFn) ([]byte, *Rejection) {
+// through fn. The boundary is kept, whatever its characters (Go's reader
+// takes boundaries that multipart.Writer.SetBoundary refuses, so the parts
+// are written here); file parts that are not text are copied byte for
+// byte; a quoted-printable text part is written decoded, as
+// Request.ParseMultipartForm would have read it. The preamble and
+// epilogue, which no form parser reads, are dropped. body has passed
+// checkMultipart.
+//
+// Which parts are text follows checkMultipart: a part with a file name
+// (a non-empty filename parameter) is a file, text when the policy lists
+// its media type; every other part, including one whose
+// Content-Disposition does not parse, is a form field.
+//
+// complete is false when body is not a well-formed multipart body to its
+// end (a part or the closing delimiter is missing or broken): then out is
+// nil, and fn has seen the parts before the break.
+func rebuildMultipart(body []byte, boundary string, p *policy, fn textFn) (out []byte, complete bool, rj *Rejection) {
 	mr := multipart.NewReader(bytes.NewReader(body), boundary)
-	var out bytes.Buffer
-	out.Grow(len(body) + 64)
-	mw := multipart.NewWriter(&out)
-	if err := mw.SetBoundary(boundary); err != nil {
-		return body, nil // a boundary Go would not write: leave the body as it is
-	}
+	out = make([]byte, 0, len(body)+64)
+	first := true
 	for {
 		part, err := mr.NextRawPart()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return body, nil
+			return nil, false, nil
 		}
 		hdr := textproto.MIMEHeader{}
 		for k, v := range part.Header {
@@ -53,43 +64,56 @@ func rebuildMultipart(body []byte, boundary string, p *policy, fn textFn) ([]byt
 				}
 				nv, ch, rj := fn(field, []byte(v), false)
 				if rj != nil {
-					return nil, rj
+					return nil, false, rj
 				}
 				if ch {
 					params[key], changed = string(nv), true
 				}
 			}
+			field = params["name"] // the canonical name names the field
 			if changed {
-				hdr.Set("Content-Disposition", mime.FormatMediaType(disp, params))
+				cd := mime.FormatMediaType(disp, params)
+				if cd == "" {
+					// Cannot happen: disp and the parameter names
+					// were parsed as tokens.
+					return nil, false, nil
+				}
+				hdr.Set("Content-Disposition", cd)
 			}
 		}
 		content, err := io.ReadAll(part)
 		if err != nil {
-			return body, nil
+			return nil, false, nil
 		}
-		if _, isFile := params["filename"]; perr == nil && (!isFile || p.isTextPart(hdr)) {
+		if isFile := perr == nil && params["filename"] != ""; !isFile || p.isTextPart(hdr) {
 			if strings.EqualFold(hdr.Get("Content-Transfer-Encoding"), "quoted-printable") {
 				if content, err = io.ReadAll(quotedprintable.NewReader(bytes.NewReader(content))); err != nil {
-					return body, nil
+					return nil, false, nil
 				}
 				hdr.Del("Content-Transfer-Encoding")
 			}
 			nc, _, rj := fn(field, content, true)
 			if rj != nil {
-				return nil, rj
+				return nil, false, rj
 			}
 			content = nc
 		}
-		w, err := mw.CreatePart(hdr)
-		if err != nil {
-			return body, nil
+		// As multipart.Writer writes a part: the delimiter, the header
+		// fields sorted by name, an empty line, the content.
+		if !first {
+			out = append(out, "\r\n"...)
 		}
-		_, _ = w.Write(content) // a bytes.Buffer does not fail
+		first = false
+		out = append(append(append(out, "--"...), boundary...), "\r\n"...)
+		for _, k := range slices.Sorted(maps.Keys(hdr)) {
+			for _, v := range hdr[k] {
+				out = append(append(append(append(out, k...), ": "...), v...), "\r\n"...)
+			}
+		}
+		out = append(append(out, "\r\n"...), content...)
 	}
-	if err := mw.Close(); err != nil {
-		return body, nil
-	}
-	return out.Bytes(), nil
+	out = append(append(append(out, "\r\n--"...), boundary...), "--\r\n"...)
+	return out, true, nil
 }
 
 // isTextPart reports whether a file part's media type is one the policy

@@ -102,6 +102,7 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 			s := getScratch()
 			_, rj, err := g.inspect(s, r, p, nil, nil)
 			putScratch(s)
+			r = detachBody(r)
 			if err != nil {
 				g.logReadError(r, err, route, p.Mode, r.Header.Get("X-Request-Id"), remoteIP(r))
 				if p.Mode == rules.Enforce {
