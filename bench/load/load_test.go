@@ -5,8 +5,6 @@ package load
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,13 +21,12 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/fstest"
 	"time"
 
-	"github.com/labstack/echo/v4"
-	emw "github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
 
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/examples/server/app"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -555,16 +552,9 @@ func startInProcess(tb testing.TB) *inProcess {
 	}
 	p := &inProcess{}
 	logger := zerolog.New(&p.logs).With().Timestamp().Logger()
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	guard, err := middleware.Config{Routes: table, Logger: &logger}.ToMiddleware()
+	e, err := app.New(table, &logger, fstest.MapFS{"hello.txt": {Data: []byte("hello")}})
 	if err != nil {
 		tb.Fatal(err)
-	}
-	e.Use(emw.RequestID(), guard)
-	for _, prefix := range []string{"/strict/*", "/open/*"} {
-		e.GET(prefix, echoRequest)
-		e.POST(prefix, echoRequest)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -582,41 +572,6 @@ func startInProcess(tb testing.TB) *inProcess {
 	go func() { _ = p.srv.Serve(ln) }()
 	tb.Cleanup(func() { _ = p.srv.Close() })
 	return p
-}
-
-// echoRequest answers with what the handler sees, as examples/server's
-// handler does.
-func echoRequest(c echo.Context) error {
-	r := c.Request()
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return echo.ErrStatusRequestEntityTooLarge
-		}
-		return echo.NewHTTPError(http.StatusBadRequest, "reading the body failed")
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	out := map[string]any{
-		"path":  r.URL.Path,
-		"param": c.Param("*"),
-		"query": c.QueryParams(),
-		"body":  string(body),
-	}
-	ct := r.Header.Get(echo.HeaderContentType)
-	switch {
-	case strings.HasPrefix(ct, echo.MIMEApplicationForm), strings.HasPrefix(ct, echo.MIMEMultipartForm):
-		if _, err := c.FormParams(); err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, "bad form")
-		}
-		out["form"] = r.PostForm
-	case strings.HasPrefix(ct, echo.MIMEApplicationJSON):
-		var v any
-		if err := json.Unmarshal(body, &v); err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, "bad JSON")
-		}
-		out["json"] = v
-	}
-	return c.JSON(http.StatusOK, out)
 }
 
 // TestLoadInProcess is TestLoad against the demo's Echo set-up in the test

@@ -21,28 +21,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/labstack/echo/v4"
-	emw "github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
 
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/examples/server/app"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -68,7 +61,11 @@ func run(addr, policyFile string) error {
 		return err
 	}
 	logger := zerolog.New(os.Stdout).With().Timestamp().Logger()
-	e, err := newServer(table, &logger)
+	public, err := fs.Sub(content, "public")
+	if err != nil {
+		return err
+	}
+	e, err := app.New(table, &logger, public)
 	if err != nil {
 		return err
 	}
@@ -108,70 +105,4 @@ func loadPolicy(file string) (*rules.Table, error) {
 		return rules.Parse(defaultPolicy)
 	}
 	return rules.LoadFile(file)
-}
-
-// newServer builds the demo's Echo instance with the policy table.
-func newServer(table *rules.Table, logger *zerolog.Logger) (*echo.Echo, error) {
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	guard, err := middleware.Config{Routes: table, Logger: logger}.ToMiddleware()
-	if err != nil {
-		return nil, err
-	}
-	// RequestID first so the rejection log carries request_id; utf8guard
-	// before anything that reads the request. utf8guard also bounds the
-	// bodies it does not read as text, by the route's limit.
-	e.Use(emw.RequestID(), guard)
-	for _, prefix := range []string{"/strict/*", "/nfc/*", "/monitor/*", "/open/*"} {
-		e.GET(prefix, echoRequest)
-		e.POST(prefix, echoRequest)
-	}
-	public, err := fs.Sub(content, "public")
-	if err != nil {
-		return nil, err
-	}
-	e.GET("/static/*", func(c echo.Context) error {
-		name := c.Param("*")
-		if !fs.ValidPath(name) || name == "." {
-			return echo.ErrNotFound
-		}
-		return echo.StaticFileHandler(name, public)(c)
-	})
-	return e, nil
-}
-
-// echoRequest answers with what the handler sees of the request.
-func echoRequest(c echo.Context) error {
-	r := c.Request()
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return echo.ErrStatusRequestEntityTooLarge
-		}
-		return echo.NewHTTPError(http.StatusBadRequest, "reading the body failed")
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	out := map[string]any{
-		"path":  r.URL.Path,
-		"param": c.Param("*"),
-		"query": c.QueryParams(),
-		"body":  string(body),
-	}
-	ct := r.Header.Get(echo.HeaderContentType)
-	switch {
-	case strings.HasPrefix(ct, echo.MIMEApplicationForm), strings.HasPrefix(ct, echo.MIMEMultipartForm):
-		if _, err := c.FormParams(); err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, "bad form")
-		}
-		// PostForm, not the result of FormParams (Request.Form), which
-		// mixes the query in: "form" is what the body holds.
-		out["form"] = r.PostForm
-	case strings.HasPrefix(ct, echo.MIMEApplicationJSON):
-		var v any
-		if err := json.Unmarshal(body, &v); err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, "bad JSON")
-		}
-		out["json"] = v
-	}
-	return c.JSON(http.StatusOK, out)
 }

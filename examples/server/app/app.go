@@ -1,0 +1,94 @@
+// Package app builds the Echo instance of utf8guard's demo server
+// (examples/server): the routes of DESIGN.md behind the middleware, with a
+// handler that answers what it sees. The command embeds its policy file and
+// public/ directory and passes them in; the load test in bench/load builds
+// the same server in its own process.
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	emw "github.com/labstack/echo/v4/middleware"
+	"github.com/rs/zerolog"
+
+	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// Routes are the route templates whose handler echoes the request, for GET
+// and POST.
+var Routes = []string{"/strict/*", "/nfc/*", "/monitor/*", "/open/*"}
+
+// New returns the demo's Echo instance: Echo's RequestID middleware, then
+// utf8guard with table, then Routes answered by Echo, and /static/* served
+// from public. Rejections are logged to logger.
+func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, error) {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	guard, err := middleware.Config{Routes: table, Logger: logger}.ToMiddleware()
+	if err != nil {
+		return nil, err
+	}
+	// RequestID first so the rejection log carries request_id; utf8guard
+	// before anything that reads the request. utf8guard also bounds the
+	// bodies it does not read as text, by the route's limit.
+	e.Use(emw.RequestID(), guard)
+	for _, route := range Routes {
+		e.GET(route, Echo)
+		e.POST(route, Echo)
+	}
+	e.GET("/static/*", func(c echo.Context) error {
+		name := c.Param("*")
+		if !fs.ValidPath(name) || name == "." {
+			return echo.ErrNotFound
+		}
+		return echo.StaticFileHandler(name, public)(c)
+	})
+	return e, nil
+}
+
+// Echo answers 200 with what the handler sees of the request, as JSON:
+// {"path": URL.Path, "param": c.Param("*"), "query": the query's map of
+// lists, "form": the form body's map of lists (form and multipart bodies),
+// "json": the decoded JSON body (JSON bodies), "body": the raw body}.
+func Echo(c echo.Context) error {
+	r := c.Request()
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return echo.ErrStatusRequestEntityTooLarge
+		}
+		return echo.NewHTTPError(http.StatusBadRequest, "reading the body failed")
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	out := map[string]any{
+		"path":  r.URL.Path,
+		"param": c.Param("*"),
+		"query": c.QueryParams(),
+		"body":  string(body),
+	}
+	ct := r.Header.Get(echo.HeaderContentType)
+	switch {
+	case strings.HasPrefix(ct, echo.MIMEApplicationForm), strings.HasPrefix(ct, echo.MIMEMultipartForm):
+		if _, err := c.FormParams(); err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, "bad form")
+		}
+		// PostForm, not the result of FormParams (Request.Form), which
+		// mixes the query in: "form" is what the body holds.
+		out["form"] = r.PostForm
+	case strings.HasPrefix(ct, echo.MIMEApplicationJSON):
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, "bad JSON")
+		}
+		out["json"] = v
+	}
+	return c.JSON(http.StatusOK, out)
+}
