@@ -36,15 +36,35 @@ func ValidateString(s string) error { return validate(s) }
 func ValidPrefix(p []byte) int { return validPrefix(p) }
 
 func validate[T string | []byte](p T) error {
-	if i := validPrefix(p); i < len(p) {
+	// validPrefix, spelled out: it is not inlined, and a short input should
+	// not pay for the extra call.
+	var i int
+	if len(p) >= simdFrom {
+		i = validPrefixSIMD(p)
+	} else {
+		i = validPrefixGeneric(p)
+	}
+	if i < len(p) {
 		return classify(p, i)
 	}
 	return nil
 }
 
-// validPrefix is the hot loop: it accepts well-formed UTF-8 as fast as it
-// can and stops at the first octet where a malformed sequence starts,
-// leaving the diagnosis to classify.
+// validPrefix returns the length of the longest prefix of p that is
+// well-formed UTF-8 and ends at a character boundary: validPrefixSIMD for
+// an input of simdFrom octets or more, else validPrefixGeneric.
+func validPrefix[T string | []byte](p T) int {
+	if len(p) >= simdFrom {
+		return validPrefixSIMD(p)
+	}
+	return validPrefixGeneric(p)
+}
+
+// validPrefixGeneric is the portable hot loop: it accepts well-formed UTF-8
+// as fast as it can and stops at the first octet where a malformed sequence
+// starts, leaving the diagnosis to classify. validPrefix gives an input of
+// simdFrom octets or more to validPrefixSIMD instead, which runs a SIMD
+// kernel (validate_amd64.go) and comes back here where it finds an error.
 //
 // It has three gears. ASCII goes eight octets at a time, and 32 and then 128
 // at a time in a long run. Text made of ASCII and 2-octet characters (the
@@ -55,7 +75,7 @@ func validate[T string | []byte](p T) error {
 // against the octet pattern of its length in a 32-bit word. A window that
 // fails hands over to the characters, which find the exact offset; the
 // characters hand back after a 2-octet character or four ASCII octets.
-func validPrefix[T string | []byte](p T) int {
+func validPrefixGeneric[T string | []byte](p T) int {
 	// bad3 and bad4 have bit k set when the pattern-matched sequence of 3
 	// and 4 octets whose first two octets give index k is ill-formed (RFC
 	// 3629 section 4). For 3 octets, k is the lead's low four bits and bit
@@ -64,8 +84,8 @@ func validPrefix[T string | []byte](p T) int {
 	// 4-5 of the second octet: F0 80-8F (k=0) is overlong, F4 90-BF
 	// (k=17-19) and F5-F7 (k=20-31) out of range.
 	const (
-		bad3 = 1<<0 | 1<<27
-		bad4 = 1<<0 | 0b111<<17 | 0xFFF<<20
+		bad3 uint32 = 1<<0 | 1<<27
+		bad4 uint32 = 1<<0 | 0b111<<17 | 0xFFF<<20
 	)
 	n := len(p)
 	i := 0

@@ -1,0 +1,453 @@
+//go:build amd64 && !purego
+
+package sanitize
+
+// Tests of the SIMD kernels (validate_amd64.go) against the portable loop,
+// validPrefixGeneric, which the exhaustive and table tests pin to the
+// reference. The package's other tests run through the kernels too, for
+// their inputs of simdFrom octets or more. To run everything on each path:
+//
+//	go test ./sanitize                            # AVX-512 where the CPU has it
+//	GODEBUG=cpu.avx512f=off go test ./sanitize    # AVX2
+//	go test -tags purego ./sanitize               # the portable loop alone
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/sys/cpu"
+)
+
+// kernels are the SIMD kernels this CPU runs.
+var kernels = func() (ks []kernelCase) {
+	if cpu.X86.HasAVX2 {
+		ks = append(ks, kernelCase{"avx2", validAVX2, 35})
+	}
+	if simdKernel == avx512Kernel {
+		ks = append(ks, kernelCase{"avx512", validAVX512, 67})
+	}
+	return ks
+}()
+
+type kernelCase struct {
+	name   string
+	fn     func(*byte, int) int
+	minLen int // the shortest input it takes
+}
+
+// TestKernelChoice reports the kernel validPrefix uses on this machine
+// (GODEBUG=cpu.avx512f=off or cpu.avx2=off change it).
+func TestKernelChoice(t *testing.T) {
+	names := map[int]string{noKernel: "none", avx2Kernel: "avx2", avx512Kernel: "avx512 (avx2 below avx512MinLen)"}
+	t.Logf("SIMD kernel: %s; validPrefixSIMD from %d octets, validAVX512 from %d", names[simdKernel], simdFrom, avx512From)
+}
+
+func needSIMD(t testing.TB) {
+	t.Helper()
+	if len(kernels) == 0 {
+		t.Skip("no SIMD kernel on this CPU")
+	}
+}
+
+// runKernel calls k on p, which may be empty.
+func runKernel(k kernelCase, p []byte) int {
+	if len(p) == 0 {
+		return k.fn(nil, 0)
+	}
+	return k.fn(&p[0], len(p))
+}
+
+// pairKinds returns the kinds of bad pair that the nibble tables give the
+// octets a, b.
+func pairKinds(a, b byte) byte {
+	return nibbleTables[0][a>>4] & nibbleTables[1][a&0x0F] & nibbleTables[2][b>>4]
+}
+
+// TestNibbleTables checks the tables pair by pair against the UTF-8 they
+// must accept: a pair (a, b) may be flagged twoConts or nothing exactly when
+// it occurs in some well-formed text, and it is flagged twoConts exactly
+// when both are continuation octets. The pairs that occur are collected
+// from the encodings of all scalar values and from the ends and starts of
+// characters side by side.
+func TestNibbleTables(t *testing.T) {
+	t.Parallel()
+	var occurs [256][256]bool
+	var last, firsts [256]bool
+	var buf [utf8.UTFMax]byte
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if 0xD800 <= r && r <= 0xDFFF {
+			continue
+		}
+		n := utf8.EncodeRune(buf[:], r)
+		for k := 1; k < n; k++ {
+			occurs[buf[k-1]][buf[k]] = true
+		}
+		firsts[buf[0]] = true
+		last[buf[n-1]] = true
+	}
+	for a := range 256 {
+		for b := range 256 {
+			if last[a] && firsts[b] {
+				occurs[a][b] = true
+			}
+		}
+	}
+	for a := range 256 {
+		for b := range 256 {
+			k := pairKinds(byte(a), byte(b))
+			ok := k&^twoConts == 0
+			// A lead is checked with the octet after it.
+			allowed := occurs[a][b] || last[a] && b >= 0xC0
+			both := isCont(byte(a)) && isCont(byte(b))
+			if ok != allowed || (k&twoConts != 0) != both {
+				t.Errorf("pair %02X %02X: kinds %08b; allowed: %v", a, b, k, allowed)
+			}
+		}
+	}
+}
+
+// TestIncompleteMax checks that an octet exceeds incompleteMax exactly where
+// it starts a character longer than the rest of a block of 64 octets (and,
+// in its last 32, of a block of 32).
+func TestIncompleteMax(t *testing.T) {
+	t.Parallel()
+	for i, max := range incompleteMax {
+		for b := range 256 {
+			need := 1 // octets of the character that b starts
+			switch {
+			case b >= 0xF0:
+				need = 4
+			case b >= 0xE0:
+				need = 3
+			case b >= 0xC0:
+				need = 2
+			}
+			if (b > int(max)) != (need > len(incompleteMax)-i) {
+				t.Errorf("incompleteMax[%d] = %02X; octet %02X starts %d octets", i, max, b, need)
+			}
+		}
+	}
+}
+
+// checkKernel runs validPrefix, and each kernel followed by resume on p (as
+// []byte and as string), and fails t unless they agree with want, the
+// offset that validPrefixGeneric gives.
+func checkKernel(t testing.TB, p []byte, want int) bool {
+	ok := true
+	if got := validPrefix(p); got != want {
+		t.Helper()
+		t.Errorf("% X (%d octets): validPrefix %d, want %d", p, len(p), got, want)
+		ok = false
+	}
+	for _, k := range kernels {
+		if len(p) < k.minLen {
+			continue
+		}
+		s := runKernel(k, p)
+		got, gotString := len(p), len(p)
+		if s != len(p) {
+			got, gotString = resume(p, s), resume(string(p), s)
+		}
+		if (s == len(p)) != (want == len(p)) || s > len(p) || got != want || gotString != want {
+			t.Helper()
+			t.Errorf("% X (%d octets): %s kernel %d, then %d, %d (string); want %d",
+				p, len(p), k.name, s, got, gotString, want)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// TestKernelExhaustive puts every sequence of 1, 2 and 3 octets, and every
+// sequence of 4 octets whose first is F0..F7 (as TestValidateExhaustive),
+// into ASCII at offsets that straddle the blocks of each kernel: the lanes
+// of the first block, the first block and the loop, the two blocks of one
+// round of the loop, the loop and the last block, and the end of p (with
+// -short, fewer offsets and no 4-octet sequences). ASCII around the
+// sequence neither hides nor adds a malformation before the sequence's own
+// first one, so the offset must be its start plus validPrefixGeneric's
+// offset in it alone.
+func TestKernelExhaustive(t *testing.T) {
+	needSIMD(t)
+	t.Parallel()
+	type layout struct {
+		n    int
+		offs []int
+	}
+	// The blocks of validAVX2 for 48 octets: 0-31, last 16-47; for 100:
+	// 0-31, round 32-95, last 68-99; for 200: 0-31, rounds 32-95 and
+	// 96-159, 160-191, last 168-199. Of validAVX512 for 100: 0-63, last
+	// 36-99; for 200: 0-63, round 64-191, last 136-199.
+	full := func(m int) []layout {
+		return []layout{
+			{48, []int{30}},
+			{100, []int{14, 62, 100 - m}},
+			{200, []int{126, 190, 200 - m}},
+		}
+	}
+	few := func(m int) []layout {
+		return []layout{{100, []int{62, 100 - m}}}
+	}
+	run := func(t *testing.T, m, from, to int, layouts []layout) {
+		bufs := map[int][]byte{}
+		for _, l := range layouts {
+			bufs[l.n] = []byte(strings.Repeat("a", l.n))
+		}
+		seq := make([]byte, m)
+		failures := 0
+		for v := from; v < to; v++ {
+			for k := range m {
+				seq[k] = byte(v >> (8 * (m - 1 - k)))
+			}
+			in := validPrefixGeneric(seq)
+			for _, l := range layouts {
+				buf := bufs[l.n]
+				for _, off := range l.offs {
+					copy(buf[off:], seq)
+					want := l.n
+					if in < m {
+						want = off + in
+					}
+					if !checkKernelFast(t, buf, want) {
+						if failures++; failures >= 20 {
+							t.Fatal("too many failures")
+						}
+					}
+					copy(buf[off:], "aaaa"[:m])
+				}
+			}
+		}
+	}
+	for m := 1; m <= 3; m++ {
+		layouts := full(m)
+		if testing.Short() {
+			layouts = few(m)
+		}
+		// In 8 parts, to keep the cores busy.
+		step := max(1<<(8*m)/8, 1)
+		for from := 0; from < 1<<(8*m); from += step {
+			t.Run(fmt.Sprintf("len%d/%06X", m, from), func(t *testing.T) {
+				t.Parallel()
+				run(t, m, from, min(from+step, 1<<(8*m)), layouts)
+			})
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	for lead := 0xF0; lead <= 0xF7; lead++ {
+		t.Run(fmt.Sprintf("len4/%X", lead), func(t *testing.T) {
+			t.Parallel()
+			run(t, 4, lead<<24, (lead+1)<<24, []layout{{100, []int{62}}})
+		})
+	}
+}
+
+// checkKernelFast is checkKernel for []byte only.
+func checkKernelFast(t *testing.T, p []byte, want int) bool {
+	for _, k := range kernels {
+		if len(p) < k.minLen {
+			continue
+		}
+		s := runKernel(k, p)
+		got := len(p)
+		if s != len(p) {
+			got = resume(p, s)
+		}
+		if got != want || (s == len(p)) != (want == len(p)) {
+			t.Helper()
+			t.Errorf("% X: %s kernel %d, then %d; want %d", p, k.name, s, got, want)
+			return false
+		}
+	}
+	return true
+}
+
+// The malformations the differential test injects, and valid characters
+// for contrast.
+var injected = []string{
+	// Overlong.
+	hx("C0 AF"), hx("C1 BF"), hx("E0 80 AF"), hx("E0 9F BF"), hx("F0 80 80 AF"), hx("F0 8F BF BF"),
+	// Surrogates.
+	hx("ED A0 80"), hx("ED BF BF"), hx("ED A0 BD ED B8 80"),
+	// Above U+10FFFF.
+	hx("F4 90 80 80"), hx("F4 BF BF BF"), hx("F5 80 80 80"), hx("F7 BF BF BF"),
+	// The 5- and 6-octet forms of RFC 2279.
+	hx("F8 88 80 80 80"), hx("FB BF BF BF BF"), hx("FC 84 80 80 80 80"), hx("FD BF BF BF BF BF"),
+	// Invalid octets.
+	hx("FE"), hx("FF"), hx("C0"), hx("F5"), hx("F8"),
+	// Stray continuations.
+	hx("80"), hx("BF"), hx("80 80"), hx("BF BF BF BF"),
+	// Truncated: the octets after them are the text's.
+	hx("C2"), hx("DF"), hx("E2 82"), hx("E0"), hx("ED 9F"), hx("F0 9F 98"), hx("F4 8F"), hx("F1"),
+	// Too many continuations.
+	hx("C2 80 80"), hx("E2 82 AC 80"), hx("F0 9F 98 80 80"),
+	// Valid: the edges of each length.
+	hx("7F"), hx("C2 80"), hx("DF BF"), hx("E0 A0 80"), hx("ED 9F BF"), hx("EE 80 80"), hx("EF BF BF"),
+	hx("F0 90 80 80"), hx("F4 8F BF BF"),
+}
+
+// fills are the texts of the differential test: characters the random
+// text is made of.
+var fills = []struct {
+	name  string
+	chars []string
+}{
+	{"ascii", []string{"a", "Z", " ", "\x00", "\x7F"}},
+	{"latin", []string{"a", "e", " ", "é", "ß", "\u0080", "\u07FF"}},
+	{"2-octet", []string{"é", "Ж", "\u0080", "\u07FF"}},
+	{"3-octet", []string{"€", "日", "\u0800", "\uD7FF", "\uE000", "\uFFFF"}},
+	{"4-octet", []string{"😀", "\U00010000", "\U0010FFFF", "\U000F0000"}},
+	{"mix", []string{"a", "b", " ", "é", "Ж", "€", "日", "😀", "\U0010FFFF"}},
+}
+
+// randomText returns n octets of valid text made of chars, padded with
+// ASCII to a character boundary at n.
+func randomText(r *rand.Rand, chars []string, n int) []byte {
+	var b []byte
+	for len(b) < n {
+		c := chars[r.IntN(len(chars))]
+		if len(b)+len(c) > n {
+			c = strings.Repeat("x", n-len(b))
+		}
+		b = append(b, c...)
+	}
+	return b
+}
+
+// TestKernelDifferential injects each malformation of injected at every
+// offset of random valid texts of 64 to 100 octets and some up to 300,
+// overwriting the text (which also cuts the characters around the
+// injection) and inserting it (at a character boundary), and checks the
+// kernel and validPrefix against validPrefixGeneric, and Validate's reason
+// and offset against classify at validPrefixGeneric's offset.
+func TestKernelDifferential(t *testing.T) {
+	needSIMD(t)
+	t.Parallel()
+	for fi, fill := range fills {
+		t.Run(fill.name, func(t *testing.T) {
+			t.Parallel()
+			r := rand.New(rand.NewPCG(uint64(fi), 1))
+			failures := 0
+			check := func(p []byte) {
+				want := validPrefixGeneric(p)
+				if !checkKernel(t, p, want) {
+					failures++
+				}
+				var wantErr Error
+				if want < len(p) {
+					wantErr = *classify(p, want)
+				}
+				for _, err := range []error{Validate(p), ValidateString(string(p))} {
+					if e, _ := asError(err); e != wantErr {
+						t.Errorf("Validate(% X) = %v, want %+v", p, err, wantErr)
+						failures++
+					}
+				}
+				if failures >= 20 {
+					t.Fatal("too many failures")
+				}
+			}
+			for n := 64; n <= 300; n++ {
+				// Every length up to 100 (every end in a block), then some.
+				if n > 100 && n%9 != 0 || testing.Short() && n%5 != 0 {
+					continue
+				}
+				base := randomText(r, fill.chars, n)
+				check(base)
+				for _, bad := range injected {
+					for off := 0; off+len(bad) <= n; off++ {
+						p := append([]byte(nil), base...)
+						copy(p[off:], bad)
+						check(p)
+						if utf8.RuneStart(base[off]) {
+							check(append(append(append([]byte(nil), base[:off]...), bad...), base[off:]...))
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestKernelRandom checks the kernels on random valid texts of every
+// length up to 700 octets, whole and cut at each of their last 5 octets,
+// and on random octets.
+func TestKernelRandom(t *testing.T) {
+	needSIMD(t)
+	t.Parallel()
+	r := rand.New(rand.NewPCG(2, 2))
+	for n := 0; n <= 700; n++ {
+		for _, fill := range fills {
+			p := randomText(r, fill.chars, n+4)
+			for cut := n; cut <= n+4; cut++ {
+				checkKernel(t, p[:cut], validPrefixGeneric(p[:cut]))
+			}
+		}
+		p := make([]byte, n)
+		for i := range p {
+			p[i] = byte(r.Uint32())
+		}
+		checkKernel(t, p, validPrefixGeneric(p))
+	}
+}
+
+// FuzzValidateLong is FuzzValidate for inputs long enough for the kernels:
+// p between two runs of fill text of lengths pre and post, one run of
+// which may be ASCII and the other multibyte.
+func FuzzValidateLong(f *testing.F) {
+	for i, tc := range validateCases {
+		f.Add([]byte(tc.in), uint8(i*7), uint8(i*13), uint8(i))
+	}
+	needSIMD(f)
+	f.Fuzz(func(t *testing.T, p []byte, pre, post, fill uint8) {
+		c := fills[int(fill)%len(fills)].chars
+		q := randomText(rand.New(rand.NewPCG(uint64(fill), 0)), c, int(pre)%100)
+		q = append(q, p...)
+		q = append(q, randomText(rand.New(rand.NewPCG(uint64(fill), 1)), c, 35+int(post))...)
+		want := validPrefixGeneric(q)
+		checkKernel(t, q, want)
+		reason, off := refValidate(q)
+		if off != want {
+			t.Fatalf("validPrefixGeneric(% X) = %d, reference says %d", q, want, off)
+		}
+		got, _ := asError(Validate(q))
+		if got.Reason != reason || (reason != 0 && got.Offset != off) {
+			t.Fatalf("Validate(% X) = %+v, reference says %v at %d", q, got, reason, off)
+		}
+	})
+}
+
+// BenchmarkValidPrefix compares the kernels with the portable loop around
+// avx2MinLen and avx512MinLen, to place them.
+func BenchmarkValidPrefix(b *testing.B) {
+	needSIMD(b)
+	for _, fill := range []struct{ name, s string }{{"ascii", "a"}, {"latin", "aaaé"}, {"cjk", "日"}} {
+		for _, n := range []int{35, 48, 64, 80, 96, 128, 256, 1024} {
+			p := []byte(strings.Repeat(fill.s, n)[:n])
+			p = append(p[:validPrefixGeneric(p)], "aaa"...)[:n]
+			for _, k := range kernels {
+				if n < k.minLen {
+					continue
+				}
+				b.Run(fmt.Sprintf("%s/%d/%s", fill.name, n, k.name), func(b *testing.B) {
+					b.SetBytes(int64(len(p)))
+					for b.Loop() {
+						if s := runKernel(k, p); s != len(p) {
+							resume(p, s)
+						}
+					}
+				})
+			}
+			b.Run(fmt.Sprintf("%s/%d/generic", fill.name, n), func(b *testing.B) {
+				b.SetBytes(int64(len(p)))
+				for b.Loop() {
+					validPrefixGeneric(p)
+				}
+			})
+		}
+	}
+}
