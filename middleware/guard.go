@@ -347,32 +347,19 @@ func checkCookies(r *http.Request, p *policy) *Rejection {
 			var c string
 			c, rest, _ = strings.Cut(rest, ";")
 			name, value, _ := strings.Cut(strings.TrimSpace(c), "=")
-			field := "Cookie:" + safeField(name)
-			for k, text := range [2]string{name, value} {
-				if p.Limits.FieldBytes >= 0 && len(text) > p.Limits.FieldBytes {
-					return tooLarge(rules.Header, field)
-				}
-				err := sanitize.CheckString(text, p.Header.Forbid)
-				if err == nil {
-					continue
-				}
-				rj := reject(err, rules.Header, field, text)
-				if !(p.Header.Repair && isEncodingReason(rj.Reason)) {
-					return rj
-				}
-				good := sanitize.ToValidString(text)
-				if err := sanitize.CheckString(good, p.Header.Forbid); err != nil {
-					return reject(err, rules.Header, field, good)
-				}
+			goodName, rj := headerText(name, "Cookie:", name, p)
+			if rj != nil {
+				return rj
+			}
+			goodValue, rj := headerText(value, "Cookie:", name, p)
+			if rj != nil {
+				return rj
+			}
+			if goodName != name || goodValue != value {
 				if fixed == nil {
 					fixed = strings.Split(line, ";")
 				}
-				if k == 0 {
-					name = good
-				} else {
-					value = good
-				}
-				fixed[n] = " " + name + "=" + value
+				fixed[n] = " " + goodName + "=" + goodValue
 			}
 		}
 		if fixed != nil {
@@ -387,28 +374,41 @@ func checkHeaders(r *http.Request, p *policy) *Rejection {
 	for _, name := range p.headers {
 		vals := r.Header[name]
 		for i, v := range vals {
-			if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {
-				return tooLarge(rules.Header, name)
-			}
-			err := sanitize.CheckString(v, p.Header.Forbid)
-			if err == nil {
-				continue
-			}
-			rj := reject(err, rules.Header, name, v)
-			if !(p.Header.Repair && isEncodingReason(rj.Reason)) {
+			good, rj := headerText(v, "", name, p)
+			if rj != nil {
 				return rj
 			}
-			fixed := sanitize.ToValidString(v)
-			if p.Limits.FieldBytes >= 0 && len(fixed) > p.Limits.FieldBytes {
-				return tooLarge(rules.Header, name)
-			}
-			if err := sanitize.CheckString(fixed, p.Header.Forbid); err != nil {
-				return reject(err, rules.Header, name, fixed)
-			}
-			vals[i] = fixed
+			vals[i] = good
 		}
 	}
 	return nil
+}
+
+// headerText checks one header value, or one cookie's name or value, under
+// the Header check and the field length limit. It returns text itself when
+// it passes, its repair when the check repairs, or the rejection, whose
+// field is prefix+name (built only then: a clean request allocates
+// nothing here).
+func headerText(text, prefix, name string, p *policy) (string, *Rejection) {
+	field := func() string { return prefix + safeField(name) }
+	if p.Limits.FieldBytes >= 0 && len(text) > p.Limits.FieldBytes {
+		return "", tooLarge(rules.Header, field())
+	}
+	err := sanitize.CheckString(text, p.Header.Forbid)
+	if err == nil {
+		return text, nil
+	}
+	if e, ok := err.(*sanitize.Error); !ok || !p.Header.Repair || !isEncodingReason(e.Reason) {
+		return "", reject(err, rules.Header, field(), text)
+	}
+	good := sanitize.ToValidString(text)
+	if p.Limits.FieldBytes >= 0 && len(good) > p.Limits.FieldBytes {
+		return "", tooLarge(rules.Header, field())
+	}
+	if err := sanitize.CheckString(good, p.Header.Forbid); err != nil {
+		return "", reject(err, rules.Header, field(), good)
+	}
+	return good, nil
 }
 
 // bytesString returns b as a string without copying. The caller must not
