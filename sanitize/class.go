@@ -193,7 +193,13 @@ func Check(p []byte, forbid Class) error { return check(p, forbid) }
 func CheckString(s string, forbid Class) error { return check(s, forbid) }
 
 func check[T string | []byte](p T, forbid Class) error {
-	k := validPrefix(p)
+	// validPrefix, spelled out as in validate.
+	var k int
+	if len(p) >= simdFrom {
+		k = validPrefixSIMD(p)
+	} else {
+		k = validPrefixGeneric(p)
+	}
 	if err := checkClasses(p[:k], forbid); err != nil {
 		return err
 	}
@@ -225,36 +231,46 @@ func checkClasses[T string | []byte](p T, forbid Class) error {
 	if forbid == 0 {
 		return nil
 	}
-	asciiMask := &asciiMasks[forbid&asciiClasses]
-	onlyASCII := forbid&^asciiClasses == 0
-	i, n := 0, len(p)
+	n := len(p)
 	if forbid&BOM != 0 && n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
 		return &Error{Reason: ForbiddenChar, Offset: 0, Class: forbid & (BOM | DefaultIgnorable)}
 	}
-	for i < n {
-		// Skip eight printable ASCII octets at a time: they are in no class.
-		for i+8 <= n {
-			w := load64(p, i)
-			low := (w - 0x20*lsb) &^ w  // high bit set in a byte < 0x20
-			del := (w ^ 0x7F*lsb) - lsb // high bit set in a byte == 0x7F
-			del &^= w ^ 0x7F*lsb
-			if (w|low|del)&msb != 0 {
-				break
+	t := &attnTables[forbid&AllClasses]
+	asciiMask := &asciiMasks[forbid&asciiClasses]
+	// Where octets that need attention come close together (the kana of
+	// Japanese text start with E3, as does U+3164, a default ignorable),
+	// restarting the SIMD kernel for each costs more than looking at the
+	// octets one by one: after a jump of under 4 octets, the next 32 are.
+	dense := false
+	for i := 0; ; {
+		if dense {
+			w := min(n-i, 32)
+			j := indexAttnGeneric(p[i:i+w], t)
+			i += j
+			if j == w {
+				dense = false
+				continue // nothing in the window
 			}
-			i += 8
+		} else {
+			j := indexAttn(p[i:], t)
+			dense = j < 4
+			i += j
 		}
 		if i >= n {
-			break
+			return nil
 		}
 		b := p[i]
-		if b < 0x80 {
+		if b < utf8.RuneSelf {
 			if asciiMask[b>>6]&(1<<(b&63)) != 0 {
 				return &Error{Reason: ForbiddenChar, Offset: i, Class: ClassOf(rune(b)) & forbid}
 			}
 			i++
 			continue
 		}
-		if onlyASCII {
+		// A lead octet (continuations never need attention) that starts
+		// a character of one of the classes in forbid. Decode it only if
+		// its second octet agrees; ill-formed octets are in no class.
+		if i+1 >= n || classPairs[b-0xC0]>>(p[i+1]&63)&1 == 0 {
 			i++
 			continue
 		}
@@ -264,7 +280,6 @@ func checkClasses[T string | []byte](p T, forbid Class) error {
 		}
 		i += size
 	}
-	return nil
 }
 
 // load64 returns the eight octets of p at i as a little-endian word.

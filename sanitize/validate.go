@@ -75,6 +75,10 @@ func validPrefix[T string | []byte](p T) int {
 // against the octet pattern of its length in a 32-bit word. A window that
 // fails hands over to the characters, which find the exact offset; the
 // characters hand back after a 2-octet character or four ASCII octets.
+// shortASCII is the longest input for which validPrefixGeneric first tests
+// for ASCII all at once.
+const shortASCII = 64
+
 func validPrefixGeneric[T string | []byte](p T) int {
 	// bad3 and bad4 have bit k set when the pattern-matched sequence of 3
 	// and 4 octets whose first two octets give index k is ill-formed (RFC
@@ -88,6 +92,18 @@ func validPrefixGeneric[T string | []byte](p T) int {
 		bad4 uint32 = 1<<0 | 0b111<<17 | 0xFFF<<20
 	)
 	n := len(p)
+	// A short input of ASCII, as most paths, query values and headers are:
+	// its words at 0, 8, ... and its last word (which may overlap the one
+	// before) in one test, without the loop below and its tail.
+	if n >= 8 && n <= shortASCII {
+		w := load64(p, n-8)
+		for j := 0; j < n-8; j += 8 {
+			w |= load64(p, j)
+		}
+		if w&msb == 0 {
+			return n
+		}
+	}
 	i := 0
 ascii:
 	for {

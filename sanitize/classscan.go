@@ -1,0 +1,151 @@
+package sanitize
+
+import "unicode/utf8"
+
+// The class check finds the characters of a policy's classes with a table
+// of "attention" octets: the octets that can start such a character. An
+// octet needs attention when the entries for its high and its low nibble
+// in an attnTable share a bit, as in the nibble lookups of the SIMD
+// validation kernels, so a SIMD kernel (classscan_amd64.s) tests 32 octets
+// at a time with two table lookups. Each bit stands for one high nibble
+// that a class's first octets can have (attnBit), and the low nibbles of
+// the class's first octets with that high nibble set it in the low table:
+// the test is exact for first octets. Continuation octets (80-BF) never
+// need attention. A lead octet that does is looked at again with its
+// second octet (classPairs) and only then decoded and given to ClassOf.
+
+// attnTable is the table for a set of classes: the high-nibble entries,
+// then the low-nibble entries.
+type attnTable [32]byte
+
+// attnBit is the bit that stands for each high nibble that the first octet
+// of a character of some class can have: 0 and 1 (C0 controls), 7 (DEL)
+// and C-F (2-, 3- and 4-octet characters). TestClassRanges checks that no
+// class has a first octet with another high nibble.
+var attnBit = [16]byte{0x0: 1 << 0, 0x1: 1 << 1, 0x7: 1 << 2, 0xC: 1 << 3, 0xD: 1 << 4, 0xE: 1 << 5, 0xF: 1 << 6}
+
+// classRanges lists the code points of each class (BOM: U+FEFF, which is a
+// BOM only at offset 0), as closed ranges in increasing order.
+// TestClassRanges checks them against ClassOf for every code point.
+var classRanges = func() (cr [numClasses][][2]rune) {
+	cr[0] = [][2]rune{{0, 0}}                                   // NUL
+	cr[1] = [][2]rune{{0x01, 0x08}, {0x0B, 0x0C}, {0x0E, 0x1F}} // C0
+	cr[2] = [][2]rune{{0x09, 0x0A}, {0x0D, 0x0D}}               // TabNewline
+	cr[3] = [][2]rune{{0x7F, 0x7F}}                             // DEL
+	cr[4] = [][2]rune{{0x80, 0x9F}}                             // C1
+	cr[5] = [][2]rune{{0x061C, 0x061C}, {0x200E, 0x200F}, {0x202A, 0x202E}, {0x2066, 0x2069}}
+	cr[6] = [][2]rune{{0xFDD0, 0xFDEF}} // Noncharacter
+	for plane := rune(0); plane <= 0x10; plane++ {
+		cr[6] = append(cr[6], [2]rune{plane<<16 | 0xFFFE, plane<<16 | 0xFFFF})
+	}
+	cr[7] = [][2]rune{{0xE000, 0xF8FF}, {0xF0000, 0xFFFFD}, {0x100000, 0x10FFFD}} // PrivateUse
+	cr[8] = [][2]rune{{0xFEFF, 0xFEFF}}                                           // BOM
+	for _, rg := range defaultIgnorable {
+		cr[9] = append(cr[9], [2]rune{rg.lo, rg.hi})
+	}
+	return cr
+}()
+
+// classLow[k] is the low half of the attnTable of class 1<<k; the table of
+// a set of classes is the union of theirs.
+//
+// classPairs[lead-0xC0] has bit (second&63) set when a character of some
+// class (any class: the check is exact later) starts with the octets lead,
+// second.
+var classLow, classPairs = func() (low [numClasses][16]byte, pairs [64]uint64) {
+	var buf [utf8.UTFMax]byte
+	for k, ranges := range classRanges {
+		for _, rg := range ranges {
+			// From U+0800 on, every 64 code points (aligned) share
+			// their first two octets; below, every code point counts.
+			for r := rg[0]; r <= rg[1]; r = nextPair(r) {
+				n := utf8.EncodeRune(buf[:], r)
+				b := buf[0]
+				low[k][b&15] |= attnBit[b>>4]
+				if n > 1 {
+					pairs[b-0xC0] |= 1 << (buf[1] & 63)
+				}
+			}
+		}
+	}
+	return low, pairs
+}()
+
+// nextPair is the next code point after r whose first two octets may differ.
+func nextPair(r rune) rune {
+	if r < 0x800 {
+		return r + 1
+	}
+	return (r | 63) + 1
+}
+
+// attnHigh is the high half of every attnTable.
+var attnHigh = func() (t [16]byte) {
+	copy(t[:], attnBit[:])
+	return t
+}()
+
+// attnTables holds the attnTable of every set of classes.
+var attnTables = func() (ts [AllClasses + 1]attnTable) {
+	for forbid := range ts {
+		ts[forbid] = tableFor(Class(forbid))
+	}
+	return ts
+}()
+
+// tableFor returns the attnTable of the classes in forbid (BOM excepted:
+// the caller looks at offset 0 itself).
+func tableFor(forbid Class) attnTable {
+	var t attnTable
+	copy(t[:16], attnHigh[:])
+	var lo [16]byte
+	for k := range numClasses {
+		if forbid&(1<<k) != 0 && Class(1<<k) != BOM {
+			for j := range lo {
+				lo[j] |= classLow[k][j]
+			}
+		}
+	}
+	copy(t[16:], lo[:])
+	return t
+}
+
+// indexAttn returns the offset of the first octet of p that needs
+// attention under t, or len(p).
+func indexAttn[T string | []byte](p T, t *attnTable) int {
+	i := 0
+	if len(p) >= attnSIMDFrom {
+		i = indexAttnSIMD(p, t)
+		if i < len(p)&^31 {
+			return i
+		}
+	}
+	return i + indexAttnGeneric(p[i:], t)
+}
+
+// indexAttnGeneric is indexAttn octet by octet, but for printable ASCII,
+// which needs no attention under any table: eight octets at a time.
+func indexAttnGeneric[T string | []byte](p T, t *attnTable) int {
+	n := len(p)
+	i := 0
+	for {
+		for i+8 <= n {
+			w := load64(p, i)
+			low := (w - 0x20*lsb) &^ w // high bit set in an octet < 0x20
+			del := (w ^ 0x7F*lsb) - lsb
+			del &^= w ^ 0x7F*lsb // high bit set in an octet 0x7F
+			if (w|low|del)&msb != 0 {
+				break
+			}
+			i += 8
+		}
+		for stop := min(i+8, n); i < stop; i++ {
+			if b := p[i]; t[b>>4]&t[16+b&15] != 0 {
+				return i
+			}
+		}
+		if i >= n {
+			return n
+		}
+	}
+}

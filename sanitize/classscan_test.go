@@ -1,0 +1,169 @@
+package sanitize
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// inRanges reports whether r is in one of ranges.
+func inRanges(r rune, ranges [][2]rune) bool {
+	for _, rg := range ranges {
+		if rg[0] <= r && r <= rg[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// TestClassRanges checks classRanges against ClassOf for every code point,
+// and that the first octet of every character of every class has a high
+// nibble that attnBit gives a bit.
+func TestClassRanges(t *testing.T) {
+	var buf [utf8.UTFMax]byte
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if 0xD800 <= r && r <= 0xDFFF {
+			continue
+		}
+		want := ClassOf(r)
+		if r == 0xFEFF {
+			want |= BOM
+		}
+		for k := range numClasses {
+			if got := inRanges(r, classRanges[k]); got != (want&(1<<k) != 0) {
+				t.Fatalf("U+%04X: in the ranges of %v: %v; ClassOf says %v", r, Class(1<<k), got, want)
+			}
+		}
+		if want != 0 {
+			utf8.EncodeRune(buf[:], r)
+			if attnBit[buf[0]>>4] == 0 {
+				t.Fatalf("U+%04X (%v): first octet %02X has no attention bit", r, want, buf[0])
+			}
+		}
+	}
+}
+
+// TestAttnTables checks, for every set of classes, that the table flags
+// exactly the octets that start a character of the set (BOM aside), and
+// that classPairs has the first two octets of every such character.
+func TestAttnTables(t *testing.T) {
+	var first [numClasses][256]bool
+	var buf [utf8.UTFMax]byte
+	for k, ranges := range classRanges {
+		for _, rg := range ranges {
+			for r := rg[0]; r <= rg[1]; r++ {
+				n := utf8.EncodeRune(buf[:], r)
+				first[k][buf[0]] = true
+				if n > 1 && classPairs[buf[0]-0xC0]>>(buf[1]&63)&1 == 0 {
+					t.Fatalf("U+%04X: classPairs misses % X", r, buf[:2])
+				}
+			}
+		}
+	}
+	for forbid := range AllClasses + 1 {
+		tbl := tableFor(forbid)
+		for b := range 256 {
+			want := false
+			for k := range numClasses {
+				if forbid&(1<<k) != 0 && Class(1<<k) != BOM && first[k][b] {
+					want = true
+				}
+			}
+			if got := tbl[b>>4]&tbl[16+b&15] != 0; got != want {
+				t.Fatalf("%v: octet %02X needs attention: %v, want %v", forbid, b, got, want)
+			}
+		}
+	}
+}
+
+// TestIndexAttn checks indexAttn (the SIMD kernel where there is one, for
+// 32 octets and more) against a plain loop: every offset of a flagged octet
+// in inputs of every length up to 300, at every alignment of 0-31, and
+// random inputs.
+func TestIndexAttn(t *testing.T) {
+	plain := func(p []byte, tbl *attnTable) int {
+		for i, b := range p {
+			if tbl[b>>4]&tbl[16+b&15] != 0 {
+				return i
+			}
+		}
+		return len(p)
+	}
+	tbl := tableFor(AllClasses)
+	base := []byte(strings.Repeat("The quick brown fox; Привет, 你好! ", 20))
+	flagged := []byte{0x00, 0x01, 0x1F, 0x7F, 0xC2, 0xD8, 0xE2, 0xEF, 0xF0, 0xF4}
+	var buf [400]byte
+	for align := range 32 {
+		for n := 0; n <= 300; n++ {
+			p := buf[align : align+n]
+			for i := range p {
+				p[i] = 'a'
+			}
+			if got := indexAttn(p, &tbl); got != n {
+				t.Fatalf("align %d, %d octets of ASCII: %d", align, n, got)
+			}
+			for at := 0; at < n; at++ {
+				c := flagged[(at+n)%len(flagged)]
+				p[at] = c
+				if got := indexAttn(p, &tbl); got != at {
+					t.Fatalf("align %d, n %d, %02X at %d: got %d", align, n, c, at, got)
+				}
+				if got := indexAttn(string(p), &tbl); got != at {
+					t.Fatalf("string: align %d, n %d, %02X at %d: got %d", align, n, c, at, got)
+				}
+				p[at] = 'a'
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		n := rng.IntN(len(base))
+		off := rng.IntN(len(base) - n + 1)
+		p := append([]byte(nil), base[off:off+n]...)
+		if n > 0 && rng.IntN(2) == 0 {
+			p[rng.IntN(n)] = byte(rng.IntN(256))
+		}
+		forbid := Class(rng.IntN(int(AllClasses) + 1))
+		tb := tableFor(forbid)
+		if got, want := indexAttn(p, &tb), plain(p, &tb); got != want {
+			t.Fatalf("indexAttn(% X, %v) = %d, want %d", p, forbid, got, want)
+		}
+	}
+}
+
+// TestCheckLong compares Check and CheckClasses with the references on
+// long inputs, where the SIMD kernel and the dense-text loop run: text of
+// every script and of the classes themselves, with octets replaced at
+// random (ill-formed sequences included), under random sets of classes.
+func TestCheckLong(t *testing.T) {
+	pieces := []string{
+		"The quick brown fox. ", "Привет, мир! ", "你好世界，", "こんにちは、", "😀 ", "é", "\t\n",
+		"\u0085", "\u00ad", "\u061c", "\u200b", "\u202e", "\u3164", "\ue000", "\ufdd0", "\ufeff",
+		"\U000e0041", "\U0010fffe", "\x00", "\x1b", "\x7f", "\U0001d173", "\u034f", "\u1160",
+	}
+	mut := []byte("\x00\x01\t\x7f\x80\xbf\xc0\xc2\xcd\xd8\xe1\xe2\xe3\xed\xee\xef\xf0\xf3\xf4\xf8\xffa ")
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		var b []byte
+		for n := rng.IntN(600); len(b) < n; {
+			pc := pieces[rng.IntN(len(pieces))]
+			if rng.IntN(4) != 0 {
+				pc = pieces[rng.IntN(4)] // mostly plain text
+			}
+			b = append(b, pc...)
+		}
+		for range rng.IntN(3) {
+			if len(b) > 0 {
+				b[rng.IntN(len(b))] = mut[rng.IntN(len(mut))]
+			}
+		}
+		forbid := Class(rng.IntN(int(AllClasses) + 1))
+		if got, _ := asError(Check(b, forbid)); got != refCheck(b, forbid) {
+			t.Fatalf("Check(% X, %v) = %+v, reference says %+v", b, forbid, got, refCheck(b, forbid))
+		}
+		if got, _ := asError(CheckClassesString(string(b), forbid)); got != refCheckClasses(b, forbid) {
+			t.Fatalf("CheckClasses(% X, %v) = %+v, reference says %+v", b, forbid, got, refCheckClasses(b, forbid))
+		}
+	}
+}
