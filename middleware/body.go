@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -104,7 +105,11 @@ const initialBodyBuffer = 64 << 10
 // limit; then what was read is followed in r.Body by the unread rest, so a
 // monitored request loses nothing. On a read error, r.Body likewise gives
 // what was read and then the same error.
-func readBody(r *http.Request, limit int64) ([]byte, bool, error) {
+//
+// The octets go into buf's array if it is large enough for the declared
+// length; the body returned may or may not share buf's array. When the
+// body is over the limit or fails, r.Body holds on to what was read.
+func readBody(r *http.Request, limit int64, buf []byte) ([]byte, bool, error) {
 	if limit >= 0 && r.ContentLength > limit {
 		return nil, true, nil
 	}
@@ -119,7 +124,10 @@ func readBody(r *http.Request, limit int64) ([]byte, bool, error) {
 	// sends nothing must not pin 1 MiB per connection. Past this the
 	// buffer grows with what actually arrives.
 	size = min(size, initialBodyBuffer)
-	buf := make([]byte, 0, size)
+	if int64(cap(buf)) < size {
+		buf = make([]byte, 0, size)
+	}
+	buf = buf[:0]
 	for {
 		if len(buf) == cap(buf) {
 			// Double, up to limit+1: the buffers of a body of unknown
@@ -167,7 +175,7 @@ type readCloser struct {
 // client sent one (a chunked body has none, and gets none). GetBody, a
 // client-side field that a server request does not have, is cleared: one
 // set by an earlier middleware would give the body already read.
-func setBody(r *http.Request, body []byte) {
+func setBody(r *http.Request, body []byte) *bufferedBody {
 	b := &bufferedBody{}
 	b.Reset(body)
 	r.Body = b
@@ -177,14 +185,48 @@ func setBody(r *http.Request, body []byte) {
 	if v, ok := r.Header["Content-Length"]; ok && !(len(v) == 1 && v[0] == strconv.Itoa(len(body))) {
 		r.Header["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
+	return b
 }
 
 // bufferedBody is a body read whole, as an io.ReadCloser: one allocation
 // per request, where io.NopCloser(bytes.NewReader(body)) makes two.
-type bufferedBody struct{ bytes.Reader }
+type bufferedBody struct {
+	bytes.Reader
+	// pooled, when set, holds the body's array, which goes back to
+	// bodyPool once the handler has returned (release).
+	pooled *[]byte
+}
 
-// Close does nothing: there is nothing left to release.
+// Close does nothing: the octets are released after the handler returns.
 func (b *bufferedBody) Close() error { return nil }
+
+// Request bodies are read into arrays from bodyPool, and an accepted body
+// is handed to the handler from there: the array goes back to the pool
+// when the handler returns, and the body reads as empty from then on. So a
+// handler may keep what it read (io.ReadAll, a decoder: copies), but must
+// not read the body after it returns, which net/http forbids anyway.
+var bodyPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// maxPooledBody keeps one large body from pinning a large array.
+const maxPooledBody = initialBodyBuffer
+
+// release empties b and gives its array back to the pool; it does nothing
+// for a nil b or one whose array is not pooled.
+func (b *bufferedBody) release() {
+	if b == nil || b.pooled == nil {
+		return
+	}
+	b.Reset(nil)
+	putBodyBuf(b.pooled)
+	b.pooled = nil
+}
+
+func putBodyBuf(pb *[]byte) {
+	if cap(*pb) <= maxPooledBody {
+		*pb = (*pb)[:0]
+		bodyPool.Put(pb)
+	}
+}
 
 // checkBody reads and checks the body of r when p checks its media type.
 // The handler always gets the whole body back, repaired where the policy
@@ -206,7 +248,8 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 		return limitUnread(r, p), nil // not UTF-8: not ours to check
 	}
 	orig := r.Body
-	body, over, err := readBody(r, p.Limits.BodyBytes)
+	pb := bodyPool.Get().(*[]byte)
+	body, over, err := readBody(r, p.Limits.BodyBytes, *pb)
 	if (err != nil || over) && p.Mode == rules.Enforce {
 		// Refused: no handler will read what was read, so let it go now
 		// rather than with the request, which outlives the response (a
@@ -216,12 +259,14 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 		// whether to read the rest of it.
 		r.Body = orig
 	}
-	if err != nil {
-		return nil, err
-	}
-	if over {
+	if err != nil || over {
+		// r.Body may still read from the array: it stays out of the pool.
+		if err != nil {
+			return nil, err
+		}
 		return tooLarge(loc, ""), nil
 	}
+	*pb = body[:0] // the array read into, which may have grown
 	var rj *Rejection
 	fixed := body
 	switch loc {
@@ -243,8 +288,11 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 		if rj != nil {
 			fixed = body // monitor: unchanged
 		}
-		setBody(r, fixed)
+		s.lent = setBody(r, fixed)
+		s.lent.pooled = pb
 		s.body, s.bodyLoc = fixed, loc
+	} else {
+		putBodyBuf(pb) // refused: no one reads it
 	}
 	return rj, nil
 }
@@ -300,7 +348,7 @@ func detachBody(r *http.Request) *http.Request {
 
 // checkText checks a text body, repairing it if the check says so.
 func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
-	err := checkUTF8Text(body, c.Forbid)
+	err := sanitize.Check(body, c.Forbid)
 	if err == nil {
 		return body, nil
 	}
@@ -309,7 +357,7 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 		return nil, rj
 	}
 	fixed := sanitize.ToValid(body)
-	if err := checkClasses(fixed, c.Forbid); err != nil {
+	if err := sanitize.CheckClasses(fixed, c.Forbid); err != nil {
 		return nil, reject(err, rules.Body, "", fixed)
 	}
 	return fixed, nil

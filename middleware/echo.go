@@ -101,6 +101,15 @@ func WithConfig(cfg Config) echo.MiddlewareFunc {
 // failed"; in Monitor mode the handler runs and its read fails the same
 // way, after the same octets.
 func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
+	m, err := cfg.compile()
+	if err != nil {
+		return nil, err
+	}
+	return m.wrap, nil
+}
+
+// compile returns the middleware with cfg.
+func (cfg Config) compile() (*echoGuard, error) {
 	g, err := newGuard(cfg.Policy, cfg.Routes, cfg.Logger, cfg.LogAccepted)
 	if err != nil {
 		return nil, err
@@ -112,12 +121,7 @@ func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if m.onError == nil {
 		m.onError = DefaultErrorHandler
 	}
-	// Echo applies middleware per request (applyMiddleware runs in
-	// ServeHTTP), so this runs for every request: the closure holds two
-	// words, the least it can.
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error { return m.serve(c, next) }
-	}, nil
+	return m, nil
 }
 
 // echoGuard is the compiled Echo middleware.
@@ -126,9 +130,22 @@ type echoGuard struct {
 	skipper  emw.Skipper
 	onReject func(c echo.Context, rj *Rejection)
 	onError  func(c echo.Context, rj *Rejection) error
+	cache    wrapCache
 }
 
-func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc) error {
+// wrap is the echo.MiddlewareFunc. Under e.Use and e.Pre, Echo calls it
+// for every request; the cache (wrap.go) gives out the handler made for
+// the same next before.
+func (m *echoGuard) wrap(next echo.HandlerFunc) echo.HandlerFunc {
+	if h := m.cache.lookup(next); h != nil {
+		return h
+	}
+	return func(c echo.Context) error { return m.serve(c, next, false) }
+}
+
+// serve runs the middleware for c; cached says whether the handler that
+// called it is the one in the cache.
+func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc, cached bool) error {
 	if m.skipper(c) {
 		return next(c)
 	}
@@ -143,6 +160,8 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc) error {
 	if pre {
 		routerFor(c.Echo(), r.Host).Find(r.Method, echo.GetPath(r), c)
 		route = c.Path()
+	} else if !cached && m.cache.free(next) {
+		m.cache.store(next, func(c echo.Context) error { return m.serve(c, next, true) })
 	}
 	p := g.lookup(route)
 	if p.off {
@@ -154,6 +173,7 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc) error {
 	names, values := c.ParamNames(), c.ParamValues()
 	s := getScratch()
 	params, rj, err := g.inspect(s, r, p, names, values)
+	lent := s.takeLent()
 	putScratch(s)
 	if r2 := detachBody(r); r2 != r {
 		c.SetRequest(r2)
@@ -175,7 +195,7 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc) error {
 		if p.Mode == rules.Enforce {
 			return m.onError(c, rj)
 		}
-		return next(c)
+		return callAndRelease(c, next, lent)
 	}
 	if params != nil {
 		c.SetParamValues(params...)
@@ -184,7 +204,15 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc) error {
 		r.URL.RawPath = ""
 	}
 	g.logAccept(r, route)
-	return next(c)
+	return callAndRelease(c, next, lent)
+}
+
+// callAndRelease runs next, then gives the body lent to it back to the
+// pool. If next panics, the array is left to the collector.
+func callAndRelease(c echo.Context, next echo.HandlerFunc, lent *bufferedBody) error {
+	err := next(c)
+	lent.release()
+	return err
 }
 
 // routerFor returns the router Echo uses for host, as Echo.ServeHTTP

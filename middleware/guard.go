@@ -72,6 +72,17 @@ type scratch struct {
 	// before the scratch goes back to the pool.
 	body    []byte
 	bodyLoc rules.Location
+	// lent is the body handed to the handler, whose array goes back to
+	// the pool after the handler (takeLent).
+	lent *bufferedBody
+}
+
+// takeLent returns the body lent to the handler, to release once the
+// handler has returned, and forgets it.
+func (s *scratch) takeLent() *bufferedBody {
+	b := s.lent
+	s.lent = nil
+	return b
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 1024)} }}
@@ -83,6 +94,8 @@ func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 func putScratch(s *scratch) {
 	s.body = nil
+	s.lent.release() // not taken: no handler reads it
+	s.lent = nil
 	if cap(s.buf) <= maxPooledScratch {
 		s.buf = s.buf[:0]
 		scratchPool.Put(s)

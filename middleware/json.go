@@ -24,6 +24,34 @@ import (
 // Under c.Repair, ill-formed UTF-8 is replaced with U+FFFD and a lone
 // surrogate escape with "\uFFFD", in place: body is modified.
 func checkJSON(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) {
+	if jsonClean(body, c.Forbid, depth) {
+		return body, nil
+	}
+	return scanJSON(body, c, depth)
+}
+
+// jsonClean reports whether body passes checkJSON without the scanner: it
+// is valid UTF-8, has no escapes (nothing to decode, nothing to repair), no
+// character of the forbidden classes anywhere (so none in a string) and no
+// more brackets than the depth limit (so no deeper nesting). Each test is
+// a SIMD pass over the body. Otherwise the scanner decides: it alone knows
+// where strings are, which a forbidden TAB between two members, or a
+// bracket inside a string, needs.
+func jsonClean(body []byte, forbid sanitize.Class, maxDepth int) bool {
+	if bytes.IndexByte(body, '\\') >= 0 {
+		return false
+	}
+	if maxDepth >= 0 && bytes.Count(body, []byte{'{'})+bytes.Count(body, []byte{'['}) > maxDepth {
+		return false
+	}
+	if forbid&sanitize.BOM != 0 && bytes.Contains(body, []byte("\uFEFF")) {
+		return false // a BOM is refused at the start of a string only
+	}
+	return sanitize.Check(body, forbid&^sanitize.BOM) == nil
+}
+
+// scanJSON is checkJSON with the scanner.
+func scanJSON(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) {
 	sc := jsonScanner{p: body, forbid: c.Forbid, maxDepth: depth, repair: c.Repair}
 	bad := sanitize.ValidPrefix(body)
 	if bad < len(body) {
@@ -167,7 +195,7 @@ func (sc *jsonScanner) scan() *Rejection {
 
 // str checks the string literal whose opening quote is at p[i] and returns
 // the offset just past its closing quote. The text between escapes goes to
-// checkClasses a run at a time; each escape is decoded and checked on its
+// sanitize.CheckClasses a run at a time; each escape is decoded and checked on its
 // own.
 func (sc *jsonScanner) str(i int) (int, *Rejection) {
 	p := sc.p
@@ -215,7 +243,7 @@ func (sc *jsonScanner) str(i int) (int, *Rejection) {
 			if j != start {
 				forbid &^= sanitize.BOM // BOM counts at the start of the string only
 			}
-			if err := checkClasses(p[j:run], forbid); err != nil {
+			if err := sanitize.CheckClasses(p[j:run], forbid); err != nil {
 				e := err.(*sanitize.Error)
 				off := j + e.Offset
 				return off, sc.fail(sanitize.ForbiddenChar, e.Class, off, isKey, start)

@@ -93,7 +93,7 @@ func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
 		// A broken part (the body ends inside it) fails the handler's
 		// parser too, but only after a streaming handler has read what
 		// came before the break: that much is checked all the same.
-		if cerr := checkUTF8Text(data, c.Forbid); cerr != nil {
+		if cerr := sanitize.Check(data, c.Forbid); cerr != nil {
 			return reject(cerr, rules.Multipart, safeField(field), data)
 		}
 		if err != nil {
