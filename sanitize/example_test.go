@@ -120,3 +120,13 @@ func ExampleCheck() {
 	// sanitize: forbidden character (bom) at offset 0
 	// <nil>
 }
+
+func ExampleValid() {
+	fmt.Println(sanitize.Valid([]byte("café")))
+	fmt.Println(sanitize.Valid([]byte("caf\xC3")))    // cut short
+	fmt.Println(sanitize.ValidString("\xED\xA0\x80")) // a surrogate
+	// Output:
+	// true
+	// false
+	// false
+}

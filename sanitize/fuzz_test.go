@@ -44,6 +44,9 @@ func FuzzValidate(f *testing.F) {
 		if utf8.Valid(p) != (err == nil) {
 			t.Fatalf("Validate(% X) = %v, utf8.Valid = %v", p, err, utf8.Valid(p))
 		}
+		if Valid(p) != (err == nil) || ValidString(string(p)) != (err == nil) {
+			t.Fatalf("Validate(% X) = %v, Valid = %v, ValidString = %v", p, err, Valid(p), ValidString(string(p)))
+		}
 		wantReason, wantOff := refValidate(p)
 		if err == nil {
 			if wantReason != 0 || ValidPrefix(p) != len(p) {

@@ -3,6 +3,7 @@ package sanitize
 import (
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Validate reports whether p is well-formed UTF-8, exactly the UTF8-octets
@@ -25,10 +26,59 @@ import (
 //	FE, FF                                   InvalidByte
 //
 // Validate does not allocate when p is valid.
-func Validate(p []byte) error { return validate(p) }
+func Validate(p []byte) error {
+	if shortASCII(asString(p)) {
+		return nil
+	}
+	return validate(p)
+}
 
 // ValidateString is like Validate but for a string.
-func ValidateString(s string) error { return validate(s) }
+func ValidateString(s string) error {
+	if shortASCII(s) {
+		return nil
+	}
+	return validate(s)
+}
+
+// Valid reports whether p is well-formed UTF-8 (RFC 3629 section 4): it is
+// Validate(p) == nil, for a caller that needs no reason or offset.
+func Valid(p []byte) bool {
+	if shortASCII(asString(p)) {
+		return true
+	}
+	return validPrefix(p) == len(p)
+}
+
+// ValidString is like Valid but for a string.
+func ValidString(s string) bool {
+	if shortASCII(s) {
+		return true
+	}
+	return validPrefix(s) == len(s)
+}
+
+// shortASCII reports whether p is ASCII of 8 to 64 octets, with word loads
+// that between them cover it: the first and the last 16 or 32 octets (which
+// overlap when p is shorter than twice that). At these lengths a call into
+// the loops costs more than the test; for other inputs it costs a
+// comparison or two.
+//
+// It is not generic, so that the exported functions inline it.
+func shortASCII(p string) bool {
+	n := len(p)
+	if n < 8 || n > 64 {
+		return false
+	}
+	w := load64(p, 0) | load64(p, n-8)
+	if n > 16 {
+		w |= load64(p, 8) | load64(p, n-16)
+		if n > 32 {
+			w |= load64(p, 16) | load64(p, 24) | load64(p, n-32) | load64(p, n-24)
+		}
+	}
+	return w&msb == 0
+}
 
 // ValidPrefix returns the length of the longest prefix of p that is
 // well-formed UTF-8 and ends at a character boundary: len(p) if p is valid,
@@ -36,19 +86,16 @@ func ValidateString(s string) error { return validate(s) }
 func ValidPrefix(p []byte) int { return validPrefix(p) }
 
 func validate[T string | []byte](p T) error {
-	// validPrefix, spelled out: it is not inlined, and a short input should
-	// not pay for the extra call.
-	var i int
-	if len(p) >= simdFrom {
-		i = validPrefixSIMD(p)
-	} else {
-		i = validPrefixGeneric(p)
-	}
-	if i < len(p) {
+	if i := validPrefix(p); i < len(p) {
 		return classify(p, i)
 	}
 	return nil
 }
+
+// asString returns the octets of p as a string, without copying: the header
+// of a slice starts with the pointer and the length, as that of a string.
+// The caller must not keep the string past a change to p.
+func asString[T string | []byte](p T) string { return *(*string)(unsafe.Pointer(&p)) }
 
 // validPrefix returns the length of the longest prefix of p that is
 // well-formed UTF-8 and ends at a character boundary: validPrefixSIMD for
@@ -75,10 +122,6 @@ func validPrefix[T string | []byte](p T) int {
 // against the octet pattern of its length in a 32-bit word. A window that
 // fails hands over to the characters, which find the exact offset; the
 // characters hand back after a 2-octet character or four ASCII octets.
-// shortASCII is the longest input for which validPrefixGeneric first tests
-// for ASCII all at once.
-const shortASCII = 64
-
 func validPrefixGeneric[T string | []byte](p T) int {
 	// bad3 and bad4 have bit k set when the pattern-matched sequence of 3
 	// and 4 octets whose first two octets give index k is ill-formed (RFC
@@ -92,17 +135,10 @@ func validPrefixGeneric[T string | []byte](p T) int {
 		bad4 uint32 = 1<<0 | 0b111<<17 | 0xFFF<<20
 	)
 	n := len(p)
-	// A short input of ASCII, as most paths, query values and headers are:
-	// its words at 0, 8, ... and its last word (which may overlap the one
-	// before) in one test, without the loop below and its tail.
-	if n >= 8 && n <= shortASCII {
-		w := load64(p, n-8)
-		for j := 0; j < n-8; j += 8 {
-			w |= load64(p, j)
-		}
-		if w&msb == 0 {
-			return n
-		}
+	// A short input of ASCII, as most paths, query values and headers are,
+	// in one test, without the loops below and their tail.
+	if shortASCII(asString(p)) {
+		return n
 	}
 	i := 0
 ascii:

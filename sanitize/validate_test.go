@@ -381,3 +381,29 @@ func TestReasonNames(t *testing.T) {
 		}
 	}
 }
+
+// TestShortASCII checks the word test of short inputs: for every length up
+// to 80 and every position, one non-ASCII octet there is found (by Valid,
+// ValidString, Validate and ValidPrefix, at that offset), and ASCII alone is
+// valid.
+func TestShortASCII(t *testing.T) {
+	for n := 0; n <= 80; n++ {
+		p := []byte(strings.Repeat("x", n))
+		if !Valid(p) || !ValidString(string(p)) || Validate(p) != nil || !shortASCII(string(p)) && n >= 8 && n <= 64 {
+			t.Fatalf("%d octets of ASCII: not valid", n)
+		}
+		for at := range n {
+			p[at] = 0x80
+			if Valid(p) || ValidString(string(p)) || shortASCII(string(p)) {
+				t.Fatalf("length %d, 80 at %d: valid", n, at)
+			}
+			if e, ok := Validate(p).(*Error); !ok || e.Offset != at || e.Reason != UnexpectedContinuation {
+				t.Fatalf("length %d, 80 at %d: Validate = %v", n, at, Validate(p))
+			}
+			if k := ValidPrefix(p); k != at {
+				t.Fatalf("length %d, 80 at %d: ValidPrefix = %d", n, at, k)
+			}
+			p[at] = 'x'
+		}
+	}
+}
