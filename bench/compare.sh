@@ -22,7 +22,7 @@
 set -euo pipefail
 
 usage() { sed -n '2,/^set/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
-rounds=10 bench=Validate out= check=
+rounds=10 bench=Validate out='' check=''
 extra=()
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# run.sh runs utf8guard's whole speed comparison and prints its tables:
+#
+#   validation     BenchmarkValidate of bench/peers: unicode/utf8 (stdlib),
+#                  segmentio/asm, bytedance/sonic and utf8guard on every
+#                  input class and size
+#   normalization  BenchmarkNFCIsNormal of bench: x/text/unicode/norm and
+#                  utf8guard's normalize
+#   middleware     BenchmarkMiddleware of bench: Echo without and with the
+#                  middleware, per request
+#
+# usage: bench/run.sh [-n rounds] [-benchtime d] [-o dir]
+#
+#   -n rounds     rounds (default 5); every round runs each benchmark once,
+#                 so the implementations' runs interleave in time and a
+#                 burst of noise on the machine hits them all
+#   -benchtime d  passed to the test binaries (default: go test's, 1s);
+#                 with it, a round takes roughly 130 times d, plus start-up
+#   -o dir        where to write raw.txt (go test's output of every round),
+#                 tables.md and validate.svg (default bench/results)
+#
+# It builds the test binaries of bench and bench/peers once, runs them with
+# -cpu=1 -benchmem in every round, then prints the Markdown tables of
+# cmd/benchtab (medians of the rounds, speedups), writes the chart of
+# cmd/chart, and prints benchstat's comparison if benchstat is installed
+# (go install golang.org/x/perf/cmd/benchstat@latest).
+set -euo pipefail
+
+usage() { sed -n '2,/^set/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+command=$(printf '%q ' "$0" "$@")
+command=${command% }
+rounds=5 benchtime='' outdir=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n | -benchtime | --benchtime | -o) [ $# -ge 2 ] || usage ;;
+	esac
+	case $1 in
+	-n) rounds=$2; shift ;;
+	-n=*) rounds=${1#*=} ;;
+	-benchtime | --benchtime) benchtime=$2; shift ;;
+	-benchtime=* | --benchtime=*) benchtime=${1#*=} ;;
+	-o) outdir=$2; shift ;;
+	-o=*) outdir=${1#*=} ;;
+	*) usage ;;
+	esac
+	shift
+done
+case $rounds in '' | *[!0-9]* | 0) echo "run.sh: -n wants a positive number" >&2; exit 2 ;; esac
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+outdir=${outdir:-bench/results}
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+raw=$outdir/raw.txt
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+flags=(-test.run '^$' -test.benchmem -test.cpu=1 -test.count=1)
+[ -z "$benchtime" ] || flags+=("-test.benchtime=$benchtime")
+peersBench='^BenchmarkValidate$'
+benchBench='^Benchmark(NFCIsNormal|Middleware)$'
+
+cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || true)
+date=$(date -u +%Y-%m-%d)
+echo "# $command"
+echo "# $(go version); cpu: ${cpu:-unknown}; nproc: $(nproc); $date"
+peersCmd=$(printf ' %q' "${flags[@]}" -test.bench "$peersBench")
+benchCmd=$(printf ' %q' "${flags[@]}" -test.bench "$benchBench")
+echo "# built once: go test -c -o \$tmp/bench.test ./bench/; (cd bench/peers && go test -c -o \$tmp/peers.test .)"
+echo "# every round: (cd bench/peers && peers.test$peersCmd)"
+echo "#              (cd bench && bench.test$benchCmd)"
+echo "# rounds: $rounds; raw output: $raw"
+echo
+
+go test -c -o "$tmp/bench.test" ./bench/
+(cd bench/peers && go test -c -o "$tmp/peers.test" .)
+go build -o "$tmp/benchtab" ./bench/cmd/benchtab
+go build -o "$tmp/chart" ./bench/cmd/chart
+
+# Configuration lines that benchstat and the tools read as such.
+{
+	echo "goversion: $(go env GOVERSION)"
+	echo "nproc: $(nproc)"
+	echo "date: $date"
+	echo "rounds: $rounds"
+	echo "command: $command"
+} >"$raw"
+start=$SECONDS
+for ((r = 1; r <= rounds; r++)); do
+	echo "round $r/$rounds ($((SECONDS - start)) s)" >&2
+	(cd bench/peers && "$tmp/peers.test" "${flags[@]}" -test.bench "$peersBench") >>"$raw"
+	(cd bench && "$tmp/bench.test" "${flags[@]}" -test.bench "$benchBench") >>"$raw"
+done
+echo "$rounds round(s) in $((SECONDS - start)) s" >&2
+
+"$tmp/benchtab" "$raw" | tee "$outdir/tables.md"
+"$tmp/chart" -o "$outdir/validate.svg" -note "$(go env GOVERSION), nproc $(nproc), -cpu=1" "$raw"
+echo
+echo "Wrote $raw, $outdir/tables.md and $outdir/validate.svg."
+
+benchstat=$(command -v benchstat || true)
+[ -n "$benchstat" ] || [ ! -x "$(go env GOPATH)/bin/benchstat" ] || benchstat=$(go env GOPATH)/bin/benchstat
+if [ -n "$benchstat" ]; then
+	echo
+	echo "## benchstat"
+	for filter in '.name:Validate .unit:B/s' '.name:NFCIsNormal .unit:B/s' '.name:Middleware .unit:(sec/op OR B/op OR allocs/op)'; do
+		echo
+		echo "\$ benchstat -col /impl -filter '$filter' raw.txt"
+		"$benchstat" -col /impl -filter "$filter" "$raw"
+	done
+fi
