@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# run.sh measures what utf8guard costs the demo server under wrk: requests
+# per second of /strict/ (strict preset) against /open/ (unchecked, the
+# middleware returns at once) for the same clean GET and the same clean POST,
+# and their ratio strict/open. The target of the issue "Speed" is a median
+# ratio of at least 0.95 for both.
+#
+# usage: bench/wrk/run.sh [-n rounds] [-d duration] [-c connections]
+#                         [-w warmup] [-k kinds] [-o dir] [-check]
+#
+#   -n rounds       rounds per kind (default 5); a round runs /strict and
+#                   /open once each, and which goes first alternates from
+#                   round to round, so drift and bursts of noise on the
+#                   machine hit both
+#   -d duration     length of each wrk run, as wrk takes it (default 5s)
+#   -c connections  wrk connections (default 32), on one wrk thread (-t1)
+#   -w warmup       an uncounted wrk run of this length per route and kind
+#                   before the rounds (default 1s; 0 skips it)
+#   -k kinds        get, post or get,post (default get,post)
+#   -o dir          keep each wrk run's output in dir (default: discarded)
+#   -check          exit 1 if a median ratio is below 0.95
+#
+# It exits 1 if any wrk run saw a response of status >= 400 (wrk's
+# "Non-2xx or 3xx responses") or a socket error, or if a route does not
+# answer exactly 200 to curl before and after the runs; 2 on bad usage or a
+# missing tool.
+#
+# The server is built once (go build ./examples/server) and runs on
+# 127.0.0.1 at a free port (-addr 127.0.0.1:0), pinned with taskset to CPU
+# $SERVER_CPU (default 0), so the Go runtime sets GOMAXPROCS to 1; wrk runs
+# pinned to CPU $WRK_CPU (default 1). The server's stdout (its JSON log
+# lines: rejections only, it logs nothing for accepted requests) and stderr
+# go to files, never to the terminal; the number of log lines is printed at
+# the end and should be 0.
+#
+# The requests (the path after the prefix is the same for both routes):
+#
+#   get:   GET  /{strict,open}/catalog/items/42?page=2&sort=price&lang=de&q=caf%C3%A9
+#   post:  POST /{strict,open}/api/orders/new, Content-Type: application/json,
+#          body bench/wrk/body1k.json (1024 octets, UTF-8, NFC, non-ASCII
+#          text), set by bench/wrk/post.lua
+#
+# Tools: wrk, curl and taskset (util-linux). When wrk or curl is missing and
+# apt-get is there and we are root (as on CI, CI=true), they are installed
+# with apt-get; otherwise the script says what to install and exits 2.
+set -euo pipefail
+
+usage() { sed -n '2,/^set/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+cmdline=$(printf '%q ' "$0" "$@")
+rounds=5 duration=5s conns=32 warmup=1s kinds=get,post keep='' check=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n | -d | -c | -w | -k | -o) [ $# -ge 2 ] || usage ;;
+	esac
+	case $1 in
+	-n) rounds=$2; shift ;;
+	-d) duration=$2; shift ;;
+	-c) conns=$2; shift ;;
+	-w) warmup=$2; shift ;;
+	-k) kinds=$2; shift ;;
+	-o) keep=$2; shift ;;
+	-check | --check) check=1 ;;
+	-h | -help | --help) usage ;;
+	*) usage ;;
+	esac
+	shift
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -n: want a positive integer" >&2; exit 2; }
+[[ $conns =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -c: want a positive integer" >&2; exit 2; }
+for kind in ${kinds//,/ }; do
+	case $kind in get | post) ;; *) echo "run.sh: -k: unknown kind $kind (want get, post)" >&2; exit 2 ;; esac
+done
+# wrk takes a bare number as seconds; say so in the settings line.
+[[ $duration =~ ^[0-9]+$ ]] && duration+=s
+[[ $warmup =~ ^[0-9]+$ ]] && warmup+=s
+server_cpu=${SERVER_CPU:-0}
+wrk_cpu=${WRK_CPU:-1}
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root"
+
+# Tools.
+missing=()
+command -v wrk >/dev/null || missing+=(wrk)
+command -v curl >/dev/null || missing+=(curl)
+if [ ${#missing[@]} -gt 0 ]; then
+	if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+		echo "installing ${missing[*]} with apt-get" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >&2
+		apt-get install -y -qq "${missing[@]}" >&2
+	else
+		echo "run.sh: missing ${missing[*]}: install with 'sudo apt-get install -y ${missing[*]}' (Debian/Ubuntu)" >&2
+		exit 2
+	fi
+fi
+command -v taskset >/dev/null || { echo "run.sh: missing taskset: install util-linux" >&2; exit 2; }
+ncpu=$(nproc --all)
+if [ "$server_cpu" -ge "$ncpu" ] || [ "$wrk_cpu" -ge "$ncpu" ] || [ "$server_cpu" = "$wrk_cpu" ]; then
+	echo "run.sh: need two distinct CPUs (SERVER_CPU=$server_cpu WRK_CPU=$wrk_cpu, $ncpu CPUs)" >&2
+	exit 2
+fi
+
+tmp=$(mktemp -d)
+pid=
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+[ -z "$keep" ] || mkdir -p "$keep"
+
+echo "command:  $cmdline"
+echo "machine:  $(nproc) CPUs online to us ($ncpu in all), $(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//')"
+echo "go:       $(go env GOVERSION) $(go env GOOS)/$(go env GOARCH)"
+echo "wrk:      $(wrk -v 2>&1 | head -1 | sed 's/ Copyright.*//')"
+echo "settings: $rounds rounds x $duration per route, wrk -t1 -c$conns, warm-up $warmup, server on CPU $server_cpu, wrk on CPU $wrk_cpu"
+echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before the runs"
+
+go build -o "$tmp/server" ./examples/server
+taskset -c "$server_cpu" "$tmp/server" -addr 127.0.0.1:0 >"$tmp/server.out" 2>"$tmp/server.err" &
+pid=$!
+base=
+for _ in $(seq 100); do
+	base=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/server.err" 2>/dev/null | head -1 || true)
+	if [ -n "$base" ] && curl -s -o /dev/null "$base/open/"; then
+		break
+	fi
+	kill -0 "$pid" 2>/dev/null || { echo "run.sh: server exited:" >&2; cat "$tmp/server.err" >&2; exit 1; }
+	base=
+	sleep 0.1
+done
+[ -n "$base" ] || { echo "run.sh: server did not answer within 10 s" >&2; cat "$tmp/server.err" >&2; exit 1; }
+echo "server:   $base, pid $pid, CPUs $(awk '/^Cpus_allowed_list/ {print $2}' "/proc/$pid/status"), stdout and stderr to files"
+echo
+
+get_path='catalog/items/42?page=2&sort=price&lang=de&q=caf%C3%A9'
+post_path='api/orders/new'
+body=$here/body1k.json
+[ "$(wc -c <"$body")" -eq 1024 ] || { echo "run.sh: $body is not 1024 octets" >&2; exit 1; }
+
+# url KIND ROUTE prints the URL of KIND's request on ROUTE (strict, open).
+url() {
+	case $1 in
+	get) echo "$base/$2/$get_path" ;;
+	post) echo "$base/$2/$post_path" ;;
+	esac
+}
+
+# probe KIND ROUTE checks with curl that the request answers exactly 200
+# with the JSON echo of the path (and of the decoded body for post).
+probe() {
+	local code out=$tmp/probe.json
+	case $1 in
+	get) code=$(curl -s -o "$out" -w '%{http_code}' "$(url get "$2")") ;;
+	post) code=$(curl -s -o "$out" -w '%{http_code}' -H 'Content-Type: application/json' \
+		--data-binary "@$body" "$(url post "$2")") ;;
+	esac
+	if [ "$code" != 200 ]; then
+		echo "run.sh: $1 /$2/ answered $code, want 200: $(head -c 300 "$out")" >&2
+		return 1
+	fi
+	if ! grep -q "\"path\":\"/$2/" "$out" || { [ "$1" = post ] && ! grep -q '"json":{' "$out"; }; then
+		echo "run.sh: $1 /$2/ answered 200 but not the expected echo: $(head -c 300 "$out")" >&2
+		return 1
+	fi
+}
+
+# wrkrun KIND ROUTE DURATION OUT runs wrk once, its output to OUT.
+wrkrun() {
+	local script=()
+	[ "$1" = get ] || script=(-s "$here/post.lua")
+	WRK_BODY=$body taskset -c "$wrk_cpu" wrk -t1 -c"$conns" -d"$3" ${script[@]+"${script[@]}"} "$(url "$1" "$2")" >"$4" 2>&1
+}
+
+# median of the numbers on stdin.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; if (NR % 2) printf "%.0f", v[(NR + 1) / 2]; else printf "%.0f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+status=0 verdicts=()
+for kind in ${kinds//,/ }; do
+	probe "$kind" strict || status=1
+	probe "$kind" open || status=1
+	[ $status = 0 ] || exit 1
+	if [ "$kind" = get ]; then
+		echo "get:  taskset -c $wrk_cpu wrk -t1 -c$conns -d$duration '$(url get '{strict,open}')'"
+	else
+		echo "post: taskset -c $wrk_cpu wrk -t1 -c$conns -d$duration -s bench/wrk/post.lua '$(url post '{strict,open}')'"
+	fi
+	if [ "$warmup" != 0s ]; then
+		wrkrun "$kind" strict "$warmup" "$tmp/warm"
+		wrkrun "$kind" open "$warmup" "$tmp/warm"
+	fi
+	: >"$tmp/$kind.strict" ; : >"$tmp/$kind.open"
+	printf '  %-6s %12s %12s %8s\n' round strict open ratio
+	for ((r = 1; r <= rounds; r++)); do
+		if ((r % 2)); then order=(strict open); else order=(open strict); fi
+		declare -A rps=()
+		for route in "${order[@]}"; do
+			out=$tmp/wrk.$kind.$route.$r
+			wrkrun "$kind" "$route" "$duration" "$out"
+			[ -z "$keep" ] || cp "$out" "$keep/$kind.$route.$r.txt"
+			v=$(awk '/^Requests\/sec:/ {print $2}' "$out")
+			if [ -z "$v" ]; then
+				echo "run.sh: no Requests/sec from wrk:" >&2
+				cat "$out" >&2
+				exit 1
+			fi
+			bad=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' "$out")
+			if [ -n "$bad" ] && [ "$bad" != 0 ]; then
+				echo "  FAIL: $kind /$route/ round $r: $bad responses of status >= 400" >&2
+				status=1
+			fi
+			sock=$(grep 'Socket errors:' "$out" || true)
+			if [ -n "$sock" ]; then
+				echo "  FAIL: $kind /$route/ round $r: ${sock#"${sock%%[! ]*}"}" >&2
+				status=1
+			fi
+			rps[$route]=$v
+			echo "$v" >>"$tmp/$kind.$route"
+		done
+		printf '  %-6s %12.0f %12.0f %8.3f   (%s first)\n' "$r" "${rps[strict]}" "${rps[open]}" \
+			"$(awk -v s="${rps[strict]}" -v o="${rps[open]}" 'BEGIN { printf "%.6f", s / o }')" "${order[0]}"
+		unset rps
+	done
+	ms=$(median <"$tmp/$kind.strict")
+	mo=$(median <"$tmp/$kind.open")
+	ratio=$(awk -v s="$ms" -v o="$mo" 'BEGIN { printf "%.3f", s / o }')
+	printf '  %-6s %12s %12s %8s\n' median "$ms" "$mo" "$ratio"
+	if awk -v x="$ratio" 'BEGIN { exit !(x >= 0.95) }'; then
+		verdicts+=("$kind $ratio >= 0.95 ok")
+	else
+		verdicts+=("$kind $ratio < 0.95 BELOW")
+		[ -z "$check" ] || status=1
+	fi
+	probe "$kind" strict || status=1
+	probe "$kind" open || status=1
+	echo
+done
+
+logs=$(wc -l <"$tmp/server.out")
+echo "server log lines (stdout): $logs"
+[ "$logs" = 0 ] || { echo "  first: $(head -c 300 "$tmp/server.out")"; }
+echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) after the runs"
+below=0 summary=
+for v in "${verdicts[@]}"; do
+	case $v in *BELOW) below=1 ;; esac
+	summary+=${summary:+; }$v
+done
+if [ $below = 0 ]; then
+	echo "verdict: median ratio strict/open >= 0.95 for every kind ($summary)"
+else
+	echo "verdict: median ratio strict/open below 0.95 for some kind ($summary)"
+fi
+[ $status = 0 ] || echo "FAIL: see the lines above" >&2
+exit $status
