@@ -4,6 +4,8 @@
 #   validation     BenchmarkValidate of bench/peers: unicode/utf8 (stdlib),
 #                  segmentio/asm, bytedance/sonic and utf8guard on every
 #                  input class and size
+#   classes        BenchmarkCheck of bench: sanitize.Validate against
+#                  sanitize.Check with the strict preset's classes
 #   normalization  BenchmarkNFCIsNormal of bench: x/text/unicode/norm and
 #                  utf8guard's normalize
 #   middleware     BenchmarkMiddleware of bench: Echo without and with the
@@ -59,7 +61,7 @@ trap 'rm -rf "$tmp"' EXIT
 flags=(-test.run '^$' -test.benchmem -test.cpu=1 -test.count=1)
 [ -z "$benchtime" ] || flags+=("-test.benchtime=$benchtime")
 peersBench='^BenchmarkValidate$'
-benchBench='^Benchmark(NFCIsNormal|Middleware)$'
+benchBench='^Benchmark(NFCIsNormal|Check|Middleware)$'
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || true)
 date=$(date -u +%Y-%m-%d)

@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"errors"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -122,8 +123,17 @@ func ClassOf(r rune) Class {
 	if r < 0xAD || r > utf8.MaxRune || (0xD800 <= r && r <= 0xDFFF) {
 		return 0
 	}
+	return classesIn(r, AllClasses)
+}
+
+// classesIn returns the classes in forbid that r belongs to, for a scalar
+// value r of U+00A0 or above: ClassOf(r) & forbid, without the search of
+// the default ignorable ranges when forbid does not hold them.
+func classesIn(r rune, forbid Class) Class {
 	var c Class
 	switch {
+	case r < 0xA0:
+		return ClassOf(r) & forbid
 	case r == 0x061C, r == 0x200E, r == 0x200F,
 		0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069:
 		c |= Bidi
@@ -132,10 +142,10 @@ func ClassOf(r rune) Class {
 	case 0xE000 <= r && r <= 0xF8FF, 0xF0000 <= r && r <= 0x10FFFD:
 		c |= PrivateUse
 	}
-	if isDefaultIgnorable(r) {
+	if forbid&DefaultIgnorable != 0 && isDefaultIgnorable(r) {
 		c |= DefaultIgnorable
 	}
-	return c
+	return c & forbid
 }
 
 // defaultIgnorable is Default_Ignorable_Code_Point from Unicode 15.0's
@@ -237,49 +247,47 @@ func checkClasses[T string | []byte](p T, forbid Class) error {
 	}
 	t := &attnTables[forbid&AllClasses]
 	asciiMask := &asciiMasks[forbid&asciiClasses]
-	// Where octets that need attention come close together (the kana of
-	// Japanese text start with E3, as does U+3164, a default ignorable),
-	// restarting the SIMD kernel for each costs more than looking at the
-	// octets one by one: after a jump of under 4 octets, the next 32 are.
-	dense := false
-	for i := 0; ; {
-		if dense {
-			w := min(n-i, 32)
-			j := indexAttnGeneric(p[i:i+w], t)
-			i += j
-			if j == w {
-				dense = false
-				continue // nothing in the window
+	// The octets that need attention, a block of 64 at a time: the SIMD
+	// kernel skips the blocks without any, attnMask does the last one.
+	for base := 0; base < n; {
+		w := min(n-base, 64)
+		var mask uint64
+		if n-base >= attnSIMDFrom {
+			var off int
+			off, mask = attnBlocks(p[base:], t)
+			base += off
+			if mask == 0 {
+				continue // the rest, under 64 octets, is left
 			}
+			w = 64
 		} else {
-			j := indexAttn(p[i:], t)
-			dense = j < 4
-			i += j
+			mask = attnMask(p[base:base+w], t)
 		}
-		if i >= n {
-			return nil
-		}
-		b := p[i]
-		if b < utf8.RuneSelf {
-			if asciiMask[b>>6]&(1<<(b&63)) != 0 {
-				return &Error{Reason: ForbiddenChar, Offset: i, Class: ClassOf(rune(b)) & forbid}
+		for ; mask != 0; mask &= mask - 1 {
+			i := base + bits.TrailingZeros64(mask)
+			b := p[i]
+			if b < utf8.RuneSelf {
+				if asciiMask[b>>6]&(1<<(b&63)) != 0 {
+					return &Error{Reason: ForbiddenChar, Offset: i, Class: ClassOf(rune(b)) & forbid}
+				}
+				continue
 			}
-			i++
-			continue
+			// A lead octet (continuations never need attention) that
+			// starts a character of one of the classes in forbid. Decode
+			// it only if its second octet agrees; ill-formed octets are
+			// in no class.
+			if i+1 >= n || classPairs[b-0xC0]>>(p[i+1]&63)&1 == 0 {
+				continue
+			}
+			if r, _ := decodeRune(p[i:]); r != utf8.RuneError {
+				if c := classesIn(r, forbid); c != 0 {
+					return &Error{Reason: ForbiddenChar, Offset: i, Class: c}
+				}
+			}
 		}
-		// A lead octet (continuations never need attention) that starts
-		// a character of one of the classes in forbid. Decode it only if
-		// its second octet agrees; ill-formed octets are in no class.
-		if i+1 >= n || classPairs[b-0xC0]>>(p[i+1]&63)&1 == 0 {
-			i++
-			continue
-		}
-		r, size := decodeRune(p[i:])
-		if c := ClassOf(r) & forbid; c != 0 {
-			return &Error{Reason: ForbiddenChar, Offset: i, Class: c}
-		}
-		i += size
+		base += w
 	}
+	return nil
 }
 
 // load64 returns the eight octets of p at i as a little-endian word.

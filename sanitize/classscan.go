@@ -1,6 +1,9 @@
 package sanitize
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+	"unsafe"
+)
 
 // The class check finds the characters of a policy's classes with a table
 // of "attention" octets: the octets that can start such a character. An
@@ -110,42 +113,38 @@ func tableFor(forbid Class) attnTable {
 	return t
 }
 
-// indexAttn returns the offset of the first octet of p that needs
-// attention under t, or len(p).
-func indexAttn[T string | []byte](p T, t *attnTable) int {
-	i := 0
-	if len(p) >= attnSIMDFrom {
-		i = indexAttnSIMD(p, t)
-		if i < len(p)&^31 {
-			return i
-		}
-	}
-	return i + indexAttnGeneric(p[i:], t)
-}
-
-// indexAttnGeneric is indexAttn octet by octet, but for printable ASCII,
-// which needs no attention under any table: eight octets at a time.
-func indexAttnGeneric[T string | []byte](p T, t *attnTable) int {
+// attnMask returns the octets of p (at most 64) that need attention under
+// t, as a bit mask: bit k for p[k]. Printable ASCII, which needs none under
+// any table, goes eight octets at a time.
+func attnMask[T string | []byte](p T, t *attnTable) uint64 {
+	var m uint64
 	n := len(p)
-	i := 0
-	for {
-		for i+8 <= n {
+	for i := 0; i < n; {
+		if i+8 <= n {
 			w := load64(p, i)
 			low := (w - 0x20*lsb) &^ w // high bit set in an octet < 0x20
 			del := (w ^ 0x7F*lsb) - lsb
 			del &^= w ^ 0x7F*lsb // high bit set in an octet 0x7F
-			if (w|low|del)&msb != 0 {
-				break
+			if (w|low|del)&msb == 0 {
+				i += 8
+				continue
 			}
-			i += 8
 		}
 		for stop := min(i+8, n); i < stop; i++ {
 			if b := p[i]; t[b>>4]&t[16+b&15] != 0 {
-				return i
+				m |= 1 << i
 			}
 		}
-		if i >= n {
-			return n
-		}
 	}
+	return m
+}
+
+// attnBlocks looks at the blocks of 64 octets of p from its start, and
+// returns the offset of the first one with an octet that needs attention
+// under t, with attnMask of that block; or len(p)&^63 and 0 if none has.
+// Only the SIMD kernels, for len(p) >= attnSIMDFrom, call it.
+func attnBlocks[T string | []byte](p T, t *attnTable) (off int, mask uint64) {
+	// The header of a string and of a slice both start with the pointer to
+	// the octets.
+	return attnBlocksSIMD(*(**byte)(unsafe.Pointer(&p)), len(p), t)
 }

@@ -4,9 +4,11 @@ package sanitize
 
 import "math"
 
-// attnSIMDFrom is the shortest input for indexAttnSIMD: none, without a
-// SIMD kernel.
+// attnSIMDFrom is the shortest input for attnBlocks: none, without a SIMD
+// kernel.
 const attnSIMDFrom = math.MaxInt
 
-// indexAttnSIMD is never called.
-func indexAttnSIMD[T string | []byte](p T, t *attnTable) int { return 0 }
+// attnBlocksSIMD is never called.
+func attnBlocksSIMD(p *byte, n int, t *attnTable) (off int, mask uint64) {
+	panic("sanitize: no SIMD kernel")
+}

@@ -1,7 +1,9 @@
 package sanitize
 
 import (
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -77,63 +79,96 @@ func TestAttnTables(t *testing.T) {
 	}
 }
 
-// TestIndexAttn checks indexAttn (the SIMD kernel where there is one, for
-// 32 octets and more) against a plain loop: every offset of a flagged octet
-// in inputs of every length up to 300, at every alignment of 0-31, and
-// random inputs.
-func TestIndexAttn(t *testing.T) {
-	plain := func(p []byte, tbl *attnTable) int {
-		for i, b := range p {
-			if tbl[b>>4]&tbl[16+b&15] != 0 {
-				return i
+// flaggedOctets returns the offsets of the octets of p that need attention
+// under t, found as checkClasses finds them: attnBlocks where the SIMD
+// kernel runs, attnMask for the rest.
+func flaggedOctets(p []byte, t *attnTable) []int {
+	var out []int
+	n := len(p)
+	for base := 0; base < n; {
+		w := min(n-base, 64)
+		var mask uint64
+		if n-base >= attnSIMDFrom {
+			var off int
+			off, mask = attnBlocks(p[base:], t)
+			if off%64 != 0 || off > n-base {
+				panic("attnBlocks: bad offset")
 			}
+			base += off
+			if mask == 0 {
+				continue
+			}
+			w = 64
+		} else {
+			mask = attnMask(p[base:base+w], t)
 		}
-		return len(p)
+		for ; mask != 0; mask &= mask - 1 {
+			out = append(out, base+bits.TrailingZeros64(mask))
+		}
+		base += w
 	}
-	tbl := tableFor(AllClasses)
-	base := []byte(strings.Repeat("The quick brown fox; Привет, 你好! ", 20))
+	return out
+}
+
+// plainFlagged is flaggedOctets octet by octet.
+func plainFlagged(p []byte, t *attnTable) []int {
+	var out []int
+	for i, b := range p {
+		if t[b>>4]&t[16+b&15] != 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// TestAttnBlocks checks the SIMD kernel (where there is one) and attnMask
+// against a plain loop: one or two flagged octets at every offset of
+// inputs of every length up to 300, at every alignment of 0-63, and random
+// inputs under random tables.
+func TestAttnBlocks(t *testing.T) {
+	tbl := &attnTables[AllClasses]
 	flagged := []byte{0x00, 0x01, 0x1F, 0x7F, 0xC2, 0xD8, 0xE2, 0xEF, 0xF0, 0xF4}
 	var buf [400]byte
-	for align := range 32 {
-		for n := 0; n <= 300; n++ {
+	for align := range 64 {
+		for n := 0; n <= 300; n += 1 + n/64 {
 			p := buf[align : align+n]
 			for i := range p {
 				p[i] = 'a'
 			}
-			if got := indexAttn(p, &tbl); got != n {
-				t.Fatalf("align %d, %d octets of ASCII: %d", align, n, got)
+			if got := flaggedOctets(p, tbl); len(got) != 0 {
+				t.Fatalf("align %d, %d octets of ASCII: %v", align, n, got)
 			}
 			for at := 0; at < n; at++ {
-				c := flagged[(at+n)%len(flagged)]
-				p[at] = c
-				if got := indexAttn(p, &tbl); got != at {
-					t.Fatalf("align %d, n %d, %02X at %d: got %d", align, n, c, at, got)
+				p[at] = flagged[(at+n)%len(flagged)]
+				second := (at*7 + 13) % n
+				p[second] = flagged[at%len(flagged)]
+				if got, want := flaggedOctets(p, tbl), plainFlagged(p, tbl); !slices.Equal(got, want) {
+					t.Fatalf("align %d, n %d, at %d and %d: got %v, want %v", align, n, at, second, got, want)
 				}
-				if got := indexAttn(string(p), &tbl); got != at {
-					t.Fatalf("string: align %d, n %d, %02X at %d: got %d", align, n, c, at, got)
-				}
-				p[at] = 'a'
+				p[at], p[second] = 'a', 'a'
 			}
 		}
 	}
+	base := []byte(strings.Repeat("The quick brown fox; Привет, 你好! \u200d😀 ", 20))
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
 		n := rng.IntN(len(base))
 		off := rng.IntN(len(base) - n + 1)
 		p := append([]byte(nil), base[off:off+n]...)
-		if n > 0 && rng.IntN(2) == 0 {
-			p[rng.IntN(n)] = byte(rng.IntN(256))
+		for range rng.IntN(4) {
+			if n > 0 {
+				p[rng.IntN(n)] = byte(rng.IntN(256))
+			}
 		}
-		forbid := Class(rng.IntN(int(AllClasses) + 1))
-		tb := tableFor(forbid)
-		if got, want := indexAttn(p, &tb), plain(p, &tb); got != want {
-			t.Fatalf("indexAttn(% X, %v) = %d, want %d", p, forbid, got, want)
+		tb := &attnTables[rng.IntN(int(AllClasses)+1)]
+		if got, want := flaggedOctets(p, tb), plainFlagged(p, tb); !slices.Equal(got, want) {
+			t.Fatalf("% X: got %v, want %v", p, got, want)
 		}
 	}
 }
 
 // TestCheckLong compares Check and CheckClasses with the references on
-// long inputs, where the SIMD kernel and the dense-text loop run: text of
+// long inputs, where the SIMD kernels and attnMask run: text of
 // every script and of the classes themselves, with octets replaced at
 // random (ill-formed sequences included), under random sets of classes.
 func TestCheckLong(t *testing.T) {

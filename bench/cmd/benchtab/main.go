@@ -64,6 +64,12 @@ var kinds = []kind{
 		ours:  []string{"normalize", "utf8guard"},
 	},
 	{
+		title: "Character classes",
+		match: func(b string) bool { return b == "Check" },
+		base:  "validate",
+		ours:  []string{"check"},
+	},
+	{
 		title:    "Middleware",
 		match:    func(b string) bool { return b == "Middleware" },
 		base:     "none",
