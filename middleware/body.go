@@ -50,6 +50,24 @@ func matchMedia(pats []mediaPattern, typ, sub string) bool {
 // strings.EqualFold does not, and would let such a body through unchecked.
 // It does not allocate for a lower-case ASCII type.
 func contentType(ct string) (typ, sub, charset string) {
+	// The most common values, without the general parse below.
+	switch ct {
+	case "application/json":
+		return "application", "json", ""
+	case "application/json; charset=utf-8", "application/json;charset=utf-8":
+		return "application", "json", "utf-8"
+	case "application/json; charset=UTF-8":
+		return "application", "json", "UTF-8"
+	case "application/x-www-form-urlencoded":
+		return "application", "x-www-form-urlencoded", ""
+	case "text/plain; charset=utf-8":
+		return "text", "plain", "utf-8"
+	}
+	return parseContentType(ct)
+}
+
+// parseContentType is contentType for any value.
+func parseContentType(ct string) (typ, sub, charset string) {
 	mt, params, _ := strings.Cut(ct, ";")
 	typ, sub, _ = strings.Cut(strings.ToLower(strings.TrimSpace(mt)), "/")
 	for params != "" {
@@ -236,7 +254,13 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 	if !p.readsBody || r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
-	typ, sub, charset := contentType(r.Header.Get("Content-Type"))
+	// r.Header.Get without canonicalizing a key that already is: net/http
+	// stores the header under it.
+	var ct string
+	if v := r.Header["Content-Type"]; len(v) > 0 {
+		ct = v[0]
+	}
+	typ, sub, charset := contentType(ct)
 	loc, on := p.bodyLocation(typ, sub)
 	if !on {
 		return limitUnread(r, p), nil
