@@ -49,7 +49,7 @@ func FuzzValidate(f *testing.F) {
 		}
 		wantReason, wantOff := refValidate(p)
 		if err == nil {
-			if wantReason != 0 || ValidPrefix(p) != len(p) {
+			if wantReason != 0 || ValidPrefix(p) != len(p) || ValidPrefixString(string(p)) != len(p) {
 				t.Fatalf("Validate(% X) = nil; reference says %v at %d; ValidPrefix = %d", p, wantReason, wantOff, ValidPrefix(p))
 			}
 			return
@@ -58,8 +58,8 @@ func FuzzValidate(f *testing.F) {
 		if got.Reason != wantReason || off != wantOff || got.Class != 0 {
 			t.Fatalf("Validate(% X) = %+v, reference says %v at %d", p, got, wantReason, wantOff)
 		}
-		if ValidPrefix(p) != off {
-			t.Fatalf("ValidPrefix(% X) = %d, Validate says %d", p, ValidPrefix(p), off)
+		if ValidPrefix(p) != off || ValidPrefixString(string(p)) != off {
+			t.Fatalf("ValidPrefix(% X) = %d, ValidPrefixString = %d, Validate says %d", p, ValidPrefix(p), ValidPrefixString(string(p)), off)
 		}
 		// p[:off] is valid and no longer prefix is. A longer valid prefix
 		// p[:k] would have p[:off] as a prefix (UTF-8 is a prefix code), so

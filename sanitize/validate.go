@@ -85,6 +85,9 @@ func shortASCII(p string) bool {
 // otherwise the offset that Validate reports.
 func ValidPrefix(p []byte) int { return validPrefix(p) }
 
+// ValidPrefixString is like ValidPrefix but for a string.
+func ValidPrefixString(s string) int { return validPrefix(s) }
+
 func validate[T string | []byte](p T) error {
 	if i := validPrefix(p); i < len(p) {
 		return classify(p, i)
