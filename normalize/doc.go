@@ -40,19 +40,24 @@
 // normal; Check and FirstNonNormal give the offset of the first character
 // that normalization changes, which is what a rejection log wants.
 //
-// The methods decide that text is already normal without norm's tables where
-// they can: ASCII eight octets at a time, then one table lookup per
-// character for the characters that can neither change nor interact with
-// what precedes them (canonical combining class 0 and quick check Yes: for
-// NFC every code point below U+0300 and nearly all letters of the Latin,
-// Greek, Cyrillic, Kana, CJK and Hangul blocks; for NFKC the same less the
-// compatibility characters, such as U+00A0 and U+00B2). Only the short
-// stretches around other characters go to norm. On already-normal ASCII or
-// Latin text this is several times faster than norm.NFC.IsNormal. The
-// tables are generated from norm and pinned by a test; under another
-// norm.Version than the one they were computed from (a Go release can switch
-// x/text to newer Unicode data) they are not used and every non-ASCII
-// character goes to norm.
+// The methods decide that text is already normal without norm where they
+// can. The characters that can neither change nor interact with what
+// precedes them (canonical combining class 0 and quick check Yes: for NFC
+// every code point below U+0300 and nearly all letters of the Latin, Greek,
+// Cyrillic, Kana, CJK and Hangul blocks; for NFKC the same less the
+// compatibility characters, such as U+00A0 and U+00B2) are skipped: ASCII
+// eight and 32 octets at a time, the others with one table lookup each,
+// indexed by their octets. On amd64 with AVX2, where sanitize.ValidPrefix
+// validates text with SIMD instructions, the text is validated first and
+// then NFC's characters below U+0300 are skipped a word at a time as well.
+// Only the short stretches around other characters go to norm. On
+// already-normal text this is an order of magnitude faster than
+// norm.NFC.IsNormal (BenchmarkNFCIsNormal in the bench directory). The
+// tables are generated from the Unicode Character Database of the version
+// of norm (go generate runs internal/mktables on the copy in testdata/ucd),
+// and a test checks them against norm for every code point; under another
+// norm.Version than theirs (a Go release can switch x/text to newer Unicode
+// data) they are not used and every non-ASCII character goes to norm.
 //
 // # Ill-formed UTF-8
 //

@@ -184,6 +184,8 @@ func TestAllocs(t *testing.T) {
 		strings.Repeat("\u05e9\u05b8\u05c1\u05dc\u05d5\u05b9\u05dd ", 20),
 		strings.Repeat("x\u0323\u0302 ", 20),
 		strings.Repeat("\U0001f600\U0001f44d\U0001f3fd ", 20),
+		// Long enough for several stretches of validation.
+		strings.Repeat("Le café était déjà froid; вчера вечером; 中文日本語. ", 3000),
 	}
 	for _, f := range []Form{NFC, NFKC} {
 		for _, s := range inputs {

@@ -63,8 +63,29 @@ func FuzzNormalize(f *testing.F) {
 			nf norm.Form
 		}{{NFC, norm.NFC}, {NFKC, norm.NFKC}} {
 			differential(t, fm.f, fm.nf, p)
+			bothScanners(t, fm.f, p)
 		}
 	})
+}
+
+// bothScanners checks that the way of scanning that this CPU does not use
+// (see formInfo.prevalidate) gives the answers of the one it uses, which
+// differential has checked.
+func bothScanners(t *testing.T, f Form, p []byte) {
+	t.Helper()
+	fi := f.info()
+	other := *fi
+	other.prevalidate = !fi.prevalidate
+	from, n, bad := firstDiff(fi, p)
+	from2, n2, bad2 := firstDiff(&other, p)
+	if from2 != from || n2 != n || bad2 != bad {
+		t.Fatalf("%s, %+q: firstDiff = %d, %d, %v (prevalidate %v), %d, %d, %v (prevalidate %v)",
+			f.Name(), p, from, n, bad, fi.prevalidate, from2, n2, bad2, other.prevalidate)
+	}
+	if got, want := appendNormal(&other, nil, p, 0), appendNormal(fi, nil, p, 0); !bytes.Equal(got, want) {
+		t.Fatalf("%s, %+q: appendNormal = %+q (prevalidate %v), %+q (prevalidate %v)",
+			f.Name(), p, want, fi.prevalidate, got, other.prevalidate)
+	}
 }
 
 // pieces is the normal form that the package documents for any input: each

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/utf8guard/utf8guard/sanitize"
 )
 
 // This file holds the scanner that every method of Form is built on.
@@ -23,8 +25,8 @@ import (
 //   - there is a normalization boundary before every safe character: for any
 //     x, and y that starts with a safe character, f(x+y) = f(x) + f(y).
 //
-// So the scanner skips safe characters with a table lookup (ASCII eight
-// octets at a time), and hands to norm only the regions that are not safe:
+// So the scanner skips safe characters (safeSpan) and hands to norm only the
+// regions that are not safe:
 // from the last safe character before the first unsafe one (that character
 // may combine with what follows it, as e with U+0301), up to the next safe
 // character. Each region lies between two boundaries, so the text is normal
@@ -35,14 +37,26 @@ import (
 // Octets that are not well-formed UTF-8 end a region and are never given to
 // norm: they are reported (IsNormal, Check) or copied as they are (Bytes,
 // String, Append), and act as a boundary.
+//
+// The safe characters of each form are in tables.go, which
+// internal/mktables generates from the Unicode Character Database (in
+// testdata/ucd). The scanner skips ASCII eight and 32 octets at a time.
+// Where sanitize.ValidPrefix runs a SIMD kernel (amd64 with AVX2), it has it
+// validate the rest of the text a stretch at a time, and then looks at the
+// well-formed text eight octets at a time without decoding it: a run of
+// characters whose first octet is below skipBelow (ASCII and, in NFC, every
+// character below U+0300) is skipped a word at a time, and any other
+// character is looked up in a table indexed by its octets (validSpan).
+// Elsewhere it checks the octets of each character itself as it looks it up
+// in the same tables (checkSpan).
 
 const msb = 0x8080808080808080
 
 // load64 returns the eight octets of p at i as a little-endian word.
 func load64[T string | []byte](p T, i int) uint64 {
-	q := p[i : i+8] // one bounds check; the compiler merges the loads
-	return uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
-		uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56
+	_ = p[i+7] // one bounds check, which the loops prove away; the compiler merges the loads
+	return uint64(p[i]) | uint64(p[i+1])<<8 | uint64(p[i+2])<<16 | uint64(p[i+3])<<24 |
+		uint64(p[i+4])<<32 | uint64(p[i+5])<<40 | uint64(p[i+6])<<48 | uint64(p[i+7])<<56
 }
 
 // formInfo is what the scanner needs to know about a Form.
@@ -50,29 +64,89 @@ type formInfo struct {
 	norm  norm.Form
 	index *[indexLen]uint8 // safe bits of a code point below limit: safeRows[index[cp>>8]]
 	limit rune             // every code point at or above limit is safe
+	// The same safe bits, indexed by the octets of a character: two[l&0x1F]
+	// bit c&63 for a character of two octets l, c; three[(l&0x0F)<<6|c&0x3F]
+	// bit d&63 for one of three octets l, c, d. The code points that have
+	// no such encoding (overlong ones, surrogates) have no bit set.
+	two   *[32]uint64
+	three *[1024]uint64
+	// Every character whose first octet is below skipBelow is safe: ASCII,
+	// and in NFC the characters of two octets up to U+02FF (first octets
+	// C2-CB), which cover the Latin scripts. fillOctetTables computes it:
+	// CC for NFC, C2 (ASCII only) for NFKC.
+	skipBelow byte
+	// prevalidate tells safeSpan to have sanitize.ValidPrefix validate the
+	// text before it looks at the characters (validSpan), rather than check
+	// each one itself (checkSpan): where ValidPrefix runs a SIMD kernel.
+	prevalidate bool
 }
 
 var formInfos = [...]formInfo{
-	NFC:  {norm: norm.NFC, index: &nfcIndex, limit: nfcLimit},
-	NFKC: {norm: norm.NFKC, index: &nfkcIndex, limit: nfkcLimit},
+	NFC:  {norm: norm.NFC, index: &nfcIndex, limit: nfcLimit, two: new([32]uint64), three: new([1024]uint64)},
+	NFKC: {norm: norm.NFKC, index: &nfkcIndex, limit: nfkcLimit, two: new([32]uint64), three: new([1024]uint64)},
 }
 
 // noIndex is the index used when the tables do not match the Unicode version
-// of norm: every non-ASCII character then goes to norm.
-var noIndex [indexLen]uint8
+// of norm: every non-ASCII character then goes to norm. noTwo and noThree are
+// its octet-driven tables.
+var (
+	noIndex [indexLen]uint8
+	noTwo   [32]uint64
+	noThree [1024]uint64
+)
+
+//go:generate go run ./internal/mktables -ucd ../testdata/ucd/15.0.0 -o tables.go
 
 func init() {
-	if norm.Version != tablesVersion {
-		// The tables were computed from another version of norm's data
-		// (a new Go release can switch x/text to newer tables); a code
-		// point unassigned in one version can be a combining mark in the
-		// next. Stay correct: fall back to norm for non-ASCII text.
-		for i := range formInfos {
-			if formInfos[i].index != nil {
-				formInfos[i].index, formInfos[i].limit = &noIndex, utf8.MaxRune+1
-			}
+	for i := range formInfos {
+		fi := &formInfos[i]
+		if fi.index == nil {
+			continue
+		}
+		if norm.Version != tablesVersion {
+			// The tables were computed from another version of the
+			// Unicode data than norm's (a new Go release can switch
+			// x/text to newer tables); a code point unassigned in one
+			// version can be a combining mark in the next. Stay
+			// correct: fall back to norm for non-ASCII text.
+			*fi = fallbackInfo(fi.norm)
+			continue
+		}
+		fi.fillOctetTables()
+		fi.prevalidate = simdValidation
+	}
+}
+
+// fallbackInfo returns the formInfo of f for another Unicode version than
+// that of the tables: only ASCII is safe.
+func fallbackInfo(f norm.Form) formInfo {
+	return formInfo{norm: f, index: &noIndex, limit: utf8.MaxRune + 1, two: &noTwo, three: &noThree, skipBelow: 0xC2, prevalidate: simdValidation}
+}
+
+// fillOctetTables fills fi.two, fi.three and fi.skipBelow from the tables
+// indexed by code point.
+func (fi *formInfo) fillOctetTables() {
+	for b := 0x80 >> 6; b < len(fi.two); b++ {
+		fi.two[b] = fi.safeBits(rune(b) << 6)
+	}
+	for b := 0x800 >> 6; b < len(fi.three); b++ {
+		if c := rune(b) << 6; c < 0xD800 || c > 0xDFFF {
+			fi.three[b] = fi.safeBits(c)
 		}
 	}
+	fi.skipBelow = 0xC2
+	for fi.skipBelow < 0xE0 && fi.two[fi.skipBelow&0x1F] == ^uint64(0) {
+		fi.skipBelow++
+	}
+}
+
+// safeBits returns the safe bits of the 64 code points from c, a multiple
+// of 64: bit k for c+k.
+func (fi *formInfo) safeBits(c rune) uint64 {
+	if c >= fi.limit {
+		return ^uint64(0)
+	}
+	return safeRows[fi.index[c>>8]][c>>6&3]
 }
 
 // isSafe reports whether the code point c (a scalar value) is safe.
@@ -83,67 +157,254 @@ func (fi *formInfo) isSafe(c rune) bool {
 	return safeRows[fi.index[c>>8]][c>>6&3]>>(c&63)&1 != 0
 }
 
-// safeSpan returns the offset of the first octet at or after i that does not
-// start a well-formed safe character, or len(p).
-func safeSpan[T string | []byte](fi *formInfo, p T, i int) int {
+// Each call of safeSpan validates the text in stretches, from minStretch
+// octets doubling up to maxStretch, so that a long text with an early
+// character to normalize is not validated to its end first.
+const (
+	minStretch = 1 << 10
+	maxStretch = 64 << 10
+)
+
+// scanState is what safeSpan carries from one call to the next on the same
+// text; its zero value is the state at the start.
+type scanState struct {
+	// valid is an offset up to which the text is known to be well-formed:
+	// p[i:valid] is, for a character boundary i <= valid.
+	valid int
+	// illFormed is set once an ill-formed sequence has been found. From
+	// then on safeSpan decodes eight characters one at a time, not one,
+	// before it calls sanitize.ValidPrefix, whose call costs as much as a
+	// few dozen characters: where ill-formed sequences come close
+	// together, most of them are found without it.
+	illFormed bool
+}
+
+// safeSpan returns the offset of the first octet at or after i, a character
+// boundary, that does not start a well-formed safe character, or len(p).
+func safeSpan[T string | []byte](fi *formInfo, p T, i int, st *scanState) int {
+	if !fi.prevalidate {
+		return checkSpan(fi, p, i)
+	}
 	n := len(p)
+	v := st.valid
+	stretch := minStretch
 	for i < n {
-		// A run of ASCII, eight octets at a time, 32 once the run is long.
-		for i+8 <= n {
-			w := load64(p, i)
-			if w&msb != 0 {
-				i += bits.TrailingZeros64(w&msb) >> 3
+		if i >= v {
+			// ASCII needs no validation; from the first octet that is not,
+			// sanitize.ValidPrefix (SIMD on amd64) checks a stretch of
+			// the text much faster than the loop below could.
+			for i >= 0 && i <= n-8 {
+				if m := load64(p, i) & msb; m != 0 {
+					i += bits.TrailingZeros64(m) >> 3
+					break
+				}
+				i += 8
+				if n-i >= 32 {
+					q := p[i:]
+					for len(q) > 32 && (load64(q, 0)|load64(q, 8)|load64(q, 16)|load64(q, 24))&msb == 0 {
+						q = q[32:]
+					}
+					i = n - len(q)
+				}
+			}
+			for i < n && p[i] < utf8.RuneSelf {
+				i++
+			}
+			if i == n {
 				break
 			}
-			i += 8
-			if n-i >= 32 {
-				q := p[i:]
-				for len(q) > 32 && (load64(q, 0)|load64(q, 8)|load64(q, 16)|load64(q, 24))&msb == 0 {
-					q = q[32:]
+			// The first characters one at a time: the one after the ASCII
+			// is often the one to normalize (U+0301 in NFD text), and in
+			// text with ill-formed sequences the next one is often close.
+			k := 1
+			if st.illFormed {
+				k = 8
+			}
+			for ; k > 0 && i < n; k-- {
+				r, size := decode(p, i)
+				if r == utf8.RuneError && size == 1 || !fi.isSafe(r) {
+					return i
 				}
-				i = n - len(q)
+				i += size
 			}
+			if i == n {
+				break
+			}
+			v = i + validPrefix(p[i:min(n, i+stretch)])
+			st.valid = v
+			if v == i {
+				st.illFormed = true
+				return i // an ill-formed sequence
+			}
+			stretch = min(2*stretch, maxStretch)
 		}
-		if i >= n {
-			break
+		if i = validSpan(fi, p, i, v); i < v {
+			return i
 		}
-		c := p[i]
-		if c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		// A character of 2, 3 or 4 octets: decode it strictly (RFC 3629
-		// section 4); anything ill-formed is left to the slow path.
-		var r rune
-		var size int
-		switch {
-		case c < 0xC2:
-			return i // a continuation octet, or an overlong C0/C1 lead
+	}
+	return n
+}
+
+// validPrefix returns sanitize.ValidPrefix(p) or ValidPrefixString(p).
+func validPrefix[T string | []byte](p T) int {
+	switch q := any(p).(type) {
+	case string:
+		return sanitize.ValidPrefixString(q)
+	case []byte:
+		return sanitize.ValidPrefix(q)
+	}
+	panic("unreachable")
+}
+
+const lsb = 0x0101010101010101
+
+// validSpan is safeSpan for well-formed text p[i:v]: it returns the offset of
+// the first character in it that is not safe, or v.
+//
+// It reads eight octets at a time, a word from which it takes the next
+// character, or a run of characters below skipBelow. Such a run (ASCII, and
+// in NFC the Latin letters of two octets) is skipped eight octets at a time,
+// 32 once it is long: an octet is at least skipBelow when, its top bit
+// cleared, adding 0x80-skipBelow&0x7F sets it. Continuation octets are below
+// skipBelow, so the run ends at the first octet of a character. Another
+// character is checked with one lookup in fi.two or fi.three (with its
+// successor of the same length, in runs of Cyrillic or CJK), or decoded if
+// it has four octets. The last octets before v go one character at a time.
+func validSpan[T string | []byte](fi *formInfo, p T, i, v int) int {
+	two, three := fi.two, fi.three
+	skip := fi.skipBelow
+	add := uint64(0x80-skip&0x7F) * lsb
+	p = p[:v] // for the bounds checks
+	for i >= 0 && i <= len(p)-8 {
+		w := load64(p, i)
+		switch c := byte(w); {
+		case c < skip:
+			if m := (w&^msb + add) & w & msb; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				continue
+			}
+			i += 8
+			for i <= len(p)-32 {
+				w0, w1, w2, w3 := load64(p, i), load64(p, i+8), load64(p, i+16), load64(p, i+24)
+				if ((w0&^msb+add)&w0|(w1&^msb+add)&w1|(w2&^msb+add)&w2|(w3&^msb+add)&w3)&msb != 0 {
+					break
+				}
+				i += 32
+			}
 		case c < 0xE0:
-			if i+1 >= n || p[i+1]&0xC0 != 0x80 {
+			if two[w&0x1F]>>(w>>8&63)&1 == 0 {
 				return i
 			}
-			r, size = rune(c&0x1F)<<6|rune(p[i+1]&0x3F), 2
+			if w>>16&0xE0 == 0xC0 {
+				if two[w>>16&0x1F]>>(w>>24&63)&1 == 0 {
+					return i + 2
+				}
+				i += 4
+				continue
+			}
+			i += 2
 		case c < 0xF0:
-			if i+2 >= n || p[i+1]&0xC0 != 0x80 || p[i+2]&0xC0 != 0x80 {
+			if three[(w&0x0F)<<6|w>>8&0x3F]>>(w>>16&63)&1 == 0 {
 				return i
 			}
-			r, size = rune(c&0x0F)<<12|rune(p[i+1]&0x3F)<<6|rune(p[i+2]&0x3F), 3
-			if r < 0x800 {
-				return i // overlong; surrogates are not safe in the tables
+			if w>>24&0xF0 == 0xE0 {
+				if three[(w>>24&0x0F)<<6|w>>32&0x3F]>>(w>>40&63)&1 == 0 {
+					return i + 3
+				}
+				i += 6
+				continue
 			}
-		case c < 0xF5:
-			if i+3 >= n || p[i+1]&0xC0 != 0x80 || p[i+2]&0xC0 != 0x80 || p[i+3]&0xC0 != 0x80 {
+			i += 3
+		default:
+			r := rune(w&0x07)<<18 | rune(w>>8&0x3F)<<12 | rune(w>>16&0x3F)<<6 | rune(w>>24&0x3F)
+			if !fi.isSafe(r) {
 				return i
 			}
-			r, size = rune(c&0x07)<<18|rune(p[i+1]&0x3F)<<12|rune(p[i+2]&0x3F)<<6|rune(p[i+3]&0x3F), 4
-			if r < 0x10000 || r > utf8.MaxRune {
+			i += 4
+		}
+	}
+	for i < v {
+		r, size := decode(p, i)
+		if !fi.isSafe(r) {
+			return i
+		}
+		i += size
+	}
+	return v
+}
+
+// Masks and values that tell the length of the character that the first
+// octets of a little-endian word start: 110xxxxx 10xxxxxx, 1110xxxx
+// 10xxxxxx 10xxxxxx, 11110xxx 10xxxxxx 10xxxxxx 10xxxxxx.
+const (
+	mask2, lead2 = 0xC0E0, 0x80C0
+	mask3, lead3 = 0xC0C0F0, 0x8080E0
+	mask4, lead4 = 0xC0C0C0F8, 0x808080F0
+)
+
+// checkSpan is safeSpan for when sanitize.ValidPrefix has no SIMD kernel to
+// run (fi.prevalidate is false), and would take as long to validate the text
+// as checkSpan takes to look at it: checkSpan checks the octets of each
+// character itself as it reads it.
+//
+// It reads eight octets at a time, a word from which it takes a run of
+// ASCII, or the next character (with its successor of the same length, in
+// runs of Cyrillic or CJK): a character of two or three octets is checked
+// with one lookup in fi.two or fi.three, which hold no bit for the overlong
+// forms and the surrogates, once its octets are of the form the first one
+// announces. The last octets go one character at a time.
+func checkSpan[T string | []byte](fi *formInfo, p T, i int) int {
+	two, three := fi.two, fi.three
+	n := len(p)
+	for i >= 0 && i <= n-8 {
+		w := load64(p, i)
+		switch {
+		case w&0x80 == 0:
+			if m := w & msb; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				continue
+			}
+			i += 8
+			for i <= n-32 && (load64(p, i)|load64(p, i+8)|load64(p, i+16)|load64(p, i+24))&msb == 0 {
+				i += 32
+			}
+		case w&mask2 == lead2:
+			if two[w&0x1F]>>(w>>8&63)&1 == 0 {
 				return i
 			}
+			if w&(mask2<<16) == lead2<<16 {
+				if two[w>>16&0x1F]>>(w>>24&63)&1 == 0 {
+					return i + 2
+				}
+				i += 4
+				continue
+			}
+			i += 2
+		case w&mask3 == lead3:
+			if three[(w&0x0F)<<6|w>>8&0x3F]>>(w>>16&63)&1 == 0 {
+				return i
+			}
+			if w&(mask3<<24) == lead3<<24 {
+				if three[(w>>24&0x0F)<<6|w>>32&0x3F]>>(w>>40&63)&1 == 0 {
+					return i + 3
+				}
+				i += 6
+				continue
+			}
+			i += 3
+		case w&mask4 == lead4:
+			r := rune(w&0x07)<<18 | rune(w>>8&0x3F)<<12 | rune(w>>16&0x3F)<<6 | rune(w>>24&0x3F)
+			if r < 0x10000 || r > utf8.MaxRune || !fi.isSafe(r) {
+				return i
+			}
+			i += 4
 		default:
 			return i
 		}
-		if !fi.isSafe(r) {
+	}
+	for i < n {
+		r, size := decode(p, i)
+		if r == utf8.RuneError && size == 1 || !fi.isSafe(r) {
 			return i
 		}
 		i += size
@@ -168,8 +429,8 @@ func decode[T string | []byte](p T, i int) (rune, int) {
 // well-formed characters, that starts at a boundary and ends at one (a safe
 // character, an ill-formed octet or the end of p); bad reports that an
 // ill-formed octet is at end. found is false when p[i:] is all safe.
-func nextRegion[T string | []byte](fi *formInfo, p T, i int) (start, end int, bad, found bool) {
-	k := safeSpan(fi, p, i)
+func nextRegion[T string | []byte](fi *formInfo, p T, i int, st *scanState) (start, end int, bad, found bool) {
+	k := safeSpan(fi, p, i, st)
 	if k == len(p) {
 		return 0, 0, false, false
 	}
@@ -300,8 +561,9 @@ func appendRegion[T string | []byte](c *iters, dst []byte, f norm.Form, r T) []b
 func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 	var c iters
 	defer c.release()
+	var st scanState
 	for i := 0; ; {
-		start, end, bad, found := nextRegion(fi, p, i)
+		start, end, bad, found := nextRegion(fi, p, i, &st)
 		if !found {
 			return 0, -1, false
 		}
@@ -330,8 +592,9 @@ const (
 func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byte {
 	var c iters
 	defer c.release()
+	var st scanState
 	for {
-		start, end, bad, found := nextRegion(fi, p, i)
+		start, end, bad, found := nextRegion(fi, p, i, &st)
 		if !found {
 			return append(dst, p[i:]...)
 		}
@@ -343,7 +606,7 @@ func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byt
 			// between them is normal and starts at a boundary, so the
 			// stretch is normalized as a whole just as piece by piece.
 			for !bad && end < len(p) {
-				s2, e2, bad2, found2 := nextRegion(fi, p, end)
+				s2, e2, bad2, found2 := nextRegion(fi, p, end, &st)
 				if !found2 || s2-end >= mergeGap {
 					break
 				}
