@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/utf8guard/utf8guard/rules"
@@ -12,9 +13,14 @@ import (
 // nothing: a malformed escape anywhere is a rejection. When the check
 // repairs ill-formed UTF-8, it returns the re-encoded text and true.
 func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
-	if cleanPairs(raw, c.Forbid, mode, lim) {
+	if s.cleanPairs(raw, c.Forbid, mode, lim) {
 		return "", false, nil
 	}
+	return s.checkEachPair(raw, loc, c, mode, lim)
+}
+
+// checkEachPair is checkPairs without the fast path.
+func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
 	n, repair := 0, false
 	for rest := raw; rest != ""; {
 		var pair string
@@ -64,27 +70,37 @@ const bom = "\xEF\xBB\xBF"
 
 // cleanPairs is the fast path of checkPairs: it reports whether raw passes
 // every check of the slow path, when it can tell in one pass over the
-// whole text, and false when the slow path must decide. With nothing to
-// decode, each key and value is its own decoded form, and the separators
-// '&' and '=' are ASCII characters of no class, so checking raw as a whole
-// checks every key and value (a UTF-8 sequence cannot straddle an ASCII
-// octet). BOM counts only at the start of a value, so raw holding one
-// goes the slow way; so does raw that could hold a field or a count over
-// its limit.
-func cleanPairs(raw string, forbid sanitize.Class, mode sanitize.EscapeMode, lim *rules.Limits) bool {
-	if needsDecoding(raw, mode) {
-		return false
-	}
+// whole text, and false when the slow path must decide. The separators '&'
+// and '=' are ASCII characters of no class, and decoding leaves them as
+// they are, so the whole text, decoded at once, is the decoded keys and
+// values with separators between them; checking it as a whole checks every
+// key and value (a UTF-8 sequence cannot straddle an ASCII octet, and a
+// percent-escape is three octets of one field). A decoded field is never
+// longer than raw. BOM counts only at the start of a value, so text holding
+// one goes the slow way; so does raw that could hold a field or a count
+// over its limit, and any error, which the slow path places in its field.
+func (s *scratch) cleanPairs(raw string, forbid sanitize.Class, mode sanitize.EscapeMode, lim *rules.Limits) bool {
 	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes {
 		return false
 	}
 	if lim.Fields >= 0 && strings.Count(raw, "&") >= lim.Fields {
 		return false // perhaps more than lim.Fields non-empty pairs
 	}
-	if forbid&sanitize.BOM != 0 && strings.Contains(raw, bom) {
+	if !needsDecoding(raw, mode) {
+		if forbid&sanitize.BOM != 0 && strings.Contains(raw, bom) {
+			return false
+		}
+		return sanitize.CheckString(raw, forbid&^sanitize.BOM) == nil
+	}
+	var err error
+	s.buf, err = sanitize.AppendUnescape(s.buf[:0], raw, mode) // validates, too
+	if err != nil {
 		return false
 	}
-	return sanitize.CheckString(raw, forbid&^sanitize.BOM) == nil
+	if forbid&sanitize.BOM != 0 && bytes.Contains(s.buf, []byte(bom)) {
+		return false
+	}
+	return sanitize.CheckClasses(s.buf, forbid&^sanitize.BOM) == nil
 }
 
 // field decodes and checks one key or value, in s.buf after what is there.
