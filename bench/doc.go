@@ -63,13 +63,18 @@
 //
 // run.sh runs, in interleaved rounds, the validation benchmarks of
 // bench/peers (stdlib, segmentio, sonic, utf8guard), BenchmarkNFCIsNormal
-// (x/text's norm against normalize) and BenchmarkMiddleware (Echo without
-// and with the middleware), then prints Markdown tables of the medians and
+// (x/text's norm against normalize), BenchmarkCheck (sanitize.Check under
+// the strict preset's classes against sanitize.Validate) and
+// BenchmarkMiddleware (Echo without and with the middleware), then prints Markdown tables of the medians and
 // speedups (cmd/benchtab), draws results/validate.svg (cmd/chart) and
 // prints benchstat's comparison when benchstat is installed:
 //
 //	bench/run.sh                              # 5 rounds, go test's benchtime
 //	bench/run.sh -n 10 -benchtime=300ms
+//
+// bench/wrk/run.sh measures the demo server under wrk instead: /strict
+// against /open, requests per second, for a clean GET and a clean 1 KiB
+// JSON POST.
 //
 // The raw output of every round goes to results/raw.txt, which
 // cmd/benchtab and cmd/chart read again at any time:
