@@ -279,6 +279,11 @@ func checkClasses[T string | []byte](p T, forbid Class) error {
 			if i+1 >= n || classPairs[b-0xC0]>>(p[i+1]&63)&1 == 0 {
 				continue
 			}
+			// A 3-octet character: its third octet too, class by class
+			// (U+200D, in every emoji sequence, starts as U+200E does).
+			if b&0xF0 == 0xE0 && i+2 < n && !inThirds(b, p[i+1], p[i+2], forbid) {
+				continue
+			}
 			if r, _ := decodeRune(p[i:]); r != utf8.RuneError {
 				if c := classesIn(r, forbid); c != 0 {
 					return &Error{Reason: ForbiddenChar, Offset: i, Class: c}

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"math/bits"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -80,6 +81,36 @@ func nextPair(r rune) rune {
 		return r + 1
 	}
 	return (r | 63) + 1
+}
+
+// classThirds[k][(lead&15)<<6|second&63] has bit (third&63) set when the
+// 3-octet character lead, second, third is in class 1<<k.
+var classThirds = func() (t [numClasses][1024]uint64) {
+	var buf [utf8.UTFMax]byte
+	for k, ranges := range classRanges {
+		for _, rg := range ranges {
+			for r := max(rg[0], 0x800); r <= min(rg[1], 0xFFFF); r++ {
+				utf8.EncodeRune(buf[:], r)
+				t[k][int(buf[0]&15)<<6|int(buf[1]&63)] |= 1 << (buf[2] & 63)
+			}
+		}
+	}
+	return t
+}()
+
+// inThirds reports whether the octets lead (E0-EF), second, third can be a
+// character of a class in forbid: false when it is certainly not.
+func inThirds(lead, second, third byte, forbid Class) bool {
+	if third&0xC0 != 0x80 {
+		return false // ill-formed: in no class
+	}
+	idx := int(lead&15)<<6 | int(second&63)
+	for f := forbid & AllClasses &^ (asciiClasses | C1 | BOM); f != 0; f &= f - 1 {
+		if classThirds[bits.TrailingZeros16(uint16(f))][idx]>>(third&63)&1 != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // attnHigh is the high half of every attnTable.

@@ -176,6 +176,7 @@ func TestCheckLong(t *testing.T) {
 		"The quick brown fox. ", "Привет, мир! ", "你好世界，", "こんにちは、", "😀 ", "é", "\t\n",
 		"\u0085", "\u00ad", "\u061c", "\u200b", "\u202e", "\u3164", "\ue000", "\ufdd0", "\ufeff",
 		"\U000e0041", "\U0010fffe", "\x00", "\x1b", "\x7f", "\U0001d173", "\u034f", "\u1160",
+		"\u200d", "\u200e", "👩\u200d💻",
 	}
 	mut := []byte("\x00\x01\t\x7f\x80\xbf\xc0\xc2\xcd\xd8\xe1\xe2\xe3\xed\xee\xef\xf0\xf3\xf4\xf8\xffa ")
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -199,6 +200,29 @@ func TestCheckLong(t *testing.T) {
 		}
 		if got, _ := asError(CheckClassesString(string(b), forbid)); got != refCheckClasses(b, forbid) {
 			t.Fatalf("CheckClasses(% X, %v) = %+v, reference says %+v", b, forbid, got, refCheckClasses(b, forbid))
+		}
+	}
+}
+
+// TestInThirds checks the third-octet filter for every 3-octet character
+// and every class: a character of the class always passes it, and one of
+// no class in forbid never does.
+func TestInThirds(t *testing.T) {
+	var buf [utf8.UTFMax]byte
+	for r := rune(0x800); r <= 0xFFFF; r++ {
+		if 0xD800 <= r && r <= 0xDFFF {
+			continue
+		}
+		utf8.EncodeRune(buf[:], r)
+		for k := range numClasses {
+			c := Class(1 << k)
+			if c&(asciiClasses|C1|BOM) != 0 {
+				continue // no 3-octet character; BOM is handled at offset 0
+			}
+			want := ClassOf(r)&c != 0
+			if got := inThirds(buf[0], buf[1], buf[2], c); got != want {
+				t.Fatalf("U+%04X, %v: inThirds = %v, want %v", r, c, got, want)
+			}
 		}
 	}
 }
