@@ -44,40 +44,46 @@ func ValidateString(s string) error {
 // Valid reports whether p is well-formed UTF-8 (RFC 3629 section 4): it is
 // Validate(p) == nil, for a caller that needs no reason or offset.
 func Valid(p []byte) bool {
-	if shortASCII(asString(p)) {
-		return true
+	// shortASCII, spelled out: the call would cost as much as the test,
+	// against utf8.Valid's 3 to 8 ns at these lengths.
+	s := asString(p)
+	if n := len(s); uint(n-8) <= 32-8 {
+		a := (n - 6) * 11 >> 5
+		if (word(s, 0)|word(s, a)|word(s, n-8-a)|word(s, n-8))&msb == 0 {
+			return true
+		}
 	}
 	return validPrefix(p) == len(p)
 }
 
 // ValidString is like Valid but for a string.
 func ValidString(s string) bool {
-	if shortASCII(s) {
-		return true
-	}
-	return validPrefix(s) == len(s)
+	return Valid(unsafe.Slice(unsafe.StringData(s), len(s))) // only read
 }
 
-// shortASCII reports whether p is ASCII of 8 to 64 octets, with word loads
-// that between them cover it: the first and the last 16 or 32 octets (which
-// overlap when p is shorter than twice that). At these lengths a call into
-// the loops costs more than the test; for other inputs it costs a
-// comparison or two.
-//
-// It is not generic, so that the exported functions inline it.
+// shortASCII reports whether p is ASCII of 8 to 32 octets, with four
+// overlapping word loads and no branch. At these lengths a call into the
+// loops costs more than the test; for other inputs it costs a comparison.
+// Valid spells it out; the compiler does not inline it.
 func shortASCII(p string) bool {
 	n := len(p)
-	if n < 8 || n > 64 {
+	if uint(n-8) > 32-8 { // n < 8 || n > 32
 		return false
 	}
-	w := load64(p, 0) | load64(p, n-8)
-	if n > 16 {
-		w |= load64(p, 8) | load64(p, n-16)
-		if n > 32 {
-			w |= load64(p, 16) | load64(p, 24) | load64(p, n-32) | load64(p, n-24)
-		}
-	}
-	return w&msb == 0
+	// Words at 0, a, b and n-8, a about a third of n-8 and b two thirds,
+	// so that no gap between them is over 8 (TestShortASCII tries every
+	// length and position).
+	a := (n - 6) * 11 >> 5
+	b := n - 8 - a
+	return (word(p, 0)|word(p, a)|word(p, b)|word(p, n-8))&msb == 0
+}
+
+// shortASCII64 is shortASCII for 33 to 64 octets: the first and the last
+// 32.
+func shortASCII64(p string) bool {
+	n := len(p)
+	w := word(p, 0) | word(p, 8) | word(p, 16) | word(p, 24)
+	return (w|word(p, n-32)|word(p, n-24)|word(p, n-16)|word(p, n-8))&msb == 0
 }
 
 // ValidPrefix returns the length of the longest prefix of p that is
@@ -140,7 +146,7 @@ func validPrefixGeneric[T string | []byte](p T) int {
 	n := len(p)
 	// A short input of ASCII, as most paths, query values and headers are,
 	// in one test, without the loops below and their tail.
-	if shortASCII(asString(p)) {
+	if s := asString(p); shortASCII(s) || n > 32 && n <= 64 && shortASCII64(s) {
 		return n
 	}
 	i := 0

@@ -388,13 +388,14 @@ func TestReasonNames(t *testing.T) {
 // valid.
 func TestShortASCII(t *testing.T) {
 	for n := 0; n <= 80; n++ {
+		short := shortASCII(strings.Repeat("x", n)) || n > 32 && n <= 64 && shortASCII64(strings.Repeat("x", n))
 		p := []byte(strings.Repeat("x", n))
-		if !Valid(p) || !ValidString(string(p)) || Validate(p) != nil || !shortASCII(string(p)) && n >= 8 && n <= 64 {
+		if !Valid(p) || !ValidString(string(p)) || Validate(p) != nil || !short && n >= 8 && n <= 64 {
 			t.Fatalf("%d octets of ASCII: not valid", n)
 		}
 		for at := range n {
 			p[at] = 0x80
-			if Valid(p) || ValidString(string(p)) || shortASCII(string(p)) {
+			if Valid(p) || ValidString(string(p)) || shortASCII(string(p)) || n > 32 && n <= 64 && shortASCII64(string(p)) {
 				t.Fatalf("length %d, 80 at %d: valid", n, at)
 			}
 			if e, ok := Validate(p).(*Error); !ok || e.Offset != at || e.Reason != UnexpectedContinuation {
