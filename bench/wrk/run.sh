@@ -15,9 +15,10 @@
 #                         [-w warmup] [-k kinds] [-o dir] [-check]
 #
 #   -n rounds       rounds per kind (default 5); a round runs /strict and
-#                   /open once each, and which goes first alternates from
-#                   round to round, so drift and bursts of noise on the
-#                   machine hit both
+#                   /open twice each, A-B-B-A, and which goes first
+#                   alternates from round to round, so drift and bursts of
+#                   noise on the machine hit both; a route's rate in a round
+#                   is the mean of its two runs
 #   -d duration     length of each wrk run, as wrk takes it (default 5s)
 #   -c connections  wrk connections (default 32), on one wrk thread (-t1)
 #   -w warmup       an uncounted wrk run of this length per route and kind
@@ -126,7 +127,7 @@ echo "command:  $cmdline"
 echo "machine:  $(nproc) CPUs online to us ($ncpu in all), $(grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//')"
 echo "go:       $(go env GOVERSION) $(go env GOOS)/$(go env GOARCH)"
 echo "wrk:      $(wrk -v 2>&1 | head -1 | sed 's/ Copyright.*//')"
-echo "settings: $rounds rounds x $duration per route, wrk -t1 -c$conns, warm-up $warmup, server on CPU $server_cpu, wrk on CPU $wrk_cpu"
+echo "settings: $rounds rounds of 2 runs x $duration per route (A-B-B-A), wrk -t1 -c$conns, warm-up $warmup, server on CPU $server_cpu, wrk on CPU $wrk_cpu"
 echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) before the runs"
 
 go build -o "$tmp/server" ./examples/server
@@ -214,14 +215,17 @@ for kind in ${kinds//,/ }; do
 	: >"$tmp/$kind.strict" ; : >"$tmp/$kind.open" ; : >"$tmp/$kind.ratios" ; : >"$tmp/$kind.cpuratios"
 	printf '  %-6s %12s %12s %8s   %s\n' round strict open ratio 'server CPU per request: strict, open, open/strict'
 	for ((r = 1; r <= rounds; r++)); do
-		if ((r % 2)); then order=(strict open); else order=(open strict); fi
-		declare -A rps=() cpu=()
-		for route in "${order[@]}"; do
-			out=$tmp/wrk.$kind.$route.$r
+		# A-B-B-A: a drift of the machine's speed that is linear over the
+		# round hits both routes alike.
+		if ((r % 2)); then order=(strict open open strict); else order=(open strict strict open); fi
+		declare -A rps=() cpu=() ticks=() reqs=()
+		for k in 0 1 2 3; do
+			route=${order[k]}
+			out=$tmp/wrk.$kind.$route.$r.$k
 			t0=$(cputicks)
 			wrkrun "$kind" "$route" "$duration" "$out"
 			t1=$(cputicks)
-			[ -z "$keep" ] || cp "$out" "$keep/$kind.$route.$r.txt"
+			[ -z "$keep" ] || cp "$out" "$keep/$kind.$route.$r.$k.txt"
 			v=$(awk '/^Requests\/sec:/ {print $2}' "$out")
 			if [ -z "$v" ]; then
 				echo "run.sh: no Requests/sec from wrk:" >&2
@@ -238,10 +242,13 @@ for kind in ${kinds//,/ }; do
 				echo "  FAIL: $kind /$route/ round $r: ${sock#"${sock%%[! ]*}"}" >&2
 				status=1
 			fi
-			rps[$route]=$v
-			nreq=$(awk '/ requests in / {print $1}' "$out")
-			cpu[$route]=$(awk -v t="$((t1 - t0))" -v hz="$hz" -v n="$nreq" 'BEGIN { printf "%.3f", t * 1e6 / hz / n }')
-			echo "$v" >>"$tmp/$kind.$route"
+			rps[$route]=$(awk -v a="${rps[$route]:-0}" -v v="$v" 'BEGIN { printf "%.3f", a + v / 2 }')
+			ticks[$route]=$((${ticks[$route]:-0} + t1 - t0))
+			reqs[$route]=$((${reqs[$route]:-0} + $(awk '/ requests in / {print $1}' "$out")))
+		done
+		for route in strict open; do
+			echo "${rps[$route]}" >>"$tmp/$kind.$route"
+			cpu[$route]=$(awk -v t="${ticks[$route]}" -v hz="$hz" -v n="${reqs[$route]}" 'BEGIN { printf "%.3f", t * 1e6 / hz / n }')
 		done
 		rr=$(awk -v s="${rps[strict]}" -v o="${rps[open]}" 'BEGIN { printf "%.6f", s / o }')
 		echo "$rr" >>"$tmp/$kind.ratios"
@@ -249,7 +256,7 @@ for kind in ${kinds//,/ }; do
 		echo "$cr" >>"$tmp/$kind.cpuratios"
 		printf '  %-6s %12.0f %12.0f %8.3f   %6.2f µs %6.2f µs %6.3f   (%s first)\n' "$r" "${rps[strict]}" "${rps[open]}" "$rr" \
 			"${cpu[strict]}" "${cpu[open]}" "$cr" "${order[0]}"
-		unset rps cpu
+		unset rps cpu ticks reqs
 	done
 	ms=$(median <"$tmp/$kind.strict")
 	mo=$(median <"$tmp/$kind.open")
