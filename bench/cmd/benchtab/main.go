@@ -382,15 +382,7 @@ func paramValues(r *benchout.Row, keys []string) []string {
 
 // runCounts describes how many runs the rows have: "5 runs", "4–5 runs".
 func runCounts(rows []*benchout.Row) string {
-	lo, hi := -1, 0
-	for _, r := range rows {
-		for _, rs := range r.Runs {
-			if lo < 0 || len(rs) < lo {
-				lo = len(rs)
-			}
-			hi = max(hi, len(rs))
-		}
-	}
+	lo, hi := benchout.RunCounts(rows)
 	switch {
 	case hi == 1:
 		return "1 run"

@@ -169,15 +169,7 @@ func values(r *benchout.Row, impls []string) []float64 {
 
 // runs describes the number of runs per bar: "5 runs", "4–5 runs".
 func runs(rows []*benchout.Row) string {
-	lo, hi := -1, 0
-	for _, r := range rows {
-		for _, rs := range r.Runs {
-			if lo < 0 || len(rs) < lo {
-				lo = len(rs)
-			}
-			hi = max(hi, len(rs))
-		}
-	}
+	lo, hi := benchout.RunCounts(rows)
 	switch {
 	case hi == 1:
 		return "1 run"

@@ -162,6 +162,21 @@ func ParseLine(line string) (Result, bool) {
 	return r, r.NsPerOp > 0
 }
 
+// RunCounts returns the fewest and the most runs that an implementation has
+// in rows (0, 0 for none).
+func RunCounts(rows []*Row) (lo, hi int) {
+	lo = -1
+	for _, r := range rows {
+		for _, rs := range r.Runs {
+			if lo < 0 || len(rs) < lo {
+				lo = len(rs)
+			}
+			hi = max(hi, len(rs))
+		}
+	}
+	return max(lo, 0), hi
+}
+
 // Median returns the median of f over rs, or 0 if rs is empty.
 func Median(rs []Result, f func(Result) float64) float64 {
 	if len(rs) == 0 {

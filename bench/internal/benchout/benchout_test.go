@@ -97,3 +97,16 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+func TestRunCounts(t *testing.T) {
+	rows := []*Row{
+		{Runs: map[string][]Result{"a": make([]Result, 2), "b": make([]Result, 3)}},
+		{Runs: map[string][]Result{"a": make([]Result, 5)}},
+	}
+	if lo, hi := RunCounts(rows); lo != 2 || hi != 5 {
+		t.Errorf("RunCounts = %d, %d, want 2, 5", lo, hi)
+	}
+	if lo, hi := RunCounts(nil); lo != 0 || hi != 0 {
+		t.Errorf("RunCounts(nil) = %d, %d, want 0, 0", lo, hi)
+	}
+}

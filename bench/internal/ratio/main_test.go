@@ -1,33 +1,43 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
 
-func TestParse(t *testing.T) {
-	for _, tc := range []struct {
-		line                string
-		bench, params, impl string
-		ns, mbs, allocs     float64
-		ok                  bool
-	}{
-		{"BenchmarkValidate/class=ascii/size=64B/impl=stdlib         \t 7063947\t        17.52 ns/op\t3653.77 MB/s\t       0 B/op\t       0 allocs/op",
-			"Validate", "class=ascii/size=64B", "stdlib", 17.52, 3653.77, 0, true},
-		{"BenchmarkValidateString/class=cjk/size=1KiB/impl=sanitize-2 \t 100\t 614.4 ns/op\t1666.59 MB/s\t 0 B/op\t 1 allocs/op",
-			"ValidateString", "class=cjk/size=1KiB", "sanitize", 614.4, 1666.59, 1, true},
-		{"BenchmarkOther/size=1KiB-8 \t 100\t 614.4 ns/op", "", "", "", 0, 0, 0, false}, // no impl
-		{"goos: linux", "", "", "", 0, 0, 0, false},
-		{"PASS", "", "", "", 0, 0, 0, false},
+	"github.com/utf8guard/utf8guard/bench/internal/benchout"
+)
+
+// TestWrite checks the table and the verdict on two rounds of output:
+// the ratio of the medians of ns/op, the range of the paired ratios, and
+// bad when the new implementation is slower.
+func TestWrite(t *testing.T) {
+	f, err := os.Open("../benchout/testdata/two-rounds.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out, err := benchout.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if bad := write(&b, out, "stdlib", "utf8guard"); bad {
+		t.Errorf("utf8guard against stdlib: bad, want not:\n%s", b.String())
+	}
+	got := b.String()
+	t.Log("\n" + got)
+	for _, want := range []string{
+		"class  size  stdlib MB/s  utf8guard MB/s  ratio",
+		"Validate  ascii   16B  1600  3600   2.22  2.00-2.50  0  2",
+		"Validate    cjk  1KiB  1000  40000  40.00  40.00-40.00  0  2",
 	} {
-		bench, params, impl, s, ok := parse(tc.line)
-		if ok != tc.ok {
-			t.Errorf("parse(%q): ok = %v, want %v", tc.line, ok, tc.ok)
-			continue
+		if !strings.Contains(strings.Join(strings.Fields(got), "  "), strings.Join(strings.Fields(want), "  ")) {
+			t.Errorf("table lacks %q", want)
 		}
-		if !ok {
-			continue
-		}
-		if bench != tc.bench || params != tc.params || impl != tc.impl ||
-			s.nsPerOp != tc.ns || s.mbPerS != tc.mbs || s.allocs != tc.allocs {
-			t.Errorf("parse(%q) = %q %q %q %+v", tc.line, bench, params, impl, s)
-		}
+	}
+	b.Reset()
+	if bad := write(&b, out, "sonic", "stdlib"); !bad {
+		t.Errorf("stdlib against sonic (slower on cjk): not bad:\n%s", b.String())
 	}
 }
