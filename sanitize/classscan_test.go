@@ -81,7 +81,10 @@ func TestAttnTables(t *testing.T) {
 
 // flaggedOctets returns the offsets of the octets of p that need attention
 // under t, found as checkClasses finds them: attnBlocks where the SIMD
-// kernel runs, attnMask for the rest.
+// kernel runs, attnMask for the rest. It repeats checkClasses's loop on
+// purpose: an iterator that both could share (a generic type with a next
+// method, not inlined) made checkClasses three times slower per octet that
+// needs attention, on emoji text 4.3 to 1.3 GB/s.
 func flaggedOctets(p []byte, t *attnTable) []int {
 	var out []int
 	n := len(p)
