@@ -78,6 +78,14 @@ func validSIMD(p *byte, n int) int
 // (it starts in the last four octets): it restarts the portable loop at the
 // first octet of that character.
 func resume[T string | []byte](p T, s int) int {
+	r := charStart(p, s)
+	return r + validPrefixGeneric(p[r:])
+}
+
+// charStart returns s, or the start of the character that the octets just
+// before s begin, if it starts in the three octets before s: the character
+// boundary at or before s from which the portable loop takes over.
+func charStart[T string | []byte](p T, s int) int {
 	r := s
 	for r > 0 && r > s-3 && p[r-1]&0xC0 == 0x80 {
 		r--
@@ -85,7 +93,7 @@ func resume[T string | []byte](p T, s int) int {
 	if r > 0 && p[r-1] >= 0xC0 {
 		r--
 	}
-	return r + validPrefixGeneric(p[r:])
+	return r
 }
 
 // validAVX2 checks the n octets at p, n >= 35, in blocks of 32 with the
@@ -200,4 +208,15 @@ var incompleteMax = [64]byte{
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1,
+}
+
+// byteIndex holds 0 to 63, for shifting a block of 64 octets with VPERMB
+// (the first blocks of validAVX512 and checkAVX512).
+//
+//lint:ignore U1000 read by the assembly only
+var byteIndex = [64]byte{
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+	32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+	48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
 }

@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "validate_amd64.h"
 
 // The SIMD kernels validAVX2 and validAVX512 (validate_amd64.go documents
 // the algorithm and the contract).
@@ -255,35 +256,8 @@ fail:
 //	     (each in all four 128-bit lanes)
 //	Z28  0x60    Z27  0x70    Z26  0x80    Z25  incompleteMax
 //	Z0-Z9 scratch, K1-K4 masks
-
-// CHECK512 is CHECK for 64 octets. VPERMB uses the low 6 bits of each
-// index, the nibble and two bits that the repeated tables ignore, so no
-// masking is needed.
-#define CHECK512(in, p1, p2, p3, t) \
-	VPSUBUSB   Z28, p2, p2;      \
-	VPSUBUSB   Z27, p3, p3;      \
-	VPMAXUB    p3, p2, p2;       \
-	VPSRLW     $4, p1, t;        \
-	VPERMB     Z31, t, t;        \
-	VPERMB     Z30, p1, p1;      \
-	VPSRLW     $4, in, p3;       \
-	VPERMB     Z29, p3, p3;      \
-	VPTERNLOGD $0x80, p3, p1, t; \
-	VPTERNLOGD $0x78, Z26, p2, t
-
-// CHECKAT512 is CHECK512 for the octets in at off(SI)(AX*1).
-#define CHECKAT512(off, in, p1, p2, p3, t) \
-	VMOVDQU64 off-1(SI)(AX*1), p1; \
-	VMOVDQU64 off-2(SI)(AX*1), p2; \
-	VMOVDQU64 off-3(SI)(AX*1), p3; \
-	CHECK512(in, p1, p2, p3, t)
-
-// CUTSHORT512 sets ZF unless the 64 octets before AX end inside a character.
-#define CUTSHORT512 \
-	VMOVDQU64 -64(SI)(AX*1), Z9; \
-	VPSUBUSB  Z25, Z9, Z9;       \
-	VPTESTMB  Z9, Z9, K1;        \
-	KORTESTQ  K1, K1
+//
+// Its macros are in validate_amd64.h.
 
 // func validAVX512(p *byte, n int) int
 TEXT ·validAVX512(SB), NOSPLIT, $0-24
@@ -348,7 +322,7 @@ setup512:
 	// each octet 1, 2, 3 places up (indices 0-63 minus 1, 2, 3) and the
 	// masks K2-K4 zero the first 1, 2, 3.
 	VMOVDQU64  (SI), Z0
-	VMOVDQU64  byteIndex<>(SB), Z4
+	VMOVDQU64  ·byteIndex(SB), Z4
 	VPTERNLOGD $0xFF, Z5, Z5, Z5 // -1 in each octet
 	VPADDB     Z5, Z4, Z1
 	VPADDB     Z5, Z1, Z2
@@ -462,13 +436,3 @@ fail512:
 	MOVQ AX, ret+16(FP)
 	VZEROUPPER
 	RET
-
-DATA byteIndex<>+0x00(SB)/8, $0x0706050403020100
-DATA byteIndex<>+0x08(SB)/8, $0x0F0E0D0C0B0A0908
-DATA byteIndex<>+0x10(SB)/8, $0x1716151413121110
-DATA byteIndex<>+0x18(SB)/8, $0x1F1E1D1C1B1A1918
-DATA byteIndex<>+0x20(SB)/8, $0x2726252423222120
-DATA byteIndex<>+0x28(SB)/8, $0x2F2E2D2C2B2A2928
-DATA byteIndex<>+0x30(SB)/8, $0x3736353433323130
-DATA byteIndex<>+0x38(SB)/8, $0x3F3E3D3C3B3A3938
-GLOBL byteIndex<>(SB), RODATA|NOPTR, $64

@@ -1,0 +1,37 @@
+// The AVX-512 validation macros, shared by validAVX512 (validate_amd64.s)
+// and checkAVX512 (check_amd64.s). They expect the registers that
+// validAVX512 sets up:
+//
+//	SI   p                  AX   offset of the block
+//	Z31  nibbleTables[0]    Z30  nibbleTables[1]    Z29  nibbleTables[2]
+//	     (each in all four 128-bit lanes)
+//	Z28  0x60    Z27  0x70    Z26  0x80    Z25  incompleteMax
+
+// CHECK512 is CHECK for 64 octets. VPERMB uses the low 6 bits of each
+// index, the nibble and two bits that the repeated tables ignore, so no
+// masking is needed.
+#define CHECK512(in, p1, p2, p3, t) \
+	VPSUBUSB   Z28, p2, p2;      \
+	VPSUBUSB   Z27, p3, p3;      \
+	VPMAXUB    p3, p2, p2;       \
+	VPSRLW     $4, p1, t;        \
+	VPERMB     Z31, t, t;        \
+	VPERMB     Z30, p1, p1;      \
+	VPSRLW     $4, in, p3;       \
+	VPERMB     Z29, p3, p3;      \
+	VPTERNLOGD $0x80, p3, p1, t; \
+	VPTERNLOGD $0x78, Z26, p2, t
+
+// CHECKAT512 is CHECK512 for the octets in at off(SI)(AX*1).
+#define CHECKAT512(off, in, p1, p2, p3, t) \
+	VMOVDQU64 off-1(SI)(AX*1), p1; \
+	VMOVDQU64 off-2(SI)(AX*1), p2; \
+	VMOVDQU64 off-3(SI)(AX*1), p3; \
+	CHECK512(in, p1, p2, p3, t)
+
+// CUTSHORT512 sets ZF unless the 64 octets before AX end inside a character.
+#define CUTSHORT512 \
+	VMOVDQU64 -64(SI)(AX*1), Z9; \
+	VPSUBUSB  Z25, Z9, Z9;       \
+	VPTESTMB  Z9, Z9, K1;        \
+	KORTESTQ  K1, K1
