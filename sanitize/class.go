@@ -203,6 +203,9 @@ func Check(p []byte, forbid Class) error { return check(p, forbid) }
 func CheckString(s string, forbid Class) error { return check(s, forbid) }
 
 func check[T string | []byte](p T, forbid Class) error {
+	if len(p) >= fusedFrom && forbid != 0 {
+		return checkFused(p, forbid)
+	}
 	// validPrefix, spelled out as in validate.
 	var k int
 	if len(p) >= simdFrom {

@@ -12,3 +12,12 @@ const attnSIMDFrom = math.MaxInt
 func attnBlocksSIMD(p *byte, n int, t *attnTable) (off int, mask uint64) {
 	panic("sanitize: no SIMD kernel")
 }
+
+// fusedFrom is the shortest input for checkFused: none, without a SIMD
+// kernel.
+const fusedFrom = math.MaxInt
+
+// checkFused is never called.
+func checkFused[T string | []byte](p T, forbid Class) error {
+	panic("sanitize: no SIMD kernel")
+}

@@ -1,0 +1,96 @@
+//go:build amd64 && !purego
+
+package sanitize
+
+import (
+	"math"
+	"math/bits"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// fusedFrom is the shortest input for checkFused: that of validAVX512, on
+// CPUs that have it.
+var fusedFrom = func() int {
+	if simdKernel == avx512Kernel {
+		return avx512MinLen
+	}
+	return math.MaxInt
+}()
+
+// checkFused is check for fusedFrom octets or more, with checkAVX512: one
+// pass that validates and finds the characters of the classes in forbid.
+// What it flags, it decodes and checks with classesIn; where it finds
+// ill-formed UTF-8, the portable code finds the exact offset (checkRest).
+func checkFused[T string | []byte](p T, forbid Class) error {
+	n := len(p)
+	if forbid&BOM != 0 && n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
+		return &Error{Reason: ForbiddenChar, Offset: 0, Class: forbid & (BOM | DefaultIgnorable)}
+	}
+	forbid &= AllClasses &^ BOM
+	if forbid == 0 {
+		return validate(p)
+	}
+	t := fusedFor(forbid)
+	// The header of a string and of a slice both start with the pointer to
+	// the octets.
+	ptr := *(**byte)(unsafe.Pointer(&p))
+	for start := 0; ; {
+		off, mask := checkAVX512(ptr, n, start, t)
+		if mask == 0 {
+			if off == n {
+				return nil
+			}
+			return checkRest(p, off, forbid)
+		}
+		// The flagged octets are ASCII, or the last octet of a character
+		// that may be in a class; the block at off is valid UTF-8.
+		for ; mask != 0; mask &= mask - 1 {
+			i := off + bits.TrailingZeros64(mask)
+			for p[i]&0xC0 == 0x80 {
+				i--
+			}
+			if r, _ := decodeRune(p[i:]); r != utf8.RuneError {
+				if c := classesIn(r, forbid); c != 0 {
+					return &Error{Reason: ForbiddenChar, Offset: i, Class: c}
+				}
+			}
+		}
+		start = off + 64
+	}
+}
+
+// checkAVX512 checks p[start:n] (n >= 67) as validAVX512 does, and looks
+// for the characters of a set of classes, whose fusedTable is t, 64 octets
+// at a time. start is 0 or a block end that an earlier call returned; the
+// classes of the characters that end before start are not looked at again.
+//
+// It returns off == n and mask == 0 if p[start:] is well-formed and none of
+// its characters is flagged. It returns mask != 0 for the first block, at
+// off, in which a character is flagged, if the block and those before it
+// are well-formed: bit k stands for p[off+k], which is an ASCII character
+// of a class or the last octet of a character that may be in one. Otherwise
+// it returns mask == 0 and off < n: p[:off] is well-formed but for its last
+// character, which may be cut short at off, and no character that ends
+// before off is flagged.
+//
+//go:noescape
+func checkAVX512(p *byte, n, start int, t *fusedTable) (off int, mask uint64)
+
+// checkRest is check for p given that p[:s] is well-formed but for its
+// last character, which may be cut short at s, and that no character that
+// ends before s belongs to the classes in forbid (no BOM): the portable code
+// takes over from the character boundary at or before s.
+func checkRest[T string | []byte](p T, s int, forbid Class) error {
+	r := charStart(p, s)
+	k := r + validPrefixGeneric(p[r:])
+	if err := checkClasses(p[r:k], forbid); err != nil {
+		e := err.(*Error)
+		e.Offset += r
+		return e
+	}
+	if k < len(p) {
+		return classify(p, k)
+	}
+	return nil
+}
