@@ -43,13 +43,11 @@ func checkFused[T string | []byte](p T, forbid Class) error {
 			}
 			return checkRest(p, off, forbid)
 		}
-		// The flagged octets are ASCII, or the last octet of a character
-		// that may be in a class; the block at off is valid UTF-8.
+		// The flagged octets start characters that may be in a class
+		// (the block at off is valid UTF-8, but a character that starts
+		// there may run past it, into octets not checked yet).
 		for ; mask != 0; mask &= mask - 1 {
 			i := off + bits.TrailingZeros64(mask)
-			for p[i]&0xC0 == 0x80 {
-				i--
-			}
 			if r, _ := decodeRune(p[i:]); r != utf8.RuneError {
 				if c := classesIn(r, forbid); c != 0 {
 					return &Error{Reason: ForbiddenChar, Offset: i, Class: c}
@@ -69,18 +67,18 @@ func checkFused[T string | []byte](p T, forbid Class) error {
 // its characters is flagged. It returns mask != 0 for the first block, at
 // off, in which a character is flagged, if the block and those before it
 // are well-formed: bit k stands for p[off+k], which is an ASCII character
-// of a class or the last octet of a character that may be in one. Otherwise
-// it returns mask == 0 and off < n: p[:off] is well-formed but for its last
-// character, which may be cut short at off, and no character that ends
-// before off is flagged.
+// of a class or the first octet of a character that may be in one.
+// Otherwise it returns mask == 0 and off < n: p[:off] is well-formed but
+// for its last character, which may be cut short at off, and no character
+// that starts before off is flagged.
 //
 //go:noescape
 func checkAVX512(p *byte, n, start int, t *fusedTable) (off int, mask uint64)
 
 // checkRest is check for p given that p[:s] is well-formed but for its
 // last character, which may be cut short at s, and that no character that
-// ends before s belongs to the classes in forbid (no BOM): the portable code
-// takes over from the character boundary at or before s.
+// starts before s belongs to the classes in forbid (no BOM): the portable
+// code takes over from the character boundary at or before s.
 func checkRest[T string | []byte](p T, s int, forbid Class) error {
 	r := charStart(p, s)
 	k := r + validPrefixGeneric(p[r:])

@@ -11,63 +11,57 @@
 //
 // Registers, besides validAVX512's (validate_amd64.h):
 //
-//	DX   the fusedTable     R8   carry: the block at AX may end a character
-//	                             whose lead octet needed attention
+//	DX   the fusedTable
 //	Z24  ascii[0:64]        Z23  ascii[64:128]
 //	Z22  high               Z21  low
-//	Z20  slots2[0]          Z19  slots2[1]
-//	Z18  slots3[0]          Z17  slots3[1]          Z16  slots3[2]
-//	Z15  slots4[0]          Z14  slots4[1]          Z13  slots4[2]
-//	Z12  slots4[3]          Z11  0xC0               Z10  0x07
-//	Z0-Z9 scratch, K1-K7 masks
+//	Z20  next[0]            Z19  next[1]            Z18  next[2]
+//	Z10, Z11 tier 1's bits of the blocks at AX and AX+64
+//	Z0-Z9 scratch, K1-K4 masks
 
-// ATTN sets k to tier 1's mask of the 64 octets in: the octets whose
-// entries in high and low share a bit (t and u are scratch).
-#define ATTN(in, t, u, k) \
-	VPSRLW   $4, in, t;  \
-	VPERMB   Z22, t, t;  \
-	VPERMB   Z21, in, u; \
-	VPTESTMB t, u, k
+// TIER1 sets v to tier 1's slot bits of the 64 octets in, whose high
+// nibbles are in hi (t is scratch).
+#define TIER1(in, hi, t, v) \
+	VPERMB Z22, hi, t; \
+	VPERMB Z21, in, v; \
+	VPANDD t, v, v
 
-// CLASSES sets k to tier 2's mask of the 64 octets in, given the octets
-// one, two and three places before them in p1, p2 and p3 (a, b, c and d
-// are scratch). At each octet it tests the characters that would end
-// there: 2 octets if p1 is a lead octet, 3 if p2 is, 4 if p3 is (the
-// lead tables are zero but for leads of their length), and ASCII: tier 1's
-// bits for ASCII octets (0x07) are exact.
-#define CLASSES(in, p1, p2, p3, a, b, c, d, k) \
-	VPCMPUB    $5, Z11, p1, K5;  \
-	VPCMPUB    $5, Z11, p2, K6;  \
-	VPCMPUB    $5, Z11, p3, K7;  \
-	VPERMB.Z   Z20, p1, K5, a;   \
-	VPERMB     Z19, in, b;       \
-	VPANDD     b, a, a;          \
-	VPERMB.Z   Z18, p2, K6, b;   \
-	VPERMB     Z17, p1, c;       \
-	VPERMB     Z16, in, d;       \
-	VPTERNLOGD $0x80, d, c, b;   \
-	VPORD      b, a, a;          \
-	VPERMB.Z   Z15, p3, K7, b;   \
-	VPERMB     Z14, p2, c;       \
-	VPERMB     Z13, p1, d;       \
-	VPTERNLOGD $0x80, d, c, b;   \
-	VPERMB     Z12, in, c;       \
-	VPTERNLOGD $0xF8, c, b, a;   \
-	VPSRLW     $4, in, b;        \
-	VPERMB     Z22, b, b;        \
-	VPERMB     Z21, in, c;       \
-	VPTERNLOGD $0x80, Z10, c, b; \
-	VPORD      b, a, a;          \
-	VPTESTMB   a, a, k
+// TIER2 sets k to tier 2's mask of the 64 octets whose tier 1 bits are in
+// v, given the 64 octets one, two and three places after them in n1, n2
+// and n3 (overwritten).
+#define TIER2(v, n1, n2, n3, k) \
+	VPERMB     Z20, n1, n1;       \
+	VPERMB     Z19, n2, n2;       \
+	VPERMB     Z18, n3, n3;       \
+	VPTERNLOGD $0x80, n3, n2, n1; \
+	VPTESTMB   v, n1, k
 
-// CLASSESAT is CLASSES for the block at off(SI)(AX*1), loading the octets
-// before it.
-#define CLASSESAT(off, k) \
-	VMOVDQU64 off(SI)(AX*1), Z2;   \
-	VMOVDQU64 off-1(SI)(AX*1), Z3; \
-	VMOVDQU64 off-2(SI)(AX*1), Z4; \
-	VMOVDQU64 off-3(SI)(AX*1), Z5; \
-	CLASSES(Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, k)
+// TIER2AT is TIER2 for the block at off(SI)(AX*1), loading the octets
+// after it: the caller knows that p has three octets after the block.
+#define TIER2AT(off, v, k) \
+	VMOVDQU64 off+1(SI)(AX*1), Z6; \
+	VMOVDQU64 off+2(SI)(AX*1), Z7; \
+	VMOVDQU64 off+3(SI)(AX*1), Z8; \
+	TIER2(v, Z6, Z7, Z8, k)
+
+// TIER2IN is TIER2 for the block in, taking the octets after each from in
+// and zero past its end: exact for a block that ends at n, and otherwise
+// blind to the characters that run past the block's end.
+#define TIER2IN(in, v, k) \
+	VMOVDQU64  ·byteIndex(SB), Z6;   \
+	VPTERNLOGD $0xFF, Z9, Z9, Z9;    \
+	VPSUBB     Z9, Z6, Z6;           \
+	VPSUBB     Z9, Z6, Z7;           \
+	VPSUBB     Z9, Z7, Z8;           \
+	MOVQ       $0x7FFFFFFFFFFFFFFF, BX; \
+	KMOVQ      BX, K2;               \
+	SHRQ       $1, BX;               \
+	KMOVQ      BX, K3;               \
+	SHRQ       $1, BX;               \
+	KMOVQ      BX, K4;               \
+	VPERMB.Z   in, Z6, K2, Z6;       \
+	VPERMB.Z   in, Z7, K3, Z7;       \
+	VPERMB.Z   in, Z8, K4, Z8;       \
+	TIER2(v, Z6, Z7, Z8, k)
 
 // ASCII256 sets K1 unless the 256 octets in Z0-Z3 (overwritten) are ASCII
 // and in no class.
@@ -114,23 +108,8 @@ TEXT ·checkAVX512(SB), NOSPLIT, $0-48
 	VMOVDQU64       256(DX), Z20
 	VMOVDQU64       320(DX), Z19
 	VMOVDQU64       384(DX), Z18
-	VMOVDQU64       448(DX), Z17
-	VMOVDQU64       512(DX), Z16
-	VMOVDQU64       576(DX), Z15
-	VMOVDQU64       640(DX), Z14
-	VMOVDQU64       704(DX), Z13
-	VMOVDQU64       768(DX), Z12
-	MOVL            $0xC0, BX
-	VPBROADCASTB    BX, Z11
-	MOVL            $0x07, BX
-	VPBROADCASTB    BX, Z10
-
-	// A later start: the octets before it were checked, but a character
-	// may run across it.
-	MOVQ  $1, R8
-	TESTQ AX, AX
-	JNZ   loop128
-	XORQ  R8, R8
+	TESTQ           AX, AX
+	JNZ             loop128
 
 	// A leading run of ASCII: 256, then 64 octets at a time, then the 64
 	// that end at n.
@@ -180,7 +159,7 @@ multi:
 	JNZ   loop128
 
 	// The first block, as in validAVX512: the octets before p count as
-	// zero. Tier 2 runs on it whatever tier 1 says.
+	// zero. n >= 67: the three octets after it are in p.
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  ·byteIndex(SB), Z4
 	VPTERNLOGD $0xFF, Z5, Z5, Z5
@@ -196,17 +175,15 @@ multi:
 	VPERMB.Z   Z0, Z1, K2, Z1
 	VPERMB.Z   Z0, Z2, K3, Z2
 	VPERMB.Z   Z0, Z3, K4, Z3
-	CLASSES(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, K2)
-	ATTN(Z0, Z5, Z6, K3)
-	CHECK512(Z0, Z1, Z2, Z3, Z4)
+	VPSRLW     $4, Z0, Z4
+	TIER1(Z0, Z4, Z5, Z10)
+	CHECKHI512(Z4, Z1, Z2, Z3, Z4)
 	VPTESTMB   Z4, Z4, K1
 	KORTESTQ   K1, K1
 	JNZ        fail
-	KMOVQ      K2, K1
+	TIER2AT(0, Z10, K1)
 	KORTESTQ   K1, K1
 	JNZ        hit
-	KMOVQ      K3, R8
-	SHRQ       $61, R8
 	MOVQ       $64, AX
 
 	// 128 octets at a time: two blocks. If they are ASCII, only the
@@ -229,7 +206,6 @@ loop128:
 	VPTESTMB  Z1, Z1, K2
 	KORTESTQ  K1, K2
 	JNZ       hit128
-	XORQ      R8, R8
 	ADDQ      $128, AX
 
 	// A run of ASCII, 256 octets at a time.
@@ -251,30 +227,46 @@ hit128:
 	KMOVQ    K2, K1
 	JMP      hit
 
+	// Tier 1 and validation of both blocks, and one test for both.
 multi128:
-	ATTN(Z0, Z2, Z3, K3)
-	ATTN(Z1, Z2, Z3, K4)
-	CHECKAT512(0, Z0, Z2, Z3, Z4, Z5)
-	CHECKAT512(64, Z1, Z6, Z7, Z8, Z9)
-	VPORQ    Z5, Z9, Z5
+	VPSRLW     $4, Z0, Z5
+	VPSRLW     $4, Z1, Z9
+	TIER1(Z0, Z5, Z2, Z10)
+	TIER1(Z1, Z9, Z2, Z11)
+	CHECKATHI512(0, Z5, Z2, Z3, Z4, Z5)
+	CHECKATHI512(64, Z9, Z6, Z7, Z8, Z9)
+	VPORQ      Z5, Z9, Z5
+	VMOVDQA64  Z5, Z9
+	VPTERNLOGD $0xFE, Z11, Z10, Z9
+	VPTESTMB   Z9, Z9, K1
+	KORTESTQ   K1, K1
+	JNZ        slow128
+	ADDQ       $128, AX
+	JMP        loop128
+
+	// An error, or tier 1 found something in either block.
+slow128:
 	VPTESTMB Z5, Z5, K1
 	KORTESTQ K1, K1
 	JNZ      fail
-	KORTESTQ K3, K4
-	JNZ      classes128
-	TESTQ    R8, R8
-	JNZ      classes128
-	ADDQ     $128, AX
-	JMP      loop128
-
-classes128:
-	KMOVQ    K4, R8
-	SHRQ     $61, R8
-	CLASSESAT(0, K1)
+	TIER2AT(0, Z10, K1)
 	KORTESTQ K1, K1
 	JNZ      hit
 	ADDQ     $64, AX
-	CLASSESAT(0, K1)
+	LEAQ     67(AX), BX
+	CMPQ     BX, CX
+	JA       slow128_in
+	TIER2AT(0, Z11, K1)
+	KORTESTQ K1, K1
+	JNZ      hit
+	ADDQ     $64, AX
+	JMP      loop128
+
+	// The block ends less than 3 octets before n: what runs past it is
+	// looked at again in the last block (last512), which starts at or
+	// before its last 3 octets.
+slow128_in:
+	TIER2IN(Z1, Z11, K1)
 	KORTESTQ K1, K1
 	JNZ      hit
 	ADDQ     $64, AX
@@ -295,56 +287,58 @@ tail64:
 	VPTESTMB  Z0, Z0, K1
 	KORTESTQ  K1, K1
 	JNZ       hit
-	XORQ      R8, R8
 	ADDQ      $64, AX
 	JMP       last512
 
 multi64:
-	ATTN(Z0, Z2, Z3, K3)
-	CHECKAT512(0, Z0, Z2, Z3, Z4, Z5)
+	VPSRLW   $4, Z0, Z5
+	TIER1(Z0, Z5, Z2, Z10)
+	CHECKATHI512(0, Z5, Z2, Z3, Z4, Z5)
 	VPTESTMB Z5, Z5, K1
 	KORTESTQ K1, K1
 	JNZ      fail
-	KORTESTQ K3, K3
-	JNZ      classes64
-	TESTQ    R8, R8
-	JNZ      classes64
-	ADDQ     $64, AX
-	JMP      last512
-
-classes64:
-	KMOVQ    K3, R8
-	SHRQ     $61, R8
-	CLASSESAT(0, K1)
+	VPTESTMB Z10, Z10, K1
+	KORTESTQ K1, K1
+	JZ       multi64_done
+	LEAQ     67(AX), BX
+	CMPQ     BX, CX
+	JA       multi64_in
+	TIER2AT(0, Z10, K1)
 	KORTESTQ K1, K1
 	JNZ      hit
-	ADDQ     $64, AX
+	JMP      multi64_done
+
+multi64_in:
+	TIER2IN(Z0, Z10, K1)
+	KORTESTQ K1, K1
+	JNZ      hit
+
+multi64_done:
+	ADDQ $64, AX
 
 	// The rest, fewer than 64 octets, in the block that ends at n, as in
-	// validAVX512. Tier 1 runs on all of it, so the octets it shares with
-	// the blocks before may be flagged again.
+	// validAVX512. Tier 1 and tier 2 run on all of it, so the octets it
+	// shares with the blocks before may be flagged again.
 last512:
 	CMPQ      AX, CX
 	JEQ       end512
 	LEAQ      -64(CX), AX
 	VMOVDQU64 (SI)(AX*1), Z0
-	ATTN(Z0, Z2, Z3, K3)
-	CHECKAT512(0, Z0, Z2, Z3, Z4, Z5)
+	VPSRLW    $4, Z0, Z5
+	TIER1(Z0, Z5, Z2, Z10)
+	CHECKATHI512(0, Z5, Z2, Z3, Z4, Z5)
 	VPSUBUSB  Z25, Z0, Z9
 	VPORQ     Z9, Z5, Z5
 	VPTESTMB  Z5, Z5, K1
 	KORTESTQ  K1, K1
 	JNZ       fail
-	KORTESTQ  K3, K3
-	JNZ       classes_last
-	TESTQ     R8, R8
+	VPTESTMB  Z10, Z10, K1
+	KORTESTQ  K1, K1
 	JZ        clean
-
-classes_last:
-	CLASSESAT(0, K1)
-	KORTESTQ K1, K1
-	JNZ      hit
-	JMP      clean
+	TIER2IN(Z0, Z10, K1)
+	KORTESTQ  K1, K1
+	JNZ       hit
+	JMP       clean
 
 	// The blocks end at n: p must not end inside a character.
 end512:

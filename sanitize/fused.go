@@ -11,44 +11,40 @@ import (
 )
 
 // The fused check (checkAVX512, check_amd64.s) validates and looks for the
-// characters of a set of classes in one pass. It finds them in two tiers.
+// characters of a set of classes in one pass. A run of ASCII is looked up
+// in the ASCII table of the classes. Every other block of 64 octets gets
+// two tiers of tests.
 //
-// Tier 1, in every block of 64 octets that is not all ASCII, is the
-// attention test of the class scan (attnTable): the octets that can start
-// a character of a class. It costs two table lookups and is exact for
-// ASCII, so text without such a lead octet costs little more than
-// validation.
+// Tier 1 gives each octet a byte of "slot" bits from two table lookups,
+// high[octet>>4] & low[octet&63]: bit 7 for an ASCII character of a class,
+// and for a lead octet, the slots of its length that it is in. A slot is a
+// product of sets of octets, one set per position of a character; the
+// characters of the classes are a union of slots, seven at most, shared
+// among the lengths as they need them (slotBits). Text with none of those
+// lead octets costs little more than validation.
 //
-// Tier 2 runs only on a block where tier 1 found something (or whose first
-// octets may end a character that started with such an octet). It flags
-// the last octet of each 2-, 3- and 4-octet character that may be in a
-// class: the character's octets must all fall in the sets of one "slot",
-// a product of sets of octets, one set per position. A slot is a bit in
-// the slot tables, indexed by the low six bits of an octet (which
-// determine a continuation octet, and a lead octet once its length is
-// known): the character is flagged when the entries of its octets share a
-// bit. With at most eight slots per length the test is exact for the
-// classes of the presets; a set of classes that needs more has slots
-// merged, which flags some characters outside the classes, and checkFused
+// Tier 2 runs only on a block where tier 1 found something. It looks at
+// the one, two and three octets after each lead octet, in the tables next,
+// indexed by the low six bits that determine a continuation octet: an
+// octet keeps the slots whose set at that position holds the octet that
+// follows it. A character that keeps a slot is flagged. The test is exact
+// for the sets of classes of the presets and for each class alone but
+// PrivateUse and DefaultIgnorable: a set that needs more than seven slots
+// has slots merged, which flags some other characters too. checkFused
 // decodes every flagged character before it reports it.
 
-// maxSlots is the number of slots per length: the bits of an octet.
-const maxSlots = 8
+// asciiSlot is the slot bit of ASCII characters; the other seven are for
+// the slots of the longer characters.
+const asciiSlot = 0x80
 
 // A fusedTable holds what checkAVX512 looks up for one set of classes
 // (BOM excepted: checkFused looks at offset 0 itself). The assembly knows
-// the offsets of its fields.
+// its layout.
 type fusedTable struct {
-	ascii [128]byte // nonzero for the ASCII octets in a class
-	high  [64]byte  // attnHigh, four times: VPERMB indexes with six bits
-	low   [64]byte  // the low half of the set's attnTable, four times
-	// slots[k-2][i] are the slot tables of the k-octet characters: for
-	// their octet i, by the octet's low six bits. A lead octet's entries
-	// are at its own low six bits, which are distinct for C0-DF (2),
-	// E0-EF (3) and F0-F7 (4); every other entry of a lead table is zero.
-	slots2 [2][64]byte
-	slots3 [3][64]byte
-	slots4 [4][64]byte
+	ascii [128]byte   // nonzero for the ASCII octets in a class
+	high  [64]byte    // tier 1, by high nibble (four times: VPERMB indexes with six bits)
+	low   [64]byte    // tier 1, by low six bits
+	next  [3][64]byte // tier 2, by the low six bits of the 1st, 2nd and 3rd octet after
 }
 
 // fusedTables caches the fusedTable of each set of classes, made on first
@@ -73,47 +69,146 @@ func newFusedTable(forbid Class) *fusedTable {
 	for b := range t.ascii {
 		if ClassOf(rune(b))&forbid != 0 {
 			t.ascii[b] = 1
+			t.low[b&63] |= asciiSlot // 00-1F, and 7F at 3F
 		}
 	}
-	at := tableFor(forbid)
-	for i := range 64 {
-		t.high[i] = at[i&15]
-		t.low[i] = at[16+i&15]
+	slots, masks := slotBits(forbid)
+	for i := range t.high {
+		switch i & 15 {
+		case 0x0, 0x1, 0x7:
+			t.high[i] = asciiSlot
+		case 0xC, 0xD:
+			t.high[i] = masks[2]
+		case 0xE:
+			t.high[i] = masks[3]
+		case 0xF:
+			t.high[i] = masks[4]
+		}
 	}
-	fill := func(dst [][64]byte, slots []slot) {
-		for s, sl := range slots {
-			for pos := range dst {
-				for m := sl[pos]; m != 0; m &= m - 1 {
-					dst[pos][bits.TrailingZeros64(m)] |= 1 << s
-				}
+	// Tier 2 keeps the ASCII bit, and the bits of a length at the
+	// positions past its end.
+	for pos := range t.next {
+		for i := range t.next[pos] {
+			t.next[pos][i] = asciiSlot
+			for k := 2; k <= pos+1; k++ {
+				t.next[pos][i] |= masks[k]
 			}
 		}
 	}
-	fill(t.slots2[:], classSlots(forbid, 2))
-	fill(t.slots3[:], classSlots(forbid, 3))
-	fill(t.slots4[:], classSlots(forbid, 4))
+	bit := byte(1)
+	for k := 2; k <= utf8.UTFMax; k++ {
+		for _, sl := range slots[k] {
+			for m := sl[0]; m != 0; m &= m - 1 {
+				t.low[bits.TrailingZeros64(m)] |= bit
+			}
+			for pos := 1; pos < k; pos++ {
+				for m := sl[pos]; m != 0; m &= m - 1 {
+					t.next[pos-1][bits.TrailingZeros64(m)] |= bit
+				}
+			}
+			bit <<= 1
+		}
+	}
 	return t
+}
+
+// slotBits returns the slots of the 2-, 3- and 4-octet characters of the
+// classes in forbid, maxSlots at most in all, and the mask of the bits
+// that each length has: bit 0 up for the 2-octet slots, then the 3-octet
+// ones, then the 4-octet ones. If the lengths need more, each length that
+// has characters gets one bit, and each other bit goes where it saves the
+// most sequences that would be flagged but are in no class.
+func slotBits(forbid Class) (slots [utf8.UTFMax + 1][]slot, masks [utf8.UTFMax + 1]byte) {
+	var merged [utf8.UTFMax + 1][maxSlots + 1][]slot
+	var count [utf8.UTFMax + 1]int
+	left := maxSlots
+	for k := 2; k <= utf8.UTFMax; k++ {
+		merged[k] = classSlots(forbid, k)
+		if merged[k][1] != nil {
+			count[k] = 1
+			left--
+		}
+	}
+	for ; left > 0; left-- {
+		best, gain := 0, 0.0
+		for k := 2; k <= utf8.UTFMax; k++ {
+			if c := count[k]; c > 0 && c < maxSlots && merged[k][c+1] != nil {
+				if g := covered(merged[k][c], k) - covered(merged[k][c+1], k); best == 0 || g > gain {
+					best, gain = k, g
+				}
+			}
+		}
+		if best == 0 {
+			break
+		}
+		count[best]++
+	}
+	first := 0
+	for k := 2; k <= utf8.UTFMax; k++ {
+		slots[k] = merged[k][count[k]]
+		masks[k] = byte(1<<count[k]-1) << first
+		first += count[k]
+	}
+	return slots, masks
+}
+
+// maxSlots is the number of slot bits: all but asciiSlot.
+const maxSlots = 7
+
+// covered is the number of well-formed sequences that slots cover, those
+// in two slots counted twice: for the slots of one set of classes and one
+// length, the lower the fewer sequences flagged that are in no class.
+func covered(slots []slot, k int) float64 {
+	z := 0.0
+	for i := range slots {
+		z += slots[i].size(k)
+	}
+	return z
 }
 
 // A slot is a product of sets of octets, one per position of a character,
 // each set as bits of the octets' low six bits.
 type slot [utf8.UTFMax]uint64
 
-// size is the number of octet sequences of length k in s.
+// size is the number of well-formed k-octet sequences in s: octet
+// sequences count only with a second octet that their lead octet allows
+// (RFC 3629 section 4), so that merging in sequences that are not UTF-8
+// costs nothing.
 func (s *slot) size(k int) float64 {
-	z := 1.0
-	for i := range k {
-		z *= float64(bits.OnesCount64(s[i]))
+	rest := 1.0
+	for i := 2; i < k; i++ {
+		rest *= float64(bits.OnesCount64(s[i]))
+	}
+	z := 0.0
+	for m := s[0]; m != 0; m &= m - 1 {
+		lead := 0xC0 | bits.TrailingZeros64(m)
+		lo, hi := 0x80, 0xBF
+		switch {
+		case lead < 0xC2 || lead > 0xF4:
+			continue
+		case lead == 0xE0:
+			lo = 0xA0
+		case lead == 0xED:
+			hi = 0x9F
+		case lead == 0xF0:
+			lo = 0x90
+		case lead == 0xF4:
+			hi = 0x8F
+		}
+		allowed := ^uint64(0) >> (63 - (hi & 63)) &^ (1<<(lo&63) - 1)
+		z += float64(bits.OnesCount64(s[1]&allowed)) * rest
 	}
 	return z
 }
 
-// classSlots returns at most maxSlots slots whose union holds every k-octet
-// character of the classes in forbid. It starts from one slot per run of
+// classSlots returns slots whose union holds every k-octet character of
+// the classes in forbid, for each number of slots up to maxSlots that
+// merges can reach: merged[c] has c slots (merged[0], and the numbers above
+// what the characters need, are nil). It starts from one slot per run of
 // characters that differ only in their last octet, merges slots that
-// differ in one position only (which adds no sequence), and then, while
-// there are too many, the two whose merge adds the fewest sequences.
-func classSlots(forbid Class, k int) []slot {
+// differ in one position only (which adds no sequence), and then, one at a
+// time, the two whose merge adds the fewest sequences.
+func classSlots(forbid Class, k int) (merged [maxSlots + 1][]slot) {
 	lo, hi := rune(0x80), rune(0x7FF)
 	switch k {
 	case 3:
@@ -168,8 +263,14 @@ func classSlots(forbid Class, k int) []slot {
 			slots = out
 		}
 	}
-	// Then the cheapest merges, while there are too many.
-	for len(slots) > maxSlots {
+	// Then the cheapest merges, one at a time.
+	for {
+		if len(slots) <= maxSlots {
+			merged[len(slots)] = slices.Clone(slots)
+		}
+		if len(slots) <= 1 {
+			return merged
+		}
 		bi, bj, best := 0, 0, -1.0
 		for i := range slots {
 			for j := i + 1; j < len(slots); j++ {
@@ -189,5 +290,4 @@ func classSlots(forbid Class, k int) []slot {
 		}
 		slots = append(slots[:bj], slots[bj+1:]...)
 	}
-	return slots
 }

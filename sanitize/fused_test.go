@@ -9,54 +9,45 @@ import (
 	"unsafe"
 )
 
-// slotFlags reports whether tier 2 of the fused check flags the character
-// c (its octets), as checkAVX512 computes it at c's last octet.
-func slotFlags(t *fusedTable, c []byte) bool {
-	var tables [][64]byte
-	switch len(c) {
-	case 1:
-		return t.ascii[c[0]] != 0
-	case 2:
-		tables = t.slots2[:]
-	case 3:
-		tables = t.slots3[:]
-	case 4:
-		tables = t.slots4[:]
-	}
-	and := byte(0xFF)
-	for i, o := range c {
-		and &= tables[i][o&63]
-	}
-	return and != 0
-}
-
-// attends reports whether tier 1 flags the octet b, whatever octet follows
-// it (its low bits land in the index of the high-nibble lookup).
-func attends(t *fusedTable, b byte, bits byte) bool {
+// tier1 returns tier 1's slot bits for the octet b, whatever octet follows
+// it (whose low bits land in the index of the high-nibble lookup), or
+// fails the test if they depend on it.
+func tier1(t testing.TB, ft *fusedTable, b byte) byte {
+	v := ft.high[b>>4] & ft.low[b&63]
 	for next := range 4 {
-		if t.high[b>>4|byte(next)<<4]&t.low[b&63]&bits != 0 {
-			return true
+		if ft.high[b>>4|byte(next)<<4]&ft.low[b&63] != v {
+			t.Fatalf("tier 1's bits for %#02x depend on the octet after it", b)
 		}
 	}
-	return false
+	return v
+}
+
+// slotFlags reports whether tier 2 flags the character c (its octets), as
+// checkAVX512 computes it at c's first octet: the octets after the
+// character do not matter (TestFusedTables checks that).
+func slotFlags(t testing.TB, ft *fusedTable, c []byte) bool {
+	v := tier1(t, ft, c[0])
+	for i := 1; i < len(c); i++ {
+		v &= ft.next[i-1][c[i]&63]
+	}
+	return v != 0
 }
 
 // TestFusedTables checks the fusedTable of each class, of the presets'
 // sets, of every class and of random sets against ClassOf, for every code
-// point: tier 1 flags the first octet of every character of the classes
-// (and exactly the ASCII ones), tier 2 flags every such character, and
-// nothing else for the sets that need no more slots than there are.
+// point: tier 1 gives the first octet of every character of the classes a
+// slot bit (and exactly the ASCII ones bit 7), tier 2 flags every such
+// character whatever follows it, and nothing else for the sets that need
+// no more slots than there are.
 func TestFusedTables(t *testing.T) {
 	if off := [...]uintptr{
 		unsafe.Offsetof(fusedTable{}.high), unsafe.Offsetof(fusedTable{}.low),
-		unsafe.Offsetof(fusedTable{}.slots2), unsafe.Offsetof(fusedTable{}.slots3),
-		unsafe.Offsetof(fusedTable{}.slots4), unsafe.Sizeof(fusedTable{}),
-	}; off != [...]uintptr{128, 192, 256, 384, 576, 832} {
-		t.Fatalf("fusedTable's layout is %v, check_amd64.s expects 128, 192, 256, 384, 576, 832", off)
+		unsafe.Offsetof(fusedTable{}.next), unsafe.Sizeof(fusedTable{}),
+	}; off != [...]uintptr{128, 192, 256, 448} {
+		t.Fatalf("fusedTable's layout is %v, check_amd64.s expects 128, 192, 256, 448", off)
 	}
 	exact := map[Class]bool{
-		NUL: true, C0: true, TabNewline: true, DEL: true, C1: true, Bidi: true,
-		Noncharacter: true, PrivateUse: true,
+		NUL: true, C0: true, TabNewline: true, DEL: true, C1: true, Bidi: true, Noncharacter: true,
 		NUL | C0 | C1 | Bidi: true, NUL | C0 | TabNewline | C1 | Bidi: true,
 	}
 	sets := []Class{DefaultIgnorable, AllClasses &^ BOM}
@@ -70,17 +61,26 @@ func TestFusedTables(t *testing.T) {
 	var buf [utf8.UTFMax]byte
 	for _, forbid := range sets {
 		ft := newFusedTable(forbid)
-		for i := range 64 {
-			if ft.slots2[0][i] != 0 && i >= 0x20 || ft.slots3[0][i] != 0 && (i < 0x20 || i >= 0x30) ||
-				ft.slots4[0][i] != 0 && (i < 0x30 || i >= 0x38) {
-				t.Fatalf("%v: a lead table has an entry at %#x, outside the leads of its length", forbid, i)
+		// The bits of a length (and the ASCII bit) pass every position
+		// after the length's last octet.
+		_, masks := slotBits(forbid)
+		for k := 1; k <= utf8.UTFMax; k++ {
+			keep := byte(asciiSlot)
+			if k > 1 {
+				keep = masks[k]
+			}
+			for pos := k - 1; pos < len(ft.next); pos++ {
+				for i, e := range ft.next[pos] {
+					if e&keep != keep {
+						t.Fatalf("%v: next[%d][%#x] = %#02x drops bits %#02x of %d-octet characters", forbid, pos, i, e, keep, k)
+					}
+				}
 			}
 		}
 		for b := range 256 {
 			ascii := b < utf8.RuneSelf && ClassOf(rune(b))&forbid != 0
-			if attends(ft, byte(b), 0x07) != ascii || b < utf8.RuneSelf && (ft.ascii[b] != 0) != ascii {
-				t.Fatalf("%v: octet %#02x: tier 1's ASCII bits or the ASCII table say %v, want %v",
-					forbid, b, attends(ft, byte(b), 0x07), ascii)
+			if v := tier1(t, ft, byte(b)); (v&asciiSlot != 0) != ascii || b < utf8.RuneSelf && (ft.ascii[b] != 0) != ascii {
+				t.Fatalf("%v: octet %#02x: tier 1 gives %#02x, the ASCII table %d; in a class: %v", forbid, b, v, ft.ascii[b&127], ascii)
 			}
 		}
 		extra := 0
@@ -90,10 +90,9 @@ func TestFusedTables(t *testing.T) {
 			}
 			n := utf8.EncodeRune(buf[:], r)
 			in := ClassOf(r)&forbid != 0
-			flagged := slotFlags(ft, buf[:n])
-			if in && (!flagged || !attends(ft, buf[0], 0xFF)) {
-				t.Fatalf("%v: U+%04X is in the classes, but tier 1 says %v and tier 2 %v",
-					forbid, r, attends(ft, buf[0], 0xFF), flagged)
+			flagged := slotFlags(t, ft, buf[:n])
+			if in && !flagged {
+				t.Fatalf("%v: U+%04X is in the classes, but tier 2 does not flag it", forbid, r)
 			}
 			if flagged && !in {
 				if exact[forbid] {

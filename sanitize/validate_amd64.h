@@ -11,14 +11,19 @@
 // index, the nibble and two bits that the repeated tables ignore, so no
 // masking is needed.
 #define CHECK512(in, p1, p2, p3, t) \
+	VPSRLW $4, in, t; \
+	CHECKHI512(t, p1, p2, p3, t)
+
+// CHECKHI512 is CHECK512 given the octets' high nibbles in hi (the octets
+// shifted right by 4 as 16-bit words), which may be t.
+#define CHECKHI512(hi, p1, p2, p3, t) \
 	VPSUBUSB   Z28, p2, p2;      \
 	VPSUBUSB   Z27, p3, p3;      \
 	VPMAXUB    p3, p2, p2;       \
+	VPERMB     Z29, hi, p3;      \
 	VPSRLW     $4, p1, t;        \
 	VPERMB     Z31, t, t;        \
 	VPERMB     Z30, p1, p1;      \
-	VPSRLW     $4, in, p3;       \
-	VPERMB     Z29, p3, p3;      \
 	VPTERNLOGD $0x80, p3, p1, t; \
 	VPTERNLOGD $0x78, Z26, p2, t
 
@@ -28,6 +33,13 @@
 	VMOVDQU64 off-2(SI)(AX*1), p2; \
 	VMOVDQU64 off-3(SI)(AX*1), p3; \
 	CHECK512(in, p1, p2, p3, t)
+
+// CHECKATHI512 is CHECKHI512 for the octets at off(SI)(AX*1).
+#define CHECKATHI512(off, hi, p1, p2, p3, t) \
+	VMOVDQU64 off-1(SI)(AX*1), p1; \
+	VMOVDQU64 off-2(SI)(AX*1), p2; \
+	VMOVDQU64 off-3(SI)(AX*1), p3; \
+	CHECKHI512(hi, p1, p2, p3, t)
 
 // CUTSHORT512 sets ZF unless the 64 octets before AX end inside a character.
 #define CUTSHORT512 \
