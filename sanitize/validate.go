@@ -52,6 +52,8 @@ func Valid(p []byte) bool {
 		if (word(s, 0)|word(s, a)|word(s, n-8-a)|word(s, n-8))&msb == 0 {
 			return true
 		}
+	} else if uint(n-33) <= 64-33 && shortASCII64(s) {
+		return true
 	}
 	return validPrefix(p) == len(p)
 }
