@@ -54,10 +54,12 @@
 // default-ignorable characters. Check validates and refuses a Class set in
 // one call; CheckClasses only refuses, over text already validated. A
 // refusal is a *Error with Reason ForbiddenChar, the offset and the Class.
-// The class check looks only at the octets that can start a character of
-// the refused classes, found on amd64 by an AVX2 or AVX-512 kernel 64
-// octets at a time (two table lookups per vector), so Check costs a second
-// SIMD pass over the text after validation's.
+// On CPUs with AVX-512, Check of 96 octets or more validates and looks
+// for the classes in one pass: two table lookups per 64 octets find the
+// octets that can start a character of the refused classes, three more
+// narrow them down to the characters, and only what is left is decoded.
+// CheckClasses, and Check on AVX2 alone, find those octets in a second
+// SIMD pass after validation's.
 //
 // # Errors and offsets
 //
