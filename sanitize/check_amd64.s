@@ -15,6 +15,7 @@
 //	Z24  ascii[0:64]        Z23  ascii[64:128]
 //	Z22  high               Z21  low
 //	Z20  next[0]            Z19  next[1]            Z18  next[2]
+//	R9   has4: whether a slot is for 4-octet characters
 //	Z10, Z11 tier 1's bits of the blocks at AX and AX+64
 //	Z0-Z9 scratch, K1-K4 masks
 
@@ -36,12 +37,22 @@
 	VPTESTMB   v, n1, k
 
 // TIER2AT is TIER2 for the block at off(SI)(AX*1), loading the octets
-// after it: the caller knows that p has three octets after the block.
-#define TIER2AT(off, v, k) \
-	VMOVDQU64 off+1(SI)(AX*1), Z6; \
-	VMOVDQU64 off+2(SI)(AX*1), Z7; \
-	VMOVDQU64 off+3(SI)(AX*1), Z8; \
-	TIER2(v, Z6, Z7, Z8, k)
+// after it: the caller knows that p has three octets after the block. If
+// no slot is for 4-octet characters (R9 == 0), the third octet after
+// keeps every bit, and it jumps to no4 without looking at it.
+#define TIER2AT(off, v, k, no4) \
+	VMOVDQU64  off+1(SI)(AX*1), Z6; \
+	VMOVDQU64  off+2(SI)(AX*1), Z7; \
+	VPERMB     Z20, Z6, Z6;         \
+	VPERMB     Z19, Z7, Z7;         \
+	TESTQ      R9, R9;              \
+	JZ         no4;                 \
+	VMOVDQU64  off+3(SI)(AX*1), Z8; \
+	VPERMB     Z18, Z8, Z8;         \
+	VPANDD     Z8, Z7, Z7;          \
+no4:                                \
+	VPTERNLOGD $0x80, v, Z7, Z6;    \
+	VPTESTMB   Z6, Z6, k
 
 // TIER2IN is TIER2 for the block in, taking the octets after each from in
 // and zero past its end: exact for a block that ends at n, and otherwise
@@ -108,6 +119,7 @@ TEXT ·checkAVX512(SB), NOSPLIT, $0-48
 	VMOVDQU64       256(DX), Z20
 	VMOVDQU64       320(DX), Z19
 	VMOVDQU64       384(DX), Z18
+	MOVQ            448(DX), R9
 	TESTQ           AX, AX
 	JNZ             loop128
 
@@ -181,7 +193,7 @@ multi:
 	VPTESTMB   Z4, Z4, K1
 	KORTESTQ   K1, K1
 	JNZ        fail
-	TIER2AT(0, Z10, K1)
+	TIER2AT(0, Z10, K1, first_no4)
 	KORTESTQ   K1, K1
 	JNZ        hit
 	MOVQ       $64, AX
@@ -249,14 +261,14 @@ slow128:
 	VPTESTMB Z5, Z5, K1
 	KORTESTQ K1, K1
 	JNZ      fail
-	TIER2AT(0, Z10, K1)
+	TIER2AT(0, Z10, K1, slow128a_no4)
 	KORTESTQ K1, K1
 	JNZ      hit
 	ADDQ     $64, AX
 	LEAQ     67(AX), BX
 	CMPQ     BX, CX
 	JA       slow128_in
-	TIER2AT(0, Z11, K1)
+	TIER2AT(0, Z11, K1, slow128b_no4)
 	KORTESTQ K1, K1
 	JNZ      hit
 	ADDQ     $64, AX
@@ -303,7 +315,7 @@ multi64:
 	LEAQ     67(AX), BX
 	CMPQ     BX, CX
 	JA       multi64_in
-	TIER2AT(0, Z10, K1)
+	TIER2AT(0, Z10, K1, multi64_no4)
 	KORTESTQ K1, K1
 	JNZ      hit
 	JMP      multi64_done

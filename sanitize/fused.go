@@ -45,6 +45,7 @@ type fusedTable struct {
 	high  [64]byte    // tier 1, by high nibble (four times: VPERMB indexes with six bits)
 	low   [64]byte    // tier 1, by low six bits
 	next  [3][64]byte // tier 2, by the low six bits of the 1st, 2nd and 3rd octet after
+	has4  uint64      // whether a slot is for 4-octet characters (else next[2] keeps every bit)
 }
 
 // fusedTables caches the fusedTable of each set of classes, made on first
@@ -94,6 +95,9 @@ func newFusedTable(forbid Class) *fusedTable {
 				t.next[pos][i] |= masks[k]
 			}
 		}
+	}
+	if masks[4] != 0 {
+		t.has4 = 1
 	}
 	bit := byte(1)
 	for k := 2; k <= utf8.UTFMax; k++ {

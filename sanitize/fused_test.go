@@ -42,7 +42,7 @@ func slotFlags(t testing.TB, ft *fusedTable, c []byte) bool {
 func TestFusedTables(t *testing.T) {
 	if off := [...]uintptr{
 		unsafe.Offsetof(fusedTable{}.high), unsafe.Offsetof(fusedTable{}.low),
-		unsafe.Offsetof(fusedTable{}.next), unsafe.Sizeof(fusedTable{}),
+		unsafe.Offsetof(fusedTable{}.next), unsafe.Offsetof(fusedTable{}.has4),
 	}; off != [...]uintptr{128, 192, 256, 448} {
 		t.Fatalf("fusedTable's layout is %v, check_amd64.s expects 128, 192, 256, 448", off)
 	}
@@ -64,6 +64,9 @@ func TestFusedTables(t *testing.T) {
 		// The bits of a length (and the ASCII bit) pass every position
 		// after the length's last octet.
 		_, masks := slotBits(forbid)
+		if (ft.has4 != 0) != (masks[4] != 0) {
+			t.Fatalf("%v: has4 is %d, but the 4-octet slot bits are %#02x", forbid, ft.has4, masks[4])
+		}
 		for k := 1; k <= utf8.UTFMax; k++ {
 			keep := byte(asciiSlot)
 			if k > 1 {
