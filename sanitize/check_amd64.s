@@ -88,6 +88,17 @@ no4:                                \
 	VPORQ      Z1, Z0, Z0;        \
 	VPTESTMB   Z0, Z0, K1
 
+// ASCII64 jumps to notascii unless the 64 octets in Z0 are ASCII. Then it
+// sets K1 to those in a class, and ZF unless there are any (Z0 is
+// overwritten).
+#define ASCII64(notascii) \
+	VPMOVB2M Z0, K1;       \
+	KORTESTQ K1, K1;       \
+	JNZ      notascii;     \
+	VPERMI2B Z23, Z24, Z0; \
+	VPTESTMB Z0, Z0, K1;   \
+	KORTESTQ K1, K1
+
 // LOAD256 loads the 256 octets at AX into Z0-Z3.
 #define LOAD256 \
 	VMOVDQU64 (SI)(AX*1), Z0;    \
@@ -141,12 +152,7 @@ prefix64:
 	CMPQ      BX, CX
 	JA        prefix_end
 	VMOVDQU64 (SI)(AX*1), Z0
-	VPMOVB2M  Z0, K1
-	KORTESTQ  K1, K1
-	JNZ       multi
-	VPERMI2B  Z23, Z24, Z0
-	VPTESTMB  Z0, Z0, K1
-	KORTESTQ  K1, K1
+	ASCII64(multi)
 	JNZ       hit
 	ADDQ      $64, AX
 	JMP       prefix64
@@ -155,12 +161,7 @@ prefix_end:
 	CMPQ      AX, CX
 	JEQ       clean
 	VMOVDQU64 -64(SI)(CX*1), Z0
-	VPMOVB2M  Z0, K1
-	KORTESTQ  K1, K1
-	JNZ       multi
-	VPERMI2B  Z23, Z24, Z0
-	VPTESTMB  Z0, Z0, K1
-	KORTESTQ  K1, K1
+	ASCII64(multi)
 	JZ        clean
 	LEAQ      -64(CX), AX
 	JMP       hit
@@ -172,21 +173,7 @@ multi:
 
 	// The first block, as in validAVX512: the octets before p count as
 	// zero. n >= 67: the three octets after it are in p.
-	VMOVDQU64  (SI), Z0
-	VMOVDQU64  ·byteIndex(SB), Z4
-	VPTERNLOGD $0xFF, Z5, Z5, Z5
-	VPADDB     Z5, Z4, Z1
-	VPADDB     Z5, Z1, Z2
-	VPADDB     Z5, Z2, Z3
-	MOVQ       $-2, BX
-	KMOVQ      BX, K2
-	MOVQ       $-4, BX
-	KMOVQ      BX, K3
-	MOVQ       $-8, BX
-	KMOVQ      BX, K4
-	VPERMB.Z   Z0, Z1, K2, Z1
-	VPERMB.Z   Z0, Z2, K3, Z2
-	VPERMB.Z   Z0, Z3, K4, Z3
+	FIRST512(BX)
 	VPSRLW     $4, Z0, Z4
 	TIER1(Z0, Z4, Z5, Z10)
 	CHECKHI512(Z4, Z1, Z2, Z3, Z4)

@@ -47,3 +47,25 @@
 	VPSUBUSB  Z25, Z9, Z9;       \
 	VPTESTMB  Z9, Z9, K1;        \
 	KORTESTQ  K1, K1
+
+// FIRST512 loads the first block of p into Z0 and the octets one, two and
+// three places before each into Z1, Z2 and Z3, zero before p: VPERMB moves
+// each octet 1, 2, 3 places up (indices 0-63 minus 1, 2, 3) and the masks
+// K2-K4 zero the first 1, 2, 3. r is a scratch register; Z4 and Z5 are
+// overwritten.
+#define FIRST512(r) \
+	VMOVDQU64  (SI), Z0;           \
+	VMOVDQU64  ·byteIndex(SB), Z4; \
+	VPTERNLOGD $0xFF, Z5, Z5, Z5;  \
+	VPADDB     Z5, Z4, Z1;         \
+	VPADDB     Z5, Z1, Z2;         \
+	VPADDB     Z5, Z2, Z3;         \
+	MOVQ       $-2, r;             \
+	KMOVQ      r, K2;              \
+	MOVQ       $-4, r;             \
+	KMOVQ      r, K3;              \
+	MOVQ       $-8, r;             \
+	KMOVQ      r, K4;              \
+	VPERMB.Z   Z0, Z1, K2, Z1;     \
+	VPERMB.Z   Z0, Z2, K3, Z2;     \
+	VPERMB.Z   Z0, Z3, K4, Z3

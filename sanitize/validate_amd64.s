@@ -318,24 +318,8 @@ setup512:
 	TESTQ           AX, AX
 	JNZ             loop128
 
-	// The first block. The octets before p count as zero: VPERMB moves
-	// each octet 1, 2, 3 places up (indices 0-63 minus 1, 2, 3) and the
-	// masks K2-K4 zero the first 1, 2, 3.
-	VMOVDQU64  (SI), Z0
-	VMOVDQU64  ·byteIndex(SB), Z4
-	VPTERNLOGD $0xFF, Z5, Z5, Z5 // -1 in each octet
-	VPADDB     Z5, Z4, Z1
-	VPADDB     Z5, Z1, Z2
-	VPADDB     Z5, Z2, Z3
-	MOVQ       $-2, DX
-	KMOVQ      DX, K2
-	MOVQ       $-4, DX
-	KMOVQ      DX, K3
-	MOVQ       $-8, DX
-	KMOVQ      DX, K4
-	VPERMB.Z   Z0, Z1, K2, Z1
-	VPERMB.Z   Z0, Z2, K3, Z2
-	VPERMB.Z   Z0, Z3, K4, Z3
+	// The first block. The octets before p count as zero.
+	FIRST512(DX)
 	CHECK512(Z0, Z1, Z2, Z3, Z4)
 	VPTESTMB   Z4, Z4, K1
 	KORTESTQ   K1, K1
