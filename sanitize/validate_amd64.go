@@ -82,9 +82,10 @@ func resume[T string | []byte](p T, s int) int {
 	return r + validPrefixGeneric(p[r:])
 }
 
-// charStart returns s, or the start of the character that the octets just
-// before s begin, if it starts in the three octets before s: the character
-// boundary at or before s from which the portable loop takes over.
+// charStart returns the first octet of the multi-octet character that
+// p[s-1] belongs to, if it starts in the four octets before s, and s
+// otherwise: a character boundary at or before s from which the portable
+// loop takes over.
 func charStart[T string | []byte](p T, s int) int {
 	r := s
 	for r > 0 && r > s-3 && p[r-1]&0xC0 == 0x80 {
