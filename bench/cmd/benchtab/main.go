@@ -84,7 +84,7 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	out, err := read(flag.Args())
+	out, err := benchout.ReadFiles(flag.Args()...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchtab:", err)
 		os.Exit(2)
@@ -94,22 +94,6 @@ func main() {
 		os.Exit(1)
 	}
 	write(os.Stdout, out)
-}
-
-func read(files []string) (*benchout.Output, error) {
-	if len(files) == 0 {
-		return benchout.Read(os.Stdin)
-	}
-	var rs []io.Reader
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		rs = append(rs, f)
-	}
-	return benchout.Read(io.MultiReader(rs...))
 }
 
 // A table is the rows of one benchmark of one package.

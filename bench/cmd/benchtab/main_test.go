@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -9,12 +8,7 @@ import (
 )
 
 func TestWrite(t *testing.T) {
-	f, err := os.Open("../../internal/benchout/testdata/two-rounds.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out, err := benchout.Read(f)
+	out, err := benchout.ReadFiles("../../internal/benchout/testdata/two-rounds.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,6 @@ import (
 	"encoding/xml"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
@@ -43,7 +42,7 @@ func main() {
 	note := flag.String("note", "", "`text` to add to the caption, such as the Go version")
 	flag.Parse()
 
-	out, err := read(flag.Args())
+	out, err := benchout.ReadFiles(flag.Args()...)
 	if err != nil {
 		fatal(err)
 	}
@@ -110,22 +109,6 @@ func build(out *benchout.Output, bench string, sizes []string, ascii bool) (*cha
 		return nil, fmt.Errorf("no results of sizes %s", strings.Join(sizes, ","))
 	}
 	return c, nil
-}
-
-func read(files []string) (*benchout.Output, error) {
-	if len(files) == 0 {
-		return benchout.Read(os.Stdin)
-	}
-	var rs []io.Reader
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		rs = append(rs, f)
-	}
-	return benchout.Read(io.MultiReader(rs...))
 }
 
 // pick returns the rows of the benchmark in the package where it has the

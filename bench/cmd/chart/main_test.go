@@ -4,7 +4,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
-	"os"
 	"strings"
 	"testing"
 
@@ -12,12 +11,7 @@ import (
 )
 
 func TestChart(t *testing.T) {
-	f, err := os.Open("../../internal/benchout/testdata/two-rounds.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out, err := benchout.Read(f)
+	out, err := benchout.ReadFiles("../../internal/benchout/testdata/two-rounds.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

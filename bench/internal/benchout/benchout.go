@@ -14,6 +14,7 @@ package benchout
 import (
 	"bufio"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,6 +65,24 @@ type Output struct {
 	Rows []*Row
 	// Skipped counts the result lines without an impl= component.
 	Skipped int
+}
+
+// ReadFiles reads the benchmark output in the named files, one after the
+// other, or in the standard input if there are none.
+func ReadFiles(names ...string) (*Output, error) {
+	if len(names) == 0 {
+		return Read(os.Stdin)
+	}
+	var rs []io.Reader
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		rs = append(rs, f)
+	}
+	return Read(io.MultiReader(rs...))
 }
 
 // Read reads benchmark output.

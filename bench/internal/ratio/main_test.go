@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -12,12 +11,7 @@ import (
 // the ratio of the medians of ns/op, the range of the paired ratios, and
 // bad when the new implementation is slower.
 func TestWrite(t *testing.T) {
-	f, err := os.Open("../benchout/testdata/two-rounds.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out, err := benchout.Read(f)
+	out, err := benchout.ReadFiles("../benchout/testdata/two-rounds.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
