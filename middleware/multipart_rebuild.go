@@ -7,9 +7,13 @@ import (
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
+	"net/http"
 	"net/textproto"
 	"slices"
 	"strings"
+
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
 )
 
 // textFn brings one field's text to its canonical form: the text itself
@@ -121,4 +125,44 @@ func rebuildMultipart(body []byte, boundary string, p *policy, fn textFn) (out [
 func (p *policy) isTextPart(hdr textproto.MIMEHeader) bool {
 	typ, sub, charset := contentType(hdr.Get("Content-Type"))
 	return matchMedia(p.multiTypes, typ, sub) && utf8Charset(charset)
+}
+
+// canonMultipart canonicalizes a multipart body: field names and file
+// names are normalized, the contents of form fields and text file parts
+// normalized or PRECIS-enforced by field name. It returns nil when nothing
+// changes.
+//
+// A body that is not well-formed to its end cannot be rebuilt, but a
+// streaming handler (Request.MultipartReader) would still read the parts
+// before the break. If one of those is not in its canonical form, the
+// request is rejected, not_normalized at the first such text (a PRECIS
+// field whose enforced form differs counts), rather than passed on with
+// that text as it came.
+func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejection) {
+	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || params["boundary"] == "" {
+		return nil, nil
+	}
+	var first *Rejection // the first text that changes
+	fn := func(field string, text []byte, content bool) ([]byte, bool, *Rejection) {
+		out, ch, rj := p.canonValue(rules.Multipart, field, text, content)
+		if ch && first == nil {
+			off := 0 // a PRECIS field: the enforced form differs
+			if n := p.form.FirstNonNormal(text); n >= 0 {
+				off = n
+			}
+			first = reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Multipart, safeField(field), text)
+		}
+		return out, ch, rj
+	}
+	out, complete, rj := rebuildMultipart(body, params["boundary"], p, fn)
+	switch {
+	case rj != nil:
+		return nil, rj
+	case first == nil:
+		return nil, nil // nothing changes
+	case !complete:
+		return nil, first
+	}
+	return out, nil
 }

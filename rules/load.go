@@ -45,6 +45,15 @@ const MaxFileBytes = 4 << 20
 //
 //   - "refuse_charsets": a boolean (Policy.RefuseCharsets).
 //
+//   - "refuse_unlisted_types": a boolean (Policy.RefuseUnlistedTypes):
+//     bodies of media types neither checked as text nor listed in
+//     "binary_types" are refused (415).
+//
+//   - "binary_types": an array of media types (Policy.BinaryTypes), as
+//     "body_types": the binary bodies a route takes, unread.
+//
+//   - "refuse_duplicate_keys": a boolean (Policy.RefuseDuplicateKeys).
+//
 //   - "cookies": a boolean (Policy.Cookies).
 //
 //   - "headers": an array of header names (Policy.Headers), each a valid
@@ -64,7 +73,7 @@ const MaxFileBytes = 4 << 20
 //     the key out to keep the preset's limit (the defaults, in every
 //     preset).
 //
-//   - "path", "query", "form", "json", "multipart", "body", "header": the
+//   - "path", "query", "form", "json", "xml", "multipart", "body", "header": the
 //     Check of that location (see Location.String), an object with any of
 //     "on" (a boolean: Check.On), "forbid" (an array of character class
 //     names added to the preset's Check.Forbid), "allow" (class names taken
@@ -283,8 +292,9 @@ var (
 	topKeys    = []string{"default", "routes"}
 	policyKeys = []string{
 		"preset", "mode", "normalization", "reject_unnormalized", "refuse_charsets",
+		"refuse_unlisted_types", "binary_types", "refuse_duplicate_keys",
 		"headers", "cookies", "body_types", "multipart_text_types", "limits",
-		"path", "query", "form", "json", "multipart", "body", "header", "precis",
+		"path", "query", "form", "json", "xml", "multipart", "body", "header", "precis",
 	}
 	checkKeys = []string{"on", "forbid", "allow", "refuse_double_encoding", "repair"}
 	limitKeys = []string{"body_bytes", "fields", "field_bytes", "path_bytes", "json_depth", "multipart_parts"}
@@ -365,6 +375,12 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 			err = ld.boolean(m.val, mpath, &p.RejectUnnormalized)
 		case "refuse_charsets":
 			err = ld.boolean(m.val, mpath, &p.RefuseCharsets)
+		case "refuse_unlisted_types":
+			err = ld.boolean(m.val, mpath, &p.RefuseUnlistedTypes)
+		case "binary_types":
+			p.BinaryTypes, err = ld.mediaTypes(m.val, mpath)
+		case "refuse_duplicate_keys":
+			err = ld.boolean(m.val, mpath, &p.RefuseDuplicateKeys)
 		case "cookies":
 			err = ld.boolean(m.val, mpath, &p.Cookies)
 		case "headers":

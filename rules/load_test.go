@@ -244,7 +244,7 @@ func TestParseOverrides(t *testing.T) {
 		{"no class", `"body": {"allow": ["nul", "c0", "tab_newline", "del", "c1", "bidi", "noncharacter", "private_use", "bom", "default_ignorable"]}`,
 			func(p *rules.Policy) { p.Body.Forbid = 0 }},
 		{"empty class lists", `"query": {"forbid": [], "allow": []}`, func(*rules.Policy) {}},
-		{"every location", `"path": {"on": false}, "query": {"on": false}, "form": {"on": false}, "json": {"on": false}, "multipart": {"on": false}, "body": {"on": false}, "header": {"on": false}`,
+		{"every location", `"path": {"on": false}, "query": {"on": false}, "form": {"on": false}, "json": {"on": false}, "multipart": {"on": false}, "body": {"on": false}, "header": {"on": false}, "xml": {"on": false}`,
 			func(p *rules.Policy) {
 				for l := range rules.Location(rules.NumLocations) {
 					p.Location(l).On = false

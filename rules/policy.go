@@ -19,16 +19,17 @@ const (
 	JSON                      // application/json and +json bodies
 	Multipart                 // multipart/form-data: field names, file names, text parts
 	Body                      // text/* and the other bodies Policy.BodyTypes names
-	Header                    // the headers Policy.Headers names
+	Header                    // the headers Policy.Headers names, cookies and trailers
+	XML                       // application/xml, text/xml and +xml bodies
 
 	// NumLocations is the number of locations, for arrays indexed by Location.
 	NumLocations = iota
 )
 
-var locationNames = [NumLocations]string{"path", "query", "form", "json", "multipart", "body", "header"}
+var locationNames = [NumLocations]string{"path", "query", "form", "json", "multipart", "body", "header", "xml"}
 
 // String returns the location's name: "path", "query", "form", "json",
-// "multipart", "body" or "header".
+// "multipart", "body", "header" or "xml".
 func (l Location) String() string {
 	if l < NumLocations {
 		return locationNames[l]
@@ -165,7 +166,7 @@ type Policy struct {
 	Mode Mode
 
 	// The checks, one per location.
-	Path, Query, Form, JSON, Multipart, Body, Header Check
+	Path, Query, Form, JSON, XML, Multipart, Body, Header Check
 
 	// Headers lists the header names checked when Header.On (canonical
 	// or not; matching ignores case).
@@ -190,9 +191,28 @@ type Policy struct {
 	// part is text.
 	MultipartTextTypes []string
 	// RefuseCharsets rejects a body whose Content-Type declares a charset
-	// other than UTF-8 or US-ASCII (BadCharset). Without it such a body is
-	// passed on unchecked, since its octets are not UTF-8.
+	// other than UTF-8 or US-ASCII (BadCharset), and an XML body whose XML
+	// declaration names another encoding. Without it such a body is passed
+	// on unchecked, since its octets are not UTF-8.
 	RefuseCharsets bool
+	// RefuseUnlistedTypes accepts a request body only when its media type
+	// is one the policy checks as text (a form, JSON, XML, multipart,
+	// text/* or BodyTypes) or one BinaryTypes lists; any other body, and a
+	// body without a Content-Type, is refused (UnsupportedMediaType, 415).
+	// A positive list, as OWASP CRS rule 920420 keeps one: a handler that
+	// decodes a body by a looser rule than the middleware's (JSON sent as
+	// application/octet-stream to json.NewDecoder) then meets only checked
+	// text.
+	RefuseUnlistedTypes bool
+	// BinaryTypes lists the media types of bodies that pass unread under
+	// RefuseUnlistedTypes, such as "application/octet-stream" or "image/*"
+	// on an upload route. A handler must never decode such a body as
+	// text: utf8guard has not checked it.
+	BinaryTypes []string
+	// RefuseDuplicateKeys rejects a JSON body in which one object has two
+	// members of the same name, after unescaping (DuplicateKey): parsers
+	// disagree on which one wins, and I-JSON (RFC 7493) forbids them.
+	RefuseDuplicateKeys bool
 
 	// Normalization is the form accepted text is brought to (or checked
 	// against, with RejectUnnormalized).
@@ -241,6 +261,8 @@ func (p *Policy) Location(l Location) *Check {
 		return &p.Body
 	case Header:
 		return &p.Header
+	case XML:
+		return &p.XML
 	}
 	return nil
 }
@@ -264,6 +286,7 @@ func (p Policy) AsMonitor() Policy {
 	p.Mode = Monitor
 	p.Headers = clone(p.Headers)
 	p.BodyTypes = clone(p.BodyTypes)
+	p.BinaryTypes = clone(p.BinaryTypes)
 	p.MultipartTextTypes = clone(p.MultipartTextTypes)
 	p.Precis = append([]PrecisField(nil), p.Precis...)
 	return p

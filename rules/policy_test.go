@@ -19,7 +19,8 @@ func TestLocationString(t *testing.T) {
 		{rules.Multipart, "multipart"},
 		{rules.Body, "body"},
 		{rules.Header, "header"},
-		{rules.NumLocations, "Location(7)"},
+		{rules.XML, "xml"},
+		{rules.NumLocations, "Location(8)"},
 		{255, "Location(255)"},
 	}
 	for _, tt := range tests {
@@ -27,8 +28,8 @@ func TestLocationString(t *testing.T) {
 			t.Errorf("Location(%d).String() = %q, want %q", uint8(tt.l), got, tt.want)
 		}
 	}
-	if rules.NumLocations != 7 {
-		t.Errorf("NumLocations = %d, want 7", rules.NumLocations)
+	if rules.NumLocations != 8 {
+		t.Errorf("NumLocations = %d, want 8", rules.NumLocations)
 	}
 }
 
@@ -72,7 +73,7 @@ func TestPolicyLocation(t *testing.T) {
 	var p rules.Policy
 	fields := [rules.NumLocations]*rules.Check{
 		rules.Path: &p.Path, rules.Query: &p.Query, rules.Form: &p.Form, rules.JSON: &p.JSON,
-		rules.Multipart: &p.Multipart, rules.Body: &p.Body, rules.Header: &p.Header,
+		rules.Multipart: &p.Multipart, rules.Body: &p.Body, rules.Header: &p.Header, rules.XML: &p.XML,
 	}
 	for l := range rules.Location(rules.NumLocations) {
 		if got := p.Location(l); got != fields[l] {

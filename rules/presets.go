@@ -12,36 +12,48 @@ import "github.com/utf8guard/utf8guard/sanitize"
 //   - every malformation: ill-formed UTF-8 and malformed percent-escapes;
 //   - in the path and the query: NUL, all C0 controls (TAB, LF and CR
 //     included), C1 controls, bidi controls and a leading BOM;
-//   - in bodies (form, JSON, multipart text, text bodies): NUL, C0 controls
-//     other than TAB, LF and CR, C1 controls and bidi controls;
+//   - in bodies (form, JSON, XML, multipart text, text bodies): NUL, C0
+//     controls other than TAB, LF and CR, C1 controls and bidi controls;
+//   - in names (multipart field names and file names, cookie names and
+//     values, checked header values): every C0 control, TAB, LF and CR
+//     included, as well as NUL, C1 and bidi controls;
 //   - double encoding ("%252e") in the path;
-//   - bodies whose declared charset is not UTF-8 or US-ASCII.
+//   - bodies whose declared charset is not UTF-8 or US-ASCII;
+//   - JSON objects with duplicate member names (RefuseDuplicateKeys);
+//   - bodies of any media type it does not check as text, and bodies
+//     without a Content-Type (RefuseUnlistedTypes, 415): it checks
+//     application/x-www-form-urlencoded, application/json and +json,
+//     application/xml, text/xml and +xml, multipart/form-data and
+//     multipart/mixed, and text/*. List the binary types a route takes
+//     (uploads) in BinaryTypes.
 //
 // DEL, noncharacters, private use and default-ignorable characters are
 // allowed; add them to a location's Forbid where a route wants them out.
 // Cookies are checked, name and value, under the header classes. Other
 // header checks are off; to check headers, set Header.On and list them in
-// Headers (Header.Forbid is already NUL, C0 controls but TAB, LF and CR, C1
-// and bidi controls: HTAB is legal inside a header value, RFC 9110 section
-// 5.5). Limits are the
-// defaults (1 MiB bodies). No normalization: see Normalization.
+// Headers. Limits are the defaults (1 MiB bodies). No normalization: see
+// Normalization.
 func Strict() Policy {
 	const (
 		url  = sanitize.NUL | sanitize.C0 | sanitize.TabNewline | sanitize.C1 | sanitize.Bidi | sanitize.BOM
 		body = sanitize.NUL | sanitize.C0 | sanitize.C1 | sanitize.Bidi
+		name = body | sanitize.TabNewline
 	)
 	return Policy{
-		Path:               Check{On: true, Forbid: url, RefuseDoubleEncoding: true},
-		Query:              Check{On: true, Forbid: url},
-		Form:               Check{On: true, Forbid: body},
-		JSON:               Check{On: true, Forbid: body},
-		Multipart:          Check{On: true, Forbid: body},
-		Body:               Check{On: true, Forbid: body},
-		Header:             Check{Forbid: body},
-		Cookies:            true,
-		MultipartTextTypes: []string{"text/*"},
-		RefuseCharsets:     true,
-		Limits:             Limits{}.WithDefaults(),
+		Path:                Check{On: true, Forbid: url, RefuseDoubleEncoding: true},
+		Query:               Check{On: true, Forbid: url},
+		Form:                Check{On: true, Forbid: body},
+		JSON:                Check{On: true, Forbid: body},
+		XML:                 Check{On: true, Forbid: body},
+		Multipart:           Check{On: true, Forbid: body},
+		Body:                Check{On: true, Forbid: body},
+		Header:              Check{Forbid: name},
+		Cookies:             true,
+		MultipartTextTypes:  []string{"text/*"},
+		RefuseCharsets:      true,
+		RefuseUnlistedTypes: true,
+		RefuseDuplicateKeys: true,
+		Limits:              Limits{}.WithDefaults(),
 	}
 }
 
@@ -57,6 +69,7 @@ func Default() Policy {
 		Query:              on,
 		Form:               on,
 		JSON:               on,
+		XML:                on,
 		Multipart:          on,
 		Body:               on,
 		Header:             Check{Forbid: sanitize.NUL},

@@ -38,6 +38,7 @@ var samples = []struct {
 var (
 	strictURL  = []string{"nul", "c0", "c0-esc", "tab", "lf", "cr", "c1", "bidi", "bidi-isolate", "leading-bom"}
 	strictBody = []string{"nul", "c0", "c0-esc", "c1", "bidi", "bidi-isolate"}
+	strictName = []string{"nul", "c0", "c0-esc", "tab", "lf", "cr", "c1", "bidi", "bidi-isolate"}
 	defaultAll = []string{"nul"}
 )
 
@@ -50,14 +51,15 @@ func TestPresetClasses(t *testing.T) {
 	}{
 		{"strict", rules.Strict(), [rules.NumLocations][]string{
 			rules.Path: strictURL, rules.Query: strictURL,
-			rules.Form: strictBody, rules.JSON: strictBody, rules.Multipart: strictBody, rules.Body: strictBody,
-			// "Header.Forbid is already NUL, C0 controls but TAB, LF and CR, C1
-			// and bidi controls".
-			rules.Header: strictBody,
+			rules.Form: strictBody, rules.JSON: strictBody, rules.XML: strictBody,
+			rules.Multipart: strictBody, rules.Body: strictBody,
+			// "in names (... cookie names and values, checked header
+			// values): every C0 control, TAB, LF and CR included".
+			rules.Header: strictName,
 		}},
 		{"default", rules.Default(), [rules.NumLocations][]string{
 			rules.Path: defaultAll, rules.Query: defaultAll, rules.Form: defaultAll, rules.JSON: defaultAll,
-			rules.Multipart: defaultAll, rules.Body: defaultAll, rules.Header: defaultAll,
+			rules.Multipart: defaultAll, rules.Body: defaultAll, rules.Header: defaultAll, rules.XML: defaultAll,
 		}},
 		{"unchecked", rules.Unchecked(), [rules.NumLocations][]string{}},
 	}

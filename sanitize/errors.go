@@ -11,7 +11,9 @@ import (
 //
 // The taxonomy is shared by every package of utf8guard: sanitize reports the
 // encoding reasons and forbidden_char, normalize reports not_normalized and
-// precis, and the middleware reports too_large and bad_charset.
+// precis, and the middleware reports the rest (too_large, bad_charset,
+// canonical_syntax, unsupported_media_type, bad_media_type, key_collision,
+// duplicate_key, forbidden_trailer).
 type Reason uint8
 
 // The rejection reasons. Offsets are 0-based octet offsets pointing at the
@@ -54,6 +56,28 @@ const (
 	BadCharset
 	// Precis: a value that a PRECIS profile (RFC 8264) disallows.
 	Precis
+	// CanonicalSyntax: a value whose canonical form (NFC, NFKC or a PRECIS
+	// profile) holds syntax its decoded form did not: in the path, a '/',
+	// '\\', '%', ';', '?', '#' or a dot segment ("．．" under NFKC is "..").
+	CanonicalSyntax
+	// UnsupportedMediaType: a body whose media type the policy neither
+	// checks as text nor lists as binary, or a body without a Content-Type,
+	// where the policy accepts listed types only; or a content coding it
+	// cannot decode.
+	UnsupportedMediaType
+	// BadMediaType: a Content-Type that mime.ParseMediaType cannot parse,
+	// on a route that checks bodies.
+	BadMediaType
+	// KeyCollision: two distinct keys of one query, form, multipart body or
+	// JSON object that are equal in the route's canonical form, such as
+	// "\u00e9" and "e\u0301" under NFC.
+	KeyCollision
+	// DuplicateKey: a JSON object with two members of the same name (after
+	// unescaping), which parsers resolve differently (I-JSON, RFC 7493).
+	DuplicateKey
+	// ForbiddenTrailer: a chunked trailer field carrying a header the
+	// policy checks, where the body is not read before the handler.
+	ForbiddenTrailer
 
 	numReasons = iota + 1
 )
@@ -72,6 +96,12 @@ var reasonNames = [numReasons]string{
 	TooLarge:               "too_large",
 	BadCharset:             "bad_charset",
 	Precis:                 "precis",
+	CanonicalSyntax:        "canonical_syntax",
+	UnsupportedMediaType:   "unsupported_media_type",
+	BadMediaType:           "bad_media_type",
+	KeyCollision:           "key_collision",
+	DuplicateKey:           "duplicate_key",
+	ForbiddenTrailer:       "forbidden_trailer",
 }
 
 // String returns the taxonomy name of r, such as "overlong", or
@@ -110,6 +140,12 @@ var (
 	ErrTooLarge               = errors.New("sanitize: over the size limit")
 	ErrBadCharset             = errors.New("sanitize: charset not UTF-8")
 	ErrPrecis                 = errors.New("sanitize: disallowed by PRECIS profile")
+	ErrCanonicalSyntax        = errors.New("sanitize: canonical form adds syntax")
+	ErrUnsupportedMediaType   = errors.New("sanitize: media type not accepted")
+	ErrBadMediaType           = errors.New("sanitize: malformed media type")
+	ErrKeyCollision           = errors.New("sanitize: keys collide in canonical form")
+	ErrDuplicateKey           = errors.New("sanitize: duplicate key")
+	ErrForbiddenTrailer       = errors.New("sanitize: checked header in trailer")
 )
 
 var sentinels = [numReasons]error{
@@ -126,6 +162,12 @@ var sentinels = [numReasons]error{
 	TooLarge:               ErrTooLarge,
 	BadCharset:             ErrBadCharset,
 	Precis:                 ErrPrecis,
+	CanonicalSyntax:        ErrCanonicalSyntax,
+	UnsupportedMediaType:   ErrUnsupportedMediaType,
+	BadMediaType:           ErrBadMediaType,
+	KeyCollision:           ErrKeyCollision,
+	DuplicateKey:           ErrDuplicateKey,
+	ForbiddenTrailer:       ErrForbiddenTrailer,
 }
 
 // Sentinel returns the sentinel error of r (ErrOverlong for Overlong, ...),

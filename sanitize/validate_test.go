@@ -270,11 +270,13 @@ func TestValidateAllocs(t *testing.T) {
 var allReasons = []Reason{
 	Overlong, Surrogate, OutOfRange, InvalidByte, Truncated, UnexpectedContinuation,
 	BadEscape, DoubleEncoding, ForbiddenChar, NotNormalized, TooLarge, BadCharset, Precis,
+	CanonicalSyntax, UnsupportedMediaType, BadMediaType, KeyCollision, DuplicateKey, ForbiddenTrailer,
 }
 
 var allSentinels = []error{
 	ErrOverlong, ErrSurrogate, ErrOutOfRange, ErrInvalidByte, ErrTruncated, ErrUnexpectedContinuation,
 	ErrBadEscape, ErrDoubleEncoding, ErrForbiddenChar, ErrNotNormalized, ErrTooLarge, ErrBadCharset, ErrPrecis,
+	ErrCanonicalSyntax, ErrUnsupportedMediaType, ErrBadMediaType, ErrKeyCollision, ErrDuplicateKey, ErrForbiddenTrailer,
 }
 
 func TestErrorsIsAs(t *testing.T) {
@@ -356,6 +358,8 @@ func TestReasonNames(t *testing.T) {
 		"overlong", "surrogate", "out_of_range", "invalid_byte", "truncated",
 		"unexpected_continuation", "bad_escape", "double_encoding", "forbidden_char",
 		"not_normalized", "too_large", "bad_charset", "precis",
+		"canonical_syntax", "unsupported_media_type", "bad_media_type", "key_collision",
+		"duplicate_key", "forbidden_trailer",
 	}
 	if len(names) != len(allReasons) {
 		t.Fatalf("%d names for %d reasons", len(names), len(allReasons))
