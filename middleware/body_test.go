@@ -263,6 +263,7 @@ func TestBodyReadFault(t *testing.T) {
 func TestBodyHeaders(t *testing.T) {
 	t.Parallel()
 	pol := repairing()
+	pol.BinaryTypes = []string{"application/octet-stream"}
 	ev := newEnv(t, Config{Policy: &pol}, mountGlobal)
 	var cl string
 	var n int

@@ -157,13 +157,16 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc, cached bool) er
 	// cannot tell: Context.Reset sets it to NotFoundHandler.) After
 	// routing, "" means nothing matched, and finding again changes nothing.
 	pre := route == ""
+	var p *policy
+	clearRaw := false
 	if pre {
-		routerFor(c.Echo(), r.Host).Find(r.Method, echo.GetPath(r), c)
-		route = c.Path()
-	} else if !cached && m.cache.free(next) {
-		m.cache.store(next, func(c echo.Context) error { return m.serve(c, next, true) })
+		route, p, clearRaw = m.preRoute(c, r)
+	} else {
+		if !cached && m.cache.free(next) {
+			m.cache.store(next, func(c echo.Context) error { return m.serve(c, next, true) })
+		}
+		p = g.lookup(route)
 	}
-	p := g.lookup(route)
 	if p.off {
 		return next(c)
 	}
@@ -173,7 +176,6 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc, cached bool) er
 	names, values := c.ParamNames(), c.ParamValues()
 	s := getScratch()
 	params, rj, err := g.inspect(s, r, p, names, values)
-	lent := s.takeLent()
 	putScratch(s)
 	if r2 := detachBody(r); r2 != r {
 		c.SetRequest(r2)
@@ -195,24 +197,46 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc, cached bool) er
 		if p.Mode == rules.Enforce {
 			return m.onError(c, rj)
 		}
-		return callAndRelease(c, next, lent)
+		return next(c)
+	}
+	if p.Mode == rules.Monitor {
+		// Passed on exactly as it came, as Echo alone would: raw
+		// parameter values where Echo routed on RawPath, RawPath kept.
+		g.logAccept(r, route)
+		return next(c)
 	}
 	if params != nil {
 		c.SetParamValues(params...)
 	}
-	if pre && r.URL.RawPath != "" && !hasEncodedSlash(r.URL.RawPath) {
+	if clearRaw && r.URL.RawPath != "" && !hasEncodedSlash(r.URL.RawPath) {
 		r.URL.RawPath = ""
 	}
 	g.logAccept(r, route)
-	return callAndRelease(c, next, lent)
+	return next(c)
 }
 
-// callAndRelease runs next, then gives the body lent to it back to the
-// pool. If next panics, the array is left to the collector.
-func callAndRelease(c echo.Context, next echo.HandlerFunc, lent *bufferedBody) error {
-	err := next(c)
-	lent.release()
-	return err
+// preRoute finds, under e.Pre, the route Echo will dispatch r to once the
+// middleware has run, and its policy. Echo's router matches URL.RawPath
+// when it is set: "/%61dmin/x" matches no "/admin/:id" as sent. A request
+// the middleware accepts in Enforce mode has RawPath cleared (clearRaw)
+// where that moves no segment boundary (no "%2F"), and Echo then routes
+// on the decoded URL.Path: so the policy is that of the route the decoded
+// path matches, when that policy enforces. Otherwise (its route checks
+// nothing, or only monitors, and the request passes on as it came) Echo
+// routes on RawPath, and so does the policy.
+func (m *echoGuard) preRoute(c echo.Context, r *http.Request) (route string, p *policy, clearRaw bool) {
+	rt := routerFor(c.Echo(), r.Host)
+	raw := r.URL.RawPath
+	if raw == "" || !hasEncodedSlash(raw) {
+		rt.Find(r.Method, r.URL.Path, c)
+		route = c.Path()
+		if p = m.g.lookup(route); raw == "" || !p.off && p.Mode == rules.Enforce {
+			return route, p, !p.off && p.Mode == rules.Enforce
+		}
+	}
+	rt.Find(r.Method, raw, c)
+	route = c.Path()
+	return route, m.g.lookup(route), false
 }
 
 // routerFor returns the router Echo uses for host, as Echo.ServeHTTP

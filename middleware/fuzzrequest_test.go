@@ -251,7 +251,8 @@ func (fz *vecFuzzer) problems(req *http.Request, rec *httptest.ResponseRecorder,
 		if s.ran {
 			bad("the handler ran for a rejected request")
 		}
-		if rec.Code != http.StatusBadRequest && rec.Code != http.StatusRequestEntityTooLarge {
+		if rec.Code != http.StatusBadRequest && rec.Code != http.StatusRequestEntityTooLarge &&
+			rec.Code != http.StatusUnsupportedMediaType {
 			bad("rejected with status %d", rec.Code)
 		}
 		return out

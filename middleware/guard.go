@@ -16,14 +16,15 @@ import (
 // can be worked out once is.
 type policy struct {
 	rules.Policy
-	off        bool     // checks nothing
-	headers    []string // canonical header names, when Header.On
-	pathMode   sanitize.EscapeMode
-	queryMode  sanitize.EscapeMode
-	formMode   sanitize.EscapeMode
-	readsBody  bool // some body location is on
-	bodyTypes  []mediaPattern
-	multiTypes []mediaPattern
+	off         bool     // checks nothing
+	headers     []string // canonical header names, when Header.On
+	pathMode    sanitize.EscapeMode
+	queryMode   sanitize.EscapeMode
+	formMode    sanitize.EscapeMode
+	readsBody   bool // some body location is on
+	bodyTypes   []mediaPattern
+	binaryTypes []mediaPattern
+	multiTypes  []mediaPattern
 
 	// Canonicalization (canon.go).
 	canon      bool           // something to canonicalize
@@ -50,8 +51,9 @@ func compile(p rules.Policy) *policy {
 	c.pathMode = escapeMode(sanitize.EscapePath, p.Path)
 	c.queryMode = escapeMode(sanitize.EscapeQuery, p.Query)
 	c.formMode = escapeMode(sanitize.EscapeQuery, p.Form)
-	c.readsBody = p.Form.On || p.JSON.On || p.Multipart.On || p.Body.On
+	c.readsBody = p.Form.On || p.JSON.On || p.XML.On || p.Multipart.On || p.Body.On
 	c.bodyTypes = parsePatterns(p.BodyTypes)
+	c.binaryTypes = parsePatterns(p.BinaryTypes)
 	c.multiTypes = parsePatterns(p.MultipartTextTypes)
 	c.compileCanon()
 	return c
@@ -64,7 +66,10 @@ func escapeMode(m sanitize.EscapeMode, c rules.Check) sanitize.EscapeMode {
 	return m
 }
 
-// scratch is the per-request working memory, pooled.
+// scratch is the per-request working memory, pooled. Nothing in it is
+// ever handed to a handler: what a handler reads is memory of its own
+// (readBody, setBody), so no handler, goroutine or timeout wrapper that
+// outlives the middleware can see another request's octets.
 type scratch struct {
 	buf []byte // decoded values
 	// The body checkBody accepted and handed to the handler, and its
@@ -72,17 +77,8 @@ type scratch struct {
 	// before the scratch goes back to the pool.
 	body    []byte
 	bodyLoc rules.Location
-	// lent is the body handed to the handler, whose array goes back to
-	// the pool after the handler (takeLent).
-	lent *bufferedBody
-}
-
-// takeLent returns the body lent to the handler, to release once the
-// handler has returned, and forgets it.
-func (s *scratch) takeLent() *bufferedBody {
-	b := s.lent
-	s.lent = nil
-	return b
+	// chunks holds the pooled arrays readBody reads a body into.
+	chunks []*[chunkSize]byte
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 1024)} }}
@@ -94,8 +90,6 @@ func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 func putScratch(s *scratch) {
 	s.body = nil
-	s.lent.release() // not taken: no handler reads it
-	s.lent = nil
 	if cap(s.buf) <= maxPooledScratch {
 		s.buf = s.buf[:0]
 		scratchPool.Put(s)
@@ -352,14 +346,22 @@ func (s *scratch) checkParams(names, values []string, p *policy, routedRaw, repa
 // headers of r, as text: no percent-decoding (RFC 6265 defines none). A
 // repaired cookie rewrites its Cookie header.
 func checkCookies(r *http.Request, p *policy) *Rejection {
-	vals := r.Header["Cookie"]
+	return checkCookieLines(r.Header["Cookie"], p)
+}
+
+// checkCookieLines checks the cookies of Cookie header lines, repairing
+// vals in place where the check repairs. Only SP and HTAB around a cookie
+// are trimmed, as RFC 6265 (section 5.2) trims them: strings.TrimSpace
+// would also drop Unicode white space such as U+0085 (NEL, a C1 control)
+// before the check, and a handler reading the header sees it.
+func checkCookieLines(vals []string, p *policy) *Rejection {
 	for i, line := range vals {
 		var fixed []string // the line's cookies, when one is repaired
 		n := 0
 		for rest := line; rest != ""; n++ {
 			var c string
 			c, rest, _ = strings.Cut(rest, ";")
-			name, value, _ := strings.Cut(strings.TrimSpace(c), "=")
+			name, value, _ := strings.Cut(strings.Trim(c, " \t"), "=")
 			goodName, rj := headerText(name, "Cookie:", name, p)
 			if rj != nil {
 				return rj
@@ -376,7 +378,7 @@ func checkCookies(r *http.Request, p *policy) *Rejection {
 			}
 		}
 		if fixed != nil {
-			vals[i] = strings.TrimSpace(strings.Join(fixed, ";"))
+			vals[i] = strings.Trim(strings.Join(fixed, ";"), " \t")
 		}
 	}
 	return nil
@@ -385,14 +387,22 @@ func checkCookies(r *http.Request, p *policy) *Rejection {
 // checkHeaders checks the values of the headers p lists.
 func checkHeaders(r *http.Request, p *policy) *Rejection {
 	for _, name := range p.headers {
-		vals := r.Header[name]
-		for i, v := range vals {
-			good, rj := headerText(v, "", name, p)
-			if rj != nil {
-				return rj
-			}
-			vals[i] = good
+		if rj := checkHeaderValues(name, r.Header[name], p); rj != nil {
+			return rj
 		}
+	}
+	return nil
+}
+
+// checkHeaderValues checks the values of the header name, repairing vals
+// in place where the check repairs.
+func checkHeaderValues(name string, vals []string, p *policy) *Rejection {
+	for i, v := range vals {
+		good, rj := headerText(v, "", name, p)
+		if rj != nil {
+			return rj
+		}
+		vals[i] = good
 	}
 	return nil
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/labstack/echo/v4"
 	emw "github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
+
+	"github.com/utf8guard/utf8guard/rules"
 )
 
 // logBuf collects zerolog output; safe for concurrent writers (a real
@@ -60,6 +62,14 @@ func (l *logBuf) reset() {
 func (l *logBuf) logger() *zerolog.Logger {
 	lg := zerolog.New(l).Level(zerolog.DebugLevel)
 	return &lg
+}
+
+// strictUpload is the strict preset on a route that takes binary uploads:
+// application/octet-stream bodies pass unread, bounded by the body limit.
+func strictUpload() rules.Policy {
+	p := rules.Strict()
+	p.BinaryTypes = []string{"application/octet-stream"}
+	return p
 }
 
 // seen is what the handler saw of a request.

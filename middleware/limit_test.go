@@ -29,12 +29,14 @@ func TestLimitUnreadBodies(t *testing.T) {
 		ran       bool
 		readError bool // the handler's read fails with *http.MaxBytesError
 	}{
-		{"binary under", "application/octet-stream", limit, false, rules.Strict, 200, true, false},
-		{"binary over", "application/octet-stream", limit + 1, false, rules.Strict, 413, false, false},
-		{"no type over", "", limit + 1, false, rules.Strict, 413, false, false},
+		{"binary under", "application/octet-stream", limit, false, strictUpload, 200, true, false},
+		{"binary over", "application/octet-stream", limit + 1, false, strictUpload, 413, false, false},
+		{"binary unlisted strict", "application/octet-stream", limit, false, rules.Strict, 415, false, false},
+		{"no type over", "", limit + 1, false, rules.Default, 413, false, false},
+		{"no type strict", "", limit, false, strictUpload, 415, false, false},
 		{"other charset over", "text/plain; charset=latin1", limit + 1, false, rules.Default, 413, false, false},
-		{"binary chunked over", "application/octet-stream", limit + 1, true, rules.Strict, 200, true, true},
-		{"binary chunked under", "application/octet-stream", limit, true, rules.Strict, 200, true, false},
+		{"binary chunked over", "application/octet-stream", limit + 1, true, strictUpload, 200, true, true},
+		{"binary chunked under", "application/octet-stream", limit, true, strictUpload, 200, true, false},
 		{"unchecked route", "application/octet-stream", limit + 1, false, rules.Unchecked, 200, true, false},
 	}
 	for _, tt := range tests {

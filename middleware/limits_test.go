@@ -225,7 +225,7 @@ func TestLimits(t *testing.T) {
 
 func limRun(t *testing.T, tc limCase, a fltAdapter, over bool) {
 	// given
-	pol := rules.Strict()
+	pol := strictUpload()
 	tc.set(&pol)
 	ev := fltNewEnv(t, a, pol, false)
 	lr := tc.build(over)
@@ -299,7 +299,7 @@ func TestLimitsCutOffMounts(t *testing.T) {
 	for _, m := range mounts {
 		t.Run(m.String(), func(t *testing.T) {
 			t.Parallel()
-			pol := rules.Strict()
+			pol := strictUpload()
 			pol.Limits.BodyBytes = limBody
 			ev := newEnv(t, Config{Policy: &pol}, m)
 			r := req(http.MethodPost, "/api/echo", "application/octet-stream", strings.NewReader(strings.Repeat("x", 3*limBody)))
@@ -324,7 +324,7 @@ func TestLimitsExpectContinue(t *testing.T) {
 		for _, ct := range []string{ctText, ctJSON, ctForm, ctMP, "application/octet-stream"} {
 			t.Run(fmt.Sprintf("%v/%s", a, strings.Split(ct, ";")[0]), func(t *testing.T) {
 				t.Parallel()
-				s := fltStart(t, a, rules.Strict(), 0, func(s *fltServer) { s.srv.Handler = s.app }) // no counter: see fltStart
+				s := fltStart(t, a, strictUpload(), 0, func(s *fltServer) { s.srv.Handler = s.app }) // no counter: see fltStart
 				conn := s.dial(t)
 				head := "POST " + fltRoute + " HTTP/1.1\r\nHost: test\r\nContent-Type: " + ct +
 					"\r\nContent-Length: " + strconv.Itoa(2<<20) + "\r\nExpect: 100-continue\r\n\r\n"
@@ -358,7 +358,7 @@ func TestLimitsExpectContinueUnread(t *testing.T) {
 		t.Run(a.String(), func(t *testing.T) {
 			t.Parallel()
 			// No counter in front: it would itself hide net/http's body.
-			s := fltStart(t, a, rules.Strict(), 0, func(s *fltServer) { s.srv.Handler = s.app })
+			s := fltStart(t, a, strictUpload(), 0, func(s *fltServer) { s.srv.Handler = s.app })
 			conn := s.dial(t)
 			head := "POST " + fltRoute + " HTTP/1.1\r\nHost: test\r\nContent-Type: application/octet-stream\r\n" +
 				"Transfer-Encoding: chunked\r\nExpect: 100-continue\r\n" + fltUnread + ": 1\r\n\r\n"
@@ -457,7 +457,7 @@ func TestLimitsPeakMemory(t *testing.T) {
 	for _, a := range fltAdapters {
 		for _, b := range bodies {
 			t.Run(fmt.Sprintf("%v/%s", a, b.name), func(t *testing.T) {
-				s := fltStart(t, a, rules.Strict(), 0, func(s *fltServer) {
+				s := fltStart(t, a, strictUpload(), 0, func(s *fltServer) {
 					s.srv.ConnState = func(c net.Conn, st http.ConnState) {
 						if st == http.StateNew {
 							_ = c.(*net.TCPConn).SetReadBuffer(limSocketBuffer)

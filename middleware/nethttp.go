@@ -101,7 +101,6 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 			}
 			s := getScratch()
 			_, rj, err := g.inspect(s, r, p, nil, nil)
-			lent := s.takeLent()
 			putScratch(s)
 			r = detachBody(r)
 			if err != nil {
@@ -127,7 +126,6 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 				g.logAccept(r, route)
 			}
 			next.ServeHTTP(w, r)
-			lent.release() // the handler has returned: see bodyPool
 		})
 	}, nil
 }

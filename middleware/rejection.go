@@ -59,10 +59,14 @@ func (r *Rejection) Unwrap() error {
 }
 
 // Status is the HTTP status of the rejection: 413 Request Entity Too Large
-// for a body over its limit, 400 Bad Request otherwise (a field, a path or
-// a JSON nesting over its limit, too many fields or parts, and every other
-// reason).
+// for a body over its limit, 415 Unsupported Media Type for a media type
+// the policy does not accept (unsupported_media_type), 400 Bad Request
+// otherwise (a field, a path or a JSON nesting over its limit, too many
+// fields or parts, and every other reason).
 func (r *Rejection) Status() int {
+	if r.Reason == sanitize.UnsupportedMediaType {
+		return http.StatusUnsupportedMediaType
+	}
 	if r.Reason == sanitize.TooLarge && r.Field == "" && isBodyLocation(r.Location) &&
 		!errors.Is(r.Err, errTooMany) {
 		return http.StatusRequestEntityTooLarge
