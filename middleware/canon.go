@@ -214,21 +214,7 @@ func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params
 // that routed r ("GET /users/{id}", "/files/{rest...}"), which the mux cut
 // from the path before the path was checked and canonicalized.
 func (p *policy) canonPathValues(r *http.Request) *Rejection {
-	pat := r.Pattern
-	for {
-		i := strings.IndexByte(pat, '{')
-		if i < 0 {
-			return nil
-		}
-		j := strings.IndexByte(pat[i:], '}')
-		if j < 0 {
-			return nil
-		}
-		name := strings.TrimSuffix(pat[i+1:i+j], "...")
-		pat = pat[i+j+1:]
-		if name == "" || name == "$" {
-			continue
-		}
+	for name := range patternWildcards(r.Pattern) {
 		v := r.PathValue(name)
 		nv, changed, rj := p.canonString(rules.Path, name, v, true)
 		if rj != nil {
@@ -238,6 +224,7 @@ func (p *policy) canonPathValues(r *http.Request) *Rejection {
 			r.SetPathValue(name, nv)
 		}
 	}
+	return nil
 }
 
 // canonPath normalizes the decoded path, segment by segment so that an

@@ -228,15 +228,26 @@ func (m *echoGuard) preRoute(c echo.Context, r *http.Request) (route string, p *
 	rt := routerFor(c.Echo(), r.Host)
 	raw := r.URL.RawPath
 	if raw == "" || !hasEncodedSlash(raw) {
-		rt.Find(r.Method, r.URL.Path, c)
+		findRoute(rt, r.Method, r.URL.Path, c)
 		route = c.Path()
 		if p = m.g.lookup(route); raw == "" || !p.off && p.Mode == rules.Enforce {
 			return route, p, !p.off && p.Mode == rules.Enforce
 		}
 	}
-	rt.Find(r.Method, raw, c)
+	findRoute(rt, r.Method, raw, c)
 	route = c.Path()
 	return route, m.g.lookup(route), false
+}
+
+// findRoute routes path on c as Echo does after e.Pre, from the state
+// Context.Reset leaves: Router.Find does not touch the context when
+// nothing matches, so a route found before for another path would stay,
+// and Echo's own Find after e.Pre would dispatch to it.
+func findRoute(rt *echo.Router, method, path string, c echo.Context) {
+	c.SetHandler(echo.NotFoundHandler)
+	c.SetPath("")
+	c.SetParamNames()
+	rt.Find(method, path, c)
 }
 
 // routerFor returns the router Echo uses for host, as Echo.ServeHTTP

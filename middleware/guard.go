@@ -293,18 +293,29 @@ func repairPath(r *http.Request, raw string, p *policy) *Rejection {
 // raw escaped text of each parameter; this decodes it. When the path was
 // repaired after routing, the values are repaired as the path was. It
 // returns the new values, or nil when nothing changes.
+//
+// The classes apply as they did to the whole path, which has passed
+// them, but for BOM, which counts at the start of a value: a parameter is
+// a value of its own to the handler, so a leading U+FEFF is refused at the
+// start of each parameter (paramBOM), as at the start of each query value.
 func (s *scratch) checkParams(names, values []string, p *policy, routedRaw, repaired bool) ([]string, *Rejection) {
 	if !routedRaw && !repaired {
-		return nil, nil // cut from the decoded path, which has passed
+		// Cut from the decoded path, which has passed.
+		for i, v := range values {
+			if rj := paramBOM(names, i, v, p); rj != nil {
+				return nil, rj
+			}
+		}
+		return nil, nil
 	}
-	// The classes apply as they did to the whole path, which has passed
-	// them: BOM, which only counts at the start of a value, does not apply
-	// again at the start of each parameter.
 	forbid := p.Path.Forbid &^ sanitize.BOM
 	var out []string
 	for i, v := range values {
 		decode := routedRaw && strings.IndexByte(v, '%') >= 0
 		if !decode && !repaired {
+			if rj := paramBOM(names, i, v, p); rj != nil {
+				return nil, rj
+			}
 			continue
 		}
 		dec, err := v, error(nil)
@@ -317,10 +328,6 @@ func (s *scratch) checkParams(names, values []string, p *policy, routedRaw, repa
 			err = sanitize.CheckClassesString(dec, forbid)
 		}
 		if err != nil {
-			name := ""
-			if i < len(names) {
-				name = names[i]
-			}
 			if p.Path.Repair {
 				if e := err.(*sanitize.Error); isEncodingReason(e.Reason) {
 					dec = sanitize.ToValidString(dec)
@@ -328,8 +335,11 @@ func (s *scratch) checkParams(names, values []string, p *policy, routedRaw, repa
 				}
 			}
 			if err != nil {
-				return nil, reject(err, rules.Path, name, v)
+				return nil, reject(err, rules.Path, paramName(names, i), v)
 			}
+		}
+		if rj := paramBOM(names, i, dec, p); rj != nil {
+			return nil, rj
 		}
 		if dec == v {
 			continue
@@ -340,6 +350,61 @@ func (s *scratch) checkParams(names, values []string, p *policy, routedRaw, repa
 		out[i] = dec
 	}
 	return out, nil
+}
+
+// paramName is the name of the i-th path parameter, or "".
+func paramName(names []string, i int) string {
+	if i < len(names) {
+		return safeField(names[i])
+	}
+	return ""
+}
+
+// paramBOM refuses a decoded path parameter value that starts with U+FEFF
+// where the path's classes refuse a leading BOM.
+func paramBOM(names []string, i int, v string, p *policy) *Rejection {
+	if p.Path.Forbid&sanitize.BOM == 0 || !strings.HasPrefix(v, bom) {
+		return nil
+	}
+	return reject(&sanitize.Error{Reason: sanitize.ForbiddenChar, Class: sanitize.BOM}, rules.Path, paramName(names, i), v)
+}
+
+// checkPathValues checks, for a request a net/http ServeMux has routed
+// (r.Pattern set), the wildcard values r.PathValue returns, as checkParams
+// checks Echo's parameters: the mux cut them from the decoded path, which
+// has passed, so what is left is a leading BOM.
+func checkPathValues(r *http.Request, p *policy) *Rejection {
+	if p.Path.Forbid&sanitize.BOM == 0 {
+		return nil
+	}
+	for name := range patternWildcards(r.Pattern) {
+		if rj := paramBOM([]string{name}, 0, r.PathValue(name), p); rj != nil {
+			return rj
+		}
+	}
+	return nil
+}
+
+// patternWildcards yields the wildcard names of a ServeMux pattern
+// ("GET /users/{id}", "/files/{rest...}"), "{$}" left out.
+func patternWildcards(pat string) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		for {
+			i := strings.IndexByte(pat, '{')
+			if i < 0 {
+				return
+			}
+			j := strings.IndexByte(pat[i:], '}')
+			if j < 0 {
+				return
+			}
+			name := strings.TrimSuffix(pat[i+1:i+j], "...")
+			pat = pat[i+j+1:]
+			if name != "" && name != "$" && !yield(name) {
+				return
+			}
+		}
+	}
 }
 
 // checkCookies checks the name and value of every cookie in the Cookie

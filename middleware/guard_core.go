@@ -67,6 +67,11 @@ func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []
 		if params, rj = s.checkParams(names, values, p, routedRaw, repaired); rj != nil {
 			return nil, rj, nil
 		}
+		if names == nil && r.Pattern != "" {
+			if rj = checkPathValues(r, p); rj != nil {
+				return nil, rj, nil
+			}
+		}
 	}
 	if p.Query.On && r.URL.RawQuery != "" {
 		fixed, changed, rj := s.checkPairs(r.URL.RawQuery, rules.Query, &p.Query, p.queryMode, &p.Limits)

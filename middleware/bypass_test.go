@@ -1,0 +1,296 @@
+package middleware
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/rs/zerolog"
+
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// Regression tests for the mechanisms of the two adversarial reviews
+// (issues 12 and 13) that live in the request pipeline: each runs on
+// every mount where it applies. The JSON, XML and multipart mechanisms
+// have their own files.
+
+// TestCookieUnicodeSpace (issue 12, point 8): only SP and HTAB are
+// trimmed around a cookie; U+0085 (NEL), which strings.TrimSpace would
+// drop before the check, is a C1 control the strict preset refuses.
+func TestCookieUnicodeSpace(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		cookie string
+		status int
+		class  string
+	}{
+		{"sid=abc\xc2\x85", 400, "c1"},
+		{"\xc2\x85sid=abc", 400, "c1"},
+		{"sid=abc\xc2\xa0", 200, ""},             // NBSP is no control: kept, and allowed
+		{"sid=abc\u2028", 200, ""},               // LINE SEPARATOR likewise
+		{"sid=abc;\xe2\x80\x8e x=1", 400, "bidi"}, // U+200E LRM before a cookie
+		{" sid=abc ;\tx=1\t", 200, ""},
+		{"sid=a\tb", 400, "tab_newline"}, // inside a value: every C0 is refused in names
+	}
+	for _, tc := range cases {
+		for _, m := range mounts {
+			ev := newEnv(t, Config{Policy: ptr(rules.Strict())}, m)
+			r := req(http.MethodGet, "/api/echo", "", nil)
+			r.Header["Cookie"] = []string{tc.cookie}
+			w := ev.do(r)
+			if w.Code != tc.status {
+				t.Errorf("%s: Cookie %q: status %d, want %d", m, tc.cookie, w.Code, tc.status)
+				continue
+			}
+			if tc.status != 200 {
+				checkOneLog(t, ev.logs, wantLog{reason: "forbidden_char", location: "header", class: tc.class, offset: -1}, "enforce", "GET", "/api/echo")
+			}
+		}
+		h := Handler(HTTPConfig{Policy: ptr(rules.Strict()), Logger: ptrLogger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+		r := req(http.MethodGet, "/x", "", nil)
+		r.Header["Cookie"] = []string{tc.cookie}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != tc.status {
+			t.Errorf("nethttp: Cookie %q: status %d, want %d", tc.cookie, w.Code, tc.status)
+		}
+	}
+}
+
+// TestPreRoutesAsEchoDispatches (issue 12, point 10): under e.Pre the
+// policy is that of the route Echo will dispatch to, which matches the
+// decoded path once the middleware has cleared RawPath: with a lax
+// default and a strict /admin/:id, /%61dmin/x%E2%80%AE is refused under
+// /admin/:id's policy, not passed under the default's.
+func TestPreRoutesAsEchoDispatches(t *testing.T) {
+	t.Parallel()
+	table := &rules.Table{
+		Default: rules.Default(),
+		Routes: map[string]rules.Policy{
+			"/admin/:id": rules.Strict(),
+			"/mon/:id":   rules.Strict().AsMonitor(),
+			"/open/:id":  rules.Unchecked(),
+		},
+	}
+	cases := []struct {
+		target string
+		status int
+		route  string // the route the handler ran under, or the log's
+		param  string // the handler's c.Param("id"), or the log's field
+	}{
+		{"/%61dmin/x%E2%80%AE", 400, "/admin/:id", ""},
+		{"/%61dmin/%E2%80%AEx", 400, "/admin/:id", ""},
+		{"/adm%69n/%c0%ae", 400, "/admin/:id", ""},
+		{"/%61dmin/caf%C3%A9", 200, "/admin/:id", "café"},
+		{"/admin/%EF%BB%BFx", 400, "/admin/:id", "id"}, // a leading BOM in the parameter
+		// A monitored route is passed on as it came: Echo routes on the
+		// raw path, as it would without the middleware, and the handler
+		// reads the raw parameter where Echo routed on RawPath.
+		{"/%6Don/x%E2%80%AE", 404, "", ""},
+		{"/mon/x%E2%80%AE", 200, "/mon/:id", "x\u202e"}, // no RawPath: Echo routes on Path
+		{"/mon/x%e2%80%ae", 200, "/mon/:id", "x%e2%80%ae"},
+	}
+	for _, tc := range cases {
+		e := echo.New()
+		logs := &logBuf{}
+		e.Pre(WithConfig(Config{Routes: table, Logger: logs.logger()}))
+		var ran, param string
+		for _, rt := range []string{"/admin/:id", "/mon/:id", "/open/:id"} {
+			e.GET(rt, func(c echo.Context) error {
+				ran, param = c.Path(), c.Param("id")
+				return c.NoContent(http.StatusOK)
+			})
+		}
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, req(http.MethodGet, tc.target, "", nil))
+		if w.Code != tc.status {
+			t.Errorf("%s: status %d, want %d; log %s", tc.target, w.Code, tc.status, logs.buf.String())
+			continue
+		}
+		switch {
+		case tc.status == 200 && (ran != tc.route || param != tc.param):
+			t.Errorf("%s: the handler ran under %q with id %q; want %q, %q", tc.target, ran, param, tc.route, tc.param)
+		case tc.status == 400:
+			checkOneLog(t, logs, wantLog{reason: "", location: "path", field: tc.param, offset: -1}, "enforce", "GET", tc.route)
+		}
+	}
+}
+
+// TestMonitorPassesAsSent (issue 13, point 5): Monitor mode hands the
+// request on as the client sent it, as Echo alone would: a chunked body
+// stays chunked with ContentLength -1, and c.Param is raw where Echo
+// routed on RawPath, for a clean request as for a flagged one.
+func TestMonitorPassesAsSent(t *testing.T) {
+	t.Parallel()
+	mon := rules.Strict().AsMonitor()
+	for _, m := range mounts {
+		for _, clean := range []bool{true, false} {
+			ev := newEnv(t, Config{Policy: &mon}, m)
+			body := "hello"
+			if !clean {
+				body = "he\xc0\xaello"
+			}
+			r := req(http.MethodPost, "/api/users/%41%42", "text/plain", strings.NewReader(body))
+			r.ContentLength, r.TransferEncoding = -1, []string{"chunked"}
+			ev.do(r)
+			s := ev.rec.seen()
+			if s == nil {
+				t.Fatalf("%s clean=%v: the handler did not run", m, clean)
+			}
+			if s.ContentLength != -1 || string(s.Body) != body {
+				t.Errorf("%s clean=%v: ContentLength %d, body %q; want -1 and the body as sent", m, clean, s.ContentLength, s.Body)
+			}
+			// Echo alone: routed on RawPath, it hands back the raw text.
+			if s.Params["id"] != "%41%42" {
+				t.Errorf("%s clean=%v: c.Param(id) = %q, want the raw %q as Echo alone gives it", m, clean, s.Params["id"], "%41%42")
+			}
+		}
+	}
+}
+
+// TestMonitorChunkedTransferEncoding checks, through a real server, that
+// a monitored chunked body keeps its TransferEncoding.
+func TestMonitorChunkedTransferEncoding(t *testing.T) {
+	t.Parallel()
+	mon := rules.Strict().AsMonitor()
+	var te []string
+	var cl int64
+	e := echo.New()
+	e.Use(WithConfig(Config{Policy: &mon, Logger: ptrLogger()}))
+	e.POST("/m", func(c echo.Context) error {
+		te, cl = c.Request().TransferEncoding, c.Request().ContentLength
+		_, _ = io.ReadAll(c.Request().Body)
+		return c.NoContent(http.StatusOK)
+	})
+	srv := httptest.NewServer(e)
+	defer srv.Close()
+	resp := rawRequest(t, srv, "POST /m HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+	if resp.StatusCode != 200 || len(te) != 1 || te[0] != "chunked" || cl != -1 {
+		t.Errorf("status %d, TransferEncoding %q, ContentLength %d; want 200, [chunked], -1", resp.StatusCode, te, cl)
+	}
+}
+
+// rawRequest writes raw to a connection to srv and reads the response.
+func rawRequest(t *testing.T, srv *httptest.Server, raw string) *http.Response {
+	t.Helper()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(conn, raw); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// TestTrailers (issue 13, point 4): a listed header sent as a chunked
+// trailer is checked as the header is. Where the body is read before the
+// handler, a trailer that fails is refused (400, location header, field
+// "Trailer:X-Name"); where it is not (a listed binary type), a trailer
+// the client announces with the Trailer header is refused at once
+// (forbidden_trailer), and one it does not announce fails the handler's
+// read at the end of the body and never reaches r.Trailer.
+func TestTrailers(t *testing.T) {
+	t.Parallel()
+	pol := strictUpload()
+	pol.Header.On, pol.Headers = true, []string{"X-Name"}
+	const bad = "ab\xe2\x80\xaecd" // U+202E
+	cases := []struct {
+		name     string
+		ct       string
+		announce string // the Trailer header, if any
+		trailer  string
+		status   int
+		reason   string
+		readFail bool // the handler ran and its read failed
+	}{
+		{"text body, bad trailer", "text/plain", "", "X-Name: " + bad, 400, "forbidden_char", false},
+		{"text body, announced bad trailer", "text/plain", "X-Name", "X-Name: " + bad, 400, "forbidden_char", false},
+		{"text body, bad cookie trailer", "text/plain", "", "Cookie: a=" + bad, 400, "forbidden_char", false},
+		{"text body, clean trailer", "text/plain", "", "X-Name: abc", 200, "", false},
+		{"text body, unlisted trailer", "text/plain", "", "X-Other: " + bad, 200, "", false},
+		{"binary body, announced trailer", "application/octet-stream", "X-Name", "X-Name: abc", 400, "forbidden_trailer", false},
+		{"binary body, unannounced bad trailer", "application/octet-stream", "", "X-Name: " + bad, 200, "", true},
+		{"binary body, unannounced clean trailer", "application/octet-stream", "", "X-Name: abc", 200, "", false},
+	}
+	for _, adapter := range []string{"echo", "nethttp"} {
+		for _, tc := range cases {
+			logs := &logBuf{}
+			var readErr error
+			var trailer http.Header
+			ran := false
+			handle := func(r *http.Request) {
+				ran = true
+				_, readErr = io.ReadAll(r.Body)
+				trailer = r.Trailer.Clone()
+			}
+			var h http.Handler
+			if adapter == "echo" {
+				e := echo.New()
+				e.Use(WithConfig(Config{Policy: &pol, Logger: logs.logger()}))
+				e.POST("/t", func(c echo.Context) error { handle(c.Request()); return c.NoContent(http.StatusOK) })
+				h = e
+			} else {
+				h = Handler(HTTPConfig{Policy: &pol, Logger: logs.logger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(r) }))
+			}
+			srv := httptest.NewServer(h)
+			head := "POST /t HTTP/1.1\r\nHost: x\r\nContent-Type: " + tc.ct + "\r\nTransfer-Encoding: chunked\r\n"
+			if tc.announce != "" {
+				head += "Trailer: " + tc.announce + "\r\n"
+			}
+			resp := rawRequest(t, srv, head+"\r\n5\r\nhello\r\n0\r\n"+tc.trailer+"\r\n\r\n")
+			srv.Close()
+			name := adapter + ": " + tc.name
+			if resp.StatusCode != tc.status {
+				t.Errorf("%s: status %d, want %d; log %s", name, resp.StatusCode, tc.status, logs.buf.String())
+				continue
+			}
+			if tc.reason != "" {
+				lines := logs.lines(t)
+				if len(lines) != 1 || lines[0]["reason"] != tc.reason || lines[0]["location"] != "header" ||
+					!strings.HasPrefix(lines[0]["field"].(string), "Trailer:") {
+					t.Errorf("%s: log %v; want one %s line in header, field Trailer:...", name, lines, tc.reason)
+				}
+				if ran {
+					t.Errorf("%s: the handler ran", name)
+				}
+				continue
+			}
+			if !ran {
+				t.Errorf("%s: the handler did not run", name)
+				continue
+			}
+			if gotFail := readErr != nil; gotFail != tc.readFail {
+				t.Errorf("%s: the handler's read error %v; want a failure: %v", name, readErr, tc.readFail)
+			}
+			for name, vals := range trailer {
+				for _, v := range vals {
+					if strings.Contains(v, "\u202e") && name != "X-Other" {
+						t.Errorf("%s: r.Trailer[%s] = %q reached the handler", tc.name, name, v)
+					}
+				}
+			}
+		}
+	}
+}
+
+// ptrLogger is a logger that discards, for tests that do not read logs.
+func ptrLogger() *zerolog.Logger {
+	l := zerolog.Nop()
+	return &l
+}
