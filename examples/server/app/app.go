@@ -11,6 +11,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -74,16 +75,20 @@ func Echo(c echo.Context) error {
 		"query": c.QueryParams(),
 		"body":  string(body),
 	}
-	ct := r.Header.Get(echo.HeaderContentType)
+	// The media type as mime.ParseMediaType reads it, which is how
+	// utf8guard reads it: a prefix match would decode
+	// "application/jsonx" as JSON, a type the strict preset refuses
+	// unread and the default one passes unchecked.
+	mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
 	switch {
-	case strings.HasPrefix(ct, echo.MIMEApplicationForm), strings.HasPrefix(ct, echo.MIMEMultipartForm):
+	case mt == echo.MIMEApplicationForm, mt == echo.MIMEMultipartForm:
 		if _, err := c.FormParams(); err != nil {
 			return echo.NewHTTPError(http.StatusBadRequest, "bad form")
 		}
 		// PostForm, not the result of FormParams (Request.Form), which
 		// mixes the query in: "form" is what the body holds.
 		out["form"] = r.PostForm
-	case strings.HasPrefix(ct, echo.MIMEApplicationJSON):
+	case mt == echo.MIMEApplicationJSON, strings.HasSuffix(mt, "+json"):
 		var v any
 		if err := json.Unmarshal(body, &v); err != nil {
 			return echo.NewHTTPError(http.StatusBadRequest, "bad JSON")
