@@ -294,3 +294,36 @@ func ptrLogger() *zerolog.Logger {
 	l := zerolog.Nop()
 	return &l
 }
+
+// TestLogIdentity (issue 13, point 6): the log says when the request id is
+// the one the client sent (Echo's RequestID adopts X-Request-Id, so it can
+// be forged or replayed), and a field cut to 64 octets says so.
+func TestLogIdentity(t *testing.T) {
+	t.Parallel()
+	for _, sent := range []string{"", "client-chosen-id"} {
+		ev := newEnv(t, Config{Policy: ptr(rules.Strict())}, mountGlobal) // RequestID before utf8guard
+		r := req(http.MethodGet, "/api/echo?q=%00", "", nil)
+		if sent != "" {
+			r.Header.Set("X-Request-Id", sent)
+		}
+		ev.do(r)
+		l := ev.logs.lines(t)[0]
+		id, _ := l["request_id"].(string)
+		client, _ := l["request_id_client"].(bool)
+		if id == "" || (sent != "") != client || sent != "" && id != sent {
+			t.Errorf("X-Request-Id %q: request_id %q, request_id_client %v", sent, id, l["request_id_client"])
+		}
+	}
+	logs := &logBuf{}
+	h := Handler(HTTPConfig{Policy: ptr(rules.Strict()), Logger: logs.logger()})(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	r := req(http.MethodGet, "/x?"+strings.Repeat("k", 100)+"=%00", "", nil)
+	r.Header.Set("X-Request-Id", "abc")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	l := logs.lines(t)[0]
+	if l["request_id"] != "abc" || l["request_id_client"] != true {
+		t.Errorf("nethttp: request_id %v, request_id_client %v; want abc, true", l["request_id"], l["request_id_client"])
+	}
+	if want := strings.Repeat("k", 64) + "..."; l["field"] != want {
+		t.Errorf("field %q, want %q", l["field"], want)
+	}
+}

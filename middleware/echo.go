@@ -182,7 +182,7 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc, cached bool) er
 		r = r2
 	}
 	if err != nil {
-		g.logReadError(r, err, route, p.Mode, requestID(c), c.RealIP())
+		g.logReadError(r, err, route, p.Mode, echoIdentity(c))
 		if p.Mode == rules.Monitor {
 			return next(c) // the body fails the handler's read as it failed ours
 		}
@@ -190,7 +190,7 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc, cached bool) er
 	}
 	if rj != nil {
 		rj.Route, rj.Mode = route, p.Mode
-		g.logRejection(r, rj, requestID(c), c.RealIP())
+		g.logRejection(r, rj, echoIdentity(c))
 		if m.onReject != nil {
 			m.onReject(c, rj)
 		}
@@ -277,11 +277,16 @@ func hasEncodedSlash(raw string) bool {
 	return false
 }
 
-// requestID returns the request's ID: the one Echo's RequestID middleware
-// set on the response, or else the X-Request-Id the client sent.
-func requestID(c echo.Context) string {
-	if id := c.Response().Header().Get(echo.HeaderXRequestID); id != "" {
-		return id
+// echoIdentity returns the request's identity for the log: the ID Echo's
+// RequestID middleware set on the response, or else the X-Request-Id the
+// client sent, marked as the client's when it is the one the client sent
+// (RequestID adopts it); and c.RealIP(), which trusts X-Forwarded-For and
+// X-Real-Ip as sent unless e.IPExtractor is set.
+func echoIdentity(c echo.Context) requestIdentity {
+	sent := c.Request().Header.Get(echo.HeaderXRequestID)
+	id := c.Response().Header().Get(echo.HeaderXRequestID)
+	if id == "" {
+		id = sent
 	}
-	return c.Request().Header.Get(echo.HeaderXRequestID)
+	return requestIdentity{id: id, idClient: id != "" && id == sent, remoteIP: c.RealIP()}
 }

@@ -111,8 +111,27 @@ func (g *guard) loggerFor(ctx context.Context) *zerolog.Logger {
 	return &g.logger
 }
 
+// requestIdentity is what the log says of who sent a request: its id and
+// whether the client chose that id, and the client's address.
+type requestIdentity struct {
+	id       string
+	idClient bool // the id is the X-Request-Id the client sent
+	remoteIP string
+}
+
+// event adds the identity fields to e: request_id, request_id_client (only
+// when true: the client chose the id, so it can be forged or replayed),
+// remote_ip.
+func (id requestIdentity) event(e *zerolog.Event) *zerolog.Event {
+	e = e.Str("request_id", safeField(id.id))
+	if id.idClient {
+		e = e.Bool("request_id_client", true)
+	}
+	return e.Str("remote_ip", safeField(id.remoteIP))
+}
+
 // logRejection writes the one log event of a rejected or flagged request.
-func (g *guard) logRejection(r *http.Request, rj *Rejection, requestID, remoteIP string) {
+func (g *guard) logRejection(r *http.Request, rj *Rejection, who requestIdentity) {
 	e := g.loggerFor(r.Context()).Warn()
 	if e == nil {
 		return
@@ -130,9 +149,8 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, requestID, remoteIP
 		Int("offset", rj.Offset).
 		Str("sample", rj.Sample).
 		Str("method", safeField(r.Method)).
-		Str("route", safeField(rj.Route)).
-		Str("request_id", safeField(requestID)).
-		Str("remote_ip", safeField(remoteIP)).
+		Str("route", safeField(rj.Route))
+	who.event(e).
 		Str("mode", rj.Mode.String()).
 		Msg(msg)
 }
@@ -143,12 +161,14 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, requestID, remoteIP
 // errBodyRead says, and the field is bounded (safeField), so a cause behind
 // it would be cut off ("read tcp 127.0.0.1:4" instead of "... i/o
 // timeout").
-func (g *guard) logReadError(r *http.Request, err error, route string, mode rules.Mode, requestID, remoteIP string) {
-	g.loggerFor(r.Context()).Warn().
-		Str("method", safeField(r.Method)).
-		Str("route", safeField(route)).
-		Str("request_id", safeField(requestID)).
-		Str("remote_ip", safeField(remoteIP)).
+func (g *guard) logReadError(r *http.Request, err error, route string, mode rules.Mode, who requestIdentity) {
+	e := g.loggerFor(r.Context()).Warn()
+	if e == nil {
+		return
+	}
+	e = e.Str("method", safeField(r.Method)).
+		Str("route", safeField(route))
+	who.event(e).
 		Str("mode", mode.String()).
 		Str("error", safeField(readCause(err).Error())).
 		Msg("utf8guard: reading the request body failed")

@@ -104,7 +104,7 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 			putScratch(s)
 			r = detachBody(r)
 			if err != nil {
-				g.logReadError(r, err, route, p.Mode, r.Header.Get("X-Request-Id"), remoteIP(r))
+				g.logReadError(r, err, route, p.Mode, httpIdentity(r))
 				if p.Mode == rules.Enforce {
 					writeJSONError(w, http.StatusBadRequest, map[string]string{"reason": "body_unreadable"})
 					return
@@ -114,7 +114,7 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 			}
 			if rj != nil {
 				rj.Route, rj.Mode = route, p.Mode
-				g.logRejection(r, rj, r.Header.Get("X-Request-Id"), remoteIP(r))
+				g.logRejection(r, rj, httpIdentity(r))
 				if cfg.OnReject != nil {
 					cfg.OnReject(r, rj)
 				}
@@ -128,6 +128,14 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 			next.ServeHTTP(w, r)
 		})
 	}, nil
+}
+
+// httpIdentity returns the request's identity for the log: the client's
+// X-Request-Id (marked as the client's: net/http sets none of its own) and
+// the connection's address.
+func httpIdentity(r *http.Request) requestIdentity {
+	id := r.Header.Get("X-Request-Id")
+	return requestIdentity{id: id, idClient: id != "", remoteIP: remoteIP(r)}
 }
 
 // remoteIP is the host of the connection's remote address. Headers such as

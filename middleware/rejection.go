@@ -20,7 +20,8 @@ type Rejection struct {
 	Location rules.Location
 	// Field is the query or form key, the JSON pointer, the multipart field
 	// or the header name; empty for the path and raw bodies. A key that is
-	// itself the violation is given hex-escaped, like Sample.
+	// itself the violation is given hex-escaped, like Sample; one longer
+	// than 64 octets is cut there and ends in "...".
 	Field string
 	// Offset is the 0-based octet offset of the offending sequence: into the
 	// raw text for bad_escape and double_encoding, into the decoded value
@@ -122,18 +123,27 @@ func escapeBytes[T string | []byte](p T) string {
 	return string(b)
 }
 
+// maxField is how many octets of a field name a Rejection and the log
+// keep.
+const maxField = 64
+
 // safeField returns s if it is printable ASCII and short, else its escaped
 // and bounded form: a field name that is itself the attack is logged like a
-// sample.
+// sample. A name longer than maxField octets is cut there and marked with
+// "..." after the cut, so a reader of the log knows it is not whole.
 func safeField(s string) string {
-	const max = 64
-	if len(s) > max {
-		s = s[:max]
+	cut := len(s) > maxField
+	if cut {
+		s = s[:maxField]
 	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7F || c == '\\' {
-			return escapeBytes(s)
+			s = escapeBytes(s)
+			break
 		}
+	}
+	if cut {
+		return s + "..."
 	}
 	return s
 }

@@ -48,6 +48,7 @@ func TestDemo(t *testing.T) {
 	t.Run("one line per request", d.testOneLine)
 	t.Run("static", d.testStatic)
 	t.Run("body limit", d.testBodyLimit)
+	t.Run("identity", d.testIdentity)
 
 	d.shutdown(t)
 	d.checkLog(t)
@@ -812,6 +813,19 @@ func (d *demo) testOneLine(t *testing.T) {
 		if resp.status != status {
 			t.Errorf("%s several violations: status %d, want %d", route, resp.status, status)
 		}
+	}
+}
+
+// testIdentity (issue 13, point 6): a client cannot choose the log's
+// request_id (the demo drops its X-Request-Id before Echo's RequestID
+// adopts it) nor its remote_ip (the demo sets an IPExtractor, so a forged
+// X-Forwarded-For is ignored: checkLog requires 127.0.0.1 on every line).
+func (d *demo) testIdentity(t *testing.T) {
+	const forged = "replayed-request-id"
+	r := req{target: "/strict/x?q=%00", header: []string{"X-Request-Id: " + forged, "X-Forwarded-For: 203.0.113.9", "X-Real-Ip: 203.0.113.9"}}
+	resp := d.do(t, "forged identity", r, &logExpect{reason: "forbidden_char", location: "query", field: "q", checkField: true, offset: 0, class: "nul", mode: "enforce"})
+	if rid := resp.header.Get("X-Request-Id"); rid == forged || rid == "" {
+		t.Errorf("X-Request-Id %q: the client chose the request id", rid)
 	}
 }
 

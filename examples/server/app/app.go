@@ -33,13 +33,20 @@ var Routes = []string{"/strict/*", "/nfc/*", "/monitor/*", "/open/*"}
 func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	// The demo listens directly, behind no proxy: the client's address is
+	// the connection's. Without an IPExtractor, c.RealIP (and so the log's
+	// remote_ip) believes any X-Forwarded-For a client sends.
+	e.IPExtractor = echo.ExtractIPDirect()
 	guard, err := middleware.Config{Routes: table, Logger: logger}.ToMiddleware()
 	if err != nil {
 		return nil, err
 	}
 	// RequestID first so the rejection log carries request_id; utf8guard
 	// before anything that reads the request. utf8guard also bounds the
-	// bodies it does not read as text, by the route's limit.
+	// bodies it does not read as text, by the route's limit. Echo's
+	// RequestID adopts an X-Request-Id the client sends: the demo drops
+	// it first, so every id in its log is one the server chose.
+	e.Pre(dropClientRequestID)
 	e.Use(emw.RequestID(), guard)
 	for _, route := range Routes {
 		e.GET(route, Echo)
@@ -53,6 +60,15 @@ func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, 
 		return echo.StaticFileHandler(name, public)(c)
 	})
 	return e, nil
+}
+
+// dropClientRequestID removes the client's X-Request-Id, so that Echo's
+// RequestID middleware makes one the client cannot choose or replay.
+func dropClientRequestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Request().Header.Del(echo.HeaderXRequestID)
+		return next(c)
+	}
 }
 
 // Echo answers 200 with what the handler sees of the request, as JSON:
