@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
 )
 
 // Regression tests for the mechanisms of the two adversarial reviews
@@ -325,5 +326,46 @@ func TestLogIdentity(t *testing.T) {
 	}
 	if want := strings.Repeat("k", 64) + "..."; l["field"] != want {
 		t.Errorf("field %q, want %q", l["field"], want)
+	}
+}
+
+// TestPreCanonicalFormMovesRoute: under e.Pre, a canonical form (or a
+// repair) that moves the request to another route runs that route's
+// policy too: "/cafe%CC%81" is "/café" in NFC, and "/café" refuses what
+// the catch-all lets through.
+func TestPreCanonicalFormMovesRoute(t *testing.T) {
+	t.Parallel()
+	nfc := rules.Strict()
+	nfc.Normalization = rules.NFC
+	tight := nfc
+	tight.Query.Forbid |= sanitize.DefaultIgnorable
+	table := &rules.Table{Default: nfc, Routes: map[string]rules.Policy{"/café": tight}}
+	for _, tc := range []struct {
+		target string
+		status int
+		route  string
+	}{
+		{"/cafe%CC%81?q=a%E2%80%8Bb", 400, "/café"}, // ZWSP: refused by /café's policy
+		{"/caf%C3%A9?q=a%E2%80%8Bb", 400, "/café"},
+		{"/cafe%CC%81?q=ab", 200, "/café"},
+		{"/other?q=a%E2%80%8Bb", 200, "/*"},
+	} {
+		e := echo.New()
+		logs := &logBuf{}
+		e.Pre(WithConfig(Config{Routes: table, Logger: logs.logger()}))
+		ran := ""
+		for _, rt := range []string{"/café", "/*"} {
+			e.GET(rt, func(c echo.Context) error { ran = c.Path(); return c.NoContent(http.StatusOK) })
+		}
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, req(http.MethodGet, tc.target, "", nil))
+		if w.Code != tc.status || tc.status == 200 && ran != tc.route {
+			t.Errorf("%s: status %d under %q; want %d under %q; log %s", tc.target, w.Code, ran, tc.status, tc.route, logs.buf.String())
+		}
+		if tc.status == 400 {
+			if l := logs.lines(t); len(l) != 1 || l[0]["route"] != safeField(tc.route) {
+				t.Errorf("%s: log %v, want one line for route %s", tc.target, l, tc.route)
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
 )
 
 // Config configures the Echo middleware.
@@ -159,14 +160,31 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc, cached bool) er
 	pre := route == ""
 	var p *policy
 	clearRaw := false
+	foundOn := "" // under e.Pre, the path the route was found on
 	if pre {
 		route, p, clearRaw = m.preRoute(c, r)
+		if foundOn = echo.GetPath(r); clearRaw {
+			foundOn = r.URL.Path
+		}
 	} else {
 		if !cached && m.cache.free(next) {
 			m.cache.store(next, func(c echo.Context) error { return m.serve(c, next, true) })
 		}
 		p = g.lookup(route)
 	}
+	return m.check(c, next, route, p, foundOn, clearRaw, 0)
+}
+
+// check runs the policy p of route on c. Under e.Pre (foundOn is then the
+// path the route was found on) it makes sure that the route Echo will
+// dispatch the accepted request to is the one whose policy ran: a repair
+// or a canonical form rewrites the path, and
+// can move the request to another route ("/cafe%CC%81" is "/café" in NFC).
+// Then that route's policy runs too, on the rewritten request (depth 1); a
+// request the second rewrite moves again is refused (canonical_syntax).
+func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p *policy, foundOn string, clearRaw bool, depth int) error {
+	g := m.g
+	r := c.Request()
 	if p.off {
 		return next(c)
 	}
@@ -210,6 +228,22 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc, cached bool) er
 	}
 	if clearRaw && r.URL.RawPath != "" && !hasEncodedSlash(r.URL.RawPath) {
 		r.URL.RawPath = ""
+	}
+	if foundOn != "" && echo.GetPath(r) != foundOn {
+		dispatch := echo.GetPath(r)
+		findRoute(routerFor(c.Echo(), r.Host), r.Method, dispatch, c)
+		if moved := c.Path(); moved != route && g.lookup(moved) != p {
+			if depth > 0 {
+				rj := &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Path, Route: moved, Mode: p.Mode,
+					Sample: sample(r.URL.Path, 0), Err: sanitize.ErrCanonicalSyntax}
+				g.logRejection(r, rj, echoIdentity(c))
+				if m.onReject != nil {
+					m.onReject(c, rj)
+				}
+				return m.onError(c, rj)
+			}
+			return m.check(c, next, moved, g.lookup(moved), dispatch, false, depth+1)
+		}
 	}
 	g.logAccept(r, route)
 	return next(c)
