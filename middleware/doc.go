@@ -25,22 +25,26 @@
 // level describes it.
 //
 // A body's location is chosen by its Content-Type read as
-// mime.ParseMediaType (and so net/http's form parsers) reads it, with
-// strings.ToLower: application/x-www-form-urlencoded, application/json and
-// any type with the +json suffix, multipart/form-data, text/* and the
-// policy's BodyTypes. A multipart part is a file when it has a non-empty
+// mime.ParseMediaType (and so net/http's form parsers) reads it:
+// application/x-www-form-urlencoded, application/json and any type with
+// the +json suffix, application/xml, text/xml and +xml, every multipart/*
+// type, text/* and the policy's BodyTypes; and as Echo's binder reads it
+// (a prefix of the raw value: "application/jsonx" is JSON to it). A value
+// the two read as different structured kinds, or that mime.ParseMediaType
+// refuses, is bad_media_type; under RefuseUnlistedTypes any other type is
+// unsupported_media_type (415) unless BinaryTypes lists it. A multipart part is a file when it has a non-empty
 // file name, as multipart.Part.FileName says; any other part, one without
 // a Content-Disposition included, is a field and checked as text.
 //
 // # The body and the handler
 //
-// A body the policy checks is read into memory from a pool and handed to
-// the handler as r.Body from there; when the handler returns, the memory
-// goes back to the pool and r.Body reads as empty. A handler may keep
-// whatever it read (io.ReadAll, json.Decoder and Echo's binder copy), but
-// must not keep r.Body itself to read after it returns: net/http forbids
-// that anyway. Echo's HTTPErrorHandler, which runs after the middleware
-// has returned, sees an empty body.
+// A body the policy checks is read through pooled working memory that no
+// handler sees, then copied once into memory of its own, which the
+// handler gets as r.Body. Nothing reuses that memory: a handler that keeps
+// reading after a timeout wrapper (Echo's Timeout, http.TimeoutHandler)
+// has answered, or from a goroutine after it returned, reads its own
+// request's octets. Echo's HTTPErrorHandler, which runs after the
+// middleware has returned, can read the body as the handler left it.
 //
 // # Allocations
 //
@@ -49,7 +53,8 @@
 // for a new handler per request, and the middleware gives out the one it
 // made for the same route before. Under e.Pre, Echo makes the
 // next handler per request, and the middleware one handler over it: one
-// allocation. A checked body costs one allocation (its reader).
+// allocation. A checked body costs two allocations: its memory and its
+// reader.
 //
 // # The log line
 //
