@@ -250,6 +250,14 @@ func TestParseOverrides(t *testing.T) {
 					p.Location(l).On = false
 				}
 			}},
+		{"media type list", `"refuse_unlisted_types": true, "binary_types": ["Application/Octet-Stream", "image/*"]`, func(p *rules.Policy) {
+			p.RefuseUnlistedTypes, p.BinaryTypes = true, []string{"application/octet-stream", "image/*"}
+		}},
+		{"no media type list", `"refuse_unlisted_types": false, "binary_types": []`, func(p *rules.Policy) {
+			p.RefuseUnlistedTypes, p.BinaryTypes = false, []string{}
+		}},
+		{"duplicate keys", `"refuse_duplicate_keys": false`, func(p *rules.Policy) { p.RefuseDuplicateKeys = false }},
+		{"xml", `"xml": {"forbid": ["private_use"]}`, func(p *rules.Policy) { p.XML.Forbid |= sanitize.PrivateUse }},
 		{"escaped keys and values", `"mod\u0065": "m\u006fnitor", "\u0071uery": {"forbid": ["\u0064el"]}`, func(p *rules.Policy) {
 			p.Mode = rules.Monitor
 			p.Query.Forbid |= sanitize.DEL
