@@ -369,3 +369,29 @@ func TestPreCanonicalFormMovesRoute(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentBOMNetHTTP: the net/http adapter wrapped around a whole
+// ServeMux knows no parameter names, so a BOM at the start of any path
+// segment is refused: it would lead a wildcard value the mux cuts later.
+func TestSegmentBOMNetHTTP(t *testing.T) {
+	t.Parallel()
+	var got string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/users/{id}", func(w http.ResponseWriter, r *http.Request) { got = r.PathValue("id") })
+	h := Handler(HTTPConfig{Policy: ptr(rules.Strict()), Logger: ptrLogger()})(mux)
+	for _, tc := range []struct {
+		target string
+		status int
+	}{
+		{"/users/%EF%BB%BFbob", 400},
+		{"/users/b%EF%BB%BFob", 200},
+		{"/users/bob", 200},
+	} {
+		got = ""
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req(http.MethodGet, tc.target, "", nil))
+		if w.Code != tc.status || strings.HasPrefix(got, "\ufeff") {
+			t.Errorf("%s: status %d, PathValue %q; want %d", tc.target, w.Code, got, tc.status)
+		}
+	}
+}

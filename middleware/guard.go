@@ -369,6 +369,24 @@ func paramBOM(names []string, i int, v string, p *policy) *Rejection {
 	return reject(&sanitize.Error{Reason: sanitize.ForbiddenChar, Class: sanitize.BOM}, rules.Path, paramName(names, i), v)
 }
 
+// segmentBOM refuses a U+FEFF at the start of a segment of the decoded
+// path where the path's classes refuse a leading BOM: every path parameter
+// a router cuts at a segment boundary is a value of its own to the
+// handler, and an adapter wrapped around a whole router (a ServeMux) does
+// not know which segments those are.
+func segmentBOM(r *http.Request, p *policy) *Rejection {
+	if p.Path.Forbid&sanitize.BOM == 0 {
+		return nil
+	}
+	path := r.URL.Path
+	i := strings.Index(path, "/"+bom)
+	if i < 0 {
+		return nil
+	}
+	return &Rejection{Reason: sanitize.ForbiddenChar, Class: sanitize.BOM, Location: rules.Path, Offset: i + 1,
+		Sample: sample(path, i+1), Err: &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: i + 1, Class: sanitize.BOM}}
+}
+
 // checkPathValues checks, for a request a net/http ServeMux has routed
 // (r.Pattern set), the wildcard values r.PathValue returns, as checkParams
 // checks Echo's parameters: the mux cut them from the decoded path, which

@@ -72,6 +72,11 @@ func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []
 				return nil, rj, nil
 			}
 		}
+		// The parameters a router has not cut yet (the net/http adapter
+		// wrapped around a ServeMux) or that no one named.
+		if rj = segmentBOM(r, p); rj != nil {
+			return nil, rj, nil
+		}
 	}
 	if p.Query.On && r.URL.RawQuery != "" {
 		fixed, changed, rj := s.checkPairs(r.URL.RawQuery, rules.Query, &p.Query, p.queryMode, &p.Limits)
