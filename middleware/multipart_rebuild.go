@@ -121,10 +121,11 @@ func rebuildMultipart(body []byte, boundary string, p *policy, fn textFn) (out [
 }
 
 // isTextPart reports whether a file part's media type is one the policy
-// checks as text.
+// checks as text, as checkMultipart reads it (a part without a
+// Content-Type is text/plain).
 func (p *policy) isTextPart(hdr textproto.MIMEHeader) bool {
-	typ, sub, charset := contentType(hdr.Get("Content-Type"))
-	return matchMedia(p.multiTypes, typ, sub) && utf8Charset(charset)
+	_, typ, sub, params := partType(hdr)
+	return matchMedia(p.multiTypes, typ, sub) && utf8Charset(params["charset"])
 }
 
 // canonMultipart canonicalizes a multipart body: field names and file
