@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"mime"
 	"mime/multipart"
 	"net/http"
 	"slices"
@@ -248,6 +249,14 @@ func TestMultipartMixed(t *testing.T) {
 			want: forb("multipart", "Subject", 1, "tab_newline")},
 		{name: "quoted-printable", ct: ct, body: mpBuild("BB", "\r\n", plain("=00", "Content-Transfer-Encoding: quoted-printable")), status: 400,
 			want: forb("multipart", "", 0, "nul")},
+		{name: "rebuilt under NFC", pol: strictForm(rules.NFC), ct: ct, status: 200,
+			body: mpBuild("BB", "\r\n", plain("e\u0301"), plain(qpAll("x\r\n--BB\r\n"+smuggled("\r\n")), "Content-Transfer-Encoding: quoted-printable")),
+			check: func(t *testing.T, s *mpSeen) {
+				mt, params, _ := mime.ParseMediaType(s.ContentType)
+				if mt != "multipart/mixed" || params["boundary"] == "BB" || len(s.Stream) != 2 || string(s.Stream[0].Content) != "\u00e9" {
+					t.Errorf("Content-Type %q, stream %+v", s.ContentType, s.Stream)
+				}
+			}},
 	}
 	// Directly: what checkMultipart says of the body, whatever routes it.
 	p := compile(rules.Strict())
