@@ -329,10 +329,10 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	if !text && nested == "" && !pt.qp {
 		return nil // binary: not read (NextRawPart drains it)
 	}
-	content, raw, _, qpOff := pt.readContent()
 	// A broken part (the body ends inside it) fails the handler's parser
 	// too, but only after a streaming handler has read what came before
-	// the break: that much is checked all the same.
+	// the break: that much is checked all the same, and the scan ends.
+	content, raw, _, qpOff := pt.readContent()
 	if qpOff >= 0 {
 		return qpRejection(field, raw, qpOff)
 	}

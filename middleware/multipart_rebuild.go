@@ -80,8 +80,10 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 		return nil, rj
 	case !lv.changed:
 		return nil, nil // nothing changes
-	case !lv.complete:
+	case !lv.complete && rb.first != nil:
 		return nil, rb.first
+	case !lv.complete:
+		return nil, syntaxRejection("") // cannot happen: every change sets first
 	}
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out)) > lim {
 		return nil, tooLarge(rules.Multipart, "")
@@ -298,8 +300,10 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 				content, changed = nc, true
 			}
 		}
+		// Only once something changes: a body passed on as it came is
+		// within the limit already.
 		rb.leaves += int64(len(content))
-		if lim := p.Limits.BodyBytes; lim >= 0 && rb.leaves > lim {
+		if lim := p.Limits.BodyBytes; lim >= 0 && rb.leaves > lim && rb.first != nil {
 			return out, false, false, tooLarge(rules.Multipart, "")
 		}
 	}
