@@ -117,6 +117,7 @@ func TestMultipartRebuildSmuggling(t *testing.T) {
 	crlf := "\r\n"
 	type variant struct {
 		name string
+		pol  func() rules.Policy // nil: the strict preset with n
 		n    rules.Normalization
 		ct   string // "": form-data with boundary BB
 		body string
@@ -174,6 +175,9 @@ func TestMultipartRebuildSmuggling(t *testing.T) {
 		{name: "NFKC semicolon and quote in a file name", n: rules.NFKC, body: mpBuild("BB", crlf,
 			mpSpec{[]string{"Content-Disposition: form-data; name=\"f\"; filename=\"a\uFF02\uFF1B name=\uFF02evil\""}, "x"}),
 			want: []string{"f"}},
+		{name: "default preset: CRLF in a name stays in the name", pol: func() rules.Policy { p := rules.Default(); p.Normalization = rules.NFC; return p },
+			body: mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name*=UTF-8''e%CC%81%0D%0AX-Evil%3A%201; filename*=utf-8''a%0D%0A%0D%0Ab`}, "x"}),
+			want: []string{"\u00e9\r\nX-Evil: 1"}},
 		{name: "NFC boundary of the client in a binary part", body: mpBuild("BB", crlf,
 			mpSpec{[]string{`Content-Disposition: form-data; name="b"; filename="b.bin"`, "Content-Type: application/octet-stream"}, "\x00\r\n--BBnot\r\n--BB-\xFF"}, force),
 			want: []string{"b", "z"}},
@@ -192,13 +196,22 @@ func TestMultipartRebuildSmuggling(t *testing.T) {
 			ct = "multipart/form-data; boundary=BB"
 		}
 		_, sent, _ := mime.ParseMediaType(ct)
-		cases = append(cases, mpCase{name: v.name, pol: strictForm(n), ct: ct, body: v.body, status: http.StatusOK,
+		pol := v.pol
+		if pol == nil {
+			pol = strictForm(n)
+		}
+		cases = append(cases, mpCase{name: v.name, pol: pol, ct: ct, body: v.body, status: http.StatusOK,
 			check: func(t *testing.T, s *mpSeen) {
 				if got := mpNames(s.Stream); !slices.Equal(got, v.want) {
 					t.Errorf("the handler's stream has parts %+q, want %+q", got, v.want)
 				}
-				for _, d := range mpSameParts(s.Stream, mpCanonParts(strictForm(n)(), ct, v.body)) {
+				for _, d := range mpSameParts(s.Stream, mpCanonParts(pol(), ct, v.body)) {
 					t.Error(d)
+				}
+				for _, p := range s.Stream {
+					if p.Header.Get("X-Evil") != "" {
+						t.Errorf("part %+q has a header X-Evil", p.Name)
+					}
 				}
 				for k := range s.Form {
 					if k == "evil" {
