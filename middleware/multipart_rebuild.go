@@ -2,167 +2,413 @@ package middleware
 
 import (
 	"bytes"
+	"crypto/rand"
 	"io"
 	"maps"
 	"mime"
 	"mime/multipart"
-	"mime/quotedprintable"
 	"net/http"
 	"net/textproto"
 	"slices"
-	"strings"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// textFn brings one field's text to its canonical form: the text itself
-// and false when nothing changes, a Rejection when the text may not pass.
-// content says whether text is a part's content (PRECIS applies to the
-// field's content) or one of its names; field is the part's field name in
-// its canonical form.
-type textFn func(field string, text []byte, content bool) ([]byte, bool, *Rejection)
-
-// rebuildMultipart returns a multipart/form-data body equal to body but for
-// field names, file names and the contents of text parts, which pass
-// through fn. The boundary is kept, whatever its characters (Go's reader
-// takes boundaries that multipart.Writer.SetBoundary refuses, so the parts
-// are written here); file parts that are not text are copied byte for
-// byte; a quoted-printable text part is written decoded, as
-// Request.ParseMultipartForm would have read it. The preamble and
-// epilogue, which no form parser reads, are dropped. body has passed
-// checkMultipart.
+// Rebuilding a multipart body. On a route that normalizes (or applies
+// PRECIS profiles to multipart fields), the handler must read the
+// canonical form of every field name, file name and text content, and a
+// multipart body cannot be rewritten in place: it is written anew. The
+// danger is that canonical text written between delimiters is syntax to
+// the handler's parser: a quoted-printable part whose decoded content holds
+// "\r\n--BOUNDARY" and a header block, or text that normalization turns
+// into a delimiter (U+1FEF is '`' in NFC, so "--\u1FEFX" is "--`X"),
+// would become parts of the attacker's choosing. So the rebuilt body
 //
-// Which parts are text follows checkMultipart: a part with a file name
-// (a non-empty filename parameter) is a file, text when the policy lists
-// its media type; every other part, including one whose
-// Content-Disposition does not parse, is a form field.
+//   - holds exactly the parts a handler read in the body as sent (the
+//     parts the check saw), in the same order, with the same header fields
+//     but for the canonical names, and their contents as NextPart read
+//     them, text ones in canonical form;
+//   - is delimited by a fresh random boundary that occurs in none of
+//     them, header blocks included (checked; drawn again if it does), and
+//     announced in the request's Content-Type, rewritten with the same
+//     media type and parameters (mime.FormatMediaType);
+//   - carries no Content-Transfer-Encoding a parser would decode again: a
+//     quoted-printable part is written decoded, without the header, as
+//     NextPart presents it;
+//   - is parsed again with multipart.Reader before the handler sees it,
+//     and refused (canonical_syntax) unless it gives back exactly those
+//     parts; and then checked again, whole, as the body as sent was
+//     (checkParts), so that canonical names and contents meet the same
+//     policy: classes, field length and counts; it must also fit the body
+//     limit (too_large, 413);
+//   - has no preamble or epilogue, which no form parser reads.
 //
-// complete is false when body is not a well-formed multipart body to its
-// end (a part or the closing delimiter is missing or broken): then out is
-// nil, and fn has seen the parts before the break.
-func rebuildMultipart(body []byte, boundary string, p *policy, fn textFn) (out []byte, complete bool, rj *Rejection) {
-	mr := multipart.NewReader(bytes.NewReader(body), boundary)
-	out = make([]byte, 0, len(body)+64)
-	first := true
-	for {
-		part, err := mr.NextRawPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, false, nil
-		}
-		hdr := textproto.MIMEHeader{}
-		for k, v := range part.Header {
-			hdr[k] = append([]string(nil), v...)
-		}
-		disp, params, perr := mime.ParseMediaType(hdr.Get("Content-Disposition"))
-		field := params["name"]
-		if perr == nil {
-			changed := false
-			for _, key := range [...]string{"name", "filename"} {
-				v, ok := params[key]
-				if !ok {
-					continue
-				}
-				nv, ch, rj := fn(field, []byte(v), false)
-				if rj != nil {
-					return nil, false, rj
-				}
-				if ch {
-					params[key], changed = string(nv), true
-				}
-			}
-			field = params["name"] // the canonical name names the field
-			if changed {
-				cd := mime.FormatMediaType(disp, params)
-				if cd == "" {
-					// Cannot happen: disp and the parameter names
-					// were parsed as tokens.
-					return nil, false, nil
-				}
-				hdr.Set("Content-Disposition", cd)
-			}
-		}
-		content, err := io.ReadAll(part)
-		if err != nil {
-			return nil, false, nil
-		}
-		if isFile := perr == nil && params["filename"] != ""; !isFile || p.isTextPart(hdr) {
-			if strings.EqualFold(hdr.Get("Content-Transfer-Encoding"), "quoted-printable") {
-				if content, err = io.ReadAll(quotedprintable.NewReader(bytes.NewReader(content))); err != nil {
-					return nil, false, nil
-				}
-				hdr.Del("Content-Transfer-Encoding")
-			}
-			nc, _, rj := fn(field, content, true)
-			if rj != nil {
-				return nil, false, rj
-			}
-			content = nc
-		}
-		// As multipart.Writer writes a part: the delimiter, the header
-		// fields sorted by name, an empty line, the content.
-		if !first {
-			out = append(out, "\r\n"...)
-		}
-		first = false
-		out = append(append(append(out, "--"...), boundary...), "\r\n"...)
-		for _, k := range slices.Sorted(maps.Keys(hdr)) {
-			for _, v := range hdr[k] {
-				out = append(append(append(append(out, k...), ": "...), v...), "\r\n"...)
-			}
-		}
-		out = append(append(out, "\r\n"...), content...)
-	}
-	out = append(append(append(out, "\r\n--"...), boundary...), "--\r\n"...)
-	return out, true, nil
-}
+// Two distinct field names whose canonical forms are equal ("\u00e9" and
+// "e\u0301" under NFC, "ｑ" and "q" under NFKC) would become one field for
+// the handler, its values merged or the first or last one taken: such a
+// body is refused (key_collision) on routes that normalize, whether or
+// not it is rebuilt, in Monitor mode flagged. Canonical equality is the
+// test: Echo's binder also matches form names to struct tags without
+// regard to case, but only as a fallback when no exact match exists, as
+// the query and form checks leave it too.
 
-// isTextPart reports whether a file part's media type is one the policy
-// checks as text.
-func (p *policy) isTextPart(hdr textproto.MIMEHeader) bool {
-	typ, sub, charset := contentType(hdr.Get("Content-Type"))
-	return matchMedia(p.multiTypes, typ, sub) && utf8Charset(charset)
-}
-
-// canonMultipart canonicalizes a multipart body: field names and file
-// names are normalized, the contents of form fields and text file parts
-// normalized or PRECIS-enforced by field name. It returns nil when nothing
-// changes.
+// canonMultipart canonicalizes a multipart body that checkMultipart
+// accepted: field names and file names are brought to the route's
+// normalization, the contents of fields and text file parts normalized or
+// PRECIS-enforced by field name, and the body rebuilt as described above.
+// It returns nil when nothing changes, and otherwise the new body, having
+// set r's Content-Type to announce its boundary.
 //
 // A body that is not well-formed to its end cannot be rebuilt, but a
 // streaming handler (Request.MultipartReader) would still read the parts
-// before the break. If one of those is not in its canonical form, the
-// request is rejected, not_normalized at the first such text (a PRECIS
-// field whose enforced form differs counts), rather than passed on with
-// that text as it came.
+// before the break, and after a syntax error the parts a retrying reader
+// finds. If one of those is not in its canonical form, the request is
+// rejected, not_normalized at the first such text (a PRECIS field whose
+// enforced form differs counts), rather than passed on with that text as
+// it came.
 func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejection) {
-	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || params["boundary"] == "" {
 		return nil, nil
 	}
-	var first *Rejection // the first text that changes
-	fn := func(field string, text []byte, content bool) ([]byte, bool, *Rejection) {
-		out, ch, rj := p.canonValue(rules.Multipart, field, text, content)
-		if ch && first == nil {
-			off := 0 // a PRECIS field: the enforced form differs
-			if n := p.form.FirstNonNormal(text); n >= 0 {
-				off = n
-			}
-			first = reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Multipart, safeField(field), text)
-		}
-		return out, ch, rj
-	}
-	out, complete, rj := rebuildMultipart(body, params["boundary"], p, fn)
+	rb := &rebuilder{p: p, boundary: rand.Text}
+	lv, rj := rb.level(body, params["boundary"], 0)
 	switch {
 	case rj != nil:
 		return nil, rj
-	case first == nil:
+	case !lv.changed:
 		return nil, nil // nothing changes
-	case !complete:
-		return nil, first
+	case !lv.complete && rb.first != nil:
+		return nil, rb.first
+	case !lv.complete:
+		return nil, syntaxRejection("") // cannot happen: every change sets first
 	}
-	return out, nil
+	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out)) > lim {
+		return nil, tooLarge(rules.Multipart, "")
+	}
+	params["boundary"] = lv.boundary
+	ct := mime.FormatMediaType(mt, params)
+	if _, ps, err := mime.ParseMediaType(ct); err != nil || ps["boundary"] != lv.boundary {
+		return nil, syntaxRejection("") // cannot happen: mt and the keys were parsed as tokens
+	}
+	if field, ok := lv.verify(); !ok {
+		return nil, syntaxRejection(field)
+	}
+	if rj := p.checkParts(lv.out, lv.boundary); rj != nil {
+		return nil, rj
+	}
+	r.Header.Set("Content-Type", ct)
+	return lv.out, nil
+}
+
+// syntaxRejection refuses a rebuilt body that its parser would not read as
+// the parts it was built from: canonical_syntax, the reason of a canonical
+// form that holds syntax its input did not. field is the part's field
+// name, in canonical form, or "".
+func syntaxRejection(field string) *Rejection {
+	return &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: safeField(field),
+		Err: &sanitize.Error{Reason: sanitize.CanonicalSyntax}}
+}
+
+// rebuilder rebuilds one multipart body, nested ones included.
+type rebuilder struct {
+	p        *policy
+	boundary func() string // draws a boundary: crypto/rand.Text
+	// first is the not_normalized rejection of the first text that
+	// changes, for a body that cannot be rebuilt.
+	first *Rejection
+	// keys maps each field name's canonical form to the first name seen
+	// as sent, across the whole body.
+	keys map[string]string
+	// leaves is the length of the contents of the parts that are not
+	// themselves multipart bodies, in the form they will be written:
+	// the rebuilt body holds each of them, so it bounds the body's size
+	// while it is built.
+	leaves int64
+}
+
+// rebuiltLevel is one multipart body, rebuilt.
+type rebuiltLevel struct {
+	parts    []rebuiltPart
+	changed  bool   // a part's name or content changes
+	complete bool   // well formed to its closing delimiter, nested bodies included
+	boundary string // the fresh boundary, once written
+	out      []byte // the body, once written
+}
+
+// rebuiltPart is one part of a rebuilt body: what is written, and what a
+// handler's parser must read back.
+type rebuiltPart struct {
+	header  textproto.MIMEHeader
+	head    []byte // header, written: fields sorted by name, then an empty line
+	content []byte
+	// The part's Content-Disposition parameters "name" and "filename", in
+	// canonical form, and whether it has one that parses.
+	name, file string
+	hasDisp    bool
+	nested     *rebuiltLevel // the content is this rebuilt nested body
+}
+
+// level reads one multipart body, the top-level one at depth 0 or a
+// nested one, canonicalizing every part, and writes it anew when something
+// changes and the body is complete.
+func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLevel, *Rejection) {
+	if rj := boundaryRejection(boundary, depth); rj != nil {
+		return nil, rj // refused by the check already
+	}
+	lv := &rebuiltLevel{complete: true}
+	s := newScanner(body, boundary)
+	for pt := s.next(); pt != nil; pt = s.next() {
+		part, changed, complete, rj := rb.part(pt, depth)
+		if rj != nil {
+			return nil, rj
+		}
+		lv.parts = append(lv.parts, part)
+		lv.changed = lv.changed || changed
+		lv.complete = lv.complete && complete
+	}
+	lv.complete = lv.complete && !s.broken
+	if lv.changed && lv.complete {
+		if rj := lv.write(rb.boundary); rj != nil {
+			return nil, rj
+		}
+	}
+	return lv, nil
+}
+
+// text canonicalizes one name or content (canonValue), and keeps the
+// not_normalized rejection of the first text that changes.
+func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *Rejection) {
+	out, changed, rj := rb.p.canonValue(rules.Multipart, field, v, content)
+	if changed && rb.first == nil {
+		off := 0 // a PRECIS field: the enforced form differs
+		if n := rb.p.form.FirstNonNormal(v); n >= 0 {
+			off = n
+		}
+		rb.first = reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Multipart, safeField(field), v)
+	}
+	return out, changed, rj
+}
+
+// collide refuses name, a field name as sent, when an earlier field name
+// of the body that differs from it as sent has the same canonical form.
+func (rb *rebuilder) collide(name string) *Rejection {
+	if rb.p.form == normalize.None || name == "" {
+		return nil
+	}
+	key := rb.p.form.String(name)
+	prev, ok := rb.keys[key]
+	switch {
+	case !ok:
+		if rb.keys == nil {
+			rb.keys = make(map[string]string)
+		}
+		rb.keys[key] = name
+	case prev != name:
+		return &Rejection{Reason: sanitize.KeyCollision, Location: rules.Multipart, Field: safeField(name),
+			Sample: sample(name, 0), Err: &sanitize.Error{Reason: sanitize.KeyCollision}}
+	}
+	return nil
+}
+
+// part canonicalizes one part: its names, then its content. changed says
+// whether anything in it changes; complete is false when the body ends
+// inside it or a nested body in it is not complete.
+func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, complete bool, rj *Rejection) {
+	p := rb.p
+	hdr := pt.header // the part's own: NextRawPart made it for this part
+	out = rebuiltPart{header: hdr, hasDisp: pt.dispParams != nil}
+	field := pt.name // as sent, until its canonical form is known
+	if params := pt.dispParams; params != nil {
+		touched := false
+		for _, key := range [...]string{"name", "filename"} {
+			v, ok := params[key]
+			if !ok {
+				continue
+			}
+			nv, ch, rj := rb.text(field, stringBytes(v), false)
+			if rj != nil {
+				return out, false, false, rj
+			}
+			if ch {
+				params[key], touched = string(nv), true
+			}
+		}
+		if rj := rb.collide(pt.name); rj != nil {
+			return out, false, false, rj
+		}
+		field = params["name"] // the canonical name names the field
+		out.name, out.file = field, params["filename"]
+		if touched {
+			cd := mime.FormatMediaType(pt.disp, params)
+			if cd == "" {
+				return out, false, false, syntaxRejection(field) // cannot happen: parsed as tokens
+			}
+			hdr.Set("Content-Disposition", cd)
+			changed = true
+		}
+	}
+
+	content, raw, truncated, qpOff := pt.readContent()
+	if qpOff >= 0 {
+		return out, false, false, qpRejection(safeField(field), raw, qpOff) // refused by the check already
+	}
+	complete = !truncated
+	text, _ := p.textPart(pt) // a refused charset was refused by the check
+	if nb := pt.nestedBoundary(); nb != "" {
+		sub, rj := rb.level(content, nb, depth+1)
+		if rj != nil {
+			return out, false, false, rj
+		}
+		if sub.changed {
+			changed = true
+			complete = complete && sub.complete
+			if sub.complete {
+				content, out.nested = sub.out, sub
+				tp := maps.Clone(pt.typeParams)
+				tp["boundary"] = sub.boundary
+				ct := mime.FormatMediaType(pt.media, tp)
+				if ct == "" {
+					return out, false, false, syntaxRejection(field) // cannot happen: parsed as tokens
+				}
+				hdr.Set("Content-Type", ct)
+			}
+		}
+		if text {
+			// A field: Request.ParseMultipartForm makes the same
+			// octets one form value, which must be canonical as it
+			// is. Normalizing it as text would rewrite the nested
+			// body's syntax (its delimiters, its headers) behind its
+			// parser's back, so a body that is not is refused.
+			if _, ch, rj := p.canonValue(rules.Multipart, field, content, true); rj != nil || ch {
+				if rj == nil {
+					rj = reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: max(p.form.FirstNonNormal(content), 0)},
+						rules.Multipart, safeField(field), content)
+				}
+				return out, false, false, rj
+			}
+		}
+	} else {
+		if text {
+			nc, ch, rj := rb.text(field, content, true)
+			if rj != nil {
+				return out, false, false, rj
+			}
+			if ch {
+				content, changed = nc, true
+			}
+		}
+		// Only once something changes: a body passed on as it came is
+		// within the limit already.
+		rb.leaves += int64(len(content))
+		if lim := p.Limits.BodyBytes; lim >= 0 && rb.leaves > lim && rb.first != nil {
+			return out, false, false, tooLarge(rules.Multipart, "")
+		}
+	}
+	out.content = content
+	return out, changed, complete, nil
+}
+
+// write writes the parts of lv as multipart.Writer writes a body (each
+// part's delimiter, its header fields sorted by name, an empty line, its
+// content; then the closing delimiter), with a fresh boundary that occurs
+// in no header block and no content. draw draws candidates; after a few
+// that all occur, which with 128 random bits does not happen, the body is
+// refused rather than written with one that does.
+func (lv *rebuiltLevel) write(draw func() string) *Rejection {
+	size := 0
+	for i := range lv.parts {
+		pt := &lv.parts[i]
+		pt.head = appendHeader(nil, pt.header)
+		size += len(pt.head) + len(pt.content)
+	}
+	var b string
+	for range 4 {
+		if c := draw(); c != "" && !lv.holds(c) {
+			b = c
+			break
+		}
+	}
+	if b == "" {
+		return syntaxRejection("")
+	}
+	out := make([]byte, 0, size+len(lv.parts)*(len(b)+8)+len(b)+8)
+	for i, pt := range lv.parts {
+		if i > 0 {
+			out = append(out, "\r\n"...)
+		}
+		out = append(append(append(out, "--"...), b...), "\r\n"...)
+		out = append(append(out, pt.head...), pt.content...)
+	}
+	out = append(append(append(out, "\r\n--"...), b...), "--\r\n"...)
+	lv.boundary, lv.out = b, out
+	return nil
+}
+
+// holds reports whether boundary occurs in a header block or a content of
+// lv's parts.
+func (lv *rebuiltLevel) holds(boundary string) bool {
+	bb := []byte(boundary)
+	return slices.ContainsFunc(lv.parts, func(pt rebuiltPart) bool {
+		return bytes.Contains(pt.head, bb) || bytes.Contains(pt.content, bb)
+	})
+}
+
+// appendHeader appends hdr to dst as a part's header block: one
+// "Name: value" line per value, names sorted, values in order, and the
+// empty line that ends the block. Values read by net/textproto hold no CR
+// or LF (it refuses them), so each is one line.
+func appendHeader(dst []byte, hdr textproto.MIMEHeader) []byte {
+	for _, k := range slices.Sorted(maps.Keys(hdr)) {
+		for _, v := range hdr[k] {
+			dst = append(append(append(append(dst, k...), ": "...), v...), "\r\n"...)
+		}
+	}
+	return append(dst, "\r\n"...)
+}
+
+// verify parses lv.out again as a handler does (multipart.Reader.NextPart,
+// quoted-printable decoding and all) and reports whether it gives exactly
+// lv.parts: as many, in order, each with the header written, the field
+// name and file name meant (as mime.ParseMediaType reads the written
+// Content-Disposition) and the content written; and, for a rebuilt nested
+// body, its own parts, read with the boundary its Content-Type announces.
+// When it does not, field names the first part that differs.
+func (lv *rebuiltLevel) verify() (field string, ok bool) {
+	mr := multipart.NewReader(bytes.NewReader(lv.out), lv.boundary)
+	for i := 0; ; i++ {
+		got, err := mr.NextPart()
+		if err == io.EOF {
+			if i != len(lv.parts) {
+				return "", false
+			}
+			return "", true
+		}
+		if err != nil || i == len(lv.parts) {
+			return "", false
+		}
+		want := &lv.parts[i]
+		if !maps.EqualFunc(got.Header, want.header, slices.Equal) {
+			return want.name, false
+		}
+		_, params, derr := mime.ParseMediaType(got.Header.Get("Content-Disposition"))
+		if (derr == nil) != want.hasDisp || params["name"] != want.name || params["filename"] != want.file {
+			return want.name, false
+		}
+		content, err := io.ReadAll(got)
+		if err != nil || !bytes.Equal(content, want.content) {
+			return want.name, false
+		}
+		if want.nested != nil {
+			_, _, _, tp := partType(got.Header)
+			if tp["boundary"] != want.nested.boundary {
+				return want.name, false
+			}
+			if f, ok := want.nested.verify(); !ok {
+				return f, false
+			}
+		}
+	}
 }

@@ -1,0 +1,92 @@
+package middleware
+
+import (
+	"bytes"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// FuzzMultipartRebuild: whatever checkMultipart and canonMultipart accept
+// on a normalizing route is, for a handler that reads it with Go's
+// multipart.Reader (retrying after errors, nested bodies included),
+// exactly the canonical form of the parts of the body as sent (by the
+// oracle's own reading: the standard library's reader and x/text's norm),
+// and every name, header value and text content it reads satisfies the
+// policy; under NFC or NFKC, as multipart/form-data or multipart/mixed.
+// Seeds: the smuggling variants of the tests, and
+// testdata/fuzz/FuzzMultipartRebuild.
+func FuzzMultipartRebuild(f *testing.F) {
+	crlf := "\r\n"
+	qp := "Content-Transfer-Encoding: quoted-printable"
+	seeds := []struct {
+		boundary, body string
+		nfkc           bool
+	}{
+		{"BB", mpBuild("BB", crlf, mpField("x", qpAll("x\r\n--BB\r\n"+smuggled(crlf)), qp), mpField("z", "e\u0301")), false},
+		{"BB", mpBuild("BB", "\n", mpField("x", qpAll("x\n--BB\n"+smuggled("\n")), qp), mpField("z", "e\u0301")), false},
+		{"BB", mpBuild("BB", crlf, mpField("x", "x=0D=\r\n=0A-=\r\n-B=\r\nB=0D=0A"+qpAll(smuggled(crlf)), qp), mpField("z", "e\u0301")), false},
+		{"`X", mpBuild("`X", crlf, mpField("x", "x\r\n--\u1FEFX\r\n"+smuggled(crlf))), false},
+		{"KK", mpBuild("KK", crlf, mpField("x", "x\r\n--\u212A\u212A--\r\n"), mpField("after", "1")), false},
+		{"BB", mpBuild("BB", crlf, mpField("x", "x\r\n\uFF0D\uFF0DBB\r\n"+smuggled(crlf))), true},
+		{"BB", mpBuild("BB", crlf, mpField("a\uFF02; filename=\uFF02evil.txt", "\uFDFA")), true},
+		{"BB", mpBuild("BB", crlf, mpField("\u00e9", "1"), mpField("e\u0301", "2")), false},
+		{"BB", mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="n"; filename="all"`, "Content-Type: multipart/mixed; boundary=CC"},
+			strings.TrimSuffix(mpBuild("CC", crlf, mpField("in", qpAll("e\u0301\r\n--CC\r\n"+smuggled(crlf)), qp)), crlf)}), false},
+		{"BB", mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename="a.txt"`}, "A\u030a\r\n--BB"}), false},
+		{"BB", "--BB\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\ne\u0301\r\n--BB\tjunk\r\n--BB\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\ny\r\n--BB--\r\n", false},
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s.body), s.boundary, s.nfkc, false)
+	}
+	nfc, nfkc := strictForm(rules.NFC)(), strictForm(rules.NFKC)()
+	pols := map[bool]*policy{false: compile(nfc), true: compile(nfkc)}
+	f.Fuzz(func(t *testing.T, body []byte, boundary string, useNFKC, mixed bool) {
+		pol, p := nfc, pols[useNFKC]
+		if useNFKC {
+			pol = nfkc
+		}
+		mt := "multipart/form-data"
+		if mixed {
+			mt = "multipart/mixed"
+		}
+		ct := mime.FormatMediaType(mt, map[string]string{"boundary": boundary})
+		if ct == "" || boundary == "" {
+			return
+		}
+		r := req(http.MethodPost, "/", ct, bytes.NewReader(body))
+		if checkMultipart(r, body, p) != nil {
+			return
+		}
+		sent := string(body)
+		out, rj := p.canonMultipart(r, body)
+		if rj != nil {
+			return // refused: the handler reads nothing
+		}
+		newCT := r.Header.Get("Content-Type")
+		if out == nil {
+			if newCT != ct {
+				t.Fatalf("nothing rewritten, but the Content-Type is now %q", newCT)
+			}
+			out = body
+		}
+		_, params, err := mime.ParseMediaType(newCT)
+		if err != nil {
+			t.Fatalf("Content-Type %q: %v", newCT, err)
+		}
+		seen := &mpSeen{ContentType: newCT, Body: out,
+			Stream: mpStream(multipart.NewReader(bytes.NewReader(out), params["boundary"]), 0, nil)}
+		for _, b := range mpOracle(pol, seen) {
+			t.Errorf("the handler reads %s", b)
+		}
+		if !bytes.Equal(out, body) {
+			for _, d := range mpSameParts(seen.Stream, mpCanonParts(pol, ct, sent)) {
+				t.Errorf("rebuilt: %s", d)
+			}
+		}
+	})
+}
