@@ -185,12 +185,19 @@ func (c *policy) canonString(loc rules.Location, field, v string, precis bool) (
 // a router or a file system.
 const pathSyntax = "/\\%;?#"
 
+// fileNameSyntax are the octets that mean something in a file name to a
+// handler that joins it into a path or decodes it: separators and '%'.
+const fileNameSyntax = "/\\%"
+
 // addsSyntax reports whether after, the canonical form of before, holds
 // more of an octet of pathSyntax, or more dot segments ("." or ".."
 // between slashes), than before.
-func addsSyntax(before, after []byte) bool {
-	for i := 0; i < len(pathSyntax); i++ {
-		if sep := []byte{pathSyntax[i]}; bytes.Count(after, sep) > bytes.Count(before, sep) {
+func addsSyntax(before, after []byte) bool { return addsSyntaxOf(pathSyntax, before, after) }
+
+// addsSyntaxOf is addsSyntax for the octets of syntax.
+func addsSyntaxOf(syntax string, before, after []byte) bool {
+	for i := 0; i < len(syntax); i++ {
+		if sep := []byte{syntax[i]}; bytes.Count(after, sep) > bytes.Count(before, sep) {
 			return true
 		}
 	}

@@ -538,9 +538,18 @@ var canonLocs = []canonLoc{
 			if s.FormErr != nil {
 				t.Fatal(s.FormErr)
 			}
-			canonEq(t, "Content-Type", s.ContentType, ctMP)
-			if !bytes.HasPrefix(s.Body, []byte("--XBOUNDARYX\r\n")) || !bytes.HasSuffix(s.Body, []byte("\r\n--XBOUNDARYX--\r\n")) {
-				t.Errorf("body not delimited by the same boundary: %q", s.Body)
+			if in == want {
+				canonEq(t, "Content-Type", s.ContentType, ctMP)
+			} else {
+				// Rebuilt: a fresh boundary, which the body is delimited by.
+				mt, params, err := mime.ParseMediaType(s.ContentType)
+				b := params["boundary"]
+				if err != nil || mt != "multipart/form-data" || b == "" || b == "XBOUNDARYX" {
+					t.Errorf("Content-Type %q: want multipart/form-data with a fresh boundary", s.ContentType)
+				}
+				if !bytes.HasPrefix(s.Body, []byte("--"+b+"\r\n")) || !bytes.HasSuffix(s.Body, []byte("\r\n--"+b+"--\r\n")) {
+					t.Errorf("body not delimited by the boundary of its Content-Type: %q", s.Body)
+				}
 			}
 			canonEq(t, "form", s.Form, url.Values{"q": {"x" + want + "y"}, "k" + want: {"v"}, "empty": {"e" + want}})
 			canonEq(t, "FormValue(q)", s.FormValue["q"], "x"+want+"y")
@@ -1153,10 +1162,10 @@ func (d *canonDiscard) Header() http.Header         { return d.h }
 func (d *canonDiscard) Write(p []byte) (int, error) { return len(p), nil }
 func (d *canonDiscard) WriteHeader(code int)        { d.code = code }
 
-// TestCanonMultipartBoundary: the body is rebuilt with the boundary it
-// came with, even one that multipart.Writer.SetBoundary refuses but Go's
-// reader takes; a body broken after a part that would change is refused
-// rather than passed on with that part as it came.
+// TestCanonMultipartBoundary: the body is rebuilt with a fresh boundary,
+// whatever the client's was (here one that multipart.Writer.SetBoundary
+// refuses but Go's reader takes); a body broken after a part that would
+// change is refused rather than passed on with that part as it came.
 func TestCanonMultipartBoundary(t *testing.T) {
 	t.Parallel()
 	const b = "we#ird@bound"
@@ -1169,7 +1178,12 @@ func TestCanonMultipartBoundary(t *testing.T) {
 	}
 	s := ev.rec.get()
 	canonEq(t, "FormValue(q)", s.FormValue["q"], "\u00E9")
-	canonEq(t, "body", string(s.Body), strings.Replace(body, "e\u0301", "\u00E9", 1))
+	_, params, _ := mime.ParseMediaType(s.ContentType)
+	nb := params["boundary"]
+	if nb == "" || nb == b {
+		t.Errorf("Content-Type %q: want a fresh boundary", s.ContentType)
+	}
+	canonEq(t, "body", string(s.Body), strings.ReplaceAll(strings.Replace(body, "e\u0301", "\u00E9", 1), b, nb))
 
 	// Broken: no closing delimiter.
 	broken := "--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\ne\u0301\r\n--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"r\"\r\n\r\nabc"

@@ -270,8 +270,8 @@ func TestMultipartMixed(t *testing.T) {
 			t.Errorf("%s: checkMultipart = %v, want %s in field %q", tc.name, rj, tc.want.reason, tc.want.field)
 		}
 	}
-	if loc, on := p.bodyLocation("multipart", "mixed"); loc != rules.Multipart || !on {
-		t.Skip("multipart/mixed does not reach checkMultipart yet (body.go's bodyLocation): the middleware cases wait for it")
+	if loc, text, rj := p.bodyLocation("multipart/mixed; boundary=x", "multipart", "mixed"); loc != rules.Multipart || !text || rj != nil {
+		t.Fatalf("multipart/mixed is checked as %v, %v, %v; want multipart", loc, text, rj)
 	}
 	mpRun(t, cases)
 }
@@ -293,4 +293,26 @@ func TestMultipartRetryingReader(t *testing.T) {
 	if n := mpNames(got); !slices.Equal(n, []string{"a", "b"}) {
 		t.Errorf("a retrying handler reads %q, want [a b]", n)
 	}
+}
+
+// TestMultipartFileNameSyntax: a file name whose canonical form holds path
+// syntax it did not is refused (canonical_syntax), as a path's is: NFKC
+// maps "．．／" to "../", "＼" to "\". A handler that reads the name from
+// the Content-Disposition (not FileHeader.Filename, which net/http cuts to
+// its base) would otherwise join a traversal into a path.
+func TestMultipartFileNameSyntax(t *testing.T) {
+	t.Parallel()
+	nfkc := func() rules.Policy { p := rules.Strict(); p.Normalization = rules.NFKC; return p }
+	file := func(disp string) string {
+		return mpBuild("BB", "\r\n", mpSpec{[]string{"Content-Disposition: form-data; " + disp, "Content-Type: application/octet-stream"}, "x"})
+	}
+	syntax := wantLog{reason: "canonical_syntax", location: "multipart", field: "f", offset: -1}
+	cases := []mpCase{
+		{name: "fullwidth dots and solidus", pol: nfkc, body: file("name=\"f\"; filename*=UTF-8''" + esc("．．／．．／etc／passwd")), status: 400, want: syntax},
+		{name: "fullwidth reverse solidus", pol: nfkc, body: file("name=\"f\"; filename=\"a＼b.txt\""), status: 400, want: syntax},
+		{name: "one dot leader segment", pol: nfkc, body: file("name=\"f\"; filename=\"a/\u2024/b\""), status: 400, want: syntax},
+		{name: "ligature is no syntax", pol: nfkc, body: file("name=\"f\"; filename=\"ﬁle.txt\""), status: 200},
+		{name: "syntax as sent is the client's", pol: nfkc, body: file("name=\"f\"; filename=\"../a.txt\""), status: 200},
+	}
+	mpRun(t, cases)
 }

@@ -83,7 +83,7 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	case !lv.complete && rb.first != nil:
 		return nil, rb.first
 	case !lv.complete:
-		return nil, syntaxRejection("") // cannot happen: every change sets first
+		return nil, multipartSyntax("") // cannot happen: every change sets first
 	}
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out)) > lim {
 		return nil, tooLarge(rules.Multipart, "")
@@ -91,10 +91,10 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
 	if _, ps, err := mime.ParseMediaType(ct); err != nil || ps["boundary"] != lv.boundary {
-		return nil, syntaxRejection("") // cannot happen: mt and the keys were parsed as tokens
+		return nil, multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
 	if field, ok := lv.verify(); !ok {
-		return nil, syntaxRejection(field)
+		return nil, multipartSyntax(field)
 	}
 	if rj := p.checkParts(lv.out, lv.boundary); rj != nil {
 		return nil, rj
@@ -103,11 +103,11 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	return lv.out, nil
 }
 
-// syntaxRejection refuses a rebuilt body that its parser would not read as
+// multipartSyntax refuses a rebuilt body that its parser would not read as
 // the parts it was built from: canonical_syntax, the reason of a canonical
 // form that holds syntax its input did not. field is the part's field
 // name, in canonical form, or "".
-func syntaxRejection(field string) *Rejection {
+func multipartSyntax(field string) *Rejection {
 	return &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: safeField(field),
 		Err: &sanitize.Error{Reason: sanitize.CanonicalSyntax}}
 }
@@ -192,6 +192,22 @@ func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *
 	return out, changed, rj
 }
 
+// checkFileNameSyntax refuses a file name whose canonical form holds
+// syntax it did not (a '/', '\\' or '%', or a dot segment: NFKC maps
+// "．．／x" to "../x"), as a path's is refused (canonical_syntax): a
+// handler that joins the name it reads from the Content-Disposition (not
+// FileHeader.Filename, which net/http cuts to its base) into a path would
+// otherwise get a traversal the checks never saw. In Monitor mode too, so
+// that it is flagged.
+func checkFileNameSyntax(p *policy, field, v string) *Rejection {
+	cf, changed, _ := p.canonOf(rules.Multipart, field, stringBytes(v), false)
+	if !changed || !addsSyntaxOf(fileNameSyntax, stringBytes(v), cf) {
+		return nil
+	}
+	return &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: safeField(field),
+		Sample: sample(v, 0), Err: &sanitize.Error{Reason: sanitize.CanonicalSyntax}}
+}
+
 // collide refuses name, a field name as sent, when an earlier field name
 // of the body that differs from it as sent has the same canonical form.
 func (rb *rebuilder) collide(name string) *Rejection {
@@ -228,6 +244,11 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 			if !ok {
 				continue
 			}
+			if key == "filename" {
+				if rj := checkFileNameSyntax(p, field, v); rj != nil {
+					return out, false, false, rj
+				}
+			}
 			nv, ch, rj := rb.text(field, stringBytes(v), false)
 			if rj != nil {
 				return out, false, false, rj
@@ -244,7 +265,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		if touched {
 			cd := mime.FormatMediaType(pt.disp, params)
 			if cd == "" {
-				return out, false, false, syntaxRejection(field) // cannot happen: parsed as tokens
+				return out, false, false, multipartSyntax(field) // cannot happen: parsed as tokens
 			}
 			hdr.Set("Content-Disposition", cd)
 			changed = true
@@ -271,7 +292,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 				tp["boundary"] = sub.boundary
 				ct := mime.FormatMediaType(pt.media, tp)
 				if ct == "" {
-					return out, false, false, syntaxRejection(field) // cannot happen: parsed as tokens
+					return out, false, false, multipartSyntax(field) // cannot happen: parsed as tokens
 				}
 				hdr.Set("Content-Type", ct)
 			}
@@ -332,7 +353,7 @@ func (lv *rebuiltLevel) write(draw func() string) *Rejection {
 		}
 	}
 	if b == "" {
-		return syntaxRejection("")
+		return multipartSyntax("")
 	}
 	out := make([]byte, 0, size+len(lv.parts)*(len(b)+8)+len(b)+8)
 	for i, pt := range lv.parts {
