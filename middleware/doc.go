@@ -32,9 +32,15 @@
 // (a prefix of the raw value: "application/jsonx" is JSON to it). A value
 // the two read as different structured kinds, or that mime.ParseMediaType
 // refuses, is bad_media_type; under RefuseUnlistedTypes any other type is
-// unsupported_media_type (415) unless BinaryTypes lists it. A multipart part is a file when it has a non-empty
-// file name, as multipart.Part.FileName says; any other part, one without
-// a Content-Disposition included, is a field and checked as text.
+// unsupported_media_type (415) unless BinaryTypes lists it.
+//
+// A multipart part is a file when it has a non-empty file name, as
+// multipart.Part.FileName says, and a file part without a Content-Type is
+// text/plain (RFC 7578); any other part, one without
+// a Content-Disposition included, is a field and checked as text. A
+// multipart body rewritten to its canonical form gets a fresh boundary
+// (and Content-Type), holds no transfer encoding, and is parsed again and
+// compared with the parts it was built from before the handler sees it.
 //
 // # The body and the handler
 //
