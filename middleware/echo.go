@@ -191,40 +191,29 @@ func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p
 	// Before routing, these are the values of the route found above: a
 	// PRECIS path parameter the profile disallows is rejected; its enforced
 	// form cannot be handed on, since Echo routes again after e.Pre.
-	names, values := c.ParamNames(), c.ParamValues()
-	s := getScratch()
-	params, rj, err := g.inspect(s, r, p, names, values)
-	putScratch(s)
-	if r2 := detachBody(r); r2 != r {
-		c.SetRequest(r2)
-		r = r2
+	v := g.run(r, route, p, c.ParamNames(), c.ParamValues(), echoIdentityOf, c)
+	if v.r != r {
+		c.SetRequest(v.r)
+		r = v.r
 	}
-	if err != nil {
-		g.logReadError(r, err, route, p.Mode, echoIdentity(c))
-		if p.Mode == rules.Monitor {
-			return next(c) // the body fails the handler's read as it failed ours
-		}
-		return echo.NewHTTPError(http.StatusBadRequest, map[string]string{"reason": "body_unreadable"}).SetInternal(err)
-	}
-	if rj != nil {
-		rj.Route, rj.Mode = route, p.Mode
-		g.logRejection(r, rj, echoIdentity(c))
+	switch {
+	case v.readErr != nil && !v.pass:
+		return echo.NewHTTPError(http.StatusBadRequest, map[string]string{"reason": "body_unreadable"}).SetInternal(v.readErr)
+	case v.rj != nil:
 		if m.onReject != nil {
-			m.onReject(c, rj)
+			m.onReject(c, v.rj)
 		}
-		if p.Mode == rules.Enforce {
-			return m.onError(c, rj)
+		if !v.pass {
+			return m.onError(c, v.rj)
 		}
 		return next(c)
-	}
-	if p.Mode == rules.Monitor {
+	case p.Mode == rules.Monitor:
 		// Passed on exactly as it came, as Echo alone would: raw
 		// parameter values where Echo routed on RawPath, RawPath kept.
-		g.logAccept(r, route)
 		return next(c)
 	}
-	if params != nil {
-		c.SetParamValues(params...)
+	if v.params != nil {
+		c.SetParamValues(v.params...)
 	}
 	if clearRaw && r.URL.RawPath != "" && !hasEncodedSlash(r.URL.RawPath) {
 		r.URL.RawPath = ""
@@ -245,7 +234,6 @@ func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p
 			return m.check(c, next, moved, g.lookup(moved), dispatch, false, depth+1)
 		}
 	}
-	g.logAccept(r, route)
 	return next(c)
 }
 
@@ -310,6 +298,9 @@ func hasEncodedSlash(raw string) bool {
 	}
 	return false
 }
+
+// echoIdentityOf is echoIdentity as an identityFunc: x is the echo.Context.
+func echoIdentityOf(x any) requestIdentity { return echoIdentity(x.(echo.Context)) }
 
 // echoIdentity returns the request's identity for the log: the ID Echo's
 // RequestID middleware set on the response, or else the X-Request-Id the

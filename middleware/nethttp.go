@@ -99,36 +99,27 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			s := getScratch()
-			_, rj, err := g.inspect(s, r, p, nil, nil)
-			putScratch(s)
-			r = detachBody(r)
-			if err != nil {
-				g.logReadError(r, err, route, p.Mode, httpIdentity(r))
-				if p.Mode == rules.Enforce {
-					writeJSONError(w, http.StatusBadRequest, map[string]string{"reason": "body_unreadable"})
-					return
-				}
-				next.ServeHTTP(w, r) // the body fails the handler's read as it failed ours
+			v := g.run(r, route, p, nil, nil, httpIdentityOf, r)
+			switch {
+			case v.readErr != nil && !v.pass:
+				writeJSONError(w, http.StatusBadRequest, map[string]string{"reason": "body_unreadable"})
 				return
-			}
-			if rj != nil {
-				rj.Route, rj.Mode = route, p.Mode
-				g.logRejection(r, rj, httpIdentity(r))
+			case v.rj != nil:
 				if cfg.OnReject != nil {
-					cfg.OnReject(r, rj)
+					cfg.OnReject(v.r, v.rj)
 				}
-				if p.Mode == rules.Enforce {
-					onError(w, r, rj)
+				if !v.pass {
+					onError(w, v.r, v.rj)
 					return
 				}
-			} else {
-				g.logAccept(r, route)
 			}
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(w, v.r)
 		})
 	}, nil
 }
+
+// httpIdentityOf is httpIdentity as an identityFunc: x is the request.
+func httpIdentityOf(x any) requestIdentity { return httpIdentity(x.(*http.Request)) }
 
 // httpIdentity returns the request's identity for the log: the client's
 // X-Request-Id (marked as the client's: net/http sets none of its own) and
