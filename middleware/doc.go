@@ -54,13 +54,12 @@
 //
 // # Allocations
 //
-// Mounted with e.Use, on a group or on a route, the middleware allocates
-// nothing for a clean request without a body: Echo asks e.Use middleware
-// for a new handler per request, and the middleware gives out the one it
-// made for the same route before. Under e.Pre, Echo makes the
-// next handler per request, and the middleware one handler over it: one
-// allocation. A checked body costs two allocations: its memory and its
-// reader.
+// Echo v4 applies every middleware per request (e.Use, e.Pre, groups and
+// routes alike): the handler the middleware returns, a closure over the
+// next one, is one allocation per request, as for every Echo v4
+// middleware, and the only one for a clean request without a body. The
+// net/http adapter allocates nothing for it. A checked body costs two
+// allocations: its memory and its reader.
 //
 // # The log line
 //

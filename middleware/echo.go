@@ -131,22 +131,18 @@ type echoGuard struct {
 	skipper  emw.Skipper
 	onReject func(c echo.Context, rj *Rejection)
 	onError  func(c echo.Context, rj *Rejection) error
-	cache    wrapCache
 }
 
-// wrap is the echo.MiddlewareFunc. Under e.Use and e.Pre, Echo calls it
-// for every request; the cache (wrap.go) gives out the handler made for
-// the same next before.
+// wrap is the echo.MiddlewareFunc. Echo v4 calls it once per route for a
+// group or route middleware, and for every request under e.Use and e.Pre:
+// the closure is then one allocation per request, as for every Echo v4
+// middleware.
 func (m *echoGuard) wrap(next echo.HandlerFunc) echo.HandlerFunc {
-	if h := m.cache.lookup(next); h != nil {
-		return h
-	}
-	return func(c echo.Context) error { return m.serve(c, next, false) }
+	return func(c echo.Context) error { return m.serve(c, next) }
 }
 
-// serve runs the middleware for c; cached says whether the handler that
-// called it is the one in the cache.
-func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc, cached bool) error {
+// serve runs the middleware for c.
+func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc) error {
 	if m.skipper(c) {
 		return next(c)
 	}
@@ -167,9 +163,6 @@ func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc, cached bool) er
 			foundOn = r.URL.Path
 		}
 	} else {
-		if !cached && m.cache.free(next) {
-			m.cache.store(next, func(c echo.Context) error { return m.serve(c, next, true) })
-		}
 		p = g.lookup(route)
 	}
 	return m.check(c, next, route, p, foundOn, clearRaw, 0)
