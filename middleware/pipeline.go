@@ -3,6 +3,8 @@ package middleware
 import (
 	"net/http"
 
+	"github.com/rs/zerolog"
+
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -34,6 +36,116 @@ type verdict struct {
 // framework value x stands for. It is called only when a line is logged,
 // and, being a plain function of x, costs no allocation when it is not.
 type identityFunc func(x any) requestIdentity
+
+// Pipeline is the framework-neutral core of every adapter, exported so
+// that an adapter for another router (Gin, chi, Fiber, or Echo v5 in
+// middleware/echov5) is a few lines over it and behaves exactly as the
+// Echo v4 and net/http adapters do: same checks, same rewrites, same log
+// lines. It knows only net/http. An adapter finds the request's route
+// template and path parameters in its router's terms, calls Check, and
+// does what the Verdict says.
+type Pipeline struct{ g *guard }
+
+// PipelineConfig configures a Pipeline: the policies and the log, as
+// Config and HTTPConfig do.
+type PipelineConfig struct {
+	// Policy is the policy of every route. Set Policy or Routes, not both;
+	// neither means rules.Default().
+	Policy *rules.Policy
+	// Routes maps route templates to policies.
+	Routes *rules.Table
+	// Logger receives the log lines, unless the request's context carries
+	// a zerolog logger. Default: JSON lines on os.Stderr with a timestamp.
+	Logger *zerolog.Logger
+	// LogAccepted writes a debug-level event for each accepted request.
+	LogAccepted bool
+}
+
+// NewPipeline compiles cfg, or returns the error of an invalid one.
+func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
+	g, err := newGuard(cfg.Policy, cfg.Routes, cfg.Logger, cfg.LogAccepted)
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{g}, nil
+}
+
+// Route reports what the policy of route does: whether it checks
+// anything at all (a route that checks nothing needs no Check), and its
+// mode. An adapter that finds the route before its router does (as under
+// Echo's e.Pre) uses it to tell which path the router will match.
+func (pl *Pipeline) Route(route string) (checks bool, mode rules.Mode) {
+	p := pl.g.lookup(route)
+	return !p.off, p.Mode
+}
+
+// Identity is what the log says of who sent a request.
+type Identity struct {
+	// RequestID is the request's id, and RequestIDFromClient says whether
+	// the client chose it (an X-Request-Id it sent, adopted).
+	RequestID           string
+	RequestIDFromClient bool
+	// RemoteIP is the client's address, as the adapter can trust it.
+	RemoteIP string
+}
+
+// Verdict is what Check decided.
+type Verdict struct {
+	// Request is the request to hand to the handler: the one given, or a
+	// shallow copy whose body the pipeline wrapped, which the adapter
+	// must install in its framework's context.
+	Request *http.Request
+	// Params are the path parameter values the handler must see, in the
+	// order of the names given, or nil when they stay as they are.
+	Params []string
+	// Rejection is the violation found, logged already: refused in
+	// Enforce mode (Pass is false), flagged in Monitor mode.
+	Rejection *Rejection
+	// ReadErr is a checked body that could not be read, logged already;
+	// refuse it with 400 {"reason": "body_unreadable"} unless Pass.
+	ReadErr error
+	// Pass says whether the handler runs.
+	Pass bool
+}
+
+// IdentitySource gives the log's identity fields of a request; Check asks
+// only when it logs a line. Implement it on a pointer the adapter holds
+// anyway (its framework's context), and it costs no allocation.
+type IdentitySource interface{ Identity() Identity }
+
+// ConnIdentity returns the IdentitySource of a plain net/http request: the
+// client's X-Request-Id, marked as the client's, and the connection's
+// address, as the net/http adapter logs them. It does not allocate.
+func ConnIdentity(r *http.Request) IdentitySource { return (*connIdentity)(r) }
+
+type connIdentity http.Request
+
+func (c *connIdentity) Identity() Identity {
+	id := httpIdentity((*http.Request)(c))
+	return Identity{RequestID: id.id, RequestIDFromClient: id.idClient, RemoteIP: id.remoteIP}
+}
+
+// Check runs r, routed to the route template route with the path
+// parameters names and values (nil where the router cuts none before the
+// handler runs), through route's policy. who gives the log's identity
+// fields when a line is logged. In Monitor mode the
+// handler always runs and gets the request as it came; in Enforce mode it
+// runs only for an accepted request, rewritten to its canonical form where
+// the policy asks, with Verdict.Params as its parameters.
+func (pl *Pipeline) Check(r *http.Request, route string, names, values []string, who IdentitySource) Verdict {
+	p := pl.g.lookup(route)
+	if p.off {
+		return Verdict{Request: r, Pass: true}
+	}
+	v := pl.g.run(r, route, p, names, values, callIdentity, who)
+	return Verdict{Request: v.r, Params: v.params, Rejection: v.rj, ReadErr: v.readErr, Pass: v.pass}
+}
+
+// callIdentity is the identityFunc of Check: x is its IdentitySource.
+func callIdentity(x any) requestIdentity {
+	id := x.(IdentitySource).Identity()
+	return requestIdentity{id: id.RequestID, idClient: id.RequestIDFromClient, remoteIP: id.RemoteIP}
+}
 
 // run checks r, routed to route (whose policy p is on) with the path
 // parameters names and values (nil where the framework cuts none before
