@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -296,6 +297,56 @@ func orcHTTPHandler(pol rules.Policy, pattern string) http.Handler {
 	})
 }
 
+// orcReq is a request, written on the wire by wire.
+type orcReq struct {
+	method, target string
+	ctype          string // the Content-Type; none when empty
+	hdrs           string // header lines, "\n"-separated; after an empty line, trailers
+	body           string
+	chunked        bool
+}
+
+// wire returns the request as a client writes it: Host first, the
+// Content-Type, the header lines, and a Content-Length (when there is a
+// body or the method has one) or the chunked framing with the trailers.
+func (q orcReq) wire() []byte {
+	var b bytes.Buffer
+	b.WriteString(q.method + " " + q.target + " HTTP/1.1\r\nHost: example.com\r\n")
+	if q.ctype != "" {
+		b.WriteString("Content-Type: " + q.ctype + "\r\n")
+	}
+	lines := strings.Split(q.hdrs, "\n")
+	head, trailers := lines, []string(nil)
+	if i := slices.Index(lines, ""); i >= 0 {
+		head, trailers = lines[:i], lines[i+1:]
+	}
+	for _, line := range head {
+		b.WriteString(line + "\r\n")
+	}
+	if !q.chunked {
+		if q.body != "" || q.method != http.MethodGet {
+			b.WriteString("Content-Length: " + strconv.Itoa(len(q.body)) + "\r\n")
+		}
+		b.WriteString("\r\n" + q.body)
+		return b.Bytes()
+	}
+	b.WriteString("Transfer-Encoding: chunked\r\n\r\n")
+	size := min(max((len(q.body)+1)/2, 1), 32<<10)
+	for rest := q.body; rest != ""; {
+		n := min(size, len(rest))
+		b.WriteString(strconv.FormatInt(int64(n), 16) + "\r\n" + rest[:n] + "\r\n")
+		rest = rest[n:]
+	}
+	b.WriteString("0\r\n")
+	for _, line := range trailers {
+		if line != "" {
+			b.WriteString(line + "\r\n")
+		}
+	}
+	b.WriteString("\r\n")
+	return b.Bytes()
+}
+
 // orcParse parses a request as http.Server does.
 func orcParse(wire []byte) (*http.Request, error) {
 	r, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(wire)))
@@ -364,7 +415,12 @@ type orcWant struct {
 	reasons []string
 }
 
-var orcOK = orcWant{status: http.StatusOK}
+var (
+	orcOK   = orcWant{status: http.StatusOK}
+	orcSafe = orcWant{}
+)
+
+func orcRej(status int, reasons ...string) orcWant { return orcWant{status: status, reasons: reasons} }
 
 // check asserts that res is what w wants.
 func (w orcWant) check(t *testing.T, res orcResult) {
