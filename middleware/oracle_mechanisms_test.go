@@ -1,10 +1,16 @@
 package middleware
 
 import (
+	"bufio"
+	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestOracleMechanisms is the named regression test of every mechanism of
@@ -574,5 +580,60 @@ Content-Length: {len}`, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<soap:Env
 Host: example.com
 Content-Type: application/json
 Content-Length: {len}`, "{\"name\":\"Jos\u00e9\",\"city\":\"K\u00f8benhavn\"}"),
+	}
+}
+
+// TestOracleTrailerSocket sends chunked requests with trailers over TCP to
+// a real http.Server on 127.0.0.1, on every mount: a listed header sent as
+// a trailer must be checked (or refused) as it is as a header.
+func TestOracleTrailerSocket(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip("no loopback listener:", err)
+	}
+	var reports sync.Map // client address: *orcReport
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, _ := reports.Load(r.RemoteAddr)
+		rep := v.(*orcReport)
+		orcServers()[rep.mount].ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), orcKey{}, rep)))
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	cases := []orcCase{
+		{"rlo-trailer", orcPost("/t/strict/x", "text/plain", "hello").chunk().with("Trailer: X-Name\n\nX-Name: \u202e"), orcRej(400, "forbidden_char", "forbidden_trailer"), nil},
+		{"nel-trailer-json", orcPost("/t/strict/x", "application/json", `{"a":1}`).chunk().with("\nX-Name: a\xc2\x85"), orcRej(400, "forbidden_char", "forbidden_trailer"), nil},
+		{"rlo-trailer-unread-body", orcPost("/t/upload/x", "application/octet-stream", "\x00\x01").chunk().with("\nX-Name: \u202e"), orcSafe, nil},
+		{"clean-trailer", orcPost("/t/strict/x", "text/plain", "hello").chunk().with("Trailer: X-Name\n\nX-Name: ok"), orcSafe, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, m := range orcAllMounts {
+				t.Run(m.String(), func(t *testing.T) {
+					wire := tc.req.wire()
+					orig, err := orcOrigOf(wire)
+					if err != nil {
+						t.Fatal(err)
+					}
+					conn, err := net.DialTimeout("tcp", ln.Addr().String(), 2*time.Second)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer conn.Close()
+					rep := &orcReport{mount: m, orig: orig}
+					reports.Store(conn.LocalAddr().String(), rep)
+					_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+					if _, err := conn.Write(wire); err != nil {
+						t.Fatal(err)
+					}
+					resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					tc.want.check(t, orcResultOf(resp.StatusCode, body, rep))
+				})
+			}
+		})
 	}
 }
