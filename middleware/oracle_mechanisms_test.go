@@ -148,6 +148,9 @@ func orcMechanisms() []orcCases {
 				"--BB\nContent-Disposition: form-data; name=\"n\"\n\ne\u0301\n--BB--\n"), orcSafe, nil},
 			{"decomposed-file-name-forces-rebuild", orcPost(nfc, orcMPBB, orcMP("BB", orcFD("x", orcSmuggle, orcQP),
 				"Content-Disposition: form-data; name=\"f\"; filename=\"e\u0301.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n\x00\xff")), orcSafe, nil},
+			{"quoted-boundary-holding-a-quote", orcPost(nfc, `multipart/form-data; boundary="b\"q"`, orcMP("b\"q",
+				orcFD("x", "caf=C3=A9=0D=0A--b\"q=0D=0AContent-Disposition: form-data; name=3D\"evil\"=0D=0A"+orcQP+"=0D=0A=0D=0A=3DE2=3D80=3DAE", orcQP),
+				orcFD("e\u0301", "v"), orcFD("keep", "kept"))), orcSafe, nil},
 			{"strict-route-no-rebuild", orcPost(strict, orcMPBB, orcMP("BB", orcFD("x", orcSmuggle, orcQP), orcFD("n", "e\u0301"))), orcSafe, nil},
 		}},
 		{"issue12/2-canonical-syntax", []orcCase{
