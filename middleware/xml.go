@@ -143,60 +143,129 @@ func xmlChar(r rune) bool {
 // checkXML runs in time linear in the body and allocates nothing when it
 // returns nil. A body without '&', without a BOM the policy refuses and
 // without processing instructions past the declaration is checked by the
-// SIMD class check alone.
+// SIMD class check alone; one with references but no comment, CDATA
+// section, DTD or instruction, by that and a look at each '&' (xmlShape);
+// any other, by the lexer.
 func checkXML(body []byte, c *rules.Check, refuseCharsets bool) *Rejection {
 	if rj, foreign := xmlCharset(body, refuseCharsets); rj != nil || foreign {
 		return rj
 	}
 	forbid := c.Forbid
 	raw := xmlCheckRaw(body, forbid)
-	if xmlPlain(body, forbid) {
-		if raw == nil {
-			return nil
-		}
-		return xmlReject(body, raw)
-	}
 	stop := len(body)
 	if raw != nil {
 		stop = raw.Offset
 	}
-	if e := xmlScan(body, forbid, stop); e != nil {
-		return xmlReject(body, e)
+	var e *sanitize.Error
+	switch shape, from := xmlShapeOf(body, forbid); shape {
+	case xmlPlainShape:
+	case xmlRefsShape:
+		e = xmlCheckRefs(body, from, stop, forbid)
+	default:
+		e = xmlScan(body, forbid, stop)
 	}
-	if raw != nil {
-		return xmlReject(body, raw)
+	if e == nil {
+		e = raw
 	}
-	return nil
+	if e == nil {
+		return nil
+	}
+	return xmlReject(body, e)
 }
 
-// xmlPlain reports whether the raw check alone decides body: there is no
-// reference to decode (no '&'), no U+FEFF where forbid refuses a BOM (the
-// scanner alone knows where values start), and no processing instruction
-// after the one the body may start with, which could be an <?xml ...?>
-// naming another encoding.
-func xmlPlain(body []byte, forbid sanitize.Class) bool {
-	if bytes.IndexByte(body, '&') >= 0 {
-		return false
-	}
-	if forbid&sanitize.BOM != 0 && bytes.Contains(body, xmlBOM) {
-		return false
-	}
-	// No "<?" but one at the start, which xmlCharset has read. '?' is rare
-	// in XML, '<' is not: look for the '?'.
-	decl := 0 // where a "<?" may be
+// xmlShape says how much of the lexer a body needs.
+type xmlShape uint8
+
+const (
+	// xmlPlainShape: the raw check alone decides. There is no reference to
+	// decode (no '&'), no U+FEFF where forbid refuses a BOM, and no
+	// processing instruction but the one the body may start with, which
+	// xmlCharset has read.
+	xmlPlainShape xmlShape = iota
+	// xmlRefsShape: there are references, but no markup other than tags
+	// after the processing instruction the body may start with: no
+	// comment, CDATA section, directive or other instruction, the only
+	// places where '&' is literal. Every '&' from there on is then in
+	// character data or an attribute value, where it is decoded, or where
+	// encoding/xml stops with a syntax error: each can be checked as a
+	// reference without the lexer (xmlCheckRefs). Not where forbid
+	// refuses a BOM, which needs to know where values start.
+	xmlRefsShape
+	// xmlScanShape: the lexer decides (xmlScan).
+	xmlScanShape
+)
+
+// xmlShapeOf returns the shape of body under forbid and, for
+// xmlRefsShape, the offset after the processing instruction body starts
+// with, if any. It looks for the rare octets '&', '?' and '!' rather than
+// the frequent '<'.
+func xmlShapeOf(body []byte, forbid sanitize.Class) (xmlShape, int) {
+	decl := 0 // where the body's own "<?" may be
 	if bytes.HasPrefix(body, xmlBOM) {
 		decl = len(xmlBOM)
-	}
-	for j := 1; j < len(body); j++ {
-		k := bytes.IndexByte(body[j:], '?')
-		if k < 0 {
-			break
+		if forbid&sanitize.BOM != 0 && bytes.Contains(body[decl:], xmlBOM) {
+			return xmlScanShape, 0 // the signature aside
 		}
-		if j += k; body[j-1] == '<' && j-1 != decl {
+	} else if forbid&sanitize.BOM != 0 && bytes.Contains(body, xmlBOM) {
+		return xmlScanShape, 0
+	}
+	if xmlMarkupAfter(body, '?', decl) {
+		return xmlScanShape, 0
+	}
+	if bytes.IndexByte(body, '&') < 0 {
+		return xmlPlainShape, 0
+	}
+	if forbid&sanitize.BOM != 0 || xmlMarkupAfter(body, '!', -1) {
+		return xmlScanShape, 0
+	}
+	from := 0
+	if bytes.HasPrefix(body[decl:], piOpen) {
+		lx := xmlLexer{p: body, i: decl}
+		t := lx.next()
+		if t.kind != xmlPI {
+			return xmlScanShape, 0
+		}
+		from = t.to
+	}
+	return xmlRefsShape, from
+}
+
+// xmlMarkupAfter reports whether body holds '<' followed by c anywhere but
+// at offset allow.
+func xmlMarkupAfter(body []byte, c byte, allow int) bool {
+	for j := 1; j < len(body); j++ {
+		k := bytes.IndexByte(body[j:], c)
+		if k < 0 {
 			return false
 		}
+		if j += k; body[j-1] == '<' && j-1 != allow {
+			return true
+		}
 	}
-	return true
+	return false
+}
+
+// xmlCheckRefs checks every '&' of body from offset from on, before stop,
+// as a reference in character data (see xmlShape): it must be a character
+// reference or one of the five predefined entities, and decode to an XML
+// Char of no class in forbid, which holds no BOM here.
+func xmlCheckRefs(body []byte, from, stop int, forbid sanitize.Class) *sanitize.Error {
+	for j := from; j < stop; {
+		k := bytes.IndexByte(body[j:stop], '&')
+		if k < 0 {
+			return nil
+		}
+		at := j + k
+		r, n := xmlRef(body[at:])
+		if n == 0 {
+			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
+		}
+		if e := xmlCheckRune(r, at, false, forbid); e != nil {
+			return e
+		}
+		j = at + n
+	}
+	return nil
 }
 
 var (

@@ -301,8 +301,8 @@ func TestXMLClean(t *testing.T) {
 	}
 }
 
-// TestXMLAllocs: checkXML allocates nothing on a body it accepts, on the
-// fast path (no '&') and on the scanner's.
+// TestXMLAllocs: checkXML allocates nothing on a body it accepts, on each
+// of its paths (xmlShape).
 func TestXMLAllocs(t *testing.T) {
 	c := &rules.Check{On: true, Forbid: strictXML}
 	cb := &rules.Check{On: true, Forbid: strictXML | sanitize.BOM}
@@ -314,9 +314,11 @@ func TestXMLAllocs(t *testing.T) {
 			}
 		}
 	}
-	big := xmlBenchBody(64<<10, true)
-	if n := testing.AllocsPerRun(10, func() { _ = checkXML(big, c, true) }); n != 0 {
-		t.Errorf("64 KiB: %v allocations", n)
+	for _, kind := range []string{"plain", "refs", "lexer"} {
+		big := xmlBenchBody(64<<10, kind)
+		if n := testing.AllocsPerRun(10, func() { _ = checkXML(big, c, true) }); n != 0 {
+			t.Errorf("64 KiB %s: %v allocations", kind, n)
+		}
 	}
 }
 
@@ -434,34 +436,35 @@ func TestCanonXMLNotOurs(t *testing.T) {
 }
 
 // xmlBenchBody returns a clean XML document of about size octets: items
-// with international text, and, when refs, character references and
-// predefined entities (the scanner's path).
-func xmlBenchBody(size int, refs bool) []byte {
+// with international text and, by kind, nothing else ("plain": the SIMD
+// check alone), character references and predefined entities ("refs": a
+// look at each '&'), or those and a comment ("lexer": the lexer).
+func xmlBenchBody(size int, kind string) []byte {
 	var b bytes.Buffer
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n<order xmlns=\"urn:example:order\">\n")
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	if kind == "lexer" {
+		b.WriteString("<!-- généré -->\n")
+	}
+	b.WriteString("<order xmlns=\"urn:example:order\">\n")
 	for i := 0; b.Len() < size-64; i++ {
-		if refs {
-			fmt.Fprintf(&b, "  <item id=\"%d\" name=\"Caf&#233; &amp; Cr&#xE8;me\"><note>Zoë &lt;ok&gt; 株式会社 😀</note></item>\n", i)
-		} else {
+		if kind == "plain" {
 			fmt.Fprintf(&b, "  <item id=\"%d\" name=\"Café Crème\"><note>Zoë ok 株式会社 😀 Ελληνικά</note></item>\n", i)
+		} else {
+			fmt.Fprintf(&b, "  <item id=\"%d\" name=\"Caf&#233; &amp; Cr&#xE8;me\"><note>Zoë &lt;ok&gt; 株式会社 😀</note></item>\n", i)
 		}
 	}
 	b.WriteString("</order>\n")
 	return b.Bytes()
 }
 
-// BenchmarkCheckXML: clean bodies of 1 KiB and 64 KiB, without references
-// (the SIMD check alone) and with them (the scanner).
+// BenchmarkCheckXML: clean bodies of 1 KiB and 64 KiB, of each kind of
+// xmlBenchBody.
 func BenchmarkCheckXML(b *testing.B) {
 	c := &rules.Check{On: true, Forbid: strictXML}
 	for _, size := range []int{1 << 10, 64 << 10} {
-		for _, refs := range []bool{false, true} {
-			body := xmlBenchBody(size, refs)
-			name := fmt.Sprintf("%dKiB/plain", size>>10)
-			if refs {
-				name = fmt.Sprintf("%dKiB/refs", size>>10)
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, kind := range []string{"plain", "refs", "lexer"} {
+			body := xmlBenchBody(size, kind)
+			b.Run(fmt.Sprintf("%dKiB/%s", size>>10, kind), func(b *testing.B) {
 				b.SetBytes(int64(len(body)))
 				b.ReportAllocs()
 				for b.Loop() {
