@@ -1067,10 +1067,6 @@ func xmlPathAt(body []byte, off int) string {
 //     (the configuration its documentation gives for HTML): <br> is closed
 //     by the token after its start tag, unless that is its own end tag, so
 //     in <a>e<br>&#x301;</a> the "\u0301" is a's;
-//   - each token of character data together with the one before it in the
-//     body, wherever that is, when it starts with a non-ASCII character or
-//     a reference: with any other AutoClose list, the text right after an
-//     auto-closed element joins the text before it;
 //   - each attribute value, references decoded; each element, attribute
 //     and processing-instruction target name (a name holds no references);
 //   - each comment, and the concatenation of each element's comments (a
@@ -1084,10 +1080,11 @@ func xmlPathAt(body []byte, off int) string {
 //
 // Not covered: CR and CRLF, which encoding/xml turns into LF, are left as
 // they are (no normalization form composes or reorders either, so it never
-// changes whether a text is normal); and with Strict off and an AutoClose
-// list other than xml.HTMLAutoClose, text after a child element of an
-// auto-closed element, which joins text further back than the token right
-// before it. Strict decoders (c.Bind) are covered exactly.
+// changes whether a text is normal); and AutoClose lists other than
+// xml.HTMLAutoClose, which a handler makes up and this package cannot
+// know: with one, the text inside an element the list names joins its
+// parent's. Strict decoders (c.Bind), and decoders with Strict off and no
+// list or that one, are covered exactly.
 func (p *policy) canonXML(body []byte) *Rejection {
 	if p.form == normalize.None {
 		return nil
@@ -1124,12 +1121,12 @@ type xmlCanon struct {
 	// that came before it: an element's own are the last ones when it
 	// closes, its children's gone with them.
 	pieces []xmlPiece
-	prev   xmlPiece // the last character-data token, if prevOK
-	prevOK bool
 	split  []xmlPiece // scratch for close
 	buf    []byte     // scratch
 	// htmlAutoClose closes the elements of xml.HTMLAutoClose as
-	// encoding/xml does with Strict off and that list: pending is set
+	// encoding/xml does with Strict off and that list, in a second pass
+	// that checks only what the first cannot have: elements' texts joined
+	// differently. pending is set
 	// while the innermost open element is one whose start tag was the last
 	// token, which the next token closes unless it is its end tag.
 	// sawAutoClose reports that the body has such an element at all.
@@ -1224,8 +1221,8 @@ func (cn *xmlCanon) run() *Rejection {
 	}
 }
 
-// charData checks a character-data token on its own and joined to the
-// one before it, and adds it to its element's pieces.
+// charData checks a character-data token on its own, and adds it to its
+// element's pieces.
 func (cn *xmlCanon) charData(piece xmlPiece) *Rejection {
 	if piece.to == piece.from {
 		return nil // an empty CDATA section: nothing to join
@@ -1233,14 +1230,6 @@ func (cn *xmlCanon) charData(piece xmlPiece) *Rejection {
 	if rj := cn.text(piece, [2]int{}); rj != nil {
 		return rj
 	}
-	if c := cn.p[piece.from]; cn.prevOK && (c >= utf8.RuneSelf || piece.refs && c == '&') {
-		// The token may start with a character that combines with what
-		// comes before it (an ASCII one never does).
-		if rj := cn.joined([]xmlPiece{cn.prev, piece}); rj != nil {
-			return rj
-		}
-	}
-	cn.prev, cn.prevOK = piece, true
 	if len(cn.open) > 0 {
 		cn.pieces = append(cn.pieces, piece)
 	}
@@ -1285,6 +1274,12 @@ func (cn *xmlCanon) close() *Rejection {
 // raw checks the text p[v[0]:v[1]], which holds no references. attr names
 // the attribute it belongs to, if any, for the field.
 func (cn *xmlCanon) raw(v [2]int, attr [2]int) *Rejection {
+	if cn.htmlAutoClose {
+		return nil // the first pass has checked every token
+	}
+	if text := cn.p[v[0]:v[1]]; isASCII(text) {
+		return nil // ASCII is in every form; names mostly are
+	}
 	if k := cn.form.FirstNonNormal(cn.p[v[0]:v[1]]); k >= 0 {
 		return cn.reject(v[0]+k, attr)
 	}
@@ -1293,6 +1288,9 @@ func (cn *xmlCanon) raw(v [2]int, attr [2]int) *Rejection {
 
 // text checks the text of one piece, references decoded.
 func (cn *xmlCanon) text(piece xmlPiece, attr [2]int) *Rejection {
+	if cn.htmlAutoClose {
+		return nil // the first pass has checked every token
+	}
 	v := cn.p[piece.from:piece.to]
 	if !piece.refs || bytes.IndexByte(v, '&') < 0 {
 		return cn.raw([2]int{piece.from, piece.to}, attr)
