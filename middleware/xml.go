@@ -1,0 +1,1395 @@
+package middleware
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// XML bodies (application/xml, text/xml and every +xml type) are checked as
+// a handler's XML decoder reads them. The decoder that matters most is
+// encoding/xml: Echo's c.Bind uses it in Strict mode; a handler may also set
+// Strict = false, an AutoClose list and an Entity map, or a CharsetReader.
+// What such a decoder yields that the raw octets do not show, and what is
+// done about each:
+//
+//   - Character references, &#NNN; and &#xHHH;, in character data and in
+//     attribute values, are decoded: each is decoded here and checked
+//     against XML's Char production and the policy's classes (checkXML).
+//   - Named references: encoding/xml decodes the five predefined ones
+//     (&lt; &gt; &amp; &apos; &quot;), which are harmless, and any name in
+//     the handler's Entity map, whose replacement text this package cannot
+//     know (xml.HTMLEntity maps &rlm; to a bidi control). Every other named
+//     reference is refused.
+//   - An XML declaration, or any <?xml ...?> instruction, that names an
+//     encoding makes encoding/xml hand the rest of the body to the
+//     handler's CharsetReader: it is refused, or the body left alone as not
+//     UTF-8 (refuseCharsets).
+//   - Unmarshal joins an element's character data across comments, CDATA
+//     sections, processing instructions and child elements, so normal
+//     pieces can make a string that is not normal (canonXML).
+//
+// Comments, processing instructions and CDATA sections are taken literally
+// by every decoder: a reference there is text, not a character, and is not
+// decoded (the octets themselves are checked like all others).
+
+// xmlNonChars are the classes that hold characters outside XML 1.0's Char
+// production (section 2.2): NUL, the C0 controls but TAB, LF and CR, and,
+// among the noncharacters, U+FFFE and U+FFFF. An XML body may not hold them
+// raw or as references, whatever the policy.
+const xmlNonChars = sanitize.NUL | sanitize.C0 | sanitize.Noncharacter
+
+// xmlChar reports whether r matches XML 1.0's Char production:
+// #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
+func xmlChar(r rune) bool {
+	switch {
+	case r < 0x20:
+		return r == 0x9 || r == 0xA || r == 0xD
+	case r <= 0xD7FF:
+		return true
+	case r < 0xE000:
+		return false
+	case r <= 0xFFFD:
+		return true
+	}
+	return 0x10000 <= r && r <= utf8.MaxRune
+}
+
+// checkXML checks an XML body under c, failing closed: it returns the first
+// violation, or nil when the body may go to the handler. The Rejection's
+// Location is rules.XML, its Offset an offset into the body, and its Field
+// the element path of where the violation is: the names of the open
+// elements as written, prefixes included, each after a '/' ("/order/item"),
+// then "/@name" inside an attribute ("/order/item/@name"); an element's
+// own path inside its start or end tag; "" outside the root element (the
+// prolog: XML declaration, DTD). Field goes through safeField.
+//
+// Checked, first violation in body order:
+//
+//   - The octets: well-formed UTF-8 (the encoding reasons, as
+//     sanitize.Validate reports them); no character outside XML's Char
+//     production (NUL, C0 controls but TAB, LF and CR, U+FFFE, U+FFFF:
+//     forbidden_char with the character's class, whatever c.Forbid); none
+//     of c.Forbid's classes (forbidden_char). This covers names, comments,
+//     processing instructions, CDATA sections and the DTD as well.
+//   - c.Forbid's BOM class counts at the start of a value only, as in
+//     JSON: U+FEFF, raw or as a reference, as the first character of a
+//     character-data token (the text between two pieces of markup, or a
+//     CDATA section's content) or of an attribute value. The body's own
+//     first octets are not a value: a BOM there is the encoding signature
+//     (XML 1.0 section 4.3.3), not part of the document's character data
+//     (encoding/xml yields it as character data outside the root element,
+//     which Unmarshal ignores); a second U+FEFF right after it counts.
+//   - Every character reference in character data, in attribute values,
+//     and anywhere in the DTD (<!DOCTYPE ...>, comments inside it included:
+//     an entity value's references become text wherever the entity is
+//     used), decimal &#NNN; or hex
+//     &#xHHH; with any number of leading zeros, as encoding/xml reads them,
+//     decoded and checked: surrogate for U+D800..U+DFFF (encoding/xml
+//     would make it U+FFFD); out_of_range for a value above U+10FFFF,
+//     however many digits; forbidden_char for a character outside XML's
+//     Char production (&#0;, &#1;, &#xFFFE;), with its class from
+//     sanitize.ClassOf; forbidden_char for a character of c.Forbid
+//     (&#x202E; is bidi, &#x85; c1). The offset is that of the '&'.
+//   - Malformed references are refused as bad_escape, at the '&': "&#"
+//     not followed by digits and ';' (&#;, &#x;, &#12a;, &#X41; with a
+//     capital X, which XML does not allow); in character data and
+//     attribute values, any '&' that does not start a character reference
+//     or one of the five predefined entities (a bare '&', &amp without its
+//     ';', &nbsp;, or an entity declared in the DTD). A Strict decoder
+//     refuses all of these anyway; a non-Strict one passes them on as
+//     text, or decodes them through its Entity map into characters this
+//     check never saw.
+//   - An XML declaration (<?xml ...?>, at the start of the body, after an
+//     optional UTF-8 BOM) naming an encoding other than UTF-8 ("UTF-8", "utf8") or
+//     US-ASCII (and its IANA aliases, accepted only when every octet of the
+//     body is ASCII: the WHATWG table maps "us-ascii" to windows-1252,
+//     which reads UTF-8 octets as C1 controls): with refuseCharsets,
+//     bad_charset at the encoding's name; without, the body is not UTF-8
+//     and not ours to check, and checkXML returns nil, unread, provided
+//     encoding/xml reads that encoding as well. Where it reads on in UTF-8
+//     but a parser that follows the grammar would not (encoding = "x"
+//     with spaces, a second encoding after a UTF-8 one), the declaration
+//     is bad_charset whatever refuseCharsets says. A body that
+//     starts with a UTF-16 or UTF-32 byte order mark is bad_charset with
+//     refuseCharsets, and otherwise checked as UTF-8, which it is not.
+//     Every encoding pseudo-attribute counts, with or without spaces
+//     around '=', a second one or one inside another value: encoding/xml
+//     reads the first "encoding=" followed by a quote, wherever it is.
+//   - Any other <?xml ...?> processing instruction naming such an
+//     encoding is bad_charset even without refuseCharsets: it is not a
+//     declaration, but encoding/xml switches to the CharsetReader wherever
+//     it meets one, so the octets after it would reach the handler in
+//     another charset, unchecked. So is <?XML ...?> or <?Xml ...?>
+//     anywhere, which encoding/xml reads as a processing instruction like
+//     any other and another parser might take for a declaration.
+//
+// Not checked: references inside comments, processing instructions and
+// CDATA sections, which every decoder yields as the literal text "&#...;"
+// (refusing them would refuse HTML carried in CDATA); well-formedness,
+// which is the decoder's to refuse. Where the body is not well-formed the
+// scan follows encoding/xml as long as encoding/xml goes on (with Strict
+// off: unquoted attribute values, attributes without a value); from the
+// first error it notices (a missing name, an unterminated comment, a '<'
+// in an attribute value, ...) it treats the rest of the body as character
+// data and checks every reference in it. c.Repair does not apply: an XML
+// body is never rewritten.
+//
+// checkXML runs in time linear in the body and allocates nothing when it
+// returns nil. A body without '&', without a BOM the policy refuses and
+// without processing instructions past the declaration is checked by the
+// SIMD class check alone; one with references but no comment, CDATA
+// section, DTD or instruction, by that and a look at each '&' (xmlShape);
+// any other, by the lexer.
+func checkXML(body []byte, c *rules.Check, refuseCharsets bool) *Rejection {
+	if rj, foreign := xmlCharset(body, refuseCharsets); rj != nil || foreign {
+		return rj
+	}
+	forbid := c.Forbid
+	raw := xmlCheckRaw(body, forbid)
+	stop := len(body)
+	if raw != nil {
+		stop = raw.Offset
+	}
+	var e *sanitize.Error
+	switch shape, from := xmlShapeOf(body, forbid); shape {
+	case xmlPlainShape:
+	case xmlRefsShape:
+		e = xmlCheckRefs(body, from, stop, forbid)
+	default:
+		e = xmlScan(body, forbid, stop)
+	}
+	if e == nil {
+		e = raw
+	}
+	if e == nil {
+		return nil
+	}
+	return xmlReject(body, e)
+}
+
+// xmlShape says how much of the lexer a body needs.
+type xmlShape uint8
+
+const (
+	// xmlPlainShape: the raw check alone decides. There is no reference to
+	// decode (no '&'), no U+FEFF where forbid refuses a BOM, and no
+	// processing instruction but the one the body may start with, which
+	// xmlCharset has read.
+	xmlPlainShape xmlShape = iota
+	// xmlRefsShape: there are references, but no markup other than tags
+	// after the processing instruction the body may start with: no
+	// comment, CDATA section, directive or other instruction, the only
+	// places where '&' is literal. Every '&' from there on is then in
+	// character data or an attribute value, where it is decoded, or where
+	// encoding/xml stops with a syntax error: each can be checked as a
+	// reference without the lexer (xmlCheckRefs). Not where forbid
+	// refuses a BOM, which needs to know where values start.
+	xmlRefsShape
+	// xmlScanShape: the lexer decides (xmlScan).
+	xmlScanShape
+)
+
+// xmlShapeOf returns the shape of body under forbid and, for
+// xmlRefsShape, the offset after the processing instruction body starts
+// with, if any. It looks for the rare octets '&', '?' and '!' rather than
+// the frequent '<'.
+func xmlShapeOf(body []byte, forbid sanitize.Class) (xmlShape, int) {
+	decl := 0 // where the body's own "<?" may be
+	if bytes.HasPrefix(body, xmlBOM) {
+		decl = len(xmlBOM)
+		if forbid&sanitize.BOM != 0 && bytes.Contains(body[decl:], xmlBOM) {
+			return xmlScanShape, 0 // the signature aside
+		}
+	} else if forbid&sanitize.BOM != 0 && bytes.Contains(body, xmlBOM) {
+		return xmlScanShape, 0
+	}
+	if xmlMarkupAfter(body, '?', decl) {
+		return xmlScanShape, 0
+	}
+	if bytes.IndexByte(body, '&') < 0 {
+		return xmlPlainShape, 0
+	}
+	if forbid&sanitize.BOM != 0 || xmlMarkupAfter(body, '!', -1) {
+		return xmlScanShape, 0
+	}
+	from := 0
+	if bytes.HasPrefix(body[decl:], piOpen) {
+		lx := xmlLexer{p: body, i: decl}
+		t := lx.next()
+		if t.kind != xmlPI {
+			return xmlScanShape, 0
+		}
+		from = t.to
+	}
+	return xmlRefsShape, from
+}
+
+// xmlMarkupAfter reports whether body holds '<' followed by c anywhere but
+// at offset allow.
+func xmlMarkupAfter(body []byte, c byte, allow int) bool {
+	for j := 1; j < len(body); j++ {
+		k := bytes.IndexByte(body[j:], c)
+		if k < 0 {
+			return false
+		}
+		if j += k; body[j-1] == '<' && j-1 != allow {
+			return true
+		}
+	}
+	return false
+}
+
+// xmlCheckRefs checks every '&' of body from offset from on, before stop,
+// as a reference in character data (see xmlShape): it must be a character
+// reference or one of the five predefined entities, and decode to an XML
+// Char of no class in forbid, which holds no BOM here.
+func xmlCheckRefs(body []byte, from, stop int, forbid sanitize.Class) *sanitize.Error {
+	for j := from; j < stop; {
+		k := bytes.IndexByte(body[j:stop], '&')
+		if k < 0 {
+			return nil
+		}
+		at := j + k
+		r, n := xmlRef(body[at:])
+		if n == 0 {
+			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
+		}
+		if e := xmlCheckRune(r, at, false, forbid); e != nil {
+			return e
+		}
+		j = at + n
+	}
+	return nil
+}
+
+var (
+	xmlBOM = []byte(bom)
+	piOpen = []byte("<?")
+)
+
+// xmlCheckRaw checks the octets of body: the first one that is not
+// well-formed UTF-8, not an XML Char or of a class in forbid (BOM aside:
+// it counts only where a value starts), as a *sanitize.Error, or nil. The
+// SIMD check looks for forbid and xmlNonChars at once; a noncharacter that
+// is an XML Char (U+FDD0, U+1FFFE, ...) and that forbid allows is passed
+// over and the check resumes after it.
+func xmlCheckRaw(body []byte, forbid sanitize.Class) *sanitize.Error {
+	forbid &^= sanitize.BOM
+	classes := forbid | xmlNonChars
+	for from := 0; ; {
+		err := sanitize.Check(body[from:], classes)
+		if err == nil {
+			return nil
+		}
+		e := err.(*sanitize.Error)
+		off := from + e.Offset
+		if e.Reason != sanitize.ForbiddenChar {
+			return &sanitize.Error{Reason: e.Reason, Offset: off}
+		}
+		if e.Class&forbid != 0 {
+			return &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: off, Class: e.Class & forbid}
+		}
+		r, size := utf8.DecodeRune(body[off:])
+		if !xmlChar(r) {
+			return &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: off, Class: sanitize.ClassOf(r)}
+		}
+		from = off + size
+	}
+}
+
+// xmlReject is the Rejection of e, found in body.
+func xmlReject(body []byte, e *sanitize.Error) *Rejection {
+	return &Rejection{
+		Reason:   e.Reason,
+		Location: rules.XML,
+		Field:    safeField(xmlPathAt(body, e.Offset)),
+		Offset:   e.Offset,
+		Sample:   sample(body, e.Offset),
+		Class:    e.Class,
+		Err:      e,
+	}
+}
+
+// xmlScan looks for the violations the raw check cannot see, in the tokens
+// that start before stop (the offset of the raw check's violation, or
+// len(body)): references, BOMs at the start of values, and processing
+// instructions naming another encoding. It returns the first with an
+// offset before stop, or nil.
+func xmlScan(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
+	lx := xmlLexer{p: body}
+	ascii := -1 // whether body is all ASCII, once known
+	for {
+		t := lx.next()
+		if t.kind == xmlEOF || t.from >= stop {
+			return nil
+		}
+		var e *sanitize.Error
+		switch t.kind {
+		case xmlText, xmlBroken:
+			e = xmlCheckValue(body, t.val, true, forbid)
+		case xmlAttr:
+			e = xmlCheckValue(body, t.val, t.refs, forbid)
+		case xmlCDATA:
+			e = xmlCheckValue(body, t.val, false, forbid)
+		case xmlDirective:
+			e = xmlCheckDTD(body, t.val, forbid)
+		case xmlPI:
+			if xmlDeclTarget(body[t.name[0]:t.name[1]]) {
+				if off := xmlForeignEncoding(body, t.val, &ascii); off >= 0 {
+					e = &sanitize.Error{Reason: sanitize.BadCharset, Offset: off}
+				}
+			}
+		}
+		if e != nil && e.Offset < stop {
+			return e
+		}
+		if e != nil {
+			return nil
+		}
+	}
+}
+
+// xmlCheckValue checks the value p[v[0]:v[1]], character data or an
+// attribute value: a BOM at its start, when forbid refuses one, and, when
+// refs, its references, each of which must be a character reference or a
+// predefined entity, decode to an XML Char and be of no class in forbid.
+func xmlCheckValue(p []byte, v [2]int, refs bool, forbid sanitize.Class) *sanitize.Error {
+	a, b := v[0], v[1]
+	if a == 0 && bytes.HasPrefix(p[:b], xmlBOM) {
+		a = len(xmlBOM) // the signature: the value starts after it
+	}
+	if forbid&sanitize.BOM != 0 && bytes.HasPrefix(p[a:b], xmlBOM) {
+		return &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: a,
+			Class: forbid & (sanitize.BOM | sanitize.DefaultIgnorable)}
+	}
+	if !refs {
+		return nil
+	}
+	for j := a; j < b; {
+		k := bytes.IndexByte(p[j:b], '&')
+		if k < 0 {
+			return nil
+		}
+		at := j + k
+		r, n := xmlRef(p[at:b])
+		if n == 0 {
+			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
+		}
+		if e := xmlCheckRune(r, at, at == a, forbid); e != nil {
+			return e
+		}
+		j = at + n
+	}
+	return nil
+}
+
+// xmlCheckDTD checks the character references of a directive's text
+// p[v[0]:v[1]] (a DOCTYPE and its internal subset). XML expands the
+// character references of an entity value where the entity is declared,
+// so <!ENTITY x "&#x202E;"> holds a bidi control. Named references and
+// other uses of '&' are left alone: nothing decodes them there, and a
+// reference to the entity in the document is refused (not predefined).
+func xmlCheckDTD(p []byte, v [2]int, forbid sanitize.Class) *sanitize.Error {
+	a, b := v[0], v[1]
+	for j := a; j < b; {
+		k := bytes.Index(p[j:b], charRefOpen)
+		if k < 0 {
+			return nil
+		}
+		at := j + k
+		r, n := xmlRef(p[at:b])
+		if n == 0 {
+			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
+		}
+		if e := xmlCheckRune(r, at, false, forbid); e != nil {
+			return e
+		}
+		j = at + n
+	}
+	return nil
+}
+
+var charRefOpen = []byte("&#")
+
+// xmlCheckRune checks the character r that a reference at offset at
+// decodes to (above utf8.MaxRune for any larger value): a surrogate, a
+// value above U+10FFFF, a character outside XML's Char production, a
+// character of a class in forbid, or, when first (the reference starts a
+// value), U+FEFF where forbid refuses a BOM.
+func xmlCheckRune(r rune, at int, first bool, forbid sanitize.Class) *sanitize.Error {
+	switch {
+	case 0x20 <= r && r < 0x7F:
+		return nil // printable ASCII: in no class (the predefined entities)
+	case r > utf8.MaxRune:
+		return &sanitize.Error{Reason: sanitize.OutOfRange, Offset: at}
+	case 0xD800 <= r && r <= 0xDFFF:
+		return &sanitize.Error{Reason: sanitize.Surrogate, Offset: at}
+	case !xmlChar(r):
+		return &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: at, Class: sanitize.ClassOf(r)}
+	}
+	if forbid == 0 {
+		return nil
+	}
+	cl := sanitize.ClassOf(r)
+	if first && r == 0xFEFF {
+		cl |= sanitize.BOM
+	}
+	if cl &= forbid; cl != 0 {
+		return &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: at, Class: cl}
+	}
+	return nil
+}
+
+// xmlRef reads the reference at the start of p, which is '&', and returns
+// the character it stands for and its length in octets, or a length of 0
+// when it is none this package accepts. A character reference is "&#"
+// followed by decimal digits, or "&#x" followed by hexadecimal digits (a
+// lowercase x, as XML and encoding/xml have it), and ';'; leading zeros
+// are allowed and any value above U+10FFFF comes back as
+// utf8.MaxRune+1, however many digits it has. The predefined entities are
+// &lt; &gt; &amp; &apos; &quot;, spelled in lower case.
+func xmlRef(p []byte) (rune, int) {
+	if len(p) < 2 || p[1] != '#' {
+		for _, e := range xmlEntities {
+			if len(p) > len(e.name) && p[len(e.name)] == ';' && string(p[1:len(e.name)]) == e.name[1:] {
+				return e.r, len(e.name) + 1
+			}
+		}
+		return 0, 0
+	}
+	j, base := 2, rune(10)
+	if j < len(p) && p[j] == 'x' {
+		j, base = 3, 16
+	}
+	var r rune
+	digits := j
+	for ; j < len(p); j++ {
+		d := xmlDigit(p[j], base)
+		if d < 0 {
+			break
+		}
+		if r <= utf8.MaxRune {
+			r = r*base + d // at most 0x10FFFF*16+15: no overflow
+		}
+	}
+	if j == digits || j >= len(p) || p[j] != ';' {
+		return 0, 0
+	}
+	return min(r, utf8.MaxRune+1), j + 1
+}
+
+// xmlEntities are the predefined entities, each name with its leading '&'.
+var xmlEntities = [...]struct {
+	name string
+	r    rune
+}{{"&lt", '<'}, {"&gt", '>'}, {"&amp", '&'}, {"&apos", '\''}, {"&quot", '"'}}
+
+// xmlDigit returns the value of the digit c in base 10 or 16, or -1.
+func xmlDigit(c byte, base rune) rune {
+	switch {
+	case '0' <= c && c <= '9':
+		return rune(c - '0')
+	case base == 16 && 'a' <= c && c <= 'f':
+		return rune(c-'a') + 10
+	case base == 16 && 'A' <= c && c <= 'F':
+		return rune(c-'A') + 10
+	}
+	return -1
+}
+
+// xmlCharset looks at the start of body for what says it is not UTF-8: a
+// UTF-16 or UTF-32 byte order mark (bad_charset with refuse, otherwise
+// nothing: the UTF-8 check will refuse it), or an XML declaration, after
+// an optional UTF-8 BOM, naming another encoding: bad_charset with refuse,
+// and otherwise, when encoding/xml reads the encoding there too, foreign:
+// not ours to check. Where encoding/xml reads on in UTF-8 but another
+// parser might not (<?XML ...?>, encoding = "latin1" with spaces, a
+// second encoding after a first one), it is bad_charset whatever refuse
+// says: the body would be checked as UTF-8 for one reader and reach
+// another in a charset never checked.
+func xmlCharset(body []byte, refuse bool) (rj *Rejection, foreign bool) {
+	if refuse && (bytes.HasPrefix(body, []byte{0xFE, 0xFF}) || bytes.HasPrefix(body, []byte{0xFF, 0xFE}) ||
+		bytes.HasPrefix(body, []byte{0, 0, 0xFE, 0xFF})) {
+		return xmlReject(body, &sanitize.Error{Reason: sanitize.BadCharset}), false
+	}
+	off, goForeign := xmlDeclEncoding(body)
+	if off < 0 {
+		return nil, false
+	}
+	if refuse || !goForeign {
+		return xmlReject(body, &sanitize.Error{Reason: sanitize.BadCharset, Offset: off}), false
+	}
+	return nil, true
+}
+
+// xmlDeclEncoding looks at the processing instruction that body starts
+// with (after an optional UTF-8 BOM), if its target is "xml" in any case.
+// It returns the offset of the first encoding name there that is not
+// UTF-8's (xmlForeignEncoding), or -1; and whether encoding/xml reads it as
+// a declaration of an encoding that is not UTF-8's: the target is "xml"
+// in lower case and the name procInst finds is such a one.
+func xmlDeclEncoding(body []byte) (int, bool) {
+	i := 0
+	if bytes.HasPrefix(body, xmlBOM) {
+		i = len(xmlBOM)
+	}
+	if !bytes.HasPrefix(body[i:], piOpen) {
+		return -1, false
+	}
+	lx := xmlLexer{p: body, i: i}
+	t := lx.next()
+	if t.kind != xmlPI || !xmlDeclTarget(body[t.name[0]:t.name[1]]) {
+		return -1, false
+	}
+	ascii := -1
+	off := xmlForeignEncoding(body, t.val, &ascii)
+	if off < 0 || string(body[t.name[0]:t.name[1]]) != "xml" {
+		return off, false
+	}
+	name, ok := xmlGoEncoding(body[t.val[0]:t.val[1]])
+	return off, ok && len(name) > 0 && !xmlUTF8Name(body, name, &ascii)
+}
+
+// xmlGoEncoding returns the encoding name that encoding/xml's procInst
+// reads in the content s of an <?xml ...?> instruction: after the first
+// "encoding=" that is followed by a quote, up to the same quote; false when
+// there is none.
+func xmlGoEncoding(s []byte) ([]byte, bool) {
+	const param = "encoding="
+	var quote byte
+	i := 0
+	for i < len(s) {
+		k := bytes.Index(s[i:], []byte(param))
+		if k < 0 || i+k+len(param) >= len(s) {
+			return nil, false
+		}
+		c := s[i+k+len(param)]
+		i += k + len(param) + 1
+		if c == '"' || c == '\'' {
+			quote = c
+			break
+		}
+	}
+	if quote == 0 {
+		return nil, false
+	}
+	j := bytes.IndexByte(s[i:], quote)
+	if j < 0 {
+		return nil, false
+	}
+	return s[i : i+j], true
+}
+
+// xmlDeclTarget reports whether a processing instruction's target is
+// "xml", in any case: encoding/xml reads the encoding of "xml" alone, but
+// "XML" is reserved as well and another parser may read it.
+func xmlDeclTarget(target []byte) bool {
+	return len(target) == 3 && target[0]|0x20 == 'x' && target[1]|0x20 == 'm' && target[2]|0x20 == 'l'
+}
+
+// xmlForeignEncoding returns the offset of the first encoding name in the
+// processing instruction content p[v[0]:v[1]] that is neither UTF-8 nor,
+// in an all-ASCII body, US-ASCII, or -1. An encoding name is whatever
+// follows "encoding", optional white space, '=', optional white space and
+// a quote, up to the same quote: every one of them, wherever it is, since
+// encoding/xml takes the first "encoding=" followed by a quote anywhere in
+// the instruction (even inside another pseudo-attribute's value) and
+// another parser the one the grammar says. *ascii caches whether p is all
+// ASCII (-1: not known yet).
+func xmlForeignEncoding(p []byte, v [2]int, ascii *int) int {
+	s := p[v[0]:v[1]]
+	for j := 0; ; {
+		k := bytes.Index(s[j:], []byte("encoding"))
+		if k < 0 {
+			return -1
+		}
+		j += k + len("encoding")
+		q := xmlSkipSpace(s, j)
+		if q >= len(s) || s[q] != '=' {
+			continue
+		}
+		q = xmlSkipSpace(s, q+1)
+		if q >= len(s) || s[q] != '"' && s[q] != '\'' {
+			continue
+		}
+		end := bytes.IndexByte(s[q+1:], s[q])
+		if end < 0 {
+			continue // unterminated: encoding/xml reads no encoding
+		}
+		// encoding="" is no encoding to encoding/xml, and an error to
+		// parsers that follow the grammar: none reads another.
+		if name := s[q+1 : q+1+end]; len(name) > 0 && !xmlUTF8Name(p, name, ascii) {
+			return v[0] + q + 1
+		}
+	}
+}
+
+// xmlUTF8Name reports whether an encoding name found in p leaves p UTF-8:
+// UTF-8's (xmlUTF8Label), or US-ASCII's (xmlASCIILabel) when p is all
+// ASCII. *ascii caches whether p is all ASCII (-1: not known yet).
+func xmlUTF8Name(p, name []byte, ascii *int) bool {
+	if xmlUTF8Label(name) {
+		return true
+	}
+	if !xmlASCIILabel(name) {
+		return false
+	}
+	if *ascii < 0 {
+		*ascii = 0
+		if isASCII(p) {
+			*ascii = 1
+		}
+	}
+	return *ascii == 1
+}
+
+// xmlUTF8Label reports whether an encoding name is UTF-8's: "UTF-8" or
+// "utf8", in any case (ASCII case folding only).
+func xmlUTF8Label(name []byte) bool {
+	return asciiEqualFold(name, "utf-8") || asciiEqualFold(name, "utf8")
+}
+
+// xmlASCIILabel reports whether an encoding name is one of US-ASCII's
+// (the IANA aliases and "ascii"), in any case.
+func xmlASCIILabel(name []byte) bool {
+	for _, l := range [...]string{"us-ascii", "ascii", "iso-ir-6", "ansi_x3.4-1968", "ansi_x3.4-1986",
+		"iso_646.irv:1991", "iso646-us", "us", "ibm367", "cp367", "csascii"} {
+		if asciiEqualFold(name, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiEqualFold reports whether b equals the lower-case ASCII s, ignoring
+// the case of ASCII letters only (strings.EqualFold would also match "ſ"
+// to "s" and "K" to "k").
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCII reports whether every octet of p is below 0x80.
+func isASCII(p []byte) bool {
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		if load64LE(p, i)&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(p); i++ {
+		if p[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// load64LE returns the eight octets of p at i as a little-endian word.
+func load64LE(p []byte, i int) uint64 {
+	q := p[i : i+8]
+	return uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
+		uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56
+}
+
+// The lexer.
+//
+// xmlLexer cuts an XML body into the tokens encoding/xml's Decoder reads
+// (RawToken), at the same places: text runs up to the next '<', start tags
+// (name, then one token per attribute, then the end of the tag), end tags,
+// comments, processing instructions, CDATA sections and directives. It
+// does not check names against XML's Name production, nor nesting, nor
+// "]]>" in text: where encoding/xml fails on those, it stops for good, so
+// what the lexer makes of the rest is never decoded. Where encoding/xml
+// with Strict off reads on (an attribute without '=' has its name as
+// value; an unquoted value is a run of [A-Za-z0-9_:-]), so does the lexer.
+// At every other syntax error it notices, the lexer returns the rest of the
+// body as one xmlBroken token, to be checked as character data.
+
+// xmlKind is the kind of an xmlToken.
+type xmlKind uint8
+
+const (
+	xmlEOF       xmlKind = iota
+	xmlText              // character data between markup; val may hold references
+	xmlCDATA             // a CDATA section; val is its content, literal
+	xmlComment           // a comment; val is its content
+	xmlPI                // a processing instruction; name is its target, val its content
+	xmlDirective         // <!DOCTYPE ...> and the like; val is what lies between "<!" and '>'
+	xmlStart             // the '<' and name of a start tag; its attributes and xmlStartEnd follow
+	xmlAttr              // an attribute: name and val, which has references when refs
+	xmlStartEnd          // the '>' or "/>" (empty) that ends a start tag
+	xmlEnd               // an end tag; name is the element's
+	xmlBroken            // the rest of the body after a syntax error; val may hold references
+)
+
+// xmlToken is one token: its octets p[from:to] and, by kind, the offsets
+// of its name and its value.
+type xmlToken struct {
+	kind     xmlKind
+	from, to int
+	name     [2]int
+	val      [2]int
+	refs     bool // val is quoted text, where references are decoded
+	empty    bool // xmlStartEnd: "/>"
+}
+
+// xmlLexer is the state of the lexer over p.
+type xmlLexer struct {
+	p      []byte
+	i      int  // where the next token starts
+	inTag  bool // between the attributes of a start tag
+	broken bool // a syntax error was met: the rest was one xmlBroken token
+	t      xmlToken
+}
+
+// set makes t the current token and returns it.
+func (lx *xmlLexer) set(t xmlToken) *xmlToken {
+	lx.t = t
+	return &lx.t
+}
+
+// next returns the next token, or one of kind xmlEOF at the end of p. The
+// token is the lexer's own, valid until the next call.
+func (lx *xmlLexer) next() *xmlToken {
+	p, i := lx.p, lx.i
+	switch {
+	case i >= len(p):
+		return lx.set(xmlToken{kind: xmlEOF, from: len(p), to: len(p)})
+	case lx.inTag:
+		return lx.attr()
+	case p[i] != '<':
+		end := len(p)
+		if k := bytes.IndexByte(p[i:], '<'); k >= 0 {
+			end = i + k
+		}
+		lx.i = end
+		return lx.set(xmlToken{kind: xmlText, from: i, to: end, val: [2]int{i, end}, refs: true})
+	case i+1 >= len(p):
+		return lx.fail(i)
+	}
+	switch p[i+1] {
+	case '/':
+		n0 := i + 2
+		n1 := xmlNameEnd(p, n0)
+		if n1 == n0 {
+			return lx.fail(i)
+		}
+		j := xmlSkipSpace(p, n1)
+		if j >= len(p) || p[j] != '>' {
+			return lx.fail(i)
+		}
+		lx.i = j + 1
+		return lx.set(xmlToken{kind: xmlEnd, from: i, to: j + 1, name: [2]int{n0, n1}})
+	case '?':
+		n0 := i + 2
+		n1 := xmlNameEnd(p, n0)
+		if n1 == n0 {
+			return lx.fail(i)
+		}
+		j := xmlSkipSpace(p, n1)
+		k := bytes.Index(p[j:], []byte("?>"))
+		if k < 0 {
+			return lx.fail(i)
+		}
+		lx.i = j + k + 2
+		return lx.set(xmlToken{kind: xmlPI, from: i, to: lx.i, name: [2]int{n0, n1}, val: [2]int{j, j + k}})
+	case '!':
+		return lx.bang(i)
+	}
+	n0 := i + 1
+	n1 := xmlNameEnd(p, n0)
+	if n1 == n0 {
+		return lx.fail(i)
+	}
+	lx.i, lx.inTag = n1, true
+	return lx.set(xmlToken{kind: xmlStart, from: i, to: n1, name: [2]int{n0, n1}})
+}
+
+// bang reads the markup at p[i:] that starts "<!": a comment, a CDATA
+// section or a directive. A directive ends at the first '>' outside quotes
+// that closes no '<' opened inside it, comments inside it skipped, as
+// encoding/xml reads it (the octet after "<!" counts as neither).
+func (lx *xmlLexer) bang(i int) *xmlToken {
+	p := lx.p
+	if i+2 >= len(p) {
+		return lx.fail(i)
+	}
+	switch p[i+2] {
+	case '-':
+		if i+3 >= len(p) || p[i+3] != '-' {
+			return lx.fail(i)
+		}
+		s := i + 4
+		// The first "--" ends the comment, and must be followed by '>'.
+		k := bytes.Index(p[s:], []byte("--"))
+		if k < 0 || s+k+2 >= len(p) || p[s+k+2] != '>' {
+			return lx.fail(i)
+		}
+		lx.i = s + k + 3
+		return lx.set(xmlToken{kind: xmlComment, from: i, to: lx.i, val: [2]int{s, s + k}})
+	case '[':
+		if !bytes.HasPrefix(p[i+3:], []byte("CDATA[")) {
+			return lx.fail(i)
+		}
+		s := i + 9
+		k := bytes.Index(p[s:], []byte("]]>"))
+		if k < 0 {
+			return lx.fail(i)
+		}
+		lx.i = s + k + 3
+		return lx.set(xmlToken{kind: xmlCDATA, from: i, to: lx.i, val: [2]int{s, s + k}})
+	}
+	var quote byte
+	depth := 0
+	for k := i + 3; k < len(p); k++ {
+		c := p[k]
+		switch {
+		case quote == 0 && c == '>' && depth == 0:
+			lx.i = k + 1
+			return lx.set(xmlToken{kind: xmlDirective, from: i, to: k + 1, val: [2]int{i + 2, k}})
+		case c == quote:
+			quote = 0
+		case quote != 0:
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '>':
+			depth--
+		case c == '<' && bytes.HasPrefix(p[k+1:], []byte("!--")):
+			e := bytes.Index(p[k+4:], []byte("-->"))
+			if e < 0 {
+				return lx.fail(i)
+			}
+			k += 4 + e + 2 // at the '>'
+		case c == '<':
+			depth++
+		}
+	}
+	return lx.fail(i)
+}
+
+// attr reads what follows in a start tag: an attribute or the tag's end.
+func (lx *xmlLexer) attr() *xmlToken {
+	p := lx.p
+	i := xmlSkipSpace(p, lx.i)
+	if i >= len(p) {
+		return lx.fail(lx.i)
+	}
+	switch p[i] {
+	case '/':
+		if i+1 >= len(p) || p[i+1] != '>' {
+			return lx.fail(i)
+		}
+		lx.i, lx.inTag = i+2, false
+		return lx.set(xmlToken{kind: xmlStartEnd, from: i, to: i + 2, empty: true})
+	case '>':
+		lx.i, lx.inTag = i+1, false
+		return lx.set(xmlToken{kind: xmlStartEnd, from: i, to: i + 1})
+	}
+	name := [2]int{i, xmlNameEnd(p, i)}
+	if name[1] == i {
+		return lx.fail(i)
+	}
+	j := xmlSkipSpace(p, name[1])
+	if j >= len(p) {
+		return lx.fail(i)
+	}
+	if p[j] != '=' {
+		// Strict off: an attribute without a value has its name as value.
+		lx.i = j
+		return lx.set(xmlToken{kind: xmlAttr, from: i, to: name[1], name: name, val: name})
+	}
+	j = xmlSkipSpace(p, j+1)
+	if j >= len(p) {
+		return lx.fail(i)
+	}
+	if q := p[j]; q == '"' || q == '\'' {
+		k := bytes.IndexByte(p[j+1:], q)
+		if k < 0 || bytes.IndexByte(p[j+1:j+1+k], '<') >= 0 {
+			return lx.fail(i)
+		}
+		lx.i = j + 1 + k + 1
+		return lx.set(xmlToken{kind: xmlAttr, from: i, to: lx.i, name: name, val: [2]int{j + 1, j + 1 + k}, refs: true})
+	}
+	// Strict off: an unquoted value, possibly empty.
+	k := j
+	for k < len(p) && xmlUnquotedByte(p[k]) {
+		k++
+	}
+	lx.i = k
+	return lx.set(xmlToken{kind: xmlAttr, from: i, to: k, name: name, val: [2]int{j, k}})
+}
+
+// fail notes a syntax error at i and returns the rest of the body from i
+// as an xmlBroken token.
+func (lx *xmlLexer) fail(i int) *xmlToken {
+	lx.i, lx.inTag, lx.broken = len(lx.p), false, true
+	return lx.set(xmlToken{kind: xmlBroken, from: i, to: len(lx.p), val: [2]int{i, len(lx.p)}, refs: true})
+}
+
+// xmlNameEnd returns the end of the name that starts at p[i]: the octets
+// encoding/xml reads as a name, ASCII letters, digits, '_', ':', '.', '-'
+// and every octet from 0x80 up. It returns i when there is none.
+func xmlNameEnd(p []byte, i int) int {
+	for i < len(p) && (p[i] >= utf8.RuneSelf || xmlNameByte(p[i])) {
+		i++
+	}
+	return i
+}
+
+func xmlNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '_' || c == ':' || c == '.' || c == '-'
+}
+
+// xmlUnquotedByte reports whether c may be part of an unquoted attribute
+// value, which encoding/xml reads with Strict off.
+func xmlUnquotedByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '_' || c == ':' || c == '-'
+}
+
+// xmlSkipSpace returns the offset of the first octet of p from i on that
+// is not XML white space (SP, TAB, CR, LF).
+func xmlSkipSpace(p []byte, i int) int {
+	for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// xmlFrame is an open element: the offsets of its name and, for canonXML,
+// the index in xmlCanon.pieces of its first piece of text.
+type xmlFrame struct {
+	name   [2]int
+	pieces int
+}
+
+// xmlClose returns the index in open of the element that an end tag with
+// the given name closes: the innermost open element of that name, or 0
+// (all of them) when none has it. This is encoding/xml with Strict off,
+// which closes every element above the one named, and all of them, before
+// it fails, when none is; with Strict on the two differ only where the
+// decoder fails.
+func xmlClose(p []byte, open []xmlFrame, name [2]int) int {
+	n := p[name[0]:name[1]]
+	for k := len(open) - 1; k >= 0; k-- {
+		if bytes.Equal(p[open[k].name[0]:open[k].name[1]], n) {
+			return k
+		}
+	}
+	return 0
+}
+
+// xmlPath returns the element path of open, and attr ("/@name") when it
+// is not empty.
+func xmlPath(p []byte, open []xmlFrame, attr [2]int) string {
+	var b strings.Builder
+	for _, f := range open {
+		b.WriteByte('/')
+		b.Write(p[f.name[0]:f.name[1]])
+	}
+	if attr[1] > attr[0] {
+		b.WriteString("/@")
+		b.Write(p[attr[0]:attr[1]])
+	}
+	return b.String()
+}
+
+// xmlPathAt returns the element path (see checkXML) of the token of body
+// that holds offset off.
+func xmlPathAt(body []byte, off int) string {
+	lx := xmlLexer{p: body}
+	var open []xmlFrame
+	for {
+		t := lx.next()
+		switch t.kind {
+		case xmlEOF:
+			return xmlPath(body, open, [2]int{})
+		case xmlStart:
+			open = append(open, xmlFrame{name: t.name})
+		case xmlAttr:
+			if off < t.to {
+				return xmlPath(body, open, t.name)
+			}
+			continue
+		}
+		if off < t.to {
+			return xmlPath(body, open, [2]int{})
+		}
+		switch t.kind {
+		case xmlStartEnd:
+			if t.empty {
+				open = open[:len(open)-1]
+			}
+		case xmlEnd:
+			open = open[:xmlClose(body, open, t.name)]
+		}
+	}
+}
+
+// canonXML reports the first text of an XML body that is not in the
+// route's normalization form p.form (not_normalized), or nil: an XML body
+// is checked, never rewritten. It returns nil when p.form is None, and for
+// a body whose XML declaration names another encoding (not ours, as for
+// checkXML); in Monitor mode it returns the rejection all the same, for
+// the caller to log.
+//
+// The texts are those a handler's decoder yields, as encoding/xml yields
+// them, each of which must be normal:
+//
+//   - each character-data token: a text run with its references decoded
+//     (character references and the five predefined entities), or a CDATA
+//     section's content;
+//   - the character data of each element, the concatenation of its own
+//     tokens across comments, processing instructions, CDATA sections and
+//     child elements, which is what Unmarshal puts in a string or
+//     ",chardata" field: <a>e<!---->&#x301;</a> is "e\u0301";
+//   - the same again, once more, with the elements of xml.HTMLAutoClose
+//     closed as encoding/xml closes them with Strict off and that list
+//     (the configuration its documentation gives for HTML): <br> is closed
+//     by the token after its start tag, unless that is its own end tag, so
+//     in <a>e<br>&#x301;</a> the "\u0301" is a's;
+//   - each attribute value, references decoded; each element, attribute
+//     and processing-instruction target name (a name holds no references);
+//   - each comment, and the concatenation of each element's comments (a
+//     ",comment" field); each processing instruction's content and each
+//     directive, as written.
+//
+// The Rejection's Offset is the body offset of the first octet of the
+// character where normalization starts to change the text (of the '&' of a
+// reference that decodes to it), and its Field the element path, as for
+// checkXML.
+//
+// Not covered: CR and CRLF, which encoding/xml turns into LF, are left as
+// they are (no normalization form composes or reorders either, so it never
+// changes whether a text is normal); and AutoClose lists other than
+// xml.HTMLAutoClose, which a handler makes up and this package cannot
+// know: with one, the text inside an element the list names joins its
+// parent's. Strict decoders (c.Bind), and decoders with Strict off and no
+// list or that one, are covered exactly.
+func (p *policy) canonXML(body []byte) *Rejection {
+	if p.form == normalize.None {
+		return nil
+	}
+	if _, foreign := xmlDeclEncoding(body); foreign {
+		return nil // another charset: not ours
+	}
+	if isASCII(body) && !bytes.Contains(body, charRefOpen) {
+		return nil // ASCII is in every form, and nothing decodes to more
+	}
+	cn := xmlCanon{form: p.form, p: body}
+	if rj := cn.run(); rj != nil || !cn.sawAutoClose {
+		return rj
+	}
+	cn = xmlCanon{form: p.form, p: body, htmlAutoClose: true, pieces: cn.pieces[:0], buf: cn.buf[:0]}
+	return cn.run()
+}
+
+// xmlPiece is one piece of an element's text in xmlCanon.pieces: the
+// value p[from:to] of a character-data token (refs: with references) or
+// of a comment.
+type xmlPiece struct {
+	from, to int
+	refs     bool
+	comment  bool
+}
+
+// xmlCanon is the state of canonXML over p.
+type xmlCanon struct {
+	form normalize.Form
+	p    []byte
+	open []xmlFrame
+	// The pieces of the open elements, each element's after its parent's
+	// that came before it: an element's own are the last ones when it
+	// closes, its children's gone with them.
+	pieces []xmlPiece
+	split  []xmlPiece // scratch for close
+	buf    []byte     // scratch
+	// htmlAutoClose closes the elements of xml.HTMLAutoClose as
+	// encoding/xml does with Strict off and that list, in a second pass
+	// that checks only what the first cannot have: elements' texts joined
+	// differently. pending is set
+	// while the innermost open element is one whose start tag was the last
+	// token, which the next token closes unless it is its end tag.
+	// sawAutoClose reports that the body has such an element at all.
+	htmlAutoClose, pending, sawAutoClose bool
+}
+
+// xmlHTMLAutoClose reports whether the element name is one of
+// xml.HTMLAutoClose, whose local part encoding/xml compares with
+// strings.EqualFold.
+func xmlHTMLAutoClose(name []byte) bool {
+	local := xmlLocal(name)
+	for _, s := range xml.HTMLAutoClose {
+		if bytes.EqualFold(local, []byte(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// xmlLocal returns the local part of a name, as encoding/xml splits it:
+// after the colon, if there is one with something on each side.
+func xmlLocal(name []byte) []byte {
+	if k := bytes.IndexByte(name, ':'); k > 0 && k < len(name)-1 {
+		return name[k+1:]
+	}
+	return name
+}
+
+// run walks the tokens of p.
+func (cn *xmlCanon) run() *Rejection {
+	lx := xmlLexer{p: cn.p}
+	for {
+		t := lx.next()
+		var rj *Rejection
+		if cn.pending && t.kind != xmlAttr && t.kind != xmlStartEnd {
+			cn.pending = false
+			top := cn.open[len(cn.open)-1].name
+			if !(t.kind == xmlEnd && bytes.EqualFold(xmlLocal(cn.p[t.name[0]:t.name[1]]), xmlLocal(cn.p[top[0]:top[1]]))) {
+				if rj := cn.close(); rj != nil {
+					return rj
+				}
+			}
+		}
+		switch t.kind {
+		case xmlEOF:
+			for len(cn.open) > 0 {
+				if rj := cn.close(); rj != nil {
+					return rj
+				}
+			}
+			return nil
+		case xmlStart:
+			cn.open = append(cn.open, xmlFrame{name: t.name, pieces: len(cn.pieces)})
+			rj = cn.raw(t.name, [2]int{})
+			if !cn.sawAutoClose && xmlHTMLAutoClose(cn.p[t.name[0]:t.name[1]]) {
+				cn.sawAutoClose = true
+			}
+		case xmlAttr:
+			if rj = cn.raw(t.name, t.name); rj == nil {
+				rj = cn.text(xmlPiece{from: t.val[0], to: t.val[1], refs: t.refs}, t.name)
+			}
+		case xmlStartEnd:
+			top := cn.open[len(cn.open)-1].name
+			if t.empty {
+				rj = cn.close()
+			} else if cn.htmlAutoClose && xmlHTMLAutoClose(cn.p[top[0]:top[1]]) {
+				cn.pending = true
+			}
+		case xmlEnd:
+			if rj = cn.raw(t.name, [2]int{}); rj == nil {
+				for k := xmlClose(cn.p, cn.open, t.name); len(cn.open) > k && rj == nil; {
+					rj = cn.close()
+				}
+			}
+		case xmlText, xmlBroken, xmlCDATA:
+			rj = cn.charData(xmlPiece{from: t.val[0], to: t.val[1], refs: t.kind != xmlCDATA})
+		case xmlComment:
+			piece := xmlPiece{from: t.val[0], to: t.val[1], comment: true}
+			if rj = cn.text(piece, [2]int{}); rj == nil && len(cn.open) > 0 {
+				cn.pieces = append(cn.pieces, piece)
+			}
+		case xmlPI:
+			if rj = cn.raw(t.name, [2]int{}); rj == nil {
+				rj = cn.raw(t.val, [2]int{})
+			}
+		case xmlDirective:
+			rj = cn.raw(t.val, [2]int{})
+		}
+		if rj != nil {
+			return rj
+		}
+	}
+}
+
+// charData checks a character-data token on its own, and adds it to its
+// element's pieces.
+func (cn *xmlCanon) charData(piece xmlPiece) *Rejection {
+	if piece.to == piece.from {
+		return nil // an empty CDATA section: nothing to join
+	}
+	if rj := cn.text(piece, [2]int{}); rj != nil {
+		return rj
+	}
+	if len(cn.open) > 0 {
+		cn.pieces = append(cn.pieces, piece)
+	}
+	return nil
+}
+
+// close checks the text of the innermost open element, its character data
+// and its comments each joined, and closes it.
+func (cn *xmlCanon) close() *Rejection {
+	f := cn.open[len(cn.open)-1]
+	own := cn.pieces[f.pieces:]
+	if len(own) > 1 {
+		// The character data, then the comments, each in body order.
+		cn.split = cn.split[:0]
+		for _, pc := range own {
+			if !pc.comment {
+				cn.split = append(cn.split, pc)
+			}
+		}
+		nData := len(cn.split)
+		for _, pc := range own {
+			if pc.comment {
+				cn.split = append(cn.split, pc)
+			}
+		}
+		if data := cn.split[:nData]; len(data) > 1 {
+			if rj := cn.joined(data); rj != nil {
+				return rj
+			}
+		}
+		if comments := cn.split[nData:]; len(comments) > 1 {
+			if rj := cn.joined(comments); rj != nil {
+				return rj
+			}
+		}
+	}
+	cn.pieces = cn.pieces[:f.pieces]
+	cn.open = cn.open[:len(cn.open)-1]
+	return nil
+}
+
+// raw checks the text p[v[0]:v[1]], which holds no references. attr names
+// the attribute it belongs to, if any, for the field.
+func (cn *xmlCanon) raw(v [2]int, attr [2]int) *Rejection {
+	if cn.htmlAutoClose {
+		return nil // the first pass has checked every token
+	}
+	if text := cn.p[v[0]:v[1]]; isASCII(text) {
+		return nil // ASCII is in every form; names mostly are
+	}
+	if k := cn.form.FirstNonNormal(cn.p[v[0]:v[1]]); k >= 0 {
+		return cn.reject(v[0]+k, attr)
+	}
+	return nil
+}
+
+// text checks the text of one piece, references decoded.
+func (cn *xmlCanon) text(piece xmlPiece, attr [2]int) *Rejection {
+	if cn.htmlAutoClose {
+		return nil // the first pass has checked every token
+	}
+	v := cn.p[piece.from:piece.to]
+	if !piece.refs || bytes.IndexByte(v, '&') < 0 {
+		return cn.raw([2]int{piece.from, piece.to}, attr)
+	}
+	cn.buf = xmlAppendText(cn.buf[:0], cn.p, piece)
+	if k := cn.form.FirstNonNormal(cn.buf); k >= 0 {
+		return cn.reject(xmlTextOffset(cn.p, piece, k), attr)
+	}
+	return nil
+}
+
+// joined checks the concatenation of the texts of pieces.
+func (cn *xmlCanon) joined(pieces []xmlPiece) *Rejection {
+	cn.buf = cn.buf[:0]
+	for _, pc := range pieces {
+		cn.buf = xmlAppendText(cn.buf, cn.p, pc)
+	}
+	k := cn.form.FirstNonNormal(cn.buf)
+	if k < 0 {
+		return nil
+	}
+	// The piece that holds the k-th octet, and the octet within it.
+	at := 0
+	for _, pc := range pieces {
+		n := len(xmlAppendText(cn.buf[:0], cn.p, pc))
+		if k < at+n {
+			return cn.reject(xmlTextOffset(cn.p, pc, k-at), [2]int{})
+		}
+		at += n
+	}
+	return cn.reject(pieces[len(pieces)-1].to, [2]int{})
+}
+
+// reject is the not_normalized Rejection at offset off of the body, inside
+// the open elements (and the attribute attr).
+func (cn *xmlCanon) reject(off int, attr [2]int) *Rejection {
+	e := &sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}
+	return &Rejection{
+		Reason:   sanitize.NotNormalized,
+		Location: rules.XML,
+		Field:    safeField(xmlPath(cn.p, cn.open, attr)),
+		Offset:   off,
+		Sample:   sample(cn.p, off),
+		Err:      e,
+	}
+}
+
+// xmlAppendText appends the text of piece to dst as a decoder yields it:
+// with references decoded when piece.refs, as encoding/xml decodes them
+// (a surrogate becomes U+FFFD; what it does not decode stays as written,
+// as it does with Strict off).
+func xmlAppendText(dst, p []byte, piece xmlPiece) []byte {
+	v := p[piece.from:piece.to]
+	if !piece.refs {
+		return append(dst, v...)
+	}
+	for {
+		k := bytes.IndexByte(v, '&')
+		if k < 0 {
+			return append(dst, v...)
+		}
+		dst = append(dst, v[:k]...)
+		v = v[k:]
+		r, n := xmlRef(v)
+		if n == 0 || r > utf8.MaxRune {
+			dst = append(dst, '&')
+			v = v[1:]
+			continue
+		}
+		dst = utf8.AppendRune(dst, r)
+		v = v[n:]
+	}
+}
+
+// xmlTextOffset returns the offset in p of what became octet d of the
+// text of piece (xmlAppendText): the octet itself, or the '&' of the
+// reference that decoded to it.
+func xmlTextOffset(p []byte, piece xmlPiece, d int) int {
+	if !piece.refs {
+		return piece.from + d
+	}
+	n := 0 // decoded octets before i
+	var tmp [utf8.UTFMax]byte
+	for i := piece.from; i < piece.to; {
+		if p[i] == '&' {
+			r, size := xmlRef(p[i:piece.to])
+			if size > 0 && r <= utf8.MaxRune {
+				w := len(utf8.AppendRune(tmp[:0], r))
+				if d < n+w {
+					return i
+				}
+				n, i = n+w, i+size
+				continue
+			}
+		}
+		if d == n {
+			return i
+		}
+		n, i = n+1, i+1
+	}
+	return piece.to
+}
