@@ -421,10 +421,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 	case rules.Multipart:
 		rj = checkMultipart(r, body, p)
 	case rules.XML:
-		// The raw octets; character references are checked by checkXML.
-		if rj = checkRaw(body, &p.XML); rj != nil {
-			rj.Location = rules.XML
-		}
+		rj = checkXML(body, &p.XML, p.RefuseCharsets)
 	case rules.Body:
 		fixed, rj = checkText(body, &p.Body)
 	}
@@ -588,14 +585,6 @@ func checkTrailers(r *http.Request, p *policy) *Rejection {
 			rj.Field = "Trailer:" + rj.Field
 			return rj
 		}
-	}
-	return nil
-}
-
-// checkRaw checks a body's octets as text, without repairing them.
-func checkRaw(body []byte, c *rules.Check) *Rejection {
-	if err := sanitize.Check(body, c.Forbid); err != nil {
-		return reject(err, rules.Body, "", body)
 	}
 	return nil
 }

@@ -550,6 +550,9 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 		if out, rj = p.canonMultipart(r, body); rj != nil {
 			return rj
 		}
+	case rules.XML:
+		// XML is checked, not rewritten: text not in the form is refused.
+		return p.canonXML(body)
 	case rules.Body:
 		nb, changed, rj := p.canonOf(loc, "", body, false)
 		if rj != nil || !changed {

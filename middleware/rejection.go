@@ -87,7 +87,7 @@ func tooMany(loc rules.Location) *Rejection {
 
 func isBodyLocation(l rules.Location) bool {
 	switch l {
-	case rules.Form, rules.JSON, rules.Multipart, rules.Body:
+	case rules.Form, rules.JSON, rules.XML, rules.Multipart, rules.Body:
 		return true
 	}
 	return false
