@@ -1,0 +1,343 @@
+package middleware
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// The lexer.
+//
+// xmlLexer cuts an XML body into the tokens encoding/xml's Decoder reads
+// (RawToken), at the same places: text runs up to the next '<', start tags
+// (name, then one token per attribute, then the end of the tag), end tags,
+// comments, processing instructions, CDATA sections and directives. It
+// does not check names against XML's Name production, nor nesting, nor
+// "]]>" in text: where encoding/xml fails on those, it stops for good, so
+// what the lexer makes of the rest is never decoded. Where encoding/xml
+// with Strict off reads on (an attribute without '=' has its name as
+// value; an unquoted value is a run of [A-Za-z0-9_:-]), so does the lexer.
+// At every other syntax error it notices, the lexer returns the rest of the
+// body as one xmlBroken token, to be checked as character data.
+
+// xmlKind is the kind of an xmlToken.
+type xmlKind uint8
+
+const (
+	xmlEOF       xmlKind = iota
+	xmlText              // character data between markup; val may hold references
+	xmlCDATA             // a CDATA section; val is its content, literal
+	xmlComment           // a comment; val is its content
+	xmlPI                // a processing instruction; name is its target, val its content
+	xmlDirective         // <!DOCTYPE ...> and the like; val is what lies between "<!" and '>'
+	xmlStart             // the '<' and name of a start tag; its attributes and xmlStartEnd follow
+	xmlAttr              // an attribute: name and val, which has references when refs
+	xmlStartEnd          // the '>' or "/>" (empty) that ends a start tag
+	xmlEnd               // an end tag; name is the element's
+	xmlBroken            // the rest of the body after a syntax error; val may hold references
+)
+
+// xmlToken is one token: its octets p[from:to] and, by kind, the offsets
+// of its name and its value.
+type xmlToken struct {
+	kind     xmlKind
+	from, to int
+	name     [2]int
+	val      [2]int
+	refs     bool // val is quoted text, where references are decoded
+	empty    bool // xmlStartEnd: "/>"
+}
+
+// xmlLexer is the state of the lexer over p.
+type xmlLexer struct {
+	p      []byte
+	i      int  // where the next token starts
+	inTag  bool // between the attributes of a start tag
+	broken bool // a syntax error was met: the rest was one xmlBroken token
+	t      xmlToken
+}
+
+// set makes t the current token and returns it.
+func (lx *xmlLexer) set(t xmlToken) *xmlToken {
+	lx.t = t
+	return &lx.t
+}
+
+// next returns the next token, or one of kind xmlEOF at the end of p. The
+// token is the lexer's own, valid until the next call.
+func (lx *xmlLexer) next() *xmlToken {
+	p, i := lx.p, lx.i
+	switch {
+	case i >= len(p):
+		return lx.set(xmlToken{kind: xmlEOF, from: len(p), to: len(p)})
+	case lx.inTag:
+		return lx.attr()
+	case p[i] != '<':
+		end := len(p)
+		if k := bytes.IndexByte(p[i:], '<'); k >= 0 {
+			end = i + k
+		}
+		lx.i = end
+		return lx.set(xmlToken{kind: xmlText, from: i, to: end, val: [2]int{i, end}, refs: true})
+	case i+1 >= len(p):
+		return lx.fail(i)
+	}
+	switch p[i+1] {
+	case '/':
+		n0 := i + 2
+		n1 := xmlNameEnd(p, n0)
+		if n1 == n0 {
+			return lx.fail(i)
+		}
+		j := xmlSkipSpace(p, n1)
+		if j >= len(p) || p[j] != '>' {
+			return lx.fail(i)
+		}
+		lx.i = j + 1
+		return lx.set(xmlToken{kind: xmlEnd, from: i, to: j + 1, name: [2]int{n0, n1}})
+	case '?':
+		n0 := i + 2
+		n1 := xmlNameEnd(p, n0)
+		if n1 == n0 {
+			return lx.fail(i)
+		}
+		j := xmlSkipSpace(p, n1)
+		k := bytes.Index(p[j:], []byte("?>"))
+		if k < 0 {
+			return lx.fail(i)
+		}
+		lx.i = j + k + 2
+		return lx.set(xmlToken{kind: xmlPI, from: i, to: lx.i, name: [2]int{n0, n1}, val: [2]int{j, j + k}})
+	case '!':
+		return lx.bang(i)
+	}
+	n0 := i + 1
+	n1 := xmlNameEnd(p, n0)
+	if n1 == n0 {
+		return lx.fail(i)
+	}
+	lx.i, lx.inTag = n1, true
+	return lx.set(xmlToken{kind: xmlStart, from: i, to: n1, name: [2]int{n0, n1}})
+}
+
+// bang reads the markup at p[i:] that starts "<!": a comment, a CDATA
+// section or a directive. A directive ends at the first '>' outside quotes
+// that closes no '<' opened inside it, comments inside it skipped, as
+// encoding/xml reads it (the octet after "<!" counts as neither).
+func (lx *xmlLexer) bang(i int) *xmlToken {
+	p := lx.p
+	if i+2 >= len(p) {
+		return lx.fail(i)
+	}
+	switch p[i+2] {
+	case '-':
+		if i+3 >= len(p) || p[i+3] != '-' {
+			return lx.fail(i)
+		}
+		s := i + 4
+		// The first "--" ends the comment, and must be followed by '>'.
+		k := bytes.Index(p[s:], []byte("--"))
+		if k < 0 || s+k+2 >= len(p) || p[s+k+2] != '>' {
+			return lx.fail(i)
+		}
+		lx.i = s + k + 3
+		return lx.set(xmlToken{kind: xmlComment, from: i, to: lx.i, val: [2]int{s, s + k}})
+	case '[':
+		if !bytes.HasPrefix(p[i+3:], []byte("CDATA[")) {
+			return lx.fail(i)
+		}
+		s := i + 9
+		k := bytes.Index(p[s:], []byte("]]>"))
+		if k < 0 {
+			return lx.fail(i)
+		}
+		lx.i = s + k + 3
+		return lx.set(xmlToken{kind: xmlCDATA, from: i, to: lx.i, val: [2]int{s, s + k}})
+	}
+	var quote byte
+	depth := 0
+	for k := i + 3; k < len(p); k++ {
+		c := p[k]
+		switch {
+		case quote == 0 && c == '>' && depth == 0:
+			lx.i = k + 1
+			return lx.set(xmlToken{kind: xmlDirective, from: i, to: k + 1, val: [2]int{i + 2, k}})
+		case c == quote:
+			quote = 0
+		case quote != 0:
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '>':
+			depth--
+		case c == '<' && bytes.HasPrefix(p[k+1:], []byte("!--")):
+			e := bytes.Index(p[k+4:], []byte("-->"))
+			if e < 0 {
+				return lx.fail(i)
+			}
+			k += 4 + e + 2 // at the '>'
+		case c == '<':
+			depth++
+		}
+	}
+	return lx.fail(i)
+}
+
+// attr reads what follows in a start tag: an attribute or the tag's end.
+func (lx *xmlLexer) attr() *xmlToken {
+	p := lx.p
+	i := xmlSkipSpace(p, lx.i)
+	if i >= len(p) {
+		return lx.fail(lx.i)
+	}
+	switch p[i] {
+	case '/':
+		if i+1 >= len(p) || p[i+1] != '>' {
+			return lx.fail(i)
+		}
+		lx.i, lx.inTag = i+2, false
+		return lx.set(xmlToken{kind: xmlStartEnd, from: i, to: i + 2, empty: true})
+	case '>':
+		lx.i, lx.inTag = i+1, false
+		return lx.set(xmlToken{kind: xmlStartEnd, from: i, to: i + 1})
+	}
+	name := [2]int{i, xmlNameEnd(p, i)}
+	if name[1] == i {
+		return lx.fail(i)
+	}
+	j := xmlSkipSpace(p, name[1])
+	if j >= len(p) {
+		return lx.fail(i)
+	}
+	if p[j] != '=' {
+		// Strict off: an attribute without a value has its name as value.
+		lx.i = j
+		return lx.set(xmlToken{kind: xmlAttr, from: i, to: name[1], name: name, val: name})
+	}
+	j = xmlSkipSpace(p, j+1)
+	if j >= len(p) {
+		return lx.fail(i)
+	}
+	if q := p[j]; q == '"' || q == '\'' {
+		k := bytes.IndexByte(p[j+1:], q)
+		if k < 0 || bytes.IndexByte(p[j+1:j+1+k], '<') >= 0 {
+			return lx.fail(i)
+		}
+		lx.i = j + 1 + k + 1
+		return lx.set(xmlToken{kind: xmlAttr, from: i, to: lx.i, name: name, val: [2]int{j + 1, j + 1 + k}, refs: true})
+	}
+	// Strict off: an unquoted value, possibly empty.
+	k := j
+	for k < len(p) && xmlUnquotedByte(p[k]) {
+		k++
+	}
+	lx.i = k
+	return lx.set(xmlToken{kind: xmlAttr, from: i, to: k, name: name, val: [2]int{j, k}})
+}
+
+// fail notes a syntax error at i and returns the rest of the body from i
+// as an xmlBroken token.
+func (lx *xmlLexer) fail(i int) *xmlToken {
+	lx.i, lx.inTag, lx.broken = len(lx.p), false, true
+	return lx.set(xmlToken{kind: xmlBroken, from: i, to: len(lx.p), val: [2]int{i, len(lx.p)}, refs: true})
+}
+
+// xmlNameEnd returns the end of the name that starts at p[i]: the octets
+// encoding/xml reads as a name, ASCII letters, digits, '_', ':', '.', '-'
+// and every octet from 0x80 up. It returns i when there is none.
+func xmlNameEnd(p []byte, i int) int {
+	for i < len(p) && (p[i] >= utf8.RuneSelf || xmlNameByte(p[i])) {
+		i++
+	}
+	return i
+}
+
+func xmlNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '_' || c == ':' || c == '.' || c == '-'
+}
+
+// xmlUnquotedByte reports whether c may be part of an unquoted attribute
+// value, which encoding/xml reads with Strict off.
+func xmlUnquotedByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '_' || c == ':' || c == '-'
+}
+
+// xmlSkipSpace returns the offset of the first octet of p from i on that
+// is not XML white space (SP, TAB, CR, LF).
+func xmlSkipSpace(p []byte, i int) int {
+	for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// xmlFrame is an open element: the offsets of its name and, for canonXML,
+// the index in xmlCanon.pieces of its first piece of text.
+type xmlFrame struct {
+	name   [2]int
+	pieces int
+}
+
+// xmlClose returns the index in open of the element that an end tag with
+// the given name closes: the innermost open element of that name, or 0
+// (all of them) when none has it. This is encoding/xml with Strict off,
+// which closes every element above the one named, and all of them, before
+// it fails, when none is; with Strict on the two differ only where the
+// decoder fails.
+func xmlClose(p []byte, open []xmlFrame, name [2]int) int {
+	n := p[name[0]:name[1]]
+	for k := len(open) - 1; k >= 0; k-- {
+		if bytes.Equal(p[open[k].name[0]:open[k].name[1]], n) {
+			return k
+		}
+	}
+	return 0
+}
+
+// xmlPath returns the element path of open, and attr ("/@name") when it
+// is not empty.
+func xmlPath(p []byte, open []xmlFrame, attr [2]int) string {
+	var b strings.Builder
+	for _, f := range open {
+		b.WriteByte('/')
+		b.Write(p[f.name[0]:f.name[1]])
+	}
+	if attr[1] > attr[0] {
+		b.WriteString("/@")
+		b.Write(p[attr[0]:attr[1]])
+	}
+	return b.String()
+}
+
+// xmlPathAt returns the element path (see checkXML) of the token of body
+// that holds offset off.
+func xmlPathAt(body []byte, off int) string {
+	lx := xmlLexer{p: body}
+	var open []xmlFrame
+	for {
+		t := lx.next()
+		switch t.kind {
+		case xmlEOF:
+			return xmlPath(body, open, [2]int{})
+		case xmlStart:
+			open = append(open, xmlFrame{name: t.name})
+		case xmlAttr:
+			if off < t.to {
+				return xmlPath(body, open, t.name)
+			}
+			continue
+		}
+		if off < t.to {
+			return xmlPath(body, open, [2]int{})
+		}
+		switch t.kind {
+		case xmlStartEnd:
+			if t.empty {
+				open = open[:len(open)-1]
+			}
+		case xmlEnd:
+			open = open[:xmlClose(body, open, t.name)]
+		}
+	}
+}
