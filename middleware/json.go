@@ -86,6 +86,10 @@ type jsonFrame struct {
 	key      [2]int
 	hasKey   bool
 	wantsKey bool // object: the next string is a key
+	// Where the container and its current member are among the JSON
+	// pointers the route names PRECIS profiles for (nil: under none of
+	// them). member is set by the onString hook when a key is read.
+	node, member *precisNode
 }
 
 type jsonScanner struct {
@@ -97,6 +101,11 @@ type jsonScanner struct {
 	// onString, when set, is called for every complete string literal,
 	// from its opening quote at i to just past its closing quote at end.
 	onString func(i, end int, isKey bool) *Rejection
+	// pointers, when set, is the root of the JSON pointers with PRECIS
+	// profiles: the scanner keeps each open container's place among them
+	// (jsonFrame.node), and valueNode gives the place of the current
+	// value, one step per key or element, never a pointer rebuilt.
+	pointers *precisNode
 	// The open containers, outermost first: depth of them, the first
 	// len(frames) in frames and the rest in more. (A slice over frames
 	// kept in the scanner would move the whole scanner to the heap: the
@@ -125,6 +134,23 @@ func (sc *jsonScanner) frame(k int) *jsonFrame {
 	return &sc.more[k-len(sc.frames)]
 }
 
+// valueNode returns the place among the PRECIS pointers of the value the
+// scanner is at: the root at the top level, an object's current member,
+// an array's current element. It is nil under no pointer.
+func (sc *jsonScanner) valueNode() *precisNode {
+	if sc.pointers == nil {
+		return nil
+	}
+	f := sc.top()
+	switch {
+	case f == nil:
+		return sc.pointers
+	case f.object:
+		return f.member
+	}
+	return f.node.element(f.index)
+}
+
 // push opens a container.
 func (sc *jsonScanner) push(f jsonFrame) {
 	if sc.depth < len(sc.frames) {
@@ -150,7 +176,7 @@ func (sc *jsonScanner) scan() *Rejection {
 				return &Rejection{Reason: sanitize.TooLarge, Location: rules.JSON, Field: sc.pointer(),
 					Offset: i, Sample: sample(p, i), Err: sanitize.ErrTooLarge}
 			}
-			sc.push(jsonFrame{object: c == '{', wantsKey: c == '{'})
+			sc.push(jsonFrame{object: c == '{', wantsKey: c == '{', node: sc.valueNode()})
 			i++
 		case '}', ']':
 			if sc.depth > 0 {
@@ -160,7 +186,7 @@ func (sc *jsonScanner) scan() *Rejection {
 		case ',':
 			if f := sc.top(); f != nil {
 				if f.object {
-					f.wantsKey, f.hasKey = true, false
+					f.wantsKey, f.hasKey, f.member = true, false, nil
 				} else {
 					f.index++
 				}

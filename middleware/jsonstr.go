@@ -59,3 +59,24 @@ func appendJSONQuote(dst, s []byte) []byte {
 	dst = append(dst, s[lit:]...)
 	return append(dst, '"')
 }
+
+// appendFoldKey appends foldKey(s) to dst: every character replaced by
+// the representative of its case-folding orbit, an ASCII letter by its
+// lower case.
+func appendFoldKey(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		dst = utf8.AppendRune(dst, foldRune(r))
+		i += size
+	}
+	return dst
+}
