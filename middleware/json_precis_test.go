@@ -46,7 +46,7 @@ func TestJSONPrecisPointerLinear(t *testing.T) {
 		if len(body) != n {
 			t.Fatalf("body of %d octets, want %d", len(body), n)
 		}
-		if _, rj := checkJSON(body, &p.JSON, p.Limits.JSONDepth); rj != nil {
+		if _, rj := checkJSON(body, p); rj != nil {
 			t.Fatalf("checkJSON: %v", rj)
 		}
 		if out, rj := p.canonJSON(body); rj != nil || out != nil {
@@ -57,7 +57,7 @@ func TestJSONPrecisPointerLinear(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		for range runs {
-			checkJSON(body, &p.JSON, p.Limits.JSONDepth)
+			checkJSON(body, p)
 			p.canonJSON(body)
 		}
 		runtime.ReadMemStats(&after)
