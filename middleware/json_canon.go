@@ -2,12 +2,17 @@ package middleware
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
 )
 
 // canonJSON canonicalizes every string and key of a JSON body, escapes
@@ -17,6 +22,14 @@ import (
 // normalization. A string that changes is written back as a JSON string
 // with only the escapes JSON requires; every other octet of the body stays
 // as it was. It returns nil when nothing changes.
+//
+// A canonical form must satisfy the policy the input did: a string or key
+// whose canonical form holds a character of a class p.JSON refuses is
+// refused (forbidden_char, at the string's offset in the body), and a
+// body whose rewriting is over p.Limits.BodyBytes is refused as too_large
+// (413), as a body sent that large would have been (NFKC writes U+FDFA as
+// 33 octets). In Monitor mode nothing is rewritten, and what would be
+// refused is flagged.
 //
 // Where a value sits among the PRECIS pointers is followed one step per
 // key and per array element as the scanner goes (jsonScanner.pointers),
@@ -31,6 +44,8 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 	}
 	var out, buf, tok []byte
 	last := 0
+	size := int64(len(body)) // of the body once rewritten
+	limit := p.Limits.BodyBytes
 	sc.onString = func(i, end int, isKey bool) *Rejection {
 		if end-1 <= i || body[end-1] != '"' {
 			return nil // unterminated: the decoder's to report
@@ -48,8 +63,23 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 		if !isKey {
 			node = sc.valueNode()
 		}
-		nt, changed, rj := p.jsonCanonical(text, node)
+		// The most octets the string's canonical form may have: what the
+		// limit leaves after the body before it, as rewritten, and the
+		// quotes.
+		room := int64(math.MaxInt64)
+		if limit >= 0 {
+			room = limit - (int64(i) + size - int64(len(body))) - 2
+		}
+		nt, changed, rj := p.jsonCanonical(text, node, room)
+		if rj == nil && changed {
+			if rj = p.checkCanonical(nt); rj != nil {
+				escaped = true // the offset is not the body's
+			}
+		}
 		if rj != nil {
+			if rj.Reason == sanitize.TooLarge {
+				return rj // the body's, as any body over its limit
+			}
 			return p.jsonCanonReject(&sc, rj, i, end, isKey, escaped, node)
 		}
 		if isKey {
@@ -60,16 +90,28 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 				f.member = f.node.child(tok)
 			}
 		}
-		if !changed || p.Mode == rules.Monitor {
+		if !changed {
+			return nil
+		}
+		size += int64(jsonQuotedLen(nt) - (end - i))
+		if p.Mode == rules.Monitor {
 			return nil
 		}
 		out = append(out, body[last:i]...)
 		out = appendJSONQuote(out, nt)
 		last = end
+		if limit >= 0 && int64(len(out)) > limit {
+			// What follows can only add to it: refused now, before
+			// the rest is rewritten.
+			return tooLarge(rules.JSON, "")
+		}
 		return nil
 	}
 	if rj := sc.scan(); rj != nil {
 		return nil, rj
+	}
+	if limit >= 0 && size > limit {
+		return nil, tooLarge(rules.JSON, "")
 	}
 	if out == nil {
 		return nil, nil
@@ -80,10 +122,11 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 // jsonCanonical returns the canonical form of one decoded string or key,
 // and whether it differs from text: the enforced form of node's PRECIS
 // profile when node has one, the route's normalization otherwise. Unlike
-// canonValue it computes the form in Monitor mode too (canonJSON writes
-// nothing then); in RejectUnnormalized mode a text that is not normal is
-// refused instead.
-func (p *policy) jsonCanonical(text []byte, node *precisNode) ([]byte, bool, *Rejection) {
+// canonValue it computes the form in Monitor mode too, for the checks of
+// canonJSON; in RejectUnnormalized mode a text that is not normal is
+// refused instead. A normal form longer than room octets is refused as
+// too_large as soon as that is known (normalBounded).
+func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64) ([]byte, bool, *Rejection) {
 	if node != nil && node.set {
 		s := bytesString(text)
 		out, err := normalize.Enforce(node.profile, s)
@@ -106,7 +149,65 @@ func (p *policy) jsonCanonical(text []byte, node *precisNode) ([]byte, bool, *Re
 	case p.form.IsNormal(text):
 		return text, false, nil
 	}
-	return p.form.Bytes(text), true, nil
+	nt, ok := p.normalBounded(text, room)
+	if !ok {
+		return nil, false, tooLarge(rules.JSON, "")
+	}
+	return nt, true, nil
+}
+
+// maxCanonGrowth bounds how many times longer than a text its NFC or NFKC
+// form is: U+FDFA, 3 octets, is 33 in NFKC, the most of any character
+// (TestJSONCanonGrowth).
+const maxCanonGrowth = 11
+
+// normalBounded returns text in p.form, or false when that is longer than
+// room octets. A text that could grow past room is normalized a stretch
+// at a time, each ending before a character with a boundary before it in
+// the form (a starter that combines with nothing before it, where
+// normalizing the parts gives the whole's form), so that a text whose
+// form is far over the limit costs what the limit allows, not what the
+// form would hold: 300,000 U+FDFA are 900,000 octets and 9.9 MB in NFKC.
+// (norm's LastBoundary will not do: it also counts the places where the
+// stream-safe format breaks a run of more than 30 non-starters, and
+// normalizing the parts apart breaks it elsewhere.)
+func (p *policy) normalBounded(text []byte, room int64) ([]byte, bool) {
+	if int64(len(text)) <= room/maxCanonGrowth {
+		return p.form.Bytes(text), true
+	}
+	nf := norm.NFC
+	if p.form == normalize.NFKC {
+		nf = norm.NFKC
+	}
+	const stretch = 4 << 10
+	var out []byte
+	for len(text) > 0 {
+		k := min(stretch, len(text))
+		for k < len(text) && !(utf8.RuneStart(text[k]) && nf.Properties(text[k:]).BoundaryBefore()) {
+			k++
+		}
+		out = p.form.Append(out, text[:k])
+		text = text[k:]
+		if int64(len(out)) > room {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// checkCanonical checks the canonical form of a string or key against the
+// classes p.JSON refuses, as its input was checked. (No character's NFC or
+// NFKC form holds a class it does not, which TestJSONCanonicalClasses
+// pins for this version of Unicode; the check keeps that a fact about the
+// request rather than about the tables, and covers the PRECIS profiles.)
+func (p *policy) checkCanonical(nt []byte) *Rejection {
+	if p.JSON.Forbid == 0 {
+		return nil
+	}
+	if err := sanitize.CheckClasses(nt, p.JSON.Forbid); err != nil {
+		return reject(err, rules.JSON, "", nt)
+	}
+	return nil
 }
 
 // jsonCanonReject completes rj, the rejection of the string literal

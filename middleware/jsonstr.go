@@ -60,6 +60,21 @@ func appendJSONQuote(dst, s []byte) []byte {
 	return append(dst, '"')
 }
 
+// jsonQuotedLen returns len(appendJSONQuote(nil, s)).
+func jsonQuotedLen(s []byte) int {
+	n := len(s) + 2
+	for _, c := range s {
+		switch {
+		case c >= 0x20 && c != '"' && c != '\\':
+		case c == '"', c == '\\', c == '\n', c == '\r', c == '\t':
+			n++
+		default:
+			n += 5
+		}
+	}
+	return n
+}
+
 // appendFoldKey appends foldKey(s) to dst: every character replaced by
 // the representative of its case-folding orbit, an ASCII letter by its
 // lower case.
