@@ -400,10 +400,7 @@ func TestJSONMembersQuickPath(t *testing.T) {
 // or equal in the form and not before. It returns the first refusal, as
 // describe prints it, or "accepted".
 func refMembers(body []byte, dup bool, form normalize.Form) string {
-	type obj struct {
-		names []string
-		path  string
-	}
+	type obj struct{ names []string }
 	type frame struct {
 		object bool
 		index  int
