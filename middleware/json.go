@@ -705,22 +705,31 @@ func namesDistinct(body []byte, form normalize.Form) bool {
 		c += i
 		i = c + 1
 		e := c - 1
-		for e >= 0 && isJSONSpace(body[e]) {
+		for e >= 0 && body[e] != '"' && isJSONSpace(body[e]) {
 			e--
 		}
 		if e < 0 || body[e] != '"' {
 			continue
 		}
+		// Back to the opening quote, packing the octets on the way
+		// (packName's order: the first octet lowest) for a short name.
 		lo := max(0, e-quickNameLen)
-		s := bytes.LastIndexByte(body[lo:e], '"')
-		if s < 0 {
+		s := e - 1
+		var w uint64
+		for ; s >= lo && body[s] != '"'; s-- {
+			w = w<<8 | uint64(body[s])
+		}
+		if s < lo {
 			if lo > 0 {
 				return false // a long name
 			}
 			continue // no quote opens it: not a string
 		}
-		name := body[lo+s+1 : e]
-		h, ok := packPlain(name, body[lo+s+1:])
+		name := body[s+1 : e]
+		h, ok := uint64(0), false
+		if len(name) < 8 {
+			h, ok = plainWord(w, len(name))
+		}
 		if !ok {
 			ascii, lower := asciiName(name)
 			if form != normalize.None && !ascii && !form.IsNormal(name) {
@@ -1111,6 +1120,12 @@ func packPlain(s, rest []byte) (uint64, bool) {
 			w |= uint64(c) << (8 * i)
 		}
 	}
+	return plainWord(w, len(s))
+}
+
+// plainWord returns packName of the name of n < 8 octets packed in w (the
+// first octet lowest, zeros above), and whether it is plain.
+func plainWord(w uint64, n int) (uint64, bool) {
 	const lsb, msb = 0x0101010101010101, 0x8080808080808080
 	if w&msb != 0 {
 		return 0, false
@@ -1121,7 +1136,7 @@ func packPlain(s, rest []byte) (uint64, bool) {
 	if upper != 0 || hasOctet(w, '\\') != 0 {
 		return 0, false
 	}
-	return w | uint64(len(s))<<56, true
+	return w | uint64(n)<<56, true
 }
 
 // hashExact returns a fingerprint of s as it is, as hashFolded does of
