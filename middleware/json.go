@@ -570,10 +570,10 @@ type memberCheck struct {
 	objs  []memberObj
 	keys  []memberKey
 	nkeys int
-	// table maps the fingerprint of a name, with the depth of its object
-	// and the kind, to the index of the first name with it, for the
-	// objects with many names; tableMax is the most it has held.
-	table    map[tableKey]int
+	// table maps the table key of a name (tableKey) to the index of the
+	// first name with it, for the objects with many names; tableMax is
+	// the most it has held.
+	table    map[uint64]int32
 	tableMax int
 	// arena holds the names that are not plain: unescaped, normalized.
 	arena []byte
@@ -976,12 +976,12 @@ func (mc *memberCheck) find(o *memberObj, k *memberKey, kind nameKind) int {
 		if !ok {
 			return -1
 		}
-		if mc.same(&mc.keys[at], k, kind) {
-			return at
+		if int(at) >= o.first && mc.same(&mc.keys[at], k, kind) {
+			return int(at)
 		}
-		// Two names with one fingerprint: look at every name, as for
-		// a small object (with a secret seed, nothing a client can
-		// bring about).
+		// Two names with one table key: look at every name, as for a
+		// small object (with a secret seed, nothing a client can bring
+		// about).
 	}
 	for at := o.first; at < mc.nkeys; at++ {
 		if mc.keys[at].h[kind] == h && mc.same(&mc.keys[at], k, kind) {
@@ -1016,7 +1016,7 @@ func (mc *memberCheck) add(o *memberObj) {
 		mc.tableMax = max(mc.tableMax, len(mc.table))
 	case mc.nkeys-o.first >= memberTableFrom:
 		if mc.table == nil {
-			mc.table = make(map[tableKey]int)
+			mc.table = make(map[uint64]int32)
 		}
 		o.tabled = true
 		for k := o.first; k < mc.nkeys; k++ {
@@ -1033,12 +1033,12 @@ func (mc *memberCheck) insert(at int) {
 	k := mc.key(at)
 	for _, kind := range mc.kinds {
 		if t := mc.tableKey(k.h[kind], kind); !mc.tabled(t) {
-			mc.table[t] = at
+			mc.table[t] = int32(at)
 		}
 	}
 }
 
-func (mc *memberCheck) tabled(t tableKey) bool {
+func (mc *memberCheck) tabled(t uint64) bool {
 	_, ok := mc.table[t]
 	return ok
 }
@@ -1050,27 +1050,26 @@ func (mc *memberCheck) untable(at, first int) {
 	k := mc.key(at)
 	for _, kind := range mc.kinds {
 		t := mc.tableKey(k.h[kind], kind)
-		if at, ok := mc.table[t]; ok && at >= first {
+		if at, ok := mc.table[t]; ok && int(at) >= first {
 			delete(mc.table, t)
 		}
 	}
 }
 
-// tableKey is the key of a name in memberCheck.table: its fingerprint by
-// a kind, and the depth of its object (only open objects have names in
-// the table, one per depth). The map hashes it whole, with its own seed:
-// a client that chooses names, and so the fingerprints of short ones,
-// chooses no collisions of table keys.
-type tableKey struct {
-	h     uint64
-	depth int
-	kind  nameKind
-}
-
-// tableKey returns the table key of the fingerprint h by kind of a name of
-// the innermost open object.
-func (mc *memberCheck) tableKey(h uint64, kind nameKind) tableKey {
-	return tableKey{h, len(mc.objs), kind}
+// tableKey returns the key in memberCheck.table of the name of the
+// innermost open object whose fingerprint by kind is h: a seeded hash of
+// the fingerprint, the kind and the depth of the object (only open
+// objects have names in the table, one per depth). The fingerprints of
+// short names are their octets, which a client chooses; hashed with a
+// secret seed, they make table keys no client can make collide (and a
+// collision, found by comparing the names, costs a look at the object's
+// names, not a wrong answer).
+func (mc *memberCheck) tableKey(h uint64, kind nameKind) uint64 {
+	return maphash.Comparable(memberSeed, struct {
+		h     uint64
+		depth int
+		kind  nameKind
+	}{h, len(mc.objs), kind})
 }
 
 // hashFolded returns a fingerprint of foldKey(s): for a folded name of
