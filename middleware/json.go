@@ -16,13 +16,21 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// checkJSON checks a JSON body under p: its text (checkJSONText) and then,
-// where p asks for it, the names of its object members (checkMembers):
-// with RefuseDuplicateKeys no object may have two members a handler's
-// decoder takes for the same one, and on a route that normalizes no two
-// member names of an object may become one in the canonical form. It
-// returns the body to hand on (repaired where the policy repairs) or the
-// first violation.
+// checkJSON checks a JSON body under p: its text (checkJSONText), then the
+// names of the members of each object (Member names, below). It refuses
+//
+//   - under p.RefuseDuplicateKeys, two members whose names are one after
+//     unescaping and under strings.EqualFold (duplicate_key): the
+//     handler's decoder fills one field from both, and which one wins is
+//     its choice, not the check's;
+//   - on a route that normalizes, two members whose names are not one but
+//     become one in the canonical form (key_collision): the rewriting
+//     would merge two members that were checked apart.
+//
+// The field of such a rejection is the JSON pointer of the second member,
+// its offset the first octet of that member's name in the body. It returns
+// the body to hand on (repaired where the policy repairs) or the first
+// violation.
 func checkJSON(body []byte, p *policy) ([]byte, *Rejection) {
 	c, depth := &p.JSON, p.Limits.JSONDepth
 	clean := jsonClean(body, c.Forbid, depth)
