@@ -417,7 +417,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 			fixed = []byte(text)
 		}
 	case rules.JSON:
-		fixed, rj = checkJSON(body, &p.JSON, p.Limits.JSONDepth)
+		fixed, rj = checkJSON(body, p)
 	case rules.Multipart:
 		rj = checkMultipart(r, body, p)
 	case rules.XML:

@@ -10,7 +10,7 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// jsonSamples are bodies for the comparison of checkJSON, with its fast
+// jsonSamples are bodies for the comparison of checkJSONText, with its fast
 // path, with the scanner alone: clean ones the fast path takes, and ones it
 // must leave to the scanner.
 var jsonSamples = []string{
@@ -28,7 +28,7 @@ var jsonSamples = []string{
 	`[` + strings.Repeat(`{"k":"v"},`, 30) + `{}]`,
 }
 
-// TestJSONFastPath checks that checkJSON, which skips the scanner when a
+// TestJSONFastPath checks that checkJSONText, which skips the scanner when a
 // few SIMD passes show the body clean, answers exactly as the scanner
 // does: the same body, the same rejection (reason, offset, class, field),
 // for every sample, mutations of them, every set of classes of the
@@ -60,7 +60,7 @@ func TestJSONFastPath(t *testing.T) {
 			for _, depth := range []int{-1, 0, 1, 5, 10, 64} {
 				for _, repair := range []bool{false, true} {
 					c := &rules.Check{On: true, Forbid: forbid, Repair: repair}
-					gotBody, gotRj := checkJSON([]byte(body), c, depth)
+					gotBody, gotRj := checkJSONText([]byte(body), c, depth)
 					wantBody, wantRj := scanJSON([]byte(body), c, depth)
 					if jsonClean([]byte(body), forbid, depth) {
 						fast++

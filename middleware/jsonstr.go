@@ -59,3 +59,39 @@ func appendJSONQuote(dst, s []byte) []byte {
 	dst = append(dst, s[lit:]...)
 	return append(dst, '"')
 }
+
+// jsonQuotedLen returns len(appendJSONQuote(nil, s)).
+func jsonQuotedLen(s []byte) int {
+	n := len(s) + 2
+	for _, c := range s {
+		switch {
+		case c >= 0x20 && c != '"' && c != '\\':
+		case c == '"', c == '\\', c == '\n', c == '\r', c == '\t':
+			n++
+		default:
+			n += 5
+		}
+	}
+	return n
+}
+
+// appendFoldKey appends foldKey(s) to dst: every character replaced by
+// the representative of its case-folding orbit, an ASCII letter by its
+// lower case.
+func appendFoldKey(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		dst = utf8.AppendRune(dst, foldRune(r))
+		i += size
+	}
+	return dst
+}
