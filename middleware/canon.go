@@ -45,6 +45,7 @@ func (c *policy) compileCanon() {
 		c.precis[precisKey{f.Location, foldKey(c.form.String(f.Field))}] = f.Profile
 		c.precisLocs |= 1 << f.Location
 	}
+	c.jsonPrecis = c.jsonPointers()
 	c.canon = c.form != normalize.None || c.precis != nil
 }
 

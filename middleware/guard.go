@@ -30,7 +30,8 @@ type policy struct {
 	canon      bool           // something to canonicalize
 	form       normalize.Form // the route's normalization, or None
 	precis     map[precisKey]normalize.Profile
-	precisLocs uint16 // bit l set when a PRECIS field is in location l
+	precisLocs uint16      // bit l set when a PRECIS field is in location l
+	jsonPrecis *precisNode // the JSON PRECIS pointers, as a trie (json_canon.go)
 }
 
 func compile(p rules.Policy) *policy {

@@ -40,7 +40,7 @@ import (
 func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 	sc := jsonScanner{p: body, maxDepth: -1}
 	if p.precisLocs&(1<<rules.JSON) != 0 {
-		sc.pointers = p.jsonPointers()
+		sc.pointers = p.jsonPrecis
 	}
 	var out, buf, tok []byte
 	last := 0
@@ -300,13 +300,9 @@ type precisElemEdge struct {
 }
 
 // jsonPointers returns the root of the trie of p's JSON PRECIS pointers,
-// or nil if it names none. A pointer that is not one (not empty and not
-// starting with '/', or with a '~' not followed by '0' or '1') names no
-// value, as before.
-//
-// TODO(config time): built per request, for the few pointers a route
-// names; compileCanon would build it once if the compiled policy had a
-// field for it (guard.go, canon.go).
+// or nil if it names none; compileCanon builds it once per route. A
+// pointer that is not one (not empty and not starting with '/', or with a
+// '~' not followed by '0' or '1') names no value.
 func (p *policy) jsonPointers() *precisNode {
 	var root *precisNode
 	for _, f := range p.Precis {

@@ -212,6 +212,9 @@ type Policy struct {
 	// RefuseDuplicateKeys rejects a JSON body in which one object has two
 	// members of the same name, after unescaping (DuplicateKey): parsers
 	// disagree on which one wins, and I-JSON (RFC 7493) forbids them.
+	// Names equal under simple case folding (strings.EqualFold) count as
+	// the same: encoding/json, and so Echo's c.Bind, fills one struct
+	// field from both, the last one winning.
 	RefuseDuplicateKeys bool
 
 	// Normalization is the form accepted text is brought to (or checked

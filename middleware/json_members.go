@@ -1,0 +1,747 @@
+package middleware
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/maphash"
+	"math/bits"
+	"slices"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// Member names.
+//
+// Parsers disagree on an object with two members of one name: most take
+// the last, some the first, some refuse it, and a check that reads one
+// while the handler's decoder reads the other has been bypassed. I-JSON
+// (RFC 7493, section 2.3) therefore forbids duplicate names, and the
+// strict preset refuses them (RefuseDuplicateKeys, reason duplicate_key).
+//
+// "The same name" is what the handler's decoder takes for the same member.
+// Names are compared after unescaping ("a" and "\u0061" are one name), and
+// without regard to case in the sense of strings.EqualFold: encoding/json,
+// and so Echo's c.Bind, fills a struct field from any key that equals its
+// name under that folding, the last one winning, so {"role":"user",
+// "ROLE":"admin"} and {"user":"a","u\u017fer":"b"} ("ſ" folds with "s",
+// as the Kelvin sign with "k") set the field from the second member while
+// a check that took the first to be the only one saw "user". foldKey is
+// the equivalence. A handler that decodes into a map would have kept
+// both: for it this refuses a body it could read, which is the price of
+// protecting struct binding (failing closed).
+//
+// On a route that normalizes, the handler reads the names in the canonical
+// form, and two names that the rewriting makes one member for a reader
+// that was not one before are refused as key_collision, whether or not
+// RefuseDuplicateKeys is set: names whose canonical forms are equal under
+// folding while the names are not ("é" and "e\u0301" under NFC, "é" and
+// "E\u0301", "ｑ" and "q" under NFKC: a struct field gets the value of the
+// second), and names whose canonical forms are identical while the names
+// are not ("Å" and the Angstrom sign U+212B, equal under folding already:
+// a map gets one entry for the two). Names that are one before the
+// rewriting stay RefuseDuplicateKeys's business. It holds in every mode:
+// in RejectUnnormalized mode, which would refuse the name that is not
+// normal anyway, it is the reason given; in Monitor mode it is flagged.
+//
+// The check is linear in the body: each name is decoded, folded and
+// hashed once (a seeded hash, so that no client can choose names that
+// collide), an object's names are compared by hash while it has few, and
+// looked up in a table once it has more. Objects with few plain (ASCII,
+// unescaped, already normal) names, the common case, allocate nothing.
+
+// memberTableFrom is the number of names from which an object's names are
+// looked up in memberCheck.table rather than compared one by one.
+const memberTableFrom = 16
+
+// memberSeed keys the hash of member names, for the life of the process.
+var memberSeed = maphash.MakeSeed()
+
+// nameKind is a way two member names can be one.
+type nameKind uint8
+
+const (
+	foldedName nameKind = iota // foldKey of the unescaped names: duplicates
+	canonName                  // foldKey of their canonical forms: collisions
+	exactName                  // their canonical forms: collisions where duplicates pass
+	numNameKinds
+)
+
+// span is a part of the body, body[lo:hi], or, when lo is negative, of
+// memberCheck.arena, arena[^lo:hi].
+type span struct{ lo, hi int }
+
+// memberKey is one member name of an open object.
+type memberKey struct {
+	u span // the name, unescaped
+	n span // u in the route's normalization form (u itself when normal)
+	// The fingerprint of the name by each kind: hashFolded of u and of
+	// n, and hashExact of n.
+	h [numNameKinds]uint64
+}
+
+// memberObj is one open object: its names are keys[first:nkeys], and
+// they are in table once there are memberTableFrom of them.
+type memberObj struct {
+	first  int
+	tabled bool
+}
+
+// memberCheck finds the members of every object of a JSON body that has
+// passed checkJSONText and refuses duplicate and colliding names. It only
+// looks for what delimits strings and objects: a string followed by ':'
+// is a member name of the innermost open object. (Arrays need no
+// tracking: they hold no names, and an object inside one has braces of
+// its own.) The body is valid JSON as far as the handler's decoder goes:
+// anything else it refuses whatever this finds.
+type memberCheck struct {
+	p       []byte
+	form    normalize.Form // the route's normalization
+	escapes bool           // p may hold escapes
+	// kinds are the ways names are compared: foldedName where
+	// duplicates are refused, canonName where the route normalizes, and
+	// exactName where it normalizes and duplicates pass.
+	kinds []nameKind
+	// The next '"', '{' and '}' at or after the last place looked at,
+	// for the long stretches found with IndexByte.
+	quote, open, close nextByte
+	// The open objects, outermost first, and the names of their members
+	// read so far. keys only grows: its length is the most names it has
+	// held; nkeys are in use.
+	objs  []memberObj
+	keys  []memberKey
+	nkeys int
+	// table maps the table key of a name (tableKey) to the index of the
+	// first name with it, for the objects with many names; tableMax is
+	// the most it has held.
+	table    map[uint64]int32
+	tableMax int
+	// arena holds the names that are not plain: unescaped, normalized.
+	arena []byte
+	// fold holds a stretch of a name being folded for its hash.
+	fold [64]byte
+}
+
+// memberChecks holds memberChecks between requests, with the memory
+// their last body needed: no handler can reach it.
+var memberChecks = sync.Pool{New: func() any { return new(memberCheck) }}
+
+// Past these sizes a memberCheck's memory is not kept for the next body:
+// one huge body must not pin it.
+const (
+	maxPooledNames = 1 << 10
+	maxPooledArena = 64 << 10
+)
+
+// memberKinds lists the nameKinds a policy compares names by.
+var memberKinds = [...][]nameKind{
+	{},                                 // neither
+	{foldedName},                       // duplicates refused
+	{canonName, exactName},             // normalizing
+	{foldedName, canonName, exactName}, // both
+}
+
+// kindsOf returns the kinds of comparison p asks for. (With duplicates
+// refused, exactName finds nothing canonName does not: two names it would
+// find that are not one under folding are canonName's, and two that are
+// were refused as duplicates. It is kept for the simplicity of one rule.)
+func kindsOf(p *policy) []nameKind {
+	k := 0
+	if p.RefuseDuplicateKeys {
+		k |= 1
+	}
+	if p.form != normalize.None {
+		k |= 2
+	}
+	return memberKinds[k]
+}
+
+// nextByte remembers the offset of the next occurrence of an octet at or
+// after some offset, plus one (zero: not looked for yet): it is looked for
+// again only once the scan has passed it, so that each octet is looked at
+// once however often the question is asked.
+type nextByte struct{ end int }
+
+// from returns the offset of the first c in p at or after i, or len(p).
+func (nb *nextByte) from(p []byte, i int, c byte) int {
+	if nb.end <= i {
+		if k := bytes.IndexByte(p[i:], c); k < 0 {
+			nb.end = len(p) + 1
+		} else {
+			nb.end = i + k + 1
+		}
+	}
+	return nb.end - 1
+}
+
+// checkMembers runs memberCheck over body under p; escapes says whether
+// the body may hold escapes ("\\").
+func checkMembers(body []byte, p *policy, escapes bool) *Rejection {
+	if !escapes && namesDistinct(body, p.form) {
+		return nil
+	}
+	mc := memberChecks.Get().(*memberCheck)
+	mc.p, mc.form, mc.escapes, mc.kinds = body, p.form, escapes, kindsOf(p)
+	rj := mc.run()
+	mc.release()
+	return rj
+}
+
+// release forgets the body and puts mc back in the pool.
+func (mc *memberCheck) release() {
+	mc.p = nil
+	mc.quote, mc.open, mc.close = nextByte{}, nextByte{}, nextByte{}
+	mc.objs, mc.nkeys, mc.arena = mc.objs[:0], 0, mc.arena[:0]
+	if len(mc.table) > 0 {
+		clear(mc.table) // left by a body that stopped in an object
+	}
+	if mc.tableMax > maxPooledNames {
+		mc.table, mc.tableMax = nil, 0
+	}
+	if len(mc.keys) > maxPooledNames || cap(mc.objs) > maxPooledNames {
+		mc.keys, mc.objs = nil, nil
+	}
+	if cap(mc.arena) > maxPooledArena {
+		mc.arena = nil
+	}
+	memberChecks.Put(mc)
+}
+
+// The quick test of namesDistinct looks at this many colons and names at
+// most, and at names of this many octets at most.
+const (
+	quickColons  = 32
+	quickNames   = 16
+	quickNameLen = 64
+)
+
+// namesDistinct is a quick test for the common small body: it reports
+// true when body, which holds no escapes, has no two member names anywhere
+// with one identity (foldKey of the name; no name changes in the
+// normalization form), whatever objects they are in. Then no object has
+// duplicate or colliding names, and memberCheck need not run. Any doubt
+// (more than quickColons colons or quickNames names, a name longer than
+// quickNameLen octets, one that is not normal, a repeated fingerprint)
+// answers false, and memberCheck decides.
+//
+// It finds names from the colons: every name is followed by white space
+// and a colon, so the string that ends just before a colon is a candidate
+// name (without escapes, no string holds a quote: the previous quote opens
+// it). A colon inside a string can make a candidate that is not a name
+// (the value ": x" of a member); that is one more name to compare, and it
+// can only make the answer false. Each colon, name and stretch of white
+// space is looked at once: linear, and bounded by the counts above.
+func namesDistinct(body []byte, form normalize.Form) bool {
+	var seen [quickNames]uint64
+	var fold [64]byte
+	n := 0
+	for i, colons := 0, 0; ; colons++ {
+		c := bytes.IndexByte(body[i:], ':')
+		if c < 0 {
+			return true
+		}
+		if colons == quickColons {
+			return false
+		}
+		c += i
+		i = c + 1
+		e := c - 1
+		for e >= 0 && body[e] != '"' && isJSONSpace(body[e]) {
+			e--
+		}
+		if e < 0 || body[e] != '"' {
+			continue
+		}
+		// Back to the opening quote, packing the octets on the way
+		// (packName's order: the first octet lowest) for a short name.
+		lo := max(0, e-quickNameLen)
+		s := e - 1
+		var w uint64
+		for ; s >= lo && body[s] != '"'; s-- {
+			w = w<<8 | uint64(body[s])
+		}
+		if s < lo {
+			if lo > 0 {
+				return false // a long name
+			}
+			continue // no quote opens it: not a string
+		}
+		name := body[s+1 : e]
+		h, ok := uint64(0), false
+		if len(name) < 8 {
+			h, ok = plainWord(w, len(name))
+		}
+		if !ok {
+			ascii, lower := asciiName(name)
+			if form != normalize.None && !ascii && !form.IsNormal(name) {
+				return false
+			}
+			h = hashFolded(name, lower, &fold)
+		}
+		for _, g := range seen[:n] {
+			if g == h {
+				return false
+			}
+		}
+		if n == len(seen) {
+			return false
+		}
+		seen[n] = h
+		n++
+	}
+}
+
+func (mc *memberCheck) run() *Rejection {
+	p := mc.p
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '"':
+			end := i + 1
+			if w := len(p) - end; w >= 8 && !mc.escapes {
+				// The common short string, without escapes: its end
+				// in the next word.
+				if m := hasOctet(binary.LittleEndian.Uint64(p[end:]), '"'); m != 0 {
+					end += bits.TrailingZeros64(m) / 8
+				} else {
+					end = mc.stringEnd(end + 8)
+				}
+			} else {
+				end = mc.stringEnd(end)
+			}
+			if end >= len(p) {
+				return nil // unterminated: the decoder's to refuse
+			}
+			j := end + 1
+			for j < len(p) && isJSONSpace(p[j]) {
+				j++
+			}
+			if j < len(p) && p[j] == ':' {
+				if len(mc.objs) > 0 {
+					if rj := mc.member(i+1, end); rj != nil {
+						return rj
+					}
+				}
+				j++
+			}
+			i = j
+		case '{':
+			mc.push()
+			i++
+		case '}':
+			mc.pop()
+			i++
+		default:
+			i = mc.skip(i)
+		}
+	}
+	return nil
+}
+
+// skip returns the offset of the first '"', '{' or '}' after p[i], or
+// len(p): octet by octet over a few, where most stretches between strings
+// end, then with IndexByte.
+func (mc *memberCheck) skip(i int) int {
+	p := mc.p
+	i++
+	for lim := min(i+16, len(p)); i < lim; i++ {
+		if c := p[i]; c == '"' || c == '{' || c == '}' {
+			return i
+		}
+	}
+	if i >= len(p) {
+		return len(p)
+	}
+	return min(mc.quote.from(p, i, '"'), mc.open.from(p, i, '{'), mc.close.from(p, i, '}'))
+}
+
+// stringEnd returns the offset of the quote that ends the string whose
+// text starts at p[j], or len(p) if none does.
+func (mc *memberCheck) stringEnd(j int) int {
+	p := mc.p
+	// A word at a time over the first 32 octets, where most strings end.
+	for lim := min(j+32, len(p)-7); j < lim; {
+		w := binary.LittleEndian.Uint64(p[j:])
+		m := hasOctet(w, '"') | hasOctet(w, '\\')
+		if m == 0 {
+			j += 8
+			continue
+		}
+		j += bits.TrailingZeros64(m) / 8
+		if p[j] == '"' {
+			return j
+		}
+		j += 2 // an escape: the escaped octet is never the end
+	}
+	for j < len(p) {
+		q := mc.quote.from(p, j, '"')
+		if q >= len(p) || !mc.escapes {
+			return q
+		}
+		// Escaped when an odd number of backslashes stands before it.
+		// From j on, each backslash is counted for the one quote that
+		// follows its run: linear.
+		k := q
+		for k > j && p[k-1] == '\\' {
+			k--
+		}
+		if (q-k)%2 == 0 {
+			return q
+		}
+		j = q + 1
+	}
+	return len(p)
+}
+
+// hasOctet returns a word whose lowest set bit, if any, is the high bit
+// of the lowest octet of w that is c (higher bits may be set wrongly: the
+// borrow of the subtraction runs on past a match).
+func hasOctet(w uint64, c byte) uint64 {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	x := w ^ lsb*uint64(c)
+	return (x - lsb) &^ x & msb
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func (mc *memberCheck) key(k int) *memberKey { return &mc.keys[k] }
+
+func (mc *memberCheck) push() {
+	mc.objs = append(mc.objs, memberObj{first: mc.nkeys})
+}
+
+// pop closes the innermost object and forgets its names.
+func (mc *memberCheck) pop() {
+	if len(mc.objs) == 0 {
+		return // unbalanced: the decoder's to refuse
+	}
+	o := &mc.objs[len(mc.objs)-1]
+	if o.tabled {
+		for at := o.first; at < mc.nkeys; at++ {
+			mc.untable(at, o.first)
+		}
+	}
+	mc.nkeys = o.first
+	mc.objs = mc.objs[:len(mc.objs)-1]
+}
+
+// bytes returns the octets of s.
+func (mc *memberCheck) bytes(s span) []byte {
+	if s.lo < 0 {
+		return mc.arena[^s.lo:s.hi]
+	}
+	return mc.p[s.lo:s.hi]
+}
+
+// member checks the name p[start:end] (its raw text, between the quotes)
+// of a member of the innermost open object against the names before it,
+// and adds it to them.
+func (mc *memberCheck) member(start, end int) *Rejection {
+	k := mc.next() // filled in place: the names are compared where they lie
+	k.u = span{start, end}
+	u, rest := mc.p[start:end], mc.p[start:]
+	if mc.escapes && bytes.IndexByte(u, '\\') >= 0 {
+		lo := len(mc.arena)
+		var ok bool
+		if mc.arena, ok = appendJSONUnquote(mc.arena, u); !ok {
+			mc.arena = mc.arena[:lo]
+			return nil // not JSON: the decoder's to refuse
+		}
+		k.u = span{^lo, len(mc.arena)}
+		u = mc.arena[lo:]
+		rest = u
+	}
+	var ascii, lower bool
+	if h, ok := packPlain(u, rest); ok {
+		ascii, lower = true, true
+		k.h[foldedName] = h
+	} else {
+		ascii, lower = asciiName(u)
+		k.h[foldedName] = hashFolded(u, lower, &mc.fold)
+	}
+	k.n, k.h[canonName], k.h[exactName] = k.u, k.h[foldedName], k.h[foldedName]
+	if mc.form != normalize.None {
+		n := u
+		if !ascii && !mc.form.IsNormal(u) {
+			lo := len(mc.arena)
+			mc.arena = mc.form.Append(mc.arena, u)
+			k.n = span{^lo, len(mc.arena)}
+			n = mc.arena[lo:]
+			k.h[canonName] = hashFolded(n, false, &mc.fold)
+		}
+		if !lower {
+			k.h[exactName] = hashExact(n)
+		}
+	}
+	o := &mc.objs[len(mc.objs)-1]
+	for _, kind := range mc.kinds {
+		at := mc.find(o, k, kind)
+		if at < 0 {
+			continue
+		}
+		switch {
+		case kind == foldedName:
+			return mc.reject(sanitize.DuplicateKey, start)
+		case kind == canonName && !bytes.EqualFold(mc.bytes(mc.keys[at].u), u),
+			kind == exactName && !bytes.Equal(mc.bytes(mc.keys[at].u), u):
+			// One in the canonical form, and not before.
+			return mc.reject(sanitize.KeyCollision, start)
+		}
+	}
+	mc.add(o)
+	return nil
+}
+
+// next returns the place of the name after the last one, keys[nkeys],
+// which add then counts in.
+func (mc *memberCheck) next() *memberKey {
+	if mc.nkeys == len(mc.keys) {
+		if len(mc.keys) == cap(mc.keys) {
+			// Double: append's growth of large slices (a quarter)
+			// allocates five times the final size along the way.
+			mc.keys = slices.Grow(mc.keys, max(len(mc.keys), 16))
+		}
+		mc.keys = mc.keys[:len(mc.keys)+1]
+	}
+	return &mc.keys[mc.nkeys]
+}
+
+// find returns the index of a name of o that is one with k by kind, or
+// -1 if there is none. Of names that are one with each other by kind,
+// it may return any: member refuses a name that is one with an earlier
+// name by kind and differs from it as unescaped, so those it lets in
+// are all the same name.
+func (mc *memberCheck) find(o *memberObj, k *memberKey, kind nameKind) int {
+	h := k.h[kind]
+	if o.tabled {
+		at, ok := mc.table[mc.tableKey(h, kind)]
+		if !ok {
+			return -1
+		}
+		if int(at) >= o.first && mc.same(&mc.keys[at], k, kind) {
+			return int(at)
+		}
+		// Two names with one table key: look at every name, as for a
+		// small object (with a secret seed, nothing a client can bring
+		// about).
+	}
+	for at := o.first; at < mc.nkeys; at++ {
+		if mc.keys[at].h[kind] == h && mc.same(&mc.keys[at], k, kind) {
+			return at
+		}
+	}
+	return -1
+}
+
+// same reports whether the names e and k are one by kind.
+func (mc *memberCheck) same(e, k *memberKey, kind nameKind) bool {
+	if e.h[kind] != k.h[kind] {
+		return false
+	}
+	switch kind {
+	case foldedName:
+		return bytes.EqualFold(mc.bytes(e.u), mc.bytes(k.u))
+	case canonName:
+		return bytes.EqualFold(mc.bytes(e.n), mc.bytes(k.n))
+	}
+	return bytes.Equal(mc.bytes(e.n), mc.bytes(k.n))
+}
+
+// add counts in the name that next returned, of o, the innermost open
+// object.
+func (mc *memberCheck) add(o *memberObj) {
+	at := mc.nkeys
+	mc.nkeys++
+	switch {
+	case o.tabled:
+		mc.insert(at)
+		mc.tableMax = max(mc.tableMax, len(mc.table))
+	case mc.nkeys-o.first >= memberTableFrom:
+		if mc.table == nil {
+			mc.table = make(map[uint64]int32)
+		}
+		o.tabled = true
+		for k := o.first; k < mc.nkeys; k++ {
+			mc.insert(k)
+		}
+		mc.tableMax = max(mc.tableMax, len(mc.table))
+	}
+}
+
+// insert enters the name at index at, of the innermost open object, in
+// the table, once for each kind. A name whose table key is there already
+// is left out (find compares, and falls back on looking at every name).
+func (mc *memberCheck) insert(at int) {
+	k := mc.key(at)
+	for _, kind := range mc.kinds {
+		if t := mc.tableKey(k.h[kind], kind); !mc.tabled(t) {
+			mc.table[t] = int32(at)
+		}
+	}
+}
+
+func (mc *memberCheck) tabled(t uint64) bool {
+	_, ok := mc.table[t]
+	return ok
+}
+
+// untable removes the name at index at, of the innermost open object whose
+// names start at first, from the table: its table keys, where they are
+// its object's.
+func (mc *memberCheck) untable(at, first int) {
+	k := mc.key(at)
+	for _, kind := range mc.kinds {
+		t := mc.tableKey(k.h[kind], kind)
+		if at, ok := mc.table[t]; ok && int(at) >= first {
+			delete(mc.table, t)
+		}
+	}
+}
+
+// tableKey returns the key in memberCheck.table of the name of the
+// innermost open object whose fingerprint by kind is h: a seeded hash of
+// the fingerprint, the kind and the depth of the object (only open
+// objects have names in the table, one per depth). The fingerprints of
+// short names are their octets, which a client chooses; hashed with a
+// secret seed, they make table keys no client can make collide (and a
+// collision, found by comparing the names, costs a look at the object's
+// names, not a wrong answer).
+func (mc *memberCheck) tableKey(h uint64, kind nameKind) uint64 {
+	return maphash.Comparable(memberSeed, struct {
+		h     uint64
+		depth int
+		kind  nameKind
+	}{h, len(mc.objs), kind})
+}
+
+// hashFolded returns a fingerprint of foldKey(s): for a folded name of
+// up to seven octets, the octets and the length themselves (equal
+// fingerprints are equal names), and for a longer one its seeded hash
+// (maphash: no client can choose names whose hashes collide). lower says
+// that s is ASCII without upper-case letters, its own folding. The
+// folding goes a stretch at a time through fold, since it never lengthens
+// a text (the representative of an orbit is its smallest code point) and
+// shortens it at most threefold.
+func hashFolded(s []byte, lower bool, fold *[64]byte) uint64 {
+	if !lower && len(s) <= len(fold) {
+		s, lower = appendFoldKey(fold[:0], s), true
+	}
+	if lower {
+		if len(s) < 8 {
+			return packName(s)
+		}
+		return maphash.Bytes(memberSeed, s)
+	}
+	var h maphash.Hash
+	h.SetSeed(memberSeed)
+	for i := 0; i < len(s); {
+		end := min(i+len(fold), len(s))
+		for end < len(s) && !utf8.RuneStart(s[end]) {
+			end--
+		}
+		h.Write(appendFoldKey(fold[:0], s[i:end]))
+		i = end
+	}
+	return h.Sum64()
+}
+
+// packPlain returns packName(s) for a plain name shorter than eight
+// octets, ASCII without upper-case letters or backslashes (its own
+// folding, normal form and unescaped text), and whether s is one. rest
+// is s and what follows it in the body, for a word load.
+func packPlain(s, rest []byte) (uint64, bool) {
+	if len(s) >= 8 {
+		return 0, false
+	}
+	var w uint64
+	if len(rest) >= 8 {
+		w = binary.LittleEndian.Uint64(rest) & (1<<(8*len(s)) - 1)
+	} else {
+		for i, c := range s {
+			w |= uint64(c) << (8 * i)
+		}
+	}
+	return plainWord(w, len(s))
+}
+
+// plainWord returns packName of the name of n < 8 octets packed in w (the
+// first octet lowest, zeros above), and whether it is plain.
+func plainWord(w uint64, n int) (uint64, bool) {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	if w&msb != 0 {
+		return 0, false
+	}
+	// Octets 'A' to 'Z': at least 'A' and not at least 'Z'+1, where
+	// adding to octets below 0x80 carries into no other octet.
+	upper := (w + (0x80-'A')*lsb) &^ (w + (0x80-'Z'-1)*lsb) & msb
+	if upper != 0 || hasOctet(w, '\\') != 0 {
+		return 0, false
+	}
+	return w | uint64(n)<<56, true
+}
+
+// hashExact returns a fingerprint of s as it is, as hashFolded does of
+// a folded name.
+func hashExact(s []byte) uint64 {
+	if len(s) < 8 {
+		return packName(s)
+	}
+	return maphash.Bytes(memberSeed, s)
+}
+
+// packName returns the octets of a name shorter than eight octets, and its
+// length in the top octet.
+func packName(s []byte) uint64 {
+	h := uint64(len(s)) << 56
+	for i, c := range s {
+		h |= uint64(c) << (8 * i)
+	}
+	return h
+}
+
+// asciiName reports whether s is all ASCII, and whether it is ASCII
+// without upper-case letters (so that foldKey leaves it as it is).
+func asciiName(s []byte) (ascii, lower bool) {
+	lower = true
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return false, false
+		}
+		if 'A' <= c && c <= 'Z' {
+			lower = false
+		}
+	}
+	return true, lower
+}
+
+// reject returns the rejection of the member whose name starts at
+// p[start]: its JSON pointer, and the offset of its name.
+func (mc *memberCheck) reject(reason sanitize.Reason, start int) *Rejection {
+	return &Rejection{Reason: reason, Location: rules.JSON, Field: jsonMemberPointer(mc.p, start),
+		Offset: start, Sample: sample(mc.p, start), Err: &sanitize.Error{Reason: reason, Offset: start}}
+}
+
+// jsonMemberPointer returns the JSON pointer (safeField) of the member of
+// body whose name starts at body[start], found again with the scanner:
+// work for a rejection only.
+func jsonMemberPointer(body []byte, start int) string {
+	sc := jsonScanner{p: body, maxDepth: -1}
+	var ptr string
+	sc.onString = func(i, end int, _ bool) *Rejection {
+		if i+1 != start {
+			return nil
+		}
+		sc.inKey, sc.keySpan = true, [2]int{start, max(start, end-1)}
+		ptr = sc.pointer()
+		return errStopScan
+	}
+	if sc.scan() == nil {
+		return "" // not found: cannot happen for a name memberCheck found
+	}
+	return ptr
+}
+
+// errStopScan stops a scan from its onString hook.
+var errStopScan = &Rejection{}
