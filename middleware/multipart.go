@@ -259,10 +259,16 @@ func (p *policy) namesForbid() sanitize.Class { return p.Multipart.Forbid | p.He
 // the package comment above says. Multipart bodies are never repaired:
 // under Repair an ill-formed part is rejected all the same.
 func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
-	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Get("Content-Type")
+	_, params, err := mime.ParseMediaType(ct)
 	boundary := params["boundary"]
 	if err != nil || boundary == "" {
-		return nil // not parseable as multipart: the handler's parser fails too
+		// No multipart reader can read it, but a handler that reads the
+		// body as it is (io.ReadAll, json.NewDecoder) would get octets
+		// no check has seen: refused (FuzzOracle found "multipArt").
+		rj := badMediaType(rules.Multipart, ct)
+		rj.Field = "boundary"
+		return rj
 	}
 	return p.checkParts(body, boundary)
 }
