@@ -166,7 +166,7 @@ func (p *policy) mediaLocation(typ, sub string) (rules.Location, bool) {
 	case typ == "application" && sub == "xml", typ == "text" && sub == "xml", strings.HasSuffix(sub, "+xml"),
 		sub == "" && strings.HasSuffix(typ, "+xml"):
 		return rules.XML, true
-	case typ == "multipart":
+	case typ == "multipart" && sub != "":
 		// form-data and mixed, which Request.MultipartReader reads, and
 		// every other subtype, which a handler's own multipart.Reader
 		// reads as well.

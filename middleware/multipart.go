@@ -270,7 +270,53 @@ func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
 		rj.Field = "boundary"
 		return rj
 	}
+	if rj := checkOutsideParts(body, boundary, &p.Multipart); rj != nil {
+		return rj
+	}
 	return p.checkParts(body, boundary)
+}
+
+// checkOutsideParts checks, as text, the octets of a multipart body that
+// lie outside its parts: the preamble before the first delimiter (all of
+// the body if it has none) and the epilogue after the last. No multipart
+// reader hands them out, but a handler that reads the body as it is does,
+// and a JSON decoder (json.NewDecoder(r.Body), which ignores the
+// Content-Type) decodes the first value it finds there.
+func checkOutsideParts(body []byte, boundary string, c *rules.Check) *Rejection {
+	delim := []byte("--" + boundary)
+	// The preamble ends where a line starts with the delimiter, as
+	// multipart.Reader finds the first part.
+	first := len(body)
+	for i := 0; i < len(body); {
+		j := bytes.Index(body[i:], delim)
+		if j < 0 {
+			break
+		}
+		if at := i + j; at == 0 || body[at-1] == '\n' {
+			first = at
+			break
+		}
+		i += j + 1
+	}
+	// The epilogue follows the close delimiter, "--boundary--" at the
+	// start of a line; a body without one has none.
+	last := len(body)
+	closeDelim := append(delim, '-', '-')
+	if bytes.HasPrefix(body, closeDelim) {
+		last = len(closeDelim)
+	}
+	if i := bytes.LastIndex(body, append([]byte{'\n'}, closeDelim...)); i >= 0 {
+		last = i + 1 + len(closeDelim)
+	}
+	for _, seg := range [2][2]int{{0, first}, {max(last, first), len(body)}} {
+		if err := sanitize.Check(body[seg[0]:seg[1]], c.Forbid); err != nil {
+			rj := reject(err, rules.Multipart, "", body)
+			rj.Offset += seg[0]
+			rj.Sample = sample(body, rj.Offset)
+			return rj
+		}
+	}
+	return nil
 }
 
 // checkParts checks the multipart body body, delimited by boundary.

@@ -316,3 +316,25 @@ func TestMultipartFileNameSyntax(t *testing.T) {
 	}
 	mpRun(t, cases)
 }
+
+// TestMultipartOutsideParts: the octets outside a multipart body's parts,
+// which no multipart reader hands out but a handler reading the body as it
+// is does (json.NewDecoder(r.Body) decodes the preamble's first value),
+// are checked as text; and a "multipart" type without a subtype, or
+// without a boundary, which no multipart reader accepts, is not passed on
+// as if it had been checked (FuzzOracle's findings).
+func TestMultipartOutsideParts(t *testing.T) {
+	t.Parallel()
+	part := "--BB\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nb\r\n--BB--\r\n"
+	cases := []mpCase{
+		{name: "JSON preamble with an invalid octet", body: "{\"a\":\"\xff\"}\r\n" + part, status: 400, want: wantLog{reason: "invalid_byte", location: "multipart", offset: 6}},
+		{name: "bidi in the preamble", body: "note \u202e\r\n" + part, status: 400, want: wantLog{reason: "forbidden_char", location: "multipart", offset: 5}},
+		{name: "overlong in the epilogue", body: part + "\xc0\xae", status: 400, want: wantLog{reason: "overlong", location: "multipart", offset: len(part)}},
+		{name: "no delimiter at all", body: "{\"a\":\"\xff\"}", status: 400, want: wantLog{reason: "invalid_byte", location: "multipart", offset: 6}},
+		{name: "delimiter text inside a preamble line", body: "x--BB \xff\r\n" + part, status: 400, want: wantLog{reason: "invalid_byte", location: "multipart", offset: 6}},
+		{name: "clean preamble and epilogue", body: "This is a multi-part message.\r\n" + part + "trailing words\r\n", status: 200},
+		{name: "no subtype", ct: "multipArt;BoundArY=BB", body: part, status: 415, want: wantLog{reason: "unsupported_media_type", location: "body", field: "Content-Type", offset: -1}},
+		{name: "no boundary", ct: "multipart/form-data", body: part, status: 400, want: wantLog{reason: "bad_media_type", location: "multipart", field: "boundary", offset: -1}},
+	}
+	mpRun(t, cases)
+}
