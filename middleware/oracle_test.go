@@ -343,7 +343,10 @@ func orcIsXML(mt string) bool {
 	return mt == "application/xml" || mt == "text/xml" || strings.HasSuffix(mt, "+xml")
 }
 
-func orcIsMultipart(mt string) bool { return mt == "multipart/form-data" || mt == "multipart/mixed" }
+// orcIsMultipart reports whether mt is a multipart type with a subtype:
+// Request.MultipartReader reads form-data and mixed, and a handler's own
+// multipart.Reader reads any of them, so the middleware checks them all.
+func orcIsMultipart(mt string) bool { return strings.HasPrefix(mt, "multipart/") && len(mt) > len("multipart/") }
 
 // orcMatch reports whether mt matches one of the patterns ("type/*" too).
 func orcMatch(pats []string, mt string) bool {
@@ -646,9 +649,19 @@ func (k *orcCheck) multipart(r *http.Request, body []byte, mt string) {
 		return
 	}
 	orcRestore(r, body)
-	mr, err := r.MultipartReader()
-	if err != nil {
-		return
+	var mr *multipart.Reader
+	if mt == "multipart/form-data" || mt == "multipart/mixed" {
+		var err error
+		if mr, err = r.MultipartReader(); err != nil {
+			return
+		}
+	} else {
+		// Another subtype: what a handler's own multipart.Reader reads.
+		_, ps, _ := orcMediaType(r.Header.Get("Content-Type"))
+		if ps["boundary"] == "" {
+			return
+		}
+		mr = multipart.NewReader(bytes.NewReader(body), ps["boundary"])
 	}
 	var got, want []orcPart
 	orcReadParts(mr, func(part *multipart.Part, data []byte) {
