@@ -18,7 +18,8 @@ import (
 // without the middleware (impl=none) and with it under rules.Strict()
 // (impl=utf8guard, mounted with e.Use; impl=utf8guard-pre with e.Pre), on
 // the same routes and handlers: the difference is the middleware's cost
-// per request. req=get is the clean GET of the allocation test; req=json1k
+// per request. impl=unchecked mounts it with rules.Unchecked(), which
+// checks nothing: the adapter's own cost, without the pipeline's checks. req=get is the clean GET of the allocation test; req=json1k
 // a POST of a 1 KiB JSON document that the handler reads whole in every
 // variant. Run them as
 //
@@ -27,7 +28,7 @@ import (
 // The goals (issue 15): req=get at most 100 ns and no allocation over
 // impl=none; req=json1k at most 400 ns over it.
 func BenchmarkEchoV5(b *testing.B) {
-	impls := []struct{ name, mount string }{{"none", "none"}, {"utf8guard", "use"}, {"utf8guard-pre", "pre"}}
+	impls := []struct{ name, mount string }{{"none", "none"}, {"utf8guard", "use"}, {"utf8guard-pre", "pre"}, {"unchecked", "unchecked"}}
 	b.Run("req=get", func(b *testing.B) {
 		for _, impl := range impls {
 			b.Run("impl="+impl.name, func(b *testing.B) {
@@ -78,6 +79,9 @@ func benchServer(mount string) *echo.Echo {
 	e := echo.New()
 	if mount != "none" {
 		pol := rules.Strict()
+		if mount == "unchecked" {
+			pol = rules.Unchecked()
+		}
 		nop := zerolog.Nop()
 		mw := WithConfig(Config{Policy: &pol, Logger: &nop})
 		if mount == "pre" {

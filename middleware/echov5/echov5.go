@@ -207,16 +207,18 @@ func (m *guard) serve(c *echo.Context, next echo.HandlerFunc) error {
 // NFC). Then that route's policy runs too, on the rewritten request (depth
 // 1); a request the second rewrite moves again is refused
 // (canonical_syntax).
+//
+// A route whose policy checks nothing passes as it came, and so does a
+// request in Monitor mode, exactly as Echo alone would pass it on: raw
+// parameter values where Echo routed on RawPath, RawPath kept. The
+// pipeline rewrites nothing then and hands back no parameters, and
+// preRoute has kept RawPath.
 func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre *preRouted, depth int) error {
-	checks, mode := m.pl.Route(route)
-	if !checks {
-		return next(c)
-	}
 	r := c.Request()
 	// Before routing, these are the values of the route found above: a
 	// PRECIS path parameter the profile disallows is refused; its enforced
 	// form cannot be handed on, since Echo routes again after e.Pre.
-	var nameBuf, valueBuf [8]string
+	var nameBuf, valueBuf [4]string
 	names, values := params(c.PathValues(), nameBuf[:0], valueBuf[:0])
 	v := m.pl.Check(r, route, names, values, (*identity)(c))
 	if v.Request != r {
@@ -233,10 +235,6 @@ func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre 
 		if !v.Pass {
 			return m.onError(c, v.Rejection)
 		}
-		return next(c)
-	case mode == rules.Monitor:
-		// Passed on exactly as it came, as Echo alone would: raw
-		// parameter values where Echo routed on RawPath, RawPath kept.
 		return next(c)
 	}
 	if v.Params != nil {
@@ -257,13 +255,14 @@ func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre 
 		return next(c)
 	}
 	if depth > 0 {
+		_, mode := m.pl.Route(route)
 		return m.refuseMove(c, r, moved, mode)
 	}
 	return m.check(c, next, moved, &preRouted{path: r.URL.Path, rawPath: r.URL.RawPath}, depth+1)
 }
 
 // params copies the names and values of pv into names and values (which
-// have room for a few without allocating) and returns them: never nil, so
+// have room for a few, on the caller's stack) and returns them: never nil, so
 // that the pipeline knows the router has cut the parameters.
 func params(pv echo.PathValues, names, values []string) ([]string, []string) {
 	for _, p := range pv {
