@@ -42,11 +42,14 @@
 //     the request to another route runs that route's policy too; a second
 //     move is refused (canonical_syntax).
 //
-// The adapter relies on Echo's default router behaviour, as echo.New sets
-// it up: RouterConfig.UnescapePathParamValues and
-// RouterConfig.UseEscapedPathForMatching off. With either on, parameter
-// values are cut or decoded by rules the middleware does not see; use
-// neither with it.
+// Unsafe with it: RouterConfig.UnescapePathParamValues and
+// RouterConfig.UseEscapedPathForMatching (both off in echo.New's router).
+// The middleware takes parameter values that Echo cut from URL.RawPath,
+// when that is set, to be escaped, and decodes them; with either option
+// the router hands them on decoded once already, and the handler gets
+// them decoded twice: under rules.Default(), which lets "%25" through,
+// "/files/%252e%252e%7e" reaches a "/files/:name" handler as "..~". The
+// strict preset refuses such a path (double_encoding).
 //
 // # Answers
 //
