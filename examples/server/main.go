@@ -18,7 +18,8 @@
 //
 // The first four answer 200 with a JSON echo of what the handler sees:
 // {"path", "param", "query", "form", "json", "body"}. Rejections answer 400,
-// or 413 for bodies over 1 MiB. Rejection logs go to stdout as JSON lines.
+// 413 for bodies over 1 MiB, or 415 for a media type the strict preset
+// does not check as text. Rejection logs go to stdout as JSON lines.
 //
 // The policy file and public/ are embedded in the binary, so it runs the
 // same from any working directory; -policy reads another policy file.
