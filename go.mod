@@ -4,13 +4,13 @@ go 1.26.0
 
 require (
 	github.com/labstack/echo/v4 v4.16.0
+	github.com/labstack/echo/v5 v5.4.4
 	github.com/rs/zerolog v1.35.1
 	golang.org/x/sys v0.47.0
 	golang.org/x/text v0.43.0
 )
 
 require (
-	github.com/labstack/echo/v5 v5.4.4 // indirect
 	github.com/labstack/gommon v0.5.0 // indirect
 	github.com/mattn/go-colorable v0.1.15 // indirect
 	github.com/mattn/go-isatty v0.0.22 // indirect
