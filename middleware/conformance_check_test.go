@@ -65,6 +65,16 @@ func (tc confCase) request() *http.Request {
 		name, value, _ := strings.Cut(h, ": ")
 		r.Header.Add(name, value)
 	}
+	if tc.trailer != nil {
+		r.ContentLength, r.TransferEncoding, r.Trailer = -1, []string{"chunked"}, http.Header{}
+		for _, h := range tc.trailer {
+			name, value, _ := strings.Cut(h, ":")
+			r.Trailer[http.CanonicalHeaderKey(name)] = nil
+			if value != "" {
+				r.Trailer[http.CanonicalHeaderKey(name)] = []string{strings.TrimPrefix(value, " ")}
+			}
+		}
+	}
 	return r
 }
 

@@ -57,6 +57,11 @@ type confCase struct {
 	// octets allowed), Content-Type, body, extra header lines.
 	method, target, ct, body string
 	header                   []string
+	// trailer is the request's trailers, "Name: value" lines, as net/http
+	// fills Request.Trailer for a chunked body: the names, announced by the
+	// Trailer header, at once (with a nil value for "Name:"), the values
+	// once the body has been read.
+	trailer []string
 	// bodyErr makes the body fail with errBroken after its octets.
 	bodyErr bool
 	// noRequestID sends no X-Request-Id; every other request sends
@@ -285,6 +290,11 @@ func confCases() []confCase {
 			status: 200, reads: &confReads{Path: "/api/e", Params: none}},
 		{name: "cookie value", target: "/api/e", header: []string{"Cookie: ok=1; sid=a\xe2\x80\xaeb"},
 			status: 400, rej: withClass(rej("forbidden_char", "header", "Cookie:sid", 1), "bidi")},
+		{name: "listed trailer", method: "POST", target: "/api/e", ct: "text/plain", body: "hello", trailer: []string{"X-Name: a\xe2\x80\xaeb"},
+			status: 400, rej: withClass(rej("forbidden_char", "header", "Trailer:X-Name", 1), "bidi")},
+		{name: "trailer announced for a body passed unread", table: with(func(p *rules.Policy) { p.BinaryTypes = []string{"application/octet-stream"} }),
+			method: "POST", target: "/api/e", ct: "application/octet-stream", body: "\x00\x01", trailer: []string{"X-Name:"},
+			status: 400, rej: rej("forbidden_trailer", "header", "Trailer:X-Name", 0)},
 
 		// Canonical forms.
 		{name: "NFC path, parameter and query", table: with(nfc), target: "/api/t/e%CC%81?q=e%CC%81&" + decomposed + "=k",
