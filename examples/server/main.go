@@ -2,7 +2,11 @@
 // kind of policy, so that what utf8guard accepts, rejects and logs can be
 // tried with curl.
 //
-//	go run ./examples/server [-addr 127.0.0.1:8080] [-policy file.json]
+//	go run ./examples/server [-addr 127.0.0.1:8080] [-policy file.json] [-echo v4|v5]
+//
+// -echo chooses the Echo major version it runs on, with utf8guard's
+// adapter for it (middleware for v4, the default; middleware/echov5 for
+// v5): the routes, answers and log lines are the same on both.
 //
 // Routes, for GET and POST:
 //
@@ -14,7 +18,8 @@
 //
 // The first four answer 200 with a JSON echo of what the handler sees:
 // {"path", "param", "query", "form", "json", "body"}. Rejections answer 400,
-// or 413 for bodies over 1 MiB. Rejection logs go to stdout as JSON lines.
+// 413 for bodies over 1 MiB, or 415 for a media type the strict preset
+// does not check as text. Rejection logs go to stdout as JSON lines.
 //
 // The policy file and public/ are embedded in the binary, so it runs the
 // same from any working directory; -policy reads another policy file.
@@ -36,6 +41,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/examples/server/app"
+	"github.com/utf8guard/utf8guard/examples/server/app/appv5"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -48,14 +54,19 @@ var content embed.FS
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
 	policyFile := flag.String("policy", "", "policy file (JSON); default: the embedded policy.json")
+	echoVersion := flag.String("echo", "v4", "Echo major version to serve with: v4 or v5")
 	flag.Parse()
-	if err := run(*addr, *policyFile); err != nil {
+	if err := run(*addr, *policyFile, *echoVersion); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, policyFile string) error {
+func run(addr, policyFile, echoVersion string) error {
+	newApp, ok := apps[echoVersion]
+	if !ok {
+		return fmt.Errorf("-echo %q: want v4 or v5", echoVersion)
+	}
 	table, err := loadPolicy(policyFile)
 	if err != nil {
 		return err
@@ -65,7 +76,7 @@ func run(addr, policyFile string) error {
 	if err != nil {
 		return err
 	}
-	e, err := app.New(table, &logger, public)
+	e, err := newApp(table, &logger, public)
 	if err != nil {
 		return err
 	}
@@ -88,7 +99,7 @@ func run(addr, policyFile string) error {
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	fmt.Fprintf(os.Stderr, "utf8guard demo listening on http://%s (routes /strict/ /nfc/ /monitor/ /open/ /static/)\n", ln.Addr())
+	fmt.Fprintf(os.Stderr, "utf8guard demo listening on http://%s (Echo %s; routes /strict/ /nfc/ /monitor/ /open/ /static/)\n", ln.Addr(), echoVersion)
 	select {
 	case err := <-errc:
 		return err
@@ -98,6 +109,16 @@ func run(addr, policyFile string) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
+}
+
+// apps builds the demo's server on each Echo major version -echo names.
+var apps = map[string]func(*rules.Table, *zerolog.Logger, fs.FS) (http.Handler, error){
+	"v4": func(t *rules.Table, l *zerolog.Logger, public fs.FS) (http.Handler, error) {
+		return app.New(t, l, public)
+	},
+	"v5": func(t *rules.Table, l *zerolog.Logger, public fs.FS) (http.Handler, error) {
+		return appv5.New(t, l, public)
+	},
 }
 
 func loadPolicy(file string) (*rules.Table, error) {

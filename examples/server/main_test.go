@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -36,22 +37,45 @@ const (
 	composed     = "\u00e9"  // é
 )
 
-// TestDemo is one test, not several, so the binary is built and started
-// once; its steps are subtests, and the log lines are checked after the
-// server has shut down, when its stdout is complete.
+// TestDemo is one test, not several, so the binary is built once; it is
+// started once on each Echo major version (-echo), which must keep one
+// contract. Its steps are subtests, and the log lines are checked after
+// the server has shut down, when its stdout is complete.
 func TestDemo(t *testing.T) {
-	d := startDemo(t, buildDemo(t))
+	bin := buildDemo(t)
+	for _, version := range []string{"v4", "v5"} {
+		t.Run("echo="+version, func(t *testing.T) {
+			d := startDemo(t, bin, "-echo", version)
+			if want := "(Echo " + version + ";"; !strings.Contains(d.stderr.String(), want) {
+				t.Errorf("the start-up line does not say %q:\n%s", want, d.stderr.String())
+			}
 
-	t.Run("accepted", d.testAccepted)
-	t.Run("nfc", d.testNFC)
-	t.Run("rejected", d.testRejected)
-	t.Run("one line per request", d.testOneLine)
-	t.Run("static", d.testStatic)
-	t.Run("body limit", d.testBodyLimit)
-	t.Run("identity", d.testIdentity)
+			t.Run("accepted", d.testAccepted)
+			t.Run("nfc", d.testNFC)
+			t.Run("rejected", d.testRejected)
+			t.Run("one line per request", d.testOneLine)
+			t.Run("static", d.testStatic)
+			t.Run("body limit", d.testBodyLimit)
+			t.Run("identity", d.testIdentity)
 
-	d.shutdown(t)
-	d.checkLog(t)
+			d.shutdown(t)
+			d.checkLog(t)
+		})
+	}
+	t.Run("echo=v6", func(t *testing.T) { testBadEcho(t, bin) })
+}
+
+// testBadEcho: an -echo the demo does not know stops it at start-up, with
+// an error that names the flag, before it listens.
+func testBadEcho(t *testing.T, bin string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-addr", "127.0.0.1:0", "-echo", "v6")
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if _, ok := errors.AsType[*exec.ExitError](err); !ok || !strings.Contains(string(out), `-echo "v6"`) || startLine.Match(out) {
+		t.Errorf("-echo v6: %v, output %q; want an exit status and an error naming -echo before listening", err, out)
+	}
 }
 
 // buildDemo builds ./examples/server from the module root into a temporary
@@ -152,17 +176,18 @@ func (b *syncBuffer) String() string {
 
 var startLine = regexp.MustCompile(`listening on http://(\S+)`)
 
-// startDemo starts bin on a free loopback port, from a working directory of
-// decoys, and waits for its start-up line. A port taken between picking and
-// binding makes the demo exit; it is retried on another port.
-func startDemo(t *testing.T, bin string) *demo {
+// startDemo starts bin with args on a free loopback port, from a working
+// directory of decoys, and waits for its start-up line. A port taken
+// between picking and binding makes the demo exit; it is retried on
+// another port.
+func startDemo(t *testing.T, bin string, args ...string) *demo {
 	t.Helper()
 	wd := t.TempDir()
 	decoys(t, wd, "in the working directory")
 	for attempt := 1; ; attempt++ {
 		port := freePort(t)
 		d := &demo{exited: make(chan struct{})}
-		d.cmd = exec.Command(bin, "-addr", port)
+		d.cmd = exec.Command(bin, append([]string{"-addr", port}, args...)...)
 		d.cmd.Dir = wd
 		d.cmd.Stdout = &d.stdout
 		d.cmd.Stderr = &d.stderr

@@ -1,8 +1,9 @@
-// Package app builds the Echo instance of utf8guard's demo server
-// (examples/server): the routes of DESIGN.md behind the middleware, with a
-// handler that answers what it sees. The command embeds its policy file and
-// public/ directory and passes them in; the load test in bench/load builds
-// the same server in its own process.
+// Package app builds the Echo v4 instance of utf8guard's demo server
+// (examples/server): its routes behind the middleware, with a handler that
+// answers what it sees (Answer, which package appv5 shares for the Echo v5
+// instance). The command embeds its policy file and public/ directory and
+// passes them in; the load test in bench/load builds the same server in
+// its own process.
 package app
 
 import (
@@ -13,6 +14,7 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -71,45 +73,68 @@ func dropClientRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// Echo answers 200 with what the handler sees of the request, as JSON:
-// {"path": URL.Path, "param": c.Param("*"), "query": the query's map of
-// lists, "form": the form body's map of lists (form and multipart bodies),
-// "json": the decoded JSON body (JSON bodies), "body": the raw body}.
+// Echo answers 200 with what the handler sees of the request, as JSON (see
+// Answer), through Echo v4's API.
 func Echo(c echo.Context) error {
-	r := c.Request()
+	out, err := Answer(c.Request(), c.Param("*"), c.QueryParams(), func() error {
+		_, err := c.FormParams()
+		return err
+	})
+	if err != nil {
+		return echo.NewHTTPError(err.Status, err.Message)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// Refusal is an error answer of the demo's handler itself (not of
+// utf8guard): Status, with the JSON body {"message": Message} as Echo
+// writes an HTTP error.
+type Refusal struct {
+	Status  int
+	Message string
+}
+
+// Answer is the demo handler's answer to r, for either Echo: {"path":
+// URL.Path, "param": the "*" parameter, "query": the query's map of
+// lists, "form": the form body's map of lists (form and multipart
+// bodies), "json": the decoded JSON body (JSON bodies), "body": the raw
+// body}, or a Refusal. param and query are what the framework's API gives
+// the handler, and parseForm parses a form body into r.PostForm through
+// it.
+func Answer(r *http.Request, param string, query url.Values, parseForm func() error) (map[string]any, *Refusal) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return echo.ErrStatusRequestEntityTooLarge
+			return nil, &Refusal{http.StatusRequestEntityTooLarge, http.StatusText(http.StatusRequestEntityTooLarge)}
 		}
-		return echo.NewHTTPError(http.StatusBadRequest, "reading the body failed")
+		return nil, &Refusal{http.StatusBadRequest, "reading the body failed"}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	out := map[string]any{
 		"path":  r.URL.Path,
-		"param": c.Param("*"),
-		"query": c.QueryParams(),
+		"param": param,
+		"query": query,
 		"body":  string(body),
 	}
 	// The media type as mime.ParseMediaType reads it, which is how
 	// utf8guard reads it: a prefix match would decode
 	// "application/jsonx" as JSON, a type the strict preset refuses
 	// unread and the default one passes unchecked.
-	mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
-	case mt == echo.MIMEApplicationForm, mt == echo.MIMEMultipartForm:
-		if _, err := c.FormParams(); err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, "bad form")
+	case mt == "application/x-www-form-urlencoded", mt == "multipart/form-data":
+		if err := parseForm(); err != nil {
+			return nil, &Refusal{http.StatusBadRequest, "bad form"}
 		}
-		// PostForm, not the result of FormParams (Request.Form), which
-		// mixes the query in: "form" is what the body holds.
+		// PostForm, not Request.Form, which mixes the query in: "form"
+		// is what the body holds.
 		out["form"] = r.PostForm
-	case mt == echo.MIMEApplicationJSON, strings.HasSuffix(mt, "+json"):
+	case mt == "application/json", strings.HasSuffix(mt, "+json"):
 		var v any
 		if err := json.Unmarshal(body, &v); err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, "bad JSON")
+			return nil, &Refusal{http.StatusBadRequest, "bad JSON"}
 		}
 		out["json"] = v
 	}
-	return c.JSON(http.StatusOK, out)
+	return out, nil
 }

@@ -1,0 +1,283 @@
+package echov5
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"strconv"
+
+	"github.com/labstack/echo/v5"
+	emw "github.com/labstack/echo/v5/middleware"
+	"github.com/rs/zerolog"
+
+	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// Config configures the Echo v5 middleware. It has the shape of the Echo v4
+// middleware's middleware.Config, in Echo v5's types.
+type Config struct {
+	// Skipper defines a function to skip the middleware.
+	// Optional. Default value emw.DefaultSkipper (never skip).
+	Skipper emw.Skipper
+
+	// Policy is the policy of every route.
+	// Optional. Default value rules.Default(). Set Policy or Routes, not both.
+	Policy *rules.Policy
+
+	// Routes maps Echo route templates ("/users/:id") to policies, with a
+	// default for the rest.
+	// Optional. Set Policy or Routes, not both.
+	Routes *rules.Table
+
+	// Logger receives the log lines, unless the request's context carries
+	// a zerolog logger (zerolog.Ctx), which is then used instead.
+	// Optional. Default value: JSON lines on os.Stderr with a timestamp.
+	Logger *zerolog.Logger
+
+	// LogAccepted writes a debug-level event for each accepted request.
+	// Optional. Default value false: clean requests are not logged.
+	LogAccepted bool
+
+	// OnReject is called for every refused or flagged (Monitor) request,
+	// after the log line, for metrics and the like.
+	// Optional.
+	OnReject func(c *echo.Context, rj *middleware.Rejection)
+
+	// ErrorHandler returns what the middleware returns for a refused
+	// request (Enforce mode): an error for Echo's HTTPErrorHandler, or nil
+	// after writing a response itself.
+	// Optional. Default value DefaultErrorHandler.
+	ErrorHandler func(c *echo.Context, rj *middleware.Rejection) error
+}
+
+// DefaultConfig is the default configuration: rules.Default() on every
+// route, logs on os.Stderr.
+var DefaultConfig = Config{Skipper: emw.DefaultSkipper}
+
+// Error is the error the middleware returns for a refused request under
+// DefaultErrorHandler, and for a body it could not read. It implements
+// echo.HTTPStatusCoder (its Code) and json.Marshaler, so that Echo's
+// DefaultHTTPErrorHandler answers Code with the JSON object
+// {"location": ..., "reason": ...} ({"reason": "body_unreadable"} for an
+// unreadable body), as the Echo v4 middleware answers. It never holds the
+// offending octets.
+type Error struct {
+	// Code is the HTTP status: rj.Status() for a rejection, 400 for an
+	// unreadable body.
+	Code int
+	// Reason and Location are the rejection's, as the log names them;
+	// Location is empty for an unreadable body.
+	Reason, Location string
+	// Internal is the *middleware.Rejection, or the error reading the
+	// body.
+	Internal error
+}
+
+// StatusCode returns e.Code, for echo.HTTPStatusCoder.
+func (e *Error) StatusCode() int { return e.Code }
+
+// Error returns a one-line description, such as "code=400,
+// reason=overlong, location=path, internal=utf8guard: overlong in path at
+// offset 3".
+func (e *Error) Error() string {
+	msg := "code=" + strconv.Itoa(e.Code) + ", reason=" + e.Reason
+	if e.Location != "" {
+		msg += ", location=" + e.Location
+	}
+	if e.Internal != nil {
+		msg += ", internal=" + e.Internal.Error()
+	}
+	return msg
+}
+
+// Unwrap returns e.Internal, so that errors.As finds the
+// *middleware.Rejection and errors.Is its sanitize sentinel.
+func (e *Error) Unwrap() error { return e.Internal }
+
+// MarshalJSON returns the answer's body: {"location": ..., "reason": ...},
+// without location when it is empty.
+func (e *Error) MarshalJSON() ([]byte, error) {
+	m := map[string]string{"reason": e.Reason}
+	if e.Location != "" {
+		m["location"] = e.Location
+	}
+	return json.Marshal(m)
+}
+
+// DefaultErrorHandler answers a rejection with an *Error of status
+// rj.Status() (400, 413 for a body over its limit, 415 for a media type the
+// policy refuses) whose body is {"location": ..., "reason": ...}: it never
+// echoes the offending octets. The Rejection is its Internal error.
+func DefaultErrorHandler(c *echo.Context, rj *middleware.Rejection) error {
+	return &Error{Code: rj.Status(), Reason: rj.Reason.String(), Location: rj.Location.String(), Internal: rj}
+}
+
+// New returns the middleware with DefaultConfig.
+func New() echo.MiddlewareFunc { return WithConfig(DefaultConfig) }
+
+// WithConfig returns the middleware with cfg. It panics if cfg is invalid;
+// Config.ToMiddleware returns the error instead.
+func WithConfig(cfg Config) echo.MiddlewareFunc {
+	mw, err := cfg.ToMiddleware()
+	if err != nil {
+		panic(err)
+	}
+	return mw
+}
+
+// ToMiddleware returns the middleware with cfg, or an error if cfg is
+// invalid (Policy and Routes both set). Everything that can be is worked
+// out here, once: the per-request path only looks up and scans.
+func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
+	pl, err := middleware.NewPipeline(middleware.PipelineConfig{
+		Policy: cfg.Policy, Routes: cfg.Routes, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted,
+	})
+	if err != nil {
+		return nil, err
+	}
+	m := &guard{pl: pl, skipper: cfg.Skipper, onReject: cfg.OnReject, onError: cfg.ErrorHandler}
+	if m.skipper == nil {
+		m.skipper = emw.DefaultSkipper
+	}
+	if m.onError == nil {
+		m.onError = DefaultErrorHandler
+	}
+	if cfg.Routes != nil {
+		m.listed = make(map[string]bool, len(cfg.Routes.Routes))
+		for route := range cfg.Routes.Routes {
+			m.listed[route] = true
+		}
+	}
+	if cfg.Logger != nil {
+		m.logger = *cfg.Logger
+	} else {
+		m.logger = zerolog.New(os.Stderr).With().Timestamp().Logger()
+	}
+	return m.wrap, nil
+}
+
+// guard is the compiled middleware.
+type guard struct {
+	pl       *middleware.Pipeline
+	skipper  emw.Skipper
+	onReject func(c *echo.Context, rj *middleware.Rejection)
+	onError  func(c *echo.Context, rj *middleware.Rejection) error
+	// listed holds the routes of Config.Routes, which have policies of
+	// their own; every other route has the table's default. Nil under
+	// Config.Policy: one policy for all.
+	listed map[string]bool
+	// logger is Config.Logger with its default, for refuseMove.
+	logger zerolog.Logger
+}
+
+// samePolicy reports whether routes a and b have one policy, as the
+// pipeline looks them up.
+func (m *guard) samePolicy(a, b string) bool {
+	return a == b || !m.listed[a] && !m.listed[b]
+}
+
+// wrap is the echo.MiddlewareFunc. Echo v5 calls it once per chain, when
+// the chain is built (e.Use, e.Pre, a group or a route), not per request:
+// the handler it returns costs no allocation per request.
+func (m *guard) wrap(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c *echo.Context) error { return m.serve(c, next) }
+}
+
+// serve runs the middleware for c.
+func (m *guard) serve(c *echo.Context, next echo.HandlerFunc) error {
+	if m.skipper(c) {
+		return next(c)
+	}
+	route := c.Path()
+	if route != "" {
+		return m.check(c, next, route, nil, 0)
+	}
+	// Echo's router always sets a template for a route it matched ("" is
+	// registered as "/"), so an empty one means routing has not happened
+	// yet (e.Pre), or found nothing: finding again changes nothing then.
+	pre := m.preRoute(c)
+	return m.check(c, next, c.Path(), &pre, 0)
+}
+
+// check runs the policy of route on c. Under e.Pre (pre is not nil) it
+// makes sure that the route Echo will dispatch the accepted request to is
+// the one whose policy ran: a repair or a canonical form rewrites the path,
+// and can move the request to another route ("/cafe%CC%81" is "/café" in
+// NFC). Then that route's policy runs too, on the rewritten request (depth
+// 1); a request the second rewrite moves again is refused
+// (canonical_syntax).
+//
+// A route whose policy checks nothing passes as it came, and so does a
+// request in Monitor mode, exactly as Echo alone would pass it on: raw
+// parameter values where Echo routed on RawPath, RawPath kept. The
+// pipeline rewrites nothing then and hands back no parameters, and
+// preRoute has kept RawPath.
+func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre *preRouted, depth int) error {
+	r := c.Request()
+	// Before routing, these are the values of the route found above: a
+	// PRECIS path parameter the profile disallows is refused; its enforced
+	// form cannot be handed on, since Echo routes again after e.Pre.
+	var nameBuf, valueBuf [4]string
+	names, values := params(c.PathValues(), nameBuf[:0], valueBuf[:0])
+	v := m.pl.Check(r, route, names, values, (*identity)(c))
+	if v.Request != r {
+		c.SetRequest(v.Request)
+		r = v.Request
+	}
+	switch {
+	case v.ReadErr != nil && !v.Pass:
+		return &Error{Code: http.StatusBadRequest, Reason: "body_unreadable", Internal: v.ReadErr}
+	case v.Rejection != nil:
+		if m.onReject != nil {
+			m.onReject(c, v.Rejection)
+		}
+		if !v.Pass {
+			return m.onError(c, v.Rejection)
+		}
+		return next(c)
+	}
+	if v.Params != nil {
+		setParams(c, names, v.Params)
+	}
+	if pre == nil {
+		return next(c)
+	}
+	if pre.clearRaw && r.URL.RawPath != "" && !hasEncodedSlash(r.URL.RawPath) {
+		r.URL.RawPath = ""
+	}
+	if r.URL.Path == pre.path && r.URL.RawPath == pre.rawPath {
+		return next(c)
+	}
+	// Rewritten: find where Echo will dispatch it.
+	moved := m.find(c)
+	if moved == route || m.samePolicy(moved, route) {
+		return next(c)
+	}
+	if depth > 0 {
+		_, mode := m.pl.Route(route)
+		return m.refuseMove(c, r, moved, mode)
+	}
+	return m.check(c, next, moved, &preRouted{path: r.URL.Path, rawPath: r.URL.RawPath}, depth+1)
+}
+
+// params copies the names and values of pv into names and values (which
+// have room for a few, on the caller's stack) and returns them: never nil, so
+// that the pipeline knows the router has cut the parameters.
+func params(pv echo.PathValues, names, values []string) ([]string, []string) {
+	for _, p := range pv {
+		names = append(names, p.Name)
+		values = append(values, p.Value)
+	}
+	return names, values
+}
+
+// setParams hands the handler the parameter values the pipeline returned,
+// in the order of names.
+func setParams(c *echo.Context, names, values []string) {
+	pv := make(echo.PathValues, len(values))
+	for i, v := range values {
+		pv[i] = echo.PathValue{Name: names[i], Value: v}
+	}
+	c.SetPathValues(pv)
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package echov5
+
+const raceEnabled = true
