@@ -346,7 +346,9 @@ func orcIsXML(mt string) bool {
 // orcIsMultipart reports whether mt is a multipart type with a subtype:
 // Request.MultipartReader reads form-data and mixed, and a handler's own
 // multipart.Reader reads any of them, so the middleware checks them all.
-func orcIsMultipart(mt string) bool { return strings.HasPrefix(mt, "multipart/") && len(mt) > len("multipart/") }
+func orcIsMultipart(mt string) bool {
+	return strings.HasPrefix(mt, "multipart/") && len(mt) > len("multipart/")
+}
 
 // orcMatch reports whether mt matches one of the patterns ("type/*" too).
 func orcMatch(pats []string, mt string) bool {
