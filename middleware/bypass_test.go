@@ -395,3 +395,25 @@ func TestSegmentBOMNetHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestParamsDecodedOnce: a parameter value is decoded once, as the router
+// cut it. Under e.Pre the route is found on the decoded path (where that
+// moves no segment boundary), so its values are decoded already; decoding
+// them again read "a%2500" as "a\x00" and refused what e.Use accepts, and
+// would hand "%2541" on as "A".
+func TestParamsDecodedOnce(t *testing.T) {
+	t.Parallel()
+	for _, m := range mounts {
+		ev := newEnv(t, Config{Policy: ptr(rules.Default())}, m)
+		for target, want := range map[string]string{
+			"/api/users/a%2500%7e": "a%00~",
+			"/api/users/%2541":     "%41",
+		} {
+			w := ev.do(req(http.MethodGet, target, "", nil))
+			s := ev.rec.seen()
+			if w.Code != 200 || s == nil || s.Params["id"] != want {
+				t.Errorf("%s %s: status %d, id %q; want 200 and %q", m, target, w.Code, s.Params["id"], want)
+			}
+		}
+	}
+}

@@ -161,15 +161,6 @@ func (c *policy) canonOf(loc rules.Location, field string, v []byte, precis bool
 	return c.form.Bytes(v), true, nil
 }
 
-// canonString is canonValue for a string.
-func (c *policy) canonString(loc rules.Location, field, v string, precis bool) (string, bool, *Rejection) {
-	out, changed, rj := c.canonValue(loc, field, stringBytes(v), precis)
-	if !changed {
-		return v, false, rj
-	}
-	return string(out), true, rj
-}
-
 // A canonical form must pass the policy its input passed: normalization
 // and PRECIS map some characters to ASCII syntax (NFKC maps U+FF05 and
 // U+FE6A to '%', U+FF0F to '/', U+FF0E and U+2024 to '.', U+FF3C to '\';

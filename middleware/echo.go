@@ -184,7 +184,13 @@ func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p
 	// Before routing, these are the values of the route found above: a
 	// PRECIS path parameter the profile disallows is rejected; its enforced
 	// form cannot be handed on, since Echo routes again after e.Pre.
-	v := g.run(r, route, p, c.ParamNames(), c.ParamValues(), echoIdentityOf, c)
+	// Echo's router cuts the values from URL.RawPath when it is set; under
+	// e.Pre, from the path the route was found on.
+	escaped := r.URL.RawPath != ""
+	if foundOn != "" {
+		escaped = escaped && foundOn == r.URL.RawPath
+	}
+	v := g.run(r, route, c.ParamNames(), c.ParamValues(), escaped, p, echoIdentityOf, c)
 	if v.r != r {
 		c.SetRequest(v.r)
 		r = v.r
@@ -216,7 +222,8 @@ func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p
 		findRoute(routerFor(c.Echo(), r.Host), r.Method, dispatch, c)
 		if moved := c.Path(); moved != route && g.lookup(moved) != p {
 			if depth > 0 {
-				rj := &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Path, Route: moved, Mode: p.Mode,
+				// Moved again: refused under the route whose policy ran.
+				rj := &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Path, Route: route, Mode: p.Mode,
 					Sample: sample(r.URL.Path, 0), Err: sanitize.ErrCanonicalSyntax}
 				g.logRejection(r, rj, echoIdentity(c))
 				if m.onReject != nil {

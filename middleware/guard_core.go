@@ -53,13 +53,14 @@ func (g *guard) lookup(route string) *policy {
 }
 
 // inspect checks r under p: path, path parameters (names and values, from
-// Echo; nil otherwise), query, headers, body, in that order, and stops at
-// the first violation. On acceptance r may have been rewritten (repairs)
-// and params holds the decoded parameter values when they differ from
-// values. An error is a body that could not be read.
-func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string) (params []string, rj *Rejection, err error) {
+// Echo, escaped or not as Match.Escaped says; nil otherwise), query,
+// headers, body, in that order, and stops at the first violation. On
+// acceptance r may have been rewritten (repairs) and params holds the
+// decoded parameter values when they differ from values. An error is a
+// body that could not be read.
+func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection, err error) {
 	if p.Path.On {
-		routedRaw := r.URL.RawPath != "" // as the router saw it
+		routedRaw := escaped // as the router saw it
 		var repaired bool
 		if rj, repaired = s.checkPath(r, p); rj != nil {
 			return nil, rj, nil

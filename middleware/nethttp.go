@@ -99,7 +99,7 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			v := g.run(r, route, p, nil, nil, httpIdentityOf, r)
+			v := g.run(r, route, nil, nil, false, p, httpIdentityOf, r)
 			switch {
 			case v.readErr != nil && !v.pass:
 				writeJSONError(w, http.StatusBadRequest, map[string]string{"reason": "body_unreadable"})

@@ -75,7 +75,7 @@ func TestInspectAllocs(t *testing.T) {
 				r.Body.(*bodyReader).Reset(tc.body)
 			}
 			s := getScratch()
-			_, rj, err := g.inspect(s, r, p, nil, nil)
+			_, rj, err := g.inspect(s, r, p, nil, nil, false)
 			putScratch(s)
 			if rj != nil || err != nil {
 				t.Fatal(rj, err)

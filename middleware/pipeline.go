@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/rs/zerolog"
 
@@ -125,21 +126,55 @@ func (c *connIdentity) Identity() Identity {
 	return Identity{RequestID: id.id, RequestIDFromClient: id.idClient, RemoteIP: id.remoteIP}
 }
 
-// Check runs r, routed to the route template route with the path
-// parameters names and values (nil where the router cuts none before the
-// handler runs), through route's policy. who gives the log's identity
-// fields when a line is logged. In Monitor mode the
+// Match is where a router put a request.
+type Match struct {
+	// Route is the route template ("/users/:id"), the key of the policy
+	// table.
+	Route string
+	// Names and Values are the path parameters the router cut, nil where
+	// it cuts none before the handler runs.
+	Names, Values []string
+	// Escaped says that the router cut Values from the escaped path
+	// (URL.RawPath, as Echo's routers do when it is set), so that they
+	// still hold the escapes the pipeline decodes; false where they were
+	// cut from the decoded URL.Path (a ServeMux, or a route found on the
+	// decoded path under e.Pre). Decoding values twice would read
+	// "%2541" as "A".
+	Escaped bool
+}
+
+// Check runs r, routed as m says, through the policy of m.Route. who
+// gives the log's identity fields when a line is logged. In Monitor mode the
 // handler always runs and gets the request as it came; in Enforce mode it
 // runs only for an accepted request, rewritten to its canonical form where
 // the policy asks, with Verdict.Params as its parameters.
-func (pl *Pipeline) Check(r *http.Request, route string, names, values []string, who IdentitySource) Verdict {
-	p := pl.g.lookup(route)
+func (pl *Pipeline) Check(r *http.Request, m Match, who IdentitySource) Verdict {
+	p := pl.g.lookup(m.Route)
 	if p.off {
 		return Verdict{Request: r, Pass: true}
 	}
-	v := pl.g.run(r, route, p, names, values, callIdentity, who)
+	v := pl.g.run(r, m.Route, m.Names, m.Values, m.Escaped, p, callIdentity, who)
 	return Verdict{Request: v.r, Params: v.params, Rejection: v.rj, ReadErr: v.readErr, Pass: v.pass}
 }
+
+// Refuse logs rj, a refusal an adapter found itself (under e.Pre, a
+// request a rewrite moves to another route twice), under route, the route
+// whose policy refuses it, as Check logs its own: it sets rj.Route and
+// rj.Mode from route's policy, and, for a path rejection without a
+// Sample, the sample of the request's path at rj.Offset. The adapter then
+// calls its OnReject and ErrorHandler as for Check's.
+func (pl *Pipeline) Refuse(r *http.Request, route string, rj *Rejection, who IdentitySource) {
+	rj.Route, rj.Mode = route, pl.g.lookup(route).Mode
+	if rj.Sample == "" && rj.Location == rules.Path {
+		rj.Sample = sample(r.URL.Path, rj.Offset)
+	}
+	pl.g.logRejection(r, rj, callIdentity(who))
+}
+
+// SamePolicy reports whether routes a and b have one policy, so that an
+// adapter whose rewrite moved a request from a to b knows whether b's
+// policy must run too.
+func (pl *Pipeline) SamePolicy(a, b string) bool { return pl.g.lookup(a) == pl.g.lookup(b) }
 
 // callIdentity is the identityFunc of Check: x is its IdentitySource.
 func callIdentity(x any) requestIdentity {
@@ -148,14 +183,16 @@ func callIdentity(x any) requestIdentity {
 }
 
 // run checks r, routed to route (whose policy p is on) with the path
-// parameters names and values (nil where the framework cuts none before
-// the handler runs), and decides. In Monitor mode the handler always runs
+// parameters names and values, escaped or not (see Match), and decides.
+// (Match's fields are passed one by one: escape analysis, which does not
+// tell a struct's fields apart, would otherwise move an adapter's
+// parameter arrays to the heap with the route string the log keeps.) In Monitor mode the handler always runs
 // and gets the request as it came; in Enforce mode it runs only for an
 // accepted request, rewritten to its canonical form where the policy
 // asks.
-func (g *guard) run(r *http.Request, route string, p *policy, names, values []string, who identityFunc, x any) verdict {
+func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) verdict {
 	s := getScratch()
-	params, rj, err := g.inspect(s, r, p, names, values)
+	params, rj, err := g.inspect(s, r, p, names, values, escaped)
 	putScratch(s)
 	v := verdict{r: detachBody(r), pass: p.Mode == rules.Monitor}
 	switch {
@@ -165,7 +202,9 @@ func (g *guard) run(r *http.Request, route string, p *policy, names, values []st
 		g.logReadError(v.r, err, route, p.Mode, who(x))
 		v.readErr = err
 	case rj != nil:
-		rj.Route, rj.Mode = route, p.Mode
+		// Cloned, so that route does not escape: an adapter's Match, whose
+		// parameter slices may be on its stack, stays there.
+		rj.Route, rj.Mode = strings.Clone(route), p.Mode
 		g.logRejection(v.r, rj, who(x))
 		v.rj = rj
 	default:

@@ -3,7 +3,6 @@ package echov5
 import (
 	"encoding/json"
 	"net/http"
-	"os"
 	"strconv"
 
 	"github.com/labstack/echo/v5"
@@ -143,17 +142,6 @@ func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if m.onError == nil {
 		m.onError = DefaultErrorHandler
 	}
-	if cfg.Routes != nil {
-		m.listed = make(map[string]bool, len(cfg.Routes.Routes))
-		for route := range cfg.Routes.Routes {
-			m.listed[route] = true
-		}
-	}
-	if cfg.Logger != nil {
-		m.logger = *cfg.Logger
-	} else {
-		m.logger = zerolog.New(os.Stderr).With().Timestamp().Logger()
-	}
 	return m.wrap, nil
 }
 
@@ -163,18 +151,6 @@ type guard struct {
 	skipper  emw.Skipper
 	onReject func(c *echo.Context, rj *middleware.Rejection)
 	onError  func(c *echo.Context, rj *middleware.Rejection) error
-	// listed holds the routes of Config.Routes, which have policies of
-	// their own; every other route has the table's default. Nil under
-	// Config.Policy: one policy for all.
-	listed map[string]bool
-	// logger is Config.Logger with its default, for refuseMove.
-	logger zerolog.Logger
-}
-
-// samePolicy reports whether routes a and b have one policy, as the
-// pipeline looks them up.
-func (m *guard) samePolicy(a, b string) bool {
-	return a == b || !m.listed[a] && !m.listed[b]
 }
 
 // wrap is the echo.MiddlewareFunc. Echo v5 calls it once per chain, when
@@ -220,7 +196,13 @@ func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre 
 	// form cannot be handed on, since Echo routes again after e.Pre.
 	var nameBuf, valueBuf [4]string
 	names, values := params(c.PathValues(), nameBuf[:0], valueBuf[:0])
-	v := m.pl.Check(r, route, names, values, (*identity)(c))
+	// Echo's router cuts the values from URL.RawPath when it is set; under
+	// e.Pre, from the path the route was found on.
+	escaped := r.URL.RawPath != ""
+	if pre != nil {
+		escaped = escaped && pre.rawPath == r.URL.RawPath
+	}
+	v := m.pl.Check(r, middleware.Match{Route: route, Names: names, Values: values, Escaped: escaped}, (*identity)(c))
 	if v.Request != r {
 		c.SetRequest(v.Request)
 		r = v.Request
@@ -251,12 +233,11 @@ func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre 
 	}
 	// Rewritten: find where Echo will dispatch it.
 	moved := m.find(c)
-	if moved == route || m.samePolicy(moved, route) {
+	if moved == route || m.pl.SamePolicy(moved, route) {
 		return next(c)
 	}
 	if depth > 0 {
-		_, mode := m.pl.Route(route)
-		return m.refuseMove(c, r, moved, mode)
+		return m.refuseMove(c, r, route)
 	}
 	return m.check(c, next, moved, &preRouted{path: r.URL.Path, rawPath: r.URL.RawPath}, depth+1)
 }
