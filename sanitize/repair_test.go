@@ -105,7 +105,7 @@ func TestToValidReturnsInput(t *testing.T) {
 }
 
 // TestToValidExhaustive repairs every sequence of 1 and 2 octets, and
-// sampleSeqs of 3 octets (every one with -long, 5 s of CPU more), and
+// sampleSeqs of 3 octets (every one with -long, 2.5 s of CPU more), and
 // compares with refRepair; the output is always valid.
 func TestToValidExhaustive(t *testing.T) {
 	t.Parallel()

@@ -173,9 +173,10 @@ func checkKernel(t testing.TB, p []byte, want int) bool {
 // It takes every sequence of 1 and 2 octets, sampleSeqs of 3 octets, and
 // sampleSeqs of 4 at one offset. With -long, every sequence of 3 octets too
 // (about 15 s of CPU), and every sequence of 4 octets whose first is F0..F7
-// at one offset (about 30 s). With -short, 3 octets go at two offsets
-// only, and 4 octets only from F0 (a sequence that starts below F0 starts
-// with a shorter character, which the 3-octet sample has).
+// at one offset (about 30 s). With -short, sequences of 1 to 3 octets go
+// at two offsets only, and of 4 octets only those from F0 (a sequence that
+// starts below F0 starts with a shorter character, which the 3-octet
+// sample has).
 func TestKernelExhaustive(t *testing.T) {
 	needSIMD(t)
 	t.Parallel()
