@@ -174,6 +174,9 @@ func TestIdentity(t *testing.T) {
 // text that needs norm's slow path (Tamil vowel signs, Hebrew points,
 // combining marks that do not compose).
 func TestAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
 	inputs := []string{
 		"",
 		strings.Repeat("plain ASCII text ", 100),

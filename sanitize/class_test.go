@@ -402,6 +402,9 @@ func TestCheckEveryRune(t *testing.T) {
 // TestCheckAllocs is not parallel: AllocsPerRun refuses to run in a
 // parallel test.
 func TestCheckAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
 	for _, s := range []string{"", "hello", strings.Repeat("aé€😀 \t\n", 100), strings.Repeat("x", 4096)} {
 		p := []byte(s)
 		forbid := AllClasses &^ TabNewline

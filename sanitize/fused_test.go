@@ -116,6 +116,9 @@ func TestFusedTablesCached(t *testing.T) {
 	if a != b || *a != *newFusedTable(Bidi | C1) {
 		t.Fatal("fusedFor made two tables, or one unlike newFusedTable's")
 	}
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
 	if n := testing.AllocsPerRun(100, func() { fusedFor(Bidi | C1) }); n != 0 {
 		t.Fatalf("fusedFor allocates %v times once the table is made", n)
 	}
