@@ -380,6 +380,9 @@ func segmentBOM(r *http.Request, p *policy) *Rejection {
 		return nil
 	}
 	path := r.URL.Path
+	if strings.IndexByte(path, bom[0]) < 0 {
+		return nil // the common case: no octet EF at all
+	}
 	i := strings.Index(path, "/"+bom)
 	if i < 0 {
 		return nil
