@@ -417,3 +417,26 @@ func TestParamsDecodedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestMonitorPassesAsSentNetHTTP is TestMonitorPassesAsSent for the
+// net/http adapter: a monitored chunked body keeps ContentLength -1 and
+// its TransferEncoding, clean or flagged, and reads as sent.
+func TestMonitorPassesAsSentNetHTTP(t *testing.T) {
+	t.Parallel()
+	mon := rules.Strict().AsMonitor()
+	for _, body := range []string{"hello", "he\xc0\xaello"} {
+		var te []string
+		var cl int64
+		var got []byte
+		h := Handler(HTTPConfig{Policy: &mon, Logger: ptrLogger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			te, cl = r.TransferEncoding, r.ContentLength
+			got, _ = io.ReadAll(r.Body)
+		}))
+		r := req(http.MethodPost, "/x", "text/plain", strings.NewReader(body))
+		r.ContentLength, r.TransferEncoding = -1, []string{"chunked"}
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if cl != -1 || len(te) != 1 || te[0] != "chunked" || string(got) != body {
+			t.Errorf("body %q: ContentLength %d, TransferEncoding %q, read %q; want -1, [chunked], the body as sent", body, cl, te, got)
+		}
+	}
+}
