@@ -4,7 +4,7 @@ package sanitize
 // the code under test, and are deliberately naive:
 //
 //   - refChar and refValidate: the UTF8-char ABNF of RFC 3629 section 4;
-//   - refReason: the classification table of DESIGN.md ("Rejection taxonomy");
+//   - refReason: the classification table of the rejection taxonomy (the README's table, Reason's doc);
 //   - refRepair: "U+FFFD Substitution of Maximal Subparts", Unicode Standard
 //     section 3.9 (D93b, Table 3-8);
 //   - refCheck and refCheckClasses: a rune-by-rune walk using ClassOf.
@@ -91,7 +91,7 @@ func refValidate(p []byte) (Reason, int) {
 }
 
 // refReason classifies the ill-formed sequence at the start of q, following
-// the table of DESIGN.md row by row.
+// the taxonomy's table row by row.
 func refReason(q []byte) Reason {
 	b := q[0]
 	cont := func(k int) bool { return k < len(q) && tail.has(q[k]) }

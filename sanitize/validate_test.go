@@ -356,7 +356,7 @@ func TestErrorText(t *testing.T) {
 
 func TestReasonNames(t *testing.T) {
 	t.Parallel()
-	// The taxonomy names of DESIGN.md, in the order of the Reason constants.
+	// The taxonomy names (the README's table), in the order of the Reason constants.
 	names := []string{
 		"overlong", "surrogate", "out_of_range", "invalid_byte", "truncated",
 		"unexpected_continuation", "bad_escape", "double_encoding", "forbidden_char",

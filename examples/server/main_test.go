@@ -2,7 +2,7 @@ package main
 
 // The end-to-end test of the demo: it builds the binary, starts it on a free
 // loopback port from an empty working directory, and checks the contract of
-// DESIGN.md ("The demo server") over raw TCP, so that what is sent is exactly
+// the demo (its package doc and the README) over raw TCP, so that what is sent is exactly
 // the octets written here (curl --path-as-is and more: raw non-ASCII octets in
 // the request line), then stops it with SIGINT and checks its log lines.
 
@@ -999,8 +999,7 @@ func (d *demo) shutdown(t *testing.T) {
 	}
 }
 
-// logLine is one stdout line: every field DESIGN.md names, plus the
-// README's level and message.
+// logLine is one stdout line: every field of the README's log schema.
 type logLine struct {
 	Level     string `json:"level"`
 	Message   string `json:"message"`
