@@ -428,13 +428,8 @@ func (p *policy) pairsMode(loc rules.Location) (*rules.Check, sanitize.EscapeMod
 func (s *scratch) canonPairs(raw string, loc rules.Location, p *policy, out *[]byte) (changed, keys bool, rj *Rejection) {
 	c, mode := p.pairsMode(loc)
 	dec := mode &^ sanitize.RefuseDoubleEncoding
-	for rest := raw; rest != ""; {
-		var pair string
-		pair, rest, _ = strings.Cut(rest, "&")
-		if pair == "" {
-			continue
-		}
-		key, val, hasVal := strings.Cut(pair, "=")
+	for pr := range eachPair(raw) {
+		key, val, hasVal := pr.key, pr.val, pr.hasVal
 		s.buf = s.buf[:0]
 		k := s.decoded(key, dec)
 		nk, kch, rj := p.canonOf(loc, "", k, false)
@@ -487,13 +482,8 @@ func (s *scratch) keyCollision(raw string, loc rules.Location, p *policy) *Rejec
 	_, mode := p.pairsMode(loc)
 	mode &^= sanitize.RefuseDoubleEncoding
 	seen := make(map[string]string) // canonical key -> the decoded key
-	for rest := raw; rest != ""; {
-		var pair string
-		pair, rest, _ = strings.Cut(rest, "&")
-		if pair == "" {
-			continue
-		}
-		key, _, _ := strings.Cut(pair, "=")
+	for pr := range eachPair(raw) {
+		key := pr.key
 		s.buf = s.buf[:0]
 		k := s.decoded(key, mode)
 		nk, _, _ := p.canonOf(loc, "", k, false) // passed canonPairs

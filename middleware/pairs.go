@@ -19,19 +19,38 @@ func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mod
 	return s.checkEachPair(raw, loc, c, mode, lim)
 }
 
+// pair is one key=value of an application/x-www-form-urlencoded text.
+type pair struct {
+	key, val string
+	hasVal   bool // an '=' was there: "k=" has an empty value, "k" none
+}
+
+// eachPair yields the pairs of raw as url.ParseQuery cuts them: at every
+// '&', empty ones skipped, each at its first '='.
+func eachPair(raw string) func(yield func(pair) bool) {
+	return func(yield func(pair) bool) {
+		for rest := raw; rest != ""; {
+			var p string
+			p, rest, _ = strings.Cut(rest, "&")
+			if p == "" {
+				continue
+			}
+			key, val, hasVal := strings.Cut(p, "=")
+			if !yield(pair{key, val, hasVal}) {
+				return
+			}
+		}
+	}
+}
+
 // checkEachPair is checkPairs without the fast path.
 func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
 	n, repair := 0, false
-	for rest := raw; rest != ""; {
-		var pair string
-		pair, rest, _ = strings.Cut(rest, "&")
-		if pair == "" {
-			continue
-		}
+	for pr := range eachPair(raw) {
 		if n++; lim.Fields >= 0 && n > lim.Fields {
 			return "", false, tooMany(loc)
 		}
-		key, val, _ := strings.Cut(pair, "=")
+		key, val := pr.key, pr.val
 		s.buf = s.buf[:0]
 		kb, rj := s.field(key, loc, "", c, mode, lim)
 		if rj != nil {
@@ -157,16 +176,11 @@ func needsDecoding(s string, mode sanitize.EscapeMode) bool {
 // exposed, or a value that U+FFFD made longer than the limit.
 func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
 	out := make([]byte, 0, len(raw)+16)
-	for rest := raw; rest != ""; {
-		var pair string
-		pair, rest, _ = strings.Cut(rest, "&")
-		if pair == "" {
-			continue
-		}
+	for pr := range eachPair(raw) {
 		if len(out) > 0 {
 			out = append(out, '&')
 		}
-		key, val, hasVal := strings.Cut(pair, "=")
+		key, val, hasVal := pr.key, pr.val, pr.hasVal
 		for i, part := range [2]string{key, val} {
 			if i == 1 {
 				if !hasVal {
