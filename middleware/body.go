@@ -363,49 +363,52 @@ func (b *bodyReader) Close() error { return nil }
 // checkBody reads and checks the body of r when p checks its media type.
 // The handler always gets the whole body back, repaired where the policy
 // repairs and unchanged otherwise; in Monitor mode r keeps its length and
-// transfer coding as the client sent them.
-func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
+// transfer coding as the client sent them. A body that cannot be read
+// whole is body_unreadable: none of it can be checked, and the handler
+// must never see part of one (in Monitor mode its read fails as ours did,
+// after the same octets).
+func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	s.body, s.bodyLoc = nil, 0
 	if !p.readsBody && !p.RefuseUnlistedTypes || r.Body == nil || r.Body == http.NoBody {
-		return nil, nil
+		return nil
 	}
 	ct, single := requestContentType(r)
 	typ, sub, charset, parsed := parseMediaType(ct)
 	if !single || !parsed {
-		return badMediaType(rules.Body, ct), nil
+		return badMediaType(rules.Body, ct)
 	}
 	loc, text, rj := p.bodyLocation(ct, typ, sub)
 	if rj != nil {
-		return rj, nil
+		return rj
 	}
 	if !text {
 		if p.RefuseUnlistedTypes && (ct == "" || !matchMedia(p.binaryTypes, typ, sub)) {
 			return &Rejection{Reason: sanitize.UnsupportedMediaType, Location: rules.Body, Field: "Content-Type",
-				Sample: sample(ct, 0), Err: sanitize.ErrUnsupportedMediaType}, nil
+				Sample: sample(ct, 0), Err: sanitize.ErrUnsupportedMediaType}
 		}
-		return s.passUnread(r, p), nil
+		return s.passUnread(r, p)
 	}
 	if !p.Location(loc).On {
-		return s.passUnread(r, p), nil
+		return s.passUnread(r, p)
 	}
 	if !utf8Charset(charset) {
 		if p.RefuseCharsets {
-			return &Rejection{Reason: sanitize.BadCharset, Location: loc, Field: safeField(charset), Err: sanitize.ErrBadCharset}, nil
+			return &Rejection{Reason: sanitize.BadCharset, Location: loc, Field: safeField(charset), Err: sanitize.ErrBadCharset}
 		}
-		return s.passUnread(r, p), nil // not UTF-8: not ours to check
+		return s.passUnread(r, p) // not UTF-8: not ours to check
 	}
 	body, over, err := s.readBody(r, p.Limits.BodyBytes, p.Mode == rules.Monitor)
 	if err != nil {
-		return nil, err
+		return &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
 	}
 	if over {
-		return tooLarge(loc, ""), nil
+		return tooLarge(loc, "")
 	}
 	// The body was read to its end: net/http has put its trailers, if
 	// any, in r.Trailer.
 	if rj := checkTrailers(r, p); rj != nil {
 		handOn(r, p, body, rj)
-		return rj, nil
+		return rj
 	}
 	fixed := body
 	switch loc {
@@ -431,7 +434,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) (*Rejection, error) {
 	} else {
 		handOn(r, p, body, rj)
 	}
-	return rj, nil
+	return rj
 }
 
 // handOn gives the handler the body read from r: in Monitor mode the body

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -438,5 +439,42 @@ func TestMonitorPassesAsSentNetHTTP(t *testing.T) {
 		if cl != -1 || len(te) != 1 || te[0] != "chunked" || string(got) != body {
 			t.Errorf("body %q: ContentLength %d, TransferEncoding %q, read %q; want -1, [chunked], the body as sent", body, cl, te, got)
 		}
+	}
+}
+
+// TestBodyUnreadableHooks: a body that cannot be read is a Rejection like
+// any other (reason body_unreadable, with its location): it reaches
+// OnReject and the error handler on both adapters.
+func TestBodyUnreadableHooks(t *testing.T) {
+	t.Parallel()
+	broken := func() *http.Request {
+		r := req(http.MethodPost, "/api/echo", "application/json", &failingReader{data: []byte(`{"a":`), err: errBroken})
+		r.ContentLength = -1
+		return r
+	}
+	var seen []string
+	ev := newEnv(t, Config{Policy: ptr(rules.Strict()),
+		OnReject: func(c echo.Context, rj *Rejection) {
+			seen = append(seen, "echo:"+rj.Reason.String()+":"+rj.Location.String())
+		},
+		ErrorHandler: func(c echo.Context, rj *Rejection) error {
+			return c.JSON(http.StatusBadRequest, map[string]string{"problem": rj.Reason.String()})
+		}}, mountGlobal)
+	w := ev.do(broken())
+	if w.Code != 400 || !strings.Contains(w.Body.String(), `"problem":"body_unreadable"`) {
+		t.Errorf("echo: %d %s; want the ErrorHandler's answer", w.Code, w.Body)
+	}
+	h := Handler(HTTPConfig{Policy: ptr(rules.Strict()), Logger: ptrLogger(),
+		OnReject: func(r *http.Request, rj *Rejection) {
+			seen = append(seen, "http:"+rj.Reason.String()+":"+rj.Location.String())
+		}})(
+		http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("the handler ran") }))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, broken())
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"location":"json"`) {
+		t.Errorf("nethttp: %d %s; want 400 with the location", rec.Code, rec.Body)
+	}
+	if want := []string{"echo:body_unreadable:json", "http:body_unreadable:json"}; !slices.Equal(seen, want) {
+		t.Errorf("OnReject saw %q, want %q", seen, want)
 	}
 }

@@ -1139,10 +1139,10 @@ func TestCanonAllocs(t *testing.T) {
 			names, values := []string{"id"}, []string{"42"}
 			n := testing.AllocsPerRun(200, func() {
 				s := getScratch()
-				_, rj, err := g.inspect(s, r, g.def, names, values, r.URL.RawPath != "")
+				_, rj := g.inspect(s, r, g.def, names, values, r.URL.RawPath != "")
 				putScratch(s)
-				if rj != nil || err != nil {
-					t.Fatal(rj, err)
+				if rj != nil {
+					t.Fatal(rj)
 				}
 			})
 			if n != 0 {

@@ -250,9 +250,7 @@ func (tc confCase) wantLine(tg confTarget) map[string]any {
 		l["request_id"], l["request_id_client"] = "", noValue
 	}
 	if rj.reason == "body_unreadable" {
-		l["message"] = "utf8guard: reading the request body failed"
-		l["error"] = errBroken.Error()
-		return l
+		l["error"] = errBroken.Error() // the cause
 	}
 	l["message"] = "utf8guard: request rejected"
 	if mode == "monitor" {

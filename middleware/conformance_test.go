@@ -280,7 +280,7 @@ func confCases() []confCase {
 		{name: "body without a media type", method: "POST", target: "/api/e", body: "x",
 			status: 415, rej: rej("unsupported_media_type", "body", "Content-Type", 0)},
 		{name: "unreadable body", method: "POST", target: "/api/e", ct: "text/plain", body: "abc", bodyErr: true,
-			status: 400, rej: &confRej{reason: "body_unreadable"}},
+			status: 400, rej: &confRej{reason: "body_unreadable", location: "body"}},
 
 		// Headers and cookies.
 		{name: "listed header overlong", target: "/api/e", header: []string{"X-Name: \xc0\xae"},
@@ -355,7 +355,7 @@ func confCases() []confCase {
 			status: 200, rej: flagged(rej("too_large", "body", "", 0)),
 			reads: &confReads{Path: "/api/e", Params: none, Body: strings.Repeat("x", 1025)}},
 		{name: "monitor unreadable body", table: with(monitor), method: "POST", target: "/api/e", ct: "text/plain", body: "abc", bodyErr: true,
-			status: 200, rej: &confRej{reason: "body_unreadable", mode: "monitor"},
+			status: 200, rej: &confRej{reason: "body_unreadable", location: "body", mode: "monitor"},
 			reads: &confReads{Path: "/api/e", Params: none, Body: "abc", BodyErr: errBroken.Error()}},
 
 		// The log's identity fields.

@@ -258,7 +258,7 @@ func TestE2EDisconnect(t *testing.T) {
 				time.Sleep(5 * time.Millisecond)
 			}
 			lines := s.logs.lines(t)
-			if len(lines) != 1 || lines[0]["message"] != "utf8guard: reading the request body failed" || lines[0]["route"] != rEcho {
+			if len(lines) != 1 || lines[0]["reason"] != "body_unreadable" || lines[0]["location"] != "json" || lines[0]["route"] != rEcho {
 				t.Errorf("log %v", lines)
 			}
 			if s.calls.Load() != 0 {

@@ -97,10 +97,10 @@ func WithConfig(cfg Config) echo.MiddlewareFunc {
 // middleware runs after routing.
 //
 // A body the policy checks but that cannot be read (the client went away,
-// a broken chunked encoding) is answered 400 {"reason":"body_unreadable"}
-// in Enforce mode, with a log line "utf8guard: reading the request body
-// failed"; in Monitor mode the handler runs and its read fails the same
-// way, after the same octets.
+// a broken chunked encoding) is a Rejection of reason body_unreadable,
+// answered, logged and passed to OnReject like any other (400, with its
+// location; the log line has the cause in "error"); in Monitor mode the
+// handler runs and its read fails the same way, after the same octets.
 func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	m, err := cfg.compile()
 	if err != nil {
@@ -196,8 +196,6 @@ func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p
 		r = v.r
 	}
 	switch {
-	case v.readErr != nil && !v.pass:
-		return echo.NewHTTPError(http.StatusBadRequest, map[string]string{"reason": "body_unreadable"}).SetInternal(v.readErr)
 	case v.rj != nil:
 		if m.onReject != nil {
 			m.onReject(c, v.rj)

@@ -52,7 +52,7 @@ const fltTimeout = 5 * time.Second
 const (
 	fltAccepted   = "utf8guard: request accepted"
 	fltRejected   = "utf8guard: request rejected"
-	fltReadFailed = "utf8guard: reading the request body failed"
+	fltReadFailed = "body_unreadable" // a rejection of that reason: see fltLogLine
 )
 
 // fltAdapter is the way utf8guard is mounted on a test server.
@@ -562,10 +562,20 @@ func fltLogLine(t testing.TB, logs *logBuf, msg string) map[string]any {
 	if len(lines) != 1 {
 		t.Fatalf("%d log lines, want 1 (%q): %v", len(lines), msg, lines)
 	}
-	if lines[0]["message"] != msg || lines[0]["method"] != "POST" {
-		t.Errorf("log line %v; want message %q", lines[0], msg)
+	l := lines[0]
+	if msg == fltReadFailed {
+		// A body that could not be read is a rejection like any other:
+		// reason body_unreadable, with its location and the cause.
+		if l["reason"] != "body_unreadable" || l["location"] == "" || l["error"] == "" || l["method"] != "POST" ||
+			l["message"] != "utf8guard: request rejected" && l["message"] != "utf8guard: request flagged" {
+			t.Errorf("log line %v; want a body_unreadable rejection with its location and error", l)
+		}
+		return l
 	}
-	return lines[0]
+	if l["message"] != msg || l["method"] != "POST" {
+		t.Errorf("log line %v; want message %q", l, msg)
+	}
+	return l
 }
 
 // TestFaultsSlowBody: a body that comes one octet per read, in process

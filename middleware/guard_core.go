@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
 )
 
 // guard is the compiled configuration shared by the Echo middleware and
@@ -56,33 +57,33 @@ func (g *guard) lookup(route string) *policy {
 // Echo, escaped or not as Match.Escaped says; nil otherwise), query,
 // headers, body, in that order, and stops at the first violation. On
 // acceptance r may have been rewritten (repairs) and params holds the
-// decoded parameter values when they differ from values. An error is a
-// body that could not be read.
-func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection, err error) {
+// decoded parameter values when they differ from values. A body that could
+// not be read is a Rejection too (body_unreadable).
+func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
 	if p.Path.On {
 		routedRaw := escaped // as the router saw it
 		var repaired bool
 		if rj, repaired = s.checkPath(r, p); rj != nil {
-			return nil, rj, nil
+			return nil, rj
 		}
 		if params, rj = s.checkParams(names, values, p, routedRaw, repaired); rj != nil {
-			return nil, rj, nil
+			return nil, rj
 		}
 		if names == nil && r.Pattern != "" {
 			if rj = checkPathValues(r, p); rj != nil {
-				return nil, rj, nil
+				return nil, rj
 			}
 		}
 		// The parameters a router has not cut yet (the net/http adapter
 		// wrapped around a ServeMux) or that no one named.
 		if rj = segmentBOM(r, p); rj != nil {
-			return nil, rj, nil
+			return nil, rj
 		}
 	}
 	if p.Query.On && r.URL.RawQuery != "" {
 		fixed, changed, rj := s.checkPairs(r.URL.RawQuery, rules.Query, &p.Query, p.queryMode, &p.Limits)
 		if rj != nil {
-			return nil, rj, nil
+			return nil, rj
 		}
 		if changed {
 			r.URL.RawQuery = fixed
@@ -90,21 +91,21 @@ func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []
 	}
 	if p.Header.On {
 		if rj = checkHeaders(r, p); rj != nil {
-			return nil, rj, nil
+			return nil, rj
 		}
 	}
 	if p.Cookies && len(r.Header["Cookie"]) > 0 {
 		if rj = checkCookies(r, p); rj != nil {
-			return nil, rj, nil
+			return nil, rj
 		}
 	}
-	if rj, err = s.checkBody(r, p); rj != nil || err != nil {
-		return params, rj, err
+	if rj = s.checkBody(r, p); rj != nil {
+		return params, rj
 	}
 	if p.canon {
 		params, rj = s.canonicalize(r, p, names, values, params)
 	}
-	return params, rj, nil
+	return params, rj
 }
 
 // loggerFor returns the logger of the request's context when one is set
@@ -149,6 +150,11 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, who requestIdentity
 	if rj.Mode == rules.Monitor {
 		msg = "utf8guard: request flagged"
 	}
+	if rj.Reason == sanitize.BodyUnreadable && rj.Err != nil {
+		// The cause alone: the reason says the rest, and the field is
+		// bounded (safeField), so a longer text would cut the cause off.
+		e = e.Str("error", safeField(readCause(rj.Err).Error()))
+	}
 	e.Str("reason", rj.Reason.String()).
 		Str("location", rj.Location.String()).
 		Str("field", rj.Field).
@@ -159,25 +165,6 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, who requestIdentity
 	who.event(e).
 		Str("mode", rj.Mode.String()).
 		Msg(msg)
-}
-
-// logReadError logs a body that could not be read: refused in Enforce
-// mode, passed on (to fail the handler's read the same way) in Monitor.
-// The error field is the cause alone: the message already says what
-// errBodyRead says, and the field is bounded (safeField), so a cause behind
-// it would be cut off ("read tcp 127.0.0.1:4" instead of "... i/o
-// timeout").
-func (g *guard) logReadError(r *http.Request, err error, route string, mode rules.Mode, who requestIdentity) {
-	e := g.loggerFor(r.Context()).Warn()
-	if e == nil {
-		return
-	}
-	e = e.Str("method", safeField(r.Method)).
-		Str("route", safeField(route))
-	who.event(e).
-		Str("mode", mode.String()).
-		Str("error", safeField(readCause(err).Error())).
-		Msg("utf8guard: reading the request body failed")
 }
 
 // readCause returns what made a body read fail: err without the

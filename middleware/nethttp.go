@@ -101,9 +101,6 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 			}
 			v := g.run(r, route, nil, nil, false, p, httpIdentityOf, r)
 			switch {
-			case v.readErr != nil && !v.pass:
-				writeJSONError(w, http.StatusBadRequest, map[string]string{"reason": "body_unreadable"})
-				return
 			case v.rj != nil:
 				if cfg.OnReject != nil {
 					cfg.OnReject(v.r, v.rj)

@@ -27,8 +27,6 @@ type verdict struct {
 	// rj is the violation found, logged already: refused in Enforce mode,
 	// flagged in Monitor mode.
 	rj *Rejection
-	// readErr is a body that could not be read, logged already.
-	readErr error
 	// pass says whether the handler runs.
 	pass bool
 }
@@ -102,9 +100,6 @@ type Verdict struct {
 	// Rejection is the violation found, logged already: refused in
 	// Enforce mode (Pass is false), flagged in Monitor mode.
 	Rejection *Rejection
-	// ReadErr is a checked body that could not be read, logged already;
-	// refuse it with 400 {"reason": "body_unreadable"} unless Pass.
-	ReadErr error
 	// Pass says whether the handler runs.
 	Pass bool
 }
@@ -154,7 +149,7 @@ func (pl *Pipeline) Check(r *http.Request, m Match, who IdentitySource) Verdict 
 		return Verdict{Request: r, Pass: true}
 	}
 	v := pl.g.run(r, m.Route, m.Names, m.Values, m.Escaped, p, callIdentity, who)
-	return Verdict{Request: v.r, Params: v.params, Rejection: v.rj, ReadErr: v.readErr, Pass: v.pass}
+	return Verdict{Request: v.r, Params: v.params, Rejection: v.rj, Pass: v.pass}
 }
 
 // Refuse logs rj, a refusal an adapter found itself (under e.Pre, a
@@ -192,27 +187,21 @@ func callIdentity(x any) requestIdentity {
 // asks.
 func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) verdict {
 	s := getScratch()
-	params, rj, err := g.inspect(s, r, p, names, values, escaped)
+	params, rj := g.inspect(s, r, p, names, values, escaped)
 	putScratch(s)
 	v := verdict{r: detachBody(r), pass: p.Mode == rules.Monitor}
-	switch {
-	case err != nil:
-		// In Monitor mode the body fails the handler's read as it failed
-		// ours, after the same octets.
-		g.logReadError(v.r, err, route, p.Mode, who(x))
-		v.readErr = err
-	case rj != nil:
+	if rj != nil {
 		// Cloned, so that route does not escape: an adapter's Match, whose
 		// parameter slices may be on its stack, stays there.
 		rj.Route, rj.Mode = strings.Clone(route), p.Mode
 		g.logRejection(v.r, rj, who(x))
 		v.rj = rj
-	default:
-		v.pass = true
-		if p.Mode == rules.Enforce {
-			v.params = params
-		}
-		g.logAccept(v.r, route)
+		return v
 	}
+	v.pass = true
+	if p.Mode == rules.Enforce {
+		v.params = params
+	}
+	g.logAccept(v.r, route)
 	return v
 }

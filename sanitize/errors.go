@@ -13,7 +13,7 @@ import (
 // encoding reasons and forbidden_char, normalize reports not_normalized and
 // precis, and the middleware reports the rest (too_large, bad_charset,
 // canonical_syntax, unsupported_media_type, bad_media_type, key_collision,
-// duplicate_key, forbidden_trailer).
+// duplicate_key, forbidden_trailer, body_unreadable).
 type Reason uint8
 
 // The rejection reasons. Offsets are 0-based octet offsets pointing at the
@@ -78,6 +78,10 @@ const (
 	// ForbiddenTrailer: a chunked trailer field carrying a header the
 	// policy checks, where the body is not read before the handler.
 	ForbiddenTrailer
+	// BodyUnreadable: a body the policy checks that could not be read
+	// whole (the client went away, a broken chunked encoding), so that
+	// none of it could be checked.
+	BodyUnreadable
 
 	numReasons = iota + 1
 )
@@ -102,6 +106,7 @@ var reasonNames = [numReasons]string{
 	KeyCollision:           "key_collision",
 	DuplicateKey:           "duplicate_key",
 	ForbiddenTrailer:       "forbidden_trailer",
+	BodyUnreadable:         "body_unreadable",
 }
 
 // String returns the taxonomy name of r, such as "overlong", or
@@ -146,6 +151,7 @@ var (
 	ErrKeyCollision           = errors.New("sanitize: keys collide in canonical form")
 	ErrDuplicateKey           = errors.New("sanitize: duplicate key")
 	ErrForbiddenTrailer       = errors.New("sanitize: checked header in trailer")
+	ErrBodyUnreadable         = errors.New("sanitize: body could not be read")
 )
 
 var sentinels = [numReasons]error{
@@ -168,6 +174,7 @@ var sentinels = [numReasons]error{
 	KeyCollision:           ErrKeyCollision,
 	DuplicateKey:           ErrDuplicateKey,
 	ForbiddenTrailer:       ErrForbiddenTrailer,
+	BodyUnreadable:         ErrBodyUnreadable,
 }
 
 // Sentinel returns the sentinel error of r (ErrOverlong for Overlong, ...),

@@ -2,7 +2,6 @@ package echov5
 
 import (
 	"encoding/json"
-	"net/http"
 	"strconv"
 
 	"github.com/labstack/echo/v5"
@@ -208,8 +207,6 @@ func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre 
 		r = v.Request
 	}
 	switch {
-	case v.ReadErr != nil && !v.Pass:
-		return &Error{Code: http.StatusBadRequest, Reason: "body_unreadable", Internal: v.ReadErr}
 	case v.Rejection != nil:
 		if m.onReject != nil {
 			m.onReject(c, v.Rejection)
