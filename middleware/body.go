@@ -395,7 +395,14 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		if p.RefuseCharsets {
 			return &Rejection{Reason: sanitize.BadCharset, Location: loc, Field: safeField(charset), Err: sanitize.ErrBadCharset}
 		}
-		return s.passUnread(r, p) // not UTF-8: not ours to check
+		// Go's readers of forms (ParseForm, ParseMultipartForm), of JSON
+		// (encoding/json, Echo's binder) and of multipart bodies ignore
+		// the charset parameter and read the octets as UTF-8: those are
+		// checked as UTF-8 all the same. A text or XML body in another
+		// charset is left to a decoder for it: not ours to check.
+		if loc == rules.Body || loc == rules.XML {
+			return s.passUnread(r, p)
+		}
 	}
 	body, over, err := s.readBody(r, p.Limits.BodyBytes, p.Mode == rules.Monitor)
 	if err != nil {
@@ -477,7 +484,10 @@ func (s *scratch) passUnread(r *http.Request, p *policy) *Rejection {
 	if limit >= 0 && r.ContentLength > limit {
 		return tooLarge(rules.Body, "")
 	}
-	if !chunked {
+	if !chunked || p.Mode == rules.Monitor {
+		// Monitor mode hands the body on as it came: a chunked body over
+		// the limit is not cut, and its trailers are not guarded (what
+		// Enforce would refuse there shows only when the handler reads).
 		return nil
 	}
 	body := r.Body

@@ -284,31 +284,8 @@ func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
 // Content-Type) decodes the first value it finds there.
 func checkOutsideParts(body []byte, boundary string, c *rules.Check) *Rejection {
 	delim := []byte("--" + boundary)
-	// The preamble ends where a line starts with the delimiter, as
-	// multipart.Reader finds the first part.
-	first := len(body)
-	for i := 0; i < len(body); {
-		j := bytes.Index(body[i:], delim)
-		if j < 0 {
-			break
-		}
-		if at := i + j; at == 0 || body[at-1] == '\n' {
-			first = at
-			break
-		}
-		i += j + 1
-	}
-	// The epilogue follows the close delimiter, "--boundary--" at the
-	// start of a line; a body without one has none.
-	last := len(body)
-	closeDelim := append(delim, '-', '-')
-	if bytes.HasPrefix(body, closeDelim) {
-		last = len(closeDelim)
-	}
-	if i := bytes.LastIndex(body, append([]byte{'\n'}, closeDelim...)); i >= 0 {
-		last = i + 1 + len(closeDelim)
-	}
-	for _, seg := range [2][2]int{{0, first}, {max(last, first), len(body)}} {
+	first, last := outsideParts(body, delim)
+	for _, seg := range [2][2]int{{0, first}, {last, len(body)}} {
 		if err := sanitize.Check(body[seg[0]:seg[1]], c.Forbid); err != nil {
 			rj := reject(err, rules.Multipart, "", body)
 			rj.Offset += seg[0]
@@ -317,6 +294,75 @@ func checkOutsideParts(body []byte, boundary string, c *rules.Check) *Rejection 
 		}
 	}
 	return nil
+}
+
+// outsideParts returns where the preamble of a multipart body ends and
+// where its epilogue starts, as multipart.Reader finds them. The first
+// part starts at the first line that is a delimiter: delim, then only
+// spaces and tabs, then a line end (a line that merely starts with delim,
+// "--bX", is preamble); a close delimiter line (delim, "--", spaces and
+// tabs, then a line end or the body's end) before any part ends the body
+// there. The parts end at the first close delimiter after a line end,
+// which no part's content can hold without ending at it; the epilogue
+// follows its line. A body without one ends inside a part: no epilogue.
+func outsideParts(body, delim []byte) (first, last int) {
+	first, last = len(body), len(body)
+	for i := 0; i < len(body); {
+		if bytes.HasPrefix(body[i:], delim) {
+			switch rest := body[i+len(delim):]; {
+			case bytes.HasPrefix(rest, []byte("--")):
+				if end, ok := lineEnd(rest[2:]); ok {
+					return i, i + len(delim) + 2 + end
+				}
+			default:
+				if end, ok := lineEnd(rest); ok && end > 0 {
+					first = i
+				}
+			}
+		}
+		if first < len(body) {
+			break
+		}
+		j := bytes.IndexByte(body[i:], '\n')
+		if j < 0 {
+			return first, last
+		}
+		i += j + 1
+	}
+	nlDelim := append([]byte{'\n'}, delim...)
+	for i := first; ; {
+		j := bytes.Index(body[i:], nlDelim)
+		if j < 0 {
+			return first, last // ends inside a part
+		}
+		at := i + j + len(nlDelim)
+		if rest := body[at:]; bytes.HasPrefix(rest, []byte("--")) {
+			if end, ok := lineEnd(rest[2:]); ok {
+				return first, at + 2 + end
+			}
+			return first, at // a broken close line: the rest is outside too
+		}
+		i = at
+	}
+}
+
+// lineEnd reports whether p is spaces and tabs up to a line end (CRLF or
+// LF) or its end, and returns the length up to and including the line
+// end.
+func lineEnd(p []byte) (int, bool) {
+	k := 0
+	for k < len(p) && (p[k] == ' ' || p[k] == '\t') {
+		k++
+	}
+	switch {
+	case k == len(p):
+		return k, true
+	case p[k] == '\n':
+		return k + 1, true
+	case p[k] == '\r' && k+1 < len(p) && p[k+1] == '\n':
+		return k + 2, true
+	}
+	return 0, false
 }
 
 // checkParts checks the multipart body body, delimited by boundary.
