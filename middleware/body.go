@@ -435,6 +435,12 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	case rules.Body:
 		fixed, rj = checkText(body, &p.Body)
 	}
+	if rj == nil && loc != rules.Multipart {
+		// What a JSON or XML decoder would read in it, whatever its type
+		// (escapes.go); a multipart body's parts are its fields, and its
+		// preamble and epilogue are scanned by checkOutsideParts.
+		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
+	}
 	if rj == nil {
 		handOn(r, p, fixed, nil)
 		s.body, s.bodyLoc = fixed, loc

@@ -553,6 +553,13 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(out)) > lim {
 		return tooLarge(loc, "")
 	}
+	// And the escapes a JSON or XML decoder would read in it: NFKC makes
+	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (escapes.go).
+	if loc != rules.Multipart {
+		if rj := checkEscapes(out, loc, p.Location(loc).Forbid, 0); rj != nil {
+			return rj
+		}
+	}
 	if p.Mode == rules.Enforce {
 		setBody(r, out)
 	}

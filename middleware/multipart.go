@@ -292,6 +292,10 @@ func checkOutsideParts(body []byte, boundary string, c *rules.Check) *Rejection 
 			rj.Sample = sample(body, rj.Offset)
 			return rj
 		}
+		// The escapes a JSON or XML decoder would read there.
+		if rj := checkEscapes(body[seg[0]:seg[1]], rules.Multipart, c.Forbid, seg[0]); rj != nil {
+			return rj
+		}
 	}
 	return nil
 }
