@@ -12,16 +12,20 @@
 //     the handler's c.Param values and URL.Path are the validated ones;
 //   - query: every key and value, strictly decoded (a malformed escape is
 //     rejected, where url.ParseQuery would skip the pair);
-//   - form, json, multipart and text bodies: read once through the body
-//     limit, checked, and handed to the handler complete and byte-identical
+//   - form, json, xml, multipart and text bodies: read once through the
+//     body limit, checked as what they are and scanned for the escapes a
+//     JSON or XML decoder would read in them whatever their type
+//     (escapes.go), and handed to the handler complete and byte-identical
 //     (or repaired, where the policy repairs) with a correct ContentLength;
-//   - header: the header values the policy lists.
+//   - header: the header values the policy lists, cookies, and the
+//     trailers of those names.
 //
 // The first violation ends the check: within a value, the one at the
-// lowest offset. In Enforce mode the request is rejected (400, or 413 for a
-// body over its limit; too many fields or parts, a field, a path or a JSON
-// nesting over its limit are 400) and the handler does not run; in Monitor
-// mode it is passed on unchanged. Either way one zerolog event at warn
+// lowest offset. In Enforce mode the request is rejected (400, 413 for a
+// body over its limit, 415 for a media type the policy does not accept;
+// too many fields or parts, a field, a path or a JSON nesting over its
+// limit are 400) and the handler does not run; in Monitor mode it is
+// passed on as it came. Either way one zerolog event at warn
 // level describes it.
 //
 // A body's location is chosen by its Content-Type read as
