@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -337,7 +338,7 @@ func TestLogIdentity(t *testing.T) {
 func TestPreCanonicalFormMovesRoute(t *testing.T) {
 	t.Parallel()
 	nfc := rules.Strict()
-	nfc.Normalization = rules.NFC
+	nfc.Normalization = normalize.NFC
 	tight := nfc
 	tight.Query.Forbid |= sanitize.DefaultIgnorable
 	table := &rules.Table{Default: nfc, Routes: map[string]rules.Policy{"/café": tight}}

@@ -32,12 +32,7 @@ type precisKey struct {
 
 // compileCanon fills in the canonicalization part of c.
 func (c *policy) compileCanon() {
-	switch c.Normalization {
-	case rules.NFC:
-		c.form = normalize.NFC
-	case rules.NFKC:
-		c.form = normalize.NFKC
-	}
+	c.form = c.Normalization
 	for _, f := range c.Precis {
 		if c.precis == nil {
 			c.precis = make(map[precisKey]normalize.Profile)

@@ -44,18 +44,18 @@ var canonSamples = []canonSample{
 	{"already normal", "caf\u00E9 \u00C5", "caf\u00E9 \u00C5", "caf\u00E9 \u00C5"},
 }
 
-func (s canonSample) want(n rules.Normalization) string {
-	if n == rules.NFKC {
+func (s canonSample) want(n normalize.Form) string {
+	if n == normalize.NFKC {
 		return s.nfkc
 	}
 	return s.nfc
 }
 
 // canonForms are the rewriting forms under test.
-var canonForms = []rules.Normalization{rules.NFC, rules.NFKC}
+var canonForms = []normalize.Form{normalize.NFC, normalize.NFKC}
 
 // canonPolicy is the strict preset with normalization n and the edits.
-func canonPolicy(n rules.Normalization, edits ...func(p *rules.Policy)) rules.Policy {
+func canonPolicy(n normalize.Form, edits ...func(p *rules.Policy)) rules.Policy {
 	p := rules.Strict()
 	p.Normalization = n
 	for _, e := range edits {
@@ -616,7 +616,7 @@ func TestCanonRewrite(t *testing.T) {
 				ev := canonNewEnv(t, canonPolicy(form), mnt)
 				for _, loc := range canonLocs {
 					for _, smp := range canonSamples {
-						t.Run(form.String()+"/"+loc.name+"/"+smp.name, func(t *testing.T) {
+						t.Run(form.Name()+"/"+loc.name+"/"+smp.name, func(t *testing.T) {
 							r := loc.build(smp.in)
 							orig := loc.build(smp.in)
 							orig.GetBody = canonGetBody(loc, smp.in)
@@ -657,8 +657,8 @@ func canonGetBody(loc canonLoc, in string) func() (io.ReadCloser, error) {
 // text in the form passes unchanged.
 func TestCanonReject(t *testing.T) {
 	t.Parallel()
-	nfc := canonPolicy(rules.NFC, canonRejecting)
-	nfkc := canonPolicy(rules.NFKC, canonRejecting)
+	nfc := canonPolicy(normalize.NFC, canonRejecting)
+	nfkc := canonPolicy(normalize.NFKC, canonRejecting)
 	cases := []struct {
 		name   string
 		pol    rules.Policy
@@ -761,7 +761,7 @@ func canonWithGetBody(mk func() *http.Request) *http.Request {
 }
 
 // canonPrecisPolicy names one PRECIS field per location.
-func canonPrecisPolicy(n rules.Normalization, edits ...func(p *rules.Policy)) rules.Policy {
+func canonPrecisPolicy(n normalize.Form, edits ...func(p *rules.Policy)) rules.Policy {
 	return canonPolicy(n, append([]func(p *rules.Policy){func(p *rules.Policy) {
 		p.Precis = []rules.PrecisField{
 			{Location: rules.Query, Field: "user", Profile: normalize.UsernameCaseMapped},
@@ -893,9 +893,9 @@ func TestCanonPrecis(t *testing.T) {
 			return canonMP(mpPart{disp: `name="q"`, data: "x"}, mpPart{disp: `name="user"`, data: "mike smith"})
 		}, want: precis("multipart", "user", 4)},
 	}
-	for _, n := range []rules.Normalization{rules.NoNormalization, rules.NFC} {
+	for _, n := range []normalize.Form{normalize.None, normalize.NFC} {
 		for _, mnt := range canonMounts {
-			t.Run(n.String()+"/"+mnt.name, func(t *testing.T) {
+			t.Run(n.Name()+"/"+mnt.name, func(t *testing.T) {
 				t.Parallel()
 				ev := canonNewEnv(t, canonPrecisPolicy(n), mnt)
 				for _, c := range cases {
@@ -934,7 +934,7 @@ func TestCanonPrecis(t *testing.T) {
 // matched, so "ｎａｍｅ" is the field "name" (as the handler then sees it).
 func TestCanonPrecisNFKCKey(t *testing.T) {
 	t.Parallel()
-	ev := canonNewEnv(t, canonPrecisPolicy(rules.NFKC), canonMounts[0])
+	ev := canonNewEnv(t, canonPrecisPolicy(normalize.NFKC), canonMounts[0])
 	w := ev.do(canonReq("POST", "/api/echo", ctJSON, `{"user": {"ｎａｍｅ": "mike\u3000 smith"}}`))
 	if w.Code != 200 {
 		t.Fatalf("status %d %s", w.Code, w.Body)
@@ -943,7 +943,7 @@ func TestCanonPrecisNFKCKey(t *testing.T) {
 	canonEq(t, "bound user.name", s.Doc.User.Name, "mike smith") // Nickname: spaces mapped and collapsed
 	canonEq(t, "body", string(s.Body), `{"user": {"name": "mike smith"}}`)
 
-	ev = canonNewEnv(t, canonPrecisPolicy(rules.NFKC), canonMounts[0])
+	ev = canonNewEnv(t, canonPrecisPolicy(normalize.NFKC), canonMounts[0])
 	w = ev.do(canonReq("POST", "/api/echo", ctJSON, `{"user": {"ｎａｍｅ": ""}}`))
 	if w.Code != 400 {
 		t.Fatalf("status %d, want 400", w.Code)
@@ -962,27 +962,27 @@ func TestCanonMonitor(t *testing.T) {
 		r    func() *http.Request
 		want wantLog // reason "": no log line
 	}{
-		{"rewrite query", canonPolicy(rules.NFC, canonMonitoring),
+		{"rewrite query", canonPolicy(normalize.NFC, canonMonitoring),
 			func() *http.Request { return canonReq("GET", "/api/users/e%CC%81?q=e%CC%81", "", "") }, wantLog{}},
-		{"rewrite json", canonPolicy(rules.NFKC, canonMonitoring),
+		{"rewrite json", canonPolicy(normalize.NFKC, canonMonitoring),
 			func() *http.Request {
 				return canonReq("POST", "/api/echo", ctJSON, `{"q":"\uFB01e\u0301","e\u0301":1}`)
 			}, wantLog{}},
-		{"rewrite multipart", canonPolicy(rules.NFC, canonMonitoring),
+		{"rewrite multipart", canonPolicy(normalize.NFC, canonMonitoring),
 			func() *http.Request {
 				return canonMP(mpPart{disp: "name=\"e\u0301\"; filename=\"\u212B.txt\"", ct: "text/plain", data: "e\u0301"})
 			}, wantLog{}},
-		{"reject path", canonPolicy(rules.NFC, canonMonitoring, canonRejecting),
+		{"reject path", canonPolicy(normalize.NFC, canonMonitoring, canonRejecting),
 			func() *http.Request { return canonReq("GET", "/api/users/ae%CC%81", "", "") }, rej("not_normalized", "path", "", len("/api/users/a"))},
-		{"reject query", canonPolicy(rules.NFC, canonMonitoring, canonRejecting),
+		{"reject query", canonPolicy(normalize.NFC, canonMonitoring, canonRejecting),
 			func() *http.Request { return canonReq("GET", "/api/echo?q=e%CC%81", "", "") }, rej("not_normalized", "query", "q", 0)},
-		{"reject form", canonPolicy(rules.NFC, canonMonitoring, canonRejecting),
+		{"reject form", canonPolicy(normalize.NFC, canonMonitoring, canonRejecting),
 			func() *http.Request { return canonReq("POST", "/api/echo", ctForm, "q=%E2%84%A6") }, rej("not_normalized", "form", "q", 0)},
-		{"reject text", canonPolicy(rules.NFKC, canonMonitoring, canonRejecting),
+		{"reject text", canonPolicy(normalize.NFKC, canonMonitoring, canonRejecting),
 			func() *http.Request { return canonReq("POST", "/api/echo", ctText, "ab\uFB01") }, rej("not_normalized", "body", "", 2)},
-		{"precis enforced form", canonPrecisPolicy(rules.NFC, canonMonitoring),
+		{"precis enforced form", canonPrecisPolicy(normalize.NFC, canonMonitoring),
 			func() *http.Request { return canonReq("GET", "/api/echo?user=MIKE", "", "") }, wantLog{}},
-		{"precis disallowed", canonPrecisPolicy(rules.NFC, canonMonitoring),
+		{"precis disallowed", canonPrecisPolicy(normalize.NFC, canonMonitoring),
 			func() *http.Request { return canonReq("GET", "/api/echo?user=mike+smith", "", "") }, rej("precis", "query", "user", 4)},
 	}
 	for _, mnt := range canonMounts {
@@ -1043,8 +1043,8 @@ func TestCanonInvalidFirst(t *testing.T) {
 		name string
 		p    rules.Policy
 	}{
-		{"rewrite", canonPolicy(rules.NFC)},
-		{"reject", canonPolicy(rules.NFC, canonRejecting)},
+		{"rewrite", canonPolicy(normalize.NFC)},
+		{"reject", canonPolicy(normalize.NFC, canonRejecting)},
 	} {
 		for _, tc := range cases {
 			t.Run(pol.name+"/"+tc.name, func(t *testing.T) {
@@ -1058,7 +1058,7 @@ func TestCanonInvalidFirst(t *testing.T) {
 		}
 	}
 	// Repair: the overlong becomes U+FFFD, then the text is normalized.
-	ev := canonNewEnv(t, canonPolicy(rules.NFC, repairing), canonMounts[0])
+	ev := canonNewEnv(t, canonPolicy(normalize.NFC, repairing), canonMounts[0])
 	w := ev.do(canonReq("GET", "/api/echo?q=e%CC%81%C0%AFa%CC%8A", "", ""))
 	if w.Code != 200 {
 		t.Fatalf("repair: status %d %s", w.Code, w.Body)
@@ -1073,7 +1073,7 @@ func TestCanonPreRouting(t *testing.T) {
 	t.Parallel()
 	for _, mnt := range canonMounts {
 		t.Run(mnt.name, func(t *testing.T) {
-			ev := canonNewEnv(t, canonPolicy(rules.NFC), mnt)
+			ev := canonNewEnv(t, canonPolicy(normalize.NFC), mnt)
 			for _, target := range []string{"/api/cafe%CC%81", "/api/cafe\u0301", "/api/caf%C3%A9"} {
 				w := ev.do(canonReq("GET", target, "", ""))
 				matched := target == "/api/caf%C3%A9" || mnt.m == mountPre && mnt.echo || mnt.mux
@@ -1124,15 +1124,15 @@ func TestCanonAllocs(t *testing.T) {
 	}
 	bare := serve(rules.Unchecked()) // no middleware
 	strict := serve(rules.Strict())
-	nfc := serve(canonPolicy(rules.NFC))
-	nfkcPrecis := serve(canonPrecisPolicy(rules.NFKC))
+	nfc := serve(canonPolicy(normalize.NFC))
+	nfkcPrecis := serve(canonPrecisPolicy(normalize.NFKC))
 	t.Logf("allocs per clean ASCII GET through Echo: no middleware %v, strict %v, strict+NFC %v, strict+NFKC+PRECIS fields %v",
 		bare, strict, nfc, nfkcPrecis)
 	if nfc != strict {
 		t.Errorf("NFC costs %v allocations on a clean ASCII request, want none", nfc-strict)
 	}
 
-	for _, pol := range []rules.Policy{rules.Strict(), canonPolicy(rules.NFC), canonPolicy(rules.NFKC, canonRejecting)} {
+	for _, pol := range []rules.Policy{rules.Strict(), canonPolicy(normalize.NFC), canonPolicy(normalize.NFKC, canonRejecting)} {
 		g, err := newGuard(&pol, nil, nil, false)
 		if err != nil {
 			t.Fatal(err)
@@ -1149,7 +1149,7 @@ func TestCanonAllocs(t *testing.T) {
 				}
 			})
 			if n != 0 {
-				t.Errorf("%s %s: inspect allocates %v times, want 0", pol.Normalization, target, n)
+				t.Errorf("%s %s: inspect allocates %v times, want 0", pol.Normalization.Name(), target, n)
 			}
 		}
 	}
@@ -1173,7 +1173,7 @@ func TestCanonMultipartBoundary(t *testing.T) {
 	t.Parallel()
 	const b = "we#ird@bound"
 	body := "--" + b + "\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\ne\u0301\r\n--" + b + "--\r\n"
-	ev := canonNewEnv(t, canonPolicy(rules.NFC), canonMounts[0])
+	ev := canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
 	r := canonReq("POST", "/api/echo", `multipart/form-data; boundary="`+b+`"`, body)
 	w := ev.do(r)
 	if w.Code != 200 {
@@ -1190,7 +1190,7 @@ func TestCanonMultipartBoundary(t *testing.T) {
 
 	// Broken: no closing delimiter.
 	broken := "--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\ne\u0301\r\n--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"r\"\r\n\r\nabc"
-	ev = canonNewEnv(t, canonPolicy(rules.NFC), canonMounts[0])
+	ev = canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
 	w = ev.do(canonReq("POST", "/api/echo", ctMP, broken))
 	if w.Code != 400 {
 		t.Fatalf("broken body: status %d, want 400", w.Code)
@@ -1199,7 +1199,7 @@ func TestCanonMultipartBoundary(t *testing.T) {
 
 	// Broken but nothing to change: passed on as it came, for the
 	// handler's parser to fail on.
-	ev = canonNewEnv(t, canonPolicy(rules.NFC), canonMounts[0])
+	ev = canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
 	clean := strings.Replace(broken, "e\u0301", "\u00E9", 1)
 	w = ev.do(canonReq("POST", "/api/echo", ctMP, clean))
 	if w.Code != 200 {
@@ -1215,7 +1215,7 @@ func TestCanonRejectionField(t *testing.T) {
 	t.Parallel()
 	var kept []*Rejection
 	var mu sync.Mutex
-	pol := canonPrecisPolicy(rules.NFC)
+	pol := canonPrecisPolicy(normalize.NFC)
 	e := echo.New()
 	lg := (&logBuf{}).logger()
 	e.Use(WithConfig(Config{Policy: &pol, Logger: lg, OnReject: func(c echo.Context, rj *Rejection) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -17,7 +18,7 @@ import (
 // become one.
 
 // strictCanon returns the strict preset with normalization n.
-func strictCanon(n rules.Normalization, edit ...func(*rules.Policy)) rules.Policy {
+func strictCanon(n normalize.Form, edit ...func(*rules.Policy)) rules.Policy {
 	p := rules.Strict()
 	p.Normalization = n
 	for _, f := range edit {
@@ -47,12 +48,12 @@ type canonBypassCase struct {
 }
 
 func canonBypassCases() []canonBypassCase {
-	nfc, nfkc := strictCanon(rules.NFC), strictCanon(rules.NFKC)
-	queryDouble := strictCanon(rules.NFKC, func(p *rules.Policy) { p.Query.RefuseDoubleEncoding = true })
-	small := strictCanon(rules.NFKC, func(p *rules.Policy) {
+	nfc, nfkc := strictCanon(normalize.NFC), strictCanon(normalize.NFKC)
+	queryDouble := strictCanon(normalize.NFKC, func(p *rules.Policy) { p.Query.RefuseDoubleEncoding = true })
+	small := strictCanon(normalize.NFKC, func(p *rules.Policy) {
 		p.Limits.BodyBytes, p.Limits.FieldBytes, p.Limits.PathBytes = 1000, 100, 600
 	})
-	bodyOnly := strictCanon(rules.NFKC, func(p *rules.Policy) { p.Limits.BodyBytes, p.Limits.FieldBytes = 1000, -1 })
+	bodyOnly := strictCanon(normalize.NFKC, func(p *rules.Policy) { p.Limits.BodyBytes, p.Limits.FieldBytes = 1000, -1 })
 	fdfa := strings.Repeat("\uFDFA", 60) // 180 octets, 1080 in NFKC
 	syntax := func(field string, off int) wantLog {
 		return wantLog{reason: "canonical_syntax", location: "path", field: field, offset: off}
@@ -172,7 +173,7 @@ func TestCanonicalFormMonitorFlags(t *testing.T) {
 // values (r.PathValue) are canonicalized too.
 func TestCanonicalSyntaxNetHTTP(t *testing.T) {
 	t.Parallel()
-	nfkc := strictCanon(rules.NFKC)
+	nfkc := strictCanon(normalize.NFKC)
 	var got string
 	mux := http.NewServeMux()
 	guard := Handler(HTTPConfig{Policy: &nfkc, Logger: ptrLogger()})

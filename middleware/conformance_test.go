@@ -141,8 +141,8 @@ func with(edit func(p *rules.Policy)) func() *rules.Table {
 	}
 }
 
-func nfc(p *rules.Policy)  { p.Normalization = rules.NFC }
-func nfkc(p *rules.Policy) { p.Normalization = rules.NFKC }
+func nfc(p *rules.Policy)  { p.Normalization = normalize.NFC }
+func nfkc(p *rules.Policy) { p.Normalization = normalize.NFKC }
 
 func monitor(p *rules.Policy) { *p = p.AsMonitor() }
 

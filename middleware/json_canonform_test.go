@@ -23,10 +23,10 @@ func TestJSONCanonicalLimit(t *testing.T) {
 	const limit = 1000
 	fdfa := func(n int) string { return `{"a":"` + strings.Repeat("\uFDFA", n) + `","b":"x"}` }
 	limited := func(edits ...func(p *rules.Policy)) rules.Policy {
-		return canonPolicy(rules.NFKC, append([]func(p *rules.Policy){func(p *rules.Policy) { p.Limits.BodyBytes = limit }}, edits...)...)
+		return canonPolicy(normalize.NFKC, append([]func(p *rules.Policy){func(p *rules.Policy) { p.Limits.BodyBytes = limit }}, edits...)...)
 	}
 	precis := func(p *rules.Policy) {
-		p.Normalization = rules.NoNormalization
+		p.Normalization = normalize.None
 		p.Precis = []rules.PrecisField{{Location: rules.JSON, Field: "/a", Profile: normalize.Nickname}}
 	}
 	cases := []struct {
@@ -44,7 +44,7 @@ func TestJSONCanonicalLimit(t *testing.T) {
 		{"monitor flags", limited(canonMonitoring), fdfa(40), http.StatusOK, true},
 		{"no limit", limited(func(p *rules.Policy) { p.Limits.BodyBytes = -1 }), fdfa(400), http.StatusOK, false},
 		// Issue 12: 900,000 octets under the default 1 MiB, 9.9 MB in NFKC.
-		{"default limit", canonPolicy(rules.NFKC), `{"a":"` + strings.Repeat("\uFDFA", 300000) + `"}`, http.StatusRequestEntityTooLarge, true},
+		{"default limit", canonPolicy(normalize.NFKC), `{"a":"` + strings.Repeat("\uFDFA", 300000) + `"}`, http.StatusRequestEntityTooLarge, true},
 	}
 	for _, mnt := range canonMounts {
 		for _, tc := range cases {
@@ -92,7 +92,7 @@ func TestJSONCanonicalLimit(t *testing.T) {
 // jsonCanonReject.
 func TestJSONCanonicalClasses(t *testing.T) {
 	t.Parallel()
-	p := compile(canonPolicy(rules.NFC))
+	p := compile(canonPolicy(normalize.NFC))
 	if rj := p.checkCanonical([]byte("caf\u00e9")); rj != nil {
 		t.Errorf("clean text refused: %v", rj)
 	}
@@ -129,13 +129,13 @@ func TestJSONCanonGrowth(t *testing.T) {
 			want := p.form.Bytes([]byte(text))
 			got, ok := p.normalBounded([]byte(text), math.MaxInt64/2)
 			if !ok || string(got) != string(want) {
-				t.Errorf("%s of %.20q...: stretch by stretch differs from whole", form, text)
+				t.Errorf("%s of %.20q...: stretch by stretch differs from whole", form.Name(), text)
 			}
 			if _, ok := p.normalBounded([]byte(text), int64(len(want))-1); ok {
-				t.Errorf("%s of %.20q...: a form over room passed", form, text)
+				t.Errorf("%s of %.20q...: a form over room passed", form.Name(), text)
 			}
 			if got, ok := p.normalBounded([]byte(text), int64(len(want))); !ok || string(got) != string(want) {
-				t.Errorf("%s of %.20q...: a form of exactly room refused", form, text)
+				t.Errorf("%s of %.20q...: a form of exactly room refused", form.Name(), text)
 			}
 		}
 	}

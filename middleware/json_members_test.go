@@ -139,7 +139,7 @@ func runMemberCases(t *testing.T, pol rules.Policy, cases []memberCase) {
 				if w.Code != wantStatus {
 					t.Fatalf("status %d, want %d; log %v", w.Code, wantStatus, ev.logs.lines(t))
 				}
-				rewrites := pol.Normalization != rules.NoNormalization && pol.Mode == rules.Enforce && !pol.RejectUnnormalized
+				rewrites := pol.Normalization != normalize.None && pol.Mode == rules.Enforce && !pol.RejectUnnormalized
 				if wantStatus == http.StatusOK {
 					if s == nil {
 						t.Fatal("handler did not run")
@@ -171,7 +171,7 @@ func runMemberCases(t *testing.T, pol rules.Policy, cases []memberCase) {
 
 // collisionCases are the bodies of TestJSONKeyCollision under a route that
 // normalizes to form; distinct says whether the policy refuses duplicates.
-func collisionCases(form rules.Normalization, dupRefused bool) []memberCase {
+func collisionCases(form normalize.Form, dupRefused bool) []memberCase {
 	col := func(name, body, field, sub string, n int) memberCase {
 		return memberCase{name: name, body: body, reason: "key_collision", field: field, offset: at(body, sub, n, 1)}
 	}
@@ -186,7 +186,7 @@ func collisionCases(form rules.Normalization, dupRefused bool) []memberCase {
 		ok("distinct accents", `{"é":1,"è":2,"e":3}`),
 		ok("same name in two objects", `[{"é":1},{"e\u0301":2}]`),
 	}
-	if form == rules.NFKC {
+	if form == normalize.NFKC {
 		cases = append(cases,
 			col("fullwidth", `{"q":"safe","ｑ":"evil"}`, `/\xef\xbd\x91`, `"ｑ`, 1),
 			col("ligature", `{"fi":1,"`+"\ufb01"+`":2}`, `/\xef\xac\x81`, "\"\ufb01", 1),
@@ -222,17 +222,17 @@ func collisionCases(form rules.Normalization, dupRefused bool) []memberCase {
 func TestJSONKeyCollision(t *testing.T) {
 	t.Parallel()
 	for _, form := range canonForms {
-		t.Run(form.String()+"/strict", func(t *testing.T) {
+		t.Run(form.Name()+"/strict", func(t *testing.T) {
 			t.Parallel()
 			runMemberCases(t, canonPolicy(form), collisionCases(form, true))
 		})
-		t.Run(form.String()+"/default", func(t *testing.T) {
+		t.Run(form.Name()+"/default", func(t *testing.T) {
 			t.Parallel()
 			p := rules.Default()
 			p.Normalization = form
 			runMemberCases(t, p, collisionCases(form, false))
 		})
-		t.Run(form.String()+"/reject unnormalized", func(t *testing.T) {
+		t.Run(form.Name()+"/reject unnormalized", func(t *testing.T) {
 			t.Parallel()
 			var cases []memberCase
 			for _, c := range collisionCases(form, true) {
@@ -242,7 +242,7 @@ func TestJSONKeyCollision(t *testing.T) {
 			}
 			runMemberCases(t, canonPolicy(form, canonRejecting), cases)
 		})
-		t.Run(form.String()+"/monitor", func(t *testing.T) {
+		t.Run(form.Name()+"/monitor", func(t *testing.T) {
 			t.Parallel()
 			var cases []memberCase
 			for _, c := range collisionCases(form, true) {
@@ -256,9 +256,9 @@ func TestJSONKeyCollision(t *testing.T) {
 }
 
 // isNormalJSON reports whether every string of body, decoded, is in form.
-func isNormalJSON(form rules.Normalization, body string) bool {
+func isNormalJSON(form normalize.Form, body string) bool {
 	f := normalize.NFC
-	if form == rules.NFKC {
+	if form == normalize.NFKC {
 		f = normalize.NFKC
 	}
 	dec := json.NewDecoder(strings.NewReader(body))
@@ -293,7 +293,7 @@ func TestJSONMembersBind(t *testing.T) {
 	for _, tc := range []struct {
 		pol  rules.Policy
 		body string
-	}{{rules.Strict(), body}, {canonPolicy(rules.NFC), `{"q":"safe","q\u0301":"x","\u00e9":"safe","e\u0301":"evil"}`}} {
+	}{{rules.Strict(), body}, {canonPolicy(normalize.NFC), `{"q":"safe","q\u0301":"x","\u00e9":"safe","e\u0301":"evil"}`}} {
 		ev := canonNewEnv(t, tc.pol, canonMounts[0])
 		if w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, tc.body)); w.Code != 400 {
 			t.Errorf("%s: status %d, want 400", tc.body, w.Code)
@@ -321,8 +321,8 @@ var memberBodies = func() []string {
 func memberPolicies() []*policy {
 	var out []*policy
 	for _, dup := range []bool{false, true} {
-		for _, n := range []rules.Normalization{rules.NoNormalization, rules.NFC, rules.NFKC} {
-			if !dup && n == rules.NoNormalization {
+		for _, n := range []normalize.Form{normalize.None, normalize.NFC, normalize.NFKC} {
+			if !dup && n == normalize.None {
 				continue // no member check
 			}
 			p := rules.Default()
@@ -544,7 +544,7 @@ func TestJSONMembersAllocs(t *testing.T) {
 		t.Skip("the race detector changes allocation counts")
 	}
 	p := compile(rules.Strict())
-	pn := compile(canonPolicy(rules.NFC))
+	pn := compile(canonPolicy(normalize.NFC))
 	records := `[` + strings.Repeat(`{"id":1,"name":"Zoë","tags":["a","b"],"owner":{"id":2,"name":"x"}},`, 20) + `{}]`
 	for _, tc := range []struct {
 		name string

@@ -110,7 +110,7 @@ func TestJSONPrecisPointers(t *testing.T) {
 			return "{" + strings.Join(parts, ",") + "}"
 		}
 	}
-	for _, n := range []rules.Normalization{rules.NoNormalization, rules.NFC, rules.NFKC} {
+	for _, n := range []normalize.Form{normalize.None, normalize.NFC, normalize.NFKC} {
 		for range 300 {
 			pol := rules.Default()
 			pol.Normalization = n
@@ -123,7 +123,7 @@ func TestJSONPrecisPointers(t *testing.T) {
 				want := oldPrecisMatches(p, body)
 				got := newPrecisMatches(t, p, body)
 				if !slices.Equal(got, want) {
-					t.Fatalf("%s, pointers %v, body %s:\n got %v\nwant %v", n, pol.Precis, body, got, want)
+					t.Fatalf("%s, pointers %v, body %s:\n got %v\nwant %v", n.Name(), pol.Precis, body, got, want)
 				}
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -74,7 +75,7 @@ func TestMultipartFileNoContentType(t *testing.T) {
 		return mpBuild("BB", "\r\n", mpSpec{append([]string{`Content-Disposition: form-data; name="f"; filename="notes.txt"`}, header...), data})
 	}
 	over := rej("overlong", "multipart", "f", 2)
-	nfc := func() rules.Policy { p := rules.Strict(); p.Normalization = rules.NFC; return p }
+	nfc := func() rules.Policy { p := rules.Strict(); p.Normalization = normalize.NFC; return p }
 	cases := []mpCase{
 		{name: "no content type", body: file(bad), status: 400, want: over},
 		{name: "empty content type", body: file(bad, "Content-Type: "), status: 400, want: over},
@@ -249,7 +250,7 @@ func TestMultipartMixed(t *testing.T) {
 			want: forb("multipart", "Subject", 1, "tab_newline")},
 		{name: "quoted-printable", ct: ct, body: mpBuild("BB", "\r\n", plain("=00", "Content-Transfer-Encoding: quoted-printable")), status: 400,
 			want: forb("multipart", "", 0, "nul")},
-		{name: "rebuilt under NFC", pol: strictForm(rules.NFC), ct: ct, status: 200,
+		{name: "rebuilt under NFC", pol: strictForm(normalize.NFC), ct: ct, status: 200,
 			body: mpBuild("BB", "\r\n", plain("e\u0301"), plain(qpAll("x\r\n--BB\r\n"+smuggled("\r\n")), "Content-Transfer-Encoding: quoted-printable")),
 			check: func(t *testing.T, s *mpSeen) {
 				mt, params, _ := mime.ParseMediaType(s.ContentType)
@@ -302,7 +303,7 @@ func TestMultipartRetryingReader(t *testing.T) {
 // its base) would otherwise join a traversal into a path.
 func TestMultipartFileNameSyntax(t *testing.T) {
 	t.Parallel()
-	nfkc := func() rules.Policy { p := rules.Strict(); p.Normalization = rules.NFKC; return p }
+	nfkc := func() rules.Policy { p := rules.Strict(); p.Normalization = normalize.NFKC; return p }
 	file := func(disp string) string {
 		return mpBuild("BB", "\r\n", mpSpec{[]string{"Content-Disposition: form-data; " + disp, "Content-Type: application/octet-stream"}, "x"})
 	}

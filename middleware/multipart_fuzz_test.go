@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/normalize"
 )
 
 // FuzzMultipartRebuild: whatever checkMultipart and canonMultipart accept
@@ -43,7 +43,7 @@ func FuzzMultipartRebuild(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s.body), s.boundary, s.nfkc, false)
 	}
-	nfc, nfkc := strictForm(rules.NFC)(), strictForm(rules.NFKC)()
+	nfc, nfkc := strictForm(normalize.NFC)(), strictForm(normalize.NFKC)()
 	pols := map[bool]*policy{false: compile(nfc), true: compile(nfkc)}
 	f.Fuzz(func(t *testing.T, body []byte, boundary string, useNFKC, mixed bool) {
 		pol, p := nfc, pols[useNFKC]

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -240,8 +241,8 @@ func mpOracle(pol rules.Policy, s *mpSeen) []string {
 	var bad []string
 	names := pol.Multipart.Forbid | pol.Header.Forbid
 	var form norm.Form
-	normal := pol.Normalization != rules.NoNormalization && pol.Mode == rules.Enforce
-	if pol.Normalization == rules.NFKC {
+	normal := pol.Normalization != normalize.None && pol.Mode == rules.Enforce
+	if pol.Normalization == normalize.NFKC {
 		form = norm.NFKC
 	}
 	name := func(what, v string) {

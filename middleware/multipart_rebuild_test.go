@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -43,7 +44,7 @@ func smuggled(nl string) string {
 	return `Content-Disposition: form-data; name="evil"` + nl + "Content-Transfer-Encoding: quoted-printable" + nl + nl + "=E2=80=AE=00"
 }
 
-func strictForm(n rules.Normalization) func() rules.Policy {
+func strictForm(n normalize.Form) func() rules.Policy {
 	return func() rules.Policy { p := rules.Strict(); p.Normalization = n; return p }
 }
 
@@ -56,7 +57,7 @@ func mpCanonParts(pol rules.Policy, ct, body string) []mpRead {
 	_, params, _ := mime.ParseMediaType(ct)
 	parts := mpStream(multipart.NewReader(strings.NewReader(body), params["boundary"]), 0, nil)
 	form := norm.NFC
-	if pol.Normalization == rules.NFKC {
+	if pol.Normalization == normalize.NFKC {
 		form = norm.NFKC
 	}
 	for i := range parts {
@@ -118,7 +119,7 @@ func TestMultipartRebuildSmuggling(t *testing.T) {
 	type variant struct {
 		name string
 		pol  func() rules.Policy // nil: the strict preset with n
-		n    rules.Normalization
+		n    normalize.Form
 		ct   string // "": form-data with boundary BB
 		body string
 		// want lists the field names the handler reads, in order.
@@ -161,21 +162,21 @@ func TestMultipartRebuildSmuggling(t *testing.T) {
 			body: mpBuild("KK", crlf, mpField("x", "x\r\n--\u212A\u212A\r\n"+smuggled(crlf))), want: []string{"x"}},
 		{name: "NFC kelvin sign, closing", ct: "multipart/form-data; boundary=KK",
 			body: mpBuild("KK", crlf, mpField("x", "x\r\n--\u212A\u212A--\r\n"), mpField("after", "1")), want: []string{"x", "after"}},
-		{name: "NFKC fullwidth hyphens", n: rules.NFKC, body: mpBuild("BB", crlf, mpField("x", "x\r\n\uFF0D\uFF0DBB\r\n"+smuggled(crlf))),
+		{name: "NFKC fullwidth hyphens", n: normalize.NFKC, body: mpBuild("BB", crlf, mpField("x", "x\r\n\uFF0D\uFF0DBB\r\n"+smuggled(crlf))),
 			want: []string{"x"}},
-		{name: "NFKC fullwidth boundary", n: rules.NFKC, body: mpBuild("BB", crlf, mpField("x", "x\r\n--\uFF22\uFF22\r\n"+smuggled(crlf))),
+		{name: "NFKC fullwidth boundary", n: normalize.NFKC, body: mpBuild("BB", crlf, mpField("x", "x\r\n--\uFF22\uFF22\r\n"+smuggled(crlf))),
 			want: []string{"x"}},
-		{name: "NFKC small hyphen-minus", n: rules.NFKC, body: mpBuild("BB", crlf, mpField("x", "x\r\n\uFE63\uFE63BB\r\n"+smuggled(crlf))),
+		{name: "NFKC small hyphen-minus", n: normalize.NFKC, body: mpBuild("BB", crlf, mpField("x", "x\r\n\uFE63\uFE63BB\r\n"+smuggled(crlf))),
 			want: []string{"x"}},
-		{name: "NFKC in a text file", n: rules.NFKC, body: mpBuild("BB", crlf,
+		{name: "NFKC in a text file", n: normalize.NFKC, body: mpBuild("BB", crlf,
 			mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename="a.txt"`}, "x\r\n\uFF0D\uFF0DBB\r\n" + smuggled(crlf)}),
 			want: []string{"f"}},
-		{name: "NFKC quotes in a name", n: rules.NFKC, body: mpBuild("BB", crlf, mpField("a\uFF02; filename=\uFF02evil.txt", "x")),
+		{name: "NFKC quotes in a name", n: normalize.NFKC, body: mpBuild("BB", crlf, mpField("a\uFF02; filename=\uFF02evil.txt", "x")),
 			want: []string{`a"; filename="evil.txt`}},
-		{name: "NFKC semicolon and quote in a file name", n: rules.NFKC, body: mpBuild("BB", crlf,
+		{name: "NFKC semicolon and quote in a file name", n: normalize.NFKC, body: mpBuild("BB", crlf,
 			mpSpec{[]string{"Content-Disposition: form-data; name=\"f\"; filename=\"a\uFF02\uFF1B name=\uFF02evil\""}, "x"}),
 			want: []string{"f"}},
-		{name: "default preset: CRLF in a name stays in the name", pol: func() rules.Policy { p := rules.Default(); p.Normalization = rules.NFC; return p },
+		{name: "default preset: CRLF in a name stays in the name", pol: func() rules.Policy { p := rules.Default(); p.Normalization = normalize.NFC; return p },
 			body: mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name*=UTF-8''e%CC%81%0D%0AX-Evil%3A%201; filename*=utf-8''a%0D%0A%0D%0Ab`}, "x"}),
 			want: []string{"\u00e9\r\nX-Evil: 1"}},
 		{name: "NFC boundary of the client in a binary part", body: mpBuild("BB", crlf,
@@ -188,8 +189,8 @@ func TestMultipartRebuildSmuggling(t *testing.T) {
 	var cases []mpCase
 	for _, v := range vs {
 		n := v.n
-		if n == rules.NoNormalization {
-			n = rules.NFC
+		if n == normalize.None {
+			n = normalize.NFC
 		}
 		ct := v.ct
 		if ct == "" {
@@ -273,7 +274,7 @@ func TestMultipartNameCollision(t *testing.T) {
 	fileNamed := func(name string) mpSpec {
 		return mpSpec{[]string{`Content-Disposition: form-data; name="` + name + `"; filename="a.bin"`, "Content-Type: application/octet-stream"}, "\xFF"}
 	}
-	nfc, nfkc := strictForm(rules.NFC), strictForm(rules.NFKC)
+	nfc, nfkc := strictForm(normalize.NFC), strictForm(normalize.NFKC)
 	cases := []mpCase{
 		{name: "NFC composed and decomposed", pol: nfc, body: body(mpField("\u00e9", "safe"), mpField("e\u0301", "evil")),
 			status: 400, want: coll(`e\xcc\x81`)},
@@ -298,7 +299,7 @@ func TestMultipartNameCollision(t *testing.T) {
 	mpRun(t, cases)
 
 	// Monitor: passed on unchanged, and flagged.
-	pol := strictForm(rules.NFC)()
+	pol := strictForm(normalize.NFC)()
 	pol.Mode = rules.Monitor
 	sent := body(mpField("\u00e9", "safe"), mpField("e\u0301", "evil"))
 	for _, srv := range mpServers(t, pol) {
@@ -321,7 +322,7 @@ func TestMultipartCanonLimits(t *testing.T) {
 	const fdfa = "\uFDFA" // 3 octets, 33 in NFKC
 	limited := func(field int, body int64) func() rules.Policy {
 		return func() rules.Policy {
-			p := strictForm(rules.NFKC)()
+			p := strictForm(normalize.NFKC)()
 			p.Limits.FieldBytes, p.Limits.BodyBytes = field, body
 			return p
 		}
@@ -356,7 +357,7 @@ func TestMultipartCanonLimits(t *testing.T) {
 // Content-Disposition left without one.
 func TestMultipartRebuildMixed(t *testing.T) {
 	t.Parallel()
-	p := compile(strictForm(rules.NFC)())
+	p := compile(strictForm(normalize.NFC)())
 	body := mpBuild("BB", "\r\n", mpSpec{nil, "e\u0301"}, mpSpec{[]string{"Content-Type: text/plain; charset=utf-8"}, qpAll("\r\n--BB\r\n" + smuggled("\r\n"))})
 	body = strings.Replace(body, "charset=utf-8", "charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable", 1)
 	r := req(http.MethodPost, "/", "multipart/mixed; boundary=BB; type=\"text/plain\"", strings.NewReader(body))

@@ -178,9 +178,9 @@ func orcPolicy(name string) rules.Policy {
 	case "", "default":
 		return rules.Default()
 	case "nfc":
-		p.Normalization = rules.NFC
+		p.Normalization = normalize.NFC
 	case "nfkc":
-		p.Normalization = rules.NFKC
+		p.Normalization = normalize.NFKC
 	case "precis":
 		p.Precis = []rules.PrecisField{
 			{Location: rules.Path, Field: "user", Profile: normalize.UsernameCaseMapped},
@@ -192,7 +192,7 @@ func orcPolicy(name string) rules.Policy {
 	case "upload":
 		p.BinaryTypes = []string{"application/octet-stream", "image/*"}
 	case "tight": // NFKC with limits small inputs reach
-		p.Normalization = rules.NFKC
+		p.Normalization = normalize.NFKC
 		p.Limits = rules.Limits{BodyBytes: 8192, FieldBytes: 1024, PathBytes: 1024, Fields: 100, MultipartParts: 10, JSONDepth: 16}.WithDefaults()
 	}
 	return p

@@ -91,9 +91,9 @@ type orcCheck struct {
 func newOrcCheck(rep *orcReport, pol *rules.Policy) *orcCheck {
 	k := &orcCheck{rep: rep, pol: pol}
 	switch pol.Normalization {
-	case rules.NFC:
+	case normalize.NFC:
 		k.form = normalize.NFC
-	case rules.NFKC:
+	case normalize.NFKC:
 		k.form = normalize.NFKC
 	}
 	return k

@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -171,7 +172,7 @@ func TestReviewMultipartOutsidePartsGaps(t *testing.T) {
 func TestReviewCrossTypeEscapes(t *testing.T) {
 	strict := rules.Strict()
 	nfkc := rules.Strict()
-	nfkc.Normalization = rules.NFKC
+	nfkc.Normalization = normalize.NFKC
 	for _, tc := range []struct {
 		name, ct, body string
 		pol            rules.Policy

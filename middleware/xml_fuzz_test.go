@@ -256,8 +256,8 @@ func FuzzXML(f *testing.F) {
 	for _, tc := range xmlCanonCases {
 		f.Add([]byte(tc.body))
 	}
-	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: rules.NFC})
-	nfkc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: rules.NFKC})
+	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
+	nfkc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFKC})
 	c := &rules.Check{On: true, Forbid: strictXML}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		orig := bytes.Clone(body)
@@ -322,7 +322,7 @@ func TestXMLFragments(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 6))
 	c := &rules.Check{On: true, Forbid: strictXML}
 	cb := &rules.Check{On: true, Forbid: strictXML | sanitize.BOM}
-	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: rules.NFC})
+	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
 	n := 20000
 	if testing.Short() {
 		n = 2000

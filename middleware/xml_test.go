@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -271,7 +272,7 @@ var xmlCleanCases = []struct{ name, body string }{
 // xmlOracle finds nothing in it.
 func TestXMLClean(t *testing.T) {
 	t.Parallel()
-	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: rules.NFC})
+	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
 	for _, tc := range xmlCleanCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -376,7 +377,7 @@ var xmlCanonCases = []xmlCanonCase{
 func TestCanonXML(t *testing.T) {
 	t.Parallel()
 	for _, tc := range xmlCanonCases {
-		for _, form := range []rules.Normalization{rules.NFC, rules.NFKC} {
+		for _, form := range []normalize.Form{normalize.NFC, normalize.NFKC} {
 			for _, mode := range []string{"enforce", "reject", "monitor"} {
 				t.Run(fmt.Sprintf("%s/%v/%s", tc.name, form, mode), func(t *testing.T) {
 					t.Parallel()
@@ -394,7 +395,7 @@ func TestCanonXML(t *testing.T) {
 						t.Fatal("body changed")
 					}
 					want := tc.nfc
-					if form == rules.NFKC {
+					if form == normalize.NFKC {
 						want = tc.nfkc
 					}
 					if !want {
@@ -425,7 +426,7 @@ func TestCanonXML(t *testing.T) {
 func TestCanonXMLNotOurs(t *testing.T) {
 	t.Parallel()
 	none := compile(rules.Policy{XML: rules.Check{On: true}})
-	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: rules.NFC})
+	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
 	decomposed := []byte("<a>e\u0301</a>")
 	if rj := none.canonXML(decomposed); rj != nil {
 		t.Errorf("no normalization: %v", rj)

@@ -49,7 +49,7 @@ func ExampleLoadFile() {
 	}
 	for _, route := range []string{"/strict/*", "/nfc/*", "/monitor/*", "/open/*", "/users/:id", "/other"} {
 		p, _ := table.Lookup(route)
-		fmt.Printf("%-10s mode=%s normalization=%s off=%v headers=%q\n", route, p.Mode, p.Normalization, p.Off(), p.Headers)
+		fmt.Printf("%-10s mode=%s normalization=%s off=%v headers=%q\n", route, p.Mode, p.Normalization.Name(), p.Off(), p.Headers)
 	}
 	// Output:
 	// /strict/*  mode=enforce normalization=none off=false headers=[]

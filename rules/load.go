@@ -363,11 +363,11 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 			}
 			switch s {
 			case "none":
-				p.Normalization = NoNormalization
+				p.Normalization = normalize.None
 			case "nfc":
-				p.Normalization = NFC
+				p.Normalization = normalize.NFC
 			case "nfkc":
-				p.Normalization = NFKC
+				p.Normalization = normalize.NFKC
 			default:
 				return p, ld.errAt(m.val.off, mpath, "unknown normalization "+strconv.Quote(s)+`: want "none", "nfc" or "nfkc"`)
 			}
@@ -402,7 +402,7 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 		}
 	}
 
-	if p.RejectUnnormalized && p.Normalization == NoNormalization {
+	if p.RejectUnnormalized && p.Normalization == normalize.None {
 		return p, ld.errAtMember(v, path, "reject_unnormalized", `rejecting unnormalized text needs "normalization" "nfc" or "nfkc"`)
 	}
 	if p.Header.On && len(p.Headers) == 0 {

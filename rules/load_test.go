@@ -23,7 +23,7 @@ const exampleFile = "../testdata/rules/example.json"
 // API.
 func exampleTable() *rules.Table {
 	nfc := rules.Strict()
-	nfc.Normalization = rules.NFC
+	nfc.Normalization = normalize.NFC
 
 	users := rules.Strict()
 	users.Query.Forbid = users.Query.Forbid&^sanitize.BOM | sanitize.DefaultIgnorable
@@ -182,14 +182,14 @@ func TestParseOverrides(t *testing.T) {
 		{"nothing", ``, func(*rules.Policy) {}},
 		{"mode enforce", `"mode": "enforce"`, func(p *rules.Policy) { p.Mode = rules.Enforce }},
 		{"mode monitor", `"mode": "monitor"`, func(p *rules.Policy) { p.Mode = rules.Monitor }},
-		{"normalization none", `"normalization": "none"`, func(p *rules.Policy) { p.Normalization = rules.NoNormalization }},
-		{"normalization nfc", `"normalization": "nfc"`, func(p *rules.Policy) { p.Normalization = rules.NFC }},
-		{"normalization nfkc", `"normalization": "nfkc"`, func(p *rules.Policy) { p.Normalization = rules.NFKC }},
+		{"normalization none", `"normalization": "none"`, func(p *rules.Policy) { p.Normalization = normalize.None }},
+		{"normalization nfc", `"normalization": "nfc"`, func(p *rules.Policy) { p.Normalization = normalize.NFC }},
+		{"normalization nfkc", `"normalization": "nfkc"`, func(p *rules.Policy) { p.Normalization = normalize.NFKC }},
 		{"reject unnormalized", `"normalization": "nfc", "reject_unnormalized": true`, func(p *rules.Policy) {
-			p.Normalization, p.RejectUnnormalized = rules.NFC, true
+			p.Normalization, p.RejectUnnormalized = normalize.NFC, true
 		}},
 		{"reject unnormalized first", `"reject_unnormalized": true, "normalization": "nfkc"`, func(p *rules.Policy) {
-			p.Normalization, p.RejectUnnormalized = rules.NFKC, true
+			p.Normalization, p.RejectUnnormalized = normalize.NFKC, true
 		}},
 		{"reject unnormalized false", `"reject_unnormalized": false`, func(p *rules.Policy) { p.RejectUnnormalized = false }},
 		{"refuse charsets", `"refuse_charsets": true`, func(p *rules.Policy) { p.RefuseCharsets = true }},

@@ -56,33 +56,6 @@ func (m Mode) String() string {
 	return "enforce"
 }
 
-// Normalization is the Unicode normalization form a route wants its text in.
-type Normalization uint8
-
-const (
-	// NoNormalization leaves well-formed text as it came.
-	NoNormalization Normalization = iota
-	// NFC is Normalization Form C: canonical composition. Canonically
-	// equivalent strings (é as U+00E9 or e+U+0301) become one.
-	NFC
-	// NFKC is Normalization Form KC: compatibility composition. It also
-	// folds compatibility characters (U+FB01 "ﬁ" becomes "fi", superscripts
-	// become plain letters), which loses distinctions: use it for
-	// identifiers, not for free text.
-	NFKC
-)
-
-// String returns "none", "nfc" or "nfkc".
-func (n Normalization) String() string {
-	switch n {
-	case NFC:
-		return "nfc"
-	case NFKC:
-		return "nfkc"
-	}
-	return "none"
-}
-
 // Check is what a policy does at one location. The zero Check checks
 // nothing.
 type Check struct {
@@ -218,8 +191,12 @@ type Policy struct {
 	RefuseDuplicateKeys bool
 
 	// Normalization is the form accepted text is brought to (or checked
-	// against, with RejectUnnormalized).
-	Normalization Normalization
+	// against, with RejectUnnormalized): normalize.None (the zero value:
+	// text is left as it came), normalize.NFC (canonical composition: é
+	// as U+00E9 or e+U+0301 become one) or normalize.NFKC (compatibility
+	// composition too: "ﬁ" becomes "fi", which loses distinctions; for
+	// identifiers, not free text).
+	Normalization normalize.Form
 	// RejectUnnormalized rejects text that is not in Normalization
 	// (NotNormalized) instead of rewriting it.
 	RejectUnnormalized bool

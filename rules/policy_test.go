@@ -50,24 +50,6 @@ func TestModeString(t *testing.T) {
 	}
 }
 
-func TestNormalizationString(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		n    rules.Normalization
-		want string
-	}{
-		{rules.NoNormalization, "none"},
-		{rules.NFC, "nfc"},
-		{rules.NFKC, "nfkc"},
-		{rules.Normalization(0), "none"},
-	}
-	for _, tt := range tests {
-		if got := tt.n.String(); got != tt.want {
-			t.Errorf("Normalization(%d).String() = %q, want %q", uint8(tt.n), got, tt.want)
-		}
-	}
-}
-
 func TestPolicyLocation(t *testing.T) {
 	t.Parallel()
 	var p rules.Policy

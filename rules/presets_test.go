@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -126,7 +127,7 @@ func TestStrict(t *testing.T) {
 	if !p.RefuseCharsets {
 		t.Error("RefuseCharsets = false, want true")
 	}
-	if p.Normalization != rules.NoNormalization || p.RejectUnnormalized {
+	if p.Normalization != normalize.None || p.RejectUnnormalized {
 		t.Errorf("Normalization = %v, RejectUnnormalized = %v, want none, false", p.Normalization, p.RejectUnnormalized)
 	}
 	if p.Headers != nil || p.BodyTypes != nil {
@@ -161,7 +162,7 @@ func TestDefault(t *testing.T) {
 	if p.RefuseCharsets {
 		t.Error("RefuseCharsets = true, want false")
 	}
-	if p.Normalization != rules.NoNormalization || p.RejectUnnormalized {
+	if p.Normalization != normalize.None || p.RejectUnnormalized {
 		t.Errorf("Normalization = %v, RejectUnnormalized = %v, want none, false", p.Normalization, p.RejectUnnormalized)
 	}
 	if p.Headers != nil || p.BodyTypes != nil {

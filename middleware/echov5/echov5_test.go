@@ -14,6 +14,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -141,7 +142,7 @@ func TestError(t *testing.T) {
 // takes it: the handler does not see the first path's Allow.
 func TestPreLeavesNoAllow(t *testing.T) {
 	pol := rules.Strict()
-	pol.Normalization = rules.NFC
+	pol.Normalization = normalize.NFC
 	e := echo.New()
 	e.Pre(echov5.WithConfig(echov5.Config{Policy: &pol, Logger: nop()}))
 	var allow any = "unset"
@@ -165,9 +166,9 @@ func TestContextLogger(t *testing.T) {
 	var configured, ctxLog bytes.Buffer
 	cfgLogger := zerolog.New(&configured)
 	def := rules.Strict()
-	def.Normalization = rules.NFC
+	def.Normalization = normalize.NFC
 	ligature := def
-	ligature.Normalization = rules.NFKC
+	ligature.Normalization = normalize.NFKC
 	e := echo.New()
 	e.Pre(func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c *echo.Context) error {

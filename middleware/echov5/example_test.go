@@ -14,6 +14,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -52,7 +53,7 @@ func ExampleNew() {
 func ExampleWithConfig() {
 	logger := zerolog.New(os.Stdout)
 	nfc := rules.Strict()
-	nfc.Normalization = rules.NFC
+	nfc.Normalization = normalize.NFC
 	refused := map[string]int{}
 	ids := 0
 
