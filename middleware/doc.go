@@ -46,6 +46,19 @@
 // (and Content-Type), holds no transfer encoding, and is parsed again and
 // compared with the parts it was built from before the handler sees it.
 //
+// # Adapters and the pipeline
+//
+// Every adapter runs one pipeline: the Echo v4 middleware (Config), the
+// Echo v5 middleware (package middleware/echov5) and the net/http adapter
+// (HTTPConfig) find a request's route and path parameters in their
+// framework's terms and hand them to Pipeline.Check, which checks,
+// rewrites and logs, and returns a Verdict each carries out in its own
+// terms. One conformance table holds the three to the same answers, log
+// lines and reads. Pipeline is exported, rather than kept internal, so
+// that an adapter for another router (Gin, chi, Fiber) is a few lines over
+// it and behaves exactly as these do, instead of a fourth copy of the
+// sequence drifting from the others.
+//
 // # The body and the handler
 //
 // A body the policy checks is read through pooled working memory that no
