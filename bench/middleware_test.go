@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -123,29 +122,7 @@ func BenchmarkMiddleware(b *testing.B) {
 		}
 		for _, impl := range mwImpls {
 			b.Run("impl="+impl.name, func(b *testing.B) {
-				e := mwEcho(b, impl.guarded)
-				r := httptest.NewRequest(http.MethodPost, "/api/items", nil)
-				r.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-				w := &mwWriter{h: http.Header{}}
-				reset := func() {
-					// A fresh body each time, the same way for both
-					// variants: the middleware replaces r.Body.
-					r.Body = io.NopCloser(bytes.NewReader(mwJSON1K))
-					r.ContentLength = int64(len(mwJSON1K))
-					r.GetBody = nil
-				}
-				reset()
-				e.ServeHTTP(w, r)
-				if w.code != http.StatusOK {
-					b.Fatalf("status %d", w.code)
-				}
-				b.SetBytes(int64(len(mwJSON1K)))
-				b.ReportAllocs()
-				b.ResetTimer()
-				for b.Loop() {
-					reset()
-					e.ServeHTTP(w, r)
-				}
+				benchServeJSON(b, mwEcho(b, impl.guarded), mwJSON1K)
 			})
 		}
 	})
