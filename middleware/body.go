@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/utf8guard/utf8guard/rules"
@@ -18,228 +16,6 @@ import (
 // away, a broken chunked encoding): the request is refused with 400, since
 // the handler must never see part of a body.
 var errBodyRead = errors.New("utf8guard: reading the request body failed")
-
-// mediaPattern is a media type such as "text/plain", or a pattern:
-// "text/*" matches every subtype of text.
-type mediaPattern struct{ typ, sub string }
-
-func parsePatterns(list []string) []mediaPattern {
-	var out []mediaPattern
-	for _, m := range list {
-		typ, sub, _ := strings.Cut(strings.ToLower(strings.TrimSpace(m)), "/")
-		out = append(out, mediaPattern{typ, sub})
-	}
-	return out
-}
-
-// matchMedia reports whether typ/sub, lower case as contentType returns
-// them, matches one of pats.
-func matchMedia(pats []mediaPattern, typ, sub string) bool {
-	for _, p := range pats {
-		if p.typ == typ && (p.sub == "*" || p.sub == sub) {
-			return true
-		}
-	}
-	return false
-}
-
-// contentType splits a Content-Type value into its type and subtype, lower
-// case, and its charset parameter, exactly as mime.ParseMediaType reads
-// them (and so Request.ParseForm, Request.MultipartReader and the handlers
-// that call it): quoted strings, RFC 2231 continuations and "charset*"
-// included. A value mime.ParseMediaType refuses gives three empty strings.
-// It does not allocate for the most common values.
-func contentType(ct string) (typ, sub, charset string) {
-	typ, sub, charset, _ = parseMediaType(ct)
-	return typ, sub, charset
-}
-
-// parseMediaType is contentType that also reports whether ct parses: an
-// empty ct does (no media type), a value mime.ParseMediaType refuses does
-// not.
-func parseMediaType(ct string) (typ, sub, charset string, ok bool) {
-	// The most common values, without the general parse below.
-	switch ct {
-	case "":
-		return "", "", "", true
-	case "application/json":
-		return "application", "json", "", true
-	case "application/json; charset=utf-8", "application/json;charset=utf-8":
-		return "application", "json", "utf-8", true
-	case "application/json; charset=UTF-8":
-		return "application", "json", "UTF-8", true
-	case "application/x-www-form-urlencoded":
-		return "application", "x-www-form-urlencoded", "", true
-	case "text/plain; charset=utf-8":
-		return "text", "plain", "utf-8", true
-	}
-	if typ, sub, charset, ok := simpleMediaType(ct); ok {
-		return typ, sub, charset, true
-	}
-	mt, params, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return "", "", "", false
-	}
-	typ, sub, _ = strings.Cut(mt, "/")
-	return typ, sub, params["charset"], true
-}
-
-// simpleMediaType parses, without allocating, the Content-Type values
-// whose reading by mime.ParseMediaType is plain: a lower-case type/subtype
-// of token characters, optionally followed by one parameter
-// "charset=token" (the name in any case), with spaces and tabs around the
-// parts. It reports false for every other value, which parseMediaType
-// leaves to mime.ParseMediaType itself (TestSimpleMediaType and
-// FuzzMediaType hold the two to the same answers).
-func simpleMediaType(ct string) (typ, sub, charset string, ok bool) {
-	mt, param, hasParam := strings.Cut(ct, ";")
-	typ, sub, slash := strings.Cut(trimSpaceTab(mt), "/")
-	if !slash || !isLowerToken(typ) || !isLowerToken(sub) {
-		return "", "", "", false
-	}
-	if !hasParam {
-		return typ, sub, "", true
-	}
-	k, v, eq := strings.Cut(param, "=")
-	k, v = trimSpaceTab(k), trimSpaceTab(v)
-	if !eq || len(k) != len("charset") || !strings.EqualFold(k, "charset") || !isToken(v) {
-		return "", "", "", false
-	}
-	return typ, sub, v, true
-}
-
-// trimSpaceTab trims the white space mime.ParseMediaType trims around the
-// parts of a media type that matter here: SP and HTAB. (It trims any
-// Unicode white space; a value holding other white space is not simple.)
-func trimSpaceTab(s string) string { return strings.Trim(s, " \t") }
-
-// isToken reports whether s is a non-empty RFC 2045 token: ASCII
-// printable characters but SP and tspecials.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7F || strings.IndexByte(`()<>@,;:\"/[]?=`, c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// isLowerToken is isToken without upper-case letters, which
-// mime.ParseMediaType would lower-case.
-func isLowerToken(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			return false
-		}
-	}
-	return isToken(s)
-}
-
-// utf8Charset reports whether a declared charset leaves the body UTF-8:
-// none declared, UTF-8 or US-ASCII (a subset), under their common names.
-func utf8Charset(cs string) bool {
-	switch strings.ToLower(cs) {
-	case "", "utf-8", "utf8", "us-ascii", "ascii":
-		return true
-	}
-	return false
-}
-
-// mediaLocation says which location a body of media type typ/sub (lower
-// case, from contentType) belongs to, and false for a type no location
-// reads as text.
-func (p *policy) mediaLocation(typ, sub string) (rules.Location, bool) {
-	switch {
-	case typ == "application" && sub == "x-www-form-urlencoded":
-		return rules.Form, true
-	case typ == "application" && sub == "json", strings.HasSuffix(sub, "+json"),
-		sub == "" && strings.HasSuffix(typ, "+json"):
-		// application/json, and any type with the +json structured
-		// syntax suffix (RFC 6839), under whatever top-level type, or
-		// none (mime.ParseMediaType takes "application+json"): a handler
-		// that goes by the suffix decodes it as JSON.
-		return rules.JSON, true
-	case typ == "application" && sub == "xml", typ == "text" && sub == "xml", strings.HasSuffix(sub, "+xml"),
-		sub == "" && strings.HasSuffix(typ, "+xml"):
-		return rules.XML, true
-	case typ == "multipart" && sub != "":
-		// form-data and mixed, which Request.MultipartReader reads, and
-		// every other subtype, which a handler's own multipart.Reader
-		// reads as well.
-		return rules.Multipart, true
-	case typ == "text" || matchMedia(p.bodyTypes, typ, sub):
-		return rules.Body, true
-	}
-	return 0, false
-}
-
-// binderLocation is the location Echo's DefaultBinder decodes a body of
-// Content-Type ct as: it matches the raw header value by prefix, case
-// and parameters included ("application/jsonx" is JSON to it), where
-// mime.ParseMediaType reads "application/jsonx" as a type of its own.
-func binderLocation(ct string) (rules.Location, bool) {
-	switch {
-	case strings.HasPrefix(ct, "application/json"):
-		return rules.JSON, true
-	case strings.HasPrefix(ct, "application/xml"), strings.HasPrefix(ct, "text/xml"):
-		return rules.XML, true
-	case strings.HasPrefix(ct, "application/x-www-form-urlencoded"):
-		return rules.Form, true
-	case strings.HasPrefix(ct, "multipart/form-data"):
-		return rules.Multipart, true
-	}
-	return 0, false
-}
-
-// bodyLocation says which location the body of Content-Type ct (and
-// typ/sub, its parse) is checked as, and false for a body no location
-// reads as text. Two readers decide how a handler decodes a body:
-// mime.ParseMediaType (net/http's form and multipart readers, most
-// handlers) and Echo's binder (a prefix of the raw value). Where only one
-// of them sees a structured body, it is checked as that; where they see
-// two different structured bodies ("application/xml+json" is XML to the
-// binder and JSON by its suffix), no single check covers both readers,
-// and the body is refused (bad_media_type).
-func (p *policy) bodyLocation(ct, typ, sub string) (rules.Location, bool, *Rejection) {
-	loc, ok := p.mediaLocation(typ, sub)
-	bloc, bok := binderLocation(ct)
-	switch {
-	case !bok || ok && loc == bloc:
-		return loc, ok, nil
-	case !ok || loc == rules.Body:
-		return bloc, true, nil
-	}
-	return 0, false, badMediaType(rules.Body, ct)
-}
-
-// badMediaType is the Rejection of a Content-Type value that cannot be
-// read as one media type.
-func badMediaType(loc rules.Location, ct string) *Rejection {
-	return &Rejection{Reason: sanitize.BadMediaType, Location: loc, Field: "Content-Type",
-		Sample: sample(ct, 0), Err: sanitize.ErrBadMediaType}
-}
-
-// requestContentType returns the request's Content-Type value, and false
-// when it has several different ones: net/http's readers and Echo's
-// binder take the first, a proxy or another framework may take the last.
-func requestContentType(r *http.Request) (string, bool) {
-	// r.Header["Content-Type"], not r.Header.Get: the key is canonical
-	// already, as net/http stores it.
-	v := r.Header["Content-Type"]
-	if len(v) == 0 {
-		return "", true
-	}
-	for _, o := range v[1:] {
-		if o != v[0] {
-			return v[0], false
-		}
-	}
-	return v[0], true
-}
 
 // chunkSize is the size of the arrays a body is read into.
 const chunkSize = 8 << 10
@@ -535,79 +311,6 @@ func detachBody(r *http.Request) *http.Request {
 	return r2
 }
 
-// trailerGuard is the body of a chunked request whose body is passed on
-// unread on a route that checks headers or cookies. net/http reads the
-// trailers when the body reaches its end, and puts them in r.Trailer,
-// announced or not. At that end, a trailer that names a checked header
-// and fails the header check is removed from r.Trailer (the map the
-// handler's copy of the request shares, once net/http has made it) and
-// the read fails with a *Rejection of reason forbidden_trailer instead of
-// io.EOF: the handler never reads an unchecked value there.
-type trailerGuard struct {
-	io.ReadCloser
-	r *http.Request // the request net/http reads the body for
-	p *policy
-}
-
-func (t *trailerGuard) Read(b []byte) (int, error) {
-	n, err := t.ReadCloser.Read(b)
-	if err == io.EOF {
-		if rj := checkTrailers(t.r, t.p); rj != nil {
-			for name := range t.r.Trailer {
-				if t.p.checksHeader(name) {
-					delete(t.r.Trailer, name)
-				}
-			}
-			rj.Reason, rj.Err = sanitize.ForbiddenTrailer, errors.Join(sanitize.ErrForbiddenTrailer, rj.Err)
-			return n, rj
-		}
-	}
-	return n, err
-}
-
-// checksTrailers reports whether p checks any header a trailer could
-// carry: listed headers, or cookies.
-func (p *policy) checksTrailers() bool { return len(p.headers) > 0 || p.Cookies }
-
-// checksHeader reports whether p checks the header name (canonical, as
-// net/http stores header and trailer names).
-func (p *policy) checksHeader(name string) bool {
-	if p.Cookies && name == "Cookie" {
-		return true
-	}
-	for _, h := range p.headers {
-		if h == name {
-			return true
-		}
-	}
-	return false
-}
-
-// checkTrailers checks the trailers of r, once its body has been read to
-// its end, as the headers of the same names are checked: listed headers
-// and cookies. The Field of a Rejection names the trailer ("Trailer:X-Name").
-func checkTrailers(r *http.Request, p *policy) *Rejection {
-	if len(r.Trailer) == 0 || !p.checksTrailers() {
-		return nil
-	}
-	for name, vals := range r.Trailer {
-		if !p.checksHeader(name) {
-			continue
-		}
-		var rj *Rejection
-		if name == "Cookie" {
-			rj = checkCookieLines(vals, p)
-		} else {
-			rj = checkHeaderValues(name, vals, p)
-		}
-		if rj != nil {
-			rj.Field = "Trailer:" + rj.Field
-			return rj
-		}
-	}
-	return nil
-}
-
 // checkText checks a text body, repairing it if the check says so.
 func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 	err := sanitize.Check(body, c.Forbid)
@@ -623,4 +326,62 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 		return nil, reject(err, rules.Body, "", fixed)
 	}
 	return fixed, nil
+}
+
+// canonBody canonicalizes a body that checkBody read and accepted.
+func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
+	body, loc := s.body, s.bodyLoc
+	if body == nil || !p.canonAt(loc) {
+		return nil // no body read: not a checked one
+	}
+	var out []byte
+	switch loc {
+	case rules.Form:
+		text, rj := s.canonText(bytesString(body), loc, p)
+		if rj != nil || text == "" {
+			return rj
+		}
+		out = []byte(text)
+	case rules.JSON:
+		var rj *Rejection
+		if out, rj = p.canonJSON(body); rj != nil {
+			return rj
+		}
+	case rules.Multipart:
+		var rj *Rejection
+		if out, rj = p.canonMultipart(r, body); rj != nil {
+			return rj
+		}
+	case rules.XML:
+		// XML is checked, not rewritten: text not in the form is refused.
+		return p.canonXML(body)
+	case rules.Body:
+		nb, changed, rj := p.canonOf(loc, "", body, false)
+		if rj != nil || !changed {
+			return rj
+		}
+		if rj := recheck(loc, "", nb, p.Body.Forbid, -1, 0); rj != nil {
+			return rj
+		}
+		out = nb
+	}
+	if out == nil {
+		return nil
+	}
+	// The body limit bounds the canonical form too: NFKC expands U+FDFA
+	// eighteen times.
+	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(out)) > lim {
+		return tooLarge(loc, "")
+	}
+	// And the escapes a JSON or XML decoder would read in it: NFKC makes
+	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (escapes.go).
+	if loc != rules.Multipart {
+		if rj := checkEscapes(out, loc, p.Location(loc).Forbid, 0); rj != nil {
+			return rj
+		}
+	}
+	if p.Mode == rules.Enforce {
+		setBody(r, out)
+	}
+	return nil
 }

@@ -85,6 +85,21 @@
 // forbidden_char. The message is "utf8guard: request rejected" or
 // "utf8guard: request flagged".
 //
+// # The source, by location
+//
+// Each file holds everything the middleware does to one part of a
+// request, checks and canonical forms together: path.go (the path and
+// route parameters: check, repair, canonicalize), pairs.go (query and
+// form pairs), header.go (header values, cookies, trailers), media.go
+// (Content-Type: which check a body gets), body.go (reading, limiting and
+// handing on bodies), json.go and json_members.go (JSON values; member
+// names), xml.go and xml_lex.go (XML; its lexer), multipart.go (parts,
+// checked and rebuilt), escapes.go (the escape scan every text body gets).
+// policy.go compiles a rules.Policy, canon.go holds what every location's
+// canonical form shares, rejection.go and log.go what a refusal is and
+// how it is logged, pipeline.go the sequence every adapter runs, and
+// echo.go, echov5/ and nethttp.go the adapters.
+//
 // # Where to mount it
 //
 // Mount it before any middleware that reads the body or the query, so that

@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"bytes"
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/rules"
@@ -100,13 +99,4 @@ func checkEscapes(body []byte, loc rules.Location, forbid sanitize.Class, off in
 		i = at + n
 	}
 	return nil
-}
-
-// nextIndex returns the index of the first c in p at or after i, or
-// len(p).
-func nextIndex(p []byte, i int, c byte) int {
-	if k := bytes.IndexByte(p[i:], c); k >= 0 {
-		return i + k
-	}
-	return len(p)
 }

@@ -226,7 +226,7 @@ func TestMultipartLongBoundary(t *testing.T) {
 // as it takes multipart/form-data: parts without a Content-Disposition are
 // fields, checked as text; attachments with a file name are files. Through
 // the middleware once multipart/mixed bodies reach checkMultipart (the body
-// location is body.go's to choose), and directly in any case.
+// location is media.go's to choose), and directly in any case.
 func TestMultipartMixed(t *testing.T) {
 	t.Parallel()
 	const ct = "multipart/mixed; boundary=BB"

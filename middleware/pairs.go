@@ -84,9 +84,6 @@ func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, 
 	return rebuildPairs(raw, loc, c, mode, lim)
 }
 
-// bom is U+FEFF in UTF-8.
-const bom = "\xEF\xBB\xBF"
-
 // cleanPairs is the fast path of checkPairs: it reports whether raw passes
 // every check of the slow path, when it can tell in one pass over the
 // whole text, and false when the slow path must decide. The separators '&'
@@ -200,4 +197,125 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 		}
 	}
 	return string(out), true, nil
+}
+
+// pairsMode returns the check of a query or form text and the escape mode
+// its keys and values are decoded with.
+func (p *policy) pairsMode(loc rules.Location) (*rules.Check, sanitize.EscapeMode) {
+	if loc == rules.Form {
+		return &p.Form, p.formMode
+	}
+	return &p.Query, p.queryMode
+}
+
+// canonText canonicalizes a query or form text that has passed checkPairs:
+// it returns the text re-encoded in canonical form (which Monitor mode
+// only measures), or "" when nothing changes, or the
+// rejection of a canonical key or value that fails the location's policy,
+// or of two distinct keys that have one canonical form (key_collision).
+func (s *scratch) canonText(raw string, loc rules.Location, p *policy) (string, *Rejection) {
+	changed, keys, rj := s.canonPairs(raw, loc, p, nil)
+	if rj != nil {
+		return "", rj
+	}
+	if keys {
+		if rj := s.keyCollision(raw, loc, p); rj != nil {
+			return "", rj
+		}
+	}
+	if !changed {
+		return "", nil
+	}
+	out := make([]byte, 0, len(raw)+16)
+	s.canonPairs(raw, loc, p, &out)
+	return string(out), nil
+}
+
+// canonPairs walks the keys and values of a query or form text, which has
+// passed checkPairs, in canonical form: keys normalized, values normalized
+// or PRECIS-enforced when their key names a PRECIS field, each canonical
+// form held to the location's policy (recheck). It reports whether
+// anything changes and whether a key does; with out, it appends the text
+// re-encoded to *out. Nothing allocates when nothing changes.
+func (s *scratch) canonPairs(raw string, loc rules.Location, p *policy, out *[]byte) (changed, keys bool, rj *Rejection) {
+	c, mode := p.pairsMode(loc)
+	dec := mode &^ sanitize.RefuseDoubleEncoding
+	for pr := range eachPair(raw) {
+		key, val, hasVal := pr.key, pr.val, pr.hasVal
+		s.buf = s.buf[:0]
+		k := s.decoded(key, dec)
+		nk, kch, rj := p.canonOf(loc, "", k, false)
+		if rj == nil && kch {
+			rj = recheck(loc, "", nk, c.Forbid, p.Limits.FieldBytes, mode)
+		}
+		if rj != nil {
+			// Cloned: key points into the body of a form, which a
+			// Rejection kept by OnReject should not pin.
+			rj.Field = strings.Clone(safeField(key))
+			return false, false, rj
+		}
+		name := bytesString(nk) // the canonical key names the field; s.buf only grows
+		v := s.decoded(val, dec)
+		nv, vch, rj := p.canonOf(loc, name, v, true)
+		if rj == nil && vch {
+			rj = recheck(loc, safeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
+		}
+		if rj != nil {
+			// Cloned: name may point into s.buf, which the next request
+			// reuses once this one has put its scratch back, while the
+			// Rejection lives on in the log line, OnReject and the error
+			// handler.
+			rj.Field = strings.Clone(rj.Field)
+			return false, false, rj
+		}
+		changed = changed || kch || vch
+		keys = keys || kch
+		if out != nil {
+			if len(*out) > 0 {
+				*out = append(*out, '&')
+			}
+			*out = sanitize.AppendEscape(*out, bytesString(nk), sanitize.EscapeQuery)
+			if hasVal {
+				*out = append(*out, '=')
+				*out = sanitize.AppendEscape(*out, bytesString(nv), sanitize.EscapeQuery)
+			}
+		}
+	}
+	return changed, keys, nil
+}
+
+// keyCollision reports two distinct keys of a query or form text whose
+// canonical forms are equal ("%C3%A9" and "e%CC%81" under NFC, "ｑ" and
+// "q" under NFKC): after the rewrite the handler would see one key with
+// both values, and c.QueryParam takes the first while a binder takes the
+// last. It runs only when some key changes (canonPairs), since keys that
+// are all canonical already collide only where they are equal.
+func (s *scratch) keyCollision(raw string, loc rules.Location, p *policy) *Rejection {
+	_, mode := p.pairsMode(loc)
+	mode &^= sanitize.RefuseDoubleEncoding
+	seen := make(map[string]string) // canonical key -> the decoded key
+	for pr := range eachPair(raw) {
+		key := pr.key
+		s.buf = s.buf[:0]
+		k := s.decoded(key, mode)
+		nk, _, _ := p.canonOf(loc, "", k, false) // passed canonPairs
+		if first, ok := seen[string(nk)]; !ok {
+			seen[string(nk)] = string(k)
+		} else if first != string(k) {
+			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(safeField(key)),
+				Sample: sample(k, 0), Err: sanitize.ErrKeyCollision}
+		}
+	}
+	return nil
+}
+
+// decoded returns raw percent-decoded, in s.buf after what is there, or
+// raw itself when there is nothing to decode. raw has been checked.
+func (s *scratch) decoded(raw string, mode sanitize.EscapeMode) []byte {
+	if !needsDecoding(raw, mode) {
+		return stringBytes(raw)
+	}
+	start := len(s.buf)
+	s.buf, _ = sanitize.AppendUnescape(s.buf, raw, mode)
+	return s.buf[start:len(s.buf):len(s.buf)]
 }

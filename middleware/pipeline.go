@@ -1,8 +1,11 @@
 package middleware
 
 import (
+	"errors"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
 
 	"github.com/rs/zerolog"
 
@@ -204,4 +207,130 @@ func (g *guard) run(r *http.Request, route string, names, values []string, escap
 	}
 	g.logAccept(v.r, route)
 	return v
+}
+
+// guard is the compiled configuration shared by the Echo middleware and
+// the net/http adapter.
+type guard struct {
+	def         *policy
+	routes      map[string]*policy
+	logger      zerolog.Logger
+	logAccepted bool
+}
+
+func newGuard(pol *rules.Policy, table *rules.Table, logger *zerolog.Logger, logAccepted bool) (*guard, error) {
+	if pol != nil && table != nil {
+		return nil, errors.New("utf8guard: set Policy or Routes, not both")
+	}
+	g := &guard{logAccepted: logAccepted}
+	switch {
+	case table != nil:
+		g.def = compile(table.Default)
+		g.routes = make(map[string]*policy, len(table.Routes))
+		for route, p := range table.Routes {
+			g.routes[route] = compile(p)
+		}
+	case pol != nil:
+		g.def = compile(*pol)
+	default:
+		g.def = compile(rules.Default())
+	}
+	if logger != nil {
+		g.logger = *logger
+	} else {
+		g.logger = zerolog.New(os.Stderr).With().Timestamp().Logger()
+	}
+	return g, nil
+}
+
+func (g *guard) lookup(route string) *policy {
+	if p, ok := g.routes[route]; ok {
+		return p
+	}
+	return g.def
+}
+
+// inspect checks r under p: path, path parameters (names and values, from
+// Echo, escaped or not as Match.Escaped says; nil otherwise), query,
+// headers, body, in that order, and stops at the first violation. On
+// acceptance r may have been rewritten (repairs) and params holds the
+// decoded parameter values when they differ from values. A body that could
+// not be read is a Rejection too (body_unreadable).
+func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
+	if p.Path.On {
+		routedRaw := escaped // as the router saw it
+		var repaired bool
+		if rj, repaired = s.checkPath(r, p); rj != nil {
+			return nil, rj
+		}
+		if params, rj = s.checkParams(names, values, p, routedRaw, repaired); rj != nil {
+			return nil, rj
+		}
+		if names == nil && r.Pattern != "" {
+			if rj = checkPathValues(r, p); rj != nil {
+				return nil, rj
+			}
+		}
+		// The parameters a router has not cut yet (the net/http adapter
+		// wrapped around a ServeMux) or that no one named.
+		if rj = segmentBOM(r, p); rj != nil {
+			return nil, rj
+		}
+	}
+	if p.Query.On && r.URL.RawQuery != "" {
+		fixed, changed, rj := s.checkPairs(r.URL.RawQuery, rules.Query, &p.Query, p.queryMode, &p.Limits)
+		if rj != nil {
+			return nil, rj
+		}
+		if changed {
+			r.URL.RawQuery = fixed
+		}
+	}
+	if p.Header.On {
+		if rj = checkHeaders(r, p); rj != nil {
+			return nil, rj
+		}
+	}
+	if p.Cookies && len(r.Header["Cookie"]) > 0 {
+		if rj = checkCookies(r, p); rj != nil {
+			return nil, rj
+		}
+	}
+	if rj = s.checkBody(r, p); rj != nil {
+		return params, rj
+	}
+	if p.canon {
+		params, rj = s.canonicalize(r, p, names, values, params)
+	}
+	return params, rj
+}
+
+// scratch is the per-request working memory, pooled. Nothing in it is
+// ever handed to a handler: what a handler reads is memory of its own
+// (readBody, setBody), so no handler, goroutine or timeout wrapper that
+// outlives the middleware can see another request's octets.
+type scratch struct {
+	buf []byte // decoded values
+	// The body checkBody accepted and handed to the handler, and its
+	// location, for canonicalization; nil when no body was read. Cleared
+	// before the scratch goes back to the pool.
+	body    []byte
+	bodyLoc rules.Location
+	// chunks holds the pooled arrays readBody reads a body into.
+	chunks []*[chunkSize]byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 1024)} }}
+
+// maxPooledScratch keeps one huge request from pinning a huge buffer.
+const maxPooledScratch = 64 << 10
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+func putScratch(s *scratch) {
+	s.body = nil
+	if cap(s.buf) <= maxPooledScratch {
+		s.buf = s.buf[:0]
+		scratchPool.Put(s)
+	}
 }

@@ -147,3 +147,36 @@ func safeField(s string) string {
 	}
 	return s
 }
+
+// reject builds a Rejection for a sanitize error found in text at loc.
+func reject[T string | []byte](err error, loc rules.Location, field string, text T) *Rejection {
+	r := &Rejection{Location: loc, Field: field, Err: err}
+	if e, ok := err.(*sanitize.Error); ok {
+		r.Reason, r.Offset, r.Class = e.Reason, e.Offset, e.Class
+	}
+	r.Sample = sample(text, r.Offset)
+	return r
+}
+
+func tooLarge(loc rules.Location, field string) *Rejection {
+	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Field: field, Err: sanitize.ErrTooLarge}
+}
+
+// firstViolation returns err, or, when err is a UTF-8 error at offset k of
+// the decoded text dec, the first character of dec[:k] that forbid
+// refuses: the violation at the lowest offset, as sanitize.Check reports
+// it for text without escapes.
+func firstViolation(err error, dec []byte, forbid sanitize.Class) error {
+	if e, ok := err.(*sanitize.Error); ok && forbid != 0 && isEncodingReason(e.Reason) && e.Offset <= len(dec) {
+		if cerr := sanitize.CheckClasses(dec[:e.Offset], forbid); cerr != nil {
+			return cerr
+		}
+	}
+	return err
+}
+
+// isEncodingReason reports whether r is a UTF-8 malformation, the kind a
+// Repair check mends.
+func isEncodingReason(r sanitize.Reason) bool {
+	return r >= sanitize.Overlong && r <= sanitize.UnexpectedContinuation
+}

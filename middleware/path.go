@@ -1,134 +1,14 @@
 package middleware
 
 import (
+	"bytes"
 	"net/http"
-	"net/textproto"
 	"strings"
-	"sync"
-	"unsafe"
 
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
-
-// policy is a rules.Policy compiled for the request path: everything that
-// can be worked out once is.
-type policy struct {
-	rules.Policy
-	off         bool     // checks nothing
-	headers     []string // canonical header names, when Header.On
-	pathMode    sanitize.EscapeMode
-	queryMode   sanitize.EscapeMode
-	formMode    sanitize.EscapeMode
-	readsBody   bool // some body location is on
-	bodyTypes   []mediaPattern
-	binaryTypes []mediaPattern
-	multiTypes  []mediaPattern
-
-	// Canonicalization (canon.go).
-	canon      bool           // something to canonicalize
-	form       normalize.Form // the route's normalization, or None
-	precis     map[precisKey]normalize.Profile
-	precisLocs uint16      // bit l set when a PRECIS field is in location l
-	jsonPrecis *precisNode // the JSON PRECIS pointers, as a trie (json_canon.go)
-}
-
-func compile(p rules.Policy) *policy {
-	if p.Mode == rules.Monitor {
-		// Monitor passes requests on unchanged: nothing is repaired, so an
-		// ill-formed value is flagged instead.
-		for l := range rules.Location(rules.NumLocations) {
-			p.Location(l).Repair = false
-		}
-	}
-	c := &policy{Policy: p, off: p.Off()}
-	c.Limits = p.Limits.WithDefaults()
-	if p.Header.On {
-		for _, h := range p.Headers {
-			c.headers = append(c.headers, textproto.CanonicalMIMEHeaderKey(h))
-		}
-	}
-	c.pathMode = escapeMode(sanitize.EscapePath, p.Path)
-	c.queryMode = escapeMode(sanitize.EscapeQuery, p.Query)
-	c.formMode = escapeMode(sanitize.EscapeQuery, p.Form)
-	c.readsBody = p.Form.On || p.JSON.On || p.XML.On || p.Multipart.On || p.Body.On
-	c.bodyTypes = parsePatterns(p.BodyTypes)
-	c.binaryTypes = parsePatterns(p.BinaryTypes)
-	c.multiTypes = parsePatterns(p.MultipartTextTypes)
-	c.compileCanon()
-	return c
-}
-
-func escapeMode(m sanitize.EscapeMode, c rules.Check) sanitize.EscapeMode {
-	if c.RefuseDoubleEncoding {
-		m |= sanitize.RefuseDoubleEncoding
-	}
-	return m
-}
-
-// scratch is the per-request working memory, pooled. Nothing in it is
-// ever handed to a handler: what a handler reads is memory of its own
-// (readBody, setBody), so no handler, goroutine or timeout wrapper that
-// outlives the middleware can see another request's octets.
-type scratch struct {
-	buf []byte // decoded values
-	// The body checkBody accepted and handed to the handler, and its
-	// location, for canonicalization; nil when no body was read. Cleared
-	// before the scratch goes back to the pool.
-	body    []byte
-	bodyLoc rules.Location
-	// chunks holds the pooled arrays readBody reads a body into.
-	chunks []*[chunkSize]byte
-}
-
-var scratchPool = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 1024)} }}
-
-// maxPooledScratch keeps one huge request from pinning a huge buffer.
-const maxPooledScratch = 64 << 10
-
-func getScratch() *scratch { return scratchPool.Get().(*scratch) }
-
-func putScratch(s *scratch) {
-	s.body = nil
-	if cap(s.buf) <= maxPooledScratch {
-		s.buf = s.buf[:0]
-		scratchPool.Put(s)
-	}
-}
-
-// reject builds a Rejection for a sanitize error found in text at loc.
-func reject[T string | []byte](err error, loc rules.Location, field string, text T) *Rejection {
-	r := &Rejection{Location: loc, Field: field, Err: err}
-	if e, ok := err.(*sanitize.Error); ok {
-		r.Reason, r.Offset, r.Class = e.Reason, e.Offset, e.Class
-	}
-	r.Sample = sample(text, r.Offset)
-	return r
-}
-
-func tooLarge(loc rules.Location, field string) *Rejection {
-	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Field: field, Err: sanitize.ErrTooLarge}
-}
-
-// firstViolation returns err, or, when err is a UTF-8 error at offset k of
-// the decoded text dec, the first character of dec[:k] that forbid
-// refuses: the violation at the lowest offset, as sanitize.Check reports
-// it for text without escapes.
-func firstViolation(err error, dec []byte, forbid sanitize.Class) error {
-	if e, ok := err.(*sanitize.Error); ok && forbid != 0 && isEncodingReason(e.Reason) && e.Offset <= len(dec) {
-		if cerr := sanitize.CheckClasses(dec[:e.Offset], forbid); cerr != nil {
-			return cerr
-		}
-	}
-	return err
-}
-
-// isEncodingReason reports whether r is a UTF-8 malformation, the kind a
-// Repair check mends.
-func isEncodingReason(r sanitize.Reason) bool {
-	return r >= sanitize.Overlong && r <= sanitize.UnexpectedContinuation
-}
 
 // checkPath checks the escaped path of r, and reports whether it repaired
 // (rewrote) the path.
@@ -429,110 +309,172 @@ func patternWildcards(pat string) func(yield func(string) bool) {
 	}
 }
 
-// checkCookies checks the name and value of every cookie in the Cookie
-// headers of r, as text: no percent-decoding (RFC 6265 defines none). A
-// repaired cookie rewrites its Cookie header.
-func checkCookies(r *http.Request, p *policy) *Rejection {
-	return checkCookieLines(r.Header["Cookie"], p)
+// pathSyntax are the octets that mean something in a path to a handler,
+// a router or a file system.
+const pathSyntax = "/\\%;?#"
+
+// addsSyntax reports whether after, the canonical form of before, holds
+// more of an octet of pathSyntax, or more dot segments ("." or ".."
+// between slashes), than before.
+func addsSyntax(before, after []byte) bool { return addsSyntaxOf(pathSyntax, before, after) }
+
+// dotSegments counts the pieces of s between slashes that are "." or "..".
+func dotSegments(s []byte) int {
+	n := 0
+	for seg := range bytes.SplitSeq(s, []byte("/")) {
+		if string(seg) == "." || string(seg) == ".." {
+			n++
+		}
+	}
+	return n
 }
 
-// checkCookieLines checks the cookies of Cookie header lines, repairing
-// vals in place where the check repairs. Only SP and HTAB around a cookie
-// are trimmed, as RFC 6265 (section 5.2) trims them: strings.TrimSpace
-// would also drop Unicode white space such as U+0085 (NEL, a C1 control)
-// before the check, and a handler reading the header sees it.
-func checkCookieLines(vals []string, p *policy) *Rejection {
-	for i, line := range vals {
-		var fixed []string // the line's cookies, when one is repaired
-		n := 0
-		for rest := line; rest != ""; n++ {
-			var c string
-			c, rest, _ = strings.Cut(rest, ";")
-			name, value, _ := strings.Cut(strings.Trim(c, " \t"), "=")
-			goodName, rj := headerText(name, "Cookie:", name, p)
-			if rj != nil {
-				return rj
+// syntaxRejection is the Rejection of a canonical path value that adds
+// syntax; off is where the value starts in the decoded path (0 for a
+// parameter, whose offset is into its own value).
+func syntaxRejection(field string, before []byte, off int) *Rejection {
+	e := &sanitize.Error{Reason: sanitize.CanonicalSyntax, Offset: off}
+	return reject(e, rules.Path, field, before)
+}
+
+// canonParam brings a path parameter value to its canonical form and
+// holds it to the path's policy: no added syntax, the path's classes (a
+// leading BOM refused, as at the start of any parameter) and the path
+// limit. In Monitor mode it checks and changes nothing.
+func (c *policy) canonParam(name, v string) (string, bool, *Rejection) {
+	out, changed, rj := c.canonOf(rules.Path, name, stringBytes(v), true)
+	if rj != nil || !changed {
+		return v, false, rj
+	}
+	field := safeField(name)
+	if addsSyntax(stringBytes(v), out) {
+		return v, false, syntaxRejection(field, stringBytes(v), 0)
+	}
+	if rj := recheck(rules.Path, field, out, c.Path.Forbid, c.Limits.PathBytes, c.pathMode); rj != nil {
+		return v, false, rj
+	}
+	if c.Mode == rules.Monitor {
+		return v, false, nil
+	}
+	return string(out), true, nil
+}
+
+// canonicalize rewrites the accepted request r to its canonical form, or
+// returns the rejection of a value that may not pass. params are the
+// parameter values checkParams returned (nil: values unchanged).
+//
+// Path parameters come from Echo (names and values) after routing. Without
+// them, a request that a net/http ServeMux has routed (r.Pattern set: the
+// adapter wraps a handler registered on the mux) has its wildcard values,
+// which r.PathValue returns, canonicalized in place with r.SetPathValue.
+func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params []string) ([]string, *Rejection) {
+	if p.Path.On && p.canonAt(rules.Path) {
+		if rj := p.canonPath(r); rj != nil {
+			return nil, rj
+		}
+		if names == nil && r.Pattern != "" {
+			if rj := p.canonPathValues(r); rj != nil {
+				return nil, rj
 			}
-			goodValue, rj := headerText(value, "Cookie:", name, p)
-			if rj != nil {
-				return rj
+		}
+		cur := values
+		if params != nil {
+			cur = params
+		}
+		for i, v := range cur {
+			name := ""
+			if i < len(names) {
+				name = names[i]
 			}
-			if goodName != name || goodValue != value {
-				if fixed == nil {
-					fixed = strings.Split(line, ";")
+			nv, changed, rj := p.canonParam(name, v)
+			if rj != nil {
+				return nil, rj
+			}
+			if changed {
+				if params == nil {
+					params = append([]string(nil), values...)
 				}
-				fixed[n] = " " + goodName + "=" + goodValue
+				params[i] = nv
 			}
 		}
-		if fixed != nil {
-			vals[i] = strings.Trim(strings.Join(fixed, ";"), " \t")
+	}
+	if p.Query.On && r.URL.RawQuery != "" && p.canonAt(rules.Query) {
+		fixed, rj := s.canonText(r.URL.RawQuery, rules.Query, p)
+		if rj != nil {
+			return nil, rj
+		}
+		if fixed != "" && p.Mode == rules.Enforce {
+			r.URL.RawQuery = fixed
 		}
 	}
-	return nil
-}
-
-// checkHeaders checks the values of the headers p lists.
-func checkHeaders(r *http.Request, p *policy) *Rejection {
-	for _, name := range p.headers {
-		if rj := checkHeaderValues(name, r.Header[name], p); rj != nil {
-			return rj
-		}
+	if rj := s.canonBody(r, p); rj != nil {
+		return nil, rj
 	}
-	return nil
+	return params, nil
 }
 
-// checkHeaderValues checks the values of the header name, repairing vals
-// in place where the check repairs.
-func checkHeaderValues(name string, vals []string, p *policy) *Rejection {
-	for i, v := range vals {
-		good, rj := headerText(v, "", name, p)
+// canonPathValues canonicalizes the wildcard values of the ServeMux pattern
+// that routed r ("GET /users/{id}", "/files/{rest...}"), which the mux cut
+// from the path before the path was checked and canonicalized.
+func (p *policy) canonPathValues(r *http.Request) *Rejection {
+	for name := range patternWildcards(r.Pattern) {
+		nv, changed, rj := p.canonParam(name, r.PathValue(name))
 		if rj != nil {
 			return rj
 		}
-		vals[i] = good
+		if changed {
+			r.SetPathValue(name, nv)
+		}
 	}
 	return nil
 }
 
-// headerText checks one header value, or one cookie's name or value, under
-// the Header check and the field length limit. It returns text itself when
-// it passes, its repair when the check repairs, or the rejection, whose
-// field is prefix+name (built only then: a clean request allocates
-// nothing here).
-func headerText(text, prefix, name string, p *policy) (string, *Rejection) {
-	field := func() string { return prefix + safeField(name) }
-	if p.Limits.FieldBytes >= 0 && len(text) > p.Limits.FieldBytes {
-		return "", tooLarge(rules.Header, field())
+// canonPath normalizes the decoded path, segment by segment so that an
+// encoded '/' stays encoded, and holds the result to the path's policy: no
+// segment gains syntax, the classes and the path limit hold. PRECIS
+// applies to parameters, not to the path. URL.RawPath is set only where
+// URL.Path's default escaping is not the path (it holds an encoded '/'),
+// as url.Parse leaves it. In Monitor mode it checks and rewrites nothing.
+func (p *policy) canonPath(r *http.Request) *Rejection {
+	if p.form == normalize.None {
+		return nil
 	}
-	err := sanitize.CheckString(text, p.Header.Forbid)
-	if err == nil {
-		return text, nil
+	path := r.URL.Path
+	if p.RejectUnnormalized {
+		if err := p.form.CheckString(path); err != nil {
+			return reject(err, rules.Path, "", path)
+		}
+		return nil
 	}
-	if e, ok := err.(*sanitize.Error); !ok || !p.Header.Repair || !isEncodingReason(e.Reason) {
-		return "", reject(err, rules.Header, field(), text)
+	if p.form.IsNormalString(path) {
+		return nil
 	}
-	good := sanitize.ToValidString(text)
-	if p.Limits.FieldBytes >= 0 && len(good) > p.Limits.FieldBytes {
-		return "", tooLarge(rules.Header, field())
+	var dec, enc []byte
+	off := 0 // where the segment starts in the decoded path
+	for seg := range strings.SplitSeq(r.URL.EscapedPath(), "/") {
+		d, _ := sanitize.AppendUnescape(nil, seg, sanitize.EscapePathSegment) // checked already
+		nd := p.form.Bytes(d)
+		if addsSyntax(d, nd) {
+			return syntaxRejection("", stringBytes(path), off)
+		}
+		off += len(d) + 1
+		dec = append(append(dec, nd...), '/')
+		enc = append(sanitize.AppendEscape(enc, bytesString(nd), sanitize.EscapePathSegment), '/')
 	}
-	if err := sanitize.CheckString(good, p.Header.Forbid); err != nil {
-		return "", reject(err, rules.Header, field(), good)
+	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]
+	if p.Limits.PathBytes >= 0 && len(enc) > p.Limits.PathBytes {
+		return tooLarge(rules.Path, "")
 	}
-	return good, nil
-}
-
-// bytesString returns b as a string without copying. The caller must not
-// change b while the string is in use; the middleware uses it for bodies it
-// has read and never writes to again.
-func bytesString(b []byte) string {
-	if len(b) == 0 {
-		return ""
+	if rj := recheck(rules.Path, "", dec, p.Path.Forbid&^sanitize.BOM, -1, 0); rj != nil {
+		return rj
 	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// stringBytes returns s as a byte slice without copying, for reading only:
-// the bytes of a string must never be written.
-func stringBytes(s string) []byte {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
+	if p.Mode == rules.Monitor {
+		return nil
+	}
+	r.URL.Path = string(dec)
+	r.URL.RawPath = ""
+	if r.URL.EscapedPath() != string(enc) {
+		r.URL.RawPath = string(enc)
+	}
+	return nil
 }

@@ -1,0 +1,176 @@
+package middleware
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// checkCookies checks the name and value of every cookie in the Cookie
+// headers of r, as text: no percent-decoding (RFC 6265 defines none). A
+// repaired cookie rewrites its Cookie header.
+func checkCookies(r *http.Request, p *policy) *Rejection {
+	return checkCookieLines(r.Header["Cookie"], p)
+}
+
+// checkCookieLines checks the cookies of Cookie header lines, repairing
+// vals in place where the check repairs. Only SP and HTAB around a cookie
+// are trimmed, as RFC 6265 (section 5.2) trims them: strings.TrimSpace
+// would also drop Unicode white space such as U+0085 (NEL, a C1 control)
+// before the check, and a handler reading the header sees it.
+func checkCookieLines(vals []string, p *policy) *Rejection {
+	for i, line := range vals {
+		var fixed []string // the line's cookies, when one is repaired
+		n := 0
+		for rest := line; rest != ""; n++ {
+			var c string
+			c, rest, _ = strings.Cut(rest, ";")
+			name, value, _ := strings.Cut(strings.Trim(c, " \t"), "=")
+			goodName, rj := headerText(name, "Cookie:", name, p)
+			if rj != nil {
+				return rj
+			}
+			goodValue, rj := headerText(value, "Cookie:", name, p)
+			if rj != nil {
+				return rj
+			}
+			if goodName != name || goodValue != value {
+				if fixed == nil {
+					fixed = strings.Split(line, ";")
+				}
+				fixed[n] = " " + goodName + "=" + goodValue
+			}
+		}
+		if fixed != nil {
+			vals[i] = strings.Trim(strings.Join(fixed, ";"), " \t")
+		}
+	}
+	return nil
+}
+
+// checkHeaders checks the values of the headers p lists.
+func checkHeaders(r *http.Request, p *policy) *Rejection {
+	for _, name := range p.headers {
+		if rj := checkHeaderValues(name, r.Header[name], p); rj != nil {
+			return rj
+		}
+	}
+	return nil
+}
+
+// checkHeaderValues checks the values of the header name, repairing vals
+// in place where the check repairs.
+func checkHeaderValues(name string, vals []string, p *policy) *Rejection {
+	for i, v := range vals {
+		good, rj := headerText(v, "", name, p)
+		if rj != nil {
+			return rj
+		}
+		vals[i] = good
+	}
+	return nil
+}
+
+// headerText checks one header value, or one cookie's name or value, under
+// the Header check and the field length limit. It returns text itself when
+// it passes, its repair when the check repairs, or the rejection, whose
+// field is prefix+name (built only then: a clean request allocates
+// nothing here).
+func headerText(text, prefix, name string, p *policy) (string, *Rejection) {
+	field := func() string { return prefix + safeField(name) }
+	if p.Limits.FieldBytes >= 0 && len(text) > p.Limits.FieldBytes {
+		return "", tooLarge(rules.Header, field())
+	}
+	err := sanitize.CheckString(text, p.Header.Forbid)
+	if err == nil {
+		return text, nil
+	}
+	if e, ok := err.(*sanitize.Error); !ok || !p.Header.Repair || !isEncodingReason(e.Reason) {
+		return "", reject(err, rules.Header, field(), text)
+	}
+	good := sanitize.ToValidString(text)
+	if p.Limits.FieldBytes >= 0 && len(good) > p.Limits.FieldBytes {
+		return "", tooLarge(rules.Header, field())
+	}
+	if err := sanitize.CheckString(good, p.Header.Forbid); err != nil {
+		return "", reject(err, rules.Header, field(), good)
+	}
+	return good, nil
+}
+
+// checksTrailers reports whether p checks any header a trailer could
+// carry: listed headers, or cookies.
+func (p *policy) checksTrailers() bool { return len(p.headers) > 0 || p.Cookies }
+
+// checksHeader reports whether p checks the header name (canonical, as
+// net/http stores header and trailer names).
+func (p *policy) checksHeader(name string) bool {
+	if p.Cookies && name == "Cookie" {
+		return true
+	}
+	for _, h := range p.headers {
+		if h == name {
+			return true
+		}
+	}
+	return false
+}
+
+// checkTrailers checks the trailers of r, once its body has been read to
+// its end, as the headers of the same names are checked: listed headers
+// and cookies. The Field of a Rejection names the trailer ("Trailer:X-Name").
+func checkTrailers(r *http.Request, p *policy) *Rejection {
+	if len(r.Trailer) == 0 || !p.checksTrailers() {
+		return nil
+	}
+	for name, vals := range r.Trailer {
+		if !p.checksHeader(name) {
+			continue
+		}
+		var rj *Rejection
+		if name == "Cookie" {
+			rj = checkCookieLines(vals, p)
+		} else {
+			rj = checkHeaderValues(name, vals, p)
+		}
+		if rj != nil {
+			rj.Field = "Trailer:" + rj.Field
+			return rj
+		}
+	}
+	return nil
+}
+
+// trailerGuard is the body of a chunked request whose body is passed on
+// unread on a route that checks headers or cookies. net/http reads the
+// trailers when the body reaches its end, and puts them in r.Trailer,
+// announced or not. At that end, a trailer that names a checked header
+// and fails the header check is removed from r.Trailer (the map the
+// handler's copy of the request shares, once net/http has made it) and
+// the read fails with a *Rejection of reason forbidden_trailer instead of
+// io.EOF: the handler never reads an unchecked value there.
+type trailerGuard struct {
+	io.ReadCloser
+	r *http.Request // the request net/http reads the body for
+	p *policy
+}
+
+func (t *trailerGuard) Read(b []byte) (int, error) {
+	n, err := t.ReadCloser.Read(b)
+	if err == io.EOF {
+		if rj := checkTrailers(t.r, t.p); rj != nil {
+			for name := range t.r.Trailer {
+				if t.p.checksHeader(name) {
+					delete(t.r.Trailer, name)
+				}
+			}
+			rj.Reason, rj.Err = sanitize.ForbiddenTrailer, errors.Join(sanitize.ErrForbiddenTrailer, rj.Err)
+			return n, rj
+		}
+	}
+	return n, err
+}

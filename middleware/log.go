@@ -1,0 +1,92 @@
+package middleware
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/rs/zerolog"
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// loggerFor returns the logger of the request's context when one is set
+// there (zerolog.Ctx, as hlog sets it), so fields added by earlier
+// middleware carry through, and the configured logger otherwise.
+func (g *guard) loggerFor(ctx context.Context) *zerolog.Logger {
+	if l := zerolog.Ctx(ctx); l.GetLevel() != zerolog.Disabled {
+		return l
+	}
+	return &g.logger
+}
+
+// requestIdentity is what the log says of who sent a request: its id and
+// whether the client chose that id, and the client's address.
+type requestIdentity struct {
+	id       string
+	idClient bool // the id is the X-Request-Id the client sent
+	remoteIP string
+}
+
+// event adds the identity fields to e: request_id, request_id_client (only
+// when true: the client chose the id, so it can be forged or replayed),
+// remote_ip.
+func (id requestIdentity) event(e *zerolog.Event) *zerolog.Event {
+	e = e.Str("request_id", safeField(id.id))
+	if id.idClient {
+		e = e.Bool("request_id_client", true)
+	}
+	return e.Str("remote_ip", safeField(id.remoteIP))
+}
+
+// logRejection writes the one log event of a rejected or flagged request.
+func (g *guard) logRejection(r *http.Request, rj *Rejection, who requestIdentity) {
+	e := g.loggerFor(r.Context()).Warn()
+	if e == nil {
+		return
+	}
+	if rj.Class != 0 {
+		e = e.Str("class", rj.Class.String())
+	}
+	msg := "utf8guard: request rejected"
+	if rj.Mode == rules.Monitor {
+		msg = "utf8guard: request flagged"
+	}
+	if rj.Reason == sanitize.BodyUnreadable && rj.Err != nil {
+		// The cause alone: the reason says the rest, and the field is
+		// bounded (safeField), so a longer text would cut the cause off.
+		e = e.Str("error", safeField(readCause(rj.Err).Error()))
+	}
+	e.Str("reason", rj.Reason.String()).
+		Str("location", rj.Location.String()).
+		Str("field", rj.Field).
+		Int("offset", rj.Offset).
+		Str("sample", rj.Sample).
+		Str("method", safeField(r.Method)).
+		Str("route", safeField(rj.Route))
+	who.event(e).
+		Str("mode", rj.Mode.String()).
+		Msg(msg)
+}
+
+// readCause returns what made a body read fail: err without the
+// errBodyRead that readBody joins to it.
+func readCause(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if e != errBodyRead {
+				return e
+			}
+		}
+	}
+	return err
+}
+
+func (g *guard) logAccept(r *http.Request, route string) {
+	if !g.logAccepted {
+		return
+	}
+	g.loggerFor(r.Context()).Debug().
+		Str("method", safeField(r.Method)).
+		Str("route", safeField(route)).
+		Msg("utf8guard: request accepted")
+}
