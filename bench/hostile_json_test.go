@@ -169,7 +169,7 @@ func hostileEcho(b *testing.B) *echo.Echo {
 	pol := rules.Strict()
 	pol.Precis = []rules.PrecisField{{Location: rules.JSON, Field: "/profile/nick", Profile: normalize.Nickname}}
 	nop := zerolog.Nop()
-	mw, err := middleware.Config{Policy: &pol, Logger: &nop}.ToMiddleware()
+	mw, err := middleware.Config{Rules: &pol, Logger: &nop}.ToMiddleware()
 	if err != nil {
 		b.Fatal(err)
 	}

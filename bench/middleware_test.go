@@ -73,7 +73,7 @@ func mwEcho(b *testing.B, guarded bool) *echo.Echo {
 	if guarded {
 		pol := rules.Strict()
 		nop := zerolog.Nop()
-		mw, err := middleware.Config{Policy: &pol, Logger: &nop}.ToMiddleware()
+		mw, err := middleware.Config{Rules: &pol, Logger: &nop}.ToMiddleware()
 		if err != nil {
 			b.Fatal(err)
 		}

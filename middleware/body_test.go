@@ -104,7 +104,7 @@ func TestBodyIntegrity(t *testing.T) {
 						pol := rules.Strict()
 						pol.Limits.BodyBytes = 2 << 20
 						pol.Limits.FieldBytes = 2 << 20 // the form's one value is the body
-						ev := newEnv(t, Config{Policy: &pol}, mountGlobal)
+						ev := newEnv(t, Config{Rules: &pol}, mountGlobal)
 						h := &hashHandler{}
 						ev.e.POST("/hash", h.serve)
 						body := typ.wrap(sizedText(n))
@@ -139,7 +139,7 @@ func TestBodyAtDefaultLimit(t *testing.T) {
 		for _, unknown := range []bool{false, true} {
 			t.Run(fmt.Sprintf("extra=%d/unknown=%v", extra, unknown), func(t *testing.T) {
 				t.Parallel()
-				ev := newEnv(t, Config{Policy: ptr(rules.Strict())}, mountGlobal)
+				ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, mountGlobal)
 				body := mixedText(rules.DefaultBodyBytes + extra)
 				r := req(http.MethodPost, "/api/echo", ctText, iotest.HalfReader(bytes.NewReader(body)))
 				if unknown {
@@ -175,7 +175,7 @@ func TestTooLargeReadsNoMore(t *testing.T) {
 				pol := rules.Strict()
 				pol.Limits.BodyBytes = limit
 				for _, m := range mounts {
-					ev := newEnv(t, Config{Policy: &pol}, m)
+					ev := newEnv(t, Config{Rules: &pol}, m)
 					cr := &countingReader{r: infiniteReader{}}
 					r := req(http.MethodPost, "/api/echo", ct, cr)
 					r.ContentLength = -1
@@ -218,7 +218,7 @@ func TestBodyReadFault(t *testing.T) {
 			for _, ct := range []string{ctText, ctJSON} {
 				t.Run(m.String()+"/"+f.name+"/"+ct, func(t *testing.T) {
 					t.Parallel()
-					ev := newEnv(t, Config{Policy: ptr(rules.Strict())}, m)
+					ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, m)
 					r := req(http.MethodPost, "/api/echo", ct, &failingReader{data: mixedText(5000), err: f.err})
 					r.ContentLength = -1
 					w := ev.do(r)
@@ -240,7 +240,7 @@ func TestBodyReadFault(t *testing.T) {
 
 					// Monitor: passed on; the handler meets the error itself.
 					mon := rules.Strict().AsMonitor()
-					ev = newEnv(t, Config{Policy: &mon}, m)
+					ev = newEnv(t, Config{Rules: &mon}, m)
 					r = req(http.MethodPost, "/api/echo", ct, &failingReader{data: mixedText(5000), err: f.err})
 					r.ContentLength = -1
 					ev.do(r)
@@ -264,7 +264,7 @@ func TestBodyHeaders(t *testing.T) {
 	t.Parallel()
 	pol := repairing()
 	pol.BinaryTypes = []string{"application/octet-stream"}
-	ev := newEnv(t, Config{Policy: &pol}, mountGlobal)
+	ev := newEnv(t, Config{Rules: &pol}, mountGlobal)
 	var cl string
 	var n int
 	ev.e.POST("/h", func(c echo.Context) error {

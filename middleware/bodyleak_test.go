@@ -115,12 +115,12 @@ func TestBodyLeakAfterTimeout(t *testing.T) {
 			var srvHandler http.Handler
 			switch mount {
 			case "nethttp goroutine":
-				srvHandler = Handler(HTTPConfig{Policy: &pol, Logger: &nop})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				srvHandler = Handler(HTTPConfig{Rules: &pol, Logger: &nop})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					h.goServe(r)
 				}))
 			case "use goroutine", "pre goroutine":
 				e := echo.New()
-				guard := WithConfig(Config{Policy: &pol, Logger: &nop})
+				guard := WithConfig(Config{Rules: &pol, Logger: &nop})
 				if mount == "pre goroutine" {
 					e.Pre(guard)
 				} else {
@@ -135,10 +135,10 @@ func TestBodyLeakAfterTimeout(t *testing.T) {
 				inner := http.TimeoutHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					h.serve(r)
 				}), timeout, "timeout")
-				srvHandler = Handler(HTTPConfig{Policy: &pol, Logger: &nop})(inner)
+				srvHandler = Handler(HTTPConfig{Rules: &pol, Logger: &nop})(inner)
 			default:
 				e := echo.New()
-				guard := WithConfig(Config{Policy: &pol, Logger: &nop})
+				guard := WithConfig(Config{Rules: &pol, Logger: &nop})
 				if mount == "pre" {
 					e.Pre(guard)
 				} else {

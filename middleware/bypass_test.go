@@ -44,7 +44,7 @@ func TestCookieUnicodeSpace(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, m := range mounts {
-			ev := newEnv(t, Config{Policy: ptr(rules.Strict())}, m)
+			ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, m)
 			r := req(http.MethodGet, "/api/echo", "", nil)
 			r.Header["Cookie"] = []string{tc.cookie}
 			w := ev.do(r)
@@ -56,7 +56,7 @@ func TestCookieUnicodeSpace(t *testing.T) {
 				checkOneLog(t, ev.logs, wantLog{reason: "forbidden_char", location: "header", class: tc.class, offset: -1}, "enforce", "GET", "/api/echo")
 			}
 		}
-		h := Handler(HTTPConfig{Policy: ptr(rules.Strict()), Logger: ptrLogger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+		h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: ptrLogger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 		r := req(http.MethodGet, "/x", "", nil)
 		r.Header["Cookie"] = []string{tc.cookie}
 		w := httptest.NewRecorder()
@@ -103,7 +103,7 @@ func TestPreRoutesAsEchoDispatches(t *testing.T) {
 	for _, tc := range cases {
 		e := echo.New()
 		logs := &logBuf{}
-		e.Pre(WithConfig(Config{Routes: table, Logger: logs.logger()}))
+		e.Pre(WithConfig(Config{Rules: table, Logger: logs.logger()}))
 		var ran, param string
 		for _, rt := range []string{"/admin/:id", "/mon/:id", "/open/:id"} {
 			e.GET(rt, func(c echo.Context) error {
@@ -135,7 +135,7 @@ func TestMonitorPassesAsSent(t *testing.T) {
 	mon := rules.Strict().AsMonitor()
 	for _, m := range mounts {
 		for _, clean := range []bool{true, false} {
-			ev := newEnv(t, Config{Policy: &mon}, m)
+			ev := newEnv(t, Config{Rules: &mon}, m)
 			body := "hello"
 			if !clean {
 				body = "he\xc0\xaello"
@@ -166,7 +166,7 @@ func TestMonitorChunkedTransferEncoding(t *testing.T) {
 	var te []string
 	var cl int64
 	e := echo.New()
-	e.Use(WithConfig(Config{Policy: &mon, Logger: ptrLogger()}))
+	e.Use(WithConfig(Config{Rules: &mon, Logger: ptrLogger()}))
 	e.POST("/m", func(c echo.Context) error {
 		te, cl = c.Request().TransferEncoding, c.Request().ContentLength
 		_, _ = io.ReadAll(c.Request().Body)
@@ -245,11 +245,11 @@ func TestTrailers(t *testing.T) {
 			var h http.Handler
 			if adapter == "echo" {
 				e := echo.New()
-				e.Use(WithConfig(Config{Policy: &pol, Logger: logs.logger()}))
+				e.Use(WithConfig(Config{Rules: &pol, Logger: logs.logger()}))
 				e.POST("/t", func(c echo.Context) error { handle(c.Request()); return c.NoContent(http.StatusOK) })
 				h = e
 			} else {
-				h = Handler(HTTPConfig{Policy: &pol, Logger: logs.logger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(r) }))
+				h = Handler(HTTPConfig{Rules: &pol, Logger: logs.logger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(r) }))
 			}
 			srv := httptest.NewServer(h)
 			head := "POST /t HTTP/1.1\r\nHost: x\r\nContent-Type: " + tc.ct + "\r\nTransfer-Encoding: chunked\r\n"
@@ -304,7 +304,7 @@ func ptrLogger() *zerolog.Logger {
 func TestLogIdentity(t *testing.T) {
 	t.Parallel()
 	for _, sent := range []string{"", "client-chosen-id"} {
-		ev := newEnv(t, Config{Policy: ptr(rules.Strict())}, mountGlobal) // RequestID before utf8guard
+		ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, mountGlobal) // RequestID before utf8guard
 		r := req(http.MethodGet, "/api/echo?q=%00", "", nil)
 		if sent != "" {
 			r.Header.Set("X-Request-Id", sent)
@@ -318,7 +318,7 @@ func TestLogIdentity(t *testing.T) {
 		}
 	}
 	logs := &logBuf{}
-	h := Handler(HTTPConfig{Policy: ptr(rules.Strict()), Logger: logs.logger()})(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: logs.logger()})(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	r := req(http.MethodGet, "/x?"+strings.Repeat("k", 100)+"=%00", "", nil)
 	r.Header.Set("X-Request-Id", "abc")
 	h.ServeHTTP(httptest.NewRecorder(), r)
@@ -354,7 +354,7 @@ func TestPreCanonicalFormMovesRoute(t *testing.T) {
 	} {
 		e := echo.New()
 		logs := &logBuf{}
-		e.Pre(WithConfig(Config{Routes: table, Logger: logs.logger()}))
+		e.Pre(WithConfig(Config{Rules: table, Logger: logs.logger()}))
 		ran := ""
 		for _, rt := range []string{"/café", "/*"} {
 			e.GET(rt, func(c echo.Context) error { ran = c.Path(); return c.NoContent(http.StatusOK) })
@@ -380,7 +380,7 @@ func TestSegmentBOMNetHTTP(t *testing.T) {
 	var got string
 	mux := http.NewServeMux()
 	mux.HandleFunc("/users/{id}", func(w http.ResponseWriter, r *http.Request) { got = r.PathValue("id") })
-	h := Handler(HTTPConfig{Policy: ptr(rules.Strict()), Logger: ptrLogger()})(mux)
+	h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: ptrLogger()})(mux)
 	for _, tc := range []struct {
 		target string
 		status int
@@ -406,7 +406,7 @@ func TestSegmentBOMNetHTTP(t *testing.T) {
 func TestParamsDecodedOnce(t *testing.T) {
 	t.Parallel()
 	for _, m := range mounts {
-		ev := newEnv(t, Config{Policy: ptr(rules.Default())}, m)
+		ev := newEnv(t, Config{Rules: ptr(rules.Default())}, m)
 		for target, want := range map[string]string{
 			"/api/users/a%2500%7e": "a%00~",
 			"/api/users/%2541":     "%41",
@@ -430,7 +430,7 @@ func TestMonitorPassesAsSentNetHTTP(t *testing.T) {
 		var te []string
 		var cl int64
 		var got []byte
-		h := Handler(HTTPConfig{Policy: &mon, Logger: ptrLogger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := Handler(HTTPConfig{Rules: &mon, Logger: ptrLogger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			te, cl = r.TransferEncoding, r.ContentLength
 			got, _ = io.ReadAll(r.Body)
 		}))
@@ -454,7 +454,7 @@ func TestBodyUnreadableHooks(t *testing.T) {
 		return r
 	}
 	var seen []string
-	ev := newEnv(t, Config{Policy: ptr(rules.Strict()),
+	ev := newEnv(t, Config{Rules: ptr(rules.Strict()),
 		OnReject: func(c echo.Context, rj *Rejection) {
 			seen = append(seen, "echo:"+rj.Reason.String()+":"+rj.Location.String())
 		},
@@ -465,7 +465,7 @@ func TestBodyUnreadableHooks(t *testing.T) {
 	if w.Code != 400 || !strings.Contains(w.Body.String(), `"problem":"body_unreadable"`) {
 		t.Errorf("echo: %d %s; want the ErrorHandler's answer", w.Code, w.Body)
 	}
-	h := Handler(HTTPConfig{Policy: ptr(rules.Strict()), Logger: ptrLogger(),
+	h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: ptrLogger(),
 		OnReject: func(r *http.Request, rj *Rejection) {
 			seen = append(seen, "http:"+rj.Reason.String()+":"+rj.Location.String())
 		}})(

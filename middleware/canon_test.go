@@ -280,7 +280,7 @@ func canonNewEnv(t testing.TB, pol rules.Policy, mnt canonMount) *canonEnv {
 	t.Helper()
 	ev := &canonEnv{rec: &canonRec{}, logs: &logBuf{}, mnt: mnt}
 	if !mnt.echo {
-		mw, err := HTTPConfig{Policy: &pol, Logger: ev.logs.logger()}.ToHandler()
+		mw, err := HTTPConfig{Rules: &pol, Logger: ev.logs.logger()}.ToHandler()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +299,7 @@ func canonNewEnv(t testing.TB, pol rules.Policy, mnt canonMount) *canonEnv {
 		}
 		return ev
 	}
-	mw, err := Config{Policy: &pol, Logger: ev.logs.logger()}.ToMiddleware()
+	mw, err := Config{Rules: &pol, Logger: ev.logs.logger()}.ToMiddleware()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1106,7 +1106,7 @@ func TestCanonAllocs(t *testing.T) {
 	serve := func(pol rules.Policy) float64 {
 		e := echo.New()
 		if !pol.Off() {
-			e.Use(WithConfig(Config{Policy: &pol}))
+			e.Use(WithConfig(Config{Rules: &pol}))
 		}
 		e.GET("/api/users/:id", func(c echo.Context) error {
 			_ = c.Param("id")
@@ -1133,7 +1133,7 @@ func TestCanonAllocs(t *testing.T) {
 	}
 
 	for _, pol := range []rules.Policy{rules.Strict(), canonPolicy(normalize.NFC), canonPolicy(normalize.NFKC, canonRejecting)} {
-		g, err := newGuard(&pol, nil, nil, false)
+		g, err := newGuard(pol, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1218,7 +1218,7 @@ func TestCanonRejectionField(t *testing.T) {
 	pol := canonPrecisPolicy(normalize.NFC)
 	e := echo.New()
 	lg := (&logBuf{}).logger()
-	e.Use(WithConfig(Config{Policy: &pol, Logger: lg, OnReject: func(c echo.Context, rj *Rejection) {
+	e.Use(WithConfig(Config{Rules: &pol, Logger: lg, OnReject: func(c echo.Context, rj *Rejection) {
 		mu.Lock()
 		kept = append(kept, rj)
 		mu.Unlock()

@@ -100,7 +100,7 @@ func TestCanonicalFormKeepsPolicy(t *testing.T) {
 		for _, m := range mounts {
 			t.Run(tc.name+"/"+m.String(), func(t *testing.T) {
 				t.Parallel()
-				ev := newEnv(t, Config{Policy: &tc.pol}, m)
+				ev := newEnv(t, Config{Rules: &tc.pol}, m)
 				method := tc.method
 				if method == "" {
 					method = http.MethodGet
@@ -151,7 +151,7 @@ func TestCanonicalFormMonitorFlags(t *testing.T) {
 			continue
 		}
 		mon := tc.pol.AsMonitor()
-		ev := newEnv(t, Config{Policy: &mon}, mountGlobal)
+		ev := newEnv(t, Config{Rules: &mon}, mountGlobal)
 		r := req(http.MethodGet, tc.target, "", nil)
 		if tc.body != "" {
 			r = req(tc.method, tc.target, tc.ct, strings.NewReader(tc.body))
@@ -176,7 +176,7 @@ func TestCanonicalSyntaxNetHTTP(t *testing.T) {
 	nfkc := strictCanon(normalize.NFKC)
 	var got string
 	mux := http.NewServeMux()
-	guard := Handler(HTTPConfig{Policy: &nfkc, Logger: ptrLogger()})
+	guard := Handler(HTTPConfig{Rules: &nfkc, Logger: ptrLogger()})
 	mux.Handle("/f/{rest...}", guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got = r.PathValue("rest")
 	})))

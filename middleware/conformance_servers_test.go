@@ -175,13 +175,13 @@ func newConfServer(t *testing.T, tg confTarget, table *rules.Table) *confServer 
 	logger := zerolog.New(s)
 	switch tg.adapter {
 	case "v4":
-		mw, err := middleware.Config{Routes: table, Logger: &logger}.ToMiddleware()
+		mw, err := middleware.Config{Rules: table, Logger: &logger}.ToMiddleware()
 		if err != nil {
 			t.Fatal(err)
 		}
 		s.h = echoV4Server(s, tg.mount, mw)
 	case "v5":
-		mw, err := echov5.Config{Routes: table, Logger: &logger}.ToMiddleware()
+		mw, err := echov5.Config{Rules: table, Logger: &logger}.ToMiddleware()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func newConfServer(t *testing.T, tg confTarget, table *rules.Table) *confServer 
 		for route, p := range table.Routes {
 			mux.Routes[muxPattern(route)] = p
 		}
-		h, err := middleware.HTTPConfig{Routes: mux, Logger: &logger}.ToHandler()
+		h, err := middleware.HTTPConfig{Rules: mux, Logger: &logger}.ToHandler()
 		if err != nil {
 			t.Fatal(err)
 		}

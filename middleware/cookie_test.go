@@ -38,7 +38,7 @@ func TestCookies(t *testing.T) {
 			p.Header.Repair = tt.repair
 			logs := &logBuf{}
 			e := echo.New()
-			e.Use(WithConfig(Config{Policy: &p, Logger: logs.logger()}))
+			e.Use(WithConfig(Config{Rules: &p, Logger: logs.logger()}))
 			seen, ran := "", false
 			e.GET("/c", func(c echo.Context) error {
 				ran, seen = true, c.Request().Header.Get("Cookie")

@@ -40,7 +40,7 @@ func newE2EServer(t *testing.T, pol rules.Policy) *e2eServer {
 	s := &e2eServer{logs: &logBuf{}, errlog: &logBuf{}}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.Use(emw.RequestID(), WithConfig(Config{Policy: &pol, Logger: s.logs.logger()}))
+	e.Use(emw.RequestID(), WithConfig(Config{Rules: &pol, Logger: s.logs.logger()}))
 	h := func(c echo.Context) error {
 		body, err := io.ReadAll(c.Request().Body)
 		if err != nil {

@@ -18,14 +18,11 @@ type Config struct {
 	// Optional. Default value emw.DefaultSkipper (never skip).
 	Skipper emw.Skipper
 
-	// Policy is the policy of every route.
-	// Optional. Default value rules.Default(). Set Policy or Routes, not both.
-	Policy *rules.Policy
-
-	// Routes maps Echo route templates ("/users/:id") to policies, with a
-	// default for the rest.
-	// Optional. Set Policy or Routes, not both.
-	Routes *rules.Table
+	// Rules is the policy of every route (a rules.Policy), or a table
+	// (a rules.Table) that maps Echo route templates ("/users/:id") to
+	// policies, with a default for the rest.
+	// Optional. Default value rules.Default().
+	Rules rules.Ruleset
 
 	// Logger receives the rejection log lines, unless the request's context
 	// carries a zerolog logger (zerolog.Ctx), which is then used instead.
@@ -111,7 +108,7 @@ func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 
 // compile returns the middleware with cfg.
 func (cfg Config) compile() (*echoGuard, error) {
-	g, err := newGuard(cfg.Policy, cfg.Routes, cfg.Logger, cfg.LogAccepted)
+	g, err := newGuard(cfg.Rules, cfg.Logger, cfg.LogAccepted)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func TestCleanRequestAllocs(t *testing.T) {
 	serve := func(t *testing.T, mountAt string) float64 {
 		e := echo.New()
 		pol := rules.Strict()
-		mw := WithConfig(Config{Policy: &pol})
+		mw := WithConfig(Config{Rules: &pol})
 		switch mountAt {
 		case "use":
 			e.Use(mw)

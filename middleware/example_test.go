@@ -54,7 +54,7 @@ func ExampleWithConfig() {
 	e := echo.New()
 	e.Use(middleware.WithConfig(middleware.Config{
 		Logger: &logger,
-		Routes: &rules.Table{
+		Rules: &rules.Table{
 			Default: rules.Strict(),
 			Routes: map[string]rules.Policy{
 				"/beta/*":  rules.Strict().AsMonitor(),
@@ -84,14 +84,8 @@ func ExampleWithConfig() {
 // WithConfig would panic: for configurations read at start-up.
 func ExampleConfig_ToMiddleware() {
 	strict := rules.Strict()
-	_, err := middleware.Config{
-		Policy: &strict,
-		Routes: &rules.Table{Default: rules.Default()},
-	}.ToMiddleware()
-	fmt.Println(err)
-
 	logger := zerolog.New(io.Discard)
-	guard, err := middleware.Config{Policy: &strict, Logger: &logger}.ToMiddleware()
+	guard, err := middleware.Config{Rules: &strict, Logger: &logger}.ToMiddleware()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -104,7 +98,6 @@ func ExampleConfig_ToMiddleware() {
 	serve(e, http.MethodPost, "/notes", "application/x-www-form-urlencoded", "text=hello%2C+world")
 	serve(e, http.MethodPost, "/notes", "application/x-www-form-urlencoded", "text=hello%E2%80%AEdlrow") // U+202E RIGHT-TO-LEFT OVERRIDE
 	// Output:
-	// utf8guard: set Policy or Routes, not both
 	// 200 saved hello, world
 	// 400 {"location":"form","reason":"forbidden_char"}
 }
@@ -114,7 +107,7 @@ func ExampleConfig_ToMiddleware() {
 func ExampleHandler() {
 	logger := zerolog.New(io.Discard)
 	strict := rules.Strict()
-	guard := middleware.Handler(middleware.HTTPConfig{Policy: &strict, Logger: &logger})
+	guard := middleware.Handler(middleware.HTTPConfig{Rules: &strict, Logger: &logger})
 
 	mux := http.NewServeMux()
 	mux.Handle("POST /api/users", guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -122,13 +122,13 @@ func fltStart(t testing.TB, a fltAdapter, pol rules.Policy, readTimeout time.Dur
 	case fltEcho:
 		e := echo.New()
 		e.HideBanner, e.HidePort = true, true
-		e.Use(emw.RequestID(), WithConfig(Config{Policy: &pol, Logger: s.logs.logger(), LogAccepted: true}))
+		e.Use(emw.RequestID(), WithConfig(Config{Rules: &pol, Logger: s.logs.logger(), LogAccepted: true}))
 		e.POST(fltRoute, echo.WrapHandler(http.HandlerFunc(s.handle)))
 		app = e
 		s.route = fltRoute
 	case fltHTTP:
 		mux := http.NewServeMux()
-		mux.Handle("POST "+fltRoute, Handler(HTTPConfig{Policy: &pol, Logger: s.logs.logger(), LogAccepted: true})(http.HandlerFunc(s.handle)))
+		mux.Handle("POST "+fltRoute, Handler(HTTPConfig{Rules: &pol, Logger: s.logs.logger(), LogAccepted: true})(http.HandlerFunc(s.handle)))
 		app = mux
 		s.route = "POST " + fltRoute // the ServeMux pattern
 	}
@@ -477,10 +477,10 @@ func fltNewEnv(t testing.TB, a fltAdapter, pol rules.Policy, logAccepted bool) *
 	t.Helper()
 	switch a {
 	case fltEcho:
-		ev := newEnv(t, Config{Policy: &pol, LogAccepted: logAccepted}, mountGlobal)
+		ev := newEnv(t, Config{Rules: &pol, LogAccepted: logAccepted}, mountGlobal)
 		return &fltEnv{prefix: "/api", serve: ev.do, rec: ev.rec, logs: ev.logs}
 	default:
-		ev := newMuxEnv(t, HTTPConfig{Policy: &pol, LogAccepted: logAccepted}, false)
+		ev := newMuxEnv(t, HTTPConfig{Rules: &pol, LogAccepted: logAccepted}, false)
 		return &fltEnv{serve: func(r *http.Request) *httptest.ResponseRecorder { return httpDo(ev.mux, r) }, rec: ev.rec, logs: ev.logs}
 	}
 }

@@ -119,7 +119,7 @@ func vecNewFuzzer() *vecFuzzer {
 	fz := &vecFuzzer{}
 	logger := zerolog.New(&fz.logs)
 	pol := rules.Strict()
-	mw := WithConfig(Config{Policy: &pol, Logger: &logger})
+	mw := WithConfig(Config{Rules: &pol, Logger: &logger})
 	h := func(c echo.Context) error { return fz.handle(c) }
 	newEcho := func() *echo.Echo {
 		e := echo.New()
@@ -540,7 +540,7 @@ func vecStrictEcho() *echo.Echo {
 	e := echo.New()
 	pol := rules.Strict()
 	logger := zerolog.Nop()
-	e.Use(WithConfig(Config{Policy: &pol, Logger: &logger}))
+	e.Use(WithConfig(Config{Rules: &pol, Logger: &logger}))
 	e.Any("/*", func(c echo.Context) error { return c.NoContent(http.StatusOK) })
 	return e
 }

@@ -52,7 +52,7 @@ func TestJSONPointer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			// given
-			ev := newEnv(t, Config{Policy: ptr(rules.Strict())}, mountGlobal)
+			ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, mountGlobal)
 			// when
 			w := ev.do(req(http.MethodPost, "/api/echo", ctJSON, strings.NewReader(tc.body)))
 			// expect
@@ -96,7 +96,7 @@ func TestJSONDepth(t *testing.T) {
 			t.Parallel()
 			p := rules.Strict()
 			p.Limits.JSONDepth = tc.depth
-			ev := newEnv(t, Config{Policy: &p}, mountGlobal)
+			ev := newEnv(t, Config{Rules: &p}, mountGlobal)
 			w := ev.do(req(http.MethodPost, "/api/echo", ctJSON, strings.NewReader(tc.body)))
 			if w.Code != tc.status {
 				t.Fatalf("status %d, want %d", w.Code, tc.status)
@@ -124,7 +124,7 @@ func TestJSONBind(t *testing.T) {
 			t.Parallel()
 			e := echo.New()
 			lb := &logBuf{}
-			mw := WithConfig(Config{Policy: ptr(rules.Strict()), Logger: lb.logger()})
+			mw := WithConfig(Config{Rules: ptr(rules.Strict()), Logger: lb.logger()})
 			var got doc
 			var cl int64
 			h := func(c echo.Context) error {

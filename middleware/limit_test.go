@@ -47,7 +47,7 @@ func TestLimitUnreadBodies(t *testing.T) {
 			ran, readErr := false, error(nil)
 			e := echo.New()
 			logs := &logBuf{}
-			e.Use(WithConfig(Config{Policy: &p, Logger: logs.logger()}))
+			e.Use(WithConfig(Config{Rules: &p, Logger: logs.logger()}))
 			e.POST("/u", func(c echo.Context) error {
 				ran = true
 				_, readErr = io.ReadAll(c.Request().Body)

@@ -301,7 +301,7 @@ func TestLimitsCutOffMounts(t *testing.T) {
 			t.Parallel()
 			pol := strictUpload()
 			pol.Limits.BodyBytes = limBody
-			ev := newEnv(t, Config{Policy: &pol}, m)
+			ev := newEnv(t, Config{Rules: &pol}, m)
 			r := req(http.MethodPost, "/api/echo", "application/octet-stream", strings.NewReader(strings.Repeat("x", 3*limBody)))
 			r.ContentLength = -1
 			w := ev.do(r)

@@ -454,7 +454,7 @@ func runLocCase(t *testing.T, m mount, tc locCase) {
 	if tc.pol != nil {
 		pol = tc.pol()
 	}
-	ev := newEnv(t, Config{Policy: &pol}, m)
+	ev := newEnv(t, Config{Rules: &pol}, m)
 	method := tc.method
 	if method == "" {
 		method = http.MethodGet

@@ -90,7 +90,7 @@ func mpServers(t testing.TB, pol rules.Policy) []*mpServer {
 	t.Helper()
 	es := &mpServer{name: "echo", logs: &logBuf{}}
 	e := echo.New()
-	e.Use(WithConfig(Config{Policy: &pol, Logger: es.logs.logger()}))
+	e.Use(WithConfig(Config{Rules: &pol, Logger: es.logs.logger()}))
 	e.POST("/up", func(c echo.Context) error {
 		es.set(mpCollect(c.Request(), func(r *http.Request) (map[string][]string, *multipart.Form, error) {
 			vals, err := c.FormParams()
@@ -112,7 +112,7 @@ func mpServers(t testing.TB, pol rules.Policy) []*mpServer {
 	es.h = e
 
 	hs := &mpServer{name: "net/http", logs: &logBuf{}}
-	mw, err := HTTPConfig{Policy: &pol, Logger: hs.logs.logger()}.ToHandler()
+	mw, err := HTTPConfig{Rules: &pol, Logger: hs.logs.logger()}.ToHandler()
 	if err != nil {
 		t.Fatal(err)
 	}

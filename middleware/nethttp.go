@@ -14,15 +14,13 @@ import (
 // lines as the Echo middleware, for the standard library's ServeMux, chi
 // and any other net/http router.
 type HTTPConfig struct {
-	// Policy is the policy of every route.
-	// Optional. Default value rules.Default(). Set Policy or Routes, not both.
-	Policy *rules.Policy
+	// Rules is the policy of every route (a rules.Policy), or a table
+	// (a rules.Table) that maps routes, as Route names them, to policies,
+	// with a default for the rest.
+	// Optional. Default value rules.Default().
+	Rules rules.Ruleset
 
-	// Routes maps routes, as Route names them, to policies.
-	// Optional. Set Policy or Routes, not both.
-	Routes *rules.Table
-
-	// Route names the route of a request, for the Routes table and the log.
+	// Route names the route of a request, for the Rules table and the log.
 	// Optional. Default value: the request's ServeMux pattern
 	// (http.Request.Pattern), which is set when the adapter wraps a handler
 	// registered on a ServeMux, and empty when it wraps the ServeMux itself.
@@ -79,7 +77,7 @@ func Handler(cfg HTTPConfig) func(http.Handler) http.Handler {
 // Monitor mode, flagged ones), with the request rewritten where the policy
 // repairs.
 func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
-	g, err := newGuard(cfg.Policy, cfg.Routes, cfg.Logger, cfg.LogAccepted)
+	g, err := newGuard(cfg.Rules, cfg.Logger, cfg.LogAccepted)
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func TestHTTPAdapter(t *testing.T) {
 				// given
 				pol := rules.Strict()
 				pol.Limits.BodyBytes = 1024
-				ev := newMuxEnv(t, HTTPConfig{Policy: &pol}, wrapMux)
+				ev := newMuxEnv(t, HTTPConfig{Rules: &pol}, wrapMux)
 				var r *http.Request
 				if tc.body != "" {
 					r = req(tc.method, tc.target, tc.ct, strings.NewReader(tc.body))
@@ -144,7 +144,7 @@ func TestHTTPAdapterTable(t *testing.T) {
 	}
 	t.Run("pattern", func(t *testing.T) {
 		t.Parallel()
-		ev := newMuxEnv(t, HTTPConfig{Routes: table}, false)
+		ev := newMuxEnv(t, HTTPConfig{Rules: table}, false)
 		for _, tc := range []struct {
 			target string
 			status int
@@ -170,7 +170,7 @@ func TestHTTPAdapterTable(t *testing.T) {
 		lb := &logBuf{}
 		rec := &recorder{}
 		h := Handler(HTTPConfig{
-			Routes: &rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"open": rules.Unchecked()}},
+			Rules: &rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"open": rules.Unchecked()}},
 			Route: func(r *http.Request) string {
 				if strings.HasPrefix(r.URL.Path, "/open/") {
 					return "open"
@@ -199,7 +199,7 @@ func TestHTTPAdapterHooks(t *testing.T) {
 		t.Parallel()
 		var hooks atomic.Int32
 		mon := rules.Strict().AsMonitor()
-		ev := newMuxEnv(t, HTTPConfig{Policy: &mon, OnReject: func(*http.Request, *Rejection) { hooks.Add(1) }}, false)
+		ev := newMuxEnv(t, HTTPConfig{Rules: &mon, OnReject: func(*http.Request, *Rejection) { hooks.Add(1) }}, false)
 		body := `{"a":"\ud800"}`
 		w := httpDo(ev.mux, req("POST", "/echo", ctJSON, strings.NewReader(body)))
 		if w.Code != 200 || ev.rec.calls.Load() != 1 || string(ev.rec.seen().Body) != body || hooks.Load() != 1 {
@@ -211,7 +211,7 @@ func TestHTTPAdapterHooks(t *testing.T) {
 		t.Parallel()
 		var hooks atomic.Int32
 		ev := newMuxEnv(t, HTTPConfig{
-			Policy:   ptr(rules.Strict()),
+			Rules:    ptr(rules.Strict()),
 			OnReject: func(*http.Request, *Rejection) { hooks.Add(1) },
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, rj *Rejection) {
 				http.Error(w, "no: "+rj.Reason.String(), http.StatusTeapot)
@@ -225,7 +225,7 @@ func TestHTTPAdapterHooks(t *testing.T) {
 	t.Run("repair", func(t *testing.T) {
 		t.Parallel()
 		pol := repairing()
-		ev := newMuxEnv(t, HTTPConfig{Policy: &pol}, false)
+		ev := newMuxEnv(t, HTTPConfig{Rules: &pol}, false)
 		w := httpDo(ev.mux, req("GET", "/echo?q=a%C0", "", nil))
 		if w.Code != 200 || ev.rec.seen().Query.Get("q") != "a"+fffd {
 			t.Errorf("got %d, q %q", w.Code, ev.rec.seen().Query.Get("q"))
@@ -233,7 +233,7 @@ func TestHTTPAdapterHooks(t *testing.T) {
 	})
 	t.Run("broken body", func(t *testing.T) {
 		t.Parallel()
-		ev := newMuxEnv(t, HTTPConfig{Policy: ptr(rules.Strict())}, false)
+		ev := newMuxEnv(t, HTTPConfig{Rules: ptr(rules.Strict())}, false)
 		r := req("POST", "/echo", ctText, &failingReader{data: []byte("abc"), err: errBroken})
 		r.ContentLength = -1
 		w := httpDo(ev.mux, r)
@@ -244,7 +244,7 @@ func TestHTTPAdapterHooks(t *testing.T) {
 			t.Errorf("log %v", l)
 		}
 		mon := rules.Strict().AsMonitor()
-		ev = newMuxEnv(t, HTTPConfig{Policy: &mon}, false)
+		ev = newMuxEnv(t, HTTPConfig{Rules: &mon}, false)
 		r = req("POST", "/echo", ctText, &failingReader{data: []byte("abc"), err: errBroken})
 		r.ContentLength = -1
 		httpDo(ev.mux, r)
@@ -254,7 +254,7 @@ func TestHTTPAdapterHooks(t *testing.T) {
 	})
 	t.Run("body integrity", func(t *testing.T) {
 		t.Parallel()
-		ev := newMuxEnv(t, HTTPConfig{Policy: ptr(rules.Strict())}, false)
+		ev := newMuxEnv(t, HTTPConfig{Rules: ptr(rules.Strict())}, false)
 		body := mixedText(300000)
 		r := req("POST", "/echo", ctText, io.MultiReader(bytes.NewReader(body[:77]), bytes.NewReader(body[77:])))
 		r.ContentLength = -1

@@ -218,7 +218,7 @@ var orcServers = sync.OnceValue(func() [orcNumMounts]http.Handler {
 	for _, m := range orcAllMounts[:orcHTTP] {
 		e := echo.New()
 		e.HideBanner, e.HidePort = true, true
-		mw := WithConfig(Config{Routes: orcTable(func(i int) string { return orcRouteDefs[i].echo }), Logger: &nop})
+		mw := WithConfig(Config{Rules: orcTable(func(i int) string { return orcRouteDefs[i].echo }), Logger: &nop})
 		var g *echo.Group
 		switch m {
 		case orcUse:
@@ -242,7 +242,7 @@ var orcServers = sync.OnceValue(func() [orcNumMounts]http.Handler {
 		hs[m] = e
 	}
 	mux := http.NewServeMux()
-	mw := Handler(HTTPConfig{Routes: orcTable(func(i int) string { return orcRouteDefs[i].mux }), Logger: &nop})
+	mw := Handler(HTTPConfig{Rules: orcTable(func(i int) string { return orcRouteDefs[i].mux }), Logger: &nop})
 	for _, d := range orcRouteDefs {
 		mux.Handle(d.mux, mw(orcHTTPHandler(orcPolicy(d.pol), d.mux)))
 	}

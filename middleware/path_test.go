@@ -51,7 +51,7 @@ func TestInspectAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
 	}
-	g, err := newGuard(ptr(rules.Strict()), nil, nil, false)
+	g, err := newGuard(rules.Strict(), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"errors"
 	"net/http"
 	"os"
 	"strings"
@@ -51,11 +50,10 @@ type Pipeline struct{ g *guard }
 // PipelineConfig configures a Pipeline: the policies and the log, as
 // Config and HTTPConfig do.
 type PipelineConfig struct {
-	// Policy is the policy of every route. Set Policy or Routes, not both;
-	// neither means rules.Default().
-	Policy *rules.Policy
-	// Routes maps route templates to policies.
-	Routes *rules.Table
+	// Rules is the policy of every route (a rules.Policy) or a table of
+	// policies by route template (a rules.Table). Nil means
+	// rules.Default().
+	Rules rules.Ruleset
 	// Logger receives the log lines, unless the request's context carries
 	// a zerolog logger. Default: JSON lines on os.Stderr with a timestamp.
 	Logger *zerolog.Logger
@@ -65,7 +63,7 @@ type PipelineConfig struct {
 
 // NewPipeline compiles cfg, or returns the error of an invalid one.
 func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
-	g, err := newGuard(cfg.Policy, cfg.Routes, cfg.Logger, cfg.LogAccepted)
+	g, err := newGuard(cfg.Rules, cfg.Logger, cfg.LogAccepted)
 	if err != nil {
 		return nil, err
 	}
@@ -218,22 +216,17 @@ type guard struct {
 	logAccepted bool
 }
 
-func newGuard(pol *rules.Policy, table *rules.Table, logger *zerolog.Logger, logAccepted bool) (*guard, error) {
-	if pol != nil && table != nil {
-		return nil, errors.New("utf8guard: set Policy or Routes, not both")
+func newGuard(rs rules.Ruleset, logger *zerolog.Logger, logAccepted bool) (*guard, error) {
+	table := rules.Table{Default: rules.Default()}
+	if rs != nil {
+		table = rs.Table()
 	}
-	g := &guard{logAccepted: logAccepted}
-	switch {
-	case table != nil:
-		g.def = compile(table.Default)
+	g := &guard{logAccepted: logAccepted, def: compile(table.Default)}
+	if len(table.Routes) > 0 {
 		g.routes = make(map[string]*policy, len(table.Routes))
 		for route, p := range table.Routes {
 			g.routes[route] = compile(p)
 		}
-	case pol != nil:
-		g.def = compile(*pol)
-	default:
-		g.def = compile(rules.Default())
 	}
 	if logger != nil {
 		g.logger = *logger

@@ -123,7 +123,7 @@ func TestRepair(t *testing.T) {
 				if c.limitFieldBytes != 0 {
 					pol.Limits.FieldBytes = c.limitFieldBytes
 				}
-				ev := newEnv(t, Config{Policy: &pol}, m)
+				ev := newEnv(t, Config{Rules: &pol}, m)
 				var r *http.Request
 				if c.body != "" {
 					r = req(http.MethodPost, c.target, c.ct, strings.NewReader(c.body))
@@ -158,7 +158,7 @@ func TestRepairBind(t *testing.T) {
 	pol := repairing()
 	e := echo.New()
 	lb := &logBuf{}
-	e.Use(WithConfig(Config{Policy: &pol, Logger: lb.logger()}))
+	e.Use(WithConfig(Config{Rules: &pol, Logger: lb.logger()}))
 	var got struct{ Q string }
 	e.POST("/x", func(c echo.Context) error {
 		if err := c.Bind(&got); err != nil {

@@ -31,7 +31,7 @@ func rvServe(t *testing.T, pol rules.Policy, wire string, h echo.HandlerFunc) in
 	t.Helper()
 	nop := zerolog.Nop()
 	e := echo.New()
-	e.Use(WithConfig(Config{Policy: &pol, Logger: &nop}))
+	e.Use(WithConfig(Config{Rules: &pol, Logger: &nop}))
 	e.Any("/x", h)
 	e.Any("/x/:id", h)
 	e.Any("/x/*", h)
@@ -50,7 +50,7 @@ func rvHTTP(t *testing.T, pol rules.Policy, wire string, h http.HandlerFunc) int
 	t.Helper()
 	nop := zerolog.Nop()
 	mux := http.NewServeMux()
-	mux.Handle("/x", Handler(HTTPConfig{Policy: &pol, Logger: &nop})(h))
+	mux.Handle("/x", Handler(HTTPConfig{Rules: &pol, Logger: &nop})(h))
 	r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(wire)))
 	if err != nil {
 		t.Fatalf("net/http refuses the request: %v", err)

@@ -393,7 +393,7 @@ func vecServe(pol rules.Policy, req *http.Request) (*httptest.ResponseRecorder, 
 	var logs bytes.Buffer
 	logger := zerolog.New(&logs)
 	e := echo.New()
-	e.Use(WithConfig(Config{Policy: &pol, Logger: &logger}))
+	e.Use(WithConfig(Config{Rules: &pol, Logger: &logger}))
 	s := &vecSeen{}
 	e.Any(vecRoute, vecHandler(s))
 	rec := httptest.NewRecorder()
@@ -719,7 +719,7 @@ func TestLogSafetySampling(t *testing.T) {
 	pol := rules.Strict()
 	rejected := 0
 	e := echo.New()
-	e.Use(WithConfig(Config{Policy: &pol, Logger: &logger,
+	e.Use(WithConfig(Config{Rules: &pol, Logger: &logger,
 		OnReject: func(echo.Context, *Rejection) { rejected++ }}))
 	e.Any(vecRoute, func(c echo.Context) error { return c.NoContent(http.StatusOK) })
 	start := time.Now()

@@ -44,3 +44,21 @@ func TestTableLookup(t *testing.T) {
 		t.Errorf("zero Table: Lookup = %+v, %v; want the zero Policy, false", got, ok)
 	}
 }
+
+// TestRuleset: a Policy is a table without routes; a Table is itself.
+func TestRuleset(t *testing.T) {
+	p := rules.Strict()
+	got := p.Table()
+	if len(got.Routes) != 0 || !reflect.DeepEqual(got.Default, p) {
+		t.Errorf("Policy.Table() = %+v", got)
+	}
+	tb := rules.Table{Default: rules.Default(), Routes: map[string]rules.Policy{"/x": rules.Unchecked()}}
+	var rs rules.Ruleset = tb
+	if got := rs.Table(); !reflect.DeepEqual(got, tb) {
+		t.Errorf("Table.Table() = %+v", got)
+	}
+	rs = &p // a *Policy is a Ruleset too
+	if got := rs.Table(); !reflect.DeepEqual(got.Default, p) {
+		t.Errorf("(*Policy).Table() = %+v", got)
+	}
+}

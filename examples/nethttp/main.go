@@ -34,7 +34,7 @@ func main() {
 	}
 	// Wrapping each handler (not the mux) lets the adapter see the mux
 	// pattern the request matched (http.Request.Pattern) as its route.
-	guard := middleware.Handler(middleware.HTTPConfig{Routes: table, Logger: &logger})
+	guard := middleware.Handler(middleware.HTTPConfig{Rules: table, Logger: &logger})
 	mux := http.NewServeMux()
 	mux.Handle("/strict/{rest...}", guard(http.HandlerFunc(echoRequest)))
 	mux.Handle("/open/{rest...}", guard(http.HandlerFunc(echoRequest)))

@@ -38,7 +38,7 @@ func (w *discard) WriteHeader(code int)        { w.code = code }
 func cleanServer(mount string) *echo.Echo {
 	e := echo.New()
 	pol := rules.Strict()
-	mw := WithConfig(Config{Policy: &pol})
+	mw := WithConfig(Config{Rules: &pol})
 	switch mount {
 	case "use":
 		e.Use(mw)

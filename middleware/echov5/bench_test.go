@@ -83,7 +83,7 @@ func benchServer(mount string) *echo.Echo {
 			pol = rules.Unchecked()
 		}
 		nop := zerolog.Nop()
-		mw := WithConfig(Config{Policy: &pol, Logger: &nop})
+		mw := WithConfig(Config{Rules: &pol, Logger: &nop})
 		if mount == "pre" {
 			e.Pre(mw)
 		} else {

@@ -21,7 +21,7 @@
 //
 //	e := echo.New()
 //	e.Use(middleware.RequestID()) // optional: gives the log its request_id
-//	e.Use(echov5.WithConfig(echov5.Config{Routes: table}))
+//	e.Use(echov5.WithConfig(echov5.Config{Rules: table}))
 //
 // Mount it before any middleware that reads the body or the query. It works
 // wherever Echo v5 takes a middleware:

@@ -19,14 +19,11 @@ type Config struct {
 	// Optional. Default value emw.DefaultSkipper (never skip).
 	Skipper emw.Skipper
 
-	// Policy is the policy of every route.
-	// Optional. Default value rules.Default(). Set Policy or Routes, not both.
-	Policy *rules.Policy
-
-	// Routes maps Echo route templates ("/users/:id") to policies, with a
-	// default for the rest.
-	// Optional. Set Policy or Routes, not both.
-	Routes *rules.Table
+	// Rules is the policy of every route (a rules.Policy), or a table
+	// (a rules.Table) that maps Echo route templates ("/users/:id") to
+	// policies, with a default for the rest.
+	// Optional. Default value rules.Default().
+	Rules rules.Ruleset
 
 	// Logger receives the log lines, unless the request's context carries
 	// a zerolog logger (zerolog.Ctx), which is then used instead.
@@ -125,11 +122,11 @@ func WithConfig(cfg Config) echo.MiddlewareFunc {
 }
 
 // ToMiddleware returns the middleware with cfg, or an error if cfg is
-// invalid (Policy and Routes both set). Everything that can be is worked
+// invalid. Everything that can be is worked
 // out here, once: the per-request path only looks up and scans.
 func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	pl, err := middleware.NewPipeline(middleware.PipelineConfig{
-		Policy: cfg.Policy, Routes: cfg.Routes, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted,
+		Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted,
 	})
 	if err != nil {
 		return nil, err

@@ -32,20 +32,6 @@ func do(e *echo.Echo, method, target string) *httptest.ResponseRecorder {
 
 func nop() *zerolog.Logger { l := zerolog.Nop(); return &l }
 
-func TestConfigErrors(t *testing.T) {
-	pol := rules.Strict()
-	cfg := echov5.Config{Policy: &pol, Routes: &rules.Table{Default: pol}}
-	if mw, err := cfg.ToMiddleware(); err == nil || mw != nil {
-		t.Errorf("Policy and Routes both set: ToMiddleware = %v, %v; want an error", mw != nil, err)
-	}
-	defer func() {
-		if recover() == nil {
-			t.Error("WithConfig did not panic on an invalid config")
-		}
-	}()
-	echov5.WithConfig(cfg)
-}
-
 // TestDefaults: New checks with rules.Default() (NUL refused, a forbidden
 // bidi control let through) and answers with DefaultErrorHandler.
 func TestDefaults(t *testing.T) {
@@ -77,7 +63,7 @@ func TestHooks(t *testing.T) {
 	e.Use(echov5.WithConfig(echov5.Config{
 		Logger:  nop(),
 		Skipper: func(c *echo.Context) bool { return c.Request().Header.Get("X-Skip") != "" },
-		Routes: &rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{
+		Rules: &rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{
 			"/beta/*": rules.Strict().AsMonitor(),
 		}},
 		OnReject: func(c *echo.Context, rj *middleware.Rejection) {
@@ -144,7 +130,7 @@ func TestPreLeavesNoAllow(t *testing.T) {
 	pol := rules.Strict()
 	pol.Normalization = normalize.NFC
 	e := echo.New()
-	e.Pre(echov5.WithConfig(echov5.Config{Policy: &pol, Logger: nop()}))
+	e.Pre(echov5.WithConfig(echov5.Config{Rules: &pol, Logger: nop()}))
 	var allow any = "unset"
 	e.PUT("/cafe\u0301", func(c *echo.Context) error { return c.NoContent(http.StatusOK) })
 	e.GET("/café", func(c *echo.Context) error {
@@ -176,7 +162,7 @@ func TestContextLogger(t *testing.T) {
 			c.SetRequest(c.Request().WithContext(l.WithContext(c.Request().Context())))
 			return next(c)
 		}
-	}, echov5.WithConfig(echov5.Config{Logger: &cfgLogger, Routes: &rules.Table{Default: def, Routes: map[string]rules.Policy{
+	}, echov5.WithConfig(echov5.Config{Logger: &cfgLogger, Rules: &rules.Table{Default: def, Routes: map[string]rules.Policy{
 		"/\ufb01é": ligature, "/fié": rules.Strict(),
 	}}}))
 	for _, p := range []string{"/\ufb01é", "/fié"} {

@@ -63,7 +63,7 @@ func ExampleWithConfig() {
 	}))
 	e.Use(echov5.WithConfig(echov5.Config{
 		Logger: &logger,
-		Routes: &rules.Table{
+		Rules: &rules.Table{
 			Default: rules.Strict(),
 			Routes: map[string]rules.Policy{
 				"/users/:name": nfc,

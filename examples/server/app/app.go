@@ -39,7 +39,7 @@ func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, 
 	// the connection's. Without an IPExtractor, c.RealIP (and so the log's
 	// remote_ip) believes any X-Forwarded-For a client sends.
 	e.IPExtractor = echo.ExtractIPDirect()
-	guard, err := middleware.Config{Routes: table, Logger: logger}.ToMiddleware()
+	guard, err := middleware.Config{Rules: table, Logger: logger}.ToMiddleware()
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, 
 	// takes it without an IPExtractor too; the demo says so, as its v4
 	// instance must.
 	e.IPExtractor = echo.ExtractIPDirect()
-	guard, err := echov5.Config{Routes: table, Logger: logger}.ToMiddleware()
+	guard, err := echov5.Config{Rules: table, Logger: logger}.ToMiddleware()
 	if err != nil {
 		return nil, err
 	}
