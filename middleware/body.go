@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -17,7 +18,8 @@ import (
 // the handler must never see part of a body.
 var errBodyRead = errors.New("utf8guard: reading the request body failed")
 
-// chunkSize is the size of the arrays a body is read into.
+// chunkSize is the size of the pooled arrays a body is read into before
+// it goes to memory of its own.
 const chunkSize = 8 << 10
 
 // chunkPool holds the arrays bodies are read into. They are working
@@ -27,73 +29,191 @@ const chunkSize = 8 << 10
 // octets in one.
 var chunkPool = sync.Pool{New: func() any { return new([chunkSize]byte) }}
 
+// maxPooledChunks is how many pooled chunks one body is read into (and so
+// goes back to the pool): a large body must not leave its whole size
+// pooled behind it. Past them, the working memory is allocated, each new
+// segment as large as all before it.
+const maxPooledChunks = 8
+
+// upfrontBytes is the most readBody allocates for a body before any of it
+// has arrived: a body whose declared length is at most this is read
+// straight into one buffer of that length, the handler's.
+const upfrontBytes = maxPooledChunks * chunkSize
+
+// commitShare sets when a body declared longer than upfrontBytes moves to
+// one buffer of its declared length: once a commitShare-th of that length
+// has arrived (in the pooled chunks, then working memory). Before, the
+// memory held grows with the octets that arrive; after, it is at most
+// commitShare times them. The working memory allocated beyond the pooled
+// chunks (none up to 1 MiB) is at most a commitShare-th of the body.
+const commitShare = 16
+
 // readBody reads the whole body of r, up to limit octets (negative: no
 // limit), into memory of its own. It returns the body and whether it was
-// over the limit. The memory it holds while it reads grows with the octets
-// that arrive, one chunk at a time, never with the length a client
-// declares (a declared length over the limit is refused before reading).
+// over the limit; it reads at most limit+1 octets. A declared length over
+// the limit is refused before reading.
+//
+// The memory it allocates is the body itself, plus, for a body whose
+// length is not declared or declared over upfrontBytes, what it reads
+// into before it knows the size: a body of declared length at most
+// upfrontBytes is read into one buffer of that length, which the handler
+// gets; a longer one into pooled chunks until a commitShare-th of it has
+// arrived, then into one buffer of the declared length; a body of unknown
+// length into pooled chunks and then segments that double the room, and
+// is copied into one buffer of its length at the end. So the memory held
+// grows with the octets that arrive, not with the length a client
+// declares, beyond upfrontBytes and a commitShare-th.
 //
 // When the body is over the limit or its read fails, readBody returns no
 // body; with keep (Monitor), r.Body then gives what was read followed by
 // the unread rest, or by the same error, so a monitored request loses
 // nothing.
 func (s *scratch) readBody(r *http.Request, limit int64, keep bool) (body []byte, over bool, err error) {
-	if limit >= 0 && r.ContentLength > limit {
+	cl := r.ContentLength
+	if limit >= 0 && cl > limit {
 		return nil, true, nil
 	}
 	defer s.dropChunks()
-	n := 0 // octets read
+	// out is memory of the body's own, octets first, then those in the
+	// working memory (s.segs), which is empty until out is full.
+	var out []byte
+	commitAt := -1 // working octets at which to move to one buffer of cl
+	switch {
+	case cl > upfrontBytes:
+		commitAt = int(cl / commitShare)
+	case cl >= 0:
+		out = make([]byte, 0, cl)
+	}
+	n := 0 // octets in the working memory
 	for {
-		off := n % chunkSize
-		if off == 0 && n/chunkSize == len(s.chunks) {
-			s.chunks = append(s.chunks, chunkPool.Get().(*[chunkSize]byte))
+		var buf []byte
+		probe := false
+		switch {
+		case n == 0 && len(out) < cap(out):
+			buf = out[len(out):cap(out)]
+		case n == 0 && out != nil:
+			// out holds the declared length: the read that tells the end
+			// comes (net/http's body says io.EOF with the last octets,
+			// other readers with none after them).
+			buf, probe = s.probe[:], true
+		default:
+			buf = s.space(room(limit, len(out)+n))
 		}
-		buf := s.chunks[n/chunkSize][off:]
-		if limit >= 0 && int64(len(buf)) > limit+1-int64(n) {
-			buf = buf[:limit+1-int64(n)] // one past the limit tells it is over
+		if r := room(limit, len(out)+n); len(buf) > r {
+			buf = buf[:r] // one past the limit tells it is over
 		}
 		k, rerr := r.Body.Read(buf)
-		n += k
 		switch {
-		case limit >= 0 && int64(n) > limit:
+		case probe && k > 0:
+			// More than declared: on into the working memory.
+			copy(s.space(k), buf[:k])
+			s.advance(k)
+			n += k
+		case probe:
+		case n == 0 && len(out) < cap(out):
+			out = out[:len(out)+k]
+		default:
+			s.advance(k)
+			n += k
+		}
+		switch {
+		case limit >= 0 && int64(len(out)+n) > limit:
 			if keep {
-				r.Body = readCloser{io.MultiReader(bytes.NewReader(s.gather(n)), r.Body), r.Body}
+				r.Body = readCloser{io.MultiReader(bytes.NewReader(s.gather(out, n)), r.Body), r.Body}
 			}
 			return nil, true, nil
 		case rerr == io.EOF:
-			return s.gather(n), false, nil
+			if n == 0 && out != nil {
+				return out, false, nil
+			}
+			return s.gather(out, n), false, nil
 		case rerr != nil:
 			if keep {
-				r.Body = readCloser{io.MultiReader(bytes.NewReader(s.gather(n)), errorReader{rerr}), r.Body}
+				r.Body = readCloser{io.MultiReader(bytes.NewReader(s.gather(out, n)), errorReader{rerr}), r.Body}
 			}
 			return nil, false, errors.Join(errBodyRead, rerr)
 		}
+		if commitAt >= 0 && n >= commitAt {
+			// A commitShare-th of the declared length has come: the rest
+			// goes straight into the body's own memory.
+			out = make([]byte, n, max(int(cl), n))
+			s.copyOut(out)
+			s.dropChunks()
+			n, commitAt = 0, -1
+		}
 	}
 }
 
-// gather copies the first n octets of the chunks into a new slice.
-func (s *scratch) gather(n int) []byte {
-	out := make([]byte, n)
-	for i := 0; i*chunkSize < n; i++ {
-		copy(out[i*chunkSize:], s.chunks[i][:])
+// space returns the free part of the working memory, adding a segment if
+// the last one is full: a pooled chunk for the first maxPooledChunks, then
+// an allocated one as large as all before it, but no larger than room, the
+// most octets still to be read.
+func (s *scratch) space(room int) []byte {
+	if k := len(s.segs); k > 0 {
+		if last := s.segs[k-1]; len(last) < cap(last) {
+			return last[len(last):cap(last)]
+		}
 	}
-	return out
+	var seg []byte
+	if len(s.chunks) < maxPooledChunks {
+		c := chunkPool.Get().(*[chunkSize]byte)
+		s.chunks = append(s.chunks, c)
+		seg = c[:0]
+	} else {
+		total := 0
+		for _, g := range s.segs {
+			total += cap(g)
+		}
+		seg = make([]byte, 0, min(total, room))
+	}
+	s.segs = append(s.segs, seg)
+	return seg[:cap(seg)]
 }
 
-// maxPooledChunks is how many chunks of one body go back to the pool: a
-// large body must not leave its whole size pooled behind it.
-const maxPooledChunks = 8
+// room returns how many octets may still be read of a body of which n have
+// been, under limit (negative: none): up to one past the limit, which
+// tells that the body is over it.
+func room(limit int64, n int) int {
+	if limit < 0 {
+		return math.MaxInt
+	}
+	return int(limit + 1 - int64(n))
+}
 
-// dropChunks gives the chunks back to the pool, up to maxPooledChunks of
-// them, and leaves the rest to the collector.
+// advance counts k octets read into the space space returned.
+func (s *scratch) advance(k int) {
+	if k > 0 {
+		last := &s.segs[len(s.segs)-1]
+		*last = (*last)[:len(*last)+k]
+	}
+}
+
+// gather copies out and then the n octets of the working memory into a new
+// slice, the body's own. It never returns nil: an empty body is a body.
+func (s *scratch) gather(out []byte, n int) []byte {
+	b := make([]byte, len(out)+n)
+	s.copyOut(b[copy(b, out):])
+	return b
+}
+
+// copyOut copies the octets of the working memory to b.
+func (s *scratch) copyOut(b []byte) {
+	k := 0
+	for _, g := range s.segs {
+		k += copy(b[k:], g)
+	}
+}
+
+// dropChunks gives the pooled chunks back to the pool and forgets the
+// working memory.
 func (s *scratch) dropChunks() {
 	for i, c := range s.chunks {
-		if i < maxPooledChunks {
-			chunkPool.Put(c)
-		}
+		chunkPool.Put(c)
 		s.chunks[i] = nil
 	}
 	s.chunks = s.chunks[:0]
+	clear(s.segs)
+	s.segs = s.segs[:0]
 }
 
 // errorReader always fails with err.
@@ -118,8 +238,13 @@ func setBody(r *http.Request, body []byte) {
 	r.GetBody = nil
 	r.ContentLength = int64(len(body))
 	r.TransferEncoding = nil
-	if v, ok := r.Header["Content-Length"]; ok && !(len(v) == 1 && v[0] == strconv.Itoa(len(body))) {
-		r.Header["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if v, ok := r.Header["Content-Length"]; ok {
+		// Compared in a buffer on the stack: the common header, already
+		// right, costs no allocation.
+		var nb [20]byte
+		if n := strconv.AppendInt(nb[:0], int64(len(body)), 10); !(len(v) == 1 && v[0] == string(n)) {
+			r.Header["Content-Length"] = []string{string(n)}
+		}
 	}
 }
 

@@ -309,8 +309,14 @@ type scratch struct {
 	// before the scratch goes back to the pool.
 	body    []byte
 	bodyLoc rules.Location
-	// chunks holds the pooled arrays readBody reads a body into.
+	// The working memory readBody reads a body into before it knows its
+	// size (body.go): segs are its segments, each sliced to the octets
+	// read into it, the first ones the pooled arrays of chunks; probe is
+	// where it reads to tell the end of a body of the length declared.
+	// None of it ever holds a body a handler gets.
+	segs   [][]byte
 	chunks []*[chunkSize]byte
+	probe  [8]byte
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 1024)} }}
