@@ -270,7 +270,7 @@ func (b *bodyReader) Close() error { return nil }
 // after the same octets).
 func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	s.body, s.bodyLoc = nil, 0
-	if !p.readsBody && !p.RefuseUnlistedTypes || r.Body == nil || r.Body == http.NoBody {
+	if !checksBody(r, p) {
 		return nil
 	}
 	ct, single := requestContentType(r)
@@ -349,6 +349,12 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		handOn(r, p, body, rj)
 	}
 	return rj
+}
+
+// checksBody reports whether checkBody has anything to do for r: a body,
+// on a route that reads bodies or refuses unlisted media types.
+func checksBody(r *http.Request, p *policy) bool {
+	return (p.readsBody || p.RefuseUnlistedTypes) && r.Body != nil && r.Body != http.NoBody
 }
 
 // handOn gives the handler the body read from r: in Monitor mode the body

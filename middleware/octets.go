@@ -2,6 +2,8 @@ package middleware
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -74,4 +76,78 @@ func nextIndex(p []byte, i int, c byte) int {
 		return i + k
 	}
 	return len(p)
+}
+
+// Word-wise scans of short texts (paths, queries), eight octets at a time.
+// Each mask has the high bit of an octet set exactly where the octet is
+// what it looks for, no false positives: the scans prove absences.
+
+const (
+	lsb8 = 0x0101010101010101
+	msb8 = 0x8080808080808080
+	low7 = 0x7F7F7F7F7F7F7F7F
+)
+
+// octetsEqual returns the mask of the octets of w equal to c.
+func octetsEqual(w uint64, c byte) uint64 {
+	x := w ^ lsb8*uint64(c)
+	return ^((x&low7 + low7) | x | low7)
+}
+
+// notPrintable returns the mask of the octets of w that are not printable
+// ASCII (0x20 to 0x7E): control characters, DEL and every octet of 0x80
+// or above.
+func notPrintable(w uint64) uint64 {
+	// An octet below 0x80 keeps its high bit clear in (w|msb8) - 0x20
+	// exactly when it is below 0x20 (no borrow crosses octets: each is at
+	// least 0x80 after the or).
+	return w&msb8 | ^((w|msb8)-lsb8*0x20)&msb8 | octetsEqual(w, 0x7F)
+}
+
+// loadWord returns the eight octets of s at i as a little-endian word.
+func loadWord(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(stringBytes(s[i : i+8]))
+}
+
+// plainPath reports whether a decoded path is printable ASCII without a
+// '%': valid UTF-8 in which no character belongs to any class of sanitize
+// (ClassOf is 0 for every printable ASCII character), with no escape in
+// it that would be double encoding, and no U+FEFF anywhere.
+func plainPath(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := loadWord(s, i)
+		if notPrintable(w)|octetsEqual(w, '%') != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7F || c == '%' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainQuery reports whether a query or form text is printable ASCII
+// without a '%' or a '+' (nothing to decode, no character of any class),
+// and, if so, how many '&' it holds.
+func plainQuery(s string) (plain bool, amps int) {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := loadWord(s, i)
+		if notPrintable(w)|octetsEqual(w, '%')|octetsEqual(w, '+') != 0 {
+			return false, 0
+		}
+		amps += bits.OnesCount64(octetsEqual(w, '&'))
+	}
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7F || c == '%' || c == '+':
+			return false, 0
+		case c == '&':
+			amps++
+		}
+	}
+	return true, amps
 }

@@ -179,7 +179,7 @@ func repairPath(r *http.Request, raw string, p *policy) *Rejection {
 // them, but for BOM, which counts at the start of a value: a parameter is
 // a value of its own to the handler, so a leading U+FEFF is refused at the
 // start of each parameter (paramBOM), as at the start of each query value.
-func (s *scratch) checkParams(names, values []string, p *policy, routedRaw, repaired bool) ([]string, *Rejection) {
+func checkParams(names, values []string, p *policy, routedRaw, repaired bool) ([]string, *Rejection) {
 	if !routedRaw && !repaired {
 		// Cut from the decoded path, which has passed.
 		for i, v := range values {

@@ -145,11 +145,18 @@ type Match struct {
 // runs only for an accepted request, rewritten to its canonical form where
 // the policy asks, with Verdict.Params as its parameters.
 func (pl *Pipeline) Check(r *http.Request, m Match, who IdentitySource) Verdict {
-	p := pl.g.lookup(m.Route)
+	// Small enough to be inlined into the adapter, so that m is taken
+	// apart in registers rather than copied through memory.
+	return pl.check(r, m.Route, m.Names, m.Values, m.Escaped, who)
+}
+
+// check is Check with m's fields one by one.
+func (pl *Pipeline) check(r *http.Request, route string, names, values []string, escaped bool, who IdentitySource) Verdict {
+	p := pl.g.lookup(route)
 	if p.off {
 		return Verdict{Request: r, Pass: true}
 	}
-	v := pl.g.run(r, m.Route, m.Names, m.Values, m.Escaped, p, callIdentity, who)
+	v := pl.g.run(r, route, names, values, escaped, p, callIdentity, who)
 	return Verdict{Request: v.r, Params: v.params, Rejection: v.rj, Pass: v.pass}
 }
 
@@ -187,9 +194,9 @@ func callIdentity(x any) requestIdentity {
 // accepted request, rewritten to its canonical form where the policy
 // asks.
 func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) verdict {
-	s := getScratch()
-	params, rj := g.inspect(s, r, p, names, values, escaped)
-	putScratch(s)
+	var ls lazyScratch
+	params, rj := g.inspectWith(&ls, r, p, names, values, escaped)
+	ls.release()
 	v := verdict{r: detachBody(r), pass: p.Mode == rules.Monitor}
 	if rj != nil {
 		// Cloned, so that route does not escape: an adapter's Match, whose
@@ -250,13 +257,28 @@ func (g *guard) lookup(route string) *policy {
 // decoded parameter values when they differ from values. A body that could
 // not be read is a Rejection too (body_unreadable).
 func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
+	ls := lazyScratch{s: s, lent: true}
+	return g.inspectWith(&ls, r, p, names, values, escaped)
+}
+
+// inspectWith is inspect with the scratch taken from the pool only when
+// something needs it: a clean request with a plain path and query and no
+// body needs none.
+func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
 	if p.Path.On {
 		routedRaw := escaped // as the router saw it
 		var repaired bool
-		if rj, repaired = s.checkPath(r, p); rj != nil {
-			return nil, rj
+		// A plain path (plainPath: nothing decoded, no character of any
+		// class, no escape) within the limit passes checkPath unchanged,
+		// and no segment of it starts with U+FEFF.
+		plain := r.URL.RawPath == "" && (p.Limits.PathBytes < 0 || len(r.URL.Path) <= p.Limits.PathBytes/3) &&
+			plainPath(r.URL.Path)
+		if !plain {
+			if rj, repaired = ls.get().checkPath(r, p); rj != nil {
+				return nil, rj
+			}
 		}
-		if params, rj = s.checkParams(names, values, p, routedRaw, repaired); rj != nil {
+		if params, rj = checkParams(names, values, p, routedRaw, repaired); rj != nil {
 			return nil, rj
 		}
 		if names == nil && r.Pattern != "" {
@@ -266,12 +288,14 @@ func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []
 		}
 		// The parameters a router has not cut yet (the net/http adapter
 		// wrapped around a ServeMux) or that no one named.
-		if rj = segmentBOM(r, p); rj != nil {
-			return nil, rj
+		if !plain {
+			if rj = segmentBOM(r, p); rj != nil {
+				return nil, rj
+			}
 		}
 	}
-	if p.Query.On && r.URL.RawQuery != "" {
-		fixed, changed, rj := s.checkPairs(r.URL.RawQuery, rules.Query, &p.Query, p.queryMode, &p.Limits)
+	if p.Query.On && r.URL.RawQuery != "" && !plainPairs(r.URL.RawQuery, &p.Limits) {
+		fixed, changed, rj := ls.get().checkPairs(r.URL.RawQuery, rules.Query, &p.Query, p.queryMode, &p.Limits)
 		if rj != nil {
 			return nil, rj
 		}
@@ -289,13 +313,50 @@ func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []
 			return nil, rj
 		}
 	}
-	if rj = s.checkBody(r, p); rj != nil {
-		return params, rj
+	if checksBody(r, p) {
+		if rj = ls.get().checkBody(r, p); rj != nil {
+			return params, rj
+		}
+	} else if ls.s != nil {
+		ls.s.body = nil // no body read: none to canonicalize
 	}
 	if p.canon {
-		params, rj = s.canonicalize(r, p, names, values, params)
+		params, rj = ls.get().canonicalize(r, p, names, values, params)
 	}
 	return params, rj
+}
+
+// plainPairs reports whether a query passes checkPairs unchanged without
+// decoding anything, as cleanPairs would find: printable ASCII without
+// '%' or '+' (plainQuery) within the field length limit, and fewer '&'
+// than the field count limit.
+func plainPairs(raw string, lim *rules.Limits) bool {
+	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes {
+		return false
+	}
+	plain, amps := plainQuery(raw)
+	return plain && (lim.Fields < 0 || amps < lim.Fields)
+}
+
+// lazyScratch takes a scratch from the pool the first time one is needed.
+type lazyScratch struct {
+	s    *scratch
+	lent bool // s is the caller's: release leaves it alone
+}
+
+func (ls *lazyScratch) get() *scratch {
+	if ls.s == nil {
+		ls.s = getScratch()
+	}
+	return ls.s
+}
+
+// release puts the scratch back in the pool, if one was taken.
+func (ls *lazyScratch) release() {
+	if ls.s != nil && !ls.lent {
+		putScratch(ls.s)
+		ls.s = nil
+	}
 }
 
 // scratch is the per-request working memory, pooled. Nothing in it is

@@ -1,0 +1,185 @@
+package middleware
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// The word-wise scans (octets.go) let a plain path or query skip the
+// general checks. They hold only as long as those checks find nothing in
+// plain text: these tests hold them to the general checks, on every
+// policy's classes and on limits set at random, every limit field of
+// rules.Limits included (a limit added later is drawn too, and a fast
+// path that ignores it fails here).
+
+// TestWordMasks holds octetsEqual and notPrintable to their definitions,
+// octet by octet, on every octet value in every position.
+func TestWordMasks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := range 200000 {
+		var b [8]byte
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		if k < 256*8 {
+			b[k/256] = byte(k) // every value at every position
+		}
+		w := binary.LittleEndian.Uint64(b[:])
+		for _, c := range []byte{'%', '+', '&', 0x7F, 0, 0x80, 0xFF, b[0]} {
+			m := octetsEqual(w, c)
+			for i := range b {
+				if got, want := m>>(8*i)&0xFF, uint64(0); b[i] == c && got != 0x80 || b[i] != c && got != want {
+					t.Fatalf("octetsEqual(% x, %#x): octet %d mask %#x", b, c, i, got)
+				}
+			}
+		}
+		m := notPrintable(w)
+		for i := range b {
+			want := uint64(0)
+			if b[i] < 0x20 || b[i] >= 0x7F {
+				want = 0x80
+			}
+			if got := m >> (8 * i) & 0xFF; got != want {
+				t.Fatalf("notPrintable(% x): octet %d mask %#x, want %#x", b, i, got, want)
+			}
+		}
+	}
+}
+
+// randomLimits sets every integer field of rules.Limits at random, negative
+// (no limit) included.
+func randomLimits(rng *rand.Rand) rules.Limits {
+	var l rules.Limits
+	v := reflect.ValueOf(&l).Elem()
+	vals := []int64{-1, 0, 1, 2, 3, 4, 5, 8, 13, 20, 40, 100, 1 << 20}
+	for i := range v.NumField() {
+		if f := v.Field(i); f.CanInt() {
+			f.SetInt(vals[rng.IntN(len(vals))])
+		}
+	}
+	return l
+}
+
+// plainSamples are texts to mutate: plain ones, and ones with every kind
+// of octet the scans must see.
+var plainSamples = []string{
+	"", "a", "/", "/api/users/42", "name=alice&sort=desc&page=2&limit=50", "a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8",
+	"/a b/c~d/$&+,;=:@", "q=a+b", "q=%41", "/%2e%2e/", "/caf\xC3\xA9", "/\xEF\xBB\xBFx", "q=\x7F", "q=\x1F&r=\t",
+	"/" + strings.Repeat("abcdefgh", 9), "x=" + strings.Repeat("&", 17), "/(x)!*'[]{}|\\^`\"<>",
+}
+
+func mutatePlain(rng *rand.Rand) string {
+	q := []byte(plainSamples[rng.IntN(len(plainSamples))])
+	for range rng.IntN(4) {
+		const octets = "%&=+/2C3AEx \x00\x1F\x7F\x80\xC3\xA9\xEF\xBB\xBF\xFF;?#\\"
+		switch {
+		case len(q) > 0 && rng.IntN(2) == 0:
+			q[rng.IntN(len(q))] = octets[rng.IntN(len(octets))]
+		default:
+			i := rng.IntN(len(q) + 1)
+			q = append(q[:i], append([]byte{octets[rng.IntN(len(octets))]}, q[i:]...)...)
+		}
+	}
+	return string(q)
+}
+
+// TestPlainPairsAgrees: a query plainPairs takes is one the pair-by-pair
+// check (checkEachPair) and checkPairs pass unchanged, under every class
+// and every limit.
+func TestPlainPairsAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	s := getScratch()
+	defer putScratch(s)
+	plain := 0
+	for range 60000 {
+		q := mutatePlain(rng)
+		lim := randomLimits(rng)
+		if !plainPairs(q, &lim) {
+			continue
+		}
+		plain++
+		for _, forbid := range []sanitize.Class{sanitize.AllClasses, rules.Strict().Query.Forbid} {
+			c := &rules.Check{On: true, Forbid: forbid}
+			mode := sanitize.EscapeQuery | sanitize.RefuseDoubleEncoding
+			for _, loc := range []rules.Location{rules.Query, rules.Form} {
+				text, changed, rj := s.checkEachPair(q, loc, c, mode, &lim)
+				text2, changed2, rj2 := s.checkPairs(q, loc, c, mode, &lim)
+				if text != "" || changed || rj != nil || text2 != "" || changed2 || rj2 != nil {
+					t.Fatalf("%q limits %+v: plain, but checkEachPair gives %q %v %s and checkPairs %q %v %s",
+						q, lim, text, changed, describe(rj), text2, changed2, describe(rj2))
+				}
+			}
+		}
+	}
+	if plain < 1000 {
+		t.Errorf("only %d plain queries drawn", plain)
+	}
+}
+
+// TestPlainPathAgrees: a path inspect takes as plain is one checkPath
+// (on the escaped path, as checkEscapedPath decodes it) and segmentBOM
+// pass unchanged, under every class, with double encoding refused, and
+// every path limit.
+func TestPlainPathAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := getScratch()
+	defer putScratch(s)
+	plain := 0
+	for range 60000 {
+		path := mutatePlain(rng)
+		pol := rules.Strict()
+		pol.Path.Forbid = sanitize.AllClasses
+		pol.Limits = randomLimits(rng)
+		p := compile(pol)
+		if !plainPath(path) || !(p.Limits.PathBytes < 0 || len(path) <= p.Limits.PathBytes/3) {
+			continue
+		}
+		plain++
+		r := httptest.NewRequest("GET", "/", nil)
+		r.URL.Path, r.URL.RawPath = path, ""
+		rj1, rep1 := checkDecodedPath(r, p)
+		rj2, rep2 := s.checkEscapedPath(r, r.URL.EscapedPath(), p)
+		if rj1 != nil || rep1 || rj2 != nil || rep2 || segmentBOM(r, p) != nil || r.URL.Path != path || r.URL.RawPath != "" {
+			t.Fatalf("%q limits %+v: plain, but %s %v, %s %v", path, p.Limits, describe(rj1), rep1, describe(rj2), rep2)
+		}
+	}
+	if plain < 1000 {
+		t.Errorf("only %d plain paths drawn", plain)
+	}
+}
+
+// FuzzPlain holds both scans to the general checks on fuzzed text.
+func FuzzPlain(f *testing.F) {
+	for _, s := range plainSamples {
+		f.Add(s, int64(-1), int64(3))
+	}
+	f.Fuzz(func(t *testing.T, text string, fields, fieldBytes int64) {
+		lim := rules.Limits{Fields: int(fields % 64), FieldBytes: int(fieldBytes % 256), PathBytes: int(fieldBytes % 1024)}
+		s := getScratch()
+		defer putScratch(s)
+		if plainPairs(text, &lim) {
+			c := &rules.Check{On: true, Forbid: sanitize.AllClasses}
+			if text2, changed, rj := s.checkEachPair(text, rules.Query, c, sanitize.EscapeQuery|sanitize.RefuseDoubleEncoding, &lim); text2 != "" || changed || rj != nil {
+				t.Fatalf("%q %+v: plain, but %q %v %s", text, lim, text2, changed, describe(rj))
+			}
+		}
+		if plainPath(text) {
+			pol := rules.Strict()
+			pol.Path.Forbid = sanitize.AllClasses
+			pol.Limits.PathBytes = -1
+			p := compile(pol)
+			r := httptest.NewRequest("GET", "/", nil)
+			r.URL.Path, r.URL.RawPath = text, ""
+			if rj, rep := s.checkEscapedPath(r, r.URL.EscapedPath(), p); rj != nil || rep || segmentBOM(r, p) != nil {
+				t.Fatalf("%q: plain, but %s %v", text, describe(rj), rep)
+			}
+		}
+	})
+}
