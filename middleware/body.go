@@ -73,48 +73,92 @@ func (s *scratch) readBody(r *http.Request, limit int64, keep bool) (body []byte
 	if limit >= 0 && cl > limit {
 		return nil, true, nil
 	}
+	if cl < 0 || cl > upfrontBytes {
+		return s.readGrowing(r, limit, keep, nil, nil, nil)
+	}
+	out := make([]byte, cl)
+	for k := 0; ; {
+		if k < len(out) {
+			m, rerr := r.Body.Read(out[k:])
+			k += m
+			switch {
+			case rerr == io.EOF:
+				return out[:k], false, nil
+			case rerr != nil:
+				return nil, false, readFailed(r, out[:k], rerr, keep)
+			}
+			continue
+		}
+		// out holds the declared length: the read that tells the end
+		// (net/http's body says io.EOF with the last octets, other
+		// readers with none after them), at most up to one past the
+		// limit.
+		probe := s.probe[:min(len(s.probe), room(limit, k))]
+		m, rerr := r.Body.Read(probe)
+		switch {
+		case m == 0 && rerr == io.EOF:
+			return out, false, nil
+		case m == 0 && rerr == nil:
+			continue
+		}
+		// More than declared, or a failure: on with what the probe read.
+		return s.readGrowing(r, limit, keep, out, probe[:m], rerr)
+	}
+}
+
+// readFailed is the error of a body whose read failed with err after the
+// octets read; with keep (Monitor), r.Body then gives them and the same
+// error. read must be memory of the body's own.
+func readFailed(r *http.Request, read []byte, err error, keep bool) error {
+	if keep {
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(read), errorReader{err}), r.Body}
+	}
+	return errors.Join(errBodyRead, err)
+}
+
+// readGrowing is readBody for a body whose size is not known up front:
+// not declared, declared over upfrontBytes, or longer than declared. out
+// holds the octets read so far, in memory of the body's own (nil: none),
+// and pre and perr what the last read gave after them (pre in working
+// memory), if one is pending.
+func (s *scratch) readGrowing(r *http.Request, limit int64, keep bool, out, pre []byte, perr error) (body []byte, over bool, err error) {
+	cl := r.ContentLength
 	defer s.dropChunks()
-	// out is memory of the body's own, octets first, then those in the
-	// working memory (s.segs), which is empty until out is full.
-	var out []byte
+	// out is followed by the octets in the working memory (s.segs), which
+	// is empty until out is full.
 	commitAt := -1 // working octets at which to move to one buffer of cl
-	switch {
-	case cl > upfrontBytes:
+	if out == nil && cl > upfrontBytes {
 		commitAt = int(cl / commitShare)
-	case cl >= 0:
-		out = make([]byte, 0, cl)
 	}
 	n := 0 // octets in the working memory
+	pending := pre != nil || perr != nil
 	for {
-		var buf []byte
-		probe := false
-		switch {
-		case n == 0 && len(out) < cap(out):
-			buf = out[len(out):cap(out)]
-		case n == 0 && out != nil:
-			// out holds the declared length: the read that tells the end
-			// comes (net/http's body says io.EOF with the last octets,
-			// other readers with none after them).
-			buf, probe = s.probe[:], true
-		default:
-			buf = s.space(room(limit, len(out)+n))
-		}
-		if r := room(limit, len(out)+n); len(buf) > r {
-			buf = buf[:r] // one past the limit tells it is over
-		}
-		k, rerr := r.Body.Read(buf)
-		switch {
-		case probe && k > 0:
-			// More than declared: on into the working memory.
-			copy(s.space(k), buf[:k])
-			s.advance(k)
-			n += k
-		case probe:
-		case n == 0 && len(out) < cap(out):
-			out = out[:len(out)+k]
-		default:
-			s.advance(k)
-			n += k
+		rerr := perr
+		if pending {
+			if len(pre) > 0 {
+				copy(s.space(len(pre)), pre)
+				s.advance(len(pre))
+				n += len(pre)
+			}
+			pending = false
+		} else {
+			var buf []byte
+			if n == 0 && len(out) < cap(out) {
+				buf = out[len(out):cap(out)]
+			} else {
+				buf = s.space(room(limit, len(out)+n))
+			}
+			if r := room(limit, len(out)+n); len(buf) > r {
+				buf = buf[:r] // one past the limit tells it is over
+			}
+			var k int
+			k, rerr = r.Body.Read(buf)
+			if n == 0 && len(out) < cap(out) {
+				out = out[:len(out)+k]
+			} else {
+				s.advance(k)
+				n += k
+			}
 		}
 		switch {
 		case limit >= 0 && int64(len(out)+n) > limit:
@@ -128,10 +172,7 @@ func (s *scratch) readBody(r *http.Request, limit int64, keep bool) (body []byte
 			}
 			return s.gather(out, n), false, nil
 		case rerr != nil:
-			if keep {
-				r.Body = readCloser{io.MultiReader(bytes.NewReader(s.gather(out, n)), errorReader{rerr}), r.Body}
-			}
-			return nil, false, errors.Join(errBodyRead, rerr)
+			return nil, false, readFailed(r, s.gather(out, n), rerr, keep)
 		}
 		if commitAt >= 0 && n >= commitAt {
 			// A commitShare-th of the declared length has come: the rest

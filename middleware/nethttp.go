@@ -97,18 +97,17 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			v := g.run(r, route, nil, nil, false, p, httpIdentityOf, r)
-			switch {
-			case v.rj != nil:
+			hand, _, rj, pass := g.run(r, route, nil, nil, false, p, httpIdentityOf, r)
+			if rj != nil {
 				if cfg.OnReject != nil {
-					cfg.OnReject(v.r, v.rj)
+					cfg.OnReject(hand, rj)
 				}
-				if !v.pass {
-					onError(w, v.r, v.rj)
+				if !pass {
+					onError(w, hand, rj)
 					return
 				}
 			}
-			next.ServeHTTP(w, v.r)
+			next.ServeHTTP(w, hand)
 		})
 	}, nil
 }

@@ -3,7 +3,6 @@ package middleware
 import (
 	"bytes"
 	"encoding/binary"
-	"math/bits"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -78,9 +77,10 @@ func nextIndex(p []byte, i int, c byte) int {
 	return len(p)
 }
 
-// Word-wise scans of short texts (paths, queries), eight octets at a time.
-// Each mask has the high bit of an octet set exactly where the octet is
-// what it looks for, no false positives: the scans prove absences.
+// Word-wise scans of short texts (paths, queries), eight octets at a time:
+// the high bit of each octet of a word tells exactly (no false positive,
+// no false negative) whether the octet is one looked for, so that the
+// scans prove absences.
 
 const (
 	lsb8 = 0x0101010101010101
@@ -88,66 +88,55 @@ const (
 	low7 = 0x7F7F7F7F7F7F7F7F
 )
 
-// octetsEqual returns the mask of the octets of w equal to c.
-func octetsEqual(w uint64, c byte) uint64 {
-	x := w ^ lsb8*uint64(c)
-	return ^((x&low7 + low7) | x | low7)
+// printableWithout reports whether s is printable ASCII holding neither a
+// nor b (two printable ASCII octets): valid UTF-8 in which no character
+// belongs to any class of sanitize (ClassOf is 0 for every printable ASCII
+// character), and no U+FEFF anywhere.
+func printableWithout(s string, a, b byte) bool {
+	if len(s) < 8 {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c >= 0x7F || c == a || c == b {
+				return false
+			}
+		}
+		return true
+	}
+	// ok keeps the high bit of each octet position set while every octet
+	// seen there is good (goodOctets).
+	ok := uint64(msb8)
+	aw, bw := lsb8*uint64(a), lsb8*uint64(b)
+	p := stringBytes(s)
+	for i := 0; i+8 <= len(p); i += 8 {
+		ok &= goodOctets(binary.LittleEndian.Uint64(p[i:]), aw, bw)
+	}
+	// The last eight octets, which overlap the words above when len(s)
+	// is not a multiple of eight: looking at an octet twice changes
+	// nothing.
+	ok &= goodOctets(binary.LittleEndian.Uint64(p[len(p)-8:]), aw, bw)
+	return ok == msb8
 }
 
-// notPrintable returns the mask of the octets of w that are not printable
-// ASCII (0x20 to 0x7E): control characters, DEL and every octet of 0x80
-// or above.
-func notPrintable(w uint64) uint64 {
-	// An octet below 0x80 keeps its high bit clear in (w|msb8) - 0x20
-	// exactly when it is below 0x20 (no borrow crosses octets: each is at
-	// least 0x80 after the or).
-	return w&msb8 | ^((w|msb8)-lsb8*0x20)&msb8 | octetsEqual(w, 0x7F)
-}
-
-// loadWord returns the eight octets of s at i as a little-endian word.
-func loadWord(s string, i int) uint64 {
-	return binary.LittleEndian.Uint64(stringBytes(s[i : i+8]))
+// goodOctets returns a word whose high bit of each octet is set when the
+// octet of w is printable ASCII and none of the octets aw and bw repeat
+// (lsb8 times a printable ASCII octet); its other bits are noise.
+func goodOctets(w, aw, bw uint64) uint64 {
+	// At least 0x20 (for an octet below 0x80, whose high bit the or sets,
+	// the subtraction borrows from no other octet); below 0x80 and not
+	// 0x7F (the low seven bits plus one carry into the high bit exactly
+	// when they are all set, and never further); not a, not b (an octet
+	// of the exclusive or is not zero exactly when its low seven bits
+	// plus 0x7F, or its high bit, set the high bit).
+	ge20 := (w | msb8) - lsb8*0x20
+	lt7f := ^(w | (w&low7 + lsb8))
+	xa, xb := w^aw, w^bw
+	return ge20 & lt7f & (xa&low7 + low7 | xa) & (xb&low7 + low7 | xb)
 }
 
 // plainPath reports whether a decoded path is printable ASCII without a
-// '%': valid UTF-8 in which no character belongs to any class of sanitize
-// (ClassOf is 0 for every printable ASCII character), with no escape in
-// it that would be double encoding, and no U+FEFF anywhere.
-func plainPath(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := loadWord(s, i)
-		if notPrintable(w)|octetsEqual(w, '%') != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7F || c == '%' {
-			return false
-		}
-	}
-	return true
-}
+// '%': nothing in it belongs to a class, nothing is double encoding, and
+// no segment starts with U+FEFF.
+func plainPath(s string) bool { return printableWithout(s, '%', '%') }
 
 // plainQuery reports whether a query or form text is printable ASCII
-// without a '%' or a '+' (nothing to decode, no character of any class),
-// and, if so, how many '&' it holds.
-func plainQuery(s string) (plain bool, amps int) {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := loadWord(s, i)
-		if notPrintable(w)|octetsEqual(w, '%')|octetsEqual(w, '+') != 0 {
-			return false, 0
-		}
-		amps += bits.OnesCount64(octetsEqual(w, '&'))
-	}
-	for ; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c >= 0x7F || c == '%' || c == '+':
-			return false, 0
-		case c == '&':
-			amps++
-		}
-	}
-	return true, amps
-}
+// without a '%' or a '+': nothing to decode, nothing of any class.
+func plainQuery(s string) bool { return printableWithout(s, '%', '+') }

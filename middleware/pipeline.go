@@ -18,21 +18,6 @@ import (
 // does in those terms what the verdict says: call the hooks, answer the
 // refusal, hand the rewritten parameters back, call the handler.
 
-// verdict is what run decided for one request.
-type verdict struct {
-	// r is the request to hand to the handler: the one given, or a copy
-	// when its body was wrapped (detachBody), which the adapter installs.
-	r *http.Request
-	// params are the path parameter values the handler must see, in the
-	// order of the names given, or nil when they stay as they are.
-	params []string
-	// rj is the violation found, logged already: refused in Enforce mode,
-	// flagged in Monitor mode.
-	rj *Rejection
-	// pass says whether the handler runs.
-	pass bool
-}
-
 // identityFunc returns the log's identity fields for the request the
 // framework value x stands for. It is called only when a line is logged,
 // and, being a plain function of x, costs no allocation when it is not.
@@ -156,8 +141,8 @@ func (pl *Pipeline) check(r *http.Request, route string, names, values []string,
 	if p.off {
 		return Verdict{Request: r, Pass: true}
 	}
-	v := pl.g.run(r, route, names, values, escaped, p, callIdentity, who)
-	return Verdict{Request: v.r, Params: v.params, Rejection: v.rj, Pass: v.pass}
+	r2, params, rj, pass := pl.g.run(r, route, names, values, escaped, p, callIdentity, who)
+	return Verdict{Request: r2, Params: params, Rejection: rj, Pass: pass}
 }
 
 // Refuse logs rj, a refusal an adapter found itself (under e.Pre, a
@@ -186,32 +171,39 @@ func callIdentity(x any) requestIdentity {
 }
 
 // run checks r, routed to route (whose policy p is on) with the path
-// parameters names and values, escaped or not (see Match), and decides.
+// parameters names and values, escaped or not (see Match), and decides:
+// it returns the request to hand to the handler (r, or a copy when its
+// body was wrapped: detachBody), the path parameter values the handler
+// must see (in the order of names, or nil when they stay as they are),
+// the violation found, logged already (refused in Enforce mode, flagged in
+// Monitor mode), and whether the handler runs. In Monitor mode the
+// handler always runs and gets the request as it came; in Enforce mode it
+// runs only for an accepted request, rewritten to its canonical form where
+// the policy asks.
+//
 // (Match's fields are passed one by one: escape analysis, which does not
 // tell a struct's fields apart, would otherwise move an adapter's
-// parameter arrays to the heap with the route string the log keeps.) In Monitor mode the handler always runs
-// and gets the request as it came; in Enforce mode it runs only for an
-// accepted request, rewritten to its canonical form where the policy
-// asks.
-func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) verdict {
+// parameter arrays to the heap with the route string the log keeps. The
+// results are several, not a struct, so that they come back in
+// registers.)
+func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) (
+	hand *http.Request, params []string, rj *Rejection, pass bool) {
 	var ls lazyScratch
-	params, rj := g.inspectWith(&ls, r, p, names, values, escaped)
+	params, rj = g.inspectWith(&ls, r, p, names, values, escaped)
 	ls.release()
-	v := verdict{r: detachBody(r), pass: p.Mode == rules.Monitor}
+	hand = detachBody(r)
 	if rj != nil {
 		// Cloned, so that route does not escape: an adapter's Match, whose
 		// parameter slices may be on its stack, stays there.
 		rj.Route, rj.Mode = strings.Clone(route), p.Mode
-		g.logRejection(v.r, rj, who(x))
-		v.rj = rj
-		return v
+		g.logRejection(hand, rj, who(x))
+		return hand, nil, rj, p.Mode == rules.Monitor
 	}
-	v.pass = true
-	if p.Mode == rules.Enforce {
-		v.params = params
+	if p.Mode != rules.Enforce {
+		params = nil
 	}
-	g.logAccept(v.r, route)
-	return v
+	g.logAccept(hand, route)
+	return hand, params, nil, true
 }
 
 // guard is the compiled configuration shared by the Echo middleware and
@@ -328,14 +320,17 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 
 // plainPairs reports whether a query passes checkPairs unchanged without
 // decoding anything, as cleanPairs would find: printable ASCII without
-// '%' or '+' (plainQuery) within the field length limit, and fewer '&'
+// '%' or '+' (plainQuery) within the field length limit, with fewer '&'
 // than the field count limit.
 func plainPairs(raw string, lim *rules.Limits) bool {
 	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes {
 		return false
 	}
-	plain, amps := plainQuery(raw)
-	return plain && (lim.Fields < 0 || amps < lim.Fields)
+	if !plainQuery(raw) {
+		return false
+	}
+	// Fewer '&' than octets: counted only when that is not few enough.
+	return lim.Fields < 0 || len(raw) < lim.Fields || strings.Count(raw, "&") < lim.Fields
 }
 
 // lazyScratch takes a scratch from the pool the first time one is needed.
