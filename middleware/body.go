@@ -68,13 +68,17 @@ const commitShare = 16
 // body; with keep (Monitor), r.Body then gives what was read followed by
 // the unread rest, or by the same error, so a monitored request loses
 // nothing.
-func (s *scratch) readBody(r *http.Request, limit int64, keep bool) (body []byte, over bool, err error) {
+//
+// rd is the reader the handler is to get the body through (handOn): a body
+// of declared length is read into its probe to tell the end, so that
+// nothing pooled is needed for it.
+func readBody(ls *lazyScratch, r *http.Request, limit int64, keep bool, rd *bodyReader) (body []byte, over bool, err error) {
 	cl := r.ContentLength
 	if limit >= 0 && cl > limit {
 		return nil, true, nil
 	}
 	if cl < 0 || cl > upfrontBytes {
-		return s.readGrowing(r, limit, keep, nil, nil, nil)
+		return ls.get().readGrowing(r, limit, keep, nil, nil, nil)
 	}
 	out := make([]byte, cl)
 	for k := 0; ; {
@@ -93,7 +97,7 @@ func (s *scratch) readBody(r *http.Request, limit int64, keep bool) (body []byte
 		// (net/http's body says io.EOF with the last octets, other
 		// readers with none after them), at most up to one past the
 		// limit.
-		probe := s.probe[:min(len(s.probe), room(limit, k))]
+		probe := rd.probe[:min(len(rd.probe), room(limit, k))]
 		m, rerr := r.Body.Read(probe)
 		switch {
 		case m == 0 && rerr == io.EOF:
@@ -102,7 +106,7 @@ func (s *scratch) readBody(r *http.Request, limit int64, keep bool) (body []byte
 			continue
 		}
 		// More than declared, or a failure: on with what the probe read.
-		return s.readGrowing(r, limit, keep, out, probe[:m], rerr)
+		return ls.get().readGrowing(r, limit, keep, out, probe[:m], rerr)
 	}
 }
 
@@ -274,8 +278,12 @@ type readCloser struct {
 // client-side field that a server request does not have, is cleared: one
 // set by an earlier middleware would give the body already read. body is
 // the handler's from then on: nothing else writes to it or reuses it.
-func setBody(r *http.Request, body []byte) {
-	r.Body = newBodyReader(body)
+func setBody(r *http.Request, body []byte) { setBodyWith(r, body, new(bodyReader)) }
+
+// setBodyWith is setBody with the reader to hand body on with, a new one.
+func setBodyWith(r *http.Request, body []byte, rd *bodyReader) {
+	rd.Reset(body)
+	r.Body = rd
 	r.GetBody = nil
 	r.ContentLength = int64(len(body))
 	r.TransferEncoding = nil
@@ -290,13 +298,15 @@ func setBody(r *http.Request, body []byte) {
 }
 
 // bodyReader is a body read whole, as an io.ReadCloser: one allocation,
-// where io.NopCloser(bytes.NewReader(body)) makes two.
-type bodyReader struct{ bytes.Reader }
-
-func newBodyReader(body []byte) *bodyReader {
-	b := &bodyReader{}
-	b.Reset(body)
-	return b
+// where io.NopCloser(bytes.NewReader(body)) makes two. Each is new, never
+// reused: it is the handler's.
+type bodyReader struct {
+	bytes.Reader
+	// probe is where readBody reads past a body of declared length to
+	// tell its end (a use of the 8 octets the allocation has room for
+	// anyway): octets found there are the request's own, and are copied
+	// on; the Reader never reads from it.
+	probe [8]byte
 }
 
 // Close does nothing.
@@ -309,8 +319,15 @@ func (b *bodyReader) Close() error { return nil }
 // whole is body_unreadable: none of it can be checked, and the handler
 // must never see part of one (in Monitor mode its read fails as ours did,
 // after the same octets).
-func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
-	s.body, s.bodyLoc = nil, 0
+//
+// It takes a scratch from ls only when it needs one: for the working
+// memory of a body of unknown or large size, a form body's decoding, and
+// the body canonicalization reads (s.body, set when the policy
+// canonicalizes).
+func checkBody(ls *lazyScratch, r *http.Request, p *policy) *Rejection {
+	if ls.s != nil {
+		ls.s.body, ls.s.bodyLoc = nil, 0
+	}
 	if !checksBody(r, p) {
 		return nil
 	}
@@ -328,10 +345,10 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 			return &Rejection{Reason: sanitize.UnsupportedMediaType, Location: rules.Body, Field: "Content-Type",
 				Sample: sample(ct, 0), Err: sanitize.ErrUnsupportedMediaType}
 		}
-		return s.passUnread(r, p)
+		return passUnread(r, p)
 	}
 	if !p.Location(loc).On {
-		return s.passUnread(r, p)
+		return passUnread(r, p)
 	}
 	if !utf8Charset(charset) {
 		if p.RefuseCharsets {
@@ -343,10 +360,11 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		// checked as UTF-8 all the same. A text or XML body in another
 		// charset is left to a decoder for it: not ours to check.
 		if loc == rules.Body || loc == rules.XML {
-			return s.passUnread(r, p)
+			return passUnread(r, p)
 		}
 	}
-	body, over, err := s.readBody(r, p.Limits.BodyBytes, p.Mode == rules.Monitor)
+	rd := new(bodyReader) // the handler's, if it gets the body
+	body, over, err := readBody(ls, r, p.Limits.BodyBytes, p.Mode == rules.Monitor, rd)
 	if err != nil {
 		return &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
 	}
@@ -356,7 +374,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	// The body was read to its end: net/http has put its trailers, if
 	// any, in r.Trailer.
 	if rj := checkTrailers(r, p); rj != nil {
-		handOn(r, p, body, rj)
+		handOn(r, p, body, rj, rd)
 		return rj
 	}
 	fixed := body
@@ -364,7 +382,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	case rules.Form:
 		var text string
 		var changed bool
-		text, changed, rj = s.checkPairs(bytesString(body), loc, &p.Form, p.formMode, &p.Limits)
+		text, changed, rj = ls.get().checkPairs(bytesString(body), loc, &p.Form, p.formMode, &p.Limits)
 		if changed {
 			fixed = []byte(text)
 		}
@@ -384,10 +402,13 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
 	}
 	if rj == nil {
-		handOn(r, p, fixed, nil)
-		s.body, s.bodyLoc = fixed, loc
+		handOn(r, p, fixed, nil, rd)
+		if p.canon {
+			s := ls.get()
+			s.body, s.bodyLoc = fixed, loc
+		}
 	} else {
-		handOn(r, p, body, rj)
+		handOn(r, p, body, rj, rd)
 	}
 	return rj
 }
@@ -401,13 +422,15 @@ func checksBody(r *http.Request, p *policy) bool {
 // handOn gives the handler the body read from r: in Monitor mode the body
 // as it came, with r's length and transfer coding left as the client sent
 // them; in Enforce mode the accepted (perhaps repaired) body with its
-// length set, or nothing for a rejected request, which no handler reads.
-func handOn(r *http.Request, p *policy, body []byte, rj *Rejection) {
+// length set, or nothing for a rejected request, which no handler reads;
+// rd is the new reader to hand it on with.
+func handOn(r *http.Request, p *policy, body []byte, rj *Rejection, rd *bodyReader) {
 	switch {
 	case p.Mode == rules.Monitor:
-		r.Body = newBodyReader(body)
+		rd.Reset(body)
+		r.Body = rd
 	case rj == nil:
-		setBody(r, body)
+		setBodyWith(r, body, rd)
 	}
 }
 
@@ -420,7 +443,7 @@ func handOn(r *http.Request, p *policy, body []byte, rj *Rejection) {
 // type. And it guards the trailers of a chunked body (trailerGuard). The
 // wrapped body is an unreadBody, which the adapters hand to the handler
 // on a copy of the request (detachBody).
-func (s *scratch) passUnread(r *http.Request, p *policy) *Rejection {
+func passUnread(r *http.Request, p *policy) *Rejection {
 	chunked := r.ContentLength < 0
 	if chunked && p.checksTrailers() {
 		// A chunked body's trailers arrive only once the handler has read

@@ -195,6 +195,15 @@ func binderLocation(ct string) (rules.Location, bool) {
 // binder and JSON by its suffix), no single check covers both readers,
 // and the body is refused (bad_media_type).
 func (p *policy) bodyLocation(ct, typ, sub string) (rules.Location, bool, *Rejection) {
+	// The most common values, which both readers take alike
+	// (TestBodyLocationCommon).
+	switch ct {
+	case "application/json", "application/json; charset=utf-8", "application/json;charset=utf-8",
+		"application/json; charset=UTF-8":
+		return rules.JSON, true, nil
+	case "application/x-www-form-urlencoded":
+		return rules.Form, true, nil
+	}
 	loc, ok := p.mediaLocation(typ, sub)
 	bloc, bok := binderLocation(ct)
 	switch {

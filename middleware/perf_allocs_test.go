@@ -132,9 +132,9 @@ func TestBodyAllocsDeclaredNotSent(t *testing.T) {
 	_, octets := allocsOf(20, func() {
 		r.Body = io.NopCloser(&onlyReader{strings.NewReader("0123456789")})
 		r.ContentLength = 1 << 20
-		s := getScratch()
-		body, over, err := s.readBody(r, pol.Limits.BodyBytes, false)
-		putScratch(s)
+		var ls lazyScratch
+		body, over, err := readBody(&ls, r, pol.Limits.BodyBytes, false, new(bodyReader))
+		ls.release()
 		if err != nil || over || string(body) != "0123456789" {
 			t.Fatalf("%q %v %v", body, over, err)
 		}

@@ -71,11 +71,11 @@ func BenchmarkPieces(b *testing.B) {
 		for b.Loop() {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
-			s := getScratch()
-			if rj := s.checkBody(r, p); rj != nil {
+			var ls lazyScratch
+			if rj := checkBody(&ls, r, p); rj != nil {
 				b.Fatal(rj)
 			}
-			putScratch(s)
+			ls.release()
 		}
 	})
 	b.Run("readBody", func(b *testing.B) {
@@ -84,9 +84,9 @@ func BenchmarkPieces(b *testing.B) {
 		for b.Loop() {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
-			s := getScratch()
-			s.readBody(r, p.Limits.BodyBytes, false)
-			putScratch(s)
+			var ls lazyScratch
+			readBody(&ls, r, p.Limits.BodyBytes, false, new(bodyReader))
+			ls.release()
 		}
 	})
 }

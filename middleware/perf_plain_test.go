@@ -174,3 +174,25 @@ func FuzzPlain(f *testing.F) {
 		}
 	})
 }
+
+// TestBodyLocationCommon: the Content-Type values bodyLocation answers
+// without parsing get the answer of the general path.
+func TestBodyLocationCommon(t *testing.T) {
+	for _, pol := range []rules.Policy{rules.Strict(), rules.Default()} {
+		p := compile(pol)
+		for _, ct := range []string{"application/json", "application/json; charset=utf-8", "application/json;charset=utf-8",
+			"application/json; charset=UTF-8", "application/x-www-form-urlencoded"} {
+			typ, sub, _, ok := parseMediaType(ct)
+			if !ok {
+				t.Fatalf("%q does not parse", ct)
+			}
+			loc, text, rj := p.bodyLocation(ct, typ, sub)
+			// The general path: as bodyLocation decides past its switch.
+			wloc, wok := p.mediaLocation(typ, sub)
+			bloc, bok := binderLocation(ct)
+			if !bok || !wok || wloc != bloc || loc != wloc || !text || rj != nil {
+				t.Errorf("%q: %v %v %v; media %v %v, binder %v %v", ct, loc, text, rj, wloc, wok, bloc, bok)
+			}
+		}
+	}
+}

@@ -53,9 +53,9 @@ func TestReadBodySizes(t *testing.T) {
 					name := fmt.Sprintf("size=%d/declared=%d/%s/keep=%v", size, decl, rname, keep)
 					cr := &octetCounter{r: wrap(bytes.NewReader(body))}
 					r := &http.Request{Body: io.NopCloser(cr), ContentLength: int64(decl)}
-					s := getScratch()
-					got, over, err := s.readBody(r, limit, keep)
-					putScratch(s)
+					var ls lazyScratch
+					got, over, err := readBody(&ls, r, limit, keep, new(bodyReader))
+					ls.release()
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
@@ -92,9 +92,9 @@ func TestReadBodyError(t *testing.T) {
 		for _, decl := range []int{-1, size, 2 * size, 1 << 20} {
 			body := bytes.Repeat([]byte{'x'}, size)
 			r := &http.Request{Body: io.NopCloser(io.MultiReader(bytes.NewReader(body), iotest.ErrReader(boom))), ContentLength: int64(decl)}
-			s := getScratch()
-			got, over, err := s.readBody(r, 1<<20, true)
-			putScratch(s)
+			var ls lazyScratch
+			got, over, err := readBody(&ls, r, 1<<20, true, new(bodyReader))
+			ls.release()
 			if got != nil || over || !errors.Is(err, boom) || !errors.Is(err, errBodyRead) {
 				t.Fatalf("size %d declared %d: %d octets, over %v, err %v", size, decl, len(got), over, err)
 			}

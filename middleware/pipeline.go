@@ -305,12 +305,8 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 			return nil, rj
 		}
 	}
-	if checksBody(r, p) {
-		if rj = ls.get().checkBody(r, p); rj != nil {
-			return params, rj
-		}
-	} else if ls.s != nil {
-		ls.s.body = nil // no body read: none to canonicalize
+	if rj = checkBody(ls, r, p); rj != nil {
+		return params, rj
 	}
 	if p.canon {
 		params, rj = ls.get().canonicalize(r, p, names, values, params)
@@ -367,12 +363,10 @@ type scratch struct {
 	bodyLoc rules.Location
 	// The working memory readBody reads a body into before it knows its
 	// size (body.go): segs are its segments, each sliced to the octets
-	// read into it, the first ones the pooled arrays of chunks; probe is
-	// where it reads to tell the end of a body of the length declared.
-	// None of it ever holds a body a handler gets.
+	// read into it, the first ones the pooled arrays of chunks. None of
+	// it ever holds a body a handler gets.
 	segs   [][]byte
 	chunks []*[chunkSize]byte
-	probe  [8]byte
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 1024)} }}
