@@ -77,15 +77,15 @@ func nextIndex(p []byte, i int, c byte) int {
 	return len(p)
 }
 
-// Word-wise scans of short texts (paths, queries), eight octets at a time:
-// the high bit of each octet of a word tells exactly (no false positive,
-// no false negative) whether the octet is one looked for, so that the
-// scans prove absences.
+// Word-wise scans of short texts (paths, queries), eight octets at a time.
+// Each test gives a word whose high bits, taken together, are not all
+// clear exactly when some octet of the word is one looked for (a borrow
+// or carry may mark octets next to a true one, never one in a word
+// without any): so a scan that finds none proves absence.
 
 const (
 	lsb8 = 0x0101010101010101
 	msb8 = 0x8080808080808080
-	low7 = 0x7F7F7F7F7F7F7F7F
 )
 
 // printableWithout reports whether s is printable ASCII holding neither a
@@ -101,35 +101,38 @@ func printableWithout(s string, a, b byte) bool {
 		}
 		return true
 	}
-	// ok keeps the high bit of each octet position set while every octet
-	// seen there is good (goodOctets).
-	ok := uint64(msb8)
+	var bad uint64
 	aw, bw := lsb8*uint64(a), lsb8*uint64(b)
 	p := stringBytes(s)
 	for i := 0; i+8 <= len(p); i += 8 {
-		ok &= goodOctets(binary.LittleEndian.Uint64(p[i:]), aw, bw)
+		bad |= badOctets(binary.LittleEndian.Uint64(p[i:]), aw, bw)
 	}
 	// The last eight octets, which overlap the words above when len(s)
 	// is not a multiple of eight: looking at an octet twice changes
 	// nothing.
-	ok &= goodOctets(binary.LittleEndian.Uint64(p[len(p)-8:]), aw, bw)
-	return ok == msb8
+	bad |= badOctets(binary.LittleEndian.Uint64(p[len(p)-8:]), aw, bw)
+	return bad&msb8 == 0
 }
 
-// goodOctets returns a word whose high bit of each octet is set when the
-// octet of w is printable ASCII and none of the octets aw and bw repeat
-// (lsb8 times a printable ASCII octet); its other bits are noise.
-func goodOctets(w, aw, bw uint64) uint64 {
-	// At least 0x20 (for an octet below 0x80, whose high bit the or sets,
-	// the subtraction borrows from no other octet); below 0x80 and not
-	// 0x7F (the low seven bits plus one carry into the high bit exactly
-	// when they are all set, and never further); not a, not b (an octet
-	// of the exclusive or is not zero exactly when its low seven bits
-	// plus 0x7F, or its high bit, set the high bit).
-	ge20 := (w | msb8) - lsb8*0x20
-	lt7f := ^(w | (w&low7 + lsb8))
+// badOctets returns a word whose high bits are not all clear exactly when
+// an octet of w is not printable ASCII, or is the octet aw or bw repeats
+// (lsb8 times a printable ASCII octet). Its other bits are noise.
+func badOctets(w, aw, bw uint64) uint64 {
+	// Below 0x20: the lowest such octet borrows in the subtraction (the
+	// octets below it, at least 0x20, borrow nothing) and keeps its high
+	// bit clear in w, so its high bit comes out set; with none, no octet
+	// borrows, and an octet whose high bit comes out set in the
+	// difference is one of 0xA0 or above, whose high bit &^ w clears.
+	lt20 := (w - lsb8*0x20) &^ w
+	// Above 0x7E: an octet of 0x80 or above has its high bit set in w;
+	// one of 0x7F gets it from the +1, which carries no further (a carry
+	// out of an octet of 0x80 or above can mark the next one: that word
+	// is bad anyway).
+	gt7e := (w + lsb8) | w
+	// Equal to a (or b): an octet of the exclusive or that is zero, as
+	// lt20 tells octets below 1.
 	xa, xb := w^aw, w^bw
-	return ge20 & lt7f & (xa&low7 + low7 | xa) & (xb&low7 + low7 | xb)
+	return lt20 | gt7e | (xa-lsb8)&^xa | (xb-lsb8)&^xb
 }
 
 // plainPath reports whether a decoded path is printable ASCII without a
