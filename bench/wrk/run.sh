@@ -227,9 +227,10 @@ status=0 verdicts=()
 for ver in ${echoes//,/ }; do
 	start "$ver"
 	for kind in ${kinds//,/ }; do
-		probe "$kind" strict || status=1
-		probe "$kind" open || status=1
-		[ $status = 0 ] || exit 1
+		ok=1
+		probe "$kind" strict || ok=0
+		probe "$kind" open || ok=0
+		[ $ok = 1 ] || exit 1
 		if [ "$kind" = get ]; then
 			echo "$ver get:  taskset -c $wrk_cpu wrk -t1 -c$conns -d$duration '$(url get '{strict,open}')'"
 		else
