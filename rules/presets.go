@@ -26,12 +26,17 @@ import "github.com/utf8guard/utf8guard/sanitize"
 //     application/xml, text/xml and +xml, multipart/form-data and
 //     multipart/mixed, and text/*. List the binary types a route takes
 //     (uploads) in BinaryTypes.
+//   - in multipart bodies, the contents of text/* file parts as text
+//     (TextFiles): a route that stores the files it is sent, rather than
+//     reading them, sets FileContents to DataFiles, and then file names
+//     are checked and contents passed on as data.
 //
 // DEL, noncharacters, private use and default-ignorable characters are
 // allowed; add them to a location's Forbid where a route wants them out.
 // Cookies are checked, name and value, under the header classes. Other
 // header checks are off; to check headers, set Header.On and list them in
-// Headers. Limits are the defaults (1 MiB bodies). No normalization: see
+// Headers. Limits are the defaults (1 MiB of text; 32 MiB of data: binary
+// bodies, and files whose contents are data). No normalization: see
 // Normalization.
 func Strict() Policy {
 	const (
@@ -49,6 +54,7 @@ func Strict() Policy {
 		Body:                Check{On: true, Forbid: body},
 		Header:              Check{Forbid: name},
 		Cookies:             true,
+		FileContents:        TextFiles,
 		MultipartTextTypes:  []string{"text/*"},
 		RefuseCharsets:      true,
 		RefuseUnlistedTypes: true,
@@ -73,6 +79,7 @@ func Default() Policy {
 		Multipart:          on,
 		Body:               on,
 		Header:             Check{Forbid: sanitize.NUL},
+		FileContents:       TextFiles,
 		MultipartTextTypes: []string{"text/*"},
 		Limits:             Limits{}.WithDefaults(),
 	}

@@ -100,6 +100,10 @@ func defaultLimits() rules.Limits {
 		PathBytes:      8 << 10,
 		JSONDepth:      512,
 		MultipartParts: 100,
+
+		// "Default 32 MiB", both: the size of Go's own form parser.
+		BinaryBodyBytes: 32 << 20,
+		FileBytes:       32 << 20,
 	}
 }
 
