@@ -162,10 +162,10 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 			return &Rejection{Reason: sanitize.UnsupportedMediaType, Location: rules.Body, Field: "Content-Type",
 				Sample: sample(ct, 0), Err: sanitize.ErrUnsupportedMediaType}
 		}
-		return s.passUnread(r, p)
+		return s.passUnread(r, p, p.Limits.BinaryBodyBytes)
 	}
 	if !p.Location(loc).On {
-		return s.passUnread(r, p)
+		return s.passUnread(r, p, p.Limits.BodyBytes)
 	}
 	if !utf8Charset(charset) {
 		if p.RefuseCharsets {
@@ -177,8 +177,12 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		// checked as UTF-8 all the same. A text or XML body in another
 		// charset is left to a decoder for it: not ours to check.
 		if loc == rules.Body || loc == rules.XML {
-			return s.passUnread(r, p)
+			return s.passUnread(r, p, p.Limits.BodyBytes)
 		}
+	}
+	if loc == rules.Multipart {
+		// Checked as it streams in, through a spool (upload.go).
+		return s.checkMultipartBody(r, p, ct)
 	}
 	body, over, err := s.readBody(r, p.Limits.BodyBytes, p.Mode == rules.Monitor)
 	if err != nil {
@@ -204,17 +208,15 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		}
 	case rules.JSON:
 		fixed, rj = checkJSON(body, p)
-	case rules.Multipart:
-		rj = checkMultipart(r, body, p)
 	case rules.XML:
 		rj = checkXML(body, &p.XML, p.RefuseCharsets)
 	case rules.Body:
 		fixed, rj = checkText(body, &p.Body)
 	}
-	if rj == nil && loc != rules.Multipart {
+	if rj == nil {
 		// What a JSON or XML decoder would read in it, whatever its type
 		// (escapes.go); a multipart body's parts are its fields, and its
-		// preamble and epilogue are scanned by checkOutsideParts.
+		// preamble and epilogue are scanned by checkStream.
 		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
 	}
 	if rj == nil {
@@ -241,14 +243,16 @@ func handOn(r *http.Request, p *policy, body []byte, rj *Rejection) {
 
 // passUnread passes on a body the policy does not read as text (a binary
 // media type, none declared, another charset), on a route that checks
-// bodies. It bounds it: a declared length over Limits.BodyBytes is
-// refused (too_large, 413) before anything is read; a body of unknown
-// length is cut off past the limit, and the handler's read fails with an
-// *http.MaxBytesError. So a route's body limit holds whatever the body's
-// type. And it guards the trailers of a chunked body (trailerGuard). The
-// wrapped body is an unreadBody, which the adapters hand to the handler
-// on a copy of the request (detachBody).
-func (s *scratch) passUnread(r *http.Request, p *policy) *Rejection {
+// bodies. It bounds it by limit (Limits.BinaryBodyBytes for a binary type,
+// Limits.BodyBytes for text that is not checked): a declared length over
+// it is refused (too_large, 413) before anything is read; a body of
+// unknown length is cut off past the limit, the handler's read fails with
+// an *http.MaxBytesError, and the pipeline logs a too_large line then
+// (binaryLimit). So a route's limits hold whatever the body's type. And
+// it guards the trailers of a chunked body (trailerGuard). The wrapped
+// body is an unreadBody, which the adapters hand to the handler on a copy
+// of the request (detachBody).
+func (s *scratch) passUnread(r *http.Request, p *policy, limit int64) *Rejection {
 	chunked := r.ContentLength < 0
 	if chunked && p.checksTrailers() {
 		// A chunked body's trailers arrive only once the handler has read
@@ -262,7 +266,6 @@ func (s *scratch) passUnread(r *http.Request, p *policy) *Rejection {
 			}
 		}
 	}
-	limit := p.Limits.BodyBytes
 	if limit >= 0 && r.ContentLength > limit {
 		return tooLarge(rules.Body, "")
 	}
@@ -274,7 +277,8 @@ func (s *scratch) passUnread(r *http.Request, p *policy) *Rejection {
 	}
 	body := r.Body
 	if limit >= 0 {
-		body = http.MaxBytesReader(nil, body, limit)
+		s.limited = &binaryLimit{ReadCloser: body, left: limit, limit: limit}
+		body = s.limited
 	}
 	if p.checksTrailers() {
 		body = &trailerGuard{ReadCloser: body, r: r, p: p}
@@ -331,6 +335,9 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 // canonBody canonicalizes a body that checkBody read and accepted.
 func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	body, loc := s.body, s.bodyLoc
+	if loc == rules.Multipart && body == nil && s.spool != nil && p.canonAt(loc) {
+		return s.canonSpool(r, p) // spooled to a file (upload.go)
+	}
 	if body == nil || !p.canonAt(loc) {
 		return nil // no body read: not a checked one
 	}

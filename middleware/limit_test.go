@@ -44,6 +44,7 @@ func TestLimitUnreadBodies(t *testing.T) {
 			t.Parallel()
 			p := tt.policy()
 			p.Limits.BodyBytes = limit
+			p.Limits.BinaryBodyBytes = limit // the limit of the binary bodies
 			ran, readErr := false, error(nil)
 			e := echo.New()
 			logs := &logBuf{}

@@ -60,17 +60,22 @@ func (r *Rejection) Unwrap() error {
 }
 
 // Status is the HTTP status of the rejection: 413 Request Entity Too Large
-// for a body over its limit, 415 Unsupported Media Type for a media type
-// the policy does not accept (unsupported_media_type), 400 Bad Request
+// for a body over its limit (or a file part over Limits.FileBytes), 415
+// Unsupported Media Type for a media type the policy does not accept
+// (unsupported_media_type), 500 Internal Server Error for a body the
+// server could not spool (body_unreadable, a full disk), 400 Bad Request
 // otherwise (a field, a path or a JSON nesting over its limit, too many
 // fields or parts, and every other reason).
 func (r *Rejection) Status() int {
 	if r.Reason == sanitize.UnsupportedMediaType {
 		return http.StatusUnsupportedMediaType
 	}
-	if r.Reason == sanitize.TooLarge && r.Field == "" && isBodyLocation(r.Location) &&
-		!errors.Is(r.Err, errTooMany) {
+	if r.Reason == sanitize.TooLarge && (r.Field == "" && isBodyLocation(r.Location) &&
+		!errors.Is(r.Err, errTooMany) || errors.Is(r.Err, errFileTooLarge)) {
 		return http.StatusRequestEntityTooLarge
+	}
+	if code, ok := spoolStatus(r); ok {
+		return code
 	}
 	return http.StatusBadRequest
 }
