@@ -329,8 +329,10 @@ func TestLimitsExpectContinue(t *testing.T) {
 		for _, ct := range []string{ctText, ctJSON, ctForm, ctMP, "application/octet-stream"} {
 			t.Run(fmt.Sprintf("%v/%s", a, strings.Split(ct, ";")[0]), func(t *testing.T) {
 				t.Parallel()
+				// 2 MiB is over the binary limit, and over text and data
+				// together.
 				pol := strictUpload()
-				pol.Limits.BinaryBodyBytes = 512 << 10 // 2 MiB is over the binary limit, and over text and data together
+				pol.Limits.BinaryBodyBytes = 512 << 10
 				s := fltStart(t, a, pol, 0, func(s *fltServer) { s.srv.Handler = s.app }) // no counter: see fltStart
 				conn := s.dial(t)
 				head := "POST " + fltRoute + " HTTP/1.1\r\nHost: test\r\nContent-Type: " + ct +

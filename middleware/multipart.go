@@ -164,8 +164,8 @@ type mpScanner struct {
 	limit int // at most this many: each call that fails reads an octet at least
 	// src is the body a streaming scan reads, nil for one in memory: the
 	// scan stops where reading it does, and limit grows as it is read.
-	src *spoolReader
-	max int64 // mimePart.max of the parts
+	src  *spoolReader
+	max  int64 // mimePart.max of the parts
 	done bool
 	// broken is set when the body is not well formed to its closing
 	// delimiter: a syntax error, or a body that ends early.
