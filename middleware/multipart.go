@@ -805,7 +805,8 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 	out = rebuiltPart{header: hdr, hasDisp: pt.dispParams != nil}
 	field := pt.name // as sent, until its canonical form is known
 	if params := pt.dispParams; params != nil {
-		touched := false
+		sent := hdr.Get("Content-Disposition")
+		var touched []string
 		for _, key := range [...]string{"name", "filename"} {
 			v, ok := params[key]
 			if !ok {
@@ -821,7 +822,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 				return out, false, false, rj
 			}
 			if ch {
-				params[key], touched = string(nv), true
+				params[key], touched = string(nv), append(touched, key)
 			}
 		}
 		if rj := rb.collide(pt.name); rj != nil {
@@ -829,8 +830,12 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		}
 		field = params["name"] // the canonical name names the field
 		out.name, out.file = field, params["filename"]
-		if touched {
-			cd := mime.FormatMediaType(pt.disp, params)
+		if touched != nil {
+			// In the client's form where it can be (disposition.go).
+			cd, ok := rewriteDisposition(sent, pt.disp, params, touched)
+			if !ok {
+				cd = mime.FormatMediaType(pt.disp, params)
+			}
 			if cd == "" {
 				return out, false, false, multipartSyntax(field) // cannot happen: parsed as tokens
 			}

@@ -3,11 +3,16 @@ package middleware
 import (
 	"bytes"
 	"math/rand/v2"
+	"mime"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/rules"
 )
+
+// RaceEnabled tells the external tests whether the race detector is on.
+const RaceEnabled = raceEnabled
 
 // scanChunks shows body to a fresh outsideScan in chunks whose lengths
 // seed draws (1 to 17 octets, or one chunk with seed 0), then ends it.
@@ -89,5 +94,88 @@ func FuzzOutsideScan(f *testing.F) {
 		}
 		compareOutside(t, body, boundary, seed)
 		compareOutside(t, body, boundary, 0)
+	})
+}
+
+// TestRewriteDisposition: a changed name or file name is written where it
+// stood, in the form the client wrote it; what cannot be rewritten so is
+// left to mime.FormatMediaType (false).
+func TestRewriteDisposition(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		set     map[string]string
+		want    string // "" for false
+		changed []string
+	}{
+		{`form-data; name="file"; filename="Cafe\u0301.jpg"`, map[string]string{"filename": "Café.jpg"},
+			`form-data; name="file"; filename="Café.jpg"`, nil},
+		{`form-data; filename="e\u0301"; name="f"`, map[string]string{"filename": "é"}, `form-data; filename="é"; name="f"`, nil},
+		{`form-data;name=q;filename=a.txt`, map[string]string{"name": "r", "filename": "b c.txt"},
+			`form-data;name=r;filename="b c.txt"`, nil},
+		{`form-data; name="x"; filename*=UTF-8''e%CC%81.txt`, map[string]string{"filename": "é.txt"},
+			`form-data; name="x"; filename*=UTF-8''%C3%A9.txt`, nil},
+		{`form-data; name="x"; filename*=us-ascii'en'a.txt`, map[string]string{"filename": "é.txt"},
+			`form-data; name="x"; filename*=utf-8'en'%C3%A9.txt`, nil},
+		{`form-data; name="x"; filename="e\u0301.txt"; filename*=utf-8''e%CC%81.txt`, map[string]string{"filename": "é.txt"},
+			`form-data; name="x"; filename="é.txt"; filename*=utf-8''%C3%A9.txt`, nil},
+		{`form-data; name="x"; filename="a\"b\\c\u0301"`, map[string]string{"filename": "a\"b\\ć"},
+			`form-data; name="x"; filename="a\"b\\ć"`, nil},
+		{`attachment ; name = "x" ; filename = "e\u0301" ;`, map[string]string{"filename": "é"},
+			`attachment ; name = "x" ; filename = "é" ;`, nil},
+		// Continuations: FormatMediaType's form.
+		{`form-data; name="x"; filename*0="e"; filename*1="\u0301"`, map[string]string{"filename": "é"}, "", nil},
+		{`form-data; name="x"; filename*=iso-8859-1''caf%E9; filename="e\u0301"`, map[string]string{"filename": "é"}, "", nil},
+	} {
+		_, params, err := mime.ParseMediaType(tc.in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		disp, _, _ := mime.ParseMediaType(tc.in)
+		var changed []string
+		for k, v := range tc.set {
+			params[k] = v
+			changed = append(changed, k)
+		}
+		got, ok := rewriteDisposition(tc.in, disp, params, changed)
+		if tc.want == "" {
+			if ok {
+				t.Errorf("%s: rewritten %s; want FormatMediaType's form", tc.in, got)
+			}
+			continue
+		}
+		if !ok || got != tc.want {
+			t.Errorf("%s: got %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
+
+// FuzzRewriteDisposition: whatever the header and the new value, the
+// rewrite either declines or gives a header that parses to exactly the
+// parameters meant.
+func FuzzRewriteDisposition(f *testing.F) {
+	f.Add(`form-data; name="file"; filename="Cafe\u0301.jpg"`, "Café.jpg", true)
+	f.Add(`form-data; name=q; filename*=UTF-8''e%CC%81`, "x\"y", false)
+	f.Add(`form-data; name="a"; name="a"`, "b", false)
+	f.Fuzz(func(t *testing.T, v, nv string, file bool) {
+		disp, params, err := mime.ParseMediaType(v)
+		if err != nil || !utf8.ValidString(nv) {
+			return
+		}
+		key := "name"
+		if file {
+			key = "filename"
+		}
+		if _, ok := params[key]; !ok {
+			return
+		}
+		params[key] = nv
+		out, ok := rewriteDisposition(v, disp, params, []string{key})
+		if !ok {
+			return
+		}
+		d2, p2, err := mime.ParseMediaType(out)
+		if err != nil || d2 != disp || !reflect.DeepEqual(p2, params) {
+			t.Fatalf("%q with %s=%q: %q parses as %q %v (%v)", v, key, nv, out, d2, p2, err)
+		}
 	})
 }
