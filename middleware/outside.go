@@ -70,7 +70,7 @@ func newOutsideScan(boundary string, limit int64) *outsideScan {
 // hold appends p to buf, unless that goes over the limit: then it sets
 // over and keeps buf as it is.
 func (o *outsideScan) hold(buf, p []byte) []byte {
-	if o.limit >= 0 && int64(len(buf)+len(p)) > o.limit+2*sampleRadius {
+	if o.limit >= 0 && int64(len(buf)+len(p))-2*sampleRadius > o.limit {
 		o.over = true
 		return buf
 	}

@@ -297,8 +297,8 @@ func (t *spoolReader) fill() error {
 			return errOverLimit
 		}
 		buf := t.buf[:]
-		if t.limit >= 0 && int64(len(buf)) > t.limit+1-t.n {
-			buf = buf[:t.limit+1-t.n] // one past the limit tells it is over
+		if t.limit >= 0 && int64(len(buf))-1 > t.limit-t.n {
+			buf = buf[:t.limit-t.n+1] // one past the limit tells it is over
 		}
 		k, err := t.src.Read(buf)
 		if k > 0 {
@@ -372,7 +372,7 @@ func (l *binaryLimit) Read(p []byte) (int, error) {
 	if l.err != nil {
 		return 0, l.err
 	}
-	if int64(len(p)) > l.left+1 {
+	if int64(len(p))-1 > l.left {
 		p = p[:l.left+1] // one past the limit tells it is over
 	}
 	n, err := l.ReadCloser.Read(p)

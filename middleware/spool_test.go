@@ -2,9 +2,12 @@ package middleware
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
 	"mime"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -178,4 +181,31 @@ func FuzzRewriteDisposition(f *testing.F) {
 			t.Fatalf("%q with %s=%q: %q parses as %q %v (%v)", v, key, nv, out, d2, p2, err)
 		}
 	})
+}
+
+// TestHugeLimits: limits near the largest int64 do not overflow.
+func TestHugeLimits(t *testing.T) {
+	const huge = 1<<63 - 1
+	lb := &binaryLimit{ReadCloser: io.NopCloser(strings.NewReader("abc")), left: huge, limit: huge}
+	if b, err := io.ReadAll(lb); err != nil || string(b) != "abc" {
+		t.Errorf("binaryLimit: %q, %v", b, err)
+	}
+	src := newSpoolReader(strings.NewReader("abc"), nil, huge)
+	defer src.done()
+	if b, err := io.ReadAll(src); err != nil || string(b) != "abc" {
+		t.Errorf("spoolReader: %q, %v", b, err)
+	}
+	if b, over, err := readText(strings.NewReader("abc"), huge); err != nil || over || string(b) != "abc" {
+		t.Errorf("readText: %q, %v, %v", b, over, err)
+	}
+	p := compile(rules.Strict())
+	p.Limits.BodyBytes, p.Limits.BinaryBodyBytes = huge, huge
+	r := httptest.NewRequest("POST", "/", strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n--b--\r\n"))
+	r.Header.Set("Content-Type", "multipart/form-data; boundary=b")
+	s := getScratch()
+	defer putScratch(s)
+	if rj := s.checkMultipartBody(r, p, r.Header.Get("Content-Type")); rj != nil {
+		t.Errorf("checkMultipartBody: %v", rj)
+	}
+	s.spool.release()
 }

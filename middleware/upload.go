@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -53,8 +54,8 @@ type mpFlow struct {
 func (st *mpFlow) data(pt *mimePart, field string) *Rejection {
 	r := st.src.countData(pt.raw)
 	limit := st.p.Limits.FileBytes
-	if limit >= 0 {
-		r = io.LimitReader(r, limit+1)
+	if limit >= 0 && limit < math.MaxInt64 {
+		r = io.LimitReader(r, limit+1) // one past the limit tells it is over
 	}
 	n, _ := io.Copy(io.Discard, r) // a body that ends early, or a failed read, ends the scan
 	if limit >= 0 && n > limit {
@@ -141,8 +142,8 @@ func readText(r io.Reader, max int64) (b []byte, over bool, err error) {
 			chunks = append(chunks, chunkPool.Get().(*[chunkSize]byte))
 		}
 		buf := chunks[n/chunkSize][off:]
-		if int64(len(buf)) > max+1-int64(n) {
-			buf = buf[:max+1-int64(n)] // one past max tells there is more
+		if int64(len(buf))-1 > max-int64(n) {
+			buf = buf[:max-int64(n)+1] // one past max tells there is more
 		}
 		k, rerr := r.Read(buf)
 		n += k
@@ -209,7 +210,7 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 	}
 	total := int64(-1) // text and data together
 	if t, b := p.Limits.BodyBytes, p.Limits.BinaryBodyBytes; t >= 0 && b >= 0 {
-		total = t + b
+		total = t + min(b, math.MaxInt64-t)
 	}
 	if total >= 0 && r.ContentLength > total {
 		return tooLarge(rules.Multipart, "")
