@@ -15,11 +15,22 @@
 //	/monitor/*  the strict preset in monitor mode: logged, never rejected
 //	/open/*     no checks
 //	/static/*   files from public/ (hello.txt), under the strict preset
+//	/upload/*   POST only: the strict preset, file contents as data, 256 MiB
 //
 // The first four answer 200 with a JSON echo of what the handler sees:
 // {"path", "param", "query", "form", "json", "body"}. Rejections answer 400,
 // 413 for bodies over 1 MiB, or 415 for a media type the strict preset
 // does not check as text. Rejection logs go to stdout as JSON lines.
+//
+// /upload/* takes multipart/form-data uploads, checked as they stream in:
+// field names, file names and fields under the strict preset, file
+// contents passed on as data (any encoding: a UTF-16 .txt, a Windows-1252
+// CSV), up to 256 MiB of files. Its handler streams the form with
+// Request.MultipartReader and answers 200 with
+// {"fields": {name: [values]}, "files": [{"field", "filename", "size",
+// "sha256"}]}.
+//
+//	curl -F title=été -F file=@photo.jpg http://127.0.0.1:8080/upload/x
 //
 // The policy file and public/ are embedded in the binary, so it runs the
 // same from any working directory; -policy reads another policy file.
@@ -99,7 +110,7 @@ func run(addr, policyFile, echoVersion string) error {
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	fmt.Fprintf(os.Stderr, "utf8guard demo listening on http://%s (Echo %s; routes /strict/ /nfc/ /monitor/ /open/ /static/)\n", ln.Addr(), echoVersion)
+	fmt.Fprintf(os.Stderr, "utf8guard demo listening on http://%s (Echo %s; routes /strict/ /nfc/ /monitor/ /open/ /static/ /upload/)\n", ln.Addr(), echoVersion)
 	select {
 	case err := <-errc:
 		return err
