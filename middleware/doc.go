@@ -17,6 +17,8 @@
 //     JSON or XML decoder would read in them whatever their type
 //     (escapes.go), and handed to the handler complete and byte-identical
 //     (or repaired, where the policy repairs) with a correct ContentLength;
+//     a multipart body is checked as it streams in, and spooled (see
+//     Uploads below);
 //   - header: the header values the policy lists, cookies, and the
 //     trailers of those names.
 //
@@ -41,10 +43,36 @@
 // A multipart part is a file when it has a non-empty file name, as
 // multipart.Part.FileName says, and a file part without a Content-Type is
 // text/plain (RFC 7578); any other part, one without
-// a Content-Disposition included, is a field and checked as text. A
+// a Content-Disposition included, is a field and checked as text. Whether
+// a file's contents are text (checked) or data (passed on unread) is the
+// route's rules.Policy.FileContents; its name is text either way. A
 // multipart body rewritten to its canonical form gets a fresh boundary
-// (and Content-Type), holds no transfer encoding, and is parsed again and
-// compared with the parts it was built from before the handler sees it.
+// (and Content-Type), holds no transfer encoding, keeps each rewritten
+// name in the form the client wrote it (filename="..."), and is parsed
+// again and compared with the parts it was built from before the handler
+// sees it.
+//
+// # Uploads
+//
+// A multipart body is checked as it arrives and kept in a spool: in memory
+// up to 1 MiB, then in a temporary file (PipelineConfig.TempDir, and the
+// TempDir of each adapter's Config). Its text (names, part headers,
+// fields, text file parts, what lies outside the parts) is read into
+// memory a part at a time, checked, and bounded by rules.Limits.BodyBytes;
+// the contents of its data file parts go by unread, bounded by
+// Limits.FileBytes each and Limits.BinaryBodyBytes together. So a field
+// after a file of any size is checked before the handler runs, and the
+// memory a body takes does not grow with it. The handler reads the spool,
+// octet for octet the body that was checked. The temporary file is
+// removed when the handler returns, after a panic too (Verdict.Release,
+// which every adapter defers); a read of the body after that fails. A
+// spool that cannot be written is body_unreadable, answered 500.
+//
+// A binary body (a media type not checked as text) is never read: it is
+// bounded by Limits.BinaryBodyBytes, refused (413) before the handler runs
+// when its Content-Length says it is over, and cut off in the handler's
+// read (an *http.MaxBytesError) when it is chunked, with a too_large line
+// logged then.
 //
 // # Adapters and the pipeline
 //
@@ -94,7 +122,11 @@
 // (Content-Type: which check a body gets), body.go (reading, limiting and
 // handing on bodies), json.go and json_members.go (JSON values; member
 // names), xml.go and xml_lex.go (XML; its lexer), multipart.go (parts,
-// checked and rebuilt), escapes.go (the escape scan every text body gets).
+// checked and rebuilt), upload.go (a multipart body checked as it
+// streams, and rebuilt spool to spool), spool.go (the spool, and the
+// cut-off of binary bodies), outside.go (a streaming body's preamble and
+// epilogue), disposition.go (a Content-Disposition rewritten in the
+// client's form), escapes.go (the escape scan every text body gets).
 // policy.go compiles a rules.Policy, canon.go holds what every location's
 // canonical form shares, rejection.go and log.go what a refusal is and
 // how it is logged, pipeline.go the sequence every adapter runs, and

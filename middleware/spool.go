@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // Spooling. A multipart body holds text, which is checked, and may hold
@@ -34,15 +35,39 @@ import (
 const spoolMemory = 1 << 20
 
 // spoolReadSize is the size of the reads from the request's body while it
-// is spooled: large reads make few system calls, and writes to the file
-// as large.
+// is spooled, and of the writes to the spool's file.
 const spoolReadSize = 32 << 10
+
+// spoolQueue is how many reads may wait for the spool's writer: the
+// memory written behind is bounded by spoolQueue*spoolReadSize.
+const spoolQueue = 8
 
 // handlerBufSize is the size of the buffer between the spool's file and
 // the handler: a multipart.Reader reads 4 KiB at a time.
 const handlerBufSize = 64 << 10
 
-var spoolBufPool = sync.Pool{New: func() any { return new([spoolReadSize]byte) }}
+// spoolBuf is a buffer that the check reads while the spool's writer
+// writes it to the file: it goes back to the pool, where any request may
+// take it, only once both are done with it (refs).
+type spoolBuf struct {
+	b    [spoolReadSize]byte
+	refs atomic.Int32
+}
+
+var spoolBufPool = sync.Pool{New: func() any { return new(spoolBuf) }}
+
+func getSpoolBuf() *spoolBuf {
+	sb := spoolBufPool.Get().(*spoolBuf)
+	sb.refs.Store(1)
+	return sb
+}
+
+// unref drops one user of sb, and pools it after the last.
+func (sb *spoolBuf) unref() {
+	if sb.refs.Add(-1) == 0 {
+		spoolBufPool.Put(sb)
+	}
+}
 
 // errSpool wraps a failure to write the spool (a full disk, a temporary
 // directory that cannot be written): the server's failure, not the
@@ -52,25 +77,49 @@ var errSpool = errors.New("utf8guard: spooling the request body failed")
 // spool keeps a body as it is read: in memory, then in a temporary file.
 // In memory it is held in pooled chunks, as readBody holds a body, and
 // copied once into memory of its own when it is handed on: what a body
-// that is refused half-way costs is working memory, not garbage.
+// that is refused half-way costs is working memory, not garbage. Once it
+// has spilled, a goroutine of its own writes to the file behind the check
+// (the two run on two cores), from a queue of at most spoolQueue reads;
+// flush waits for it, and must come before the file is read.
 type spool struct {
 	dir    string             // the directory of the temporary file: "" is os.TempDir()
 	chunks []*[chunkSize]byte // the octets, while they fit in spoolMemory
 	mem    []byte             // the octets, gathered: the handler's
 	f      *os.File           // the temporary file, once spilled
-	n      int64              // octets written
-	werr   error              // the first write failure
+	n      int64              // octets given to the spool
+	werr   atomic.Pointer[error]
+	queue  chan spoolItem // to the writer, while it runs
+	done   chan struct{}  // closed when the writer has stopped
 	mu     sync.Mutex
 	gone   bool // released
 }
 
+// spoolItem is one write for the writer: the first n octets of sb.
+type spoolItem struct {
+	sb *spoolBuf
+	n  int
+}
+
 func newSpool(dir string) *spool { return &spool{dir: dir} }
 
-// Write appends p to the spool. A failure is kept, and every later write
-// fails with it.
+// err returns the first failure to write the spool, or nil.
+func (sp *spool) err() error {
+	if e := sp.werr.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+func (sp *spool) fail(err error) {
+	e := errors.Join(errSpool, err)
+	sp.werr.CompareAndSwap(nil, &e)
+}
+
+// Write appends p to the spool, copying it. A failure is kept, and every
+// later write fails with it.
 func (sp *spool) Write(p []byte) (int, error) {
-	if sp.werr != nil {
-		return 0, sp.werr
+	if err := sp.err(); err != nil {
+		return 0, err
 	}
 	if sp.f == nil && sp.n+int64(len(p)) <= spoolMemory {
 		for rest := p; len(rest) > 0; {
@@ -86,19 +135,45 @@ func (sp *spool) Write(p []byte) (int, error) {
 	}
 	if sp.f == nil {
 		if err := sp.spill(); err != nil {
-			sp.werr = errors.Join(errSpool, err)
-			return 0, sp.werr
+			sp.fail(err)
+			return 0, sp.err()
 		}
 	}
-	n, err := sp.f.Write(p)
-	sp.n += int64(n)
-	if err != nil {
-		sp.werr = errors.Join(errSpool, err)
+	for rest := p; len(rest) > 0; {
+		sb := getSpoolBuf()
+		k := copy(sb.b[:], rest)
+		rest = rest[k:]
+		sp.enqueue(sb, k)
 	}
-	return n, sp.werr
+	return len(p), sp.err()
 }
 
-// spill moves the octets in memory to a new temporary file.
+// writeBuf appends the first n octets of sb to the spool without copying
+// them once it has spilled: the writer takes a reference to sb, and drops
+// it once written. It reports a failure to write the spool.
+func (sp *spool) writeBuf(sb *spoolBuf, n int) error {
+	if sp.f == nil {
+		_, err := sp.Write(sb.b[:n])
+		return err
+	}
+	sb.refs.Add(1)
+	sp.enqueue(sb, n)
+	return sp.err()
+}
+
+// enqueue hands the first n octets of sb, and one reference to it, to the
+// writer.
+func (sp *spool) enqueue(sb *spoolBuf, n int) {
+	sp.n += int64(n)
+	if sp.err() != nil {
+		sb.unref()
+		return
+	}
+	sp.queue <- spoolItem{sb, n}
+}
+
+// spill moves the octets in memory to a new temporary file, and starts
+// the writer.
 func (sp *spool) spill() error {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
@@ -117,7 +192,34 @@ func (sp *spool) spill() error {
 		}
 	}
 	sp.dropChunks()
+	sp.queue, sp.done = make(chan spoolItem, spoolQueue), make(chan struct{})
+	go sp.writer()
 	return nil
+}
+
+// writer writes what the queue brings to the file, until it is closed.
+// After a failure it drops the rest.
+func (sp *spool) writer() {
+	defer close(sp.done)
+	for it := range sp.queue {
+		if sp.err() == nil {
+			if _, err := sp.f.Write(it.sb.b[:it.n]); err != nil {
+				sp.fail(err)
+			}
+		}
+		it.sb.unref()
+	}
+}
+
+// flush waits until the writer has written all it was given, and stops it.
+// It returns the first failure to write the spool.
+func (sp *spool) flush() error {
+	if sp.queue != nil {
+		close(sp.queue)
+		<-sp.done
+		sp.queue = nil
+	}
+	return sp.err()
 }
 
 // dropChunks gives the chunks back to the pool, as scratch.dropChunks
@@ -155,16 +257,17 @@ func (sp *spool) reader() io.ReadCloser {
 	if mem, ok := sp.inMemory(); ok {
 		return newBodyReader(mem)
 	}
+	_ = sp.flush() // a failure was reported where the body was read
 	return readCloser{bufio.NewReaderSize(io.NewSectionReader(sp.f, 0, sp.n), handlerBufSize), nopCloser{}}
 }
 
-// release closes and removes the temporary file, if any. It is safe to
-// call more than once, and from another goroutine than the readers: a
-// read after it fails.
+// release stops the writer, and closes and removes the temporary file, if
+// any. It is safe to call more than once. A read after it fails.
 func (sp *spool) release() {
 	if sp == nil {
 		return
 	}
+	_ = sp.flush()
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.gone {
@@ -202,8 +305,8 @@ type spoolReader struct {
 	textLimit int64
 	dat       int64 // octets of data the check has read
 
-	buf  *[spoolReadSize]byte
-	b    []byte // read, spooled, not yet handed on
+	cur  *spoolBuf // the buffer b is in, nil before the first read and after done
+	b    []byte    // read, spooled, not yet handed on
 	n    int64  // octets read from src
 	eof  bool   // src is at its end
 	over bool   // more than limit octets
@@ -215,7 +318,7 @@ type spoolReader struct {
 var errOverLimit = errors.New("utf8guard: body over its limit")
 
 func newSpoolReader(src io.Reader, sp *spool, limit int64) *spoolReader {
-	return &spoolReader{src: src, sp: sp, limit: limit, textLimit: -1, buf: spoolBufPool.Get().(*[spoolReadSize]byte)}
+	return &spoolReader{src: src, sp: sp, limit: limit, textLimit: -1}
 }
 
 // textOver reports whether the body's text is over textLimit: surely, as
@@ -248,12 +351,12 @@ func (d *dataCounter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// done gives the read buffer back to its pool.
+// done drops the read buffer: the check is through with it.
 func (t *spoolReader) done() {
-	if t.buf != nil {
-		t.b = nil
-		spoolBufPool.Put(t.buf)
-		t.buf = nil
+	t.b = nil
+	if t.cur != nil {
+		t.cur.unref()
+		t.cur = nil
 	}
 }
 
@@ -296,7 +399,11 @@ func (t *spoolReader) fill() error {
 			t.over = true
 			return errOverLimit
 		}
-		buf := t.buf[:]
+		// The check is through with the last buffer: a fresh one, which
+		// the spool's writer may hold on to.
+		t.done()
+		t.cur = getSpoolBuf()
+		buf := t.cur.b[:]
 		if t.limit >= 0 && int64(len(buf))-1 > t.limit-t.n {
 			buf = buf[:t.limit-t.n+1] // one past the limit tells it is over
 		}
@@ -304,7 +411,7 @@ func (t *spoolReader) fill() error {
 		if k > 0 {
 			t.n += int64(k)
 			if t.sp != nil {
-				if _, werr := t.sp.Write(buf[:k]); werr != nil {
+				if werr := t.sp.writeBuf(t.cur, k); werr != nil {
 					t.err = werr
 					return t.err
 				}

@@ -220,6 +220,9 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 	src := newSpoolReader(r.Body, sp, total)
 	defer src.done()
 	rj = p.checkStream(src, boundary)
+	if err := sp.flush(); err != nil && src.err == nil {
+		src.err = err // the spool lost octets: the body cannot be handed on
+	}
 	switch {
 	case src.over:
 		rj = tooLarge(rules.Multipart, "")
@@ -380,7 +383,7 @@ func (lv *rebuiltLevel) writeSpool(draw func() string, orig *spool, boundary str
 			_, _ = out.Write(pt.content)
 			continue
 		}
-		if _, err := io.Copy(w, op.raw); err != nil && out.werr == nil {
+		if _, err := io.Copy(w, op.raw); err != nil && out.err() == nil {
 			return multipartSyntax(pt.name) // cannot happen: the body is complete
 		}
 		if w.found {
@@ -389,8 +392,8 @@ func (lv *rebuiltLevel) writeSpool(draw func() string, orig *spool, boundary str
 		w.reset()
 	}
 	put("\r\n--", b, "--\r\n")
-	if out.werr != nil {
-		return &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: out.werr}
+	if err := out.flush(); err != nil {
+		return &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: err}
 	}
 	lv.boundary = b
 	return nil
