@@ -307,10 +307,10 @@ type spoolReader struct {
 
 	cur  *spoolBuf // the buffer b is in, nil before the first read and after done
 	b    []byte    // read, spooled, not yet handed on
-	n    int64  // octets read from src
-	eof  bool   // src is at its end
-	over bool   // more than limit octets
-	err  error  // src's read failure, or the spool's write failure
+	n    int64     // octets read from src
+	eof  bool      // src is at its end
+	over bool      // more than limit octets
+	err  error     // src's read failure, or the spool's write failure
 }
 
 // errOverLimit is what a spoolReader returns once the body is over its
