@@ -564,18 +564,22 @@ var (
 // files are data (rules.DataFiles) takes both, byte-identical, while
 // their names are checked all the same.
 func TestUploadFileContents(t *testing.T) {
-	files := []upPart{
-		{field: "notes", filename: "notes.txt", ct: "text/plain", text: notepadTxt},
-		{field: "table", filename: "table.csv", ct: "text/csv", text: excelCSV},
+	files := []struct {
+		upPart
+		reason string // under TextFiles
+	}{
+		{upPart{field: "notes", filename: "notes.txt", ct: "text/plain", text: notepadTxt}, "invalid_byte"},
+		{upPart{field: "table", filename: "table.csv", ct: "text/csv", text: excelCSV}, "truncated"},
 	}
-	for _, f := range files {
+	for _, tc := range files {
+		f := tc.upPart
 		for _, s := range upServers(t, rules.Strict()) {
 			w := s.do("POST", "/upload", upCT, uploadBody(f), -1)
 			if w.Code != 400 || s.runs.Load() != 0 {
 				t.Errorf("strict %s %s: status %d; want 400", s.name, f.filename, w.Code)
 			}
-			if l := s.logLines(t); len(l) != 1 || l[0]["location"] != "multipart" || l[0]["field"] != f.field {
-				t.Errorf("strict %s %s: log %v", s.name, f.filename, l)
+			if l := s.logLines(t); len(l) != 1 || l[0]["location"] != "multipart" || l[0]["field"] != f.field || l[0]["reason"] != tc.reason {
+				t.Errorf("strict %s %s: log %v; want %s in %s", s.name, f.filename, l, tc.reason, f.field)
 			}
 		}
 		for _, s := range upServers(t, uploadPolicy()) {
