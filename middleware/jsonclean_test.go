@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -77,11 +76,4 @@ func TestJSONFastPath(t *testing.T) {
 	if fast == 0 {
 		t.Error("the fast path was never taken")
 	}
-}
-
-func describe(rj *Rejection) string {
-	if rj == nil {
-		return "accepted"
-	}
-	return fmt.Sprintf("%v at %d class %v field %q", rj.Reason, rj.Offset, rj.Class, rj.Field)
 }

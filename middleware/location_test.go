@@ -10,32 +10,6 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-const (
-	ctForm = "application/x-www-form-urlencoded"
-	ctJSON = "application/json"
-	ctText = "text/plain; charset=utf-8"
-	ctMP   = "multipart/form-data; boundary=XBOUNDARYX"
-)
-
-// mpPart is one part of a multipart body: the raw Content-Disposition
-// parameters after "form-data; ", an optional Content-Type, and the data.
-type mpPart struct{ disp, ct, data string }
-
-// multipartBody builds a multipart/form-data body with boundary XBOUNDARYX
-// from raw octets: no escaping, so tests control every byte.
-func multipartBody(parts ...mpPart) string {
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString("--XBOUNDARYX\r\nContent-Disposition: form-data; " + p.disp + "\r\n")
-		if p.ct != "" {
-			b.WriteString("Content-Type: " + p.ct + "\r\n")
-		}
-		b.WriteString("\r\n" + p.data + "\r\n")
-	}
-	b.WriteString("--XBOUNDARYX--\r\n")
-	return b.String()
-}
-
 // locCase is one request against the test routes: given a policy and a
 // request, expect a status and (for a rejection) a log line.
 type locCase struct {
@@ -52,26 +26,6 @@ type locCase struct {
 	route  string  // the route template in the log
 	check  func(t *testing.T, s *seen)
 }
-
-func strict() rules.Policy { return rules.Strict() }
-func deflt() rules.Policy  { return rules.Default() }
-func withLimits(f func(l *rules.Limits)) func() rules.Policy {
-	return func() rules.Policy { p := rules.Strict(); f(&p.Limits); return p }
-}
-
-func rej(reason, loc, field string, off int) wantLog {
-	return wantLog{reason: reason, location: loc, field: field, offset: off}
-}
-
-func forb(loc, field string, off int, class string) wantLog {
-	return wantLog{reason: "forbidden_char", location: loc, field: field, offset: off, class: class}
-}
-
-const (
-	rFiles = "/api/files/*"
-	rEcho  = "/api/echo"
-	rUser  = "/api/users/:id"
-)
 
 // pathCases: the path, per reason.
 func pathCases() []locCase {

@@ -131,8 +131,6 @@ func TestMonitor(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // TestEnforceHooks: given OnReject, expect it once per rejected request,
 // after the log line, and never for clean ones; the handler never runs.
 func TestEnforceHooks(t *testing.T) {
@@ -476,8 +474,6 @@ func TestLogLine(t *testing.T) {
 		}
 	}
 }
-
-func str(v any) string { s, _ := v.(string); return s }
 
 // TestLogContextLogger: a zerolog logger in the request's context (as
 // hlog sets it) receives the line, with its own fields; LogAccepted adds a

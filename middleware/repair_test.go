@@ -8,20 +8,7 @@ import (
 	"testing"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/utf8guard/utf8guard/rules"
 )
-
-// repairing is Strict with Repair on at every location.
-func repairing() rules.Policy {
-	p := rules.Strict()
-	for l := range rules.Location(rules.NumLocations) {
-		p.Location(l).Repair = true
-	}
-	return p
-}
-
-const fffd = "\uFFFD"
 
 // TestRepair: given a policy that repairs, when a request holds ill-formed
 // UTF-8, expect the handler to see U+FFFD in its place (maximal subparts),
