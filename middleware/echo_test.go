@@ -344,57 +344,6 @@ func TestTable(t *testing.T) {
 	}
 }
 
-// TestParams: given escapes Go does not normalize away (lower-case hex),
-// Echo routes on RawPath and would hand the handler the raw text; expect
-// c.Param and c.ParamValues to agree on the decoded value.
-func TestParams(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		target     string
-		want       map[string]string
-		notWithPre bool
-	}{
-		{"/api/users/%c3%a9", map[string]string{"id": "é"}, false},
-		{"/api/users/%C3%A9", map[string]string{"id": "é"}, false},
-		{"/api/users/caf%c3%a9/posts/%e2%82%ac", map[string]string{"id": "café", "post": "€"}, false},
-		{"/api/users/a%20b", map[string]string{"id": "a b"}, false},
-		{"/api/users/a%25b", map[string]string{"id": "a%b"}, false},
-		{"/api/users/x\xC3\xA9", map[string]string{"id": "xé"}, false},
-		{"/api/files/d%c3%a9j%c3%a0/vu", map[string]string{"*": "déjà/vu"}, false},
-		// An encoded slash keeps RawPath under e.Pre (decoding it would
-		// move a segment boundary), so Echo then hands raw values: the
-		// decoded ones need the middleware after routing.
-		{"/api/users/a%2fb", map[string]string{"id": "a/b"}, true},
-	}
-	for _, m := range mounts {
-		for _, tc := range cases {
-			if tc.notWithPre && m == mountPre {
-				continue
-			}
-			t.Run(m.String()+tc.target, func(t *testing.T) {
-				t.Parallel()
-				ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, m)
-				w := ev.do(req("GET", tc.target, "", nil))
-				if w.Code != 200 {
-					t.Fatalf("status %d %s", w.Code, w.Body.String())
-				}
-				s := ev.rec.seen()
-				if !reflect.DeepEqual(s.Params, tc.want) {
-					t.Errorf("c.Param: %q, want %q", s.Params, tc.want)
-				}
-				if len(s.ParamValues) != len(s.ParamNames) {
-					t.Fatalf("c.ParamValues() = %q for names %q", s.ParamValues, s.ParamNames)
-				}
-				for i, name := range s.ParamNames {
-					if s.ParamValues[i] != s.Params[name] {
-						t.Errorf("c.ParamValues()[%d] = %q, c.Param(%q) = %q", i, s.ParamValues[i], name, s.Params[name])
-					}
-				}
-			})
-		}
-	}
-}
-
 // TestLogLine: given rejections, expect one JSON line each with every
 // field of the schema, its values exact, and nothing for clean requests.
 func TestLogLine(t *testing.T) {

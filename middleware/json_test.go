@@ -159,3 +159,66 @@ func TestJSONBind(t *testing.T) {
 		})
 	}
 }
+
+// jsonCases: JSON bodies.
+func jsonCases() []locCase {
+	c := []locCase{
+		{name: "clean", body: `{"q":"été","n":[1,2,{"k":"\u00e9"}]}`, status: 200},
+		{name: "well-formed pair", body: `{"q":"\ud83d\ude00"}`, status: 200},
+		{name: "well-formed pair upper", body: `{"q":"\uD83D\uDE00"}`, status: 200},
+		{name: "lone high", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "lone low", body: `{"q":"\udc00"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "high then text", body: `{"q":"\ud800x"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "high then non-low escape", body: `{"q":"\ud800\u0041"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "high high", body: `{"q":"\ud800\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "low high", body: `{"q":"\ude00\ud83d"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "escaped nul", body: `{"q":"\u0000"}`, want: forb("json", "/q", 6, "nul")},
+		{name: "escaped nul default", pol: deflt, body: `{"q":"\u0000"}`, want: forb("json", "/q", 6, "nul")},
+		{name: "escaped bidi", body: `{"q":"\u202E"}`, want: forb("json", "/q", 6, "bidi")},
+		{name: "escaped newline allowed", body: `{"q":"a\nb\tc"}`, status: 200},
+		{name: "depth", pol: withLimits(func(l *rules.Limits) { l.JSONDepth = 3 }), body: `[[[[1]]]]`, want: rej("too_large", "json", "/0/0/0", 3)},
+		{name: "depth at the limit", pol: withLimits(func(l *rules.Limits) { l.JSONDepth = 3 }), body: `[[[1]]]`, status: 200},
+		{name: "body too_large", pol: withLimits(func(l *rules.Limits) { l.BodyBytes = 16 }), body: `{"q":"` + strings.Repeat("a", 20) + `"}`, status: 413, want: rej("too_large", "json", "", 0)},
+		{name: "+json type", ct: "application/vnd.api+json", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "+json type upper case", ct: "Application/Problem+JSON", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "dotted capital I in the type", ct: "applİcation/json", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "+json under another type", ct: "model/gltf+json", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "+json without a subtype", ct: "AppliCAtion+json", body: "{\"q\":\"\xF0\"}", want: rej("truncated", "json", "/q", 6)},
+		{name: "charset latin1 strict", ct: ctJSON + "; charset=latin1", body: `{"q":"\xE9"}`, want: rej("bad_charset", "json", "latin1", 0)},
+		// encoding/json and Echo's binder ignore the charset parameter.
+		{name: "charset latin1 default is read as UTF-8", pol: deflt, ct: ctJSON + "; charset=latin1", body: "{\"q\":\"\xE9\"}", want: rej("truncated", "json", "/q", 6)},
+	}
+	for _, e := range encodingCases {
+		c = append(c, locCase{name: e.reason, body: `{"q":"ab` + e.raw + `"}`, want: rej(e.reason, "json", "/q", 8)})
+	}
+	for _, f := range bodyForbidden {
+		c = append(c, locCase{name: "forbidden " + f.class, body: `{"q":"` + f.raw + `"}`, want: forb("json", "/q", 6, f.class)})
+	}
+	for i := range c {
+		c[i].route, c[i].target = rEcho, "/api/echo"
+		if c[i].ct == "" {
+			c[i].ct = ctJSON
+		}
+	}
+	return c
+}
+
+// TestRepairBind: c.Bind after a JSON repair binds the repaired values.
+func TestRepairBind(t *testing.T) {
+	t.Parallel()
+	pol := repairing()
+	e := echo.New()
+	lb := &logBuf{}
+	e.Use(WithConfig(Config{Rules: &pol, Logger: lb.logger()}))
+	var got struct{ Q string }
+	e.POST("/x", func(c echo.Context) error {
+		if err := c.Bind(&got); err != nil {
+			return err
+		}
+		return c.NoContent(http.StatusNoContent)
+	})
+	w := httpDo(e, req(http.MethodPost, "/x", ctJSON, strings.NewReader(`{"q":"\udc00x"}`)))
+	if w.Code != http.StatusNoContent || got.Q != fffd+"x" {
+		t.Fatalf("status %d, Q %q", w.Code, got.Q)
+	}
+}
