@@ -1066,35 +1066,6 @@ func TestCanonInvalidFirst(t *testing.T) {
 	canonEq(t, "repaired and normalized", ev.rec.get().Query.Get("q"), "\u00E9\uFFFD\uFFFD\u00E5")
 }
 
-// TestCanonPreRouting: mounted with e.Pre, the middleware normalizes the
-// path before Echo routes it, so a route registered in NFC matches a
-// decomposed request path; after routing it is too late to match.
-func TestCanonPreRouting(t *testing.T) {
-	t.Parallel()
-	for _, mnt := range canonMounts {
-		t.Run(mnt.name, func(t *testing.T) {
-			ev := canonNewEnv(t, canonPolicy(normalize.NFC), mnt)
-			for _, target := range []string{"/api/cafe%CC%81", "/api/cafe\u0301", "/api/caf%C3%A9"} {
-				w := ev.do(canonReq("GET", target, "", ""))
-				matched := target == "/api/caf%C3%A9" || mnt.m == mountPre && mnt.echo || mnt.mux
-				if !matched {
-					if w.Code != http.StatusNotFound {
-						t.Errorf("%s: status %d, want 404 (routed before normalization)", target, w.Code)
-					}
-					continue
-				}
-				if w.Code != 200 {
-					t.Errorf("%s: status %d, want 200", target, w.Code)
-					continue
-				}
-				s := ev.rec.get()
-				canonEq(t, target+" URL.Path", s.Path, "/api/caf\u00E9")
-				canonEq(t, target+" URL.RawPath", s.RawPath, "")
-			}
-		})
-	}
-}
-
 // TestCanonAllocs reports the allocations of a clean ASCII GET served
 // through Echo on a strict route with and without NFC, and pins those of
 // the middleware's own work: none, with or without NFC, for a clean ASCII
@@ -1206,51 +1177,4 @@ func TestCanonMultipartBoundary(t *testing.T) {
 		t.Fatalf("broken clean body: status %d", w.Code)
 	}
 	canonEq(t, "body", string(ev.rec.get().Body), clean)
-}
-
-// TestCanonRejectionField: the Field of a rejection found while
-// canonicalizing does not alias the pooled scratch buffer that the next
-// request reuses.
-func TestCanonRejectionField(t *testing.T) {
-	t.Parallel()
-	var kept []*Rejection
-	var mu sync.Mutex
-	pol := canonPrecisPolicy(normalize.NFC)
-	e := echo.New()
-	lg := (&logBuf{}).logger()
-	e.Use(WithConfig(Config{Rules: &pol, Logger: lg, OnReject: func(c echo.Context, rj *Rejection) {
-		mu.Lock()
-		kept = append(kept, rj)
-		mu.Unlock()
-	}}))
-	e.GET("/api/echo", func(c echo.Context) error { return c.NoContent(200) })
-	// The key is escaped, so it is decoded into the scratch buffer.
-	w := httptest.NewRecorder()
-	e.ServeHTTP(w, httptest.NewRequest("GET", "/api/echo?%75ser=mike+smith", nil))
-	if w.Code != 400 || len(kept) != 1 {
-		t.Fatalf("status %d, %d rejections", w.Code, len(kept))
-	}
-	for range 50 {
-		e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/echo?%7A%7A%7A%7A=x&%79%79=%79", nil))
-	}
-	if kept[0].Field != "user" {
-		t.Errorf("Field = %q after later requests, want %q", kept[0].Field, "user")
-	}
-}
-
-// TestCanonFoldKey: foldKey agrees with strings.EqualFold, and leaves a
-// lower-case ASCII name as it is, without allocating.
-func TestCanonFoldKey(t *testing.T) {
-	words := []string{"user", "USER", "User", "u\u017Fer", "\u212Aelvin", "kelvin", "KELVIN", "\u00C5", "\u00E5", "\u212B",
-		"\u03A9", "\u03C9", "\u2126", "m\u0131ke", "mike", "M\u0130KE", "stra\u00DFe", "STRASSE", "\u1E9E", "", "/user/name", "~0~1"}
-	for _, a := range words {
-		for _, b := range words {
-			if got, want := foldKey(a) == foldKey(b), strings.EqualFold(a, b); got != want {
-				t.Errorf("foldKey(%q) == foldKey(%q) is %v, strings.EqualFold says %v", a, b, got, want)
-			}
-		}
-	}
-	if n := testing.AllocsPerRun(100, func() { _ = foldKey("/user/name") }); n != 0 && !raceEnabled {
-		t.Errorf("foldKey of a lower-case ASCII name allocates %v times", n)
-	}
 }
