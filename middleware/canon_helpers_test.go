@@ -42,8 +42,7 @@ func canonPolicy(n normalize.Form, edits ...func(p *rules.Policy)) rules.Policy 
 	return p
 }
 
-func canonRejecting(p *rules.Policy) { p.RejectUnnormalized = true }
-
+func canonRejecting(p *rules.Policy)  { p.RejectUnnormalized = true }
 func canonMonitoring(p *rules.Policy) { p.Mode = rules.Monitor }
 
 // canonJSONDoc is what the JSON cases bind into.
@@ -383,8 +382,6 @@ type canonDiscard struct {
 	code int
 }
 
-func (d *canonDiscard) Header() http.Header { return d.h }
-
+func (d *canonDiscard) Header() http.Header         { return d.h }
 func (d *canonDiscard) Write(p []byte) (int, error) { return len(p), nil }
-
-func (d *canonDiscard) WriteHeader(code int) { d.code = code }
+func (d *canonDiscard) WriteHeader(code int)        { d.code = code }

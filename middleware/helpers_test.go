@@ -389,9 +389,7 @@ const (
 )
 
 func strict() rules.Policy { return rules.Strict() }
-
-func deflt() rules.Policy { return rules.Default() }
-
+func deflt() rules.Policy  { return rules.Default() }
 func withLimits(f func(l *rules.Limits)) func() rules.Policy {
 	return func() rules.Policy { p := rules.Strict(); f(&p.Limits); return p }
 }
