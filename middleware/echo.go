@@ -112,6 +112,9 @@ func (cfg Config) compile() (*echoGuard, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ValidateEchoRoutes(cfg.Rules); err != nil { // validate.go
+		return nil, err
+	}
 	m := &echoGuard{g: g, skipper: cfg.Skipper, onReject: cfg.OnReject, onError: cfg.ErrorHandler}
 	if m.skipper == nil {
 		m.skipper = emw.DefaultSkipper

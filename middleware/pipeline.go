@@ -217,9 +217,9 @@ type guard struct {
 }
 
 func newGuard(rs rules.Ruleset, logger *zerolog.Logger, logAccepted bool) (*guard, error) {
-	table := rules.Table{Default: rules.Default()}
-	if rs != nil {
-		table = rs.Table()
+	table, err := validateRules(rs) // validate.go
+	if err != nil {
+		return nil, err
 	}
 	g := &guard{logAccepted: logAccepted, def: compile(table.Default)}
 	if len(table.Routes) > 0 {
