@@ -143,6 +143,7 @@ func (m *echoGuard) wrap(next echo.HandlerFunc) echo.HandlerFunc {
 
 // serve runs the middleware for c.
 func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc) error {
+	m.checkRoutes(c) // routes.go: once, at the first request
 	if m.skipper(c) {
 		return next(c)
 	}

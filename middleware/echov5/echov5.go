@@ -161,6 +161,7 @@ func (m *guard) wrap(next echo.HandlerFunc) echo.HandlerFunc {
 
 // serve runs the middleware for c.
 func (m *guard) serve(c *echo.Context, next echo.HandlerFunc) error {
+	m.checkRoutes(c) // check.go: once, at the first request
 	if m.skipper(c) {
 		return next(c)
 	}
