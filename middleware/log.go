@@ -40,16 +40,26 @@ func (id requestIdentity) event(e *zerolog.Event) *zerolog.Event {
 
 // logRejection writes the one log event of a rejected or flagged request.
 func (g *guard) logRejection(r *http.Request, rj *Rejection, who requestIdentity) {
-	e := g.loggerFor(r.Context()).Warn()
+	l := g.loggerFor(r.Context())
+	msg := "utf8guard: request rejected"
+	if rj.Mode == rules.Monitor {
+		msg = "utf8guard: request flagged"
+	}
+	e := l.Warn()
+	if rj.Reason == sanitize.ParsedBeforeCheck {
+		// The server's mistake, not the client's: an error, that says
+		// what to do.
+		e = l.Error()
+		msg += ": its form was parsed before utf8guard ran, so its values were never checked; mount utf8guard before the middleware that parsed it"
+		if rj.Err != nil {
+			e = e.Str("error", preparsedCause(rj.Err))
+		}
+	}
 	if e == nil {
 		return
 	}
 	if rj.Class != 0 {
 		e = e.Str("class", rj.Class.String())
-	}
-	msg := "utf8guard: request rejected"
-	if rj.Mode == rules.Monitor {
-		msg = "utf8guard: request flagged"
 	}
 	if rj.Reason == sanitize.BodyUnreadable && rj.Err != nil {
 		// The cause alone: the reason says the rest, and the field is
@@ -89,4 +99,17 @@ func (g *guard) logAccept(r *http.Request, route string) {
 		Str("method", safeField(r.Method)).
 		Str("route", safeField(route)).
 		Msg("utf8guard: request accepted")
+}
+
+// preparsedCause returns what a parsed_before_check Rejection's Err says
+// besides its sentinel: which Request field was set.
+func preparsedCause(err error) string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if e != sanitize.ErrParsedBeforeCheck {
+				return e.Error()
+			}
+		}
+	}
+	return err.Error()
 }

@@ -251,6 +251,9 @@ func (g *guard) lookup(route string) *policy {
 // decoded parameter values when they differ from values. A body that could
 // not be read is a Rejection too (body_unreadable).
 func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
+	if rj = preparsed(r, p); rj != nil { // preparsed.go
+		return nil, rj
+	}
 	if p.Path.On {
 		routedRaw := escaped // as the router saw it
 		var repaired bool
