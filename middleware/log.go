@@ -10,10 +10,14 @@ import (
 )
 
 // loggerFor returns the logger of the request's context when one is set
-// there (zerolog.Ctx, as hlog sets it), so fields added by earlier
-// middleware carry through, and the configured logger otherwise.
+// there (zerolog.Ctx, as hlog sets it, or Logger.WithContext), so fields
+// added by earlier middleware carry through, and the configured logger
+// otherwise. zerolog.Ctx returns zerolog.DefaultContextLogger, a global,
+// for a context that carries none: that one is not the request's and
+// never replaces the configured logger. A context logger that is
+// disabled (zerolog.Ctx's answer when there is neither) does not either.
 func (g *guard) loggerFor(ctx context.Context) *zerolog.Logger {
-	if l := zerolog.Ctx(ctx); l.GetLevel() != zerolog.Disabled {
+	if l := zerolog.Ctx(ctx); l != zerolog.DefaultContextLogger && l.GetLevel() != zerolog.Disabled {
 		return l
 	}
 	return &g.logger
