@@ -274,3 +274,50 @@ func TestEveryReasonReachesTheHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestPreMoveRefusalReachesTheHooks: the one refusal an Echo adapter makes
+// itself, under e.Pre (a request that a rewrite moves to another route,
+// whose rewrite moves it again: canonical_syntax), reaches OnReject and
+// the ErrorHandler as the pipeline's refusals do.
+func TestPreMoveRefusalReachesTheHooks(t *testing.T) {
+	t.Parallel()
+	def := rules.Strict()
+	def.Normalization = normalize.NFC
+	ligature := def
+	ligature.Normalization = normalize.NFKC
+	table := rules.Table{Default: def, Routes: map[string]rules.Policy{"/r/\ufb01é": ligature, "/r/fié": rules.Strict()}}
+	routes := []string{"/r/\ufb01é", "/r/fié"}
+	target := "/r/\ufb01e%CC%81" // NFC: "/r/ﬁé"; then NFKC: "/r/fié"
+	want := []hkCall{{"OnReject", "canonical_syntax", "path", rules.Enforce}, {"ErrorHandler", "canonical_syntax", "path", rules.Enforce}}
+
+	rec := &hkRecorder{}
+	e4 := echo4.New()
+	e4.Pre(middleware.WithConfig(middleware.Config{Rules: table, Logger: (&rtLog{}).logger(),
+		OnReject: func(c echo4.Context, rj *middleware.Rejection) { rec.add("OnReject", rj) },
+		ErrorHandler: func(c echo4.Context, rj *middleware.Rejection) error {
+			rec.add("ErrorHandler", rj)
+			return middleware.DefaultErrorHandler(c, rj)
+		}}))
+	rec5 := &hkRecorder{}
+	e5 := echo5.New()
+	e5.Pre(echov5.WithConfig(echov5.Config{Rules: table, Logger: (&rtLog{}).logger(),
+		OnReject: func(c *echo5.Context, rj *middleware.Rejection) { rec5.add("OnReject", rj) },
+		ErrorHandler: func(c *echo5.Context, rj *middleware.Rejection) error {
+			rec5.add("ErrorHandler", rj)
+			return echov5.DefaultErrorHandler(c, rj)
+		}}))
+	for _, r := range routes {
+		e4.GET(r, func(c echo4.Context) error { rec.handled(); return nil })
+		e5.GET(r, func(c *echo5.Context) error { rec5.handled(); return nil })
+	}
+	for name, s := range map[string]struct {
+		h   http.Handler
+		rec *hkRecorder
+	}{"v4/pre": {e4, rec}, "v5/pre": {e5, rec5}} {
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, target, nil))
+		if w.Code != 400 || !slices.Equal(s.rec.calls, want) || s.rec.ran {
+			t.Errorf("%s: %d %s, hooks %v, handler ran %v; want 400 and %v", name, w.Code, w.Body, s.rec.calls, s.rec.ran, want)
+		}
+	}
+}
