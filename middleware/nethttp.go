@@ -88,6 +88,11 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 		return nil, err
 	}
 	g.spoolDir = cfg.TempDir
+	if cfg.Route == nil { // the keys are ServeMux patterns (validate.go)
+		if err := validateMuxPatterns(cfg.Rules); err != nil {
+			return nil, err
+		}
+	}
 	routeOf := cfg.Route
 	if routeOf == nil {
 		routeOf = func(r *http.Request) string { return r.Pattern }

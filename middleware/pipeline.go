@@ -245,7 +245,8 @@ type guard struct {
 	routes      map[string]*policy
 	logger      zerolog.Logger
 	logAccepted bool
-	spoolDir    string // where spooled bodies spill: "" is os.TempDir()
+	spoolDir    string     // where spooled bodies spill: "" is os.TempDir()
+	checked     routeCheck // routes.go: the table's keys against the router's routes
 }
 
 // reportLimit makes lb, the reader that cuts off an unread body of
@@ -261,9 +262,9 @@ func (g *guard) reportLimit(lb *binaryLimit, r *http.Request, route string, mode
 }
 
 func newGuard(rs rules.Ruleset, logger *zerolog.Logger, logAccepted bool) (*guard, error) {
-	table := rules.Table{Default: rules.Default()}
-	if rs != nil {
-		table = rs.Table()
+	table, err := validateRules(rs) // validate.go
+	if err != nil {
+		return nil, err
 	}
 	g := &guard{logAccepted: logAccepted, def: compile(table.Default)}
 	if len(table.Routes) > 0 {
@@ -294,6 +295,9 @@ func (g *guard) lookup(route string) *policy {
 // decoded parameter values when they differ from values. A body that could
 // not be read is a Rejection too (body_unreadable).
 func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
+	if rj = preparsed(r, p); rj != nil { // preparsed.go
+		return nil, rj
+	}
 	if p.Path.On {
 		routedRaw := escaped // as the router saw it
 		var repaired bool

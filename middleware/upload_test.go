@@ -342,7 +342,7 @@ func size(full, short int64) int64 {
 // adapter, chunked or with a Content-Length; the fields are read as sent;
 // the spool's file is there while the handler runs and gone after.
 func TestUploadByteIdentical(t *testing.T) {
-	n := size(24*mib, 3*mib)
+	n := size(12*mib, 3*mib)
 	parts := []upPart{
 		{field: "title", text: "Zoë's photo, été 2025"},
 		{field: "file", filename: "photo.raw", ct: "application/octet-stream", seed: 1, size: n},
@@ -382,13 +382,18 @@ func TestUploadByteIdentical(t *testing.T) {
 // request, and the 50 MiB were never in memory (what the whole request
 // allocates is a small part of it).
 func TestUploadTextAfterLargeFile(t *testing.T) {
-	n := size(50*mib, 6*mib)
-	parts := []upPart{
-		{field: "file", filename: "big.bin", ct: "application/octet-stream", seed: 2, size: n},
-		{field: "caption", text: "fine, then \xC0\xAE"},
-	}
-	total := bodySize(parts...)
-	for _, s := range upServers(t, uploadPolicy()) {
+	for i, s := range upServers(t, uploadPolicy()) {
+		// 50 MiB through one adapter, less through the others: they
+		// share the code that streams.
+		n := size(50*mib, 6*mib)
+		if i > 0 {
+			n = 6 * mib
+		}
+		parts := []upPart{
+			{field: "file", filename: "big.bin", ct: "application/octet-stream", seed: 2, size: n},
+			{field: "caption", text: "fine, then \xC0\xAE"},
+		}
+		total := bodySize(parts...)
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)

@@ -110,7 +110,8 @@ type Check struct {
 }
 
 // Limits bounds what one request may hold. A zero field means the default
-// given for it; a negative one means no limit.
+// given for it; -1 means no limit (other negative values are mistakes,
+// which Policy.Validate refuses).
 //
 // Text and data have limits of their own. What utf8guard reads as text is
 // held in memory while it is checked, and bounded by BodyBytes, FieldBytes

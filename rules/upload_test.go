@@ -103,3 +103,25 @@ func TestParseUploadErrors(t *testing.T) {
 		t.Errorf("LoadFile = %v", err)
 	}
 }
+
+// TestValidateFileContents: Validate refuses a FileContents that is
+// neither TextFiles nor DataFiles, and takes DataFiles with the preset's
+// MultipartTextTypes left as it is (it is not used then).
+func TestValidateFileContents(t *testing.T) {
+	t.Parallel()
+	p := rules.Strict()
+	p.FileContents = rules.DataFiles
+	if err := p.Validate(); err != nil {
+		t.Errorf("DataFiles: %v", err)
+	}
+	p.FileContents = 2
+	var ve *rules.ValidationError
+	if err := p.Validate(); !errors.As(err, &ve) || ve.Field != "FileContents" {
+		t.Errorf("FileContents 2: %v", err)
+	}
+	p = rules.Strict()
+	p.Limits.FileBytes = -2
+	if err := p.Validate(); !errors.As(err, &ve) || ve.Field != "Limits.FileBytes" {
+		t.Errorf("FileBytes -2: %v", err)
+	}
+}

@@ -13,7 +13,7 @@ import (
 // encoding reasons and forbidden_char, normalize reports not_normalized and
 // precis, and the middleware reports the rest (too_large, bad_charset,
 // canonical_syntax, unsupported_media_type, bad_media_type, key_collision,
-// duplicate_key, forbidden_trailer, body_unreadable).
+// duplicate_key, forbidden_trailer, body_unreadable, parsed_before_check).
 type Reason uint8
 
 // The rejection reasons. Offsets are 0-based octet offsets pointing at the
@@ -82,6 +82,12 @@ const (
 	// whole (the client went away, a broken chunked encoding), so that
 	// none of it could be checked.
 	BodyUnreadable
+	// ParsedBeforeCheck: a request whose query or form something before
+	// the middleware had parsed already (Request.Form, PostForm or
+	// MultipartForm set), so that the handler would read values no check
+	// saw. A mistake of the server's, not the client's: the middleware
+	// must be mounted before whatever parsed them.
+	ParsedBeforeCheck
 
 	numReasons = iota + 1
 )
@@ -107,6 +113,7 @@ var reasonNames = [numReasons]string{
 	DuplicateKey:           "duplicate_key",
 	ForbiddenTrailer:       "forbidden_trailer",
 	BodyUnreadable:         "body_unreadable",
+	ParsedBeforeCheck:      "parsed_before_check",
 }
 
 // String returns the taxonomy name of r, such as "overlong", or
@@ -152,6 +159,7 @@ var (
 	ErrDuplicateKey           = errors.New("sanitize: duplicate key")
 	ErrForbiddenTrailer       = errors.New("sanitize: checked header in trailer")
 	ErrBodyUnreadable         = errors.New("sanitize: body could not be read")
+	ErrParsedBeforeCheck      = errors.New("sanitize: form parsed before the check")
 )
 
 var sentinels = [numReasons]error{
@@ -175,6 +183,7 @@ var sentinels = [numReasons]error{
 	DuplicateKey:           ErrDuplicateKey,
 	ForbiddenTrailer:       ErrForbiddenTrailer,
 	BodyUnreadable:         ErrBodyUnreadable,
+	ParsedBeforeCheck:      ErrParsedBeforeCheck,
 }
 
 // Sentinel returns the sentinel error of r (ErrOverlong for Overlong, ...),

@@ -107,7 +107,7 @@ type uploaded struct {
 // large file, and a bidi control in a file name. /strict/* keeps checking
 // text files. On Echo v4 and v5, with one log line per refusal.
 func TestDemoUpload(t *testing.T) {
-	size := int64(40 << 20)
+	size := int64(16 << 20)
 	if testing.Short() {
 		size = 4 << 20
 	}
