@@ -69,10 +69,18 @@ func (sb *spoolBuf) unref() {
 	}
 }
 
-// errSpool wraps a failure to write the spool (a full disk, a temporary
-// directory that cannot be written): the server's failure, not the
-// client's, answered 500 (Rejection.Status).
+// errSpool is what every failure to write the spool is (a full disk, a
+// temporary directory that cannot be written): the server's failure, not
+// the client's, answered 500 (Rejection.Status).
 var errSpool = errors.New("utf8guard: spooling the request body failed")
+
+// spoolError is a failure to write the spool: errors.Is(e, errSpool), and
+// one line that says what failed, for the log's "error".
+type spoolError struct{ err error }
+
+func (e *spoolError) Error() string        { return errSpool.Error() + ": " + e.err.Error() }
+func (e *spoolError) Unwrap() error        { return e.err }
+func (e *spoolError) Is(target error) bool { return target == errSpool }
 
 // spool keeps a body as it is read: in memory, then in a temporary file.
 // In memory it is held in pooled chunks, as readBody holds a body, and
@@ -111,7 +119,7 @@ func (sp *spool) err() error {
 }
 
 func (sp *spool) fail(err error) {
-	e := errors.Join(errSpool, err)
+	var e error = &spoolError{err}
 	sp.werr.CompareAndSwap(nil, &e)
 }
 

@@ -680,7 +680,7 @@ func TestUploadSpoolFailure(t *testing.T) {
 			t.Errorf("%s: status %d, runs %d; want 500 and none", s.name, w.Code, s.runs.Load())
 		}
 		l := s.oneLog(t, "body_unreadable", "multipart")
-		if e, _ := l["error"].(string); !strings.Contains(e, "spool") {
+		if e, _ := l["error"].(string); !strings.Contains(e, "spooling the request body failed: open ") {
 			t.Errorf("%s: log %v", s.name, l)
 		}
 	}
