@@ -91,6 +91,7 @@ func (e *spoolError) Is(target error) bool { return target == errSpool }
 // flush waits for it, and must come before the file is read.
 type spool struct {
 	dir    string             // the directory of the temporary file: "" is os.TempDir()
+	direct bool               // the body is declared larger than spoolMemory: to the file at once
 	chunks []*[chunkSize]byte // the octets, while they fit in spoolMemory
 	mem    []byte             // the octets, gathered: the handler's
 	f      *os.File           // the temporary file, once spilled
@@ -108,7 +109,10 @@ type spoolItem struct {
 	n  int
 }
 
-func newSpool(dir string) *spool { return &spool{dir: dir} }
+// newSpool returns a spool for a body whose Content-Length is size (-1
+// unknown): one declared larger than spoolMemory goes to the file from its
+// first octet.
+func newSpool(dir string, size int64) *spool { return &spool{dir: dir, direct: size > spoolMemory} }
 
 // err returns the first failure to write the spool, or nil.
 func (sp *spool) err() error {
@@ -129,7 +133,7 @@ func (sp *spool) Write(p []byte) (int, error) {
 	if err := sp.err(); err != nil {
 		return 0, err
 	}
-	if sp.f == nil && sp.n+int64(len(p)) <= spoolMemory {
+	if sp.f == nil && !sp.direct && sp.n+int64(len(p)) <= spoolMemory {
 		for rest := p; len(rest) > 0; {
 			off := int(sp.n % chunkSize)
 			if off == 0 {

@@ -215,7 +215,7 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 	if total >= 0 && r.ContentLength > total {
 		return tooLarge(rules.Multipart, "")
 	}
-	sp := newSpool(s.spoolDir)
+	sp := newSpool(s.spoolDir, r.ContentLength)
 	s.spool = sp
 	src := newSpoolReader(r.Body, sp, total)
 	defer src.done()
@@ -302,7 +302,7 @@ func (s *scratch) canonSpool(r *http.Request, p *policy) *Rejection {
 	case !lv.complete:
 		return multipartSyntax("") // cannot happen: every change sets first
 	}
-	out := newSpool(s.spoolDir)
+	out := newSpool(s.spoolDir, sp.n)
 	if rj := lv.writeSpool(rb.boundary, sp, boundary, p, out); rj != nil {
 		out.release()
 		return rj
