@@ -5,12 +5,15 @@ import (
 	"io"
 	"math/rand/v2"
 	"mime"
+	"mime/multipart"
+	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -208,4 +211,96 @@ func TestHugeLimits(t *testing.T) {
 		t.Errorf("checkMultipartBody: %v", rj)
 	}
 	s.spool.release()
+}
+
+// spoolRun is what a handler reads of a multipart body after checkBody and
+// canonBody, with the body spooled to a file (spilled) or in memory.
+type spoolRun struct {
+	rj   *Rejection
+	ct   string
+	body []byte
+}
+
+func runSpool(t *testing.T, p *policy, ct string, body []byte, spilled bool) spoolRun {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+	r.Header.Set("Content-Type", ct)
+	if spilled {
+		r.ContentLength = spoolMemory + 1 // declared larger: to the file from the first octet
+	}
+	s := getScratch()
+	defer putScratch(s)
+	s.spoolDir = t.TempDir()
+	defer func() { s.spool.release() }()
+	rj := s.checkBody(r, p)
+	if rj == nil && spilled && s.spool.f == nil {
+		t.Fatalf("the spool did not spill")
+	}
+	if rj == nil && p.canon {
+		rj = s.canonBody(r, p)
+	}
+	if rj != nil {
+		return spoolRun{rj: rj}
+	}
+	out, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spoolRun{ct: r.Header.Get("Content-Type"), body: out}
+}
+
+// FuzzSpooledMultipart: a body spooled to a file is checked and rebuilt as
+// one held in memory is: the same refusals (reason, location, field), and
+// for an accepted body the same parts for the handler, names, headers and
+// contents, on a normalizing route (canonSpool against canonMultipart).
+func FuzzSpooledMultipart(f *testing.F) {
+	crlf := "\r\n"
+	qp := "Content-Transfer-Encoding: quoted-printable"
+	file := func(name, ct, data string) mpSpec {
+		return mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename="` + name + `"`, "Content-Type: " + ct}, data}
+	}
+	for _, body := range []string{
+		mpBuild("BB", crlf, file("Cafe\u0301.jpg", "image/jpeg", "\xff\xd8\xff\xe0\x00"), mpField("c", "e\u0301")),
+		mpBuild("BB", crlf, file("a.txt", "text/plain", "A\u030a"), mpField("x", qpAll("x\r\n--BB\r\n"+smuggled(crlf)), qp)),
+		mpBuild("BB", crlf, mpField("\u00e9", "1"), mpField("e\u0301", "2")),
+		mpBuild("BB", crlf, file("\uff0e\uff0e\uff0fx", "application/octet-stream", "x")),
+		"pre\r\n" + mpBuild("BB", "\n", file("e\u0301", "application/zip", "PK\x03\x04--BB"), mpField("z", "y")) + "epi",
+		"--BB\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\ne\u0301\r\n--BB\tjunk\r\n--BB\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\ny\r\n--BB--\r\n",
+	} {
+		f.Add([]byte(body), "BB", false)
+	}
+	pols := map[bool]*policy{false: compile(strictForm(normalize.NFC)()), true: compile(strictForm(normalize.NFKC)())}
+	f.Fuzz(func(t *testing.T, body []byte, boundary string, nfkc bool) {
+		ct := mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": boundary})
+		if ct == "" || boundary == "" {
+			return
+		}
+		p := pols[nfkc]
+		mem, disk := runSpool(t, p, ct, body, false), runSpool(t, p, ct, body, true)
+		if (mem.rj == nil) != (disk.rj == nil) {
+			t.Fatalf("in memory: %v; spooled: %v", mem.rj, disk.rj)
+		}
+		if mem.rj != nil {
+			if mem.rj.Reason != disk.rj.Reason || mem.rj.Location != disk.rj.Location || mem.rj.Field != disk.rj.Field {
+				t.Fatalf("in memory: %+v; spooled: %+v", mem.rj, disk.rj)
+			}
+			return
+		}
+		parts := func(r spoolRun) []mpRead {
+			_, params, err := mime.ParseMediaType(r.ct)
+			if err != nil {
+				t.Fatalf("Content-Type %q: %v", r.ct, err)
+			}
+			return mpStream(multipart.NewReader(bytes.NewReader(r.body), params["boundary"]), 0, nil)
+		}
+		gm, gd := parts(mem), parts(disk)
+		for _, d := range mpSameParts(gd, gm) {
+			t.Errorf("spooled: %s", d)
+		}
+		for i := range min(len(gm), len(gd)) {
+			if a, b := gm[i].Header.Get("Content-Disposition"), gd[i].Header.Get("Content-Disposition"); a != b {
+				t.Errorf("part %d: Content-Disposition %q spooled, %q in memory", i, b, a)
+			}
+		}
+	})
 }
