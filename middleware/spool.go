@@ -349,7 +349,8 @@ func (t *spoolReader) textOver(ended bool) bool {
 	return text > t.textLimit
 }
 
-// Read counts what a check reads of a data part: it is data, not text.
+// countData wraps r, the content of a data part, so that what the check
+// reads of it counts as data, not text.
 func (t *spoolReader) countData(r io.Reader) io.Reader { return &dataCounter{r, t} }
 
 type dataCounter struct {
