@@ -176,8 +176,10 @@ type upServer struct {
 	readErr atomic.Value // the handler's read error, as a string
 }
 
-// upHandle is the framework-neutral handler of the routes.
-func (s *upServer) upHandle(route string, r *http.Request) (int, any) {
+// upHandle is the framework-neutral handler of the routes; formFile reads
+// the file "f" through the framework's API (c.FormFile on Echo,
+// Request.FormFile on net/http).
+func (s *upServer) upHandle(route string, r *http.Request, formFile func() (*multipart.FileHeader, error)) (int, any) {
 	s.runs.Add(1)
 	s.during.Store(int32(countFiles(s.dir)))
 	switch route {
@@ -186,7 +188,11 @@ func (s *upServer) upHandle(route string, r *http.Request) (int, any) {
 		_, _ = mr.NextPart()
 		panic("the handler fails")
 	case "/formfile":
-		f, fh, err := r.FormFile("f")
+		fh, err := formFile()
+		if err != nil {
+			return 400, map[string]string{"error": err.Error()}
+		}
+		f, err := fh.Open()
 		if err != nil {
 			return 400, map[string]string{"error": err.Error()}
 		}
@@ -235,7 +241,7 @@ func upServers(t testing.TB, pol rules.Policy) []*upServer {
 			e.Use(middleware.WithConfig(middleware.Config{Rules: pol, Logger: &logger, TempDir: s.dir}))
 			for _, route := range upRoutes {
 				h := func(c echo4.Context) error {
-					code, v := s.upHandle(route, c.Request())
+					code, v := s.upHandle(route, c.Request(), func() (*multipart.FileHeader, error) { return c.FormFile("f") })
 					return c.JSON(code, v)
 				}
 				e.POST(route, h)
@@ -247,7 +253,7 @@ func upServers(t testing.TB, pol rules.Policy) []*upServer {
 			e.Use(echov5.WithConfig(echov5.Config{Rules: pol, Logger: &logger, TempDir: s.dir}))
 			for _, route := range upRoutes {
 				h := func(c *echo5.Context) error {
-					code, v := s.upHandle(route, c.Request())
+					code, v := s.upHandle(route, c.Request(), func() (*multipart.FileHeader, error) { return c.FormFile("f") })
 					return c.JSON(code, v)
 				}
 				e.POST(route, h)
@@ -258,7 +264,10 @@ func upServers(t testing.TB, pol rules.Policy) []*upServer {
 			mux := http.NewServeMux()
 			for _, route := range upRoutes {
 				mux.HandleFunc(route, func(w http.ResponseWriter, r *http.Request) {
-					code, v := s.upHandle(route, r)
+					code, v := s.upHandle(route, r, func() (*multipart.FileHeader, error) {
+						_, fh, err := r.FormFile("f")
+						return fh, err
+					})
 					w.Header().Set("Content-Type", "application/json")
 					w.WriteHeader(code)
 					_ = json.NewEncoder(w).Encode(v)
