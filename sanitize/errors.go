@@ -13,7 +13,7 @@ import (
 // encoding reasons and forbidden_char, normalize reports not_normalized and
 // precis, and the middleware reports the rest (too_large, bad_charset,
 // canonical_syntax, unsupported_media_type, bad_media_type, key_collision,
-// duplicate_key, forbidden_trailer, body_unreadable).
+// duplicate_key, forbidden_trailer, body_unreadable, unsupported_encoding).
 type Reason uint8
 
 // The rejection reasons. Offsets are 0-based octet offsets pointing at the
@@ -62,8 +62,7 @@ const (
 	CanonicalSyntax
 	// UnsupportedMediaType: a body whose media type the policy neither
 	// checks as text nor lists as binary, or a body without a Content-Type,
-	// where the policy accepts listed types only; or a content coding it
-	// cannot decode.
+	// where the policy accepts listed types only.
 	UnsupportedMediaType
 	// BadMediaType: a Content-Type that mime.ParseMediaType cannot parse,
 	// on a route that checks bodies.
@@ -82,6 +81,10 @@ const (
 	// whole (the client went away, a broken chunked encoding), so that
 	// none of it could be checked.
 	BodyUnreadable
+	// UnsupportedEncoding: a body the policy checks whose Content-Encoding
+	// names a content coding the middleware does not decode (br, zstd,
+	// compress, an unknown name), or more than one coding.
+	UnsupportedEncoding
 
 	numReasons = iota + 1
 )
@@ -107,6 +110,7 @@ var reasonNames = [numReasons]string{
 	DuplicateKey:           "duplicate_key",
 	ForbiddenTrailer:       "forbidden_trailer",
 	BodyUnreadable:         "body_unreadable",
+	UnsupportedEncoding:    "unsupported_encoding",
 }
 
 // String returns the taxonomy name of r, such as "overlong", or
@@ -152,6 +156,7 @@ var (
 	ErrDuplicateKey           = errors.New("sanitize: duplicate key")
 	ErrForbiddenTrailer       = errors.New("sanitize: checked header in trailer")
 	ErrBodyUnreadable         = errors.New("sanitize: body could not be read")
+	ErrUnsupportedEncoding    = errors.New("sanitize: content coding not supported")
 )
 
 var sentinels = [numReasons]error{
@@ -175,6 +180,7 @@ var sentinels = [numReasons]error{
 	DuplicateKey:           ErrDuplicateKey,
 	ForbiddenTrailer:       ErrForbiddenTrailer,
 	BodyUnreadable:         ErrBodyUnreadable,
+	UnsupportedEncoding:    ErrUnsupportedEncoding,
 }
 
 // Sentinel returns the sentinel error of r (ErrOverlong for Overlong, ...),
