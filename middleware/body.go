@@ -185,7 +185,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		return &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
 	}
 	if over {
-		return tooLarge(loc, "")
+		return tooLarge(loc, "", p.Limits.BodyBytes)
 	}
 	// The body was read to its end: net/http has put its trailers, if
 	// any, in r.Trailer.
@@ -264,7 +264,7 @@ func (s *scratch) passUnread(r *http.Request, p *policy) *Rejection {
 	}
 	limit := p.Limits.BodyBytes
 	if limit >= 0 && r.ContentLength > limit {
-		return tooLarge(rules.Body, "")
+		return tooLarge(rules.Body, "", limit)
 	}
 	if !chunked || p.Mode == rules.Monitor {
 		// Monitor mode hands the body on as it came: a chunked body over
@@ -371,7 +371,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	// The body limit bounds the canonical form too: NFKC expands U+FDFA
 	// eighteen times.
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(out)) > lim {
-		return tooLarge(loc, "")
+		return tooLarge(loc, "", lim)
 	}
 	// And the escapes a JSON or XML decoder would read in it: NFKC makes
 	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (escapes.go).

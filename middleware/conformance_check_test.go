@@ -260,6 +260,9 @@ func (tc confCase) wantLine(tg confTarget) map[string]any {
 	if rj.class != "" {
 		l["class"] = rj.class
 	}
+	if rj.limit != 0 {
+		l["limit"] = float64(rj.limit)
+	}
 	if rj.sample != "" {
 		l["sample"] = rj.sample
 	}

@@ -81,8 +81,8 @@
 // # The log line
 //
 // Fields: reason, location, field, offset, sample (hex-escaped, never raw
-// request bytes), method, route, request_id, remote_ip, mode, and class for
-// forbidden_char. The message is "utf8guard: request rejected" or
+// request bytes), method, route, request_id, remote_ip, mode, class for
+// forbidden_char, and limit (the limit exceeded) for too_large. The message is "utf8guard: request rejected" or
 // "utf8guard: request flagged".
 //
 // # The source, by location

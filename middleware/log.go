@@ -47,6 +47,9 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, who requestIdentity
 	if rj.Class != 0 {
 		e = e.Str("class", rj.Class.String())
 	}
+	if rj.Limit != 0 {
+		e = e.Int64("limit", rj.Limit) // too_large: the limit exceeded
+	}
 	msg := "utf8guard: request rejected"
 	if rj.Mode == rules.Monitor {
 		msg = "utf8guard: request flagged"

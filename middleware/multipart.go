@@ -402,7 +402,7 @@ func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts
 // (bad_media_type: the Content-Type's boundary is outside RFC 2046).
 func boundaryRejection(boundary string, depth int) *Rejection {
 	if depth > maxMultipartDepth {
-		return tooMany(rules.Multipart)
+		return tooMany(rules.Multipart, maxMultipartDepth)
 	}
 	if len(boundary) > maxBoundary {
 		return &Rejection{Reason: sanitize.BadMediaType, Location: rules.Multipart, Field: "boundary",
@@ -416,7 +416,7 @@ func boundaryRejection(boundary string, depth int) *Rejection {
 // its content.
 func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	if n.parts++; p.Limits.MultipartParts >= 0 && n.parts > p.Limits.MultipartParts {
-		return tooMany(rules.Multipart)
+		return tooMany(rules.Multipart, p.Limits.MultipartParts)
 	}
 	if rj := p.checkPartNames(pt); rj != nil {
 		return rj
@@ -424,7 +424,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	field := safeField(pt.name)
 	if !pt.isFile() {
 		if n.fields++; p.Limits.Fields >= 0 && n.fields > p.Limits.Fields {
-			return tooMany(rules.Multipart)
+			return tooMany(rules.Multipart, p.Limits.Fields)
 		}
 	}
 	text, badCharset := p.textPart(pt)
@@ -459,7 +459,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
 	field := safeField(pt.name)
 	if !pt.isFile() && p.Limits.FieldBytes >= 0 && len(content) > p.Limits.FieldBytes {
-		return tooLarge(rules.Multipart, field)
+		return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
 	}
 	if err := sanitize.Check(content, p.Multipart.Forbid); err != nil {
 		return reject(err, rules.Multipart, field, content)
@@ -487,7 +487,7 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 	field := safeField(pt.name)
 	for _, v := range [...]string{pt.name, pt.file} {
 		if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {
-			return tooLarge(rules.Multipart, field)
+			return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
 		}
 		if err := sanitize.CheckString(v, forbid); err != nil {
 			return reject(err, rules.Multipart, field, v)
@@ -607,7 +607,7 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 		return nil, multipartSyntax("") // cannot happen: every change sets first
 	}
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out)) > lim {
-		return nil, tooLarge(rules.Multipart, "")
+		return nil, tooLarge(rules.Multipart, "", lim)
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
@@ -846,7 +846,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		// within the limit already.
 		rb.leaves += int64(len(content))
 		if lim := p.Limits.BodyBytes; lim >= 0 && rb.leaves > lim && rb.first != nil {
-			return out, false, false, tooLarge(rules.Multipart, "")
+			return out, false, false, tooLarge(rules.Multipart, "", lim)
 		}
 	}
 	out.content = content

@@ -33,6 +33,10 @@ type Rejection struct {
 	Sample string
 	// Class is the matched character class, for forbidden_char.
 	Class sanitize.Class
+	// Limit is the limit exceeded, for too_large: the octets of a body,
+	// a field or a path, the number of fields or parts, the depth of a
+	// JSON or multipart nesting (rules.Limits); zero otherwise.
+	Limit int64
 	// Route is the route template, such as "/users/:id".
 	Route string
 	// Mode is the policy's mode: Enforce (rejected) or Monitor (flagged).
@@ -82,8 +86,8 @@ func (r *Rejection) Status() int {
 var errTooMany = fmt.Errorf("utf8guard: too many fields or parts: %w", sanitize.ErrTooLarge)
 
 // tooMany is the Rejection of a count over its limit at loc.
-func tooMany(loc rules.Location) *Rejection {
-	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Err: errTooMany}
+func tooMany(loc rules.Location, limit int) *Rejection {
+	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Limit: int64(limit), Err: errTooMany}
 }
 
 func isBodyLocation(l rules.Location) bool {
@@ -159,8 +163,9 @@ func reject[T string | []byte](err error, loc rules.Location, field string, text
 	return r
 }
 
-func tooLarge(loc rules.Location, field string) *Rejection {
-	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Field: field, Err: sanitize.ErrTooLarge}
+// tooLarge is the Rejection of a size over its limit at loc.
+func tooLarge(loc rules.Location, field string, limit int64) *Rejection {
+	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Field: field, Limit: limit, Err: sanitize.ErrTooLarge}
 }
 
 // firstViolation returns err, or, when err is a UTF-8 error at offset k of
