@@ -165,7 +165,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		return s.passUnread(r, p)
 	}
 	if !p.Location(loc).On {
-		return s.passUnread(r, p)
+		return s.passText(r, p, loc) // encoding.go
 	}
 	if !utf8Charset(charset) {
 		if p.RefuseCharsets {
@@ -177,20 +177,19 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		// checked as UTF-8 all the same. A text or XML body in another
 		// charset is left to a decoder for it: not ours to check.
 		if loc == rules.Body || loc == rules.XML {
-			return s.passUnread(r, p)
+			return s.passText(r, p, loc)
 		}
 	}
-	body, over, err := s.readBody(r, p.Limits.BodyBytes, p.Mode == rules.Monitor)
-	if err != nil {
-		return &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
-	}
-	if over {
-		return tooLarge(loc, "", p.Limits.BodyBytes)
+	// Read through the limit and decoded from its content coding; sent
+	// is the body as it came (encoding.go).
+	body, sent, rj := s.readText(r, p, loc)
+	if rj != nil {
+		return rj
 	}
 	// The body was read to its end: net/http has put its trailers, if
 	// any, in r.Trailer.
 	if rj := checkTrailers(r, p); rj != nil {
-		handOn(r, p, body, rj)
+		handOn(r, p, body, sent, rj)
 		return rj
 	}
 	fixed := body
@@ -218,22 +217,23 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
 	}
 	if rj == nil {
-		handOn(r, p, fixed, nil)
+		handOn(r, p, fixed, sent, nil)
 		s.body, s.bodyLoc = fixed, loc
 	} else {
-		handOn(r, p, body, rj)
+		handOn(r, p, body, sent, rj)
 	}
 	return rj
 }
 
 // handOn gives the handler the body read from r: in Monitor mode the body
-// as it came, with r's length and transfer coding left as the client sent
-// them; in Enforce mode the accepted (perhaps repaired) body with its
-// length set, or nothing for a rejected request, which no handler reads.
-func handOn(r *http.Request, p *policy, body []byte, rj *Rejection) {
+// as it came (sent: still in its content coding), with r's length and
+// transfer coding left as the client sent them; in Enforce mode the
+// accepted (perhaps repaired, decoded) body with its length set, or
+// nothing for a rejected request, which no handler reads.
+func handOn(r *http.Request, p *policy, body, sent []byte, rj *Rejection) {
 	switch {
 	case p.Mode == rules.Monitor:
-		r.Body = newBodyReader(body)
+		r.Body = newBodyReader(sent)
 	case rj == nil:
 		setBody(r, body)
 	}

@@ -251,6 +251,9 @@ func (tc confCase) wantLine(tg confTarget) map[string]any {
 	}
 	if rj.reason == "body_unreadable" {
 		l["error"] = errBroken.Error() // the cause
+		if rj.err != "" {
+			l["error"] = rj.err
+		}
 	}
 	l["message"] = "utf8guard: request rejected"
 	if mode == "monitor" {

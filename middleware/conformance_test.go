@@ -100,6 +100,8 @@ type confRej struct {
 	mode  string // "enforce" (default) or "monitor"
 	// limit is the limit a too_large rejection names (the log's limit).
 	limit int64
+	// err is the log's error for body_unreadable, when not errBroken's.
+	err string
 }
 
 // confDiff is a difference between targets that a framework forces.
