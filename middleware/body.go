@@ -202,7 +202,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 			fixed = []byte(text)
 		}
 	case rules.JSON:
-		fixed, rj = checkJSON(body, p)
+		fixed, rj = checkJSONBody(body, p, typ, sub) // or JSON lines: jsonlines.go
 	case rules.Multipart:
 		rj = checkMultipart(r, body, p)
 	case rules.XML:
@@ -345,7 +345,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	case rules.JSON:
 		var rj *Rejection
 		if out, rj = p.canonJSON(body); rj != nil {
-			return rj
+			return jsonLinesField(r, body, rj) // the line's index, for JSON lines
 		}
 	case rules.Multipart:
 		var rj *Rejection

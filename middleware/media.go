@@ -153,6 +153,10 @@ func (p *policy) mediaLocation(typ, sub string) (rules.Location, bool) {
 		// none (mime.ParseMediaType takes "application+json"): a handler
 		// that goes by the suffix decodes it as JSON.
 		return rules.JSON, true
+	case isJSONLines(typ, sub):
+		// application/x-ndjson and the other JSON-lines types: JSON
+		// values, one a line (jsonlines.go).
+		return rules.JSON, true
 	case typ == "application" && sub == "xml", typ == "text" && sub == "xml", strings.HasSuffix(sub, "+xml"),
 		sub == "" && strings.HasSuffix(typ, "+xml"):
 		return rules.XML, true
