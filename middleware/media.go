@@ -10,7 +10,8 @@ import (
 )
 
 // mediaPattern is a media type such as "text/plain", or a pattern:
-// "text/*" matches every subtype of text.
+// "text/*" matches every subtype of text, "application/*+xml" every
+// subtype of application with the suffix +xml (RFC 6838 section 4.2.8).
 type mediaPattern struct{ typ, sub string }
 
 func parsePatterns(list []string) []mediaPattern {
@@ -26,7 +27,8 @@ func parsePatterns(list []string) []mediaPattern {
 // them, matches one of pats.
 func matchMedia(pats []mediaPattern, typ, sub string) bool {
 	for _, p := range pats {
-		if p.typ == typ && (p.sub == "*" || p.sub == sub) {
+		if p.typ == typ && (p.sub == "*" || p.sub == sub ||
+			strings.HasPrefix(p.sub, "*+") && strings.HasSuffix(sub, p.sub[1:])) {
 			return true
 		}
 	}

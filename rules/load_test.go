@@ -205,6 +205,10 @@ func TestParseOverrides(t *testing.T) {
 		{"body types", `"body_types": ["application/xml", "Application/VND.A+XML", "application/*"]`, func(p *rules.Policy) {
 			p.BodyTypes = []string{"application/xml", "application/vnd.a+xml", "application/*"}
 		}},
+		{"suffix patterns", `"body_types": ["application/*+yaml", "Application/*+XML"], "binary_types": ["application/*+zip"]`, func(p *rules.Policy) {
+			p.BodyTypes = []string{"application/*+yaml", "application/*+xml"}
+			p.BinaryTypes = []string{"application/*+zip"}
+		}},
 		{"multipart text types", `"multipart_text_types": ["text/*", "application/json"]`, func(p *rules.Policy) {
 			p.MultipartTextTypes = []string{"text/*", "application/json"}
 		}},
@@ -436,7 +440,11 @@ func TestParseErrors(t *testing.T) {
 		{"media type without slash", strictWith(`"body_types": ["xml"]`), `routes["/r"].body_types[0]`, `invalid media type "xml"`},
 		{"any media type", strictWith(`"body_types": ["*/*"]`), `routes["/r"].body_types[0]`, `the type must be named`},
 		{"wildcard type", strictWith(`"body_types": ["*/xml"]`), `routes["/r"].body_types[0]`, `the type must be named`},
-		{"partial wildcard", strictWith(`"body_types": ["application/*+json"]`), `routes["/r"].body_types[0]`, `"*" stands only for a whole subtype`},
+		{"partial wildcard", strictWith(`"body_types": ["application/x-*"]`), `routes["/r"].body_types[0]`, `"*" stands only for a whole subtype`},
+		{"wildcard after a suffix", strictWith(`"body_types": ["application/x+*"]`), `routes["/r"].body_types[0]`, `"*" stands only for a whole subtype`},
+		{"suffix pattern without a suffix", strictWith(`"body_types": ["application/*+"]`), `routes["/r"].body_types[0]`, `"*" stands only for a whole subtype`},
+		{"suffix pattern with two suffixes", strictWith(`"binary_types": ["application/*+a+b"]`), `routes["/r"].binary_types[0]`, `"*" stands only for a whole subtype`},
+		{"suffix pattern with two stars", strictWith(`"body_types": ["application/*+*"]`), `routes["/r"].body_types[0]`, `"*" stands only for a whole subtype`},
 		{"wildcard in type", strictWith(`"body_types": ["app*/json"]`), `routes["/r"].body_types[0]`, `"*" stands only for a whole subtype`},
 		{"media type parameters", strictWith(`"body_types": ["text/plain; charset=utf-8"]`), `routes["/r"].body_types[0]`, `without parameters`},
 		{"media type no subtype", strictWith(`"multipart_text_types": ["text/"]`), `routes["/r"].multipart_text_types[0]`, `must be tokens`},
