@@ -98,9 +98,15 @@ func requestCoding(r *http.Request, loc rules.Location) (coding, *Rejection) {
 	c, n := identity, 0
 	for off := 0; off <= len(list); {
 		elem, _, _ := strings.Cut(list[off:], ",")
-		start := off + len(elem) - len(strings.TrimLeft(elem, " \t"))
-		name := strings.Trim(elem, " \t")
-		off += len(elem) + 1
+		start, end := off, off+len(elem)
+		off = end + 1
+		for start < end && (list[start] == ' ' || list[start] == '\t') {
+			start++
+		}
+		for end > start && (list[end-1] == ' ' || list[end-1] == '\t') {
+			end--
+		}
+		name := list[start:end]
 		var k coding
 		switch {
 		case name == "" || strings.EqualFold(name, "identity"):
@@ -129,10 +135,10 @@ func unsupportedEncoding(loc rules.Location, list string, off int) *Rejection {
 
 // readText reads the body of r, which the route checks as text at loc,
 // whole through the body limit, and decodes its content coding. It
-// returns the text to check, and the body as the client sent it (the same
-// slice when it came without a coding), which Monitor mode hands on. In
-// Enforce mode a decoded body's Content-Encoding is removed at once: the
-// handler, if it runs, gets the decoded text (handOn).
+// returns the text to check, and, in Monitor mode, the body as the client
+// sent it (the same slice when it came without a coding), which Monitor
+// hands on. In Enforce mode a decoded body's Content-Encoding is removed
+// at once: the handler, if it runs, gets the decoded text (handOn).
 func (s *scratch) readText(r *http.Request, p *policy, loc rules.Location) (text, sent []byte, rj *Rejection) {
 	c := identity
 	if len(r.Header["Content-Encoding"]) != 0 {
@@ -141,22 +147,41 @@ func (s *scratch) readText(r *http.Request, p *policy, loc rules.Location) (text
 		}
 	}
 	limit, monitor := p.Limits.BodyBytes, p.Mode == rules.Monitor
-	sent, over, err := s.readBody(r, limit, monitor)
-	if err != nil {
-		return nil, nil, &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
+	if c == identity || monitor {
+		var over bool
+		var err error
+		if sent, over, err = s.readBody(r, limit, monitor); err != nil {
+			return nil, nil, &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
+		} else if over {
+			return nil, nil, tooLarge(loc, "", limit)
+		}
+		if c == identity {
+			return sent, sent, nil
+		}
 	}
-	if over {
-		return nil, nil, tooLarge(loc, "", limit)
-	}
-	if c == identity {
-		return sent, sent, nil
-	}
-	text, over, err = s.decode(sent, c, limit)
+	d := decoders.Get().(*decoder)
+	defer d.release()
+	defer s.dropChunks()
+	var src codedReader
 	if monitor {
+		d.sent.Reset(sent)
+		src = &d.sent
 		// As it came, whatever the check finds (handOn does the same
 		// once the text has been checked).
 		r.Body = newBodyReader(sent)
+	} else {
+		// Read into the pooled chunks, which the decoder reads: memory
+		// of its own only for the decoded text.
+		n, over, err := s.readChunks(r.Body, limit)
+		if err != nil {
+			return nil, nil, &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: errors.Join(errBodyRead, err)}
+		} else if over {
+			return nil, nil, tooLarge(loc, "", limit)
+		}
+		d.chunks = newChunkReader(s.chunks, n)
+		src = &d.chunks
 	}
+	text, over, err := s.decode(d, src, c, limit)
 	switch {
 	case err != nil:
 		return nil, nil, &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Field: "Content-Encoding",
@@ -170,56 +195,162 @@ func (s *scratch) readText(r *http.Request, p *policy, loc rules.Location) (text
 	return text, sent, nil
 }
 
+// readChunks reads src to its end into chunks appended to s.chunks, up to
+// limit octets (negative: no limit), and returns how many it read, or
+// that they are over the limit (one past it read), or the read's error.
+// The chunks are the scratch's: the caller drops them.
+func (s *scratch) readChunks(src io.Reader, limit int64) (n int, over bool, err error) {
+	base := len(s.chunks) // the chunks already there: src may be reading them
+	for {
+		off := n % chunkSize
+		if off == 0 && base+n/chunkSize == len(s.chunks) {
+			s.chunks = append(s.chunks, chunkPool.Get().(*[chunkSize]byte))
+		}
+		buf := s.chunks[base+n/chunkSize][off:]
+		if limit >= 0 && int64(len(buf)) > limit+1-int64(n) {
+			buf = buf[:limit+1-int64(n)] // one past the limit tells it is over
+		}
+		k, rerr := src.Read(buf)
+		n += k
+		switch {
+		case limit >= 0 && int64(n) > limit:
+			return n, true, nil
+		case rerr == io.EOF:
+			return n, false, nil
+		case rerr != nil:
+			return n, false, rerr
+		}
+	}
+}
+
+// codedReader is what the decoders read: octets, one at a time too (so
+// that compress/flate reads no more than its stream), and how many are
+// left after it.
+type codedReader interface {
+	flate.Reader
+	Len() int
+}
+
+// chunkReader reads the first n octets of chunks.
+type chunkReader struct {
+	chunks []*[chunkSize]byte
+	n      int    // octets in chunks
+	next   int    // the chunk after cur
+	cur    []byte // the current chunk's octets
+	i      int    // the next octet of cur
+}
+
+func newChunkReader(chunks []*[chunkSize]byte, n int) chunkReader {
+	return chunkReader{chunks: chunks, n: n}
+}
+
+// fill makes cur the next chunk's octets, and reports whether there are
+// any.
+func (c *chunkReader) fill() bool {
+	start := c.next * chunkSize
+	if start >= c.n {
+		return false
+	}
+	c.cur, c.i = c.chunks[c.next][:min(chunkSize, c.n-start)], 0
+	c.next++
+	return true
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if c.i >= len(c.cur) && !c.fill() {
+		return 0, io.EOF
+	}
+	k := copy(p, c.cur[c.i:])
+	c.i += k
+	return k, nil
+}
+
+func (c *chunkReader) ReadByte() (byte, error) {
+	if c.i >= len(c.cur) && !c.fill() {
+		return 0, io.EOF
+	}
+	b := c.cur[c.i]
+	c.i++
+	return b, nil
+}
+
+// Len returns how many octets are left.
+func (c *chunkReader) Len() int { return len(c.cur) - c.i + max(c.n-c.next*chunkSize, 0) }
+
 // decoders holds the decoders of content codings, with their state:
 // compress/flate's is some 40 KiB, which a request should not allocate.
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
-// decoder is the readers of one decoding: the coded octets, and the
+// decoder is the readers of one decoding: of the coded octets, and the
 // decoder of each coding, made on first use and reset after.
 type decoder struct {
-	src bytes.Reader
-	gz  gzip.Reader
-	zl  io.ReadCloser // compress/zlib's, a zlib.Resetter
-	fl  io.ReadCloser // compress/flate's, a flate.Resetter
+	sent   bytes.Reader // the body as sent (Monitor)
+	chunks chunkReader  // the body in the scratch's chunks (Enforce)
+	gz     gzip.Reader
+	zl     io.ReadCloser // compress/zlib's, a zlib.Resetter
+	fl     io.ReadCloser // compress/flate's, a flate.Resetter
+}
+
+// release forgets the body and puts d back in the pool.
+func (d *decoder) release() {
+	d.sent.Reset(nil)
+	d.chunks = chunkReader{}
+	decoders.Put(d)
 }
 
 // open sets d to decode src, coded as c, and returns the reader of the
 // decoded octets.
-func (d *decoder) open(src []byte, c coding) (io.Reader, error) {
-	d.src.Reset(src)
+func (d *decoder) open(src codedReader, c coding) (io.Reader, error) {
 	switch {
 	case c == codingGzip:
-		if err := d.gz.Reset(&d.src); err != nil {
+		if err := d.gz.Reset(src); err != nil {
 			return nil, err
 		}
 		return &d.gz, nil
 	case zlibHeader(src):
 		if d.zl == nil {
-			zl, err := zlib.NewReader(&d.src)
+			zl, err := zlib.NewReader(src)
 			if err != nil {
 				return nil, err
 			}
 			d.zl = zl
-		} else if err := d.zl.(zlib.Resetter).Reset(&d.src, nil); err != nil {
+		} else if err := d.zl.(zlib.Resetter).Reset(src, nil); err != nil {
 			return nil, err
 		}
 		return d.zl, nil
 	}
 	if d.fl == nil {
-		d.fl = flate.NewReader(&d.src)
-	} else if err := d.fl.(flate.Resetter).Reset(&d.src, nil); err != nil {
+		d.fl = flate.NewReader(src)
+	} else if err := d.fl.(flate.Resetter).Reset(src, nil); err != nil {
 		return nil, err
 	}
 	return d.fl, nil
 }
 
-// zlibHeader reports whether p starts with a zlib header (RFC 1950
+// zlibHeader reports whether src starts with a zlib header (RFC 1950
 // section 2.2): compression method 8 (deflate), a window of at most 32
 // KiB, and check bits that make the two octets a multiple of 31. A raw
 // DEFLATE stream is taken for zlib only when it starts with such a pair,
 // which then fails zlib's checksum: refused, never misread.
-func zlibHeader(p []byte) bool {
-	return len(p) >= 2 && p[0]&0x0F == 8 && p[0]>>4 <= 7 && (uint16(p[0])<<8|uint16(p[1]))%31 == 0
+func zlibHeader(src codedReader) bool {
+	var p [2]byte
+	switch r := src.(type) {
+	case *bytes.Reader:
+		if n, _ := r.ReadAt(p[:], 0); n < 2 {
+			return false
+		}
+	case *chunkReader:
+		if r.n < 2 {
+			return false
+		}
+		p[0], p[1] = r.chunks[0][0], r.chunks[0][1]
+	}
+	return isZlibHeader(p[0], p[1])
+}
+
+// isZlibHeader reports whether the octets a and b are a zlib header.
+func isZlibHeader(a, b byte) bool {
+	return a&0x0F == 8 && a>>4 <= 7 && (uint16(a)<<8|uint16(b))%31 == 0
 }
 
 // errTrailingData is the error of a zlib or DEFLATE stream followed by
@@ -245,50 +376,36 @@ func (e *codingError) Error() string {
 
 func (e *codingError) Unwrap() error { return e.err }
 
-// decode decodes src, coded as c, into memory of its own, up to limit
-// decoded octets (negative: no limit). It returns the decoded octets, or
-// that they are over the limit, having decoded at most one buffer more
-// than it, or the decoder's error as a *codingError.
-func (s *scratch) decode(src []byte, c coding, limit int64) (text []byte, over bool, err error) {
-	if len(src) == 0 {
-		return src, false, nil
+// decode decodes src, coded as c, with d, into memory of its own, up to
+// limit decoded octets (negative: no limit). It returns the decoded
+// octets, or that they are over the limit, having decoded at most one
+// buffer more than it, or the decoder's error as a *codingError. It reads
+// the decoded octets into s.chunks after those already there (which src
+// may be reading), and leaves them there for the caller to drop.
+func (s *scratch) decode(d *decoder, src codedReader, c coding, limit int64) (text []byte, over bool, err error) {
+	if src.Len() == 0 {
+		return []byte{}, false, nil // empty whatever its coding, as Echo's Decompress takes it
 	}
-	d := decoders.Get().(*decoder)
-	defer func() {
-		d.src.Reset(nil) // the body is not the pool's
-		decoders.Put(d)
-	}()
 	dec, err := d.open(src, c)
 	if err != nil {
 		return nil, false, &codingError{c, err}
 	}
-	defer s.dropChunks()
-	n := 0 // octets decoded
-	for {
-		off := n % chunkSize
-		if off == 0 && n/chunkSize == len(s.chunks) {
-			s.chunks = append(s.chunks, chunkPool.Get().(*[chunkSize]byte))
-		}
-		buf := s.chunks[n/chunkSize][off:]
-		if limit >= 0 && int64(len(buf)) > limit+1-int64(n) {
-			buf = buf[:limit+1-int64(n)] // one past the limit tells it is over
-		}
-		k, rerr := dec.Read(buf)
-		n += k
-		switch {
-		case limit >= 0 && int64(n) > limit:
-			return nil, true, nil
-		case rerr == io.EOF:
-			if d.src.Len() > 0 {
-				// gzip reads members to the end; zlib and DEFLATE stop
-				// at theirs.
-				return nil, false, &codingError{c, errTrailingData}
-			}
-			return s.gather(n), false, nil
-		case rerr != nil:
-			return nil, false, &codingError{c, rerr}
-		}
+	base := len(s.chunks)
+	n, over, err := s.readChunks(dec, limit)
+	switch {
+	case over:
+		return nil, true, nil
+	case err != nil:
+		return nil, false, &codingError{c, err}
+	case src.Len() > 0:
+		// gzip reads members to the end; zlib and DEFLATE stop at theirs.
+		return nil, false, &codingError{c, errTrailingData}
 	}
+	text = make([]byte, n)
+	for i := 0; i*chunkSize < n; i++ {
+		copy(text[i*chunkSize:], s.chunks[base+i][:])
+	}
+	return text, false, nil
 }
 
 // passText passes on a body of a type checked as text that the route does

@@ -206,18 +206,56 @@ func TestZlibHeader(t *testing.T) {
 			zw.Reset(&z)
 			_, _ = io.WriteString(zw, s)
 			_ = zw.Close()
-			if !zlibHeader(z.Bytes()) {
+			if !zlibHeader(bytes.NewReader(z.Bytes())) {
 				t.Errorf("zlib of %q at level %d: not a zlib header: % x", s, level, z.Bytes()[:2])
 			}
 			f.Reset()
 			fw.Reset(&f)
 			_, _ = io.WriteString(fw, s)
 			_ = fw.Close()
-			if zlibHeader(f.Bytes()) {
+			if zlibHeader(bytes.NewReader(f.Bytes())) {
 				t.Errorf("DEFLATE of %q at level %d taken for zlib: % x", s, level, f.Bytes()[:2])
 			}
 		}
 	}
+}
+
+// decodeBoth decodes raw, coded as c, the two ways readText does: from the
+// scratch's chunks (Enforce) and from a body of its own (Monitor); it
+// fails t if the two disagree.
+func decodeBoth(t *testing.T, s *scratch, raw []byte, c coding, limit int64) (text []byte, over bool, err error) {
+	t.Helper()
+	var results [2]struct {
+		text []byte
+		over bool
+		err  error
+	}
+	for i := range results {
+		d := decoders.Get().(*decoder)
+		var src codedReader
+		if i == 0 {
+			n, _, rerr := s.readChunks(bytes.NewReader(raw), -1)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			d.chunks = newChunkReader(s.chunks, n)
+			src = &d.chunks
+		} else {
+			d.sent.Reset(raw)
+			src = &d.sent
+		}
+		res := &results[i]
+		res.text, res.over, res.err = s.decode(d, src, c, limit)
+		s.dropChunks()
+		d.release()
+	}
+	a, b := results[0], results[1]
+	if !bytes.Equal(a.text, b.text) || a.over != b.over || (a.err == nil) != (b.err == nil) ||
+		a.err != nil && a.err.Error() != b.err.Error() {
+		t.Fatalf("%d octets of %v: from chunks %d, %v, %v; from a body %d, %v, %v",
+			len(raw), c, len(a.text), a.over, a.err, len(b.text), b.over, b.err)
+	}
+	return a.text, a.over, a.err
 }
 
 // TestDecoderReuse: a pooled decoder left by a corrupt stream, of either
@@ -247,8 +285,8 @@ func TestDecoderReuse(t *testing.T) {
 		}{{codingGzip, gz(text)}, {codingDeflate, zl(text)}} {
 			bad := append([]byte(nil), c.body...)
 			bad[len(bad)/2] ^= 0xFF
-			_, _, _ = s.decode(bad, c.coding, 1<<20)
-			got, over, err := s.decode(c.body, c.coding, 1<<20)
+			_, _, _ = decodeBoth(t, s, bad, c.coding, 1<<20)
+			got, over, err := decodeBoth(t, s, c.body, c.coding, 1<<20)
 			if err != nil || over || string(got) != text {
 				t.Fatalf("%v after a corrupt stream: %d octets, %v, %v", c.coding, len(got), over, err)
 			}
@@ -266,12 +304,61 @@ func TestDecodeLimit(t *testing.T) {
 		_, _ = w.Write(bytes.Repeat([]byte{'a'}, n))
 		_ = w.Close()
 		s := &scratch{}
-		if got, over, err := s.decode(b.Bytes(), codingGzip, int64(n)); err != nil || over || len(got) != n {
+		if got, over, err := decodeBoth(t, s, b.Bytes(), codingGzip, int64(n)); err != nil || over || len(got) != n {
 			t.Errorf("%d octets at limit %d: %d, %v, %v", n, n, len(got), over, err)
 		}
 		if n > 0 {
-			if _, over, err := s.decode(b.Bytes(), codingGzip, int64(n-1)); err != nil || !over {
+			if _, over, err := decodeBoth(t, s, b.Bytes(), codingGzip, int64(n-1)); err != nil || !over {
 				t.Errorf("%d octets at limit %d: over %v, %v", n, n-1, over, err)
+			}
+		}
+	}
+}
+
+// TestDecodeAcrossChunks: coded bodies whose octets span several of the
+// chunks they are read into, ending at and around a chunk's end, in every
+// coding, decode to what was coded, and a damaged one fails the same way
+// from the chunks as from a body of its own.
+func TestDecodeAcrossChunks(t *testing.T) {
+	t.Parallel()
+	rnd := func(n int) []byte {
+		p := make([]byte, n)
+		x := uint32(n)
+		for i := range p {
+			x = x*1664525 + 1013904223
+			p[i] = 'a' + byte(x>>24)%26
+		}
+		return p
+	}
+	var gzb, zlb, flb bytes.Buffer
+	gw, zw := gzip.NewWriter(&gzb), zlib.NewWriter(&zlb)
+	fw, _ := flate.NewWriter(&flb, flate.NoCompression)
+	s := &scratch{}
+	for _, n := range []int{chunkSize - 30, chunkSize - 18, chunkSize - 11, chunkSize, 2*chunkSize + 1, 3*chunkSize - 7} {
+		text := rnd(n)
+		gzb.Reset()
+		gw.Reset(&gzb)
+		_, _ = gw.Write(text)
+		_ = gw.Close()
+		zlb.Reset()
+		zw.Reset(&zlb)
+		_, _ = zw.Write(text)
+		_ = zw.Close()
+		flb.Reset()
+		fw.Reset(&flb)
+		_, _ = fw.Write(text)
+		_ = fw.Close()
+		for _, tc := range []struct {
+			c   coding
+			raw []byte
+		}{{codingGzip, gzb.Bytes()}, {codingDeflate, zlb.Bytes()}, {codingDeflate, flb.Bytes()}} {
+			got, over, err := decodeBoth(t, s, tc.raw, tc.c, -1)
+			if err != nil || over || !bytes.Equal(got, text) {
+				t.Errorf("%v, %d octets coded in %d: %d octets, %v, %v", tc.c, n, len(tc.raw), len(got), over, err)
+			}
+			cut := tc.raw[:len(tc.raw)-1]
+			if _, _, err := decodeBoth(t, s, cut, tc.c, -1); err == nil {
+				t.Errorf("%v, %d octets coded in %d, the last cut off: no error", tc.c, n, len(tc.raw))
 			}
 		}
 	}
