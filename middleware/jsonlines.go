@@ -22,10 +22,16 @@ import (
 // a line that does not decode skipped), or with one json.Decoder over the
 // whole body, which reads values wherever they end. So:
 //
+//   - a line ends at a line feed or a carriage return: Go's line readers
+//     end lines at LF (dropping a CR before it), but Python's universal
+//     newlines and str.splitlines end them at a lone CR too, so a CR
+//     ends a line here as well (a CRLF ends one line and leaves a blank
+//     one);
 //   - each line that holds more than JSON white space is checked as a JSON
 //     text of its own (checkJSON): strings, escapes, nesting, member
 //     names, as a line reader reads them; no JSON string can hold a raw
-//     line feed, so a json.Decoder reads the same strings;
+//     line feed or carriage return, so a json.Decoder reads the same
+//     strings;
 //   - a line that leaves a string or an array or object open, followed by
 //     another such line, refuses the body (bad_media_type): that is not
 //     JSON lines, and the two readers would read different values from
@@ -75,12 +81,7 @@ func checkJSONLines(body []byte, p *policy) ([]byte, *Rejection) {
 	open := -1     // the end of the last non-blank line, if it left a value open
 	openLine := -1 // and that line's index
 	for start := 0; start < len(body); {
-		end := bytes.IndexByte(body[start:], '\n')
-		if end < 0 {
-			end = len(body)
-		} else {
-			end += start
-		}
+		end := jsonLineEnd(body, start)
 		line := body[start:end]
 		if !jsonBlank(line) {
 			if open >= 0 {
@@ -130,12 +131,7 @@ func linePointer(n int, ptr string) string {
 func lineIndex(body []byte, off int) int {
 	n := 0
 	for start := 0; start < len(body); {
-		end := bytes.IndexByte(body[start:], '\n')
-		if end < 0 {
-			end = len(body)
-		} else {
-			end += start
-		}
+		end := jsonLineEnd(body, start)
 		if off <= end {
 			return n
 		}
@@ -147,11 +143,26 @@ func lineIndex(body []byte, off int) int {
 	return n
 }
 
+// jsonLineEnd returns the offset of the line feed or carriage return that
+// ends the line starting at body[start], or len(body).
+func jsonLineEnd(body []byte, start int) int {
+	rest := body[start:]
+	k := bytes.IndexByte(rest, '\n')
+	if k < 0 {
+		k = len(rest)
+	}
+	if cr := bytes.IndexByte(rest[:k], '\r'); cr >= 0 {
+		k = cr
+	}
+	return start + k
+}
+
 // jsonBlank reports whether line holds JSON white space only (a line
-// feed ends it): a blank line, which JSON-lines readers skip.
+// feed or carriage return ends it): a blank line, which JSON-lines
+// readers skip.
 func jsonBlank(line []byte) bool {
 	for _, c := range line {
-		if c != ' ' && c != '\t' && c != '\r' {
+		if c != ' ' && c != '\t' {
 			return false
 		}
 	}

@@ -34,6 +34,8 @@ func jsonLinesCases() []confCase {
 	xmlRef := `{"a":"ok"}` + "\n" + `{"t":"&#x202E;"}` + "\n"
 	pretty := "{\n  \"a\": 1,\n  \"a\": 2\n}\n"
 	unterminated := `"x` + "\n" + `{"a":"` + "\u202e" + `"}` + "\n"
+	crUnterminated := `"x` + "\r" + `{"a":"` + "\u202e" + `"}` + "\r"
+	crLines := `{"a":1}` + "\r" + `{"b":"\ud800"}` + "\r"
 	lastOpen := `{"a":1}` + "\n" + `{"b":`
 	twoOnALine := `{"a":1} {"a":2}` + "\n"
 	nulEscape := `{"a":1}` + "\n" + `{"b":"\u0000"}` + "\n"
@@ -75,6 +77,8 @@ func jsonLinesCases() []confCase {
 		// continued on the next.
 		post(confCase{name: "a value across lines", body: pretty, status: 400, rej: rej("bad_media_type", "/0", 1)}),
 		post(confCase{name: "a string left open", body: unterminated, status: 400, rej: rej("bad_media_type", "/0", 2)}),
+		post(confCase{name: "a string left open before a carriage return", body: crUnterminated, status: 400, rej: rej("bad_media_type", "/0", 2)}),
+		post(confCase{name: "lines ended by carriage returns", body: crLines, status: 400, rej: rej("surrogate", "/1/b", at(crLines, `\ud800`))}),
 
 		// The JSON check decides: off, and under the default preset.
 		post(confCase{name: "JSON off", table: jsonOff, body: surrogate, status: 200, reads: reads(surrogate)}),
