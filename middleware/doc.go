@@ -109,16 +109,25 @@
 // policy.go compiles a rules.Policy, canon.go holds what every location's
 // canonical form shares, rejection.go and log.go what a refusal is and
 // how it is logged, pipeline.go the sequence every adapter runs, and
-// echo.go, echov5/ and nethttp.go the adapters.
+// echo.go, echov5/ and nethttp.go the adapters; validate.go, routes.go and
+// preparsed.go hold the checks of the configuration and of the mounting.
 //
 // # Where to mount it
 //
 // Mount it before any middleware that reads the body or the query, so that
-// nothing reads unchecked text, and before Echo's Decompress: after
-// utf8guard, Decompress finds no Content-Encoding on a body utf8guard
-// decoded and does nothing; before it, it leaves Content-Encoding on the
-// body it decoded, which utf8guard then refuses as a stream that does not
-// decode (body_unreadable). With e.Use (or on a group or route) the
+// nothing reads unchecked text. Echo's Decompress may go on either side:
+// after utf8guard it finds no Content-Encoding on a body utf8guard decoded
+// and does nothing; before it, utf8guard reads and checks what it decoded
+// (encoding.go). With e.Use (or on a group or route) the
 // policy is chosen by route template; with e.Pre the path is checked
-// before the router sees it.
+// before the router sees it. A request whose form something before it
+// parsed already is refused with 500 parsed_before_check (preparsed.go).
+//
+// # Mistakes are start-up errors
+//
+// Every adapter's constructor validates its rules (rules.Table.Validate)
+// and, on Echo, the syntax of a table's keys (ValidateEchoRoutes); call
+// CheckRoutes at start-up, once the routes are registered, to find a key
+// that names no route, which the middleware otherwise logs at its first
+// request (routes.go).
 package middleware

@@ -112,6 +112,9 @@ func (cfg Config) compile() (*echoGuard, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ValidateEchoRoutes(cfg.Rules); err != nil { // validate.go
+		return nil, err
+	}
 	m := &echoGuard{g: g, skipper: cfg.Skipper, onReject: cfg.OnReject, onError: cfg.ErrorHandler}
 	if m.skipper == nil {
 		m.skipper = emw.DefaultSkipper
@@ -140,6 +143,7 @@ func (m *echoGuard) wrap(next echo.HandlerFunc) echo.HandlerFunc {
 
 // serve runs the middleware for c.
 func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc) error {
+	m.checkRoutes(c) // routes.go: once, at the first request
 	if m.skipper(c) {
 		return next(c)
 	}

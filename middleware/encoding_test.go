@@ -364,25 +364,70 @@ func slicesEqual(a, b []string) bool {
 
 // TestDecompressBefore: Echo's Decompress mounted before utf8guard hands
 // it a decoded body still marked gzip (Decompress leaves the header):
-// refused as a gzip stream that does not decode, never checked as the
-// wrong octets nor passed on. Mount utf8guard first.
+// utf8guard checks the decoded text, within its limit, and hands it on
+// with Content-Encoding removed, as a body it decoded itself. A decoder it
+// does not know (here one that replaces the body with a plain reader) and
+// that leaves Content-Encoding is refused: the octets are no gzip stream.
 func TestDecompressBefore(t *testing.T) {
 	t.Parallel()
-	logger := zerolog.Nop()
-	e4 := echo4.New()
-	e4.Use(emw4.Decompress(), middleware.WithConfig(middleware.Config{Rules: rules.Strict(), Logger: &logger}))
-	e4.POST("/e", func(c echo4.Context) error { return c.NoContent(200) })
-	e5 := echo5.New()
-	e5.Use(emw5.Decompress(), echov5.WithConfig(echov5.Config{Rules: rules.Strict(), Logger: &logger}))
-	e5.POST("/e", func(c *echo5.Context) error { return c.NoContent(200) })
-	for name, h := range map[string]http.Handler{"v4": e4, "v5": e5} {
-		r := httptest.NewRequest("POST", "/e", strings.NewReader(gzipOf(`{"a":"b"}`)))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Content-Encoding", "gzip")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		if w.Code != 400 || !strings.Contains(w.Body.String(), "body_unreadable") {
-			t.Errorf("%s: %d %s, want 400 body_unreadable", name, w.Code, w.Body)
-		}
+	var zeros bytes.Buffer
+	zw := gzip.NewWriter(&zeros)
+	_, _ = zw.Write(make([]byte, 4<<20))
+	_ = zw.Close()
+	unknownDecoder := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			zr, err := gzip.NewReader(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), 400)
+				return
+			}
+			b, _ := io.ReadAll(zr)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			next.ServeHTTP(w, r)
+		})
+	}
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		reason     string
+		reads      string
+	}{
+		{"clean", gzipOf(`{"a":"b"}`), 200, "", `{"a":"b"}`},
+		{"lone surrogate", gzipOf(`{"a":"\ud800"}`), 400, "surrogate", ""},
+		{"4 MiB of zeros", zeros.String(), 413, "too_large", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			seen := &headerSeen{}
+			logger := zerolog.Nop()
+			p := rules.Strict()
+			e4 := echo4.New()
+			e4.Use(emw4.Decompress(), middleware.WithConfig(middleware.Config{Rules: p, Logger: &logger}))
+			e4.POST("/e", func(c echo4.Context) error { seen.record(c.Request()); return c.NoContent(200) })
+			e5 := echo5.New()
+			e5.Use(emw5.Decompress(), echov5.WithConfig(echov5.Config{Rules: p, Logger: &logger}))
+			e5.POST("/e", func(c *echo5.Context) error { seen.record(c.Request()); return c.NoContent(200) })
+			mw := middleware.Handler(middleware.HTTPConfig{Rules: p, Logger: &logger})
+			other := unknownDecoder(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.record(r) })))
+			for name, h := range map[string]http.Handler{"v4": e4, "v5": e5, "unknown decoder": other} {
+				*seen = headerSeen{}
+				r := httptest.NewRequest("POST", "/e", strings.NewReader(tc.body))
+				r.Header.Set("Content-Type", "application/json")
+				r.Header.Set("Content-Encoding", "gzip")
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				status, reason := tc.status, tc.reason
+				if name == "unknown decoder" && tc.status != 413 {
+					status, reason = 400, "body_unreadable"
+				}
+				if w.Code != status || !strings.Contains(w.Body.String(), reason) {
+					t.Errorf("%s: %d %s, want %d %s", name, w.Code, w.Body, status, reason)
+				}
+				if status == 200 && (seen.body != tc.reads || seen.encoding != nil || seen.err != nil) {
+					t.Errorf("%s: the handler read %q (Content-Encoding %q, %v), want %q without Content-Encoding",
+						name, seen.body, seen.encoding, seen.err, tc.reads)
+				}
+			}
+		})
 	}
 }

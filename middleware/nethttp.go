@@ -81,6 +81,11 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Route == nil { // the keys are ServeMux patterns (validate.go)
+		if err := validateMuxPatterns(cfg.Rules); err != nil {
+			return nil, err
+		}
+	}
 	routeOf := cfg.Route
 	if routeOf == nil {
 		routeOf = func(r *http.Request) string { return r.Pattern }

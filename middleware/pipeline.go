@@ -214,12 +214,13 @@ type guard struct {
 	routes      map[string]*policy
 	logger      zerolog.Logger
 	logAccepted bool
+	checked     routeCheck // routes.go: the table's keys against the router's routes
 }
 
 func newGuard(rs rules.Ruleset, logger *zerolog.Logger, logAccepted bool) (*guard, error) {
-	table := rules.Table{Default: rules.Default()}
-	if rs != nil {
-		table = rs.Table()
+	table, err := validateRules(rs) // validate.go
+	if err != nil {
+		return nil, err
 	}
 	g := &guard{logAccepted: logAccepted, def: compile(table.Default)}
 	if len(table.Routes) > 0 {
@@ -250,6 +251,9 @@ func (g *guard) lookup(route string) *policy {
 // decoded parameter values when they differ from values. A body that could
 // not be read is a Rejection too (body_unreadable).
 func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
+	if rj = preparsed(r, p); rj != nil { // preparsed.go
+		return nil, rj
+	}
 	if p.Path.On {
 		routedRaw := escaped // as the router saw it
 		var repaired bool

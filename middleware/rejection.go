@@ -66,10 +66,15 @@ func (r *Rejection) Unwrap() error {
 // Status is the HTTP status of the rejection: 413 Request Entity Too Large
 // for a body over its limit, 415 Unsupported Media Type for a media type
 // the policy does not accept (unsupported_media_type) or a content coding
-// the middleware does not decode (unsupported_encoding), 400 Bad Request
-// otherwise (a field, a path or a JSON nesting over its limit, too many
-// fields or parts, and every other reason).
+// the middleware does not decode (unsupported_encoding), 500 Internal
+// Server Error for a form parsed before the middleware ran
+// (parsed_before_check: the server's mistake), 400 Bad Request otherwise
+// (a field, a path or a JSON nesting over its limit, too many fields or
+// parts, and every other reason).
 func (r *Rejection) Status() int {
+	if r.Reason == sanitize.ParsedBeforeCheck {
+		return http.StatusInternalServerError // the server's mistake
+	}
 	if r.Reason == sanitize.UnsupportedMediaType || r.Reason == sanitize.UnsupportedEncoding {
 		return http.StatusUnsupportedMediaType
 	}

@@ -139,7 +139,11 @@ const MaxFileBytes = 4 << 20
 //   - a class both forbidden and allowed, or listed twice;
 //     "refuse_double_encoding" true outside path, query and form;
 //     "reject_unnormalized" true without a normalization; "header" on with
-//     no headers listed.
+//     no headers listed;
+//   - anything else Table.Validate refuses, which Parse runs on the table
+//     it read (the checks of policies written in Go), such as a PRECIS
+//     field in a location the policy does not check, or two PRECIS fields
+//     whose names differ only in case.
 //
 // The policies Parse returns are fresh: no two share a slice.
 func Parse(data []byte) (*Table, error) {
@@ -287,6 +291,9 @@ func (ld *loader) table(v *jsonValue) (*Table, error) {
 		default:
 			return nil, ld.unknownKey(m, path, topKeys)
 		}
+	}
+	if err := ld.validate(v, t); err != nil {
+		return nil, err
 	}
 	return t, nil
 }

@@ -75,7 +75,8 @@ type Check struct {
 }
 
 // Limits bounds what one request may hold. A zero field means the default
-// given for it; a negative one means no limit.
+// given for it; -1 means no limit (other negative values are mistakes,
+// which Policy.Validate refuses).
 type Limits struct {
 	// BodyBytes is the largest body, in octets, on a route that checks
 	// bodies. Text bodies are read up to it and refused past it (413);

@@ -22,7 +22,9 @@
 // does not check as text. Rejection logs go to stdout as JSON lines.
 //
 // The policy file and public/ are embedded in the binary, so it runs the
-// same from any working directory; -policy reads another policy file.
+// same from any working directory; -policy reads another policy file. A
+// policy file with a mistake, or with a route that names none of the
+// routes above, stops the demo at start-up with an error that names it.
 package main
 
 import (
@@ -42,6 +44,8 @@ import (
 
 	"github.com/utf8guard/utf8guard/examples/server/app"
 	"github.com/utf8guard/utf8guard/examples/server/app/appv5"
+	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -112,12 +116,29 @@ func run(addr, policyFile, echoVersion string) error {
 }
 
 // apps builds the demo's server on each Echo major version -echo names.
+// Each checks, once its routes are registered, that every route of the
+// policy file names one of them: a key with a typo ("/monitr/*") would
+// otherwise give that route's requests the default policy, silently.
 var apps = map[string]func(*rules.Table, *zerolog.Logger, fs.FS) (http.Handler, error){
 	"v4": func(t *rules.Table, l *zerolog.Logger, public fs.FS) (http.Handler, error) {
-		return app.New(t, l, public)
+		e, err := app.New(t, l, public)
+		if err != nil {
+			return nil, err
+		}
+		if err := middleware.CheckRoutes(e, t); err != nil {
+			return nil, err
+		}
+		return e, nil
 	},
 	"v5": func(t *rules.Table, l *zerolog.Logger, public fs.FS) (http.Handler, error) {
-		return appv5.New(t, l, public)
+		e, err := appv5.New(t, l, public)
+		if err != nil {
+			return nil, err
+		}
+		if err := echov5.CheckRoutes(e, t); err != nil {
+			return nil, err
+		}
+		return e, nil
 	},
 }
 

@@ -131,6 +131,9 @@ func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := middleware.ValidateEchoRoutes(cfg.Rules); err != nil { // Echo's route syntax
+		return nil, err
+	}
 	m := &guard{pl: pl, skipper: cfg.Skipper, onReject: cfg.OnReject, onError: cfg.ErrorHandler}
 	if m.skipper == nil {
 		m.skipper = emw.DefaultSkipper
@@ -158,6 +161,7 @@ func (m *guard) wrap(next echo.HandlerFunc) echo.HandlerFunc {
 
 // serve runs the middleware for c.
 func (m *guard) serve(c *echo.Context, next echo.HandlerFunc) error {
+	m.checkRoutes(c) // check.go: once, at the first request
 	if m.skipper(c) {
 		return next(c)
 	}
