@@ -148,36 +148,50 @@ func unsupportedEncoding(loc rules.Location, list string, off int) *Rejection {
 // hands on. In Enforce mode a decoded body's Content-Encoding is removed
 // at once: the handler, if it runs, gets the decoded text (handOn).
 func (s *scratch) readText(r *http.Request, p *policy, loc rules.Location) (text, sent []byte, rj *Rejection) {
-	c, decoded := identity, false
 	if len(r.Header["Content-Encoding"]) != 0 {
-		if c, rj = requestCoding(r, loc); rj != nil {
-			return nil, nil, rj
-		}
-		if c == codingGzip && decodedBefore(r) {
-			c, decoded = identity, true
-		}
+		return s.readCoded(r, p, loc)
+	}
+	sent, rj = s.readSent(r, p, loc)
+	return sent, sent, rj
+}
+
+// readSent reads the body of r as it came, whole through the body limit;
+// in Monitor mode r.Body then gives it again, or what was read and the
+// rest when it is over the limit or its read fails (readBody).
+func (s *scratch) readSent(r *http.Request, p *policy, loc rules.Location) ([]byte, *Rejection) {
+	limit := p.Limits.BodyBytes
+	sent, over, err := s.readBody(r, limit, p.Mode == rules.Monitor)
+	if err != nil {
+		return nil, &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
+	} else if over {
+		return nil, tooLarge(loc, "", limit)
+	}
+	return sent, nil
+}
+
+// readCoded is readText for a request with a Content-Encoding header.
+func (s *scratch) readCoded(r *http.Request, p *policy, loc rules.Location) (text, sent []byte, rj *Rejection) {
+	c, rj := requestCoding(r, loc)
+	if rj != nil {
+		return nil, nil, rj
 	}
 	limit, monitor := p.Limits.BodyBytes, p.Mode == rules.Monitor
-	if c == identity || monitor {
-		var over bool
-		var err error
-		if sent, over, err = s.readBody(r, limit, monitor); err != nil {
-			return nil, nil, &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
-		} else if over {
-			return nil, nil, tooLarge(loc, "", limit)
+	if c == identity || c == codingGzip && decodedBefore(r) {
+		// No coding, or one a decoder before utf8guard has decoded: the
+		// octets read are the text, which the handler gets (without the
+		// header that no longer says what they are).
+		if sent, rj = s.readSent(r, p, loc); rj == nil && c != identity && !monitor {
+			delete(r.Header, "Content-Encoding")
 		}
-		if c == identity {
-			if decoded && !monitor {
-				delete(r.Header, "Content-Encoding")
-			}
-			return sent, sent, nil
-		}
+		return sent, sent, rj
 	}
 	d := decoders.Get().(*decoder)
 	defer d.release()
-	defer s.dropChunks()
 	var src codedReader
 	if monitor {
+		if sent, rj = s.readSent(r, p, loc); rj != nil {
+			return nil, nil, rj
+		}
 		d.sent.Reset(sent)
 		src = &d.sent
 		// As it came, whatever the check finds (handOn does the same
@@ -188,14 +202,17 @@ func (s *scratch) readText(r *http.Request, p *policy, loc rules.Location) (text
 		// of its own only for the decoded text.
 		n, over, err := s.readChunks(r.Body, limit)
 		if err != nil {
+			s.dropChunks()
 			return nil, nil, &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: errors.Join(errBodyRead, err)}
 		} else if over {
+			s.dropChunks()
 			return nil, nil, tooLarge(loc, "", limit)
 		}
 		d.chunks = newChunkReader(s.chunks, n)
 		src = &d.chunks
 	}
 	text, over, err := s.decode(d, src, c, limit)
+	s.dropChunks()
 	switch {
 	case err != nil:
 		return nil, nil, &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Field: "Content-Encoding",
