@@ -165,7 +165,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		return s.passUnread(r, p, p.Limits.BinaryBodyBytes)
 	}
 	if !p.Location(loc).On {
-		return s.passUnread(r, p, p.Limits.BodyBytes)
+		return s.passText(r, p, loc) // encoding.go
 	}
 	if !utf8Charset(charset) {
 		if p.RefuseCharsets {
@@ -177,24 +177,35 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		// checked as UTF-8 all the same. A text or XML body in another
 		// charset is left to a decoder for it: not ours to check.
 		if loc == rules.Body || loc == rules.XML {
-			return s.passUnread(r, p, p.Limits.BodyBytes)
+			return s.passText(r, p, loc)
 		}
 	}
 	if loc == rules.Multipart {
-		// Checked as it streams in, through a spool (upload.go).
-		return s.checkMultipartBody(r, p, ct)
+		coded := false
+		if len(r.Header["Content-Encoding"]) != 0 {
+			c, rj := requestCoding(r, loc)
+			if rj != nil {
+				return rj
+			}
+			coded = c != identity
+		}
+		if !coded {
+			// Checked as it streams in, through a spool (upload.go). A
+			// multipart body with a content coding (which no browser
+			// sends) is decoded whole, below, within the text limit.
+			return s.checkMultipartBody(r, p, ct)
+		}
 	}
-	body, over, err := s.readBody(r, p.Limits.BodyBytes, p.Mode == rules.Monitor)
-	if err != nil {
-		return &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
-	}
-	if over {
-		return tooLarge(loc, "")
+	// Read through the limit and decoded from its content coding; sent
+	// is the body as it came (encoding.go).
+	body, sent, rj := s.readText(r, p, loc)
+	if rj != nil {
+		return rj
 	}
 	// The body was read to its end: net/http has put its trailers, if
 	// any, in r.Trailer.
 	if rj := checkTrailers(r, p); rj != nil {
-		handOn(r, p, body, rj)
+		handOn(r, p, body, sent, rj)
 		return rj
 	}
 	fixed := body
@@ -207,7 +218,9 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 			fixed = []byte(text)
 		}
 	case rules.JSON:
-		fixed, rj = checkJSON(body, p)
+		fixed, rj = checkJSONBody(body, p, typ, sub) // or JSON lines: jsonlines.go
+	case rules.Multipart:
+		rj = checkMultipart(r, body, p) // a coded body, decoded in memory
 	case rules.XML:
 		rj = checkXML(body, &p.XML, p.RefuseCharsets)
 	case rules.Body:
@@ -220,22 +233,23 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
 	}
 	if rj == nil {
-		handOn(r, p, fixed, nil)
+		handOn(r, p, fixed, sent, nil)
 		s.body, s.bodyLoc = fixed, loc
 	} else {
-		handOn(r, p, body, rj)
+		handOn(r, p, body, sent, rj)
 	}
 	return rj
 }
 
 // handOn gives the handler the body read from r: in Monitor mode the body
-// as it came, with r's length and transfer coding left as the client sent
-// them; in Enforce mode the accepted (perhaps repaired) body with its
-// length set, or nothing for a rejected request, which no handler reads.
-func handOn(r *http.Request, p *policy, body []byte, rj *Rejection) {
+// as it came (sent: still in its content coding), with r's length and
+// transfer coding left as the client sent them; in Enforce mode the
+// accepted (perhaps repaired, decoded) body with its length set, or
+// nothing for a rejected request, which no handler reads.
+func handOn(r *http.Request, p *policy, body, sent []byte, rj *Rejection) {
 	switch {
 	case p.Mode == rules.Monitor:
-		r.Body = newBodyReader(body)
+		r.Body = newBodyReader(sent)
 	case rj == nil:
 		setBody(r, body)
 	}
@@ -267,7 +281,7 @@ func (s *scratch) passUnread(r *http.Request, p *policy, limit int64) *Rejection
 		}
 	}
 	if limit >= 0 && r.ContentLength > limit {
-		return tooLarge(rules.Body, "")
+		return tooLarge(rules.Body, "", limit)
 	}
 	if !chunked || p.Mode == rules.Monitor {
 		// Monitor mode hands the body on as it came: a chunked body over
@@ -352,7 +366,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	case rules.JSON:
 		var rj *Rejection
 		if out, rj = p.canonJSON(body); rj != nil {
-			return rj
+			return jsonLinesField(r, body, rj) // the line's index, for JSON lines
 		}
 	case rules.Multipart:
 		var rj *Rejection
@@ -378,7 +392,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	// The body limit bounds the canonical form too: NFKC expands U+FDFA
 	// eighteen times.
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(out)) > lim {
-		return tooLarge(loc, "")
+		return tooLarge(loc, "", lim)
 	}
 	// And the escapes a JSON or XML decoder would read in it: NFKC makes
 	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (escapes.go).

@@ -229,6 +229,8 @@ func TestEveryReasonReachesTheHooks(t *testing.T) {
 		}}, "json", 400},
 		{sanitize.ParsedBeforeCheck, strict(), request{method: http.MethodPost, target: "/r/x", ct: "application/x-www-form-urlencoded", body: "x=%ff",
 			edit: func(r *http.Request) { _ = r.ParseForm() }}, "form", 500},
+		{sanitize.UnsupportedEncoding, strict(), request{method: http.MethodPost, target: "/r/x", ct: "application/json", body: "{}",
+			edit: func(r *http.Request) { r.Header.Set("Content-Encoding", "br") }}, "json", 415},
 	}
 	// Every reason of the taxonomy has its case.
 	var covered []sanitize.Reason

@@ -65,6 +65,9 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, who requestIdentity
 	if rj.Class != 0 {
 		e = e.Str("class", rj.Class.String())
 	}
+	if rj.Limit != 0 {
+		e = e.Int64("limit", rj.Limit) // too_large: the limit exceeded
+	}
 	if rj.Reason == sanitize.BodyUnreadable && rj.Err != nil {
 		// The cause alone: the reason says the rest, and the field is
 		// bounded (safeField), so a longer text would cut the cause off.

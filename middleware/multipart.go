@@ -118,7 +118,7 @@ func (pt *mimePart) nestedBoundary() string {
 func (pt *mimePart) readContent() (content, raw []byte, truncated bool, qpOff int) {
 	var err error
 	if pt.max >= 0 {
-		if raw, pt.over, err = readText(pt.raw, pt.max); pt.over {
+		if raw, pt.over, err = readPart(pt.raw, pt.max); pt.over {
 			return nil, nil, true, -1
 		}
 	} else {
@@ -435,7 +435,7 @@ func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts
 // (bad_media_type: the Content-Type's boundary is outside RFC 2046).
 func boundaryRejection(boundary string, depth int) *Rejection {
 	if depth > maxMultipartDepth {
-		return tooMany(rules.Multipart)
+		return tooMany(rules.Multipart, maxMultipartDepth)
 	}
 	if len(boundary) > maxBoundary {
 		return &Rejection{Reason: sanitize.BadMediaType, Location: rules.Multipart, Field: "boundary",
@@ -449,7 +449,7 @@ func boundaryRejection(boundary string, depth int) *Rejection {
 // its content.
 func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	if n.parts++; p.Limits.MultipartParts >= 0 && n.parts > p.Limits.MultipartParts {
-		return tooMany(rules.Multipart)
+		return tooMany(rules.Multipart, p.Limits.MultipartParts)
 	}
 	if rj := p.checkPartNames(pt); rj != nil {
 		return rj
@@ -457,7 +457,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	field := safeField(pt.name)
 	if !pt.isFile() {
 		if n.fields++; p.Limits.Fields >= 0 && n.fields > p.Limits.Fields {
-			return tooMany(rules.Multipart)
+			return tooMany(rules.Multipart, p.Limits.Fields)
 		}
 	}
 	text, badCharset := p.textPart(pt)
@@ -476,7 +476,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	// the break: that much is checked all the same, and the scan ends.
 	content, raw, _, qpOff := pt.readContent()
 	if pt.over {
-		return tooLarge(rules.Multipart, "") // text over the body's text limit
+		return tooLarge(rules.Multipart, "", pt.max) // text over the body's text limit
 	}
 	if qpOff >= 0 {
 		return qpRejection(field, raw, qpOff)
@@ -498,7 +498,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
 	field := safeField(pt.name)
 	if !pt.isFile() && p.Limits.FieldBytes >= 0 && len(content) > p.Limits.FieldBytes {
-		return tooLarge(rules.Multipart, field)
+		return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
 	}
 	if err := sanitize.Check(content, p.Multipart.Forbid); err != nil {
 		return reject(err, rules.Multipart, field, content)
@@ -526,7 +526,7 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 	field := safeField(pt.name)
 	for _, v := range [...]string{pt.name, pt.file} {
 		if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {
-			return tooLarge(rules.Multipart, field)
+			return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
 		}
 		if err := sanitize.CheckString(v, forbid); err != nil {
 			return reject(err, rules.Multipart, field, v)
@@ -646,7 +646,7 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 		return nil, multipartSyntax("") // cannot happen: every change sets first
 	}
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out))-rb.data > lim {
-		return nil, tooLarge(rules.Multipart, "") // its text over the text limit
+		return nil, tooLarge(rules.Multipart, "", lim) // its text over the text limit
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
@@ -852,7 +852,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 	}
 	content, raw, truncated, qpOff := pt.readContent()
 	if pt.over {
-		return out, false, false, tooLarge(rules.Multipart, "") // refused by the check already
+		return out, false, false, tooLarge(rules.Multipart, "", pt.max) // refused by the check already
 	}
 	if qpOff >= 0 {
 		return out, false, false, qpRejection(safeField(field), raw, qpOff) // refused by the check already
@@ -911,7 +911,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 			rb.leaves += int64(len(content))
 		}
 		if lim := p.Limits.BodyBytes; lim >= 0 && rb.leaves > lim && rb.first != nil {
-			return out, false, false, tooLarge(rules.Multipart, "")
+			return out, false, false, tooLarge(rules.Multipart, "", lim)
 		}
 	}
 	out.content = content

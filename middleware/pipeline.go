@@ -255,7 +255,7 @@ type guard struct {
 func (g *guard) reportLimit(lb *binaryLimit, r *http.Request, route string, mode rules.Mode, who identityFunc, x any) {
 	rt := strings.Clone(route) // so that route does not escape (run)
 	lb.report = func() {
-		rj := tooLarge(rules.Body, "")
+		rj := tooLarge(rules.Body, "", lb.limit)
 		rj.Route, rj.Mode = rt, mode
 		g.logRejection(r, rj, who(x))
 	}

@@ -198,8 +198,8 @@ func TestHugeLimits(t *testing.T) {
 	if b, err := io.ReadAll(src); err != nil || string(b) != "abc" {
 		t.Errorf("spoolReader: %q, %v", b, err)
 	}
-	if b, over, err := readText(strings.NewReader("abc"), huge); err != nil || over || string(b) != "abc" {
-		t.Errorf("readText: %q, %v, %v", b, over, err)
+	if b, over, err := readPart(strings.NewReader("abc"), huge); err != nil || over || string(b) != "abc" {
+		t.Errorf("readPart: %q, %v, %v", b, over, err)
 	}
 	p := compile(rules.Strict())
 	p.Limits.BodyBytes, p.Limits.BinaryBodyBytes = huge, huge

@@ -59,10 +59,10 @@ func (st *mpFlow) data(pt *mimePart, field string) *Rejection {
 	}
 	n, _ := io.Copy(io.Discard, r) // a body that ends early, or a failed read, ends the scan
 	if limit >= 0 && n > limit {
-		return &Rejection{Reason: sanitize.TooLarge, Location: rules.Multipart, Field: field, Err: errFileTooLarge}
+		return &Rejection{Reason: sanitize.TooLarge, Location: rules.Multipart, Field: field, Limit: limit, Err: errFileTooLarge}
 	}
 	if lim := st.p.Limits.BinaryBodyBytes; lim >= 0 && st.src.dat > lim {
-		return tooLarge(rules.Multipart, "")
+		return tooLarge(rules.Multipart, "", lim)
 	}
 	return nil
 }
@@ -99,7 +99,7 @@ func (p *policy) checkStream(src *spoolReader, boundary string) *Rejection {
 				return rj
 			}
 			if src.textOver(false) {
-				return tooLarge(rules.Multipart, "")
+				return tooLarge(rules.Multipart, "", p.Limits.BodyBytes)
 			}
 		}
 	}
@@ -109,7 +109,7 @@ func (p *policy) checkStream(src *spoolReader, boundary string) *Rejection {
 		return nil
 	}
 	if src.textOver(true) {
-		return tooLarge(rules.Multipart, "")
+		return tooLarge(rules.Multipart, "", p.Limits.BodyBytes)
 	}
 	if rj := checkPre(); rj != nil {
 		return rj
@@ -122,11 +122,11 @@ func (p *policy) checkStream(src *spoolReader, boundary string) *Rejection {
 	return boundaryRejection(boundary, 0)
 }
 
-// readText reads r to its end into memory of its own, up to max octets:
-// through pooled chunks, then into one slice of the size read, so that a
-// part over the limit costs working memory, not garbage. over says that r
-// holds more.
-func readText(r io.Reader, max int64) (b []byte, over bool, err error) {
+// readPart reads r, a part's content, to its end into memory of its own,
+// up to max octets: through pooled chunks, then into one slice of the size
+// read, so that a part over the limit costs working memory, not garbage.
+// over says that r holds more.
+func readPart(r io.Reader, max int64) (b []byte, over bool, err error) {
 	var chunks []*[chunkSize]byte
 	defer func() {
 		for i, c := range chunks {
@@ -213,7 +213,7 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 		total = t + min(b, math.MaxInt64-t)
 	}
 	if total >= 0 && r.ContentLength > total {
-		return tooLarge(rules.Multipart, "")
+		return tooLarge(rules.Multipart, "", total)
 	}
 	sp := newSpool(s.spoolDir, r.ContentLength)
 	s.spool = sp
@@ -224,8 +224,10 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 		src.err = err // the spool lost octets: the body cannot be handed on
 	}
 	switch {
-	case src.over:
-		rj = tooLarge(rules.Multipart, "")
+	case src.over && (rj == nil || rj.Reason != sanitize.TooLarge):
+		// Over a limit of the whole body or its text; the check names the
+		// limit of data or of a file it met first.
+		rj = tooLarge(rules.Multipart, "", src.overLimit())
 	case src.err != nil:
 		rj = &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: src.err}
 	case rj == nil:
@@ -249,6 +251,15 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 		setSpoolBody(r, sp)
 	}
 	return rj
+}
+
+// overLimit is the limit the body went over, once t.over: its text's,
+// or that of the whole body.
+func (t *spoolReader) overLimit() int64 {
+	if t.textOver(true) {
+		return t.textLimit
+	}
+	return t.limit
 }
 
 // spoolStatus is the status of a rejection whose body could not be
@@ -322,7 +333,7 @@ func (s *scratch) canonSpool(r *http.Request, p *policy) *Rejection {
 	recheck := newSpoolReader(out.reader(), nil, -1)
 	rj := p.checkStream(recheck, lv.boundary)
 	if recheck.over {
-		rj = tooLarge(rules.Multipart, "")
+		rj = tooLarge(rules.Multipart, "", recheck.overLimit())
 	}
 	recheck.done()
 	if rj != nil {

@@ -741,3 +741,34 @@ func ExampleVerdict_Release() {
 	fmt.Print(w.Body.String())
 	// Output: title
 }
+
+// TestUploadLimitsNamed: each limit an upload meets is the one its
+// rejection and log line name (Rejection.Limit, "limit").
+func TestUploadLimitsNamed(t *testing.T) {
+	pol := uploadPolicy()
+	pol.Limits.BodyBytes, pol.Limits.FileBytes, pol.Limits.BinaryBodyBytes = 64<<10, 2*mib, 3*mib
+	cases := []struct {
+		name  string
+		parts []upPart
+		limit float64
+	}{
+		{"text", []upPart{{field: "a", text: strings.Repeat("a", 60<<10)}, {field: "b", text: strings.Repeat("b", 8<<10)}}, 64 << 10},
+		{"file", []upPart{{field: "f", filename: "f.bin", ct: "application/octet-stream", seed: 13, size: 2*mib + 1}}, 2 * mib},
+		{"data", []upPart{
+			{field: "f", filename: "f.bin", ct: "application/octet-stream", seed: 14, size: 2 * mib},
+			{field: "g", filename: "g.bin", ct: "application/octet-stream", seed: 15, size: 2 * mib}}, 3 * mib},
+	}
+	for _, s := range upServers(t, pol) {
+		for _, tc := range cases {
+			s.logs.Reset()
+			w := s.do("POST", "/upload", upCT, uploadBody(tc.parts...), -1)
+			if w.Code != 413 {
+				t.Errorf("%s %s: status %d", s.name, tc.name, w.Code)
+				continue
+			}
+			if l := s.oneLog(t, "too_large", "multipart"); l["limit"] != tc.limit {
+				t.Errorf("%s %s: log %v, want limit %v", s.name, tc.name, l, tc.limit)
+			}
+		}
+	}
+}

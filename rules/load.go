@@ -61,9 +61,11 @@ const MaxFileBytes = 4 << 20
 //     twice is an error. It replaces the preset's list.
 //
 //   - "body_types", "multipart_text_types": arrays of media types
-//     (Policy.BodyTypes, Policy.MultipartTextTypes), "type/subtype" or
-//     "type/*", without parameters. Media types are case-insensitive;
-//     Parse stores them in lower case. Each replaces the preset's list.
+//     (Policy.BodyTypes, Policy.MultipartTextTypes), "type/subtype",
+//     "type/*" or "type/*+suffix" (every subtype with that structured
+//     syntax suffix, RFC 6838 section 4.2.8, such as "application/*+yaml"),
+//     without parameters. Media types are case-insensitive; Parse stores
+//     them in lower case. Each replaces the preset's list.
 //
 //   - "file_contents": "text" or "data" (Policy.FileContents): whether
 //     the contents of multipart file parts are checked as text (those of
@@ -138,7 +140,8 @@ const MaxFileBytes = 4 << 20
 //   - a limit that is 0, negative other than -1, not an integer or out of
 //     range;
 //   - a header name that is not a token, a media type that is not
-//     "type/subtype" or "type/*", and a name or type listed twice;
+//     "type/subtype", "type/*" or "type/*+suffix", and a name or type
+//     listed twice;
 //   - a class both forbidden and allowed, or listed twice;
 //     "refuse_double_encoding" true outside path, query and form;
 //     "reject_unnormalized" true without a normalization; "header" on with
@@ -586,8 +589,8 @@ func (ld *loader) headers(v *jsonValue, path string) ([]string, error) {
 	return list, err
 }
 
-// mediaTypes reads an array of media types or type/* patterns, in lower
-// case.
+// mediaTypes reads an array of media types or type/* and type/*+suffix
+// patterns, in lower case.
 func (ld *loader) mediaTypes(v *jsonValue, path string) ([]string, error) {
 	list := []string{}
 	err := ld.strings(v, path, func(i int, e *jsonValue) error {
@@ -607,7 +610,8 @@ func (ld *loader) mediaTypes(v *jsonValue, path string) ([]string, error) {
 }
 
 // checkMediaType returns why t is not a media type without parameters
-// ("type/subtype", RFC 9110 section 8.3.1) or a "type/*" pattern, or "".
+// ("type/subtype", RFC 9110 section 8.3.1), a "type/*" pattern or a
+// "type/*+suffix" pattern, or "".
 func checkMediaType(t string) string {
 	if strings.ContainsAny(t, "; \t") {
 		return `want "type/subtype" without parameters`
@@ -618,12 +622,19 @@ func checkMediaType(t string) string {
 		return `want "type/subtype", such as "application/xml"`
 	case typ == "*":
 		return `the type must be named; "type/*" matches every subtype`
-	case sub != "*" && strings.Contains(sub, "*"), strings.Contains(typ, "*"):
-		return `"*" stands only for a whole subtype, as in "text/*"`
+	case strings.Contains(typ, "*"), sub != "*" && strings.Contains(sub, "*") && !isSuffixPattern(sub):
+		return `"*" stands only for a whole subtype, as in "text/*", or before a suffix, as in "application/*+xml"`
 	case !isToken(typ) || !isToken(sub):
 		return "the type and the subtype must be tokens"
 	}
 	return ""
+}
+
+// isSuffixPattern reports whether the subtype sub is "*+suffix", the
+// suffix a token without '+' or '*'.
+func isSuffixPattern(sub string) bool {
+	suffix, ok := strings.CutPrefix(sub, "*+")
+	return ok && isToken(suffix) && !strings.ContainsAny(suffix, "+*")
 }
 
 // isToken reports whether s is a token of RFC 9110 section 5.6.2, the

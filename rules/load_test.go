@@ -202,6 +202,10 @@ func TestParseOverrides(t *testing.T) {
 		{"body types", `"body_types": ["application/xml", "Application/VND.A+XML", "application/*"]`, func(p *rules.Policy) {
 			p.BodyTypes = []string{"application/xml", "application/vnd.a+xml", "application/*"}
 		}},
+		{"suffix patterns", `"body_types": ["application/*+yaml", "Application/*+XML"], "binary_types": ["application/*+zip"]`, func(p *rules.Policy) {
+			p.BodyTypes = []string{"application/*+yaml", "application/*+xml"}
+			p.BinaryTypes = []string{"application/*+zip"}
+		}},
 		{"multipart text types", `"multipart_text_types": ["text/*", "application/json"]`, func(p *rules.Policy) {
 			p.MultipartTextTypes = []string{"text/*", "application/json"}
 		}},

@@ -231,8 +231,12 @@ type Policy struct {
 	// a handler reading the Cookie header sees them; this sees them too.
 	Cookies bool
 	// BodyTypes lists media types, besides text/*, whose bodies are checked
-	// as text under Body, such as "application/xml". A type/* pattern
-	// matches every subtype.
+	// as text under Body, such as "application/yaml". A type/* pattern
+	// matches every subtype, a type/*+suffix pattern every subtype with
+	// that structured syntax suffix ("application/*+yaml"). A type the
+	// middleware reads as a structure keeps that structure's check,
+	// listed or not: forms, JSON and +json, JSON lines, XML and +xml,
+	// multipart (so "application/*+xml" here changes nothing).
 	BodyTypes []string
 	// FileContents says what the contents of multipart file parts are to
 	// the route: TextFiles (the zero value) checks those of the types
@@ -245,8 +249,9 @@ type Policy struct {
 	// MultipartTextTypes lists, under TextFiles, the media types of the
 	// file parts whose contents are checked as text; other file parts
 	// (images, archives, ...) are data, passed through. A type/* pattern
-	// matches every subtype. Nil means text/*; an empty non-nil list means
-	// no file part is text. Under DataFiles it is not used.
+	// matches every subtype, a type/*+suffix pattern every subtype with
+	// that suffix. Nil means text/*; an empty non-nil list means no file
+	// part is text. Under DataFiles it is not used.
 	MultipartTextTypes []string
 	// RefuseCharsets rejects a body whose Content-Type declares a charset
 	// other than UTF-8 or US-ASCII (BadCharset), and an XML body whose XML

@@ -121,8 +121,8 @@ func checkRouteKey(k string) string {
 //   - Header.On with no Headers (it would check nothing), a header name
 //     that is not an HTTP token, and a name listed twice (ignoring case);
 //   - in BodyTypes, BinaryTypes and MultipartTextTypes: an entry that is
-//     not "type/subtype" or "type/*" without parameters or spaces, and an
-//     entry listed twice (ignoring case);
+//     not "type/subtype", "type/*" or "type/*+suffix" without parameters
+//     or spaces, and an entry listed twice (ignoring case);
 //   - a limit below -1 (0 is the default, -1 no limit);
 //   - a Forbid with bits that are no character class, and
 //     RefuseDoubleEncoding outside the path, the query and form bodies,
