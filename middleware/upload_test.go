@@ -7,6 +7,7 @@ package middleware_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -769,6 +770,39 @@ func TestUploadLimitsNamed(t *testing.T) {
 			if l := s.oneLog(t, "too_large", "multipart"); l["limit"] != tc.limit {
 				t.Errorf("%s %s: log %v, want limit %v", s.name, tc.name, l, tc.limit)
 			}
+		}
+	}
+}
+
+// TestUploadCoded: a multipart body with a content coding is decoded and
+// checked whole, in memory, within the text limit: the handler reads the
+// decoded form, and one larger than the text limit is refused (413).
+func TestUploadCoded(t *testing.T) {
+	coded := func(parts ...upPart) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_, _ = io.Copy(zw, uploadBody(parts...))
+		_ = zw.Close()
+		return b.Bytes()
+	}
+	small := []upPart{{field: "f", filename: "a.txt", ct: "text/plain", text: notepadTxt}, {field: "x", text: "été"}}
+	big := []upPart{{field: "f", filename: "a.bin", ct: "application/octet-stream", seed: 16, size: 2 * mib}}
+	for _, s := range upServers(t, uploadPolicy()) {
+		r := httptest.NewRequest("POST", "/upload", bytes.NewReader(coded(small...)))
+		r.Header.Set("Content-Type", upCT)
+		r.Header.Set("Content-Encoding", "gzip")
+		w := httptest.NewRecorder()
+		s.h.ServeHTTP(w, r)
+		if w.Code != 200 || decode(t, w).Fields["x"][0] != "été" {
+			t.Errorf("%s: status %d %s", s.name, w.Code, w.Body)
+		}
+		r = httptest.NewRequest("POST", "/upload", bytes.NewReader(coded(big...)))
+		r.Header.Set("Content-Type", upCT)
+		r.Header.Set("Content-Encoding", "gzip")
+		w = httptest.NewRecorder()
+		s.h.ServeHTTP(w, r)
+		if w.Code != 413 {
+			t.Errorf("%s: a coded body of 2 MiB: status %d", s.name, w.Code)
 		}
 	}
 }
