@@ -79,11 +79,15 @@ type formInfo struct {
 	// text before it looks at the characters (validSpan), rather than check
 	// each one itself (checkSpan): where ValidPrefix runs a SIMD kernel.
 	prevalidate bool
+	// nfkc is set for NFKC. native tells the scanner to normalize the
+	// regions itself (compose.go), which it does when its data are of the
+	// Unicode version of norm; otherwise norm does.
+	nfkc, native bool
 }
 
 var formInfos = [...]formInfo{
 	NFC:  {norm: norm.NFC, index: &nfcIndex, limit: nfcLimit, two: new([32]uint64), three: new([1024]uint64)},
-	NFKC: {norm: norm.NFKC, index: &nfkcIndex, limit: nfkcLimit, two: new([32]uint64), three: new([1024]uint64)},
+	NFKC: {norm: norm.NFKC, index: &nfkcIndex, limit: nfkcLimit, two: new([32]uint64), three: new([1024]uint64), nfkc: true},
 }
 
 // noIndex is the index used when the tables do not match the Unicode version
@@ -95,7 +99,7 @@ var (
 	noThree [1024]uint64
 )
 
-//go:generate go run ./internal/mktables -ucd ../testdata/ucd/15.0.0 -o tables.go
+//go:generate go run ./internal/mktables -ucd ../testdata/ucd/15.0.0 -o tables.go -compose compose_tables.go
 
 func init() {
 	for i := range formInfos {
@@ -114,13 +118,14 @@ func init() {
 		}
 		fi.fillOctetTables()
 		fi.prevalidate = simdValidation
+		fi.native = composeVersion == norm.Version
 	}
 }
 
 // fallbackInfo returns the formInfo of f for another Unicode version than
 // that of the tables: only ASCII is safe.
 func fallbackInfo(f norm.Form) formInfo {
-	return formInfo{norm: f, index: &noIndex, limit: utf8.MaxRune + 1, two: &noTwo, three: &noThree, skipBelow: 0xC2, prevalidate: simdValidation}
+	return formInfo{norm: f, index: &noIndex, limit: utf8.MaxRune + 1, two: &noTwo, three: &noThree, skipBelow: 0xC2, prevalidate: simdValidation, nfkc: f == norm.NFKC}
 }
 
 // fillOctetTables fills fi.two, fi.three and fi.skipBelow from the tables
@@ -509,7 +514,17 @@ func quickSpan[T string | []byte](f norm.Form, p T) int {
 // is normal: the longest common prefix of r and f(r), backed up to the start
 // of a character. Once it has found a difference, c's Iter must be released
 // before it is used again.
-func regionDiff[T string | []byte](c *iters, f norm.Form, r T) int {
+func regionDiff[T string | []byte](c *iters, fi *formInfo, r T) int {
+	if fi.native {
+		var scratch [4 * segMax]byte
+		if _, n, ok := normRegion(theComposer(), scratch[:0], r, fi.nfkc, true); ok {
+			if n < 0 {
+				return -1
+			}
+			return backToChar(r, n)
+		}
+	}
+	f := fi.norm
 	if quickSpan(f, r) == len(r) {
 		return -1
 	}
@@ -526,18 +541,24 @@ func regionDiff[T string | []byte](c *iters, f norm.Form, r T) int {
 			for n < len(seg) && n < len(in) && seg[n] == in[n] {
 				n++
 			}
-			n += pos
-			if n >= len(r) {
-				n = len(r) - 1
-			}
-			for n > 0 && r[n]&0xC0 == 0x80 {
-				n--
-			}
-			return n
+			return backToChar(r, pos+n)
 		}
 		pos = end
 	}
 	return -1
+}
+
+// backToChar returns the start of the character of r at n, the length of
+// a common prefix of r and its normal form (n < len(r) unless the normal
+// form is longer than r and starts with it).
+func backToChar[T string | []byte](r T, n int) int {
+	if n >= len(r) {
+		n = len(r) - 1
+	}
+	for n > 0 && r[n]&0xC0 == 0x80 {
+		n--
+	}
+	return n
 }
 
 // appendRegion appends f(r) to dst, for a well-formed region r between two
@@ -567,7 +588,7 @@ func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 		if !found {
 			return 0, -1, false
 		}
-		if d := regionDiff(&c, fi.norm, p[start:end]); d >= 0 {
+		if d := regionDiff(&c, fi, p[start:end]); d >= 0 {
 			return start, start + d, false
 		}
 		if bad {
@@ -599,6 +620,17 @@ func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byt
 			return append(dst, p[i:]...)
 		}
 		dst = append(dst, p[i:start]...)
+		if fi.native {
+			if out, _, ok := normRegion(theComposer(), dst, p[start:end], fi.nfkc, false); ok {
+				dst = out
+				if bad {
+					dst = append(dst, p[end])
+					end++
+				}
+				i = end
+				continue
+			}
+		}
 		if quickSpan(fi.norm, p[start:end]) == end-start {
 			dst = append(dst, p[start:end]...)
 		} else {
