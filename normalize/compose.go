@@ -62,10 +62,10 @@ const (
 // A composer holds the normalizer's tables, built from compose_tables.go on
 // first use.
 type composer struct {
-	index  [(utf8.MaxRune + 1) >> 7]uint16 // block of each 128 code points
-	blocks [][128]uint32                   // blocks[0] is all zero
+	index  [(utf8.MaxRune + 1) >> 7]uint16  // block of each 128 code points
+	blocks [][128]uint32                    // blocks[0] is all zero
 	decomp []struct{ canon, compat []rune } // full decompositions
-	pairs  [pairSlots]pairSlot             // composition: (first, second) -> composite
+	pairs  [pairSlots]pairSlot              // composition: (first, second) -> composite
 }
 
 // entry returns the entry of r, a scalar value.
