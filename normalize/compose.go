@@ -293,13 +293,20 @@ func (c *composer) combine(a, b rune) rune {
 }
 
 // normRegion appends f(r) to dst for a well-formed region r that lies
-// between two boundaries (nfkc selects NFKC over NFC). With cmp, it instead
+// between two boundaries, f being the form of fi. With cmp, it instead
 // compares f(r) with r as it goes, using dst as scratch space, and returns
 // the length of their longest common prefix, or -1 if they are equal. ok is
 // false if a segment outgrew its buffer, which the Unicode data of
 // composeVersion never make happen (TestSegmentRoom); the caller then
 // gives the region to norm.
-func normRegion[T string | []byte](c *composer, dst []byte, r T, nfkc, cmp bool) (out []byte, lcp int, ok bool) {
+func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, cmp bool) (out []byte, lcp int, ok bool) {
+	nfkc := fi.nfkc
+	if quickNormal(fi, c, r) {
+		if cmp {
+			return dst, -1, true
+		}
+		return append(dst, r...), -1, true
+	}
 	var seg segment
 	count := 0 // non-starters in the segment, as the Stream-Safe Text Format counts them
 	done := 0  // cmp: the octets of f(r) compared so far
@@ -323,7 +330,7 @@ func normRegion[T string | []byte](c *composer, dst []byte, r T, nfkc, cmp bool)
 		ch, size := rune(r[i]), 1
 		var e uint32
 		if ch >= utf8.RuneSelf {
-			ch, size = decode(r, i)
+			ch, size = decodeValid(r, i)
 			if ch < hangulBase || ch >= hangulEnd {
 				e = c.entry(ch)
 			} else if (ch-hangulBase)%jamoTCount == 0 {
@@ -385,4 +392,78 @@ func normRegion[T string | []byte](c *composer, dst []byte, r T, nfkc, cmp bool)
 		return dst, -1, true
 	}
 	return dst, -1, true
+}
+
+// decodeValid decodes the character at r[i], which must be well-formed and
+// not ASCII.
+func decodeValid[T string | []byte](r T, i int) (rune, int) {
+	b := rune(r[i])
+	switch {
+	case b < 0xE0:
+		return (b&0x1F)<<6 | rune(r[i+1])&0x3F, 2
+	case b < 0xF0:
+		return (b&0x0F)<<12 | (rune(r[i+1])&0x3F)<<6 | rune(r[i+2])&0x3F, 3
+	}
+	return (b&0x07)<<18 | (rune(r[i+1])&0x3F)<<12 | (rune(r[i+2])&0x3F)<<6 | rune(r[i+3])&0x3F, 4
+}
+
+// quickNormal reports whether the well-formed stretch r, between two
+// boundaries, is certainly normal: no character changes on its own (none
+// decomposes but the composites that are in the form, such as U+00E9), the
+// combining marks after each starter are in canonical order (after the
+// marks of a composite's decomposition too), none composes with the
+// starter (U+0301 after "q": there is no q with acute), and no run of
+// non-starters exceeds the Stream-Safe limit. Where it cannot tell (a
+// character that combines with what precedes it but has class 0, Hangul)
+// it reports false, and the normalizer decides.
+func quickNormal[T string | []byte](fi *formInfo, c *composer, r T) bool {
+	decomposes := uint32(eCanon)
+	if fi.nfkc {
+		decomposes = eCompat
+	}
+	starter, fwd := rune(-1), false
+	var floor uint8 // the lowest class the next mark may have
+	var last uint8  // the class of the last mark since the starter
+	count := 0
+	for i := 0; i < len(r); {
+		ch := rune(r[i])
+		if ch < utf8.RuneSelf {
+			starter, fwd, floor, last, count = ch, true, 0, 0, 0
+			i++
+			continue
+		}
+		ch, size := decodeValid(r, i)
+		i += size
+		if ch >= hangulBase && ch < hangulEnd {
+			return false
+		}
+		e := c.entry(ch)
+		lead := int(e >> eLeadShift & 3)
+		if lead == 0 {
+			floor = 0
+			if e&decomposes != 0 {
+				if !fi.isSafe(ch) {
+					return false
+				}
+				d := c.decomp[e>>eIdxShift].canon
+				if fi.nfkc {
+					d = c.decomp[e>>eIdxShift].compat
+				}
+				floor = uint8(c.entry(d[len(d)-1]))
+			}
+			starter, fwd, last, count = ch, e&eFwd != 0, 0, int(e>>eTailShift&3)
+			continue
+		}
+		cc := uint8(e)
+		if count += lead; count > maxNonStarters || cc == 0 || cc < floor || e&decomposes != 0 {
+			return false
+		}
+		// Not blocked from the starter: right after it, or after marks
+		// of a lower class.
+		if e&eBack != 0 && fwd && last < cc && c.compose(starter, ch) >= 0 {
+			return false
+		}
+		last, floor = cc, cc
+	}
+	return true
 }

@@ -517,7 +517,7 @@ func quickSpan[T string | []byte](f norm.Form, p T) int {
 func regionDiff[T string | []byte](c *iters, fi *formInfo, r T) int {
 	if fi.native {
 		var scratch [4 * segMax]byte
-		if _, n, ok := normRegion(theComposer(), scratch[:0], r, fi.nfkc, true); ok {
+		if _, n, ok := normRegion(fi, theComposer(), scratch[:0], r, true); ok {
 			if n < 0 {
 				return -1
 			}
@@ -582,9 +582,9 @@ func appendRegion[T string | []byte](c *iters, dst []byte, f norm.Form, r T) []b
 func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 	var c iters
 	defer c.release()
-	var st scanState
+	var rs regions
 	for i := 0; ; {
-		start, end, bad, found := nextRegion(fi, p, i, &st)
+		start, end, bad, found := nextStretch(fi, p, i, &rs)
 		if !found {
 			return 0, -1, false
 		}
@@ -596,6 +596,41 @@ func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 		}
 		i = end
 	}
+}
+
+// regions is the state of nextStretch over one text: the scanner's, and a
+// region it has found ahead.
+type regions struct {
+	st           scanState
+	ahead        bool
+	aStart, aEnd int
+	aBad, aFound bool
+}
+
+// nextStretch is nextRegion where the package normalizes regions itself
+// (fi.native): it merges the regions that follow each other closer than
+// mergeGap octets into one stretch, which starts and ends at boundaries as
+// they do, so that text made of short regions ("q" + U+0301, repeated)
+// costs one call of the normalizer per stretch rather than per region.
+func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions) (start, end int, bad, found bool) {
+	if rs.ahead {
+		rs.ahead = false
+		start, end, bad, found = rs.aStart, rs.aEnd, rs.aBad, rs.aFound
+	} else {
+		start, end, bad, found = nextRegion(fi, p, i, &rs.st)
+	}
+	if !found || !fi.native {
+		return start, end, bad, found
+	}
+	for !bad && end < len(p) {
+		s2, e2, bad2, found2 := nextRegion(fi, p, end, &rs.st)
+		if !found2 || s2-end >= mergeGap {
+			rs.ahead, rs.aStart, rs.aEnd, rs.aBad, rs.aFound = true, s2, e2, bad2, found2
+			break
+		}
+		end, bad = e2, bad2
+	}
+	return start, end, bad, true
 }
 
 // Stretches of text that need rewriting: regions closer together than
@@ -613,15 +648,15 @@ const (
 func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byte {
 	var c iters
 	defer c.release()
-	var st scanState
+	var rs regions
 	for {
-		start, end, bad, found := nextRegion(fi, p, i, &st)
+		start, end, bad, found := nextStretch(fi, p, i, &rs)
 		if !found {
 			return append(dst, p[i:]...)
 		}
 		dst = append(dst, p[i:start]...)
 		if fi.native {
-			if out, _, ok := normRegion(theComposer(), dst, p[start:end], fi.nfkc, false); ok {
+			if out, _, ok := normRegion(fi, theComposer(), dst, p[start:end], false); ok {
 				dst = out
 				if bad {
 					dst = append(dst, p[end])
@@ -638,7 +673,7 @@ func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byt
 			// between them is normal and starts at a boundary, so the
 			// stretch is normalized as a whole just as piece by piece.
 			for !bad && end < len(p) {
-				s2, e2, bad2, found2 := nextRegion(fi, p, end, &st)
+				s2, e2, bad2, found2 := nextRegion(fi, p, end, &rs.st)
 				if !found2 || s2-end >= mergeGap {
 					break
 				}
