@@ -327,6 +327,9 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		return true
 	}
 	for i := 0; i < len(r); {
+		if !cmp && cap(dst)-len(dst) < 4*segMax {
+			dst = growFor(dst, base, i, len(r))
+		}
 		ch, size := rune(r[i]), 1
 		var e uint32
 		if ch >= utf8.RuneSelf {
@@ -466,4 +469,23 @@ func quickNormal[T string | []byte](fi *formInfo, c *composer, r T) bool {
 		last, floor = cc, cc
 	}
 	return true
+}
+
+// growFor grows dst, which holds the normal form of the first i octets of a
+// stretch of n from dst[base:] on, to the size that the rest would need if
+// it grew as that beginning did (the normal form can be up to 11 times as
+// long: U+FDFA under NFKC): one allocation for text that expands evenly,
+// where append's growth by a quarter would make many. It extrapolates only
+// from a beginning of 1 KiB and a 64th of the stretch at least, and doubles
+// before that.
+func growFor(dst []byte, base, i, n int) []byte {
+	out := len(dst) - base
+	want := 2 * out
+	if i >= 1024 && i >= n/64 {
+		want = out + (n-i)*out/i + (n-i)/16
+	}
+	want = max(want, out+n-i, 4*segMax)
+	grown := make([]byte, len(dst), len(dst)+want+4*segMax)
+	copy(grown, dst)
+	return grown
 }

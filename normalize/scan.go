@@ -598,37 +598,60 @@ func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 	}
 }
 
-// regions is the state of nextStretch over one text: the scanner's, and a
-// region it has found ahead.
+// regions is the state of nextStretch over one text.
 type regions struct {
-	st           scanState
-	ahead        bool
-	aStart, aEnd int
-	aBad, aFound bool
+	st scanState
 }
 
 // nextStretch is nextRegion where the package normalizes regions itself
 // (fi.native): it merges the regions that follow each other closer than
 // mergeGap octets into one stretch, which starts and ends at boundaries as
-// they do, so that text made of short regions ("q" + U+0301, repeated)
-// costs one call of the normalizer per stretch rather than per region.
+// they do, so that text made of short regions ("e" + U+0301, repeated)
+// costs one call of the normalizer per stretch rather than per region. It
+// looks for the next region itself, a character at a time, which costs
+// less over a few octets than a restart of the scanner; it leaves an
+// ill-formed octet in the gap to nextRegion.
 func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions) (start, end int, bad, found bool) {
-	if rs.ahead {
-		rs.ahead = false
-		start, end, bad, found = rs.aStart, rs.aEnd, rs.aBad, rs.aFound
-	} else {
-		start, end, bad, found = nextRegion(fi, p, i, &rs.st)
-	}
+	start, end, bad, found = nextRegion(fi, p, i, &rs.st)
 	if !found || !fi.native {
 		return start, end, bad, found
 	}
 	for !bad && end < len(p) {
-		s2, e2, bad2, found2 := nextRegion(fi, p, end, &rs.st)
-		if !found2 || s2-end >= mergeGap {
-			rs.ahead, rs.aStart, rs.aEnd, rs.aBad, rs.aFound = true, s2, e2, bad2, found2
+		j := end
+		for j < len(p) && j-end < mergeGap {
+			if p[j] < utf8.RuneSelf {
+				j++
+				continue
+			}
+			r, size := decode(p, j)
+			if r == utf8.RuneError && size == 1 {
+				return start, end, bad, true
+			}
+			if !fi.isSafe(r) {
+				break
+			}
+			j += size
+		}
+		if j >= len(p) || j-end >= mergeGap {
 			break
 		}
-		end, bad = e2, bad2
+		// An unsafe character at j: the region runs to the next safe
+		// character or ill-formed octet.
+		for j < len(p) {
+			r, size := rune(p[j]), 1
+			if r >= utf8.RuneSelf {
+				r, size = decode(p, j)
+				if r == utf8.RuneError && size == 1 {
+					bad = true
+					break
+				}
+			}
+			if fi.isSafe(r) {
+				break
+			}
+			j += size
+		}
+		end = j
 	}
 	return start, end, bad, true
 }
