@@ -17,7 +17,7 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// The middleware rows of the hostile-input suite (hostile_test.go) for
+// The middleware rows of the hostile-input suite (hostile_suite_test.go) for
 // JSON: entry=echo.JSON serves, through Echo's ServeHTTP with the
 // middleware, JSON bodies built to be slow for it, beside benign bodies of
 // the same size on the same route:

@@ -14,7 +14,7 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// The package-level rows of the hostile-input suite (hostile_test.go):
+// The package-level rows of the hostile-input suite (hostile_suite_test.go):
 // normalize's forms and PRECIS profiles, sanitize's checks, repair and
 // percent-decoding. Benign input is, for each entry point, text of the kind
 // it is there for, already in the state the call wants:

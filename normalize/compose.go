@@ -301,6 +301,9 @@ func (c *composer) combine(a, b rune) rune {
 // gives the region to norm.
 func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, cmp bool) (out []byte, lcp int, ok bool) {
 	nfkc := fi.nfkc
+	if testHookWork != nil {
+		testHookWork(2 * len(r)) // quickNormal, then perhaps the normalizer
+	}
 	if quickNormal(fi, c, r) {
 		if cmp {
 			return dst, -1, true

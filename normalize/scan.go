@@ -436,6 +436,9 @@ func decode[T string | []byte](p T, i int) (rune, int) {
 // ill-formed octet is at end. found is false when p[i:] is all safe.
 func nextRegion[T string | []byte](fi *formInfo, p T, i int, st *scanState) (start, end int, bad, found bool) {
 	k := safeSpan(fi, p, i, st)
+	if testHookWork != nil {
+		testHookWork(k - i)
+	}
 	if k == len(p) {
 		return 0, 0, false, false
 	}
@@ -598,6 +601,11 @@ func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 	}
 }
 
+// testHookWork, when set by a test, is called with the number of octets
+// that each pass of the scanner and of the normalizer looks at:
+// FuzzNormalizeBudget adds them up to bound the work of a call.
+var testHookWork func(octets int)
+
 // regions is the state of nextStretch over one text.
 type regions struct {
 	st scanState
@@ -632,6 +640,9 @@ func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions) (star
 			}
 			j += size
 		}
+		if testHookWork != nil {
+			testHookWork(j - end)
+		}
 		if j >= len(p) || j-end >= mergeGap {
 			break
 		}
@@ -650,6 +661,9 @@ func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions) (star
 				break
 			}
 			j += size
+		}
+		if testHookWork != nil {
+			testHookWork(j - end)
 		}
 		end = j
 	}

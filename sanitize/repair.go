@@ -118,6 +118,9 @@ func repairInto[T string | []byte](out []byte, o int, p T, i int) (int, int) {
 		if run++; run >= 16 {
 			run = 0
 			k := validPrefix(p[i:])
+			if testHookValidPrefix != nil {
+				testHookValidPrefix(k)
+			}
 			if len(out)-o < k {
 				return o, i
 			}
@@ -155,12 +158,20 @@ func repairLen[T string | []byte](p T, i int) int {
 		if run++; run >= 16 {
 			run = 0
 			k := validPrefix(p[i:])
+			if testHookValidPrefix != nil {
+				testHookValidPrefix(k)
+			}
 			m += k
 			i += k
 		}
 	}
 	return m
 }
+
+// testHookValidPrefix, when set by a test, is called with the length of
+// each well-formed run that repairInto and repairLen have validPrefix
+// find: FuzzToValidBudget counts the calls and the octets they cover.
+var testHookValidPrefix func(k int)
 
 // scanChar looks at the sequence that p[i], not ASCII, starts: it returns
 // its length and 0 if it is a well-formed character, or 0 and the length of

@@ -1,4 +1,4 @@
-// Command hostile reads the output of BenchmarkHostile (bench/hostile_test.go),
+// Command hostile reads the output of BenchmarkHostile (bench/hostile_suite_test.go),
 // of one or several interleaved rounds, and prints Markdown tables of what
 // hostile input costs beside benign input of the same size, one table per
 // entry point and a row per construction:

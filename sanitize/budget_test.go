@@ -1,0 +1,53 @@
+package sanitize
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// FuzzToValidBudget fails when one call of ToValid costs more than a
+// budget linear in its input, in deterministic counts rather than time:
+// the SIMD validator is called at most once per 16 octets of input per
+// pass (ToValid counts the result, then writes it) and never re-reads
+// what it has covered, and the call allocates at most once, the result,
+// with at most an eighth more than it holds (issue 14: one validator call
+// per error and growth by append cost 400-3000x the valid case and 12 MB
+// per MiB).
+func FuzzToValidBudget(f *testing.F) {
+	for _, s := range []string{
+		strings.Repeat("\xff", 300), strings.Repeat("a\xff", 200), strings.Repeat("\xe2\x82", 200),
+		strings.Repeat("\xf0\x9f\x98", 100), strings.Repeat("\xc0\xaf", 150), strings.Repeat("\xed\xa0\x80", 100),
+		strings.Repeat("Latin-1 caf\xe9 ", 30), strings.Repeat("x", 1000) + "\xff", strings.Repeat("\u00e9\xff", 100),
+		strings.Repeat("0123456789abcdef\xff", 40),
+	} {
+		f.Add([]byte(s))
+	}
+	for _, tc := range repairCases {
+		f.Add([]byte(tc.in))
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		calls, covered := 0, 0
+		testHookValidPrefix = func(k int) { calls++; covered += k }
+		defer func() { testHookValidPrefix = nil }()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		q := ToValid(p)
+		runtime.ReadMemStats(&after)
+		if limit := 2 * (len(p)/16 + 1); calls > limit {
+			t.Errorf("ToValid(%+q): %d calls of the validator, budget %d", p, calls, limit)
+		}
+		if covered > 2*len(p) {
+			t.Errorf("ToValid(%+q): the validator covered %d octets, budget %d", p, covered, 2*len(p))
+		}
+		if raceEnabled {
+			return
+		}
+		if m := after.Mallocs - before.Mallocs; m > 1 {
+			t.Errorf("ToValid(%+q): %d allocations", p, m)
+		}
+		if b, limit := after.TotalAlloc-before.TotalAlloc, uint64(len(q)+len(q)/8+64); b > limit {
+			t.Errorf("ToValid(%+q): %d octets allocated for a result of %d, budget %d", p, b, len(q), limit)
+		}
+	})
+}
