@@ -64,10 +64,7 @@ func FuzzNormalizeBudget(f *testing.F) {
 			} {
 				work = 0
 				theComposer() // built once, outside the count
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
 				call.f()
-				runtime.ReadMemStats(&after)
 				if len(p) > 0 && p[0] < 0x80 && work == 0 {
 					t.Fatalf("%s.%s(%+q): the hook counted nothing", fm.Name(), call.name, p)
 				}
@@ -77,13 +74,34 @@ func FuzzNormalizeBudget(f *testing.F) {
 				if raceEnabled {
 					continue
 				}
-				if m := after.Mallocs - before.Mallocs; m > maxMallocs {
+				m, b := allocCounts(call.f)
+				if m > maxMallocs {
 					t.Errorf("%s.%s(%+q): %d allocations", fm.Name(), call.name, p, m)
 				}
-				if b, limit := after.TotalAlloc-before.TotalAlloc, uint64(allocPerOctet*len(p)+allocConst); b > limit {
+				if limit := uint64(allocPerOctet*len(p) + allocConst); b > limit {
 					t.Errorf("%s.%s(%+q): %d octets allocated, budget %d", fm.Name(), call.name, p, b, limit)
 				}
 			}
 		}
 	})
+}
+
+// allocCounts returns the allocations and the octets allocated by f: the
+// least of three runs, since the runtime counts those of every goroutine
+// (the fuzzing engine's too), which can only add.
+func allocCounts(f func()) (mallocs, octets uint64) {
+	for k := range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		m, b := after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc
+		if k == 0 || m < mallocs {
+			mallocs = m
+		}
+		if k == 0 || b < octets {
+			octets = b
+		}
+	}
+	return mallocs, octets
 }

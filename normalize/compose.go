@@ -221,25 +221,25 @@ const segMax = 96
 // A segment is the characters of one segment, decomposed, in canonical
 // order, with their combining classes.
 type segment struct {
-	r   [segMax]rune
-	ccc [segMax]uint8
-	n   int
+	r [segMax]rune
+	e [segMax]uint32 // entries: the class in the low octet
+	n int
 }
 
-// insert adds r, of combining class cc, in canonical order: after every
-// character of class cc or lower (a starter included).
-func (s *segment) insert(r rune, cc uint8) bool {
+// insert adds r, whose entry is e, in canonical order: after every
+// character of its class or lower (a starter included).
+func (s *segment) insert(r rune, e uint32) bool {
 	n := s.n
 	if n == segMax {
 		return false
 	}
-	if cc != 0 {
-		for n > 0 && s.ccc[n-1] > cc {
-			s.r[n], s.ccc[n] = s.r[n-1], s.ccc[n-1]
+	if cc := uint8(e); cc != 0 {
+		for n > 0 && uint8(s.e[n-1]) > cc {
+			s.r[n], s.e[n] = s.r[n-1], s.e[n-1]
 			n--
 		}
 	}
-	s.r[n], s.ccc[n] = r, cc
+	s.r[n], s.e[n] = r, e
 	s.n++
 	return true
 }
@@ -252,44 +252,62 @@ func (s *segment) composeAndAppend(c *composer, dst []byte) []byte {
 		k := 1
 		last := 0 // the last starter: a character of class 0 kept
 		for i := 1; i < n; i++ {
-			r, cc := s.r[i], s.ccc[i]
-			prev := s.ccc[k-1]
+			r, e := s.r[i], s.e[i]
+			cc, prev := uint8(e), uint8(s.e[k-1])
 			blocked := false
 			if prev == 0 {
 				last = k - 1
 			} else {
 				blocked = last != k-1 && prev >= cc
 			}
-			if !blocked {
-				if x := c.combine(s.r[last], r); x >= 0 {
+			if !blocked && e&eBack != 0 {
+				if x := c.combine(s.r[last], s.e[last], r); x >= 0 {
 					s.r[last] = x
+					// A composite's entry: its class is 0, as the
+					// starter's; only its flags for what follows
+					// matter.
+					s.e[last] = c.entryOf(x)
 					continue
 				}
 			}
-			s.r[k], s.ccc[k] = r, cc
+			s.r[k], s.e[k] = r, e
 			k++
 		}
 		n = k
 	}
 	for i := range n {
-		dst = utf8.AppendRune(dst, s.r[i])
+		if r := s.r[i]; r < utf8.RuneSelf {
+			dst = append(dst, byte(r))
+		} else {
+			dst = utf8.AppendRune(dst, r)
+		}
 	}
 	s.n = 0
 	return dst
 }
 
-// combine returns the composite of a and b, Hangul included, or -1.
-func (c *composer) combine(a, b rune) rune {
+// entryOf returns the entry of r, Hangul syllables included (which are
+// not in the table: they compose and decompose by arithmetic).
+func (c *composer) entryOf(r rune) uint32 {
+	if r >= hangulBase && r < hangulEnd {
+		return 0
+	}
+	return c.entry(r)
+}
+
+// combine returns the composite of a, whose entry is ea, and b, a
+// character that combines backward, Hangul included, or -1.
+func (c *composer) combine(a rune, ea uint32, b rune) rune {
+	if ea&eFwd != 0 {
+		return c.compose(a, b)
+	}
 	switch {
 	case a >= jamoL && a < jamoL+jamoLCount && b >= jamoV && b < jamoV+jamoVCount:
 		return hangulBase + ((a-jamoL)*jamoVCount+(b-jamoV))*jamoTCount
 	case a >= hangulBase && a < hangulEnd && (a-hangulBase)%jamoTCount == 0 && b > jamoT && b < jamoT+jamoTCount:
 		return a + (b - jamoT)
 	}
-	if c.entry(b)&eBack == 0 || c.entry(a)&eFwd == 0 {
-		return -1
-	}
-	return c.compose(a, b)
+	return -1
 }
 
 // normRegion appends f(r) to dst for a well-formed region r that lies
@@ -335,7 +353,9 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		}
 		ch, size := rune(r[i]), 1
 		var e uint32
-		if ch >= utf8.RuneSelf {
+		if ch < utf8.RuneSelf {
+			e = c.blocks[c.index[0]][ch] // whether a letter composes
+		} else {
 			ch, size = decodeValid(r, i)
 			if ch < hangulBase || ch >= hangulEnd {
 				e = c.entry(ch)
@@ -355,7 +375,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 			}
 			count = int(e >> eTailShift & 3)
 		} else if count += lead; count > maxNonStarters {
-			if !seg.insert(cgj, 0) {
+			if !seg.insert(cgj, c.entry(cgj)) {
 				return dst, 0, false
 			}
 			dst = seg.composeAndAppend(c, dst)
@@ -374,13 +394,13 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		case !nfkc && e&eCanon != 0:
 			d = c.decomp[e>>eIdxShift].canon
 		default:
-			if !seg.insert(ch, uint8(e)) {
+			if !seg.insert(ch, e) {
 				return dst, 0, false
 			}
 			continue
 		}
 		for _, x := range d {
-			if !seg.insert(x, uint8(c.entry(x))) {
+			if !seg.insert(x, c.entryOf(x)) {
 				return dst, 0, false
 			}
 		}
@@ -434,7 +454,7 @@ func quickNormal[T string | []byte](fi *formInfo, c *composer, r T) bool {
 	for i := 0; i < len(r); {
 		ch := rune(r[i])
 		if ch < utf8.RuneSelf {
-			starter, fwd, floor, last, count = ch, true, 0, 0, 0
+			starter, fwd, floor, last, count = ch, c.blocks[c.index[0]][ch]&eFwd != 0, 0, 0, 0
 			i++
 			continue
 		}

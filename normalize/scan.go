@@ -176,6 +176,9 @@ type scanState struct {
 	// valid is an offset up to which the text is known to be well-formed:
 	// p[i:valid] is, for a character boundary i <= valid.
 	valid int
+	// stretch is the length of the last stretch that nextStretch had
+	// validated ahead (decodeIn).
+	stretch int
 	// illFormed is set once an ill-formed sequence has been found. From
 	// then on safeSpan decodes eight characters one at a time, not one,
 	// before it calls sanitize.ValidPrefix, whose call costs as much as a
@@ -601,6 +604,21 @@ func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 	}
 }
 
+// decodeIn is decode for nextStretch's scans: it has sanitize.ValidPrefix
+// validate the text ahead, a stretch at a time, where that runs a SIMD
+// kernel (fi.prevalidate), and decodes well-formed text without checking
+// its octets.
+func decodeIn[T string | []byte](fi *formInfo, p T, j int, st *scanState) (rune, int) {
+	if j+utf8.UTFMax > st.valid && fi.prevalidate && j >= st.valid {
+		st.stretch = min(max(2*st.stretch, minStretch), maxStretch)
+		st.valid = j + validPrefix(p[j:min(len(p), j+st.stretch)])
+	}
+	if j+utf8.UTFMax <= st.valid {
+		return decodeValid(p, j)
+	}
+	return decode(p, j)
+}
+
 // testHookWork, when set by a test, is called with the number of octets
 // that each pass of the scanner and of the normalizer looks at:
 // FuzzNormalizeBudget adds them up to bound the work of a call.
@@ -631,7 +649,7 @@ func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions) (star
 				j++
 				continue
 			}
-			r, size := decode(p, j)
+			r, size := decodeIn(fi, p, j, &rs.st)
 			if r == utf8.RuneError && size == 1 {
 				return start, end, bad, true
 			}
@@ -651,7 +669,7 @@ func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions) (star
 		for j < len(p) {
 			r, size := rune(p[j]), 1
 			if r >= utf8.RuneSelf {
-				r, size = decode(p, j)
+				r, size = decodeIn(fi, p, j, &rs.st)
 				if r == utf8.RuneError && size == 1 {
 					bad = true
 					break

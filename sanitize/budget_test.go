@@ -30,10 +30,7 @@ func FuzzToValidBudget(f *testing.F) {
 		calls, covered := 0, 0
 		testHookValidPrefix = func(k int) { calls++; covered += k }
 		defer func() { testHookValidPrefix = nil }()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
 		q := ToValid(p)
-		runtime.ReadMemStats(&after)
 		if limit := 2 * (len(p)/16 + 1); calls > limit {
 			t.Errorf("ToValid(%+q): %d calls of the validator, budget %d", p, calls, limit)
 		}
@@ -43,11 +40,33 @@ func FuzzToValidBudget(f *testing.F) {
 		if raceEnabled {
 			return
 		}
-		if m := after.Mallocs - before.Mallocs; m > 1 {
+		testHookValidPrefix = nil
+		m, b := allocCounts(func() { q = ToValid(p) })
+		if m > 1 {
 			t.Errorf("ToValid(%+q): %d allocations", p, m)
 		}
-		if b, limit := after.TotalAlloc-before.TotalAlloc, uint64(len(q)+len(q)/8+64); b > limit {
+		if limit := uint64(len(q) + len(q)/8 + 64); b > limit {
 			t.Errorf("ToValid(%+q): %d octets allocated for a result of %d, budget %d", p, b, len(q), limit)
 		}
 	})
+}
+
+// allocCounts returns the allocations and the octets allocated by f: the
+// least of three runs, since the runtime counts those of every goroutine
+// (the fuzzing engine's too), which can only add.
+func allocCounts(f func()) (mallocs, octets uint64) {
+	for k := range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		m, b := after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc
+		if k == 0 || m < mallocs {
+			mallocs = m
+		}
+		if k == 0 || b < octets {
+			octets = b
+		}
+	}
+	return mallocs, octets
 }
