@@ -65,6 +65,12 @@ type composer struct {
 	index  [(utf8.MaxRune + 1) >> 7]uint16  // block of each 128 code points
 	blocks [][128]uint32                    // blocks[0] is all zero
 	decomp []struct{ canon, compat []rune } // full decompositions
+	// emit holds, by form (0 NFC, 1 NFKC) and decomposition, the normal
+	// form of a starter that decomposes into characters of which none
+	// can combine with what follows (the last is a starter that starts
+	// no pair): U+FDFA's 33 octets under NFKC, written as they are
+	// rather than decomposed and composed again; nil for the others.
+	emit [2][][]byte
 	pairs  [pairSlots]pairSlot              // composition: (first, second) -> composite
 }
 
@@ -198,6 +204,26 @@ func newComposer() *composer {
 			c.index[r>>7] = b
 		}
 		c.blocks[b][r&127] = e
+	}
+	for form := range c.emit {
+		c.emit[form] = make([][]byte, len(c.decomp))
+		for k, dd := range c.decomp {
+			d := dd.canon
+			if form == 1 {
+				d = dd.compat
+			}
+			if len(d) == 0 || c.entryOf(d[0])&(eCCC|eBack) != 0 {
+				continue
+			}
+			if last := d[len(d)-1]; c.entryOf(last)&(eCCC|eBack|eFwd) != 0 || last >= jamoL && last < jamoL+jamoLCount {
+				continue
+			}
+			var seg segment
+			for _, x := range d {
+				seg.insert(x, c.entryOf(x))
+			}
+			c.emit[form][k] = seg.composeAndAppend(c, nil)
+		}
 	}
 	return c
 }
@@ -374,6 +400,19 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 				}
 			}
 			count = int(e >> eTailShift & 3)
+			if e&eCompat != 0 {
+				form := 0
+				if nfkc {
+					form = 1
+				}
+				if b := c.emit[form][e>>eIdxShift]; b != nil {
+					dst = append(dst, b...)
+					if cmp && !check() {
+						return dst, lcp, true
+					}
+					continue
+				}
+			}
 		} else if count += lead; count > maxNonStarters {
 			if !seg.insert(cgj, c.entry(cgj)) {
 				return dst, 0, false
@@ -407,11 +446,11 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 	}
 	if seg.n > 0 {
 		dst = seg.composeAndAppend(c, dst)
-		if cmp && !check() {
-			return dst, lcp, true
-		}
 	}
 	if cmp {
+		if len(dst) > base && !check() {
+			return dst, lcp, true
+		}
 		if done != len(r) {
 			return dst, done, true
 		}

@@ -74,7 +74,7 @@ var composeFixtures = []rune{
 // fixtures (a stride of them without -long), and on runs of non-starters
 // around the Stream-Safe limit of 30.
 func TestComposerAgainstNorm(t *testing.T) {
-	stride := rune(127)
+	stride := rune(257)
 	if longTests() {
 		stride = 1
 	}
