@@ -70,8 +70,8 @@ type composer struct {
 	// can combine with what follows (the last is a starter that starts
 	// no pair): U+FDFA's 33 octets under NFKC, written as they are
 	// rather than decomposed and composed again; nil for the others.
-	emit [2][][]byte
-	pairs  [pairSlots]pairSlot              // composition: (first, second) -> composite
+	emit  [2][][]byte
+	pairs [pairSlots]pairSlot // composition: (first, second) -> composite
 }
 
 // entry returns the entry of r, a scalar value.
