@@ -11,7 +11,8 @@ import (
 // the SIMD validator is called at most once per 16 octets of input per
 // pass (ToValid counts the result, then writes it) and never re-reads
 // what it has covered, and the call allocates at most once, the result,
-// with at most an eighth more than it holds (issue 14: one validator call
+// and at most a quarter more than it holds (the allocator's size classes;
+// issue 14: one validator call
 // per error and growth by append cost 400-3000x the valid case and 12 MB
 // per MiB).
 func FuzzToValidBudget(f *testing.F) {
@@ -45,7 +46,9 @@ func FuzzToValidBudget(f *testing.F) {
 		if m > 1 {
 			t.Errorf("ToValid(%+q): %d allocations", p, m)
 		}
-		if limit := uint64(len(q) + len(q)/8 + 64); b > limit {
+		// The allocator rounds up to its size classes, by up to a
+		// fifth of the request (4104 octets take 4864).
+		if limit := uint64(len(q) + len(q)/4 + 64); b > limit {
 			t.Errorf("ToValid(%+q): %d octets allocated for a result of %d, budget %d", p, b, len(q), limit)
 		}
 	})
