@@ -108,17 +108,28 @@ var theComposer = sync.OnceValue(newComposer)
 // newComposer builds the tables from compose_tables.go.
 func newComposer() *composer {
 	c := new(composer)
-	props := make(map[rune]uint32)
+	// The properties of every code point up to the last that has any.
+	limit := rune(jamoT + jamoTCount)
+	for _, cr := range cccRuns {
+		limit = max(limit, cr.hi+1)
+	}
+	for _, m := range mappings {
+		limit = max(limit, m.r+1)
+		for _, x := range m.to {
+			limit = max(limit, x+1)
+		}
+	}
+	props := make([]uint32, limit)
 	for _, cr := range cccRuns {
 		for r := cr.lo; r <= cr.hi; r++ {
 			props[r] |= uint32(cr.ccc)
 		}
 	}
 	canon := map[rune][]rune{}
-	any := map[rune][]rune{}
+	all := map[rune][]rune{}
 	for _, m := range mappings {
 		to := []rune(m.to)
-		any[m.r] = to
+		all[m.r] = to
 		if !m.compat {
 			canon[m.r] = to
 		}
@@ -168,7 +179,7 @@ func newComposer() *composer {
 	}
 	for _, m := range mappings {
 		e := props[m.r]
-		d := struct{ canon, compat []rune }{compat: full(any, m.r, nil)}
+		d := struct{ canon, compat []rune }{compat: full(all, m.r, nil)}
 		e |= eCompat
 		if _, ok := canon[m.r]; ok {
 			d.canon = full(canon, m.r, nil)
@@ -182,7 +193,10 @@ func newComposer() *composer {
 	// character that combines backward counts as a non-starter.
 	nonStarter := func(r rune) bool { return props[r]&(eCCC|eBack) != 0 }
 	for r, e := range props {
-		runes := []rune{r}
+		if e == 0 {
+			continue
+		}
+		runes := []rune{rune(r)}
 		if e&eCompat != 0 {
 			runes = c.decomp[e>>eIdxShift].compat
 		}
@@ -197,6 +211,9 @@ func newComposer() *composer {
 	}
 	c.blocks = [][128]uint32{{}}
 	for r, e := range props {
+		if e == 0 {
+			continue
+		}
 		b := c.index[r>>7]
 		if b == 0 {
 			c.blocks = append(c.blocks, [128]uint32{})
