@@ -24,7 +24,7 @@ import (
 // character that combines with the one before it counts as a non-starter,
 // and so do Hangul jamo V and T), and when a character would make the count
 // exceed 30 it ends the segment with U+034F COMBINING GRAPHEME JOINER and
-// starts a new one with that character. TestComposerAgainstNorm and the
+// starts a new one with that character. TestComposerDifferential and the
 // fuzz and conformance tests hold it to norm.
 
 // Bits of an entry of the composer's table, one per code point.

@@ -69,11 +69,11 @@ var composeFixtures = []rune{
 	0x01C4, 0x1E17, 0x0113, 0x0304, 0x00E0, 0x01D5, 0x1FC1, 0x0385, 0x3131, 0x3133, 0x0CCB, 0x0DDA,
 }
 
-// TestComposerAgainstNorm compares the normalizer with norm, through every
+// TestComposerDifferential compares the normalizer with norm, through every
 // method of Form (differential), on every code point alone and between
 // fixtures (a stride of them without -long), and on runs of non-starters
 // around the Stream-Safe limit of 30.
-func TestComposerAgainstNorm(t *testing.T) {
+func TestComposerDifferential(t *testing.T) {
 	stride := rune(257)
 	if longTests() {
 		stride = 1
@@ -106,9 +106,9 @@ func TestComposerAgainstNorm(t *testing.T) {
 	}
 }
 
-// TestComposerRandom compares the normalizer with norm on random strings
+// TestComposerDifferentialRandom compares the normalizer with norm on random strings
 // of fixtures, dense in the cases where they interact.
-func TestComposerRandom(t *testing.T) {
+func TestComposerDifferentialRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 14))
 	iters := 5000
 	if testing.Short() {
