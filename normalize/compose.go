@@ -391,7 +391,10 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		return true
 	}
 	for i := 0; i < len(r); {
-		if !cmp && cap(dst)-len(dst) < 4*segMax {
+		// Room for the next segment whatever it expands to, once the
+		// room left is less than the input left: the output is
+		// outgrowing the input.
+		if room := cap(dst) - len(dst); !cmp && room < 4*segMax && room < len(r)-i+16 {
 			dst = growFor(dst, base, i, len(r))
 		}
 		ch, size := rune(r[i]), 1
