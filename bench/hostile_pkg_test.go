@@ -141,6 +141,8 @@ func init() {
 					benign: benign, worst: rep("\u1100\u1161"), setup: e.setup},
 				hostileRow{entry: fm.name + e.name, name: "fdfa", bound: boundPackage,
 					benign: benign, worst: rep("\ufdfa"), setup: e.setup},
+				hostileRow{entry: fm.name + e.name, name: "fdfa-sparse", bound: boundPackage,
+					benign: benign, worst: rep("\ufdfa" + strings.Repeat("x", 64)), setup: e.setup},
 			)
 		}
 	}

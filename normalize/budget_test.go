@@ -34,6 +34,9 @@ var budgetSeeds = []string{
 	strings.Repeat("\u00e9\u0323", 100),
 	strings.Repeat("cafe\u0301 ", 50) + "\xff" + strings.Repeat("a\u0308", 50),
 	strings.Repeat("\u0f73\u0f75", 60),
+	// Stretches that each expand, far apart: the buffer must grow with
+	// the whole output, not stretch by stretch.
+	strings.Repeat("\ufdfa"+strings.Repeat("x", 64), 40),
 }
 
 // FuzzNormalizeBudget fails when one call of IsNormal, Bytes or Append, for

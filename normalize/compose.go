@@ -559,14 +559,16 @@ func quickNormal[T string | []byte](fi *formInfo, c *composer, r T) bool {
 // long: U+FDFA under NFKC): one allocation for text that expands evenly,
 // where append's growth by a quarter would make many. It extrapolates only
 // from a beginning of 1 KiB and a 64th of the stretch at least, and doubles
-// before that.
+// before that; and it grows by a quarter of the whole buffer at least.
 func growFor(dst []byte, base, i, n int) []byte {
 	out := len(dst) - base
 	want := 2 * out
 	if i >= 1024 && i >= n/64 {
 		want = out + (n-i)*out/i + (n-i)/16
 	}
-	want = max(want, out+n-i, 4*segMax)
+	// And by a quarter of the whole buffer at least, as append would:
+	// many short stretches that each expand must not each copy it.
+	want = max(want, out+n-i, 4*segMax, len(dst)/4)
 	grown := make([]byte, len(dst), len(dst)+want+4*segMax)
 	copy(grown, dst)
 	return grown

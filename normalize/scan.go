@@ -590,7 +590,7 @@ func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 	defer c.release()
 	var rs regions
 	for i := 0; ; {
-		start, end, bad, found := nextStretch(fi, p, i, &rs)
+		start, end, bad, found := nextStretch(fi, p, i, &rs, maxCheckStretch)
 		if !found {
 			return 0, -1, false
 		}
@@ -624,6 +624,11 @@ func decodeIn[T string | []byte](fi *formInfo, p T, j int, st *scanState) (rune,
 // FuzzNormalizeBudget adds them up to bound the work of a call.
 var testHookWork func(octets int)
 
+// maxCheckStretch bounds the stretches that firstDiff looks at: it stops at
+// the first character that changes, so a longer stretch would only have
+// been scanned in vain (Bytes then scans it again to rewrite it).
+const maxCheckStretch = 4 << 10
+
 // regions is the state of nextStretch over one text.
 type regions struct {
 	st scanState
@@ -631,18 +636,19 @@ type regions struct {
 
 // nextStretch is nextRegion where the package normalizes regions itself
 // (fi.native): it merges the regions that follow each other closer than
-// mergeGap octets into one stretch, which starts and ends at boundaries as
+// mergeGap octets into one stretch (of maxLen octets or a little more, if
+// maxLen is not 0), which starts and ends at boundaries as
 // they do, so that text made of short regions ("e" + U+0301, repeated)
 // costs one call of the normalizer per stretch rather than per region. It
 // looks for the next region itself, a character at a time, which costs
 // less over a few octets than a restart of the scanner; it leaves an
 // ill-formed octet in the gap to nextRegion.
-func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions) (start, end int, bad, found bool) {
+func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions, maxLen int) (start, end int, bad, found bool) {
 	start, end, bad, found = nextRegion(fi, p, i, &rs.st)
 	if !found || !fi.native {
 		return start, end, bad, found
 	}
-	for !bad && end < len(p) {
+	for !bad && end < len(p) && (maxLen == 0 || end-start < maxLen) {
 		j := end
 		for j < len(p) && j-end < mergeGap {
 			if p[j] < utf8.RuneSelf {
@@ -704,10 +710,17 @@ func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byt
 	var c iters
 	defer c.release()
 	var rs regions
+	base := len(dst) - i // where the normal form of p[0:] would start
 	for {
-		start, end, bad, found := nextStretch(fi, p, i, &rs)
+		start, end, bad, found := nextStretch(fi, p, i, &rs, 0)
 		if !found {
 			return append(dst, p[i:]...)
+		}
+		if fi.native && cap(dst)-len(dst) < len(p)-i+16 {
+			// The output outgrows the input: size the buffer for the
+			// rest of the text from what it has done so far, as
+			// normRegion does within a stretch.
+			dst = growFor(dst, base, i, len(p))
 		}
 		dst = append(dst, p[i:start]...)
 		if fi.native {
