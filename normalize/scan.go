@@ -655,11 +655,11 @@ func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions, maxLe
 				j++
 				continue
 			}
-			r, size := decodeIn(fi, p, j, &rs.st)
-			if r == utf8.RuneError && size == 1 {
+			size, safe, ok := safeAt(fi, p, j, &rs.st)
+			if !ok {
 				return start, end, bad, true
 			}
-			if !fi.isSafe(r) {
+			if !safe {
 				break
 			}
 			j += size
@@ -672,16 +672,13 @@ func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions, maxLe
 		}
 		// An unsafe character at j: the region runs to the next safe
 		// character or ill-formed octet.
-		for j < len(p) {
-			r, size := rune(p[j]), 1
-			if r >= utf8.RuneSelf {
-				r, size = decodeIn(fi, p, j, &rs.st)
-				if r == utf8.RuneError && size == 1 {
-					bad = true
-					break
-				}
+		for j < len(p) && p[j] >= utf8.RuneSelf {
+			size, safe, ok := safeAt(fi, p, j, &rs.st)
+			if !ok {
+				bad = true
+				break
 			}
-			if fi.isSafe(r) {
+			if safe {
 				break
 			}
 			j += size
@@ -692,6 +689,29 @@ func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions, maxLe
 		end = j
 	}
 	return start, end, bad, true
+}
+
+// safeAt reports the length of the character at p[j] (not ASCII) and
+// whether it is safe, or ok false if it is ill-formed. Where the text is
+// known well-formed (decodeIn validates ahead), a character of two or three
+// octets takes one lookup in the octet tables, as in validSpan.
+func safeAt[T string | []byte](fi *formInfo, p T, j int, st *scanState) (size int, safe, ok bool) {
+	if j+utf8.UTFMax > st.valid {
+		decodeIn(fi, p, j, st) // validates ahead
+	}
+	if j+utf8.UTFMax <= st.valid {
+		switch b := p[j]; {
+		case b < 0xE0:
+			return 2, fi.two[b&0x1F]>>(p[j+1]&63)&1 != 0, true
+		case b < 0xF0:
+			return 3, fi.three[int(b&0x0F)<<6|int(p[j+1]&0x3F)]>>(p[j+2]&63)&1 != 0, true
+		}
+	}
+	r, size := decodeIn(fi, p, j, st)
+	if r == utf8.RuneError && size == 1 {
+		return 1, false, false
+	}
+	return size, fi.isSafe(r), true
 }
 
 // Stretches of text that need rewriting: regions closer together than
