@@ -69,10 +69,9 @@ const commitShare = 16
 // the unread rest, or by the same error, so a monitored request loses
 // nothing.
 //
-// rd is the reader the handler is to get the body through (handOn): a body
-// of declared length is read into its probe to tell the end, so that
-// nothing pooled is needed for it.
-func readBody(ls *lazyScratch, r *http.Request, limit int64, keep bool, rd *bodyReader) (body []byte, over bool, err error) {
+// probe is working memory, a few octets, that the read telling the end of
+// a body of declared length goes into.
+func readBody(ls *lazyScratch, r *http.Request, limit int64, keep bool, probe []byte) (body []byte, over bool, err error) {
 	cl := r.ContentLength
 	if limit >= 0 && cl > limit {
 		return nil, true, nil
@@ -97,7 +96,7 @@ func readBody(ls *lazyScratch, r *http.Request, limit int64, keep bool, rd *body
 		// (net/http's body says io.EOF with the last octets, other
 		// readers with none after them), at most up to one past the
 		// limit.
-		probe := rd.probe[:min(len(rd.probe), room(limit, k))]
+		probe := probe[:min(len(probe), room(limit, k))]
 		m, rerr := r.Body.Read(probe)
 		switch {
 		case m == 0 && rerr == io.EOF:
@@ -249,11 +248,13 @@ func (s *scratch) copyOut(b []byte) {
 	}
 }
 
-// dropChunks gives the pooled chunks back to the pool and forgets the
-// working memory.
+// dropChunks gives the pooled chunks back to the pool, up to
+// maxPooledChunks of them, and forgets the working memory.
 func (s *scratch) dropChunks() {
 	for i, c := range s.chunks {
-		chunkPool.Put(c)
+		if i < maxPooledChunks { // readChunks (encoding.go) may hold more
+			chunkPool.Put(c)
+		}
 		s.chunks[i] = nil
 	}
 	s.chunks = s.chunks[:0]
@@ -300,13 +301,18 @@ func setBodyWith(r *http.Request, body []byte, rd *bodyReader) {
 // bodyReader is a body read whole, as an io.ReadCloser: one allocation,
 // where io.NopCloser(bytes.NewReader(body)) makes two. Each is new, never
 // reused: it is the handler's.
-type bodyReader struct {
-	bytes.Reader
-	// probe is where readBody reads past a body of declared length to
-	// tell its end (a use of the 8 octets the allocation has room for
-	// anyway): octets found there are the request's own, and are copied
-	// on; the Reader never reads from it.
-	probe [8]byte
+type bodyReader struct{ bytes.Reader }
+
+func newBodyReader(body []byte) *bodyReader {
+	b := &bodyReader{}
+	b.Reset(body)
+	return b
+}
+
+// readBody is readBody with s as the scratch, and its probe.
+func (s *scratch) readBody(r *http.Request, limit int64, keep bool) (body []byte, over bool, err error) {
+	ls := lazyScratch{s: s, lent: true}
+	return readBody(&ls, r, limit, keep, s.probe[:])
 }
 
 // Close does nothing.
@@ -319,15 +325,8 @@ func (b *bodyReader) Close() error { return nil }
 // whole is body_unreadable: none of it can be checked, and the handler
 // must never see part of one (in Monitor mode its read fails as ours did,
 // after the same octets).
-//
-// It takes a scratch from ls only when it needs one: for the working
-// memory of a body of unknown or large size, a form body's decoding, and
-// the body canonicalization reads (s.body, set when the policy
-// canonicalizes).
-func checkBody(ls *lazyScratch, r *http.Request, p *policy) *Rejection {
-	if ls.s != nil {
-		ls.s.body, ls.s.bodyLoc = nil, 0
-	}
+func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
+	s.body, s.bodyLoc = nil, 0
 	if !checksBody(r, p) {
 		return nil
 	}
@@ -345,10 +344,10 @@ func checkBody(ls *lazyScratch, r *http.Request, p *policy) *Rejection {
 			return &Rejection{Reason: sanitize.UnsupportedMediaType, Location: rules.Body, Field: "Content-Type",
 				Sample: sample(ct, 0), Err: sanitize.ErrUnsupportedMediaType}
 		}
-		return passUnread(r, p)
+		return s.passUnread(r, p, p.Limits.BinaryBodyBytes)
 	}
 	if !p.Location(loc).On {
-		return passUnread(r, p)
+		return s.passText(r, p, loc) // encoding.go
 	}
 	if !utf8Charset(charset) {
 		if p.RefuseCharsets {
@@ -360,21 +359,35 @@ func checkBody(ls *lazyScratch, r *http.Request, p *policy) *Rejection {
 		// checked as UTF-8 all the same. A text or XML body in another
 		// charset is left to a decoder for it: not ours to check.
 		if loc == rules.Body || loc == rules.XML {
-			return passUnread(r, p)
+			return s.passText(r, p, loc)
 		}
 	}
-	rd := new(bodyReader) // the handler's, if it gets the body
-	body, over, err := readBody(ls, r, p.Limits.BodyBytes, p.Mode == rules.Monitor, rd)
-	if err != nil {
-		return &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
+	if loc == rules.Multipart {
+		coded := false
+		if len(r.Header["Content-Encoding"]) != 0 {
+			c, rj := requestCoding(r, loc)
+			if rj != nil {
+				return rj
+			}
+			coded = c != identity
+		}
+		if !coded {
+			// Checked as it streams in, through a spool (upload.go). A
+			// multipart body with a content coding (which no browser
+			// sends) is decoded whole, below, within the text limit.
+			return s.checkMultipartBody(r, p, ct)
+		}
 	}
-	if over {
-		return tooLarge(loc, "")
+	// Read through the limit and decoded from its content coding; sent
+	// is the body as it came (encoding.go).
+	body, sent, rj := s.readText(r, p, loc)
+	if rj != nil {
+		return rj
 	}
 	// The body was read to its end: net/http has put its trailers, if
 	// any, in r.Trailer.
 	if rj := checkTrailers(r, p); rj != nil {
-		handOn(r, p, body, rj, rd)
+		handOn(r, p, body, sent, rj)
 		return rj
 	}
 	fixed := body
@@ -382,33 +395,30 @@ func checkBody(ls *lazyScratch, r *http.Request, p *policy) *Rejection {
 	case rules.Form:
 		var text string
 		var changed bool
-		text, changed, rj = ls.get().checkPairs(bytesString(body), loc, &p.Form, p.formMode, &p.Limits)
+		text, changed, rj = s.checkPairs(bytesString(body), loc, &p.Form, p.formMode, &p.Limits)
 		if changed {
 			fixed = []byte(text)
 		}
 	case rules.JSON:
-		fixed, rj = checkJSON(body, p)
+		fixed, rj = checkJSONBody(body, p, typ, sub) // or JSON lines: jsonlines.go
 	case rules.Multipart:
-		rj = checkMultipart(r, body, p)
+		rj = checkMultipart(r, body, p) // a coded body, decoded in memory
 	case rules.XML:
 		rj = checkXML(body, &p.XML, p.RefuseCharsets)
 	case rules.Body:
 		fixed, rj = checkText(body, &p.Body)
 	}
-	if rj == nil && loc != rules.Multipart {
+	if rj == nil {
 		// What a JSON or XML decoder would read in it, whatever its type
 		// (escapes.go); a multipart body's parts are its fields, and its
-		// preamble and epilogue are scanned by checkOutsideParts.
+		// preamble and epilogue are scanned by checkStream.
 		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
 	}
 	if rj == nil {
-		handOn(r, p, fixed, nil, rd)
-		if p.canon {
-			s := ls.get()
-			s.body, s.bodyLoc = fixed, loc
-		}
+		handOn(r, p, fixed, sent, nil)
+		s.body, s.bodyLoc = fixed, loc
 	} else {
-		handOn(r, p, body, rj, rd)
+		handOn(r, p, body, sent, rj)
 	}
 	return rj
 }
@@ -420,30 +430,31 @@ func checksBody(r *http.Request, p *policy) bool {
 }
 
 // handOn gives the handler the body read from r: in Monitor mode the body
-// as it came, with r's length and transfer coding left as the client sent
-// them; in Enforce mode the accepted (perhaps repaired) body with its
-// length set, or nothing for a rejected request, which no handler reads;
-// rd is the new reader to hand it on with.
-func handOn(r *http.Request, p *policy, body []byte, rj *Rejection, rd *bodyReader) {
+// as it came (sent: still in its content coding), with r's length and
+// transfer coding left as the client sent them; in Enforce mode the
+// accepted (perhaps repaired, decoded) body with its length set, or
+// nothing for a rejected request, which no handler reads.
+func handOn(r *http.Request, p *policy, body, sent []byte, rj *Rejection) {
 	switch {
 	case p.Mode == rules.Monitor:
-		rd.Reset(body)
-		r.Body = rd
+		r.Body = newBodyReader(sent)
 	case rj == nil:
-		setBodyWith(r, body, rd)
+		setBody(r, body)
 	}
 }
 
 // passUnread passes on a body the policy does not read as text (a binary
 // media type, none declared, another charset), on a route that checks
-// bodies. It bounds it: a declared length over Limits.BodyBytes is
-// refused (too_large, 413) before anything is read; a body of unknown
-// length is cut off past the limit, and the handler's read fails with an
-// *http.MaxBytesError. So a route's body limit holds whatever the body's
-// type. And it guards the trailers of a chunked body (trailerGuard). The
-// wrapped body is an unreadBody, which the adapters hand to the handler
-// on a copy of the request (detachBody).
-func passUnread(r *http.Request, p *policy) *Rejection {
+// bodies. It bounds it by limit (Limits.BinaryBodyBytes for a binary type,
+// Limits.BodyBytes for text that is not checked): a declared length over
+// it is refused (too_large, 413) before anything is read; a body of
+// unknown length is cut off past the limit, the handler's read fails with
+// an *http.MaxBytesError, and the pipeline logs a too_large line then
+// (binaryLimit). So a route's limits hold whatever the body's type. And
+// it guards the trailers of a chunked body (trailerGuard). The wrapped
+// body is an unreadBody, which the adapters hand to the handler on a copy
+// of the request (detachBody).
+func (s *scratch) passUnread(r *http.Request, p *policy, limit int64) *Rejection {
 	chunked := r.ContentLength < 0
 	if chunked && p.checksTrailers() {
 		// A chunked body's trailers arrive only once the handler has read
@@ -457,9 +468,8 @@ func passUnread(r *http.Request, p *policy) *Rejection {
 			}
 		}
 	}
-	limit := p.Limits.BodyBytes
 	if limit >= 0 && r.ContentLength > limit {
-		return tooLarge(rules.Body, "")
+		return tooLarge(rules.Body, "", limit)
 	}
 	if !chunked || p.Mode == rules.Monitor {
 		// Monitor mode hands the body on as it came: a chunked body over
@@ -469,7 +479,8 @@ func passUnread(r *http.Request, p *policy) *Rejection {
 	}
 	body := r.Body
 	if limit >= 0 {
-		body = http.MaxBytesReader(nil, body, limit)
+		s.limited = &binaryLimit{ReadCloser: body, left: limit, limit: limit}
+		body = s.limited
 	}
 	if p.checksTrailers() {
 		body = &trailerGuard{ReadCloser: body, r: r, p: p}
@@ -526,6 +537,9 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 // canonBody canonicalizes a body that checkBody read and accepted.
 func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	body, loc := s.body, s.bodyLoc
+	if loc == rules.Multipart && body == nil && s.spool != nil && p.canonAt(loc) {
+		return s.canonSpool(r, p) // spooled to a file (upload.go)
+	}
 	if body == nil || !p.canonAt(loc) {
 		return nil // no body read: not a checked one
 	}
@@ -540,7 +554,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	case rules.JSON:
 		var rj *Rejection
 		if out, rj = p.canonJSON(body); rj != nil {
-			return rj
+			return jsonLinesField(r, body, rj) // the line's index, for JSON lines
 		}
 	case rules.Multipart:
 		var rj *Rejection
@@ -566,7 +580,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	// The body limit bounds the canonical form too: NFKC expands U+FDFA
 	// eighteen times.
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(out)) > lim {
-		return tooLarge(loc, "")
+		return tooLarge(loc, "", lim)
 	}
 	// And the escapes a JSON or XML decoder would read in it: NFKC makes
 	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (escapes.go).

@@ -73,6 +73,10 @@ type mimePart struct {
 	// quoted-printable part without its Content-Transfer-Encoding.
 	header textproto.MIMEHeader
 	qp     bool // the content is quoted-printable, decoded on reading
+	// max is the most octets of content read into memory (negative: no
+	// limit), for a part of a body that streams; over says it had more.
+	max  int64
+	over bool
 
 	// The Content-Disposition, as multipart.Part reads it: its type (lower
 	// case) and decoded parameters, nil when it is missing or does not
@@ -112,7 +116,14 @@ func (pt *mimePart) nestedBoundary() string {
 // as sent) of the line where Go's decoder fails: content is then what it
 // decoded before.
 func (pt *mimePart) readContent() (content, raw []byte, truncated bool, qpOff int) {
-	raw, err := io.ReadAll(pt.raw)
+	var err error
+	if pt.max >= 0 {
+		if raw, pt.over, err = readPart(pt.raw, pt.max); pt.over {
+			return nil, nil, true, -1
+		}
+	} else {
+		raw, err = io.ReadAll(pt.raw)
+	}
 	// The only error a part of a body in memory can end with, given a
 	// boundary of at most maxBoundary octets, is io.ErrUnexpectedEOF:
 	// the body ends before the part's delimiter. Any other is taken as
@@ -151,14 +162,24 @@ type mpScanner struct {
 	mr    *multipart.Reader
 	steps int // NextRawPart calls
 	limit int // at most this many: each call that fails reads an octet at least
-	done  bool
+	// src is the body a streaming scan reads, nil for one in memory: the
+	// scan stops where reading it does, and limit grows as it is read.
+	src  *spoolReader
+	max  int64 // mimePart.max of the parts
+	done bool
 	// broken is set when the body is not well formed to its closing
 	// delimiter: a syntax error, or a body that ends early.
 	broken bool
 }
 
 func newScanner(body []byte, boundary string) *mpScanner {
-	return &mpScanner{mr: multipart.NewReader(bytes.NewReader(body), boundary), limit: len(body) + 2}
+	return &mpScanner{mr: multipart.NewReader(bytes.NewReader(body), boundary), limit: len(body) + 2, max: -1}
+}
+
+// newStreamScanner returns a scanner of the body src reads, as it is read,
+// whose text parts are read into memory up to max octets.
+func newStreamScanner(src *spoolReader, boundary string, max int64) *mpScanner {
+	return &mpScanner{mr: multipart.NewReader(src, boundary), src: src, max: max}
 }
 
 // next returns the next part, or nil after the last one.
@@ -171,6 +192,13 @@ func newScanner(body []byte, boundary string) *mpScanner {
 // the body ends.
 func (s *mpScanner) next() *mimePart {
 	for !s.done {
+		if s.src != nil {
+			if s.src.failed() {
+				s.done, s.broken = true, true // the body could not be read: refused
+				break
+			}
+			s.limit = int(min(s.src.n, int64(maxInt-2))) + 2
+		}
 		if s.steps++; s.steps > s.limit {
 			s.done, s.broken = true, true // cannot happen: no progress
 			break
@@ -187,10 +215,15 @@ func (s *mpScanner) next() *mimePart {
 			}
 			continue
 		}
-		return newMimePart(raw)
+		pt := newMimePart(raw)
+		pt.max = s.max
+		return pt
 	}
 	return nil
 }
+
+// maxInt is the largest int.
+const maxInt = int(^uint(0) >> 1)
 
 // newMimePart reads the header of a part read with NextRawPart as NextPart
 // would present it.
@@ -235,12 +268,16 @@ func partType(hdr textproto.MIMEHeader) (mt, typ, sub string, params map[string]
 
 // textPart reports whether the content of pt is checked (and
 // canonicalized) as text: a field always; a file part when the policy
-// lists its media type as text and its charset leaves it UTF-8. badCharset
+// takes file contents as text (rules.TextFiles), lists its media type as
+// text and its charset leaves it UTF-8. badCharset
 // reports a listed file part with another charset, which the policy
 // refuses with RefuseCharsets and otherwise passes as binary.
 func (p *policy) textPart(pt *mimePart) (text, badCharset bool) {
 	if !pt.isFile() {
 		return true, false
+	}
+	if p.FileContents == rules.DataFiles {
+		return false, false // data: its charset is the application's business
 	}
 	if !matchMedia(p.multiTypes, pt.typ, pt.sub) {
 		return false, false
@@ -251,6 +288,16 @@ func (p *policy) textPart(pt *mimePart) (text, badCharset bool) {
 	return true, false
 }
 
+// dataPart reports whether the content of pt is data: a file part that is
+// not text (textPart), not a multipart body itself and not
+// quoted-printable (whose decoding can fail, which the check must see).
+// Data is never read into memory: in a body that streams, it goes by,
+// counted against the limits of data.
+func (p *policy) dataPart(pt *mimePart) bool {
+	text, _ := p.textPart(pt)
+	return !text && pt.nestedBoundary() == "" && !pt.qp
+}
+
 // namesForbid is the set of classes refused in the names of a multipart
 // body: field names, file names, every other decoded parameter of a part's
 // Content-Disposition and Content-Type, and every part header value. They
@@ -259,33 +306,15 @@ func (p *policy) textPart(pt *mimePart) (text, badCharset bool) {
 // included, where a field's content may hold line breaks.
 func (p *policy) namesForbid() sanitize.Class { return p.Multipart.Forbid | p.Header.Forbid }
 
-// checkMultipart checks a multipart body (any multipart/* media type), as
-// the package comment above says. Multipart bodies are never repaired:
-// under Repair an ill-formed part is rejected all the same.
-func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
-	ct := r.Header.Get("Content-Type")
-	_, params, err := mime.ParseMediaType(ct)
-	boundary := params["boundary"]
-	if err != nil || boundary == "" {
-		// No multipart reader can read it, but a handler that reads the
-		// body as it is (io.ReadAll, json.NewDecoder) would get octets
-		// no check has seen: refused (FuzzOracle found "multipArt").
-		rj := badMediaType(rules.Multipart, ct)
-		rj.Field = "boundary"
-		return rj
-	}
-	if rj := checkOutsideParts(body, boundary, &p.Multipart); rj != nil {
-		return rj
-	}
-	return p.checkParts(body, boundary)
-}
-
 // checkOutsideParts checks, as text, the octets of a multipart body that
 // lie outside its parts: the preamble before the first delimiter (all of
 // the body if it has none) and the epilogue after the last. No multipart
 // reader hands them out, but a handler that reads the body as it is does,
 // and a JSON decoder (json.NewDecoder(r.Body), which ignores the
-// Content-Type) decodes the first value it finds there.
+// Content-Type) decodes the first value it finds there. A body that
+// streams in is checked by outsideScan, which finds the same two as the
+// body passes; this, over a body in memory, is the reference its tests
+// hold it to.
 func checkOutsideParts(body []byte, boundary string, c *rules.Check) *Rejection {
 	delim := []byte("--" + boundary)
 	first, last := outsideParts(body, delim)
@@ -380,7 +409,11 @@ func (p *policy) checkParts(body []byte, boundary string) *Rejection {
 }
 
 // mpCounts counts the parts and fields of a body, nested ones included.
-type mpCounts struct{ parts, fields int }
+// st is the top-level body as it streams, nil for a body in memory.
+type mpCounts struct {
+	parts, fields int
+	st            *mpFlow
+}
 
 // checkLevel checks one multipart body, the top-level one at depth 0 or a
 // nested one.
@@ -402,7 +435,7 @@ func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts
 // (bad_media_type: the Content-Type's boundary is outside RFC 2046).
 func boundaryRejection(boundary string, depth int) *Rejection {
 	if depth > maxMultipartDepth {
-		return tooMany(rules.Multipart)
+		return tooMany(rules.Multipart, maxMultipartDepth)
 	}
 	if len(boundary) > maxBoundary {
 		return &Rejection{Reason: sanitize.BadMediaType, Location: rules.Multipart, Field: "boundary",
@@ -416,7 +449,7 @@ func boundaryRejection(boundary string, depth int) *Rejection {
 // its content.
 func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	if n.parts++; p.Limits.MultipartParts >= 0 && n.parts > p.Limits.MultipartParts {
-		return tooMany(rules.Multipart)
+		return tooMany(rules.Multipart, p.Limits.MultipartParts)
 	}
 	if rj := p.checkPartNames(pt); rj != nil {
 		return rj
@@ -424,7 +457,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	field := safeField(pt.name)
 	if !pt.isFile() {
 		if n.fields++; p.Limits.Fields >= 0 && n.fields > p.Limits.Fields {
-			return tooMany(rules.Multipart)
+			return tooMany(rules.Multipart, p.Limits.Fields)
 		}
 	}
 	text, badCharset := p.textPart(pt)
@@ -432,13 +465,19 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 		return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: field, Err: sanitize.ErrBadCharset}
 	}
 	nested := pt.nestedBoundary()
-	if !text && nested == "" && !pt.qp {
-		return nil // binary: not read (NextRawPart drains it)
+	if p.dataPart(pt) {
+		if depth == 0 && n.st != nil {
+			return n.st.data(pt, field) // data, streaming: counted and bounded
+		}
+		return nil // data: not read (NextRawPart drains it)
 	}
 	// A broken part (the body ends inside it) fails the handler's parser
 	// too, but only after a streaming handler has read what came before
 	// the break: that much is checked all the same, and the scan ends.
 	content, raw, _, qpOff := pt.readContent()
+	if pt.over {
+		return tooLarge(rules.Multipart, "", pt.max) // text over the body's text limit
+	}
 	if qpOff >= 0 {
 		return qpRejection(field, raw, qpOff)
 	}
@@ -459,7 +498,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
 	field := safeField(pt.name)
 	if !pt.isFile() && p.Limits.FieldBytes >= 0 && len(content) > p.Limits.FieldBytes {
-		return tooLarge(rules.Multipart, field)
+		return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
 	}
 	if err := sanitize.Check(content, p.Multipart.Forbid); err != nil {
 		return reject(err, rules.Multipart, field, content)
@@ -487,7 +526,7 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 	field := safeField(pt.name)
 	for _, v := range [...]string{pt.name, pt.file} {
 		if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {
-			return tooLarge(rules.Multipart, field)
+			return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
 		}
 		if err := sanitize.CheckString(v, forbid); err != nil {
 			return reject(err, rules.Multipart, field, v)
@@ -606,8 +645,8 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	case !lv.complete:
 		return nil, multipartSyntax("") // cannot happen: every change sets first
 	}
-	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out)) > lim {
-		return nil, tooLarge(rules.Multipart, "")
+	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out))-rb.data > lim {
+		return nil, tooLarge(rules.Multipart, "", lim) // its text over the text limit
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
@@ -648,6 +687,10 @@ type rebuilder struct {
 	// the rebuilt body holds each of them, so it bounds the body's size
 	// while it is built.
 	leaves int64
+	data   int64 // the length of the contents of the top-level data parts
+	// stream says that the top-level body is spooled: the contents of its
+	// data parts are not read, but copied from the spool (canonSpool).
+	stream bool
 }
 
 // rebuiltLevel is one multipart body, rebuilt.
@@ -670,6 +713,9 @@ type rebuiltPart struct {
 	name, file string
 	hasDisp    bool
 	nested     *rebuiltLevel // the content is this rebuilt nested body
+	// data says that the content is a data part's, left in the spool
+	// (rebuilder.stream): content is nil.
+	data bool
 }
 
 // level reads one multipart body, the top-level one at depth 0 or a
@@ -759,7 +805,8 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 	out = rebuiltPart{header: hdr, hasDisp: pt.dispParams != nil}
 	field := pt.name // as sent, until its canonical form is known
 	if params := pt.dispParams; params != nil {
-		touched := false
+		sent := hdr.Get("Content-Disposition")
+		var touched []string
 		for _, key := range [...]string{"name", "filename"} {
 			v, ok := params[key]
 			if !ok {
@@ -775,7 +822,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 				return out, false, false, rj
 			}
 			if ch {
-				params[key], touched = string(nv), true
+				params[key], touched = string(nv), append(touched, key)
 			}
 		}
 		if rj := rb.collide(pt.name); rj != nil {
@@ -783,8 +830,12 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		}
 		field = params["name"] // the canonical name names the field
 		out.name, out.file = field, params["filename"]
-		if touched {
-			cd := mime.FormatMediaType(pt.disp, params)
+		if touched != nil {
+			// In the client's form where it can be (disposition.go).
+			cd, ok := rewriteDisposition(sent, pt.disp, params, touched)
+			if !ok {
+				cd = mime.FormatMediaType(pt.disp, params)
+			}
 			if cd == "" {
 				return out, false, false, multipartSyntax(field) // cannot happen: parsed as tokens
 			}
@@ -793,7 +844,16 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		}
 	}
 
+	if rb.stream && depth == 0 && p.dataPart(pt) {
+		// Data: copied from the spool as it is when the body is written.
+		_, err := io.Copy(io.Discard, pt.raw)
+		out.data = true
+		return out, changed, err == nil, nil
+	}
 	content, raw, truncated, qpOff := pt.readContent()
+	if pt.over {
+		return out, false, false, tooLarge(rules.Multipart, "", pt.max) // refused by the check already
+	}
 	if qpOff >= 0 {
 		return out, false, false, qpRejection(safeField(field), raw, qpOff) // refused by the check already
 	}
@@ -843,10 +903,15 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 			}
 		}
 		// Only once something changes: a body passed on as it came is
-		// within the limit already.
-		rb.leaves += int64(len(content))
+		// within the limit already. The text limit bounds text: data is
+		// written as it came, within the limits of data.
+		if depth == 0 && p.dataPart(pt) {
+			rb.data += int64(len(content))
+		} else {
+			rb.leaves += int64(len(content))
+		}
 		if lim := p.Limits.BodyBytes; lim >= 0 && rb.leaves > lim && rb.first != nil {
-			return out, false, false, tooLarge(rules.Multipart, "")
+			return out, false, false, tooLarge(rules.Multipart, "", lim)
 		}
 	}
 	out.content = content

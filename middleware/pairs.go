@@ -48,7 +48,7 @@ func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, 
 	n, repair := 0, false
 	for pr := range eachPair(raw) {
 		if n++; lim.Fields >= 0 && n > lim.Fields {
-			return "", false, tooMany(loc)
+			return "", false, tooMany(loc, lim.Fields)
 		}
 		key, val := pr.key, pr.val
 		s.buf = s.buf[:0]
@@ -127,7 +127,7 @@ func (s *scratch) field(raw string, loc rules.Location, name string, c *rules.Ch
 	var dec []byte
 	if !needsDecoding(raw, mode) {
 		if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes {
-			return nil, tooLarge(loc, name)
+			return nil, tooLarge(loc, name, int64(lim.FieldBytes))
 		}
 		if err = sanitize.CheckString(raw, c.Forbid); err != nil {
 			return nil, reject(err, loc, name, raw)
@@ -147,12 +147,12 @@ func (s *scratch) field(raw string, loc rules.Location, name string, c *rules.Ch
 		// checked first, as for a value without escapes, so that a Repair
 		// check cannot let an over-long value through.
 		if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
-			return nil, tooLarge(loc, name)
+			return nil, tooLarge(loc, name, int64(lim.FieldBytes))
 		}
 		return nil, rj
 	}
 	if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
-		return nil, tooLarge(loc, name)
+		return nil, tooLarge(loc, name, int64(lim.FieldBytes))
 	}
 	if err = sanitize.CheckClasses(dec, c.Forbid); err != nil {
 		return nil, reject(err, loc, name, dec)
@@ -188,7 +188,7 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 			dec, _ := sanitize.AppendUnescape(nil, part, mode&^sanitize.RefuseDoubleEncoding)
 			dec = sanitize.ToValid(dec)
 			if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
-				return "", false, tooLarge(loc, strings.Clone(safeField(key)))
+				return "", false, tooLarge(loc, strings.Clone(safeField(key)), int64(lim.FieldBytes))
 			}
 			if err := sanitize.CheckClasses(dec, c.Forbid); err != nil {
 				return "", false, reject(err, loc, strings.Clone(safeField(key)), dec)

@@ -134,7 +134,7 @@ func TestBodyAllocsDeclaredNotSent(t *testing.T) {
 		r.Body = io.NopCloser(&onlyReader{strings.NewReader("0123456789")})
 		r.ContentLength = 1 << 20
 		var ls lazyScratch
-		body, over, err := readBody(&ls, r, pol.Limits.BodyBytes, false, new(bodyReader))
+		body, over, err := readBody(&ls, r, pol.Limits.BodyBytes, false, make([]byte, 8))
 		ls.release()
 		if err != nil || over || string(body) != "0123456789" {
 			t.Fatalf("%q %v %v", body, over, err)

@@ -80,11 +80,11 @@ func BenchmarkPieces(b *testing.B) {
 		for b.Loop() {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
-			var ls lazyScratch
-			if rj := checkBody(&ls, r, p); rj != nil {
+			s := getScratch()
+			if rj := s.checkBody(r, p); rj != nil {
 				b.Fatal(rj)
 			}
-			ls.release()
+			putScratch(s)
 		}
 	})
 	b.Run("readBody", func(b *testing.B) {
@@ -94,7 +94,7 @@ func BenchmarkPieces(b *testing.B) {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
 			var ls lazyScratch
-			readBody(&ls, r, p.Limits.BodyBytes, false, new(bodyReader))
+			readBody(&ls, r, p.Limits.BodyBytes, false, make([]byte, 8))
 			ls.release()
 		}
 	})

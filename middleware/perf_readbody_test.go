@@ -54,7 +54,7 @@ func TestReadBodySizes(t *testing.T) {
 					cr := &octetCounter{r: wrap(bytes.NewReader(body))}
 					r := &http.Request{Body: io.NopCloser(cr), ContentLength: int64(decl)}
 					var ls lazyScratch
-					got, over, err := readBody(&ls, r, limit, keep, new(bodyReader))
+					got, over, err := readBody(&ls, r, limit, keep, make([]byte, 8))
 					ls.release()
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
@@ -93,7 +93,7 @@ func TestReadBodyError(t *testing.T) {
 			body := bytes.Repeat([]byte{'x'}, size)
 			r := &http.Request{Body: io.NopCloser(io.MultiReader(bytes.NewReader(body), iotest.ErrReader(boom))), ContentLength: int64(decl)}
 			var ls lazyScratch
-			got, over, err := readBody(&ls, r, 1<<20, true, new(bodyReader))
+			got, over, err := readBody(&ls, r, 1<<20, true, make([]byte, 8))
 			ls.release()
 			if got != nil || over || !errors.Is(err, boom) || !errors.Is(err, errBodyRead) {
 				t.Fatalf("size %d declared %d: %d octets, over %v, err %v", size, decl, len(got), over, err)

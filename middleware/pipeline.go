@@ -18,6 +18,27 @@ import (
 // does in those terms what the verdict says: call the hooks, answer the
 // refusal, hand the rewritten parameters back, call the handler.
 
+// verdict is what run decided for one request.
+type verdict struct {
+	// r is the request to hand to the handler: the one given, or a copy
+	// when its body was wrapped (detachBody), which the adapter installs.
+	r *http.Request
+	// params are the path parameter values the handler must see, in the
+	// order of the names given, or nil when they stay as they are.
+	params []string
+	// rj is the violation found, logged already: refused in Enforce mode,
+	// flagged in Monitor mode.
+	rj *Rejection
+	// pass says whether the handler runs.
+	pass bool
+	// spool holds the request's spooled body, released after the handler.
+	spool *spool
+}
+
+// release frees what the pipeline holds for the request: the temporary
+// file of a spooled body.
+func (v *verdict) release() { v.spool.release() }
+
 // identityFunc returns the log's identity fields for the request the
 // framework value x stands for. It is called only when a line is logged,
 // and, being a plain function of x, costs no allocation when it is not.
@@ -44,6 +65,11 @@ type PipelineConfig struct {
 	Logger *zerolog.Logger
 	// LogAccepted writes a debug-level event for each accepted request.
 	LogAccepted bool
+	// TempDir is where a multipart body larger than 1 MiB is spooled
+	// while it is checked and the handler reads it: one temporary file
+	// per request, removed when the handler returns (Verdict.Release).
+	// Default: os.TempDir().
+	TempDir string
 }
 
 // NewPipeline compiles cfg, or returns the error of an invalid one.
@@ -52,6 +78,7 @@ func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.spoolDir = cfg.TempDir
 	return &Pipeline{g}, nil
 }
 
@@ -88,7 +115,21 @@ type Verdict struct {
 	Rejection *Rejection
 	// Pass says whether the handler runs.
 	Pass bool
+
+	spool *spool
 }
+
+// Release frees what the pipeline holds for the request: the temporary
+// file a large multipart body was spooled to (the handler reads it as the
+// request's body). An adapter calls it once the handler has returned, in a
+// deferred call, so that it runs after a panic in the handler too:
+//
+//	v := pl.Check(r, m, who)
+//	defer v.Release()
+//
+// After it, a read of that body fails. It is safe on any Verdict, and
+// more than once.
+func (v *Verdict) Release() { v.spool.release() }
 
 // IdentitySource gives the log's identity fields of a request; Check asks
 // only when it logs a line. Implement it on a pointer the adapter holds
@@ -141,8 +182,8 @@ func (pl *Pipeline) check(r *http.Request, route string, names, values []string,
 	if p.off {
 		return Verdict{Request: r, Pass: true}
 	}
-	r2, params, rj, pass := pl.g.run(r, route, names, values, escaped, p, callIdentity, who)
-	return Verdict{Request: r2, Params: params, Rejection: rj, Pass: pass}
+	v := pl.g.run(r, route, names, values, escaped, p, callIdentity, who)
+	return Verdict{Request: v.r, Params: v.params, Rejection: v.rj, Pass: v.pass, spool: v.spool}
 }
 
 // Refuse logs rj, a refusal an adapter found itself (under e.Pre, a
@@ -183,27 +224,34 @@ func callIdentity(x any) requestIdentity {
 //
 // (Match's fields are passed one by one: escape analysis, which does not
 // tell a struct's fields apart, would otherwise move an adapter's
-// parameter arrays to the heap with the route string the log keeps. The
-// results are several, not a struct, so that they come back in
-// registers.)
-func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) (
-	hand *http.Request, params []string, rj *Rejection, pass bool) {
-	var ls lazyScratch
-	params, rj = g.inspectWith(&ls, r, p, names, values, escaped)
+// parameter arrays to the heap with the route string the log keeps.)
+func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) verdict {
+	ls := lazyScratch{spoolDir: g.spoolDir}
+	params, rj := g.inspectWith(&ls, r, p, names, values, escaped)
+	var sp *spool
+	var lb *binaryLimit
+	if ls.s != nil {
+		sp, lb = ls.s.spool, ls.s.limited
+	}
 	ls.release()
-	hand = detachBody(r)
+	v := verdict{r: detachBody(r), pass: p.Mode == rules.Monitor, spool: sp}
+	if lb != nil {
+		g.reportLimit(lb, v.r, route, p.Mode, who, x)
+	}
 	if rj != nil {
 		// Cloned, so that route does not escape: an adapter's Match, whose
 		// parameter slices may be on its stack, stays there.
 		rj.Route, rj.Mode = strings.Clone(route), p.Mode
-		g.logRejection(hand, rj, who(x))
-		return hand, nil, rj, p.Mode == rules.Monitor
+		g.logRejection(v.r, rj, who(x))
+		v.rj = rj
+		return v
 	}
-	if p.Mode != rules.Enforce {
-		params = nil
+	v.pass = true
+	if p.Mode == rules.Enforce {
+		v.params = params
 	}
-	g.logAccept(hand, route)
-	return hand, params, nil, true
+	g.logAccept(v.r, route)
+	return v
 }
 
 // guard is the compiled configuration shared by the Echo middleware and
@@ -213,12 +261,26 @@ type guard struct {
 	routes      map[string]*policy
 	logger      zerolog.Logger
 	logAccepted bool
+	spoolDir    string     // where spooled bodies spill: "" is os.TempDir()
+	checked     routeCheck // routes.go: the table's keys against the router's routes
+}
+
+// reportLimit makes lb, the reader that cuts off an unread body of
+// unknown length past its limit, log a too_large line for r when it does:
+// the handler runs by then, and its read fails (binaryLimit).
+func (g *guard) reportLimit(lb *binaryLimit, r *http.Request, route string, mode rules.Mode, who identityFunc, x any) {
+	rt := strings.Clone(route) // so that route does not escape (run)
+	lb.report = func() {
+		rj := tooLarge(rules.Body, "", lb.limit)
+		rj.Route, rj.Mode = rt, mode
+		g.logRejection(r, rj, who(x))
+	}
 }
 
 func newGuard(rs rules.Ruleset, logger *zerolog.Logger, logAccepted bool) (*guard, error) {
-	table := rules.Table{Default: rules.Default()}
-	if rs != nil {
-		table = rs.Table()
+	table, err := validateRules(rs) // validate.go
+	if err != nil {
+		return nil, err
 	}
 	g := &guard{logAccepted: logAccepted, def: compile(table.Default)}
 	if len(table.Routes) > 0 {
@@ -257,6 +319,9 @@ func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []
 // something needs it: a clean request with a plain path and query and no
 // body needs none.
 func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
+	if rj = preparsed(r, p); rj != nil { // preparsed.go
+		return nil, rj
+	}
 	if p.Path.On {
 		routedRaw := escaped // as the router saw it
 		var repaired bool
@@ -305,8 +370,12 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 			return nil, rj
 		}
 	}
-	if rj = checkBody(ls, r, p); rj != nil {
-		return params, rj
+	if checksBody(r, p) {
+		if rj = ls.get().checkBody(r, p); rj != nil {
+			return params, rj
+		}
+	} else if ls.s != nil {
+		ls.s.body = nil // no body read: none to canonicalize
 	}
 	if p.canon {
 		params, rj = ls.get().canonicalize(r, p, names, values, params)
@@ -331,13 +400,15 @@ func plainPairs(raw string, lim *rules.Limits) bool {
 
 // lazyScratch takes a scratch from the pool the first time one is needed.
 type lazyScratch struct {
-	s    *scratch
-	lent bool // s is the caller's: release leaves it alone
+	s        *scratch
+	lent     bool   // s is the caller's: release leaves it alone
+	spoolDir string // for the scratch taken (scratch.spoolDir)
 }
 
 func (ls *lazyScratch) get() *scratch {
 	if ls.s == nil {
 		ls.s = getScratch()
+		ls.s.spoolDir = ls.spoolDir
 	}
 	return ls.s
 }
@@ -367,6 +438,15 @@ type scratch struct {
 	// it ever holds a body a handler gets.
 	segs   [][]byte
 	chunks []*[chunkSize]byte
+	probe  [8]byte // where readBody reads to tell the end of a body
+	// spool is the spool of a multipart body (upload.go), which the
+	// verdict takes over and releases after the handler; spoolDir is
+	// where it spills (guard.spoolDir). limited is the reader that cuts
+	// off an unread body of unknown length, which the pipeline makes log
+	// when it does.
+	spool    *spool
+	spoolDir string
+	limited  *binaryLimit
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 1024)} }}
@@ -377,7 +457,7 @@ const maxPooledScratch = 64 << 10
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 func putScratch(s *scratch) {
-	s.body = nil
+	s.body, s.spool, s.limited = nil, nil, nil
 	if cap(s.buf) <= maxPooledScratch {
 		s.buf = s.buf[:0]
 		scratchPool.Put(s)
