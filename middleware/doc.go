@@ -23,8 +23,8 @@
 // The first violation ends the check: within a value, the one at the
 // lowest offset. In Enforce mode the request is rejected (400, 413 for a
 // body over its limit, 415 for a media type the policy does not accept;
-// too many fields or parts, a field, a path or a JSON nesting over its
-// limit are 400) and the handler does not run; in Monitor mode it is
+// too many fields or parts, a field, a path, a query or a JSON nesting
+// over its limit are 400) and the handler does not run; in Monitor mode it is
 // passed on as it came. Either way one zerolog event at warn
 // level describes it.
 //

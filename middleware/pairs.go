@@ -12,12 +12,33 @@ import (
 // form body, key by key and value by value. Unlike url.ParseQuery, it skips
 // nothing: a malformed escape anywhere is a rejection. When the check
 // repairs ill-formed UTF-8, it returns the re-encoded text and true.
+//
+// A query longer than lim.QueryBytes is refused whole before anything in
+// it is decoded (too_large, no field: 400, as a path over its limit); a
+// form body is bounded by the body limit, which checkBody has applied.
 func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
+	if loc == rules.Query && overLimit(len(raw), int64(lim.QueryBytes)) {
+		return "", false, tooLarge(loc, "")
+	}
 	if s.cleanPairs(raw, c.Forbid, mode, lim) {
 		return "", false, nil
 	}
 	return s.checkEachPair(raw, loc, c, mode, lim)
 }
+
+// textLimit returns the limit on the whole text of a query or form body at
+// loc: lim.QueryBytes for the query, lim.BodyBytes for a form body (the
+// body as read is within it; its repaired or canonical form must be too).
+// Negative: none.
+func textLimit(loc rules.Location, lim *rules.Limits) int64 {
+	if loc == rules.Query {
+		return int64(lim.QueryBytes)
+	}
+	return lim.BodyBytes
+}
+
+// overLimit reports whether n octets are over limit (negative: no limit).
+func overLimit(n int, limit int64) bool { return limit >= 0 && int64(n) > limit }
 
 // pair is one key=value of an application/x-www-form-urlencoded text.
 type pair struct {
@@ -43,8 +64,12 @@ func eachPair(raw string) func(yield func(pair) bool) {
 	}
 }
 
-// checkEachPair is checkPairs without the fast path.
+// checkEachPair is checkPairs without the fast path (the query limit
+// included, so that the two answer alike).
 func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
+	if loc == rules.Query && overLimit(len(raw), int64(lim.QueryBytes)) {
+		return "", false, tooLarge(loc, "")
+	}
 	n, repair := 0, false
 	for pr := range eachPair(raw) {
 		if n++; lim.Fields >= 0 && n > lim.Fields {
@@ -196,6 +221,12 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 			out = sanitize.AppendEscape(out, bytesString(dec), sanitize.EscapeQuery)
 		}
 	}
+	// U+FFFD, escaped, is nine octets where the octet it replaces was
+	// one or three: the repaired text is held to the limit the text as
+	// sent was.
+	if overLimit(len(out), textLimit(loc, lim)) {
+		return "", false, tooLarge(loc, "")
+	}
 	return string(out), true, nil
 }
 
@@ -228,6 +259,9 @@ func (s *scratch) canonText(raw string, loc rules.Location, p *policy) (string, 
 	}
 	out := make([]byte, 0, len(raw)+16)
 	s.canonPairs(raw, loc, p, &out)
+	if overLimit(len(out), textLimit(loc, &p.Limits)) {
+		return "", tooLarge(loc, "") // NFKC writes U+FDFA as 18 octets, 54 escaped
+	}
 	return string(out), nil
 }
 

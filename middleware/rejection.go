@@ -62,8 +62,11 @@ func (r *Rejection) Unwrap() error {
 // Status is the HTTP status of the rejection: 413 Request Entity Too Large
 // for a body over its limit, 415 Unsupported Media Type for a media type
 // the policy does not accept (unsupported_media_type), 400 Bad Request
-// otherwise (a field, a path or a JSON nesting over its limit, too many
-// fields or parts, and every other reason).
+// otherwise (a field, a path, a query or a JSON nesting over its limit,
+// too many fields or parts, and every other reason). A query over its
+// limit is 400, not 414 URI Too Long, as a path over its limit is: 413 is
+// for a body over its limit, and every other limit answers 400, the
+// rejection's reason (too_large) and location (query) saying which.
 func (r *Rejection) Status() int {
 	if r.Reason == sanitize.UnsupportedMediaType {
 		return http.StatusUnsupportedMediaType
