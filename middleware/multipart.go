@@ -13,6 +13,7 @@ import (
 	"net/textproto"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -111,21 +112,90 @@ func (pt *mimePart) nestedBoundary() string {
 // quoted-printable content does not decode, the offset in raw (the content
 // as sent) of the line where Go's decoder fails: content is then what it
 // decoded before.
-func (pt *mimePart) readContent() (content, raw []byte, truncated bool, qpOff int) {
-	raw, err := io.ReadAll(pt.raw)
+//
+// It reads into buf, appending (its earlier contents stay where they
+// are), and returns it grown: raw and content are parts of it.
+func (pt *mimePart) readContent(buf []byte) (content, raw, grown []byte, truncated bool, qpOff int) {
+	lo := len(buf)
+	buf, err := readAll(buf, pt.raw)
 	// The only error a part of a body in memory can end with, given a
 	// boundary of at most maxBoundary octets, is io.ErrUnexpectedEOF:
 	// the body ends before the part's delimiter. Any other is taken as
 	// that too.
 	truncated = err != nil
+	raw = buf[lo:len(buf):len(buf)]
 	if !pt.qp {
-		return raw, raw, truncated, -1
+		return raw, raw, buf, truncated, -1
 	}
-	content, err = io.ReadAll(quotedprintable.NewReader(bytes.NewReader(raw)))
+	mid := len(buf)
+	buf, err = readAll(buf, quotedprintable.NewReader(bytes.NewReader(raw)))
+	raw, content = buf[lo:mid:mid], buf[mid:len(buf):len(buf)]
 	if err == nil {
-		return content, raw, truncated, -1
+		return content, raw, buf, truncated, -1
 	}
-	return content, raw, truncated, qpErrorLine(raw)
+	return content, raw, buf, truncated, qpErrorLine(raw)
+}
+
+// readAll appends what r reads, up to its end or an error, to dst, as
+// io.ReadAll reads it into memory of its own.
+func readAll(dst []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(dst) == cap(dst) {
+			dst = append(dst, 0)[:len(dst)]
+		}
+		n, err := r.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+}
+
+// mpMem is the working memory of the multipart passes, pooled: nothing in
+// it is handed to a handler (a rebuilt body is written into memory of its
+// own). bufs holds the contents of the parts being checked, one buffer
+// per nesting depth (a nested body is read from its parent's buffer while
+// its own parts are read into the next); arena the contents a rebuild
+// keeps until it writes them.
+type mpMem struct {
+	bufs  [maxMultipartDepth + 1][]byte
+	arena []byte
+	// cmp holds a part read back by rebuiltLevel.verify.
+	cmp []byte
+}
+
+var mpMems = sync.Pool{New: func() any { return new(mpMem) }}
+
+// Past these sizes an mpMem's buffers are not kept for the next request:
+// the top-level ones up to the default body limit, so that a route of
+// uploads does not allocate its body's size again for every request, and
+// the others, which only nested bodies use, up to 64 KiB.
+const (
+	maxPooledMPTop    = rules.DefaultBodyBytes
+	maxPooledMPNested = 64 << 10
+)
+
+func getMPMem() *mpMem { return mpMems.Get().(*mpMem) }
+
+// release empties m and puts it back in the pool.
+func (m *mpMem) release() {
+	for i := range m.bufs {
+		m.bufs[i] = trimPooled(m.bufs[i], i == 0)
+	}
+	m.arena = trimPooled(m.arena, true)
+	m.cmp = trimPooled(m.cmp, true)
+	mpMems.Put(m)
+}
+
+// trimPooled returns b emptied, or nil when it is too large to keep.
+func trimPooled(b []byte, top bool) []byte {
+	if cap(b) > maxPooledMPNested && !top || cap(b) > maxPooledMPTop {
+		return nil
+	}
+	return b[:0]
 }
 
 // qpErrorLine returns the offset of the first line of raw that Go's
@@ -376,21 +446,23 @@ func lineEnd(p []byte) (int, bool) {
 // checkParts checks the multipart body body, delimited by boundary.
 func (p *policy) checkParts(body []byte, boundary string) *Rejection {
 	var n mpCounts
-	return p.checkLevel(body, boundary, 0, &n)
+	m := getMPMem()
+	defer m.release()
+	return p.checkLevel(body, boundary, 0, &n, m)
 }
 
 // mpCounts counts the parts and fields of a body, nested ones included.
 type mpCounts struct{ parts, fields int }
 
 // checkLevel checks one multipart body, the top-level one at depth 0 or a
-// nested one.
-func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts) *Rejection {
+// nested one, reading its parts' contents into m.bufs[depth].
+func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts, m *mpMem) *Rejection {
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return rj
 	}
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
-		if rj := p.checkPart(pt, depth, n); rj != nil {
+		if rj := p.checkPart(pt, depth, n, m); rj != nil {
 			return rj
 		}
 	}
@@ -414,7 +486,7 @@ func boundaryRejection(boundary string, depth int) *Rejection {
 // checkPart checks one part: its names and header values first, so that a
 // rejection names the field rather than the header that carries it, then
 // its content.
-func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
+func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts, m *mpMem) *Rejection {
 	if n.parts++; p.Limits.MultipartParts >= 0 && n.parts > p.Limits.MultipartParts {
 		return tooMany(rules.Multipart)
 	}
@@ -438,7 +510,8 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	// A broken part (the body ends inside it) fails the handler's parser
 	// too, but only after a streaming handler has read what came before
 	// the break: that much is checked all the same, and the scan ends.
-	content, raw, _, qpOff := pt.readContent()
+	content, raw, buf, _, qpOff := pt.readContent(m.bufs[depth][:0])
+	m.bufs[depth] = buf
 	if qpOff >= 0 {
 		return qpRejection(field, raw, qpOff)
 	}
@@ -448,7 +521,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 		}
 	}
 	if nested != "" {
-		return p.checkLevel(content, nested, depth+1, n)
+		return p.checkLevel(content, nested, depth+1, n, m)
 	}
 	return nil
 }
@@ -594,7 +667,21 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	if err != nil || params["boundary"] == "" {
 		return nil, nil
 	}
-	rb := &rebuilder{p: p, boundary: rand.Text}
+	m := getMPMem()
+	defer m.release()
+	// A probe first: it reads the parts into working memory, keeps
+	// nothing, and stops at the first text that changes. A body in
+	// canonical form, the common one, ends here; the rebuild proper,
+	// which keeps every part, reads the body again from the start, and
+	// so finds what the probe found before the change, and the rest.
+	probe := &rebuilder{p: p, boundary: rand.Text, mem: m, probe: true}
+	if _, rj := probe.level(body, params["boundary"], 0); rj != errMPChanged {
+		return nil, rj // nil when nothing changes
+	}
+	// Contents are at most the body, less where normalization shrinks
+	// them: most rebuilds fit in what is reserved here.
+	m.arena = slices.Grow(m.arena[:0], len(body)+len(body)/8)
+	rb := &rebuilder{p: p, boundary: rand.Text, mem: m}
 	lv, rj := rb.level(body, params["boundary"], 0)
 	switch {
 	case rj != nil:
@@ -614,10 +701,11 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	if _, ps, err := mime.ParseMediaType(ct); err != nil || ps["boundary"] != lv.boundary {
 		return nil, multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
-	if field, ok := lv.verify(); !ok {
+	if field, ok := lv.verifyWith(&m.cmp); !ok {
 		return nil, multipartSyntax(field)
 	}
-	if rj := p.checkParts(lv.out, lv.boundary); rj != nil {
+	var n mpCounts
+	if rj := p.checkLevel(lv.out, lv.boundary, 0, &n, m); rj != nil {
 		return nil, rj
 	}
 	r.Header.Set("Content-Type", ct)
@@ -648,7 +736,18 @@ type rebuilder struct {
 	// the rebuilt body holds each of them, so it bounds the body's size
 	// while it is built.
 	leaves int64
+	// mem is the working memory: the probe reads parts into its bufs,
+	// the rebuild into its arena, which holds them, and the normal forms
+	// it makes, until they are written.
+	mem *mpMem
+	// probe makes the rebuilder a probe: it keeps no part, and stops with
+	// errMPChanged at the first text that changes.
+	probe bool
 }
+
+// errMPChanged is how a probe stops: some text changes, so the body is to
+// be rebuilt. It is never a request's rejection.
+var errMPChanged = &Rejection{Reason: sanitize.NotNormalized, Location: rules.Multipart}
 
 // rebuiltLevel is one multipart body, rebuilt.
 type rebuiltLevel struct {
@@ -686,12 +785,15 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 		if rj != nil {
 			return nil, rj
 		}
+		if rb.probe {
+			continue // nothing changes yet: nothing to keep
+		}
 		lv.parts = append(lv.parts, part)
 		lv.changed = lv.changed || changed
 		lv.complete = lv.complete && complete
 	}
 	lv.complete = lv.complete && !s.broken
-	if lv.changed && lv.complete {
+	if lv.changed && lv.complete && !rb.probe {
 		if rj := lv.write(rb.boundary); rj != nil {
 			return nil, rj
 		}
@@ -700,9 +802,13 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 }
 
 // text canonicalizes one name or content (canonValue), and keeps the
-// not_normalized rejection of the first text that changes.
+// not_normalized rejection of the first text that changes. A probe stops
+// there (errMPChanged).
 func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *Rejection) {
-	out, changed, rj := rb.p.canonValue(rules.Multipart, field, v, content)
+	out, changed, rj := rb.canon(field, v, content)
+	if changed && rb.probe {
+		return nil, false, errMPChanged
+	}
 	if changed && rb.first == nil {
 		off := 0 // a PRECIS field: the enforced form differs
 		if n := rb.p.form.FirstNonNormal(v); n >= 0 {
@@ -711,6 +817,29 @@ func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *
 		rb.first = reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Multipart, safeField(field), v)
 	}
 	return out, changed, rj
+}
+
+// canon is p.canonValue at Multipart, but for the work and the memory: the
+// normal form of a text the route's normalization changes is appended to
+// the arena (a probe does not make it: that the text is not normal is all
+// it needs), where canonValue allocates it.
+func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, *Rejection) {
+	p := rb.p
+	if p.Mode == rules.Monitor || p.form == normalize.None || p.RejectUnnormalized {
+		return p.canonValue(rules.Multipart, field, v, content)
+	}
+	if _, ok := p.precisProfile(rules.Multipart, field); ok && content {
+		return p.canonValue(rules.Multipart, field, v, true)
+	}
+	if p.form.IsNormal(v) {
+		return v, false, nil
+	}
+	if rb.probe {
+		return v, true, nil
+	}
+	lo := len(rb.mem.arena)
+	rb.mem.arena = p.form.Append(rb.mem.arena, v)
+	return rb.mem.arena[lo:len(rb.mem.arena):len(rb.mem.arena)], true, nil
 }
 
 // checkFileNameSyntax refuses a file name whose canonical form holds
@@ -730,12 +859,16 @@ func checkFileNameSyntax(p *policy, field, v string) *Rejection {
 }
 
 // collide refuses name, a field name as sent, when an earlier field name
-// of the body that differs from it as sent has the same canonical form.
-func (rb *rebuilder) collide(name string) *Rejection {
+// of the body that differs from it as sent has the same canonical form:
+// canon, or, when canon is "", name's normal form.
+func (rb *rebuilder) collide(name, canon string) *Rejection {
 	if rb.p.form == normalize.None || name == "" {
 		return nil
 	}
-	key := rb.p.form.String(name)
+	key := canon
+	if key == "" {
+		key = rb.p.form.String(name)
+	}
 	prev, ok := rb.keys[key]
 	switch {
 	case !ok:
@@ -778,7 +911,11 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 				params[key], touched = string(nv), true
 			}
 		}
-		if rj := rb.collide(pt.name); rj != nil {
+		canonName := params["name"] // rewritten already, but in Monitor mode
+		if p.Mode == rules.Monitor {
+			canonName = ""
+		}
+		if rj := rb.collide(pt.name, canonName); rj != nil {
 			return out, false, false, rj
 		}
 		field = params["name"] // the canonical name names the field
@@ -793,7 +930,16 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		}
 	}
 
-	content, raw, truncated, qpOff := pt.readContent()
+	// A probe reads into the buffer of the part's depth, which the next
+	// part reuses; the rebuild into the arena, which keeps it.
+	var content, raw []byte
+	var truncated bool
+	var qpOff int
+	if rb.probe {
+		content, raw, rb.mem.bufs[depth], truncated, qpOff = pt.readContent(rb.mem.bufs[depth][:0])
+	} else {
+		content, raw, rb.mem.arena, truncated, qpOff = pt.readContent(rb.mem.arena)
+	}
 	if qpOff >= 0 {
 		return out, false, false, qpRejection(safeField(field), raw, qpOff) // refused by the check already
 	}
@@ -911,14 +1057,21 @@ func appendHeader(dst []byte, hdr textproto.MIMEHeader) []byte {
 	return append(dst, "\r\n"...)
 }
 
-// verify parses lv.out again as a handler does (multipart.Reader.NextPart,
+// verify is verifyWith working memory of its own.
+func (lv *rebuiltLevel) verify() (field string, ok bool) {
+	var buf []byte
+	return lv.verifyWith(&buf)
+}
+
+// verifyWith parses lv.out again as a handler does (multipart.Reader.NextPart,
 // quoted-printable decoding and all) and reports whether it gives exactly
 // lv.parts: as many, in order, each with the header written, the field
 // name and file name meant (as mime.ParseMediaType reads the written
 // Content-Disposition) and the content written; and, for a rebuilt nested
 // body, its own parts, read with the boundary its Content-Type announces.
-// When it does not, field names the first part that differs.
-func (lv *rebuiltLevel) verify() (field string, ok bool) {
+// When it does not, field names the first part that differs. It reads
+// the parts into *buf.
+func (lv *rebuiltLevel) verifyWith(buf *[]byte) (field string, ok bool) {
 	mr := multipart.NewReader(bytes.NewReader(lv.out), lv.boundary)
 	for i := 0; ; i++ {
 		got, err := mr.NextPart()
@@ -939,8 +1092,8 @@ func (lv *rebuiltLevel) verify() (field string, ok bool) {
 		if (derr == nil) != want.hasDisp || params["name"] != want.name || params["filename"] != want.file {
 			return want.name, false
 		}
-		content, err := io.ReadAll(got)
-		if err != nil || !bytes.Equal(content, want.content) {
+		*buf, err = readAll((*buf)[:0], got)
+		if err != nil || !bytes.Equal(*buf, want.content) {
 			return want.name, false
 		}
 		if want.nested != nil {
@@ -948,7 +1101,7 @@ func (lv *rebuiltLevel) verify() (field string, ok bool) {
 			if tp["boundary"] != want.nested.boundary {
 				return want.name, false
 			}
-			if f, ok := want.nested.verify(); !ok {
+			if f, ok := want.nested.verifyWith(buf); !ok {
 				return f, false
 			}
 		}
