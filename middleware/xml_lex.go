@@ -273,10 +273,11 @@ func xmlSkipSpace(p []byte, i int) int {
 }
 
 // xmlFrame is an open element: the offsets of its name and, for canonXML,
-// the index in xmlCanon.pieces of its first piece of text.
+// the indexes in xmlCanon.data and xmlCanon.comments of its first pieces
+// of text.
 type xmlFrame struct {
-	name   [2]int
-	pieces int
+	name           [2]int
+	data, comments int
 }
 
 // xmlClose returns the index in open of the element that an end tag with
