@@ -137,11 +137,15 @@ func (pt *mimePart) readContent(buf []byte) (content, raw, grown []byte, truncat
 }
 
 // readAll appends what r reads, up to its end or an error, to dst, as
-// io.ReadAll reads it into memory of its own.
+// io.ReadAll reads it into memory of its own. It doubles dst when it is
+// full (append grows a large slice by a quarter, which, a few kilobytes
+// read at a time, allocates four times the content along the way).
 func readAll(dst []byte, r io.Reader) ([]byte, error) {
 	for {
 		if len(dst) == cap(dst) {
-			dst = append(dst, 0)[:len(dst)]
+			nb := make([]byte, len(dst), max(2*cap(dst), 512))
+			copy(nb, dst)
+			dst = nb
 		}
 		n, err := r.Read(dst[len(dst):cap(dst)])
 		dst = dst[:len(dst)+n]
@@ -188,6 +192,17 @@ func (m *mpMem) release() {
 	m.arena = trimPooled(m.arena, true)
 	m.cmp = trimPooled(m.cmp, true)
 	mpMems.Put(m)
+}
+
+// reserve returns b emptied, with room for n octets: a part's content is
+// never longer than the body it is read from (a quoted-printable one,
+// read and decoded, may be twice that, and grows the buffer), so that a
+// body's parts are read without the buffer growing on the way.
+func reserve(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, 0, n)
+	}
+	return b[:0]
 }
 
 // trimPooled returns b emptied, or nil when it is too large to keep.
@@ -460,6 +475,7 @@ func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return rj
 	}
+	m.bufs[depth] = reserve(m.bufs[depth], len(body))
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
 		if rj := p.checkPart(pt, depth, n, m); rj != nil {
@@ -678,9 +694,9 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	if _, rj := probe.level(body, params["boundary"], 0); rj != errMPChanged {
 		return nil, rj // nil when nothing changes
 	}
-	// Contents are at most the body, less where normalization shrinks
-	// them: most rebuilds fit in what is reserved here.
-	m.arena = slices.Grow(m.arena[:0], len(body)+len(body)/8)
+	// The contents kept are the body's, less where normalization
+	// shrinks them: most rebuilds fit in what is reserved here.
+	m.arena = reserve(m.arena, len(body))
 	rb := &rebuilder{p: p, boundary: rand.Text, mem: m}
 	lv, rj := rb.level(body, params["boundary"], 0)
 	switch {
@@ -779,6 +795,7 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 		return nil, rj // refused by the check already
 	}
 	lv := &rebuiltLevel{complete: true}
+	rb.mem.bufs[depth] = reserve(rb.mem.bufs[depth], len(body))
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
 		part, changed, complete, rj := rb.part(pt, depth)
@@ -794,7 +811,13 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 	}
 	lv.complete = lv.complete && !s.broken
 	if lv.changed && lv.complete && !rb.probe {
-		if rj := lv.write(rb.boundary); rj != nil {
+		// A nested body is written into the arena: its parent's part
+		// holds it, and the parent is written out in turn.
+		arena := &rb.mem.arena
+		if depth == 0 {
+			arena = nil
+		}
+		if rj := lv.writeTo(rb.boundary, arena); rj != nil {
 			return nil, rj
 		}
 	}
@@ -930,16 +953,12 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		}
 	}
 
-	// A probe reads into the buffer of the part's depth, which the next
-	// part reuses; the rebuild into the arena, which keeps it.
-	var content, raw []byte
-	var truncated bool
-	var qpOff int
-	if rb.probe {
-		content, raw, rb.mem.bufs[depth], truncated, qpOff = pt.readContent(rb.mem.bufs[depth][:0])
-	} else {
-		content, raw, rb.mem.arena, truncated, qpOff = pt.readContent(rb.mem.arena)
-	}
+	// Read into the buffer of the part's depth, which the next part
+	// reuses (a nested body's parts go into the next depth's): what the
+	// rebuild keeps goes into the arena once it is known.
+	content, raw, buf, truncated, qpOff := pt.readContent(rb.mem.bufs[depth][:0])
+	rb.mem.bufs[depth] = buf
+	kept := false // content is memory the next part does not reuse
 	if qpOff >= 0 {
 		return out, false, false, qpRejection(safeField(field), raw, qpOff) // refused by the check already
 	}
@@ -954,7 +973,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 			changed = true
 			complete = complete && sub.complete
 			if sub.complete {
-				content, out.nested = sub.out, sub
+				content, out.nested, kept = sub.out, sub, true
 				tp := maps.Clone(pt.typeParams)
 				tp["boundary"] = sub.boundary
 				ct := mime.FormatMediaType(pt.media, tp)
@@ -985,7 +1004,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 				return out, false, false, rj
 			}
 			if ch {
-				content, changed = nc, true
+				content, changed, kept = nc, true, true // in the arena, or a PRECIS form of its own
 			}
 		}
 		// Only once something changes: a body passed on as it came is
@@ -994,6 +1013,11 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		if lim := p.Limits.BodyBytes; lim >= 0 && rb.leaves > lim && rb.first != nil {
 			return out, false, false, tooLarge(rules.Multipart, "")
 		}
+	}
+	if !kept && !rb.probe {
+		lo := len(rb.mem.arena)
+		rb.mem.arena = append(rb.mem.arena, content...)
+		content = rb.mem.arena[lo:len(rb.mem.arena):len(rb.mem.arena)]
 	}
 	out.content = content
 	return out, changed, complete, nil
@@ -1005,7 +1029,11 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 // in no header block and no content. draw draws candidates; after a few
 // that all occur, which with 128 random bits does not happen, the body is
 // refused rather than written with one that does.
-func (lv *rebuiltLevel) write(draw func() string) *Rejection {
+func (lv *rebuiltLevel) write(draw func() string) *Rejection { return lv.writeTo(draw, nil) }
+
+// writeTo is write, into memory of its own when arena is nil, and
+// otherwise appended to *arena.
+func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte) *Rejection {
 	size := 0
 	for i := range lv.parts {
 		pt := &lv.parts[i]
@@ -1022,7 +1050,14 @@ func (lv *rebuiltLevel) write(draw func() string) *Rejection {
 	if b == "" {
 		return multipartSyntax("")
 	}
-	out := make([]byte, 0, size+len(lv.parts)*(len(b)+8)+len(b)+8)
+	n := size + len(lv.parts)*(len(b)+8) + len(b) + 8
+	var out []byte
+	if arena == nil {
+		out = make([]byte, 0, n)
+	} else {
+		*arena = slices.Grow(*arena, n)
+		out = (*arena)[len(*arena):len(*arena)] // its free capacity: n octets at least
+	}
 	for i, pt := range lv.parts {
 		if i > 0 {
 			out = append(out, "\r\n"...)
@@ -1031,6 +1066,10 @@ func (lv *rebuiltLevel) write(draw func() string) *Rejection {
 		out = append(append(out, pt.head...), pt.content...)
 	}
 	out = append(append(append(out, "\r\n--"...), b...), "--\r\n"...)
+	if arena != nil {
+		*arena = (*arena)[:len(*arena)+len(out)]
+		out = out[:len(out):len(out)]
+	}
 	lv.boundary, lv.out = b, out
 	return nil
 }
