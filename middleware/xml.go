@@ -398,11 +398,15 @@ func xmlCheckValue(p []byte, v [2]int, refs bool, forbid sanitize.Class) *saniti
 func xmlCheckDTD(p []byte, v [2]int, forbid sanitize.Class) *sanitize.Error {
 	a, b := v[0], v[1]
 	for j := a; j < b; {
-		k := bytes.Index(p[j:b], charRefOpen)
+		k := bytes.IndexByte(p[j:b], '&')
 		if k < 0 {
 			return nil
 		}
 		at := j + k
+		if at+1 >= b || p[at+1] != '#' {
+			j = at + 1 // not a character reference: left alone
+			continue
+		}
 		r, n := xmlRef(p[at:b])
 		if n == 0 {
 			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
@@ -436,6 +440,9 @@ func xmlCheckRune(r rune, at int, first bool, forbid sanitize.Class) *sanitize.E
 	if forbid == 0 {
 		return nil
 	}
+	if xmlNoClassFrom < r && r < xmlNoClassTo {
+		return nil // Latin-1 and Latin Extended letters, IPA, spacing modifiers, most combining marks
+	}
 	cl := sanitize.ClassOf(r)
 	if first && r == 0xFEFF {
 		cl |= sanitize.BOM
@@ -445,6 +452,17 @@ func xmlCheckRune(r rune, at int, first bool, forbid sanitize.Class) *sanitize.E
 	}
 	return nil
 }
+
+// The characters strictly between xmlNoClassFrom (U+00AD, SOFT HYPHEN,
+// default ignorable) and xmlNoClassTo (U+034F, COMBINING GRAPHEME JOINER,
+// the next one) are of no class of sanitize's (no control, bidi control,
+// noncharacter, private use, BOM or default ignorable): the common
+// references of Latin text need no look-up (TestXMLNoClassRange holds the
+// range to sanitize.ClassOf).
+const (
+	xmlNoClassFrom = 0xAD
+	xmlNoClassTo   = 0x34F
+)
 
 // xmlRef reads the reference at the start of p, which is '&', and returns
 // the character it stands for and its length in octets, or a length of 0
