@@ -746,9 +746,16 @@ func benchServe(b *testing.B, e *echo.Echo, req mwRequest, status int) {
 	b.ResetTimer()
 	for b.Loop() {
 		reset()
-		e.ServeHTTP(w, r)
+		serveOnce(e, w, r)
 	}
 }
+
+// serveOnce serves one request: a function of its own, so that an
+// instruction counter (valgrind --tool=callgrind
+// --toggle-collect='*bench.serveOnce') can count the requests alone.
+//
+//go:noinline
+func serveOnce(e *echo.Echo, w http.ResponseWriter, r *http.Request) { e.ServeHTTP(w, r) }
 
 // TestHostileMWInputs holds the inputs of BenchmarkHostileMW to their
 // sizes and answers at the two smaller sizes (the benchmark checks the
