@@ -76,6 +76,12 @@
 // against /open, requests per second, for a clean GET and a clean 1 KiB
 // JSON POST.
 //
+// Uploads are measured apart (upload_test.go, not part of run.sh): TestUploadRSS,
+// run with -upload, builds and starts the demo server for each round and
+// compares the peak RSS, the server's CPU time and the time of a 100 MiB
+// upload to /upload/x with and without the checks; BenchmarkUpload does
+// the same in process.
+//
 // The raw output of every round goes to results/raw.txt, which
 // cmd/benchtab and cmd/chart read again at any time:
 //

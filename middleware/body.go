@@ -162,10 +162,10 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 			return &Rejection{Reason: sanitize.UnsupportedMediaType, Location: rules.Body, Field: "Content-Type",
 				Sample: sample(ct, 0), Err: sanitize.ErrUnsupportedMediaType}
 		}
-		return s.passUnread(r, p)
+		return s.passUnread(r, p, p.Limits.BinaryBodyBytes)
 	}
 	if !p.Location(loc).On {
-		return s.passUnread(r, p)
+		return s.passText(r, p, loc) // encoding.go
 	}
 	if !utf8Charset(charset) {
 		if p.RefuseCharsets {
@@ -177,20 +177,35 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		// checked as UTF-8 all the same. A text or XML body in another
 		// charset is left to a decoder for it: not ours to check.
 		if loc == rules.Body || loc == rules.XML {
-			return s.passUnread(r, p)
+			return s.passText(r, p, loc)
 		}
 	}
-	body, over, err := s.readBody(r, p.Limits.BodyBytes, p.Mode == rules.Monitor)
-	if err != nil {
-		return &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
+	if loc == rules.Multipart {
+		coded := false
+		if len(r.Header["Content-Encoding"]) != 0 {
+			c, rj := requestCoding(r, loc)
+			if rj != nil {
+				return rj
+			}
+			coded = c != identity
+		}
+		if !coded {
+			// Checked as it streams in, through a spool (upload.go). A
+			// multipart body with a content coding (which no browser
+			// sends) is decoded whole, below, within the text limit.
+			return s.checkMultipartBody(r, p, ct)
+		}
 	}
-	if over {
-		return tooLarge(loc, "")
+	// Read through the limit and decoded from its content coding; sent
+	// is the body as it came (encoding.go).
+	body, sent, rj := s.readText(r, p, loc)
+	if rj != nil {
+		return rj
 	}
 	// The body was read to its end: net/http has put its trailers, if
 	// any, in r.Trailer.
 	if rj := checkTrailers(r, p); rj != nil {
-		handOn(r, p, body, rj)
+		handOn(r, p, body, sent, rj)
 		return rj
 	}
 	fixed := body
@@ -203,37 +218,38 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 			fixed = []byte(text)
 		}
 	case rules.JSON:
-		fixed, rj = checkJSON(body, p)
+		fixed, rj = checkJSONBody(body, p, typ, sub) // or JSON lines: jsonlines.go
 	case rules.Multipart:
-		rj = checkMultipart(r, body, p)
+		rj = checkMultipart(r, body, p) // a coded body, decoded in memory
 	case rules.XML:
 		rj = checkXML(body, &p.XML, p.RefuseCharsets)
 	case rules.Body:
 		fixed, rj = checkText(body, &p.Body)
 	}
-	if rj == nil && loc != rules.Multipart {
+	if rj == nil {
 		// What a JSON or XML decoder would read in it, whatever its type
 		// (escapes.go); a multipart body's parts are its fields, and its
-		// preamble and epilogue are scanned by checkOutsideParts.
+		// preamble and epilogue are scanned by checkStream.
 		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
 	}
 	if rj == nil {
-		handOn(r, p, fixed, nil)
+		handOn(r, p, fixed, sent, nil)
 		s.body, s.bodyLoc = fixed, loc
 	} else {
-		handOn(r, p, body, rj)
+		handOn(r, p, body, sent, rj)
 	}
 	return rj
 }
 
 // handOn gives the handler the body read from r: in Monitor mode the body
-// as it came, with r's length and transfer coding left as the client sent
-// them; in Enforce mode the accepted (perhaps repaired) body with its
-// length set, or nothing for a rejected request, which no handler reads.
-func handOn(r *http.Request, p *policy, body []byte, rj *Rejection) {
+// as it came (sent: still in its content coding), with r's length and
+// transfer coding left as the client sent them; in Enforce mode the
+// accepted (perhaps repaired, decoded) body with its length set, or
+// nothing for a rejected request, which no handler reads.
+func handOn(r *http.Request, p *policy, body, sent []byte, rj *Rejection) {
 	switch {
 	case p.Mode == rules.Monitor:
-		r.Body = newBodyReader(body)
+		r.Body = newBodyReader(sent)
 	case rj == nil:
 		setBody(r, body)
 	}
@@ -241,14 +257,16 @@ func handOn(r *http.Request, p *policy, body []byte, rj *Rejection) {
 
 // passUnread passes on a body the policy does not read as text (a binary
 // media type, none declared, another charset), on a route that checks
-// bodies. It bounds it: a declared length over Limits.BodyBytes is
-// refused (too_large, 413) before anything is read; a body of unknown
-// length is cut off past the limit, and the handler's read fails with an
-// *http.MaxBytesError. So a route's body limit holds whatever the body's
-// type. And it guards the trailers of a chunked body (trailerGuard). The
-// wrapped body is an unreadBody, which the adapters hand to the handler
-// on a copy of the request (detachBody).
-func (s *scratch) passUnread(r *http.Request, p *policy) *Rejection {
+// bodies. It bounds it by limit (Limits.BinaryBodyBytes for a binary type,
+// Limits.BodyBytes for text that is not checked): a declared length over
+// it is refused (too_large, 413) before anything is read; a body of
+// unknown length is cut off past the limit, the handler's read fails with
+// an *http.MaxBytesError, and the pipeline logs a too_large line then
+// (binaryLimit). So a route's limits hold whatever the body's type. And
+// it guards the trailers of a chunked body (trailerGuard). The wrapped
+// body is an unreadBody, which the adapters hand to the handler on a copy
+// of the request (detachBody).
+func (s *scratch) passUnread(r *http.Request, p *policy, limit int64) *Rejection {
 	chunked := r.ContentLength < 0
 	if chunked && p.checksTrailers() {
 		// A chunked body's trailers arrive only once the handler has read
@@ -262,9 +280,8 @@ func (s *scratch) passUnread(r *http.Request, p *policy) *Rejection {
 			}
 		}
 	}
-	limit := p.Limits.BodyBytes
 	if limit >= 0 && r.ContentLength > limit {
-		return tooLarge(rules.Body, "")
+		return tooLarge(rules.Body, "", limit)
 	}
 	if !chunked || p.Mode == rules.Monitor {
 		// Monitor mode hands the body on as it came: a chunked body over
@@ -274,7 +291,8 @@ func (s *scratch) passUnread(r *http.Request, p *policy) *Rejection {
 	}
 	body := r.Body
 	if limit >= 0 {
-		body = http.MaxBytesReader(nil, body, limit)
+		s.limited = &binaryLimit{ReadCloser: body, left: limit, limit: limit}
+		body = s.limited
 	}
 	if p.checksTrailers() {
 		body = &trailerGuard{ReadCloser: body, r: r, p: p}
@@ -331,6 +349,9 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 // canonBody canonicalizes a body that checkBody read and accepted.
 func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	body, loc := s.body, s.bodyLoc
+	if loc == rules.Multipart && body == nil && s.spool != nil && p.canonAt(loc) {
+		return s.canonSpool(r, p) // spooled to a file (upload.go)
+	}
 	if body == nil || !p.canonAt(loc) {
 		return nil // no body read: not a checked one
 	}
@@ -345,7 +366,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	case rules.JSON:
 		var rj *Rejection
 		if out, rj = p.canonJSON(body); rj != nil {
-			return rj
+			return jsonLinesField(r, body, rj) // the line's index, for JSON lines
 		}
 	case rules.Multipart:
 		var rj *Rejection
@@ -371,7 +392,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	// The body limit bounds the canonical form too: NFKC expands U+FDFA
 	// eighteen times.
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(out)) > lim {
-		return tooLarge(loc, "")
+		return tooLarge(loc, "", lim)
 	}
 	// And the escapes a JSON or XML decoder would read in it: NFKC makes
 	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (escapes.go).

@@ -16,26 +16,6 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// mixedText returns exactly n octets of valid UTF-8 cycling through 1-,
-// 2-, 3- and 4-octet characters, so that with any chunking some characters
-// straddle read boundaries. It holds no '"', '\', '&', '=', '+' or '%', so
-// that it is also a JSON string's contents and a form value as is.
-func mixedText(n int) []byte {
-	chars := []string{"a", "é", "€", "😀", "ж", " ", "中", "ü", "𝄞", "z", "\n"}
-	b := make([]byte, 0, n)
-	for i := 0; ; i++ {
-		c := chars[i%len(chars)]
-		if len(b)+len(c) > n {
-			break
-		}
-		b = append(b, c...)
-	}
-	for len(b) < n {
-		b = append(b, 'x')
-	}
-	return b
-}
-
 // bodySizes are the body sizes of the integrity tests. The first four
 // are single characters of 1 to 4 octets.
 var bodySizes = []int{1, 2, 3, 4, 511, 4096, 65537, 1 << 20}

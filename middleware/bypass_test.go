@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -290,12 +289,6 @@ func TestTrailers(t *testing.T) {
 			}
 		}
 	}
-}
-
-// ptrLogger is a logger that discards, for tests that do not read logs.
-func ptrLogger() *zerolog.Logger {
-	l := zerolog.Nop()
-	return &l
 }
 
 // TestLogIdentity (issue 13, point 6): the log says when the request id is

@@ -95,7 +95,7 @@ func addsSyntaxOf(syntax string, before, after []byte) bool {
 // escape in the decoded value.
 func recheck(loc rules.Location, field string, after []byte, forbid sanitize.Class, limit int, mode sanitize.EscapeMode) *Rejection {
 	if limit >= 0 && len(after) > limit {
-		return tooLarge(loc, field)
+		return tooLarge(loc, field, int64(limit))
 	}
 	if forbid&sanitize.BOM != 0 && bytes.HasPrefix(after, []byte(bom)) {
 		return reject(&sanitize.Error{Reason: sanitize.ForbiddenChar, Class: sanitize.BOM}, loc, field, after)

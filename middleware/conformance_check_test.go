@@ -251,6 +251,9 @@ func (tc confCase) wantLine(tg confTarget) map[string]any {
 	}
 	if rj.reason == "body_unreadable" {
 		l["error"] = errBroken.Error() // the cause
+		if rj.err != "" {
+			l["error"] = rj.err
+		}
 	}
 	l["message"] = "utf8guard: request rejected"
 	if mode == "monitor" {
@@ -259,6 +262,9 @@ func (tc confCase) wantLine(tg confTarget) map[string]any {
 	l["reason"], l["location"], l["field"], l["offset"] = rj.reason, rj.location, rj.field, float64(rj.offset)
 	if rj.class != "" {
 		l["class"] = rj.class
+	}
+	if rj.limit != 0 {
+		l["limit"] = float64(rj.limit)
 	}
 	if rj.sample != "" {
 		l["sample"] = rj.sample

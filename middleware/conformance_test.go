@@ -98,6 +98,10 @@ type confRej struct {
 	// route the target's path falls under.
 	route string
 	mode  string // "enforce" (default) or "monitor"
+	// limit is the limit a too_large rejection names (the log's limit).
+	limit int64
+	// err is the log's error for body_unreadable, when not errBroken's.
+	err string
 }
 
 // confDiff is a difference between targets that a framework forces.
@@ -188,6 +192,7 @@ func confCases() []confCase {
 	withClass := func(r *confRej, class string) *confRej { r.class = class; return r }
 	withSample := func(r *confRej, s string) *confRej { r.sample = s; return r }
 	flagged := func(r *confRej) *confRej { r.mode = "monitor"; return r }
+	withLimit := func(r *confRej, limit int64) *confRej { r.limit = limit; return r }
 	jsonDoc := `{"s":"h` + composed + `llo","a":[1,true,null],"o":{"k":"` + "\U0001F600" + `"}}`
 	form := "a=1&a=2&t=h%C3%A9llo+w%C3%B6rld&raw=Zo" + composed
 	mp := mpBody("name", "Zo\u00eb", "emoji", "\U0001F600")
@@ -239,7 +244,7 @@ func confCases() []confCase {
 			rej: withSample(rej("double_encoding", "path", "", 7), "/api/f/%252e%25")},
 		{name: "path bidi", target: "/api/f/a%E2%80%AEb", status: 400, rej: withClass(rej("forbidden_char", "path", "", 8), "bidi")},
 		{name: "path too long", table: with(func(p *rules.Policy) { p.Limits.PathBytes = 64 }),
-			target: "/api/f/" + strings.Repeat("a", 64), status: 400, rej: rej("too_large", "path", "", 0)},
+			target: "/api/f/" + strings.Repeat("a", 64), status: 400, rej: withLimit(rej("too_large", "path", "", 0), 64)},
 		{name: "parameter led by a BOM", target: "/api/t/%EF%BB%BFx", status: 400,
 			rej: withClass(rej("forbidden_char", "path", "id", 0), "bom")},
 		{name: "encoded slash in a parameter", target: "/api/t/a%2Fb",
@@ -272,9 +277,9 @@ func confCases() []confCase {
 		{name: "media type parameter twice", method: "POST", target: "/api/e", ct: "text/plain; charset=utf-8; charset=utf-16", body: "ab",
 			status: 400, rej: rej("bad_media_type", "body", "Content-Type", 0)},
 		{name: "body over the limit", method: "POST", target: "/api/e", ct: "text/plain", body: strings.Repeat("x", 1025),
-			status: 413, rej: rej("too_large", "body", "", 0)},
+			status: 413, rej: withLimit(rej("too_large", "body", "", 0), 1024)},
 		{name: "JSON over the limit", method: "POST", target: "/api/e", ct: "application/json", body: `"` + strings.Repeat("x", 1024) + `"`,
-			status: 413, rej: rej("too_large", "json", "", 0)},
+			status: 413, rej: withLimit(rej("too_large", "json", "", 0), 1024)},
 		{name: "unlisted media type", method: "POST", target: "/api/e", ct: "application/octet-stream", body: "\x00\x01",
 			status: 415, rej: rej("unsupported_media_type", "body", "Content-Type", 0)},
 		{name: "body without a media type", method: "POST", target: "/api/e", body: "x",
@@ -352,7 +357,7 @@ func confCases() []confCase {
 		{name: "monitor NFC rewrites nothing", table: with(func(p *rules.Policy) { nfc(p); monitor(p) }), target: "/api/t/e%CC%81?q=e%CC%81",
 			status: 200, reads: &confReads{Path: "/api/t/" + decomposed, Params: id(decomposed), Query: q("q", decomposed)}},
 		{name: "monitor body over the limit", table: with(monitor), method: "POST", target: "/api/e", ct: "text/plain", body: strings.Repeat("x", 1025),
-			status: 200, rej: flagged(rej("too_large", "body", "", 0)),
+			status: 200, rej: withLimit(flagged(rej("too_large", "body", "", 0)), 1024),
 			reads: &confReads{Path: "/api/e", Params: none, Body: strings.Repeat("x", 1025)}},
 		{name: "monitor unreadable body", table: with(monitor), method: "POST", target: "/api/e", ct: "text/plain", body: "abc", bodyErr: true,
 			status: 200, rej: &confRej{reason: "body_unreadable", location: "body", mode: "monitor"},

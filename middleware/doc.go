@@ -12,39 +12,76 @@
 //     the handler's c.Param values and URL.Path are the validated ones;
 //   - query: every key and value, strictly decoded (a malformed escape is
 //     rejected, where url.ParseQuery would skip the pair);
-//   - form, json, xml, multipart and text bodies: read once through the
-//     body limit, checked as what they are and scanned for the escapes a
-//     JSON or XML decoder would read in them whatever their type
-//     (escapes.go), and handed to the handler complete and byte-identical
-//     (or repaired, where the policy repairs) with a correct ContentLength;
+//   - form, json (JSON lines included), xml, multipart and text bodies:
+//     read once through the body limit, decoded from their content coding
+//     (gzip, deflate: encoding.go), checked as what they are and scanned
+//     for the escapes a JSON or XML decoder would read in them whatever
+//     their type (escapes.go), and handed to the handler complete and
+//     byte-identical (or repaired, where the policy repairs; decoded, with
+//     Content-Encoding removed) with a correct ContentLength;
+//     a multipart body is checked as it streams in, and spooled (see
+//     Uploads below);
 //   - header: the header values the policy lists, cookies, and the
 //     trailers of those names.
 //
 // The first violation ends the check: within a value, the one at the
 // lowest offset. In Enforce mode the request is rejected (400, 413 for a
-// body over its limit, 415 for a media type the policy does not accept;
-// too many fields or parts, a field, a path, a query or a JSON nesting
-// over its limit are 400) and the handler does not run; in Monitor mode it is
-// passed on as it came. Either way one zerolog event at warn
-// level describes it.
+// body over its limit, 415 for a media type the policy does not accept or
+// a content coding it cannot decode; too many fields or parts, a field, a
+// path, a query or a JSON nesting over its limit are 400) and the handler
+// does not run; in Monitor mode it is passed on as it came. Either way one
+// zerolog event at warn level describes it.
 //
 // A body's location is chosen by its Content-Type read as
 // mime.ParseMediaType (and so net/http's form parsers) reads it:
 // application/x-www-form-urlencoded, application/json and any type with
-// the +json suffix, application/xml, text/xml and +xml, every multipart/*
-// type, text/* and the policy's BodyTypes; and as Echo's binder reads it
-// (a prefix of the raw value: "application/jsonx" is JSON to it). A value
-// the two read as different structured kinds, or that mime.ParseMediaType
-// refuses, is bad_media_type; under RefuseUnlistedTypes any other type is
-// unsupported_media_type (415) unless BinaryTypes lists it.
+// the +json suffix, the JSON-lines types (application/x-ndjson,
+// application/jsonl and their kin: each line a JSON text, jsonlines.go),
+// application/xml, text/xml and +xml, every multipart/* type, text/* and
+// the policy's BodyTypes (type/* and type/*+suffix patterns); and as
+// Echo's binder reads it (a prefix of the raw value: "application/jsonx"
+// is JSON to it). A value the two read as different structured kinds, or
+// that mime.ParseMediaType refuses, is bad_media_type; under
+// RefuseUnlistedTypes any other type is unsupported_media_type (415)
+// unless BinaryTypes lists it.
+//
+// A text body of unknown length (chunked) that the route does not check
+// (its location off, another charset) is read through the body limit all
+// the same, so that one over it is refused, never handed on cut off.
 //
 // A multipart part is a file when it has a non-empty file name, as
 // multipart.Part.FileName says, and a file part without a Content-Type is
 // text/plain (RFC 7578); any other part, one without
-// a Content-Disposition included, is a field and checked as text. A
+// a Content-Disposition included, is a field and checked as text. Whether
+// a file's contents are text (checked) or data (passed on unread) is the
+// route's rules.Policy.FileContents; its name is text either way. A
 // multipart body rewritten to its canonical form gets a fresh boundary
-// (and Content-Type), holds no transfer encoding, and is parsed again and
-// compared with the parts it was built from before the handler sees it.
+// (and Content-Type), holds no transfer encoding, keeps each rewritten
+// name in the form the client wrote it (filename="..."), and is parsed
+// again and compared with the parts it was built from before the handler
+// sees it.
+//
+// # Uploads
+//
+// A multipart body is checked as it arrives and kept in a spool: in memory
+// up to 1 MiB, then in a temporary file (PipelineConfig.TempDir, and the
+// TempDir of each adapter's Config). Its text (names, part headers,
+// fields, text file parts, what lies outside the parts) is read into
+// memory a part at a time, checked, and bounded by rules.Limits.BodyBytes;
+// the contents of its data file parts go by unread, bounded by
+// Limits.FileBytes each and Limits.BinaryBodyBytes together. So a field
+// after a file of any size is checked before the handler runs, and the
+// memory a body takes does not grow with it. The handler reads the spool,
+// octet for octet the body that was checked. The temporary file is
+// removed when the handler returns, after a panic too (Verdict.Release,
+// which every adapter defers); a read of the body after that fails. A
+// spool that cannot be written is body_unreadable, answered 500.
+//
+// A binary body (a media type not checked as text) is never read: it is
+// bounded by Limits.BinaryBodyBytes, refused (413) before the handler runs
+// when its Content-Length says it is over, and cut off in the handler's
+// read (an *http.MaxBytesError) when it is chunked, with a too_large line
+// logged then.
 //
 // # Adapters and the pipeline
 //
@@ -81,9 +118,10 @@
 // # The log line
 //
 // Fields: reason, location, field, offset, sample (hex-escaped, never raw
-// request bytes), method, route, request_id, remote_ip, mode, and class for
-// forbidden_char. The message is "utf8guard: request rejected" or
-// "utf8guard: request flagged".
+// request bytes), method, route, request_id, remote_ip, mode, class for
+// forbidden_char, and limit (the limit exceeded) for too_large. The
+// message is "utf8guard: request rejected" or "utf8guard: request
+// flagged".
 //
 // # The source, by location
 //
@@ -92,18 +130,37 @@
 // route parameters: check, repair, canonicalize), pairs.go (query and
 // form pairs), header.go (header values, cookies, trailers), media.go
 // (Content-Type: which check a body gets), body.go (reading, limiting and
-// handing on bodies), json.go and json_members.go (JSON values; member
-// names), xml.go and xml_lex.go (XML; its lexer), multipart.go (parts,
-// checked and rebuilt), escapes.go (the escape scan every text body gets).
+// handing on bodies), encoding.go (content codings; chunked text bodies
+// not checked), json.go and json_members.go (JSON values; member names),
+// jsonlines.go (JSON lines), xml.go and xml_lex.go (XML; its lexer),
+// multipart.go (parts, checked and rebuilt), upload.go (a multipart body
+// checked as it streams, and rebuilt spool to spool), spool.go (the spool,
+// and the cut-off of binary bodies), outside.go (a streaming body's
+// preamble and epilogue), disposition.go (a Content-Disposition rewritten
+// in the client's form), escapes.go (the escape scan every text body
+// gets).
 // policy.go compiles a rules.Policy, canon.go holds what every location's
 // canonical form shares, rejection.go and log.go what a refusal is and
 // how it is logged, pipeline.go the sequence every adapter runs, and
-// echo.go, echov5/ and nethttp.go the adapters.
+// echo.go, echov5/ and nethttp.go the adapters; validate.go, routes.go and
+// preparsed.go hold the checks of the configuration and of the mounting.
 //
 // # Where to mount it
 //
 // Mount it before any middleware that reads the body or the query, so that
-// nothing reads unchecked text. With e.Use (or on a group or route) the
+// nothing reads unchecked text. Echo's Decompress may go on either side:
+// after utf8guard it finds no Content-Encoding on a body utf8guard decoded
+// and does nothing; before it, utf8guard reads and checks what it decoded
+// (encoding.go). With e.Use (or on a group or route) the
 // policy is chosen by route template; with e.Pre the path is checked
-// before the router sees it.
+// before the router sees it. A request whose form something before it
+// parsed already is refused with 500 parsed_before_check (preparsed.go).
+//
+// # Mistakes are start-up errors
+//
+// Every adapter's constructor validates its rules (rules.Table.Validate)
+// and, on Echo, the syntax of a table's keys (ValidateEchoRoutes); call
+// CheckRoutes at start-up, once the routes are registered, to find a key
+// that names no route, which the middleware otherwise logs at its first
+// request (routes.go).
 package middleware

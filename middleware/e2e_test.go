@@ -103,21 +103,6 @@ func (s *e2eServer) send(t *testing.T, head string, body io.Reader) (*http.Respo
 	return resp, string(b)
 }
 
-// chunked writes p in HTTP/1.1 chunked encoding with chunks of the given
-// sizes in turn, so that characters straddle chunks.
-func chunked(p []byte, sizes ...int) io.Reader {
-	var b bytes.Buffer
-	for i := 0; len(p) > 0; i++ {
-		n := min(sizes[i%len(sizes)], len(p))
-		fmt.Fprintf(&b, "%x\r\n", n)
-		b.Write(p[:n])
-		b.WriteString("\r\n")
-		p = p[n:]
-	}
-	b.WriteString("0\r\n\r\n")
-	return &b
-}
-
 // TestE2E sends raw octets over TCP (no client cleans the request line)
 // to a real server and checks the status, whether the handler ran, and
 // the log line.

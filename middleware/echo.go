@@ -43,6 +43,12 @@ type Config struct {
 	// after writing a response itself.
 	// Optional. Default value DefaultErrorHandler.
 	ErrorHandler func(c echo.Context, rj *Rejection) error
+
+	// TempDir is where a multipart body larger than 1 MiB is spooled
+	// while it is checked and then read by the handler: one temporary
+	// file per request, removed when the handler returns.
+	// Optional. Default value os.TempDir().
+	TempDir string
 }
 
 // DefaultConfig is the default configuration: rules.Default() on every
@@ -112,6 +118,10 @@ func (cfg Config) compile() (*echoGuard, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ValidateEchoRoutes(cfg.Rules); err != nil { // validate.go
+		return nil, err
+	}
+	g.spoolDir = cfg.TempDir
 	m := &echoGuard{g: g, skipper: cfg.Skipper, onReject: cfg.OnReject, onError: cfg.ErrorHandler}
 	if m.skipper == nil {
 		m.skipper = emw.DefaultSkipper
@@ -140,6 +150,7 @@ func (m *echoGuard) wrap(next echo.HandlerFunc) echo.HandlerFunc {
 
 // serve runs the middleware for c.
 func (m *echoGuard) serve(c echo.Context, next echo.HandlerFunc) error {
+	m.checkRoutes(c) // routes.go: once, at the first request
 	if m.skipper(c) {
 		return next(c)
 	}
@@ -188,6 +199,7 @@ func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p
 		escaped = escaped && foundOn == r.URL.RawPath
 	}
 	v := g.run(r, route, c.ParamNames(), c.ParamValues(), escaped, p, echoIdentityOf, c)
+	defer v.release() // after the handler, and after its panic
 	if v.r != r {
 		c.SetRequest(v.r)
 		r = v.r

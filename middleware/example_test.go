@@ -84,6 +84,11 @@ func ExampleWithConfig() {
 // WithConfig would panic: for configurations read at start-up.
 func ExampleConfig_ToMiddleware() {
 	strict := rules.Strict()
+	strict.Header.On = true // but no Headers
+	_, err := middleware.Config{Rules: strict}.ToMiddleware()
+	fmt.Println(err)
+
+	strict = rules.Strict()
 	logger := zerolog.New(io.Discard)
 	guard, err := middleware.Config{Rules: &strict, Logger: &logger}.ToMiddleware()
 	if err != nil {
@@ -98,6 +103,7 @@ func ExampleConfig_ToMiddleware() {
 	serve(e, http.MethodPost, "/notes", "application/x-www-form-urlencoded", "text=hello%2C+world")
 	serve(e, http.MethodPost, "/notes", "application/x-www-form-urlencoded", "text=hello%E2%80%AEdlrow") // U+202E RIGHT-TO-LEFT OVERRIDE
 	// Output:
+	// rules: Header.On: header checks are on, but Headers lists no header names
 	// 200 saved hello, world
 	// 400 {"location":"form","reason":"forbidden_char"}
 }

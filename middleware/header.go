@@ -83,7 +83,7 @@ func checkHeaderValues(name string, vals []string, p *policy) *Rejection {
 func headerText(text, prefix, name string, p *policy) (string, *Rejection) {
 	field := func() string { return prefix + safeField(name) }
 	if p.Limits.FieldBytes >= 0 && len(text) > p.Limits.FieldBytes {
-		return "", tooLarge(rules.Header, field())
+		return "", tooLarge(rules.Header, field(), int64(p.Limits.FieldBytes))
 	}
 	err := sanitize.CheckString(text, p.Header.Forbid)
 	if err == nil {
@@ -94,7 +94,7 @@ func headerText(text, prefix, name string, p *policy) (string, *Rejection) {
 	}
 	good := sanitize.ToValidString(text)
 	if p.Limits.FieldBytes >= 0 && len(good) > p.Limits.FieldBytes {
-		return "", tooLarge(rules.Header, field())
+		return "", tooLarge(rules.Header, field(), int64(p.Limits.FieldBytes))
 	}
 	if err := sanitize.CheckString(good, p.Header.Forbid); err != nil {
 		return "", reject(err, rules.Header, field(), good)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -372,4 +373,122 @@ func httpDo(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	return w
+}
+
+const (
+	ctForm = "application/x-www-form-urlencoded"
+	ctJSON = "application/json"
+	ctText = "text/plain; charset=utf-8"
+	ctMP   = "multipart/form-data; boundary=XBOUNDARYX"
+)
+
+const (
+	rFiles = "/api/files/*"
+	rEcho  = "/api/echo"
+	rUser  = "/api/users/:id"
+)
+
+func strict() rules.Policy { return rules.Strict() }
+func deflt() rules.Policy  { return rules.Default() }
+func withLimits(f func(l *rules.Limits)) func() rules.Policy {
+	return func() rules.Policy { p := rules.Strict(); f(&p.Limits); return p }
+}
+
+func rej(reason, loc, field string, off int) wantLog {
+	return wantLog{reason: reason, location: loc, field: field, offset: off}
+}
+
+func forb(loc, field string, off int, class string) wantLog {
+	return wantLog{reason: "forbidden_char", location: loc, field: field, offset: off, class: class}
+}
+
+// mpPart is one part of a multipart body: the raw Content-Disposition
+// parameters after "form-data; ", an optional Content-Type, and the data.
+type mpPart struct{ disp, ct, data string }
+
+// multipartBody builds a multipart/form-data body with boundary XBOUNDARYX
+// from raw octets: no escaping, so tests control every byte.
+func multipartBody(parts ...mpPart) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString("--XBOUNDARYX\r\nContent-Disposition: form-data; " + p.disp + "\r\n")
+		if p.ct != "" {
+			b.WriteString("Content-Type: " + p.ct + "\r\n")
+		}
+		b.WriteString("\r\n" + p.data + "\r\n")
+	}
+	b.WriteString("--XBOUNDARYX--\r\n")
+	return b.String()
+}
+
+// repairing is Strict with Repair on at every location.
+func repairing() rules.Policy {
+	p := rules.Strict()
+	for l := range rules.Location(rules.NumLocations) {
+		p.Location(l).Repair = true
+	}
+	return p
+}
+
+const fffd = "\uFFFD"
+
+func ptr[T any](v T) *T { return &v }
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// ptrLogger is a logger that discards, for tests that do not read logs.
+func ptrLogger() *zerolog.Logger {
+	l := zerolog.Nop()
+	return &l
+}
+
+// esc percent-encodes every octet of s, as a client may.
+func esc(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteString("%" + strings.ToUpper(string("0123456789abcdef"[s[i]>>4])+string("0123456789abcdef"[s[i]&15])))
+	}
+	return b.String()
+}
+
+// chunked writes p in HTTP/1.1 chunked encoding with chunks of the given
+// sizes in turn, so that characters straddle chunks.
+func chunked(p []byte, sizes ...int) io.Reader {
+	var b bytes.Buffer
+	for i := 0; len(p) > 0; i++ {
+		n := min(sizes[i%len(sizes)], len(p))
+		fmt.Fprintf(&b, "%x\r\n", n)
+		b.Write(p[:n])
+		b.WriteString("\r\n")
+		p = p[n:]
+	}
+	b.WriteString("0\r\n\r\n")
+	return &b
+}
+
+// mixedText returns exactly n octets of valid UTF-8 cycling through 1-,
+// 2-, 3- and 4-octet characters, so that with any chunking some characters
+// straddle read boundaries. It holds no '"', '\', '&', '=', '+' or '%', so
+// that it is also a JSON string's contents and a form value as is.
+func mixedText(n int) []byte {
+	chars := []string{"a", "é", "€", "😀", "ж", " ", "中", "ü", "𝄞", "z", "\n"}
+	b := make([]byte, 0, n)
+	for i := 0; ; i++ {
+		c := chars[i%len(chars)]
+		if len(b)+len(c) > n {
+			break
+		}
+		b = append(b, c...)
+	}
+	for len(b) < n {
+		b = append(b, 'x')
+	}
+	return b
+}
+
+func describe(rj *Rejection) string {
+	if rj == nil {
+		return "accepted"
+	}
+	return fmt.Sprintf("%v at %d class %v field %q", rj.Reason, rj.Offset, rj.Class, rj.Field)
 }

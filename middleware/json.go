@@ -214,7 +214,7 @@ func (sc *jsonScanner) scan() *Rejection {
 		case '{', '[':
 			if sc.maxDepth >= 0 && sc.depth >= sc.maxDepth {
 				return &Rejection{Reason: sanitize.TooLarge, Location: rules.JSON, Field: sc.pointer(),
-					Offset: i, Sample: sample(p, i), Err: sanitize.ErrTooLarge}
+					Offset: i, Sample: sample(p, i), Limit: int64(sc.maxDepth), Err: sanitize.ErrTooLarge}
 			}
 			sc.push(jsonFrame{object: c == '{', wantsKey: c == '{', node: sc.valueNode()})
 			i++
@@ -658,7 +658,7 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 		if limit >= 0 && int64(len(out)) > limit {
 			// What follows can only add to it: refused now, before
 			// the rest is rewritten.
-			return tooLarge(rules.JSON, "")
+			return tooLarge(rules.JSON, "", limit)
 		}
 		return nil
 	}
@@ -666,7 +666,7 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 		return nil, rj
 	}
 	if limit >= 0 && size > limit {
-		return nil, tooLarge(rules.JSON, "")
+		return nil, tooLarge(rules.JSON, "", limit)
 	}
 	if out == nil {
 		return nil, nil
@@ -706,7 +706,7 @@ func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64) ([]byt
 	}
 	nt, ok := p.normalBounded(text, room)
 	if !ok {
-		return nil, false, tooLarge(rules.JSON, "")
+		return nil, false, tooLarge(rules.JSON, "", p.Limits.BodyBytes)
 	}
 	return nt, true, nil
 }

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
 )
 
 // TestJSONPointer: given a JSON body with one bad string, expect the
@@ -157,5 +159,137 @@ func TestJSONBind(t *testing.T) {
 				t.Errorf("ContentLength = %d, want %d", cl, len(body))
 			}
 		})
+	}
+}
+
+// jsonCases: JSON bodies.
+func jsonCases() []locCase {
+	c := []locCase{
+		{name: "clean", body: `{"q":"été","n":[1,2,{"k":"\u00e9"}]}`, status: 200},
+		{name: "well-formed pair", body: `{"q":"\ud83d\ude00"}`, status: 200},
+		{name: "well-formed pair upper", body: `{"q":"\uD83D\uDE00"}`, status: 200},
+		{name: "lone high", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "lone low", body: `{"q":"\udc00"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "high then text", body: `{"q":"\ud800x"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "high then non-low escape", body: `{"q":"\ud800\u0041"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "high high", body: `{"q":"\ud800\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "low high", body: `{"q":"\ude00\ud83d"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "escaped nul", body: `{"q":"\u0000"}`, want: forb("json", "/q", 6, "nul")},
+		{name: "escaped nul default", pol: deflt, body: `{"q":"\u0000"}`, want: forb("json", "/q", 6, "nul")},
+		{name: "escaped bidi", body: `{"q":"\u202E"}`, want: forb("json", "/q", 6, "bidi")},
+		{name: "escaped newline allowed", body: `{"q":"a\nb\tc"}`, status: 200},
+		{name: "depth", pol: withLimits(func(l *rules.Limits) { l.JSONDepth = 3 }), body: `[[[[1]]]]`, want: rej("too_large", "json", "/0/0/0", 3)},
+		{name: "depth at the limit", pol: withLimits(func(l *rules.Limits) { l.JSONDepth = 3 }), body: `[[[1]]]`, status: 200},
+		{name: "body too_large", pol: withLimits(func(l *rules.Limits) { l.BodyBytes = 16 }), body: `{"q":"` + strings.Repeat("a", 20) + `"}`, status: 413, want: rej("too_large", "json", "", 0)},
+		{name: "+json type", ct: "application/vnd.api+json", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "+json type upper case", ct: "Application/Problem+JSON", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "dotted capital I in the type", ct: "applİcation/json", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "+json under another type", ct: "model/gltf+json", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "+json without a subtype", ct: "AppliCAtion+json", body: "{\"q\":\"\xF0\"}", want: rej("truncated", "json", "/q", 6)},
+		{name: "charset latin1 strict", ct: ctJSON + "; charset=latin1", body: `{"q":"\xE9"}`, want: rej("bad_charset", "json", "latin1", 0)},
+		// encoding/json and Echo's binder ignore the charset parameter.
+		{name: "charset latin1 default is read as UTF-8", pol: deflt, ct: ctJSON + "; charset=latin1", body: "{\"q\":\"\xE9\"}", want: rej("truncated", "json", "/q", 6)},
+	}
+	for _, e := range encodingCases {
+		c = append(c, locCase{name: e.reason, body: `{"q":"ab` + e.raw + `"}`, want: rej(e.reason, "json", "/q", 8)})
+	}
+	for _, f := range bodyForbidden {
+		c = append(c, locCase{name: "forbidden " + f.class, body: `{"q":"` + f.raw + `"}`, want: forb("json", "/q", 6, f.class)})
+	}
+	for i := range c {
+		c[i].route, c[i].target = rEcho, "/api/echo"
+		if c[i].ct == "" {
+			c[i].ct = ctJSON
+		}
+	}
+	return c
+}
+
+// TestRepairBind: c.Bind after a JSON repair binds the repaired values.
+func TestRepairBind(t *testing.T) {
+	t.Parallel()
+	pol := repairing()
+	e := echo.New()
+	lb := &logBuf{}
+	e.Use(WithConfig(Config{Rules: &pol, Logger: lb.logger()}))
+	var got struct{ Q string }
+	e.POST("/x", func(c echo.Context) error {
+		if err := c.Bind(&got); err != nil {
+			return err
+		}
+		return c.NoContent(http.StatusNoContent)
+	})
+	w := httpDo(e, req(http.MethodPost, "/x", ctJSON, strings.NewReader(`{"q":"\udc00x"}`)))
+	if w.Code != http.StatusNoContent || got.Q != fffd+"x" {
+		t.Fatalf("status %d, Q %q", w.Code, got.Q)
+	}
+}
+
+// jsonSamples are bodies for the comparison of checkJSONText, with its fast
+// path, with the scanner alone: clean ones the fast path takes, and ones it
+// must leave to the scanner.
+var jsonSamples = []string{
+	`{}`, `[]`, `""`, `{"a":1}`, `{"name":"Zoë","tags":["café","日本語","😀"]}`,
+	"{\n\t\"a\": \"b\",\n\t\"c\": [1, 2]\n}", // TAB and LF between members
+	"{\"a\":\"x\ty\"}",                       // a raw TAB in a string
+	"{\"a\":\"\x00\"}", "{\"a\x01\":1}", "{\"a\":\"\u0085\"}", "{\"a\":\"\u202e\"}",
+	"{\"a\":\"\u200b\"}", "{\"a\":\"\ufeff\"}", "{\"a\":\"x\ufeff\"}", "\ufeff{\"a\":1}",
+	"{\"a\":\"\ue000\"}", "{\"a\":\"\ufdd0\"}", "{\"a\":\"\x7f\"}",
+	`{"a":"\u0000"}`, `{"a":"\ud800"}`, `{"a":"\ud83d\ude00"}`, `{"a":"\\"}`, `{"a":"\""}`,
+	`[[[[[[[[[[1]]]]]]]]]]`, `{"a":"[[[[[[[[[["}`, `{"a":"]]]]]]]]]]","b":[[[[[[1]]]]]]}`,
+	"{\"a\":\"\xff\"}", "{\"a\":\"\xc0\xae\"}", "{\"a\":\"\xed\xa0\x80\"}", `{"a":`,
+	`{"a":"` + strings.Repeat("Привет мир, 你好世界. ", 40) + `"}`,
+	`{"a":"` + strings.Repeat("x", 100) + "\x01" + `"}`,
+	`[` + strings.Repeat(`{"k":"v"},`, 30) + `{}]`,
+}
+
+// TestJSONFastPath checks that checkJSONText, which skips the scanner when a
+// few SIMD passes show the body clean, answers exactly as the scanner
+// does: the same body, the same rejection (reason, offset, class, field),
+// for every sample, mutations of them, every set of classes of the
+// presets and others, depth limits around the nesting, with and without
+// repair.
+func TestJSONFastPath(t *testing.T) {
+	forbids := []sanitize.Class{
+		0, sanitize.NUL, sanitize.NUL | sanitize.C0 | sanitize.C1 | sanitize.Bidi,
+		sanitize.NUL | sanitize.C0 | sanitize.TabNewline | sanitize.C1 | sanitize.Bidi | sanitize.BOM,
+		sanitize.BOM, sanitize.DefaultIgnorable, sanitize.AllClasses,
+		sanitize.PrivateUse | sanitize.Noncharacter | sanitize.DEL,
+	}
+	bodies := append([]string(nil), jsonSamples...)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 3000 {
+		b := []byte(jsonSamples[rng.IntN(len(jsonSamples))])
+		for range 1 + rng.IntN(3) {
+			if len(b) == 0 {
+				break
+			}
+			const octets = "\\\"{}[]\x00\t\x01\x7f\xc2\x85\xe2\x80\xae\xef\xbb\xbfa"
+			b[rng.IntN(len(b))] = octets[rng.IntN(len(octets))]
+		}
+		bodies = append(bodies, string(b))
+	}
+	fast := 0
+	for _, body := range bodies {
+		for _, forbid := range forbids {
+			for _, depth := range []int{-1, 0, 1, 5, 10, 64} {
+				for _, repair := range []bool{false, true} {
+					c := &rules.Check{On: true, Forbid: forbid, Repair: repair}
+					gotBody, gotRj := checkJSONText([]byte(body), c, depth)
+					wantBody, wantRj := scanJSON([]byte(body), c, depth)
+					if jsonClean([]byte(body), forbid, depth) {
+						fast++
+					}
+					if string(gotBody) != string(wantBody) || describe(gotRj) != describe(wantRj) {
+						t.Fatalf("%+q forbid %v depth %d repair %v:\n got %q %s\nwant %q %s",
+							body, forbid, depth, repair, gotBody, describe(gotRj), wantBody, describe(wantRj))
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d bodies x %d class sets x 6 depths x 2: %d took the fast path", len(bodies), len(forbids), fast)
+	if fast == 0 {
+		t.Error("the fast path was never taken")
 	}
 }

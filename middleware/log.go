@@ -10,10 +10,14 @@ import (
 )
 
 // loggerFor returns the logger of the request's context when one is set
-// there (zerolog.Ctx, as hlog sets it), so fields added by earlier
-// middleware carry through, and the configured logger otherwise.
+// there (zerolog.Ctx, as hlog sets it, or Logger.WithContext), so fields
+// added by earlier middleware carry through, and the configured logger
+// otherwise. zerolog.Ctx returns zerolog.DefaultContextLogger, a global,
+// for a context that carries none: that one is not the request's and
+// never replaces the configured logger. A context logger that is
+// disabled (zerolog.Ctx's answer when there is neither) does not either.
 func (g *guard) loggerFor(ctx context.Context) *zerolog.Logger {
-	if l := zerolog.Ctx(ctx); l.GetLevel() != zerolog.Disabled {
+	if l := zerolog.Ctx(ctx); l != zerolog.DefaultContextLogger && l.GetLevel() != zerolog.Disabled {
 		return l
 	}
 	return &g.logger
@@ -40,16 +44,29 @@ func (id requestIdentity) event(e *zerolog.Event) *zerolog.Event {
 
 // logRejection writes the one log event of a rejected or flagged request.
 func (g *guard) logRejection(r *http.Request, rj *Rejection, who requestIdentity) {
-	e := g.loggerFor(r.Context()).Warn()
+	l := g.loggerFor(r.Context())
+	msg := "utf8guard: request rejected"
+	if rj.Mode == rules.Monitor {
+		msg = "utf8guard: request flagged"
+	}
+	e := l.Warn()
+	if rj.Reason == sanitize.ParsedBeforeCheck {
+		// The server's mistake, not the client's: an error, that says
+		// what to do.
+		e = l.Error()
+		msg += ": its form was parsed before utf8guard ran, so its values were never checked; mount utf8guard before the middleware that parsed it"
+		if rj.Err != nil {
+			e = e.Str("error", preparsedCause(rj.Err))
+		}
+	}
 	if e == nil {
 		return
 	}
 	if rj.Class != 0 {
 		e = e.Str("class", rj.Class.String())
 	}
-	msg := "utf8guard: request rejected"
-	if rj.Mode == rules.Monitor {
-		msg = "utf8guard: request flagged"
+	if rj.Limit != 0 {
+		e = e.Int64("limit", rj.Limit) // too_large: the limit exceeded
 	}
 	if rj.Reason == sanitize.BodyUnreadable && rj.Err != nil {
 		// The cause alone: the reason says the rest, and the field is
@@ -89,4 +106,17 @@ func (g *guard) logAccept(r *http.Request, route string) {
 		Str("method", safeField(r.Method)).
 		Str("route", safeField(route)).
 		Msg("utf8guard: request accepted")
+}
+
+// preparsedCause returns what a parsed_before_check Rejection's Err says
+// besides its sentinel: which Request field was set.
+func preparsedCause(err error) string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if e != sanitize.ErrParsedBeforeCheck {
+				return e.Error()
+			}
+		}
+	}
+	return err.Error()
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // mediaPattern is a media type such as "text/plain", or a pattern:
-// "text/*" matches every subtype of text.
+// "text/*" matches every subtype of text, "application/*+xml" every
+// subtype of application with the suffix +xml (RFC 6838 section 4.2.8).
 type mediaPattern struct{ typ, sub string }
 
 func parsePatterns(list []string) []mediaPattern {
@@ -26,7 +27,8 @@ func parsePatterns(list []string) []mediaPattern {
 // them, matches one of pats.
 func matchMedia(pats []mediaPattern, typ, sub string) bool {
 	for _, p := range pats {
-		if p.typ == typ && (p.sub == "*" || p.sub == sub) {
+		if p.typ == typ && (p.sub == "*" || p.sub == sub ||
+			strings.HasPrefix(p.sub, "*+") && strings.HasSuffix(sub, p.sub[1:])) {
 			return true
 		}
 	}
@@ -152,6 +154,10 @@ func (p *policy) mediaLocation(typ, sub string) (rules.Location, bool) {
 		// syntax suffix (RFC 6839), under whatever top-level type, or
 		// none (mime.ParseMediaType takes "application+json"): a handler
 		// that goes by the suffix decodes it as JSON.
+		return rules.JSON, true
+	case isJSONLines(typ, sub):
+		// application/x-ndjson and the other JSON-lines types: JSON
+		// values, one a line (jsonlines.go).
 		return rules.JSON, true
 	case typ == "application" && sub == "xml", typ == "text" && sub == "xml", strings.HasSuffix(sub, "+xml"),
 		sub == "" && strings.HasSuffix(typ, "+xml"):

@@ -74,6 +74,10 @@ type mimePart struct {
 	// quoted-printable part without its Content-Transfer-Encoding.
 	header textproto.MIMEHeader
 	qp     bool // the content is quoted-printable, decoded on reading
+	// max is the most octets of content read into memory (negative: no
+	// limit), for a part of a body that streams; over says it had more.
+	max  int64
+	over bool
 
 	// The Content-Disposition, as multipart.Part reads it: its type (lower
 	// case) and decoded parameters, nil when it is missing or does not
@@ -113,23 +117,34 @@ func (pt *mimePart) nestedBoundary() string {
 // as sent) of the line where Go's decoder fails: content is then what it
 // decoded before.
 //
-// It reads into buf, appending (its earlier contents stay where they
-// are), and returns it grown: raw and content are parts of it.
+// A part of a body in memory is read into buf, appending (its earlier
+// contents stay where they are), which it returns grown: raw and content
+// are parts of it. A part of a body that streams is read up to pt.max
+// octets, through pooled chunks into memory of its own (readPart): past
+// them, pt.over is set and nothing is returned. A quoted-printable part is
+// decoded into buf.
 func (pt *mimePart) readContent(buf []byte) (content, raw, grown []byte, truncated bool, qpOff int) {
-	lo := len(buf)
-	buf, err := readAll(buf, pt.raw)
+	var err error
+	if pt.max >= 0 {
+		if raw, pt.over, err = readPart(pt.raw, pt.max); pt.over {
+			return nil, nil, buf, true, -1
+		}
+	} else {
+		lo := len(buf)
+		buf, err = readAll(buf, pt.raw)
+		raw = buf[lo:len(buf):len(buf)]
+	}
 	// The only error a part of a body in memory can end with, given a
 	// boundary of at most maxBoundary octets, is io.ErrUnexpectedEOF:
 	// the body ends before the part's delimiter. Any other is taken as
 	// that too.
 	truncated = err != nil
-	raw = buf[lo:len(buf):len(buf)]
 	if !pt.qp {
 		return raw, raw, buf, truncated, -1
 	}
 	mid := len(buf)
 	buf, err = readAll(buf, quotedprintable.NewReader(bytes.NewReader(raw)))
-	raw, content = buf[lo:mid:mid], buf[mid:len(buf):len(buf)]
+	content = buf[mid:len(buf):len(buf)]
 	if err == nil {
 		return content, raw, buf, truncated, -1
 	}
@@ -236,14 +251,24 @@ type mpScanner struct {
 	mr    *multipart.Reader
 	steps int // NextRawPart calls
 	limit int // at most this many: each call that fails reads an octet at least
-	done  bool
+	// src is the body a streaming scan reads, nil for one in memory: the
+	// scan stops where reading it does, and limit grows as it is read.
+	src  *spoolReader
+	max  int64 // mimePart.max of the parts
+	done bool
 	// broken is set when the body is not well formed to its closing
 	// delimiter: a syntax error, or a body that ends early.
 	broken bool
 }
 
 func newScanner(body []byte, boundary string) *mpScanner {
-	return &mpScanner{mr: multipart.NewReader(bytes.NewReader(body), boundary), limit: len(body) + 2}
+	return &mpScanner{mr: multipart.NewReader(bytes.NewReader(body), boundary), limit: len(body) + 2, max: -1}
+}
+
+// newStreamScanner returns a scanner of the body src reads, as it is read,
+// whose text parts are read into memory up to max octets.
+func newStreamScanner(src *spoolReader, boundary string, max int64) *mpScanner {
+	return &mpScanner{mr: multipart.NewReader(src, boundary), src: src, max: max}
 }
 
 // next returns the next part, or nil after the last one.
@@ -256,6 +281,13 @@ func newScanner(body []byte, boundary string) *mpScanner {
 // the body ends.
 func (s *mpScanner) next() *mimePart {
 	for !s.done {
+		if s.src != nil {
+			if s.src.failed() {
+				s.done, s.broken = true, true // the body could not be read: refused
+				break
+			}
+			s.limit = int(min(s.src.n, int64(maxInt-2))) + 2
+		}
 		if s.steps++; s.steps > s.limit {
 			s.done, s.broken = true, true // cannot happen: no progress
 			break
@@ -272,10 +304,15 @@ func (s *mpScanner) next() *mimePart {
 			}
 			continue
 		}
-		return newMimePart(raw)
+		pt := newMimePart(raw)
+		pt.max = s.max
+		return pt
 	}
 	return nil
 }
+
+// maxInt is the largest int.
+const maxInt = int(^uint(0) >> 1)
 
 // newMimePart reads the header of a part read with NextRawPart as NextPart
 // would present it.
@@ -320,12 +357,16 @@ func partType(hdr textproto.MIMEHeader) (mt, typ, sub string, params map[string]
 
 // textPart reports whether the content of pt is checked (and
 // canonicalized) as text: a field always; a file part when the policy
-// lists its media type as text and its charset leaves it UTF-8. badCharset
+// takes file contents as text (rules.TextFiles), lists its media type as
+// text and its charset leaves it UTF-8. badCharset
 // reports a listed file part with another charset, which the policy
 // refuses with RefuseCharsets and otherwise passes as binary.
 func (p *policy) textPart(pt *mimePart) (text, badCharset bool) {
 	if !pt.isFile() {
 		return true, false
+	}
+	if p.FileContents == rules.DataFiles {
+		return false, false // data: its charset is the application's business
 	}
 	if !matchMedia(p.multiTypes, pt.typ, pt.sub) {
 		return false, false
@@ -336,6 +377,16 @@ func (p *policy) textPart(pt *mimePart) (text, badCharset bool) {
 	return true, false
 }
 
+// dataPart reports whether the content of pt is data: a file part that is
+// not text (textPart), not a multipart body itself and not
+// quoted-printable (whose decoding can fail, which the check must see).
+// Data is never read into memory: in a body that streams, it goes by,
+// counted against the limits of data.
+func (p *policy) dataPart(pt *mimePart) bool {
+	text, _ := p.textPart(pt)
+	return !text && pt.nestedBoundary() == "" && !pt.qp
+}
+
 // namesForbid is the set of classes refused in the names of a multipart
 // body: field names, file names, every other decoded parameter of a part's
 // Content-Disposition and Content-Type, and every part header value. They
@@ -344,33 +395,15 @@ func (p *policy) textPart(pt *mimePart) (text, badCharset bool) {
 // included, where a field's content may hold line breaks.
 func (p *policy) namesForbid() sanitize.Class { return p.Multipart.Forbid | p.Header.Forbid }
 
-// checkMultipart checks a multipart body (any multipart/* media type), as
-// the package comment above says. Multipart bodies are never repaired:
-// under Repair an ill-formed part is rejected all the same.
-func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
-	ct := r.Header.Get("Content-Type")
-	_, params, err := mime.ParseMediaType(ct)
-	boundary := params["boundary"]
-	if err != nil || boundary == "" {
-		// No multipart reader can read it, but a handler that reads the
-		// body as it is (io.ReadAll, json.NewDecoder) would get octets
-		// no check has seen: refused (FuzzOracle found "multipArt").
-		rj := badMediaType(rules.Multipart, ct)
-		rj.Field = "boundary"
-		return rj
-	}
-	if rj := checkOutsideParts(body, boundary, &p.Multipart); rj != nil {
-		return rj
-	}
-	return p.checkParts(body, boundary)
-}
-
 // checkOutsideParts checks, as text, the octets of a multipart body that
 // lie outside its parts: the preamble before the first delimiter (all of
 // the body if it has none) and the epilogue after the last. No multipart
 // reader hands them out, but a handler that reads the body as it is does,
 // and a JSON decoder (json.NewDecoder(r.Body), which ignores the
-// Content-Type) decodes the first value it finds there.
+// Content-Type) decodes the first value it finds there. A body that
+// streams in is checked by outsideScan, which finds the same two as the
+// body passes; this, over a body in memory, is the reference its tests
+// hold it to.
 func checkOutsideParts(body []byte, boundary string, c *rules.Check) *Rejection {
 	delim := []byte("--" + boundary)
 	first, last := outsideParts(body, delim)
@@ -458,27 +491,35 @@ func lineEnd(p []byte) (int, bool) {
 	return 0, false
 }
 
-// checkParts checks the multipart body body, delimited by boundary.
-func (p *policy) checkParts(body []byte, boundary string) *Rejection {
-	var n mpCounts
-	m := getMPMem()
-	defer m.release()
-	return p.checkLevel(body, boundary, 0, &n, m)
+// mpCounts counts the parts and fields of a body, nested ones included.
+// st is the top-level body as it streams, nil for a body in memory; mem
+// the memory its parts are read into (memory), nil until then.
+type mpCounts struct {
+	parts, fields int
+	st            *mpFlow
+	mem           *mpMem
 }
 
-// mpCounts counts the parts and fields of a body, nested ones included.
-type mpCounts struct{ parts, fields int }
+// memory returns n.mem, made if there is none (a count made without it
+// gets memory of its own, not pooled).
+func (n *mpCounts) memory() *mpMem {
+	if n.mem == nil {
+		n.mem = new(mpMem)
+	}
+	return n.mem
+}
 
 // checkLevel checks one multipart body, the top-level one at depth 0 or a
-// nested one, reading its parts' contents into m.bufs[depth].
-func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts, m *mpMem) *Rejection {
+// nested one, reading its parts' contents into n's memory, at depth.
+func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts) *Rejection {
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return rj
 	}
+	m := n.memory()
 	m.bufs[depth] = reserve(m.bufs[depth], len(body))
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
-		if rj := p.checkPart(pt, depth, n, m); rj != nil {
+		if rj := p.checkPart(pt, depth, n); rj != nil {
 			return rj
 		}
 	}
@@ -490,7 +531,7 @@ func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts
 // (bad_media_type: the Content-Type's boundary is outside RFC 2046).
 func boundaryRejection(boundary string, depth int) *Rejection {
 	if depth > maxMultipartDepth {
-		return tooMany(rules.Multipart)
+		return tooMany(rules.Multipart, maxMultipartDepth)
 	}
 	if len(boundary) > maxBoundary {
 		return &Rejection{Reason: sanitize.BadMediaType, Location: rules.Multipart, Field: "boundary",
@@ -502,9 +543,9 @@ func boundaryRejection(boundary string, depth int) *Rejection {
 // checkPart checks one part: its names and header values first, so that a
 // rejection names the field rather than the header that carries it, then
 // its content.
-func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts, m *mpMem) *Rejection {
+func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	if n.parts++; p.Limits.MultipartParts >= 0 && n.parts > p.Limits.MultipartParts {
-		return tooMany(rules.Multipart)
+		return tooMany(rules.Multipart, p.Limits.MultipartParts)
 	}
 	if rj := p.checkPartNames(pt); rj != nil {
 		return rj
@@ -512,7 +553,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts, m *mpMem) *Reje
 	field := safeField(pt.name)
 	if !pt.isFile() {
 		if n.fields++; p.Limits.Fields >= 0 && n.fields > p.Limits.Fields {
-			return tooMany(rules.Multipart)
+			return tooMany(rules.Multipart, p.Limits.Fields)
 		}
 	}
 	text, badCharset := p.textPart(pt)
@@ -520,14 +561,21 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts, m *mpMem) *Reje
 		return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: field, Err: sanitize.ErrBadCharset}
 	}
 	nested := pt.nestedBoundary()
-	if !text && nested == "" && !pt.qp {
-		return nil // binary: not read (NextRawPart drains it)
+	if p.dataPart(pt) {
+		if depth == 0 && n.st != nil {
+			return n.st.data(pt, field) // data, streaming: counted and bounded
+		}
+		return nil // data: not read (NextRawPart drains it)
 	}
 	// A broken part (the body ends inside it) fails the handler's parser
 	// too, but only after a streaming handler has read what came before
 	// the break: that much is checked all the same, and the scan ends.
+	m := n.memory()
 	content, raw, buf, _, qpOff := pt.readContent(m.bufs[depth][:0])
 	m.bufs[depth] = buf
+	if pt.over {
+		return tooLarge(rules.Multipart, "", pt.max) // text over the body's text limit
+	}
 	if qpOff >= 0 {
 		return qpRejection(field, raw, qpOff)
 	}
@@ -537,7 +585,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts, m *mpMem) *Reje
 		}
 	}
 	if nested != "" {
-		return p.checkLevel(content, nested, depth+1, n, m)
+		return p.checkLevel(content, nested, depth+1, n)
 	}
 	return nil
 }
@@ -548,7 +596,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts, m *mpMem) *Reje
 func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
 	field := safeField(pt.name)
 	if !pt.isFile() && p.Limits.FieldBytes >= 0 && len(content) > p.Limits.FieldBytes {
-		return tooLarge(rules.Multipart, field)
+		return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
 	}
 	if err := sanitize.Check(content, p.Multipart.Forbid); err != nil {
 		return reject(err, rules.Multipart, field, content)
@@ -576,7 +624,7 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 	field := safeField(pt.name)
 	for _, v := range [...]string{pt.name, pt.file} {
 		if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {
-			return tooLarge(rules.Multipart, field)
+			return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
 		}
 		if err := sanitize.CheckString(v, forbid); err != nil {
 			return reject(err, rules.Multipart, field, v)
@@ -650,7 +698,7 @@ const fileNameSyntax = "/\\%"
 //   - is parsed again with multipart.Reader before the handler sees it,
 //     and refused (canonical_syntax) unless it gives back exactly those
 //     parts; and then checked again, whole, as the body as sent was
-//     (checkParts), so that canonical names and contents meet the same
+//     (checkLevel), so that canonical names and contents meet the same
 //     policy: classes, field length and counts; it must also fit the body
 //     limit (too_large, 413);
 //   - has no preamble or epilogue, which no form parser reads.
@@ -709,8 +757,8 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	case !lv.complete:
 		return nil, multipartSyntax("") // cannot happen: every change sets first
 	}
-	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out)) > lim {
-		return nil, tooLarge(rules.Multipart, "")
+	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out))-rb.data > lim {
+		return nil, tooLarge(rules.Multipart, "", lim) // its text over the text limit
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
@@ -720,8 +768,8 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	if field, ok := lv.verifyWith(&m.cmp); !ok {
 		return nil, multipartSyntax(field)
 	}
-	var n mpCounts
-	if rj := p.checkLevel(lv.out, lv.boundary, 0, &n, m); rj != nil {
+	n := mpCounts{mem: m}
+	if rj := p.checkLevel(lv.out, lv.boundary, 0, &n); rj != nil {
 		return nil, rj
 	}
 	r.Header.Set("Content-Type", ct)
@@ -752,9 +800,14 @@ type rebuilder struct {
 	// the rebuilt body holds each of them, so it bounds the body's size
 	// while it is built.
 	leaves int64
+	data   int64 // the length of the contents of the top-level data parts
+	// stream says that the top-level body is spooled: the contents of its
+	// data parts are not read, but copied from the spool (canonSpool).
+	stream bool
 	// mem is the working memory: the probe reads parts into its bufs,
 	// the rebuild into its arena, which holds them, and the normal forms
-	// it makes, until they are written.
+	// it makes, until they are written. Nil until a part is read (a
+	// rebuilder made without it gets memory of its own).
 	mem *mpMem
 	// probe makes the rebuilder a probe: it keeps no part, and stops with
 	// errMPChanged at the first text that changes.
@@ -785,6 +838,9 @@ type rebuiltPart struct {
 	name, file string
 	hasDisp    bool
 	nested     *rebuiltLevel // the content is this rebuilt nested body
+	// data says that the content is a data part's, left in the spool
+	// (rebuilder.stream): content is nil.
+	data bool
 }
 
 // level reads one multipart body, the top-level one at depth 0 or a
@@ -911,11 +967,15 @@ func (rb *rebuilder) collide(name, canon string) *Rejection {
 // inside it or a nested body in it is not complete.
 func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, complete bool, rj *Rejection) {
 	p := rb.p
+	if rb.mem == nil {
+		rb.mem = new(mpMem) // a rebuilder made without memory (canonSpool)
+	}
 	hdr := pt.header // the part's own: NextRawPart made it for this part
 	out = rebuiltPart{header: hdr, hasDisp: pt.dispParams != nil}
 	field := pt.name // as sent, until its canonical form is known
 	if params := pt.dispParams; params != nil {
-		touched := false
+		sent := hdr.Get("Content-Disposition")
+		var touched []string
 		for _, key := range [...]string{"name", "filename"} {
 			v, ok := params[key]
 			if !ok {
@@ -931,7 +991,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 				return out, false, false, rj
 			}
 			if ch {
-				params[key], touched = string(nv), true
+				params[key], touched = string(nv), append(touched, key)
 			}
 		}
 		canonName := params["name"] // rewritten already, but in Monitor mode
@@ -943,8 +1003,12 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		}
 		field = params["name"] // the canonical name names the field
 		out.name, out.file = field, params["filename"]
-		if touched {
-			cd := mime.FormatMediaType(pt.disp, params)
+		if touched != nil {
+			// In the client's form where it can be (disposition.go).
+			cd, ok := rewriteDisposition(sent, pt.disp, params, touched)
+			if !ok {
+				cd = mime.FormatMediaType(pt.disp, params)
+			}
 			if cd == "" {
 				return out, false, false, multipartSyntax(field) // cannot happen: parsed as tokens
 			}
@@ -953,11 +1017,20 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		}
 	}
 
+	if rb.stream && depth == 0 && p.dataPart(pt) {
+		// Data: copied from the spool as it is when the body is written.
+		_, err := io.Copy(io.Discard, pt.raw)
+		out.data = true
+		return out, changed, err == nil, nil
+	}
 	// Read into the buffer of the part's depth, which the next part
 	// reuses (a nested body's parts go into the next depth's): what the
 	// rebuild keeps goes into the arena once it is known.
 	content, raw, buf, truncated, qpOff := pt.readContent(rb.mem.bufs[depth][:0])
 	rb.mem.bufs[depth] = buf
+	if pt.over {
+		return out, false, false, tooLarge(rules.Multipart, "", pt.max) // refused by the check already
+	}
 	kept := false // content is memory the next part does not reuse
 	if qpOff >= 0 {
 		return out, false, false, qpRejection(safeField(field), raw, qpOff) // refused by the check already
@@ -1008,10 +1081,15 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 			}
 		}
 		// Only once something changes: a body passed on as it came is
-		// within the limit already.
-		rb.leaves += int64(len(content))
+		// within the limit already. The text limit bounds text: data is
+		// written as it came, within the limits of data.
+		if depth == 0 && p.dataPart(pt) {
+			rb.data += int64(len(content))
+		} else {
+			rb.leaves += int64(len(content))
+		}
 		if lim := p.Limits.BodyBytes; lim >= 0 && rb.leaves > lim && rb.first != nil {
-			return out, false, false, tooLarge(rules.Multipart, "")
+			return out, false, false, tooLarge(rules.Multipart, "", lim)
 		}
 	}
 	if !kept && !rb.probe {

@@ -339,3 +339,46 @@ func TestMultipartOutsideParts(t *testing.T) {
 	}
 	mpRun(t, cases)
 }
+
+// multipartCases: multipart/form-data bodies.
+func multipartCases() []locCase {
+	text := func(name, data string) mpPart { return mpPart{disp: `name="` + name + `"`, data: data} }
+	file := func(disp, ct, data string) mpPart { return mpPart{disp: disp, ct: ct, data: data} }
+	c := []locCase{
+		{name: "clean", body: multipartBody(text("q", "été"), file(`name="f"; filename="été.txt"`, "text/plain", "héllo\n")), status: 200},
+		{name: "field name", body: multipartBody(text("\xC0\xAE", "x")), want: rej("overlong", "multipart", `\xc0\xae`, 0)},
+		{name: "field value", body: multipartBody(text("a", "1"), text("q", "ab\xED\xA0\x80")), want: rej("surrogate", "multipart", "q", 2)},
+		{name: "filename raw", body: multipartBody(file("name=\"f\"; filename=\"\xC0\xAE.txt\"", "application/octet-stream", "x")), want: rej("overlong", "multipart", "f", 0)},
+		{name: "filename* RFC 5987", body: multipartBody(file(`name="f"; filename*=UTF-8''%C0%AE.txt`, "application/octet-stream", "x")), want: rej("overlong", "multipart", "f", 0)},
+		{name: "filename* clean", body: multipartBody(file(`name="f"; filename*=UTF-8''%C3%A9t%C3%A9.txt`, "application/octet-stream", "x")), status: 200},
+		{name: "text file content", body: multipartBody(file(`name="f"; filename="a.txt"`, "text/plain", "ok\xFF")), want: rej("invalid_byte", "multipart", "f", 2)},
+		{name: "binary file content passes", body: multipartBody(file(`name="f"; filename="a.png"`, "image/png", "\x89PNG\xC0\xAE\xFF\x00")), status: 200},
+		{name: "text file latin1 strict", body: multipartBody(file(`name="f"; filename="a.txt"`, "text/plain; charset=iso-8859-1", "\xE9")), want: rej("bad_charset", "multipart", "f", 0)},
+		{name: "text file latin1 default", pol: deflt, body: multipartBody(file(`name="f"; filename="a.txt"`, "text/plain; charset=iso-8859-1", "\xE9")), status: 200},
+		{name: "parts count", pol: withLimits(func(l *rules.Limits) { l.MultipartParts = 2 }), body: multipartBody(text("a", "1"), text("b", "2"), text("c", "3")), status: 400, want: rej("too_large", "multipart", "", 0)},
+		{name: "parts at the limit", pol: withLimits(func(l *rules.Limits) { l.MultipartParts = 2 }), body: multipartBody(text("a", "1"), text("b", "2")), status: 200},
+		{name: "field length", pol: withLimits(func(l *rules.Limits) { l.FieldBytes = 8 }), body: multipartBody(text("q", "123456789")), status: 400, want: rej("too_large", "multipart", "q", 0)},
+		{name: "body too_large", pol: withLimits(func(l *rules.Limits) { l.BodyBytes = 64 }), body: multipartBody(text("q", strings.Repeat("a", 100))), status: 413, want: rej("too_large", "multipart", "", 0)},
+		{name: "fields count", pol: withLimits(func(l *rules.Limits) { l.Fields = 2 }), body: multipartBody(text("a", "1"), file(`name="f"; filename="a.png"`, "image/png", "x"), text("b", "2"), text("c", "3")), status: 400, want: rej("too_large", "multipart", "", 0)},
+		{name: "files do not count as fields", pol: withLimits(func(l *rules.Limits) { l.Fields = 2 }), body: multipartBody(text("a", "1"), file(`name="f"; filename="a.png"`, "image/png", "x"), text("b", "2")), status: 200},
+		{name: "empty filename is a value", body: multipartBody(file(`name="f"; filename=""`, "", "\xC0\xAE")), want: rej("overlong", "multipart", "f", 0)},
+		{name: "field named filename", body: multipartBody(text("filename", "\xFF")), want: rej("invalid_byte", "multipart", "filename", 0)},
+		{name: "part without disposition", body: "--XBOUNDARYX\r\nContent-Type: text/plain\r\n\r\nok\xFF\r\n--XBOUNDARYX--\r\n", want: rej("invalid_byte", "multipart", "", 2)},
+		{name: "part with a broken disposition", body: "--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"a\r\n\r\n\xE2\x82\r\n--XBOUNDARYX--\r\n", want: rej("truncated", "multipart", "", 0)},
+		{name: "unterminated last part", body: "--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\nab\xC0\xAE", want: rej("overlong", "multipart", "q", 2)},
+		{name: "dotted capital I in the type", ct: "multİpart/form-data; boundary=XBOUNDARYX", body: multipartBody(text("q", "\x80")), want: rej("unexpected_continuation", "multipart", "q", 0)},
+	}
+	for _, e := range encodingCases {
+		c = append(c, locCase{name: e.reason, body: multipartBody(text("q", "ab"+e.raw)), want: rej(e.reason, "multipart", "q", 2)})
+	}
+	for _, f := range bodyForbidden {
+		c = append(c, locCase{name: "forbidden " + f.class, body: multipartBody(text("q", f.raw)), want: forb("multipart", "q", 0, f.class)})
+	}
+	for i := range c {
+		c[i].route, c[i].target = rEcho, "/api/echo"
+		if c[i].ct == "" {
+			c[i].ct = ctMP
+		}
+	}
+	return c
+}

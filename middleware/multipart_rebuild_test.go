@@ -382,3 +382,46 @@ func TestMultipartRebuildMixed(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonMultipartBoundary: the body is rebuilt with a fresh boundary,
+// whatever the client's was (here one that multipart.Writer.SetBoundary
+// refuses but Go's reader takes); a body broken after a part that would
+// change is refused rather than passed on with that part as it came.
+func TestCanonMultipartBoundary(t *testing.T) {
+	t.Parallel()
+	const b = "we#ird@bound"
+	body := "--" + b + "\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\ne\u0301\r\n--" + b + "--\r\n"
+	ev := canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
+	r := canonReq("POST", "/api/echo", `multipart/form-data; boundary="`+b+`"`, body)
+	w := ev.do(r)
+	if w.Code != 200 {
+		t.Fatalf("status %d %s", w.Code, w.Body)
+	}
+	s := ev.rec.get()
+	canonEq(t, "FormValue(q)", s.FormValue["q"], "\u00E9")
+	_, params, _ := mime.ParseMediaType(s.ContentType)
+	nb := params["boundary"]
+	if nb == "" || nb == b {
+		t.Errorf("Content-Type %q: want a fresh boundary", s.ContentType)
+	}
+	canonEq(t, "body", string(s.Body), strings.ReplaceAll(strings.Replace(body, "e\u0301", "\u00E9", 1), b, nb))
+
+	// Broken: no closing delimiter.
+	broken := "--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\ne\u0301\r\n--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"r\"\r\n\r\nabc"
+	ev = canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
+	w = ev.do(canonReq("POST", "/api/echo", ctMP, broken))
+	if w.Code != 400 {
+		t.Fatalf("broken body: status %d, want 400", w.Code)
+	}
+	checkOneLog(t, ev.logs, rej("not_normalized", "multipart", "q", 0), "enforce", "", "")
+
+	// Broken but nothing to change: passed on as it came, for the
+	// handler's parser to fail on.
+	ev = canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
+	clean := strings.Replace(broken, "e\u0301", "\u00E9", 1)
+	w = ev.do(canonReq("POST", "/api/echo", ctMP, clean))
+	if w.Code != 200 {
+		t.Fatalf("broken clean body: status %d", w.Code)
+	}
+	canonEq(t, "body", string(ev.rec.get().Body), clean)
+}

@@ -43,6 +43,12 @@ type HTTPConfig struct {
 	// ErrorHandler writes the response to a rejected request.
 	// Optional. Default value DefaultHTTPErrorHandler.
 	ErrorHandler func(w http.ResponseWriter, r *http.Request, rj *Rejection)
+
+	// TempDir is where a multipart body larger than 1 MiB is spooled
+	// while it is checked and then read by the handler: one temporary
+	// file per request, removed when the handler returns.
+	// Optional. Default value os.TempDir().
+	TempDir string
 }
 
 // DefaultHTTPErrorHandler answers a rejection with status rj.Status() and
@@ -81,6 +87,12 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.spoolDir = cfg.TempDir
+	if cfg.Route == nil { // the keys are ServeMux patterns (validate.go)
+		if err := validateMuxPatterns(cfg.Rules); err != nil {
+			return nil, err
+		}
+	}
 	routeOf := cfg.Route
 	if routeOf == nil {
 		routeOf = func(r *http.Request) string { return r.Pattern }
@@ -98,6 +110,7 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 				return
 			}
 			v := g.run(r, route, nil, nil, false, p, httpIdentityOf, r)
+			defer v.release() // after the handler, and after its panic
 			switch {
 			case v.rj != nil:
 				if cfg.OnReject != nil {

@@ -20,7 +20,7 @@ import (
 // form body is bounded by the body limit, which checkBody has applied.
 func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
 	if loc == rules.Query && overLimit(len(raw), int64(lim.QueryBytes)) {
-		return "", false, tooLarge(loc, "")
+		return "", false, tooLarge(loc, "", int64(lim.QueryBytes))
 	}
 	if s.cleanPairs(raw, c.Forbid, mode, lim) {
 		return "", false, nil
@@ -75,12 +75,12 @@ func eachPair(raw string) func(yield func(pair) bool) {
 // included, so that the two answer alike).
 func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
 	if loc == rules.Query && overLimit(len(raw), int64(lim.QueryBytes)) {
-		return "", false, tooLarge(loc, "")
+		return "", false, tooLarge(loc, "", int64(lim.QueryBytes))
 	}
 	n, repair := 0, false
 	for pr := range eachPair(raw) {
 		if n++; lim.Fields >= 0 && n > lim.Fields {
-			return "", false, tooMany(loc)
+			return "", false, tooMany(loc, lim.Fields)
 		}
 		key, val := pr.key, pr.val
 		s.buf = s.buf[:0]
@@ -159,7 +159,7 @@ func (s *scratch) field(raw string, loc rules.Location, name string, c *rules.Ch
 	var dec []byte
 	if !needsDecoding(raw, mode) {
 		if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes {
-			return nil, tooLarge(loc, name)
+			return nil, tooLarge(loc, name, int64(lim.FieldBytes))
 		}
 		if err = sanitize.CheckString(raw, c.Forbid); err != nil {
 			return nil, reject(err, loc, name, raw)
@@ -179,12 +179,12 @@ func (s *scratch) field(raw string, loc rules.Location, name string, c *rules.Ch
 		// checked first, as for a value without escapes, so that a Repair
 		// check cannot let an over-long value through.
 		if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
-			return nil, tooLarge(loc, name)
+			return nil, tooLarge(loc, name, int64(lim.FieldBytes))
 		}
 		return nil, rj
 	}
 	if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
-		return nil, tooLarge(loc, name)
+		return nil, tooLarge(loc, name, int64(lim.FieldBytes))
 	}
 	if err = sanitize.CheckClasses(dec, c.Forbid); err != nil {
 		return nil, reject(err, loc, name, dec)
@@ -220,7 +220,7 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 			dec, _ := sanitize.AppendUnescape(nil, part, mode&^sanitize.RefuseDoubleEncoding)
 			dec = sanitize.ToValid(dec)
 			if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
-				return "", false, tooLarge(loc, strings.Clone(safeField(key)))
+				return "", false, tooLarge(loc, strings.Clone(safeField(key)), int64(lim.FieldBytes))
 			}
 			if err := sanitize.CheckClasses(dec, c.Forbid); err != nil {
 				return "", false, reject(err, loc, strings.Clone(safeField(key)), dec)
@@ -231,8 +231,8 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 	// U+FFFD, escaped, is nine octets where the octet it replaces was
 	// one or three: the repaired text is held to the limit the text as
 	// sent was.
-	if overLimit(len(out), textLimit(loc, lim)) {
-		return "", false, tooLarge(loc, "")
+	if limit := textLimit(loc, lim); overLimit(len(out), limit) {
+		return "", false, tooLarge(loc, "", limit)
 	}
 	return string(out), true, nil
 }
@@ -327,8 +327,8 @@ func (s *scratch) canonText(raw string, loc rules.Location, p *policy) (string, 
 	if out == nil {
 		return "", nil
 	}
-	if overLimit(len(out), textLimit(loc, &p.Limits)) {
-		return "", tooLarge(loc, "") // NFKC writes U+FDFA as 18 octets, 54 escaped
+	if limit := textLimit(loc, &p.Limits); overLimit(len(out), limit) {
+		return "", tooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
 	}
 	return bytesString(out), nil
 }

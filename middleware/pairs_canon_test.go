@@ -115,8 +115,8 @@ func refCanonText(s *scratch, raw string, loc rules.Location, p *policy) (string
 	}
 	out := make([]byte, 0, len(raw)+16)
 	refCanonPairs(s, raw, loc, p, &out)
-	if overLimit(len(out), textLimit(loc, &p.Limits)) {
-		return "", tooLarge(loc, "") // NFKC writes U+FDFA as 18 octets, 54 escaped
+	if limit := textLimit(loc, &p.Limits); overLimit(len(out), limit) {
+		return "", tooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
 	}
 	return string(out), nil
 }

@@ -30,7 +30,7 @@ func (s *scratch) checkPath(r *http.Request, p *policy) (rej *Rejection, repaire
 func checkDecodedPath(r *http.Request, p *policy) (*Rejection, bool) {
 	path := r.URL.Path
 	if p.Limits.PathBytes >= 0 && len(path) > p.Limits.PathBytes/3 && escapedPathLen(path) > p.Limits.PathBytes {
-		return tooLarge(rules.Path, ""), false
+		return tooLarge(rules.Path, "", int64(p.Limits.PathBytes)), false
 	}
 	if p.Path.RefuseDoubleEncoding {
 		for i := strings.IndexByte(path, '%'); i >= 0; {
@@ -99,7 +99,7 @@ func isHex(c byte) bool {
 // checkEscapedPath checks the escaped path raw of r.
 func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *policy) (rej *Rejection, repaired bool) {
 	if p.Limits.PathBytes >= 0 && len(raw) > p.Limits.PathBytes {
-		return tooLarge(rules.Path, ""), false
+		return tooLarge(rules.Path, "", int64(p.Limits.PathBytes)), false
 	}
 	if strings.IndexByte(raw, '%') < 0 {
 		// Nothing to decode: the raw path is the value.
@@ -463,7 +463,7 @@ func (p *policy) canonPath(r *http.Request) *Rejection {
 	}
 	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]
 	if p.Limits.PathBytes >= 0 && len(enc) > p.Limits.PathBytes {
-		return tooLarge(rules.Path, "")
+		return tooLarge(rules.Path, "", int64(p.Limits.PathBytes))
 	}
 	if rj := recheck(rules.Path, "", dec, p.Path.Forbid&^sanitize.BOM, -1, 0); rj != nil {
 		return rj

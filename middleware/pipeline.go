@@ -31,7 +31,13 @@ type verdict struct {
 	rj *Rejection
 	// pass says whether the handler runs.
 	pass bool
+	// spool holds the request's spooled body, released after the handler.
+	spool *spool
 }
+
+// release frees what the pipeline holds for the request: the temporary
+// file of a spooled body.
+func (v *verdict) release() { v.spool.release() }
 
 // identityFunc returns the log's identity fields for the request the
 // framework value x stands for. It is called only when a line is logged,
@@ -59,6 +65,11 @@ type PipelineConfig struct {
 	Logger *zerolog.Logger
 	// LogAccepted writes a debug-level event for each accepted request.
 	LogAccepted bool
+	// TempDir is where a multipart body larger than 1 MiB is spooled
+	// while it is checked and the handler reads it: one temporary file
+	// per request, removed when the handler returns (Verdict.Release).
+	// Default: os.TempDir().
+	TempDir string
 }
 
 // NewPipeline compiles cfg, or returns the error of an invalid one.
@@ -67,6 +78,7 @@ func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.spoolDir = cfg.TempDir
 	return &Pipeline{g}, nil
 }
 
@@ -103,7 +115,21 @@ type Verdict struct {
 	Rejection *Rejection
 	// Pass says whether the handler runs.
 	Pass bool
+
+	spool *spool
 }
+
+// Release frees what the pipeline holds for the request: the temporary
+// file a large multipart body was spooled to (the handler reads it as the
+// request's body). An adapter calls it once the handler has returned, in a
+// deferred call, so that it runs after a panic in the handler too:
+//
+//	v := pl.Check(r, m, who)
+//	defer v.Release()
+//
+// After it, a read of that body fails. It is safe on any Verdict, and
+// more than once.
+func (v *Verdict) Release() { v.spool.release() }
 
 // IdentitySource gives the log's identity fields of a request; Check asks
 // only when it logs a line. Implement it on a pointer the adapter holds
@@ -150,7 +176,7 @@ func (pl *Pipeline) Check(r *http.Request, m Match, who IdentitySource) Verdict 
 		return Verdict{Request: r, Pass: true}
 	}
 	v := pl.g.run(r, m.Route, m.Names, m.Values, m.Escaped, p, callIdentity, who)
-	return Verdict{Request: v.r, Params: v.params, Rejection: v.rj, Pass: v.pass}
+	return Verdict{Request: v.r, Params: v.params, Rejection: v.rj, Pass: v.pass, spool: v.spool}
 }
 
 // Refuse logs rj, a refusal an adapter found itself (under e.Pre, a
@@ -188,9 +214,14 @@ func callIdentity(x any) requestIdentity {
 // asks.
 func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) verdict {
 	s := getScratch()
+	s.spoolDir = g.spoolDir
 	params, rj := g.inspect(s, r, p, names, values, escaped)
+	sp, lb := s.spool, s.limited
 	putScratch(s)
-	v := verdict{r: detachBody(r), pass: p.Mode == rules.Monitor}
+	v := verdict{r: detachBody(r), pass: p.Mode == rules.Monitor, spool: sp}
+	if lb != nil {
+		g.reportLimit(lb, v.r, route, p.Mode, who, x)
+	}
 	if rj != nil {
 		// Cloned, so that route does not escape: an adapter's Match, whose
 		// parameter slices may be on its stack, stays there.
@@ -214,12 +245,26 @@ type guard struct {
 	routes      map[string]*policy
 	logger      zerolog.Logger
 	logAccepted bool
+	spoolDir    string     // where spooled bodies spill: "" is os.TempDir()
+	checked     routeCheck // routes.go: the table's keys against the router's routes
+}
+
+// reportLimit makes lb, the reader that cuts off an unread body of
+// unknown length past its limit, log a too_large line for r when it does:
+// the handler runs by then, and its read fails (binaryLimit).
+func (g *guard) reportLimit(lb *binaryLimit, r *http.Request, route string, mode rules.Mode, who identityFunc, x any) {
+	rt := strings.Clone(route) // so that route does not escape (run)
+	lb.report = func() {
+		rj := tooLarge(rules.Body, "", lb.limit)
+		rj.Route, rj.Mode = rt, mode
+		g.logRejection(r, rj, who(x))
+	}
 }
 
 func newGuard(rs rules.Ruleset, logger *zerolog.Logger, logAccepted bool) (*guard, error) {
-	table := rules.Table{Default: rules.Default()}
-	if rs != nil {
-		table = rs.Table()
+	table, err := validateRules(rs) // validate.go
+	if err != nil {
+		return nil, err
 	}
 	g := &guard{logAccepted: logAccepted, def: compile(table.Default)}
 	if len(table.Routes) > 0 {
@@ -250,6 +295,9 @@ func (g *guard) lookup(route string) *policy {
 // decoded parameter values when they differ from values. A body that could
 // not be read is a Rejection too (body_unreadable).
 func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
+	if rj = preparsed(r, p); rj != nil { // preparsed.go
+		return nil, rj
+	}
 	if p.Path.On {
 		routedRaw := escaped // as the router saw it
 		var repaired bool
@@ -311,6 +359,14 @@ type scratch struct {
 	bodyLoc rules.Location
 	// chunks holds the pooled arrays readBody reads a body into.
 	chunks []*[chunkSize]byte
+	// spool is the spool of a multipart body (upload.go), which the
+	// verdict takes over and releases after the handler; spoolDir is
+	// where it spills (guard.spoolDir). limited is the reader that cuts
+	// off an unread body of unknown length, which the pipeline makes log
+	// when it does.
+	spool    *spool
+	spoolDir string
+	limited  *binaryLimit
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 1024)} }}
@@ -321,7 +377,7 @@ const maxPooledScratch = 64 << 10
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 func putScratch(s *scratch) {
-	s.body = nil
+	s.body, s.spool, s.limited = nil, nil, nil
 	if cap(s.buf) <= maxPooledScratch {
 		s.buf = s.buf[:0]
 		scratchPool.Put(s)

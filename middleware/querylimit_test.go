@@ -36,7 +36,7 @@ func queryLimitCases() []confCase {
 		return v
 	}
 	none := map[string]string{}
-	tooLarge := &confRej{reason: "too_large", location: "query"}
+	tooLarge := func(limit int64) *confRej { return &confRej{reason: "too_large", location: "query", limit: limit} }
 	repair := func(p *rules.Policy) { p.Query.Repair = true }
 	// 1000 fields of 66 octets: within Fields and FieldBytes, and 66,999
 	// octets, over the default limit of 64 KiB.
@@ -55,26 +55,26 @@ func queryLimitCases() []confCase {
 		{name: "query at the limit", table: limit(64), target: "/api/e?" + q(64),
 			status: 200, reads: &confReads{Path: "/api/e", Params: none, Query: vals("q", q(64)[2:])}},
 		{name: "query one over the limit", table: limit(64), target: "/api/e?" + q(65),
-			status: 400, rej: tooLarge},
+			status: 400, rej: tooLarge(64)},
 		{name: "escapes count as sent", table: limit(64), target: "/api/e?q=" + strings.Repeat("%C3%A9", 21),
 			// 65 octets escaped, 44 decoded: the escaped text is limited.
-			status: 400, rej: tooLarge},
+			status: 400, rej: tooLarge(64)},
 		{name: "default limit: 1000 fields of 66 octets", target: "/api/e?" + many.String(),
-			status: 400, rej: tooLarge},
+			status: 400, rej: tooLarge(rules.DefaultQueryBytes)},
 		{name: "no limit", table: limit(-1), target: "/api/e?" + q(40<<10) + "&" + q(40<<10),
 			status: 200, reads: &confReads{Path: "/api/e", Params: none, Query: vals("q", q(40 << 10)[2:], "q", q(40 << 10)[2:])}},
 		{name: "monitor flags a query over the limit", table: limit(64, monitor), target: "/api/e?" + q(65),
-			status: 200, rej: &confRej{reason: "too_large", location: "query", mode: "monitor"},
+			status: 200, rej: &confRej{reason: "too_large", location: "query", mode: "monitor", limit: 64},
 			reads: &confReads{Path: "/api/e", Params: none, Query: vals("q", q(65)[2:])}},
 		{name: "the limit before a violation", table: limit(64), target: "/api/e?q=%00" + strings.Repeat("a", 62),
-			status: 400, rej: tooLarge},
+			status: 400, rej: tooLarge(64)},
 		{name: "a repair over the limit", table: limit(64, repair), target: "/api/e?q=" + strings.Repeat("%FF", 20),
 			// 62 octets as sent; each %FF becomes %EF%BF%BD: 182.
-			status: 400, rej: tooLarge},
+			status: 400, rej: tooLarge(64)},
 		{name: "a repair within the limit", table: limit(64, repair), target: "/api/e?q=%FF",
 			status: 200, reads: &confReads{Path: "/api/e", Params: none, Query: vals("q", "\ufffd")}},
 		{name: "a canonical form over the limit", table: limit(128, nfkc), target: "/api/e?" + fdfa,
-			status: 400, rej: tooLarge},
+			status: 400, rej: tooLarge(128)},
 		{name: "a canonical form within the limit", table: limit(128, nfkc), target: "/api/e?q=%EF%BC%A1",
 			status: 200, reads: &confReads{Path: "/api/e", Params: none, Query: vals("q", "A")}},
 		{name: "a form body is not a query", table: limit(64), method: "POST", target: "/api/e?" + q(64),

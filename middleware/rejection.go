@@ -33,6 +33,10 @@ type Rejection struct {
 	Sample string
 	// Class is the matched character class, for forbidden_char.
 	Class sanitize.Class
+	// Limit is the limit exceeded, for too_large: the octets of a body,
+	// a field or a path, the number of fields or parts, the depth of a
+	// JSON or multipart nesting (rules.Limits); zero otherwise.
+	Limit int64
 	// Route is the route template, such as "/users/:id".
 	Route string
 	// Mode is the policy's mode: Enforce (rejected) or Monitor (flagged).
@@ -60,20 +64,31 @@ func (r *Rejection) Unwrap() error {
 }
 
 // Status is the HTTP status of the rejection: 413 Request Entity Too Large
-// for a body over its limit, 415 Unsupported Media Type for a media type
-// the policy does not accept (unsupported_media_type), 400 Bad Request
-// otherwise (a field, a path, a query or a JSON nesting over its limit,
-// too many fields or parts, and every other reason). A query over its
-// limit is 400, not 414 URI Too Long, as a path over its limit is: 413 is
-// for a body over its limit, and every other limit answers 400, the
-// rejection's reason (too_large) and location (query) saying which.
+// for a body over its limit (or a file part over Limits.FileBytes), 415
+// Unsupported Media Type for a media type the policy does not accept
+// (unsupported_media_type) or a content coding the middleware does not
+// decode (unsupported_encoding), 500 Internal Server Error for a form
+// parsed before the middleware ran (parsed_before_check: the server's
+// mistake) and for a body the server could not spool (body_unreadable, a
+// full disk), 400 Bad Request otherwise (a field, a path, a query or a
+// JSON nesting over its limit, too many fields or parts, and every other
+// reason). A query over its limit is 400, not 414 URI Too Long, as a path
+// over its limit is: 413 is for a body over its limit, and every other
+// limit answers 400, the rejection's reason (too_large), location
+// (query) and limit saying which.
 func (r *Rejection) Status() int {
-	if r.Reason == sanitize.UnsupportedMediaType {
+	if r.Reason == sanitize.ParsedBeforeCheck {
+		return http.StatusInternalServerError // the server's mistake
+	}
+	if r.Reason == sanitize.UnsupportedMediaType || r.Reason == sanitize.UnsupportedEncoding {
 		return http.StatusUnsupportedMediaType
 	}
-	if r.Reason == sanitize.TooLarge && r.Field == "" && isBodyLocation(r.Location) &&
-		!errors.Is(r.Err, errTooMany) {
+	if r.Reason == sanitize.TooLarge && (r.Field == "" && isBodyLocation(r.Location) &&
+		!errors.Is(r.Err, errTooMany) || errors.Is(r.Err, errFileTooLarge)) {
 		return http.StatusRequestEntityTooLarge
+	}
+	if code, ok := spoolStatus(r); ok {
+		return code
 	}
 	return http.StatusBadRequest
 }
@@ -84,8 +99,8 @@ func (r *Rejection) Status() int {
 var errTooMany = fmt.Errorf("utf8guard: too many fields or parts: %w", sanitize.ErrTooLarge)
 
 // tooMany is the Rejection of a count over its limit at loc.
-func tooMany(loc rules.Location) *Rejection {
-	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Err: errTooMany}
+func tooMany(loc rules.Location, limit int) *Rejection {
+	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Limit: int64(limit), Err: errTooMany}
 }
 
 func isBodyLocation(l rules.Location) bool {
@@ -161,8 +176,9 @@ func reject[T string | []byte](err error, loc rules.Location, field string, text
 	return r
 }
 
-func tooLarge(loc rules.Location, field string) *Rejection {
-	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Field: field, Err: sanitize.ErrTooLarge}
+// tooLarge is the Rejection of a size over its limit at loc.
+func tooLarge(loc rules.Location, field string, limit int64) *Rejection {
+	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Field: field, Limit: limit, Err: sanitize.ErrTooLarge}
 }
 
 // firstViolation returns err, or, when err is a UTF-8 error at offset k of

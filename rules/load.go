@@ -61,17 +61,25 @@ const MaxFileBytes = 4 << 20
 //     twice is an error. It replaces the preset's list.
 //
 //   - "body_types", "multipart_text_types": arrays of media types
-//     (Policy.BodyTypes, Policy.MultipartTextTypes), "type/subtype" or
-//     "type/*", without parameters. Media types are case-insensitive;
-//     Parse stores them in lower case. Each replaces the preset's list.
+//     (Policy.BodyTypes, Policy.MultipartTextTypes), "type/subtype",
+//     "type/*" or "type/*+suffix" (every subtype with that structured
+//     syntax suffix, RFC 6838 section 4.2.8, such as "application/*+yaml"),
+//     without parameters. Media types are case-insensitive; Parse stores
+//     them in lower case. Each replaces the preset's list.
 //
-//   - "limits": an object with any of "body_bytes", "fields",
-//     "field_bytes", "path_bytes", "query_bytes", "json_depth" and
-//     "multipart_parts" (the fields of Limits). Each is a positive integer, or -1 for no
-//     limit. 0 is refused: in Limits a zero field means "the default",
-//     which a reader of the file would take for "nothing allowed"; leave
-//     the key out to keep the preset's limit (the defaults, in every
-//     preset).
+//   - "file_contents": "text" or "data" (Policy.FileContents): whether
+//     the contents of multipart file parts are checked as text (those of
+//     the "multipart_text_types") or passed on as data. A policy that
+//     gives "multipart_text_types" with "data" is refused: under "data"
+//     no file part is text, and the list would say otherwise.
+//
+//   - "limits": an object with any of "body_bytes", "binary_body_bytes",
+//     "file_bytes", "fields", "field_bytes", "path_bytes", "query_bytes",
+//     "json_depth" and "multipart_parts" (the fields of Limits). Each is a
+//     positive integer, or -1 for no limit. 0 is refused: in Limits a zero
+//     field means "the default", which a reader of the file would take
+//     for "nothing allowed"; leave the key out to keep the preset's limit
+//     (the defaults, in every preset).
 //
 //   - "path", "query", "form", "json", "xml", "multipart", "body", "header": the
 //     Check of that location (see Location.String), an object with any of
@@ -132,11 +140,16 @@ const MaxFileBytes = 4 << 20
 //   - a limit that is 0, negative other than -1, not an integer or out of
 //     range;
 //   - a header name that is not a token, a media type that is not
-//     "type/subtype" or "type/*", and a name or type listed twice;
+//     "type/subtype", "type/*" or "type/*+suffix", and a name or type
+//     listed twice;
 //   - a class both forbidden and allowed, or listed twice;
 //     "refuse_double_encoding" true outside path, query and form;
 //     "reject_unnormalized" true without a normalization; "header" on with
-//     no headers listed.
+//     no headers listed;
+//   - anything else Table.Validate refuses, which Parse runs on the table
+//     it read (the checks of policies written in Go), such as a PRECIS
+//     field in a location the policy does not check, or two PRECIS fields
+//     whose names differ only in case.
 //
 // The policies Parse returns are fresh: no two share a slice.
 func Parse(data []byte) (*Table, error) {
@@ -285,6 +298,9 @@ func (ld *loader) table(v *jsonValue) (*Table, error) {
 			return nil, ld.unknownKey(m, path, topKeys)
 		}
 	}
+	if err := ld.validate(v, t); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -293,11 +309,11 @@ var (
 	policyKeys = []string{
 		"preset", "mode", "normalization", "reject_unnormalized", "refuse_charsets",
 		"refuse_unlisted_types", "binary_types", "refuse_duplicate_keys",
-		"headers", "cookies", "body_types", "multipart_text_types", "limits",
+		"headers", "cookies", "body_types", "multipart_text_types", "file_contents", "limits",
 		"path", "query", "form", "json", "xml", "multipart", "body", "header", "precis",
 	}
 	checkKeys = []string{"on", "forbid", "allow", "refuse_double_encoding", "repair"}
-	limitKeys = []string{"body_bytes", "fields", "field_bytes", "path_bytes", "query_bytes", "json_depth", "multipart_parts"}
+	limitKeys = []string{"body_bytes", "binary_body_bytes", "file_bytes", "fields", "field_bytes", "path_bytes", "query_bytes", "json_depth", "multipart_parts"}
 )
 
 var presets = []struct {
@@ -389,6 +405,8 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 			p.BodyTypes, err = ld.mediaTypes(m.val, mpath)
 		case "multipart_text_types":
 			p.MultipartTextTypes, err = ld.mediaTypes(m.val, mpath)
+		case "file_contents":
+			p.FileContents, err = ld.fileContents(m.val, mpath)
 		case "limits":
 			err = ld.limits(m.val, mpath, &p.Limits)
 		case "precis":
@@ -405,6 +423,10 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 	if p.RejectUnnormalized && p.Normalization == normalize.None {
 		return p, ld.errAtMember(v, path, "reject_unnormalized", `rejecting unnormalized text needs "normalization" "nfc" or "nfkc"`)
 	}
+	if p.FileContents == DataFiles && v.member("multipart_text_types") != nil {
+		return p, ld.errAtMember(v, path, "multipart_text_types",
+			`"file_contents" is "data": no file part is text, so "multipart_text_types" has no effect; leave it out`)
+	}
 	if p.Header.On && len(p.Headers) == 0 {
 		key := "header"
 		if v.member("headers") != nil {
@@ -413,6 +435,20 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 		return p, ld.errAtMember(v, path, key, `header checks are on, but "headers" lists no header names`)
 	}
 	return p, nil
+}
+
+// fileContents reads "file_contents": "text" or "data".
+func (ld *loader) fileContents(v *jsonValue, path string) (FileContents, error) {
+	s, err := ld.str(v, path)
+	if err != nil {
+		return 0, err
+	}
+	for _, f := range [...]FileContents{TextFiles, DataFiles} {
+		if s == f.String() {
+			return f, nil
+		}
+	}
+	return 0, ld.errAt(v.off, path, "unknown file contents "+strconv.Quote(s)+`: want "text" or "data"`)
 }
 
 // precis reads the "precis" object: locations mapping field names to
@@ -553,8 +589,8 @@ func (ld *loader) headers(v *jsonValue, path string) ([]string, error) {
 	return list, err
 }
 
-// mediaTypes reads an array of media types or type/* patterns, in lower
-// case.
+// mediaTypes reads an array of media types or type/* and type/*+suffix
+// patterns, in lower case.
 func (ld *loader) mediaTypes(v *jsonValue, path string) ([]string, error) {
 	list := []string{}
 	err := ld.strings(v, path, func(i int, e *jsonValue) error {
@@ -574,7 +610,8 @@ func (ld *loader) mediaTypes(v *jsonValue, path string) ([]string, error) {
 }
 
 // checkMediaType returns why t is not a media type without parameters
-// ("type/subtype", RFC 9110 section 8.3.1) or a "type/*" pattern, or "".
+// ("type/subtype", RFC 9110 section 8.3.1), a "type/*" pattern or a
+// "type/*+suffix" pattern, or "".
 func checkMediaType(t string) string {
 	if strings.ContainsAny(t, "; \t") {
 		return `want "type/subtype" without parameters`
@@ -585,12 +622,19 @@ func checkMediaType(t string) string {
 		return `want "type/subtype", such as "application/xml"`
 	case typ == "*":
 		return `the type must be named; "type/*" matches every subtype`
-	case sub != "*" && strings.Contains(sub, "*"), strings.Contains(typ, "*"):
-		return `"*" stands only for a whole subtype, as in "text/*"`
+	case strings.Contains(typ, "*"), sub != "*" && strings.Contains(sub, "*") && !isSuffixPattern(sub):
+		return `"*" stands only for a whole subtype, as in "text/*", or before a suffix, as in "application/*+xml"`
 	case !isToken(typ) || !isToken(sub):
 		return "the type and the subtype must be tokens"
 	}
 	return ""
+}
+
+// isSuffixPattern reports whether the subtype sub is "*+suffix", the
+// suffix a token without '+' or '*'.
+func isSuffixPattern(sub string) bool {
+	suffix, ok := strings.CutPrefix(sub, "*+")
+	return ok && isToken(suffix) && !strings.ContainsAny(suffix, "+*")
 }
 
 // isToken reports whether s is a token of RFC 9110 section 5.6.2, the
@@ -619,14 +663,14 @@ func (ld *loader) limits(v *jsonValue, path string, l *Limits) error {
 	for _, m := range v.members {
 		mpath := keyPath(path, m.key)
 		var dst *int
+		var dst64 *int64
 		switch m.key {
 		case "body_bytes":
-			n, err := ld.limit(m.val, mpath, 64)
-			if err != nil {
-				return err
-			}
-			l.BodyBytes = n
-			continue
+			dst64 = &l.BodyBytes
+		case "binary_body_bytes":
+			dst64 = &l.BinaryBodyBytes
+		case "file_bytes":
+			dst64 = &l.FileBytes
 		case "fields":
 			dst = &l.Fields
 		case "field_bytes":
@@ -641,6 +685,14 @@ func (ld *loader) limits(v *jsonValue, path string, l *Limits) error {
 			dst = &l.MultipartParts
 		default:
 			return ld.unknownKey(m, mpath, limitKeys)
+		}
+		if dst64 != nil {
+			n, err := ld.limit(m.val, mpath, 64)
+			if err != nil {
+				return err
+			}
+			*dst64 = n
+			continue
 		}
 		n, err := ld.limit(m.val, mpath, strconv.IntSize)
 		if err != nil {

@@ -37,6 +37,41 @@ func (l Location) String() string {
 	return "Location(" + strconv.Itoa(int(l)) + ")"
 }
 
+// FileContents says whether the contents of multipart file parts are text
+// (checked) or data (passed on unread).
+//
+// Names are always text: a file name reaches logs, file systems and
+// pages. Whether the file itself is text is the route's choice. A route
+// whose files are text its application reads (a CSV it imports, a config
+// it parses) wants them checked: TextFiles. A route that stores what it is
+// given (an upload service, attachments) must take files in whatever
+// encoding people have: a .txt that Windows Notepad saved as "Unicode"
+// (UTF-16 with a byte order mark, sent as text/plain), or a CSV that Excel
+// saved in Windows-1252 (sent as text/csv), is not UTF-8, and TextFiles
+// refuses both. DataFiles takes them as they are.
+type FileContents uint8
+
+const (
+	// TextFiles checks the contents of the file parts whose media type
+	// MultipartTextTypes lists (text/* by default) as text, like fields;
+	// those of other types are data.
+	TextFiles FileContents = iota
+	// DataFiles passes the contents of every file part on unread, as
+	// data, bounded by Limits.FileBytes and Limits.BinaryBodyBytes.
+	DataFiles
+)
+
+// String returns "text" or "data", the names the policy file uses.
+func (f FileContents) String() string {
+	switch f {
+	case TextFiles:
+		return "text"
+	case DataFiles:
+		return "data"
+	}
+	return "FileContents(" + strconv.Itoa(int(f)) + ")"
+}
+
 // Mode says what happens to a request that breaks its policy.
 type Mode uint8
 
@@ -75,14 +110,42 @@ type Check struct {
 }
 
 // Limits bounds what one request may hold. A zero field means the default
-// given for it; a negative one means no limit.
+// given for it; -1 means no limit (other negative values are mistakes,
+// which Policy.Validate refuses).
+//
+// Text and data have limits of their own. What utf8guard reads as text is
+// held in memory while it is checked, and bounded by BodyBytes, FieldBytes
+// and the counts; what it passes on as data (a binary body, the contents
+// of a multipart file part that the route treats as data) is streamed,
+// never held in memory, and bounded by FileBytes and BinaryBodyBytes. A
+// multipart body has both: its text (field names and values, file names,
+// part headers, text file parts, delimiters) is bounded by BodyBytes, the
+// contents of its data file parts by FileBytes each and BinaryBodyBytes
+// together.
 type Limits struct {
-	// BodyBytes is the largest body, in octets, on a route that checks
-	// bodies. Text bodies are read up to it and refused past it (413);
-	// other bodies (binary types, other charsets) are refused when their
-	// declared length is over it, and cut off past it when their length is
-	// unknown, so the handler's read fails. Default 1 MiB.
+	// BodyBytes is the largest text body, in octets, on a route that
+	// checks bodies: a form, JSON, XML or text body, and the text of a
+	// multipart body (all of it but the contents of its data file parts).
+	// Text is read up to it and refused past it (413). Bodies of a text
+	// type that are passed on unread (another charset, a location that is
+	// off) are bounded by it as binary bodies are by BinaryBodyBytes.
+	// Default 1 MiB.
 	BodyBytes int64
+	// BinaryBodyBytes is the largest body that utf8guard passes on as data
+	// (a media type it does not check as text: BinaryTypes, or any
+	// unlisted type on a route that does not refuse them), and the largest
+	// total of the contents of the data file parts of one multipart body.
+	// A binary body is never read by utf8guard: one whose declared length
+	// (Content-Length) is over the limit is refused before the handler
+	// runs (too_large, 413); one of unknown length (chunked) is cut off
+	// past it, the handler's read fails with an *http.MaxBytesError, and
+	// a too_large line is logged. A multipart body over it is refused
+	// (413) before the handler runs. Default 32 MiB.
+	BinaryBodyBytes int64
+	// FileBytes is the largest content of one multipart file part whose
+	// contents are data (Policy.FileContents), refused past it (too_large,
+	// 413, the part's field name in the log). Default 32 MiB.
+	FileBytes int64
 	// Fields is the largest number of query fields, and separately of form
 	// or multipart fields. Default 1000.
 	Fields int
@@ -113,6 +176,16 @@ type Limits struct {
 	MultipartParts int
 }
 
+// The default limits of data. They are the size of Go's own form parser:
+// Request.FormFile and ParseMultipartForm hold 32 MiB of a form in memory
+// and spill the rest to disk, so an upload of that size is one Go servers
+// already expect (documents, photos); a route that takes larger files
+// (video, backups) raises them.
+const (
+	DefaultBinaryBodyBytes = 32 << 20
+	DefaultFileBytes       = 32 << 20
+)
+
 // The default limits.
 const (
 	DefaultBodyBytes      = 1 << 20
@@ -131,9 +204,14 @@ func (l Limits) WithDefaults() Limits {
 			*v = d
 		}
 	}
-	if l.BodyBytes == 0 {
-		l.BodyBytes = DefaultBodyBytes
+	def64 := func(v *int64, d int64) {
+		if *v == 0 {
+			*v = d
+		}
 	}
+	def64(&l.BodyBytes, DefaultBodyBytes)
+	def64(&l.BinaryBodyBytes, DefaultBinaryBodyBytes)
+	def64(&l.FileBytes, DefaultFileBytes)
 	def(&l.Fields, DefaultFields)
 	def(&l.FieldBytes, DefaultFieldBytes)
 	def(&l.PathBytes, DefaultPathBytes)
@@ -168,15 +246,27 @@ type Policy struct {
 	// a handler reading the Cookie header sees them; this sees them too.
 	Cookies bool
 	// BodyTypes lists media types, besides text/*, whose bodies are checked
-	// as text under Body, such as "application/xml". A type/* pattern
-	// matches every subtype.
+	// as text under Body, such as "application/yaml". A type/* pattern
+	// matches every subtype, a type/*+suffix pattern every subtype with
+	// that structured syntax suffix ("application/*+yaml"). A type the
+	// middleware reads as a structure keeps that structure's check,
+	// listed or not: forms, JSON and +json, JSON lines, XML and +xml,
+	// multipart (so "application/*+xml" here changes nothing).
 	BodyTypes []string
-	// MultipartTextTypes lists the media types of multipart file parts
-	// whose contents are checked as text; other file parts (images,
-	// archives, ...) are binary and passed through. Parts without a file
-	// name are form fields and always checked. A type/* pattern matches
-	// every subtype. Nil means text/*; an empty non-nil list means no file
-	// part is text.
+	// FileContents says what the contents of multipart file parts are to
+	// the route: TextFiles (the zero value) checks those of the types
+	// MultipartTextTypes lists as text, as the application will interpret
+	// them; DataFiles passes every file's contents on unread, as data the
+	// application stores. Field names, file names and the other part
+	// headers are text either way, and checked; so are the parts without
+	// a file name (form fields).
+	FileContents FileContents
+	// MultipartTextTypes lists, under TextFiles, the media types of the
+	// file parts whose contents are checked as text; other file parts
+	// (images, archives, ...) are data, passed through. A type/* pattern
+	// matches every subtype, a type/*+suffix pattern every subtype with
+	// that suffix. Nil means text/*; an empty non-nil list means no file
+	// part is text. Under DataFiles it is not used.
 	MultipartTextTypes []string
 	// RefuseCharsets rejects a body whose Content-Type declares a charset
 	// other than UTF-8 or US-ASCII (BadCharset), and an XML body whose XML

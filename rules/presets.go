@@ -5,6 +5,18 @@ import "github.com/utf8guard/utf8guard/sanitize"
 // The presets are functions returning fresh values: editing the Policy one
 // returns changes nothing else.
 
+// TextTypes returns the media types, outside text/*, that the Strict and
+// Default presets list in BodyTypes: text formats sent under application/,
+// checked as text under Body. (Forms, JSON, +json, JSON lines, XML, +xml
+// and multipart bodies are checked as what they are, listed or not.)
+func TextTypes() []string {
+	return []string{
+		"application/yaml", "application/x-yaml", // RFC 9512, and its older name
+		"application/graphql",
+		"application/javascript", // RFC 9239 prefers text/javascript, which text/* covers
+	}
+}
+
 // Strict returns the strict preset, for routes that take text from people
 // and pass it to other systems. It checks every location but headers, in
 // Enforce mode, and refuses:
@@ -23,15 +35,24 @@ import "github.com/utf8guard/utf8guard/sanitize"
 //   - bodies of any media type it does not check as text, and bodies
 //     without a Content-Type (RefuseUnlistedTypes, 415): it checks
 //     application/x-www-form-urlencoded, application/json and +json,
-//     application/xml, text/xml and +xml, multipart/form-data and
-//     multipart/mixed, and text/*. List the binary types a route takes
-//     (uploads) in BinaryTypes.
+//     JSON lines (application/x-ndjson, application/jsonl and their
+//     kin), application/xml, text/xml and +xml, multipart/form-data and
+//     multipart/mixed, text/*, and the TextTypes (YAML, GraphQL,
+//     JavaScript) as text. List the binary types a route takes (uploads)
+//     in BinaryTypes;
+//   - in multipart bodies, the contents of text/* file parts as text
+//     (TextFiles): a route that stores the files it is sent, rather than
+//     reading them, sets FileContents to DataFiles, and then file names
+//     are checked and contents passed on as data;
+//   - a Content-Encoding other than gzip, x-gzip and deflate, which it
+//     decodes before checking (415).
 //
 // DEL, noncharacters, private use and default-ignorable characters are
 // allowed; add them to a location's Forbid where a route wants them out.
 // Cookies are checked, name and value, under the header classes. Other
 // header checks are off; to check headers, set Header.On and list them in
-// Headers. Limits are the defaults (1 MiB bodies). No normalization: see
+// Headers. Limits are the defaults (1 MiB of text; 32 MiB of data: binary
+// bodies, and files whose contents are data). No normalization: see
 // Normalization.
 func Strict() Policy {
 	const (
@@ -49,6 +70,8 @@ func Strict() Policy {
 		Body:                Check{On: true, Forbid: body},
 		Header:              Check{Forbid: name},
 		Cookies:             true,
+		BodyTypes:           TextTypes(),
+		FileContents:        TextFiles,
 		MultipartTextTypes:  []string{"text/*"},
 		RefuseCharsets:      true,
 		RefuseUnlistedTypes: true,
@@ -59,9 +82,10 @@ func Strict() Policy {
 
 // Default returns the default preset: every location but headers is
 // checked, in Enforce mode, for malformations (ill-formed UTF-8, malformed
-// percent-escapes) and NUL, and nothing else. Bodies that declare a charset
-// other than UTF-8 or US-ASCII are passed on unchecked. Limits are the
-// defaults.
+// percent-escapes) and NUL, and nothing else. It checks the bodies Strict
+// checks, the TextTypes included, and passes bodies of other media types
+// on unread; bodies that declare a charset other than UTF-8 or US-ASCII
+// are passed on unchecked. Limits are the defaults.
 func Default() Policy {
 	on := Check{On: true, Forbid: sanitize.NUL}
 	return Policy{
@@ -73,6 +97,8 @@ func Default() Policy {
 		Multipart:          on,
 		Body:               on,
 		Header:             Check{Forbid: sanitize.NUL},
+		BodyTypes:          TextTypes(),
+		FileContents:       TextFiles,
 		MultipartTextTypes: []string{"text/*"},
 		Limits:             Limits{}.WithDefaults(),
 	}

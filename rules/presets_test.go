@@ -101,6 +101,10 @@ func defaultLimits() rules.Limits {
 		QueryBytes:     64 << 10,
 		JSONDepth:      512,
 		MultipartParts: 100,
+
+		// "Default 32 MiB", both: the size of Go's own form parser.
+		BinaryBodyBytes: 32 << 20,
+		FileBytes:       32 << 20,
 	}
 }
 
@@ -131,8 +135,11 @@ func TestStrict(t *testing.T) {
 	if p.Normalization != normalize.None || p.RejectUnnormalized {
 		t.Errorf("Normalization = %v, RejectUnnormalized = %v, want none, false", p.Normalization, p.RejectUnnormalized)
 	}
-	if p.Headers != nil || p.BodyTypes != nil {
-		t.Errorf("Headers = %q, BodyTypes = %q, want nil", p.Headers, p.BodyTypes)
+	if p.Headers != nil {
+		t.Errorf("Headers = %q, want nil", p.Headers)
+	}
+	if want := []string{"application/yaml", "application/x-yaml", "application/graphql", "application/javascript"}; !reflect.DeepEqual(p.BodyTypes, want) {
+		t.Errorf("BodyTypes = %q, want %q", p.BodyTypes, want)
 	}
 	if want := []string{"text/*"}; !reflect.DeepEqual(p.MultipartTextTypes, want) {
 		t.Errorf("MultipartTextTypes = %q, want %q", p.MultipartTextTypes, want)
@@ -166,8 +173,11 @@ func TestDefault(t *testing.T) {
 	if p.Normalization != normalize.None || p.RejectUnnormalized {
 		t.Errorf("Normalization = %v, RejectUnnormalized = %v, want none, false", p.Normalization, p.RejectUnnormalized)
 	}
-	if p.Headers != nil || p.BodyTypes != nil {
-		t.Errorf("Headers = %q, BodyTypes = %q, want nil", p.Headers, p.BodyTypes)
+	if p.Headers != nil {
+		t.Errorf("Headers = %q, want nil", p.Headers)
+	}
+	if want := []string{"application/yaml", "application/x-yaml", "application/graphql", "application/javascript"}; !reflect.DeepEqual(p.BodyTypes, want) {
+		t.Errorf("BodyTypes = %q, want %q", p.BodyTypes, want)
 	}
 	if want := []string{"text/*"}; !reflect.DeepEqual(p.MultipartTextTypes, want) {
 		t.Errorf("MultipartTextTypes = %q, want %q", p.MultipartTextTypes, want)
@@ -209,6 +219,9 @@ func TestPresetsAreFresh(t *testing.T) {
 			// Edit everything, in place where there is a slice.
 			for i := range p.MultipartTextTypes {
 				p.MultipartTextTypes[i] = "edited/edited"
+			}
+			for i := range p.BodyTypes {
+				p.BodyTypes[i] = "edited/edited"
 			}
 			p.MultipartTextTypes = append(p.MultipartTextTypes, "image/*")
 			p.Headers = append(p.Headers, "X-Edited")

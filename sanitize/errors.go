@@ -13,7 +13,8 @@ import (
 // encoding reasons and forbidden_char, normalize reports not_normalized and
 // precis, and the middleware reports the rest (too_large, bad_charset,
 // canonical_syntax, unsupported_media_type, bad_media_type, key_collision,
-// duplicate_key, forbidden_trailer, body_unreadable).
+// duplicate_key, forbidden_trailer, body_unreadable, parsed_before_check,
+// unsupported_encoding).
 type Reason uint8
 
 // The rejection reasons. Offsets are 0-based octet offsets pointing at the
@@ -62,8 +63,7 @@ const (
 	CanonicalSyntax
 	// UnsupportedMediaType: a body whose media type the policy neither
 	// checks as text nor lists as binary, or a body without a Content-Type,
-	// where the policy accepts listed types only; or a content coding it
-	// cannot decode.
+	// where the policy accepts listed types only.
 	UnsupportedMediaType
 	// BadMediaType: a Content-Type that mime.ParseMediaType cannot parse,
 	// on a route that checks bodies.
@@ -82,6 +82,16 @@ const (
 	// whole (the client went away, a broken chunked encoding), so that
 	// none of it could be checked.
 	BodyUnreadable
+	// ParsedBeforeCheck: a request whose query or form something before
+	// the middleware had parsed already (Request.Form, PostForm or
+	// MultipartForm set), so that the handler would read values no check
+	// saw. A mistake of the server's, not the client's: the middleware
+	// must be mounted before whatever parsed them.
+	ParsedBeforeCheck
+	// UnsupportedEncoding: a body the policy checks whose Content-Encoding
+	// names a content coding the middleware does not decode (br, zstd,
+	// compress, an unknown name), or more than one coding.
+	UnsupportedEncoding
 
 	numReasons = iota + 1
 )
@@ -107,6 +117,8 @@ var reasonNames = [numReasons]string{
 	DuplicateKey:           "duplicate_key",
 	ForbiddenTrailer:       "forbidden_trailer",
 	BodyUnreadable:         "body_unreadable",
+	ParsedBeforeCheck:      "parsed_before_check",
+	UnsupportedEncoding:    "unsupported_encoding",
 }
 
 // String returns the taxonomy name of r, such as "overlong", or
@@ -152,6 +164,8 @@ var (
 	ErrDuplicateKey           = errors.New("sanitize: duplicate key")
 	ErrForbiddenTrailer       = errors.New("sanitize: checked header in trailer")
 	ErrBodyUnreadable         = errors.New("sanitize: body could not be read")
+	ErrParsedBeforeCheck      = errors.New("sanitize: form parsed before the check")
+	ErrUnsupportedEncoding    = errors.New("sanitize: content coding not supported")
 )
 
 var sentinels = [numReasons]error{
@@ -175,6 +189,8 @@ var sentinels = [numReasons]error{
 	DuplicateKey:           ErrDuplicateKey,
 	ForbiddenTrailer:       ErrForbiddenTrailer,
 	BodyUnreadable:         ErrBodyUnreadable,
+	ParsedBeforeCheck:      ErrParsedBeforeCheck,
+	UnsupportedEncoding:    ErrUnsupportedEncoding,
 }
 
 // Sentinel returns the sentinel error of r (ErrOverlong for Overlong, ...),

@@ -15,14 +15,27 @@
 //	/monitor/*  the strict preset in monitor mode: logged, never rejected
 //	/open/*     no checks
 //	/static/*   files from public/ (hello.txt), under the strict preset
+//	/upload/*   POST only: the strict preset, file contents as data, 256 MiB
 //
 // The first four answer 200 with a JSON echo of what the handler sees:
 // {"path", "param", "query", "form", "json", "body"}. Rejections answer 400,
 // 413 for bodies over 1 MiB, or 415 for a media type the strict preset
 // does not check as text. Rejection logs go to stdout as JSON lines.
 //
+// /upload/* takes multipart/form-data uploads, checked as they stream in:
+// field names, file names and fields under the strict preset, file
+// contents passed on as data (any encoding: a UTF-16 .txt, a Windows-1252
+// CSV), up to 256 MiB of files. Its handler streams the form with
+// Request.MultipartReader and answers 200 with
+// {"fields": {name: [values]}, "files": [{"field", "filename", "size",
+// "sha256"}]}.
+//
+//	curl -F title=été -F file=@photo.jpg http://127.0.0.1:8080/upload/x
+//
 // The policy file and public/ are embedded in the binary, so it runs the
-// same from any working directory; -policy reads another policy file.
+// same from any working directory; -policy reads another policy file. A
+// policy file with a mistake, or with a route that names none of the
+// routes above, stops the demo at start-up with an error that names it.
 package main
 
 import (
@@ -42,6 +55,8 @@ import (
 
 	"github.com/utf8guard/utf8guard/examples/server/app"
 	"github.com/utf8guard/utf8guard/examples/server/app/appv5"
+	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -99,7 +114,7 @@ func run(addr, policyFile, echoVersion string) error {
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	fmt.Fprintf(os.Stderr, "utf8guard demo listening on http://%s (Echo %s; routes /strict/ /nfc/ /monitor/ /open/ /static/)\n", ln.Addr(), echoVersion)
+	fmt.Fprintf(os.Stderr, "utf8guard demo listening on http://%s (Echo %s; routes /strict/ /nfc/ /monitor/ /open/ /static/ /upload/)\n", ln.Addr(), echoVersion)
 	select {
 	case err := <-errc:
 		return err
@@ -112,12 +127,29 @@ func run(addr, policyFile, echoVersion string) error {
 }
 
 // apps builds the demo's server on each Echo major version -echo names.
+// Each checks, once its routes are registered, that every route of the
+// policy file names one of them: a key with a typo ("/monitr/*") would
+// otherwise give that route's requests the default policy, silently.
 var apps = map[string]func(*rules.Table, *zerolog.Logger, fs.FS) (http.Handler, error){
 	"v4": func(t *rules.Table, l *zerolog.Logger, public fs.FS) (http.Handler, error) {
-		return app.New(t, l, public)
+		e, err := app.New(t, l, public)
+		if err != nil {
+			return nil, err
+		}
+		if err := middleware.CheckRoutes(e, t); err != nil {
+			return nil, err
+		}
+		return e, nil
 	},
 	"v5": func(t *rules.Table, l *zerolog.Logger, public fs.FS) (http.Handler, error) {
-		return appv5.New(t, l, public)
+		e, err := appv5.New(t, l, public)
+		if err != nil {
+			return nil, err
+		}
+		if err := echov5.CheckRoutes(e, t); err != nil {
+			return nil, err
+		}
+		return e, nil
 	},
 }
 

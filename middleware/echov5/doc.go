@@ -23,8 +23,12 @@
 //	e.Use(middleware.RequestID()) // optional: gives the log its request_id
 //	e.Use(echov5.WithConfig(echov5.Config{Rules: table}))
 //
-// Mount it before any middleware that reads the body or the query. It works
-// wherever Echo v5 takes a middleware:
+// Mount it before any middleware that reads the body or the query (a
+// request whose form something before it parsed is refused with 500
+// parsed_before_check), and call CheckRoutes once the routes are
+// registered: a key of the policy table that names no route is an error
+// there, and an error-level log line at the first request otherwise. It
+// works wherever Echo v5 takes a middleware:
 //
 //   - e.Use, a group, a single route: after routing. The policy is that of
 //     the matched route template (c.Path()), and c.Param returns the

@@ -44,6 +44,12 @@ type Config struct {
 	// after writing a response itself.
 	// Optional. Default value DefaultErrorHandler.
 	ErrorHandler func(c *echo.Context, rj *middleware.Rejection) error
+
+	// TempDir is where a multipart body larger than 1 MiB is spooled
+	// while it is checked and then read by the handler: one temporary
+	// file per request, removed when the handler returns.
+	// Optional. Default value os.TempDir().
+	TempDir string
 }
 
 // DefaultConfig is the default configuration: rules.Default() on every
@@ -126,9 +132,12 @@ func WithConfig(cfg Config) echo.MiddlewareFunc {
 // out here, once: the per-request path only looks up and scans.
 func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	pl, err := middleware.NewPipeline(middleware.PipelineConfig{
-		Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted,
+		Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, TempDir: cfg.TempDir,
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := middleware.ValidateEchoRoutes(cfg.Rules); err != nil { // Echo's route syntax
 		return nil, err
 	}
 	m := &guard{pl: pl, skipper: cfg.Skipper, onReject: cfg.OnReject, onError: cfg.ErrorHandler}
@@ -158,6 +167,7 @@ func (m *guard) wrap(next echo.HandlerFunc) echo.HandlerFunc {
 
 // serve runs the middleware for c.
 func (m *guard) serve(c *echo.Context, next echo.HandlerFunc) error {
+	m.checkRoutes(c) // check.go: once, at the first request
 	if m.skipper(c) {
 		return next(c)
 	}
@@ -199,6 +209,7 @@ func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre 
 		escaped = escaped && pre.rawPath == r.URL.RawPath
 	}
 	v := m.pl.Check(r, middleware.Match{Route: route, Names: names, Values: values, Escaped: escaped}, (*identity)(c))
+	defer v.Release() // after the handler, and after its panic
 	if v.Request != r {
 		c.SetRequest(v.Request)
 		r = v.Request

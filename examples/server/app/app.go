@@ -8,6 +8,8 @@ package app
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -28,6 +30,10 @@ import (
 // Routes are the route templates whose handler echoes the request, for GET
 // and POST.
 var Routes = []string{"/strict/*", "/nfc/*", "/monitor/*", "/open/*"}
+
+// UploadRoute is the route template of the upload handler (Upload), for
+// POST.
+const UploadRoute = "/upload/*"
 
 // New returns the demo's Echo instance: Echo's RequestID middleware, then
 // utf8guard with table, then Routes answered by Echo, and /static/* served
@@ -54,6 +60,13 @@ func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, 
 		e.GET(route, Echo)
 		e.POST(route, Echo)
 	}
+	e.POST(UploadRoute, func(c echo.Context) error {
+		out, err := Upload(c.Request())
+		if err != nil {
+			return echo.NewHTTPError(err.Status, err.Message)
+		}
+		return c.JSON(http.StatusOK, out)
+	})
 	e.GET("/static/*", func(c echo.Context) error {
 		name := c.Param("*")
 		if !fs.ValidPath(name) || name == "." {
@@ -137,4 +150,73 @@ func Answer(r *http.Request, param string, query url.Values, parseForm func() er
 		out["json"] = v
 	}
 	return out, nil
+}
+
+// Uploaded is the upload handler's answer: the form's fields, and for each
+// file its field, file name, size and SHA-256.
+type Uploaded struct {
+	Fields map[string][]string `json:"fields"`
+	Files  []File              `json:"files"`
+}
+
+// File is one file of an upload.
+type File struct {
+	Field    string `json:"field"`
+	Filename string `json:"filename"`
+	Size     int64  `json:"size"`
+	SHA256   string `json:"sha256"`
+}
+
+// MaxFieldBytes bounds what Upload holds of one field. utf8guard bounds
+// fields on a checked route already (64 KiB by default); the handler
+// bounds its own memory whatever route it is mounted on.
+const MaxFieldBytes = 1 << 20
+
+// Upload is the upload handler, for either Echo: it streams the form of r
+// with Request.MultipartReader, as a service that stores files does,
+// reading each field into memory and hashing each file as it passes
+// (nothing of a file is held), and answers what it read, or a Refusal:
+// 400 for a body that is not a form or does not parse, 413 for a field
+// over MaxFieldBytes or a body cut off at its limit.
+func Upload(r *http.Request) (*Uploaded, *Refusal) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, &Refusal{http.StatusBadRequest, "want a multipart/form-data body"}
+	}
+	out := &Uploaded{Fields: map[string][]string{}, Files: []File{}}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, readRefusal(err)
+		}
+		if part.FileName() == "" {
+			v, err := io.ReadAll(io.LimitReader(part, MaxFieldBytes+1))
+			switch {
+			case err != nil:
+				return nil, readRefusal(err)
+			case len(v) > MaxFieldBytes:
+				return nil, &Refusal{http.StatusRequestEntityTooLarge, "field too large"}
+			}
+			out.Fields[part.FormName()] = append(out.Fields[part.FormName()], string(v))
+			continue
+		}
+		h := sha256.New()
+		n, err := io.Copy(h, part)
+		if err != nil {
+			return nil, readRefusal(err)
+		}
+		out.Files = append(out.Files, File{Field: part.FormName(), Filename: part.FileName(), Size: n, SHA256: hex.EncodeToString(h.Sum(nil))})
+	}
+}
+
+// readRefusal is the answer to a body whose read failed: 413 when it was
+// cut off at its limit, 400 otherwise.
+func readRefusal(err error) *Refusal {
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return &Refusal{http.StatusRequestEntityTooLarge, http.StatusText(http.StatusRequestEntityTooLarge)}
+	}
+	return &Refusal{http.StatusBadRequest, "bad form"}
 }

@@ -41,6 +41,13 @@ func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, 
 		e.GET(route, Echo)
 		e.POST(route, Echo)
 	}
+	e.POST(app.UploadRoute, func(c *echo.Context) error {
+		out, err := app.Upload(c.Request())
+		if err != nil {
+			return echo.NewHTTPError(err.Status, err.Message)
+		}
+		return c.JSON(http.StatusOK, out)
+	})
 	e.GET("/static/*", func(c *echo.Context) error {
 		name := c.Param("*")
 		if !fs.ValidPath(name) || name == "." {

@@ -27,15 +27,6 @@ func strictCanon(n normalize.Form, edit ...func(*rules.Policy)) rules.Policy {
 	return p
 }
 
-// esc percent-encodes every octet of s, as a client may.
-func esc(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		b.WriteString("%" + strings.ToUpper(string("0123456789abcdef"[s[i]>>4])+string("0123456789abcdef"[s[i]&15])))
-	}
-	return b.String()
-}
-
 type canonBypassCase struct {
 	name   string
 	pol    rules.Policy

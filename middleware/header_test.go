@@ -3,6 +3,7 @@ package middleware
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -85,4 +86,31 @@ func TestCookiesCleanAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("checkCookies allocates %v times per clean request, want 0", n)
 	}
+}
+
+// headerCases: headers the policy lists.
+func headerCases() []locCase {
+	hdr := func() rules.Policy {
+		p := rules.Strict()
+		p.Header.On = true
+		p.Headers = []string{"x-name", "User-Agent"}
+		p.Limits.FieldBytes = 32
+		return p
+	}
+	c := []locCase{
+		{name: "clean", header: [][2]string{{"X-Name", "été"}}, status: 200},
+		{name: "overlong", header: [][2]string{{"X-Name", "ab\xC0\xAE"}}, want: rej("overlong", "header", "X-Name", 2)},
+		{name: "second value", header: [][2]string{{"X-Name", "ok"}, {"X-Name", "\xFF"}}, want: rej("invalid_byte", "header", "X-Name", 0)},
+		{name: "user agent bidi", header: [][2]string{{"User-Agent", "a\u202Eb"}}, want: forb("header", "User-Agent", 1, "bidi")},
+		{name: "unlisted header passes", header: [][2]string{{"X-Other", "\xC0\xAE"}}, status: 200},
+		{name: "too long", header: [][2]string{{"X-Name", strings.Repeat("a", 33)}}, want: rej("too_large", "header", "X-Name", 0)},
+		{name: "off by default", pol: strict, header: [][2]string{{"X-Name", "\xC0\xAE"}}, status: 200},
+	}
+	for i := range c {
+		c[i].route, c[i].target = rEcho, "/api/echo"
+		if c[i].pol == nil {
+			c[i].pol = hdr
+		}
+	}
+	return c
 }

@@ -1,0 +1,241 @@
+package middleware
+
+import (
+	"maps"
+	"mime"
+	"strings"
+	"unicode"
+)
+
+// Rewriting a Content-Disposition in the form the client wrote it. When
+// normalization changes a part's field name or file name, the header
+// must carry the canonical one. mime.FormatMediaType would write the
+// whole header anew: parameters sorted, and a non-ASCII value as an RFC
+// 2231 extended value (filename*=utf-8''Caf%C3%A9.jpg), which browsers do
+// not send and which some parsers downstream of the handler (other
+// languages' form libraries, a proxy, a virus scanner) do not read. So the
+// value is replaced where it stands, in the form it had: a quoted string
+// stays quoted (filename="Café.jpg", as browsers write it), a token a
+// token where the new value is one, an extended value an extended value;
+// the other parameters, their order and their spelling are left as they
+// came. Where that cannot be done exactly (RFC 2231 continuations, a
+// parameter given twice), or the result does not parse back to the same
+// parameters with the new values, FormatMediaType's form is the fallback.
+
+// mediaParam is where one parameter of a header value stands.
+type mediaParam struct {
+	key        string // lower case, as mime.ParseMediaType keys it
+	valueStart int    // the value, as written (quotes included)
+	valueEnd   int
+}
+
+// mediaParams finds the parameters of v as mime.ParseMediaType reads
+// them, or reports false for a value it would refuse.
+func mediaParams(v string) ([]mediaParam, bool) {
+	var out []mediaParam
+	i := strings.IndexByte(v, ';')
+	if i < 0 {
+		return nil, true
+	}
+	for i < len(v) {
+		i = skipSpace(v, i)
+		if i == len(v) {
+			break
+		}
+		if v[i] != ';' {
+			return nil, false
+		}
+		i = skipSpace(v, i+1)
+		ks := i
+		for i < len(v) && isTokenByte(v[i]) {
+			i++
+		}
+		if i == ks {
+			if strings.TrimSpace(v[ks:]) == "" {
+				break // a trailing ';', which mime.ParseMediaType ignores
+			}
+			return nil, false
+		}
+		key := strings.ToLower(v[ks:i])
+		i = skipSpace(v, i)
+		if i == len(v) || v[i] != '=' {
+			return nil, false
+		}
+		i = skipSpace(v, i+1)
+		vs := i
+		if i < len(v) && v[i] == '"' {
+			end := quotedEnd(v, i)
+			if end < 0 {
+				return nil, false
+			}
+			i = end
+		} else {
+			for i < len(v) && isTokenByte(v[i]) {
+				i++
+			}
+		}
+		if i == vs {
+			return nil, false
+		}
+		out = append(out, mediaParam{key: key, valueStart: vs, valueEnd: i})
+	}
+	return out, true
+}
+
+// skipSpace skips the white space mime.ParseMediaType skips
+// (unicode.IsSpace) from i.
+func skipSpace(v string, i int) int {
+	return len(v) - len(strings.TrimLeftFunc(v[i:], unicode.IsSpace))
+}
+
+// quotedEnd returns the end of the quoted string that starts at v[i], as
+// mime's consumeValue reads it (a backslash escapes a tspecial; a line
+// break ends it in error), or -1.
+func quotedEnd(v string, i int) int {
+	for j := i + 1; j < len(v); j++ {
+		switch c := v[j]; {
+		case c == '"':
+			return j + 1
+		case c == '\\' && j+1 < len(v) && isTSpecial(v[j+1]):
+			j++
+		case c == '\r' || c == '\n':
+			return -1
+		}
+	}
+	return -1
+}
+
+func isTSpecial(c byte) bool { return strings.IndexByte(`()<>@,;:\"/[]?=`, c) >= 0 }
+
+func isTokenByte(c byte) bool { return c > 0x20 && c < 0x7f && !isTSpecial(c) }
+
+// rewriteDisposition returns the header value v, a Content-Disposition of
+// type disp, with the parameters named in changed given their values in
+// params (the parameters it must parse as, the new values included), in
+// the form v wrote them, as the comment above says; false where it
+// cannot.
+func rewriteDisposition(v, disp string, params map[string]string, changed []string) (string, bool) {
+	ps, ok := mediaParams(v)
+	if !ok {
+		return "", false
+	}
+	type edit struct {
+		start, end int
+		text       string
+	}
+	var edits []edit
+	for _, key := range changed {
+		nv := params[key]
+		plain, ext := -1, -1
+		for i, p := range ps {
+			switch {
+			case p.key == key && plain < 0:
+				plain = i
+			case p.key == key+"*" && ext < 0:
+				ext = i
+			case p.key == key, p.key == key+"*", strings.HasPrefix(p.key, key+"*"):
+				return "", false // twice, or in continuations
+			}
+		}
+		if plain < 0 && ext < 0 {
+			return "", false
+		}
+		if plain >= 0 {
+			p := ps[plain]
+			edits = append(edits, edit{p.valueStart, p.valueEnd, plainValue(v[p.valueStart:p.valueEnd], nv)})
+		}
+		if ext >= 0 {
+			p := ps[ext]
+			text, ok := extValue(v[p.valueStart:p.valueEnd], nv)
+			if !ok {
+				return "", false
+			}
+			edits = append(edits, edit{p.valueStart, p.valueEnd, text})
+		}
+	}
+	// Apply the edits from the last to the first.
+	for i := range edits {
+		for j := i + 1; j < len(edits); j++ {
+			if edits[j].start > edits[i].start {
+				edits[i], edits[j] = edits[j], edits[i]
+			}
+		}
+	}
+	out := v
+	for _, e := range edits {
+		out = out[:e.start] + e.text + out[e.end:]
+	}
+	// It must read back as the parameters meant, and nothing else.
+	gotDisp, got, err := mime.ParseMediaType(out)
+	if err != nil || gotDisp != disp || !maps.Equal(got, params) {
+		return "", false
+	}
+	return out, true
+}
+
+// plainValue writes nv as old was written: a quoted string, or a token
+// where nv is one.
+func plainValue(old, nv string) string {
+	if !strings.HasPrefix(old, `"`) && nv != "" && strings.IndexFunc(nv, func(r rune) bool { return r >= 0x80 || !isTokenByte(byte(r)) }) < 0 {
+		return nv
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(nv); i++ {
+		if c := nv[i]; c == '"' || c == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(nv[i])
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// extValue writes nv as the RFC 2231 extended value old was written
+// (charset'language'percent-encoded, quoted or not), keeping its charset
+// name and language; false when old is not one Go decodes.
+func extValue(old, nv string) (string, bool) {
+	quoted := strings.HasPrefix(old, `"`)
+	raw := old
+	if quoted {
+		raw = old[1 : len(old)-1]
+	}
+	charset, rest, ok := strings.Cut(raw, "'")
+	if !ok {
+		return "", false
+	}
+	lang, _, ok := strings.Cut(rest, "'")
+	if !ok || strings.ContainsAny(charset+lang, `\"`) {
+		return "", false
+	}
+	switch strings.ToLower(charset) {
+	case "utf-8":
+	case "us-ascii":
+		for i := 0; i < len(nv); i++ {
+			if nv[i] >= 0x80 {
+				charset = "utf-8"
+				break
+			}
+		}
+	default:
+		return "", false
+	}
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	if quoted {
+		b.WriteByte('"')
+	}
+	b.WriteString(charset + "'" + lang + "'")
+	for i := 0; i < len(nv); i++ {
+		c := nv[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$&+-.^_`|~", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteString("%" + string(hex[c>>4]) + string(hex[c&15]))
+	}
+	if quoted {
+		b.WriteByte('"')
+	}
+	return b.String(), true
+}

@@ -1,0 +1,160 @@
+package middleware
+
+import (
+	"mime"
+	"strings"
+	"testing"
+
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// TestContentType checks contentType, its shortcuts for common values
+// included, against mime.ParseMediaType: the same type and subtype, lower
+// case, and the same charset parameter.
+func TestContentType(t *testing.T) {
+	for _, ct := range []string{
+		"application/json", "application/json; charset=utf-8", "application/json;charset=utf-8",
+		"application/json; charset=UTF-8", "application/x-www-form-urlencoded",
+		"text/plain; charset=utf-8", "Application/JSON", "text/plain;charset=\"latin1\"",
+		"multipart/form-data; boundary=x", "application/problem+json", " text/html ; charset=ascii ",
+		"applİcation/json", "application/vnd.api+json; charset=utf-8; x=1",
+	} {
+		typ, sub, charset := contentType(ct)
+		mt, params, err := mime.ParseMediaType(ct)
+		if err != nil {
+			t.Fatalf("%q: %v", ct, err)
+		}
+		wantTyp, wantSub, _ := strings.Cut(mt, "/")
+		if typ != wantTyp || sub != wantSub || charset != params["charset"] {
+			t.Errorf("contentType(%q) = %q, %q, %q; mime says %q, %q, %q", ct, typ, sub, charset, wantTyp, wantSub, params["charset"])
+		}
+	}
+}
+
+// TestContentTypeParameters checks that parameters are read as
+// mime.ParseMediaType reads them, which is how handlers read them: a
+// charset hidden in a quoted string, given twice, or given as an RFC 2231
+// charset* is the charset mime sees, and a value mime refuses does not
+// parse (issue 12, point 4).
+func TestContentTypeParameters(t *testing.T) {
+	tests := []struct {
+		ct      string
+		charset string
+		ok      bool
+	}{
+		{"text/plain; charset*=utf-8''utf-16", "utf-16", true},
+		{`text/plain; charset=utf-16; x="a;charset=utf-8"`, "utf-16", true},
+		{"application/json; charset*=utf-8''utf-7", "utf-7", true},
+		{"text/plain; charset*0=utf; charset*1=-16", "utf-16", true},
+		{"text/plain; charset=utf-8; charset=utf-16", "", false}, // duplicate parameter
+		{"text/plain; charset", "", false},
+		{"text/", "", false},
+		{"", "", true},
+	}
+	for _, tt := range tests {
+		_, _, cs, ok := parseMediaType(tt.ct)
+		if cs != tt.charset || ok != tt.ok {
+			t.Errorf("parseMediaType(%q): charset %q, ok %v; want %q, %v", tt.ct, cs, ok, tt.charset, tt.ok)
+		}
+	}
+}
+
+// TestSimpleMediaType holds the allocation-free parse of simple values to
+// mime.ParseMediaType's answers, on values near the edge of "simple".
+func TestSimpleMediaType(t *testing.T) {
+	for _, ct := range mediaTypeSeeds {
+		checkSimpleMediaType(t, ct)
+	}
+}
+
+var mediaTypeSeeds = []string{
+	"text/plain", "text/plain; charset=utf-8", "text/plain;charset=UTF-8", " text/plain\t;\tcharset = latin1 ",
+	"Text/plain", "text/plain; Charset=x", "text/plain; charset=", "text/plain; charset=\"x\"", "text/plain; charset*=x",
+	"text/plain; charset=a; charset=b", "text/plain; charset=a;", "text/plain;", "text/", "/plain", "text/pla in",
+	"text/plain\u00a0", "\u0085text/plain", "text/plain; charset=\u00e9", "text/plain; ch\u017fset=x", "text",
+	"text/plain/x", "application/vnd.api+json", "multipart/form-data; boundary=x", "text/plain; charset=a b",
+	"text/plain ;charset=a", "text/plain; charset=a=b", "text/plain\x00", "text/plain; charset=utf-8\r",
+}
+
+func checkSimpleMediaType(t *testing.T, ct string) {
+	t.Helper()
+	typ, sub, charset, ok := simpleMediaType(ct)
+	if !ok {
+		return
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		t.Fatalf("simpleMediaType(%q) parses; mime.ParseMediaType: %v", ct, err)
+	}
+	if typ+"/"+sub != mt || charset != params["charset"] || len(params) > 1 || charset == "" && len(params) != 0 {
+		t.Fatalf("simpleMediaType(%q) = %q, %q, %q; mime says %q, %q", ct, typ, sub, charset, mt, params)
+	}
+	if n := testing.AllocsPerRun(10, func() { simpleMediaType(ct) }); n != 0 && !raceEnabled {
+		t.Fatalf("simpleMediaType(%q): %v allocations", ct, n)
+	}
+}
+
+// FuzzMediaType holds simpleMediaType to mime.ParseMediaType on any value
+// it takes as simple.
+func FuzzMediaType(f *testing.F) {
+	for _, ct := range mediaTypeSeeds {
+		f.Add(ct)
+	}
+	f.Fuzz(func(t *testing.T, ct string) { checkSimpleMediaType(t, ct) })
+}
+
+// textCases: text/* and listed bodies.
+func textCases() []locCase {
+	xml := func() rules.Policy { p := rules.Strict(); p.BodyTypes = []string{"application/xml"}; return p }
+	binary := func() rules.Policy { p := rules.Strict(); p.BinaryTypes = []string{"image/*"}; return p }
+	c := []locCase{
+		{name: "clean", body: "héllo\r\n\twörld", status: 200},
+		{name: "bad_charset strict", ct: "text/plain; charset=iso-8859-1", body: "caf\xE9", want: rej("bad_charset", "body", "iso-8859-1", 0)},
+		{name: "bad_charset quoted", ct: `text/plain; charset="windows-1252"`, body: "caf\xE9", want: rej("bad_charset", "body", "windows-1252", 0)},
+		{name: "bad_charset default passes unchecked", pol: deflt, ct: "text/plain; charset=iso-8859-1", body: "caf\xE9", status: 200, check: func(t *testing.T, s *seen) {
+			if string(s.Body) != "caf\xE9" {
+				t.Errorf("body = %q", s.Body)
+			}
+		}},
+		{name: "us-ascii", ct: "text/plain; charset=US-ASCII", body: "ab\xFF", want: rej("invalid_byte", "body", "", 2)},
+		{name: "upper case type and charset", ct: "TEXT/Plain; CHARSET=UTF-8", body: "ab\xFF", want: rej("invalid_byte", "body", "", 2)},
+		{name: "charset param upper case", ct: "text/plain; CharSet=latin1", body: "ab\xFF", want: rej("bad_charset", "body", "latin1", 0)},
+		// mime.ParseMediaType refuses the parameter name (not a token):
+		// a Content-Type that does not parse is refused on a route that
+		// checks bodies, in every preset (issue 12, point 4).
+		{name: "long s is not charset", pol: deflt, ct: "text/plain; charſet=latin1", body: "ab\xFF", want: rej("bad_media_type", "body", "Content-Type", 0)},
+		{name: "charset* is the charset", ct: "text/plain; charset*=utf-8''utf-16", body: "\x00a\x00b", want: rej("bad_charset", "body", "utf-16", 0)},
+		{name: "charset behind a quoted semicolon", ct: `text/plain; charset=utf-16; x="a;charset=utf-8"`, body: "\x00a", want: rej("bad_charset", "body", "utf-16", 0)},
+		{name: "duplicate parameter", ct: "text/plain; charset=utf-8; charset=utf-16", body: "ab", want: rej("bad_media_type", "body", "Content-Type", 0)},
+		{name: "too_large", pol: withLimits(func(l *rules.Limits) { l.BodyBytes = 16 }), body: strings.Repeat("a", 17), status: 413, want: rej("too_large", "body", "", 0)},
+		{name: "at the limit", pol: withLimits(func(l *rules.Limits) { l.BodyBytes = 16 }), body: strings.Repeat("a", 16), status: 200},
+		{name: "text/html", ct: "text/html", body: "<p>\xC0\xAE</p>", want: rej("overlong", "body", "", 3)},
+		{name: "listed xml", pol: xml, ct: "application/xml", body: "<a>\xFF</a>", want: rej("invalid_byte", "xml", "", 3)},
+		{name: "xml strict", ct: "text/xml", body: "<a>\xFF</a>", want: rej("invalid_byte", "xml", "", 3)},
+		{name: "xml by binder prefix", ct: "application/xmlish", body: "<a>\xFF</a>", want: rej("invalid_byte", "xml", "", 3)},
+		{name: "json by binder prefix", ct: "application/jsonx", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "binder and suffix disagree", ct: "application/xml+json", body: `{}`, want: rej("bad_media_type", "body", "Content-Type", 0)},
+		{name: "unlisted type passes default", pol: deflt, ct: "application/octet-stream", body: "\xFF\x00\xC0\xAE", status: 200},
+		{name: "no content type passes default", pol: deflt, ct: "", body: "\xFF\x00\xC0\xAE", status: 200},
+		// The strict preset keeps a positive list (issue 12, point 5).
+		{name: "unlisted type refused strict", ct: "application/octet-stream", body: `{"q":"\ud800"}`, status: 415, want: rej("unsupported_media_type", "body", "Content-Type", 0)},
+		{name: "no content type refused strict", ct: "", body: `{"q":"\ud800"}`, status: 415, want: rej("unsupported_media_type", "body", "Content-Type", 0)},
+		{name: "listed binary type passes strict", pol: binary, ct: "image/png", body: "\xFF\x00\xC0\xAE", status: 200},
+	}
+	for _, e := range encodingCases {
+		c = append(c, locCase{name: e.reason, body: "ab" + e.raw + "cd", want: rej(e.reason, "body", "", 2)})
+	}
+	for _, f := range bodyForbidden {
+		c = append(c, locCase{name: "forbidden " + f.class, body: "ab" + f.raw, want: forb("body", "", 2, f.class)})
+	}
+	for i := range c {
+		c[i].route, c[i].target = rEcho, "/api/echo"
+		if c[i].ct == "" && !strings.HasPrefix(c[i].name, "no content type") {
+			c[i].ct = ctText
+		}
+		if c[i].method == "" {
+			c[i].method = "POST"
+		}
+	}
+	return c
+}

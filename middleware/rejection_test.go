@@ -1,0 +1,71 @@
+package middleware
+
+import (
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// TestRejectionFieldStable: a Rejection kept by OnReject must not change
+// when later requests reuse the middleware's pooled buffers.
+func TestRejectionFieldStable(t *testing.T) {
+	t.Parallel()
+	var kept []*Rejection
+	e := echo.New()
+	lb := &logBuf{}
+	e.Use(WithConfig(Config{Rules: ptr(rules.Strict()), Logger: lb.logger(), OnReject: func(c echo.Context, rj *Rejection) {
+		kept = append(kept, rj)
+	}}))
+	e.GET("/x", (&recorder{}).echoHandler)
+	e.POST("/x", (&recorder{}).echoHandler)
+	httpDo(e, req("GET", "/x?k%41y=%FF", "", nil))
+	httpDo(e, req("POST", "/x", ctForm, strings.NewReader("f%41=%FF")))
+	for range 50 {
+		httpDo(e, req("GET", "/x?ZZZZZZZZ%5A=1&k=v", "", nil))
+		httpDo(e, req("POST", "/x", ctForm, strings.NewReader("ZZZZZZ%5A=1")))
+	}
+	if kept[0].Field != "kAy" || kept[1].Field != "fA" {
+		t.Errorf("fields changed under a kept Rejection: %q %q", kept[0].Field, kept[1].Field)
+	}
+	for i, l := range lb.lines(t)[:2] {
+		if l["field"] != []string{"kAy", "fA"}[i] {
+			t.Errorf("log field %v", l["field"])
+		}
+	}
+}
+
+// TestCanonRejectionField: the Field of a rejection found while
+// canonicalizing does not alias the pooled scratch buffer that the next
+// request reuses.
+func TestCanonRejectionField(t *testing.T) {
+	t.Parallel()
+	var kept []*Rejection
+	var mu sync.Mutex
+	pol := canonPrecisPolicy(normalize.NFC)
+	e := echo.New()
+	lg := (&logBuf{}).logger()
+	e.Use(WithConfig(Config{Rules: &pol, Logger: lg, OnReject: func(c echo.Context, rj *Rejection) {
+		mu.Lock()
+		kept = append(kept, rj)
+		mu.Unlock()
+	}}))
+	e.GET("/api/echo", func(c echo.Context) error { return c.NoContent(200) })
+	// The key is escaped, so it is decoded into the scratch buffer.
+	w := httptest.NewRecorder()
+	e.ServeHTTP(w, httptest.NewRequest("GET", "/api/echo?%75ser=mike+smith", nil))
+	if w.Code != 400 || len(kept) != 1 {
+		t.Fatalf("status %d, %d rejections", w.Code, len(kept))
+	}
+	for range 50 {
+		e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/echo?%7A%7A%7A%7A=x&%79%79=%79", nil))
+	}
+	if kept[0].Field != "user" {
+		t.Errorf("Field = %q after later requests, want %q", kept[0].Field, "user")
+	}
+}

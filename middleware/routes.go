@@ -1,0 +1,232 @@
+package middleware
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// A key of a policy table that names no route is a silent bypass: its
+// requests get the table's Default. "/monitr/*" for "/monitor/*" turns a
+// monitor roll-out into enforce; "/proxy" for "/proxy/*" checks what was
+// meant to pass. The routes are usually registered after the middleware is
+// made, so the Echo adapters compare the keys with the registered routes
+// at the first request (one error-level log line per unknown key, once),
+// and CheckRoutes makes the same comparison at start-up, as an error.
+
+// UnknownRoutesError is the error of CheckRoutes and CheckTableRoutes:
+// keys of a policy table that name no registered route.
+type UnknownRoutesError struct {
+	// Keys are the keys that name no route, sorted.
+	Keys []string
+	// Near holds, for a key that resembles a registered route (a typo, a
+	// missing "/*"), that route.
+	Near map[string]string
+}
+
+// Error returns a message such as
+//
+//	utf8guard: the policy table's route "/monitr/*" names no registered route (did you mean "/monitor/*"?): its requests would get the default policy
+func (e *UnknownRoutesError) Error() string {
+	var b strings.Builder
+	b.WriteString("utf8guard: the policy table's route")
+	if len(e.Keys) > 1 {
+		b.WriteString("s")
+	}
+	for i, k := range e.Keys {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(" " + strconv.Quote(k))
+		if near, ok := e.Near[k]; ok {
+			b.WriteString(" (did you mean " + strconv.Quote(near) + "?)")
+		}
+	}
+	if len(e.Keys) > 1 {
+		b.WriteString(" name no registered route: their requests would get the default policy")
+	} else {
+		b.WriteString(" names no registered route: its requests would get the default policy")
+	}
+	return b.String()
+}
+
+// CheckRoutes returns an error if rs is not a valid configuration for the
+// Echo middleware (Config.ToMiddleware's error), or an
+// *UnknownRoutesError if a key of its table names no route registered on
+// e (on its default router or a host's, Echo.Host): call it at start-up,
+// after registering the routes, with the Rules given to the middleware,
+// and refuse to start on an error.
+//
+//	if err := middleware.CheckRoutes(e, cfg.Rules); err != nil {
+//		log.Fatal(err)
+//	}
+//
+// A key is an Echo route template exactly as registered ("/users/:id",
+// "/files/*"); a table's keys must each name one. Without this call the
+// middleware makes the same comparison at its first request and logs one
+// error-level line per unknown key, once; requests still get the
+// default policy then.
+func CheckRoutes(e *echo.Echo, rs rules.Ruleset) error {
+	if _, err := validateRules(rs); err != nil {
+		return err
+	}
+	if err := ValidateEchoRoutes(rs); err != nil {
+		return err
+	}
+	return CheckTableRoutes(rs, echoRoutes(e))
+}
+
+// echoRoutes returns the templates of every route registered on e.
+func echoRoutes(e *echo.Echo) []string {
+	var out []string
+	for _, r := range e.Router().Routes() {
+		out = append(out, r.Path)
+	}
+	for _, rt := range e.Routers() {
+		for _, r := range rt.Routes() {
+			out = append(out, r.Path)
+		}
+	}
+	return out
+}
+
+// CheckTableRoutes compares the keys of rs's table with registered, the
+// route templates a router has, and returns an *UnknownRoutesError that
+// names every key that is none of them, or nil. CheckRoutes and
+// echov5.CheckRoutes call it; an adapter for another router can too.
+func CheckTableRoutes(rs rules.Ruleset, registered []string) error {
+	t, err := tableOf(rs)
+	if err != nil {
+		return err
+	}
+	return unknownRoutes(sortedKeys(t.Routes), registered)
+}
+
+func unknownRoutes(keys, registered []string) error {
+	var e *UnknownRoutesError
+	for _, k := range keys {
+		if slices.Contains(registered, k) {
+			continue
+		}
+		if e == nil {
+			e = &UnknownRoutesError{Near: map[string]string{}}
+		}
+		e.Keys = append(e.Keys, k)
+		if near := nearest(k, registered); near != "" {
+			e.Near[k] = near
+		}
+	}
+	if e == nil {
+		return nil
+	}
+	return e
+}
+
+// nearest returns the registered route closest to k by edit distance,
+// if it is close enough to be what k meant (at most 3 edits, and at
+// most a third of k's length), or "".
+func nearest(k string, registered []string) string {
+	maxD := min(3, max(1, len(k)/3))
+	best, bestD := "", maxD+1
+	for _, r := range registered {
+		if d := editDistance(k, r, maxD+1); d < bestD || d == bestD && r < best {
+			best, bestD = r, d
+		}
+	}
+	if bestD > maxD {
+		return ""
+	}
+	return best
+}
+
+// editDistance returns the Levenshtein distance of a and b in octets, or
+// some value >= limit when it is at least limit.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// routeCheck is the state of the first request's comparison of a table's
+// keys with the router's routes.
+type routeCheck struct{ done atomic.Bool }
+
+// checkRoutes compares, at the first request the middleware sees, the
+// table's keys with the routes registered on c's Echo instance, and logs
+// one error-level line per key that names none. It costs one atomic load
+// on every later request.
+func (m *echoGuard) checkRoutes(c echo.Context) {
+	if m.g.routes != nil && !m.g.checked.done.Load() {
+		m.g.reportRoutes(c.Request(), echoRoutes(c.Echo()))
+	}
+}
+
+// RoutesChecked reports whether the pipeline has compared its table's
+// keys with the router's routes (ReportRoutes), or has no keys to
+// compare: an adapter calls ReportRoutes at its first request, while it
+// is false.
+func (pl *Pipeline) RoutesChecked() bool {
+	return pl.g.routes == nil || pl.g.checked.done.Load()
+}
+
+// ReportRoutes compares the table's keys with registered, the route
+// templates of the router the adapter serves, and logs one error-level
+// line for each key that names none of them (log fields route and, where
+// a registered route resembles the key, did_you_mean), through the
+// logger of r's context or the configured one. Only its first call does
+// anything: an adapter calls it at its first request, as the Echo adapters
+// do, when the routes are registered.
+func (pl *Pipeline) ReportRoutes(r *http.Request, registered []string) {
+	pl.g.reportRoutes(r, registered)
+}
+
+func (g *guard) reportRoutes(r *http.Request, registered []string) {
+	if g.routes == nil || !g.checked.done.CompareAndSwap(false, true) {
+		return
+	}
+	keys := make([]string, 0, len(g.routes))
+	for k := range g.routes {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	e, _ := unknownRoutes(keys, registered).(*UnknownRoutesError)
+	if e == nil {
+		return
+	}
+	l := g.loggerFor(r.Context())
+	for _, k := range e.Keys {
+		ev := l.Error().Str("route", safeField(k))
+		if near, ok := e.Near[k]; ok {
+			ev = ev.Str("did_you_mean", safeField(near))
+		}
+		ev.Msg("utf8guard: a route of the policy table names no registered route: its requests get the default policy; fix the key (CheckRoutes at start-up finds this)")
+	}
+}

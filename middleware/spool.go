@@ -1,0 +1,527 @@
+package middleware
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// Spooling. A multipart body holds text, which is checked, and may hold
+// files whose contents are data, which are not; and a text field may come
+// after a file of any size. The whole body must have arrived, and every
+// text in it been checked, before the handler reads any of it, and the
+// handler must then read exactly the octets that were checked. So the
+// body is checked as it arrives and kept, octet for octet, in a spool:
+// in memory up to spoolMemory, and past that in a temporary file, as
+// net/http's ParseMultipartForm keeps the files of a form. The handler
+// reads the spool. Memory stays bounded whatever the body's size: the
+// spool's first spoolMemory octets (dropped once it spills), one read
+// buffer, and the text being checked (bounded by the text limits).
+//
+// The temporary file is removed when the handler returns, whatever
+// happens: the adapters call Verdict.Release in a deferred call, which runs
+// after a panic too. A handler (or a goroutine it started) that reads the
+// body after it returned gets an error, never another request's octets.
+
+// spoolMemory is how many octets of a body the spool keeps in memory
+// before it spills to a temporary file: the text limit's default, so that
+// a body that is all text, within the default limits, never touches the
+// disk.
+const spoolMemory = 1 << 20
+
+// spoolReadSize is the size of the reads from the request's body while it
+// is spooled, and of the writes to the spool's file.
+const spoolReadSize = 32 << 10
+
+// spoolQueue is how many reads may wait for the spool's writer: the
+// memory written behind is bounded by spoolQueue*spoolReadSize.
+const spoolQueue = 8
+
+// handlerBufSize is the size of the buffer between the spool's file and
+// the handler: a multipart.Reader reads 4 KiB at a time.
+const handlerBufSize = 64 << 10
+
+// spoolBuf is a buffer that the check reads while the spool's writer
+// writes it to the file: it goes back to the pool, where any request may
+// take it, only once both are done with it (refs).
+type spoolBuf struct {
+	b    [spoolReadSize]byte
+	refs atomic.Int32
+}
+
+var spoolBufPool = sync.Pool{New: func() any { return new(spoolBuf) }}
+
+func getSpoolBuf() *spoolBuf {
+	sb := spoolBufPool.Get().(*spoolBuf)
+	sb.refs.Store(1)
+	return sb
+}
+
+// unref drops one user of sb, and pools it after the last.
+func (sb *spoolBuf) unref() {
+	if sb.refs.Add(-1) == 0 {
+		spoolBufPool.Put(sb)
+	}
+}
+
+// errSpool is what every failure to write the spool is (a full disk, a
+// temporary directory that cannot be written): the server's failure, not
+// the client's, answered 500 (Rejection.Status).
+var errSpool = errors.New("utf8guard: spooling the request body failed")
+
+// spoolError is a failure to write the spool: errors.Is(e, errSpool), and
+// one line that says what failed, for the log's "error".
+type spoolError struct{ err error }
+
+func (e *spoolError) Error() string        { return errSpool.Error() + ": " + e.err.Error() }
+func (e *spoolError) Unwrap() error        { return e.err }
+func (e *spoolError) Is(target error) bool { return target == errSpool }
+
+// spool keeps a body as it is read: in memory, then in a temporary file.
+// In memory it is held in pooled chunks, as readBody holds a body, and
+// copied once into memory of its own when it is handed on: what a body
+// that is refused half-way costs is working memory, not garbage. Once it
+// has spilled, a goroutine of its own writes to the file behind the check
+// (the two run on two cores), from a queue of at most spoolQueue reads;
+// flush waits for it, and must come before the file is read.
+type spool struct {
+	dir    string             // the directory of the temporary file: "" is os.TempDir()
+	direct bool               // the body is declared larger than spoolMemory: to the file at once
+	chunks []*[chunkSize]byte // the octets, while they fit in spoolMemory
+	mem    []byte             // the octets, gathered: the handler's
+	f      *os.File           // the temporary file, once spilled
+	n      int64              // octets given to the spool
+	werr   atomic.Pointer[error]
+	queue  chan spoolItem // to the writer, while it runs
+	done   chan struct{}  // closed when the writer has stopped
+	mu     sync.Mutex
+	gone   bool // released
+}
+
+// spoolItem is one write for the writer: the first n octets of sb.
+type spoolItem struct {
+	sb *spoolBuf
+	n  int
+}
+
+// newSpool returns a spool for a body whose Content-Length is size (-1
+// unknown): one declared larger than spoolMemory goes to the file from its
+// first octet.
+func newSpool(dir string, size int64) *spool { return &spool{dir: dir, direct: size > spoolMemory} }
+
+// err returns the first failure to write the spool, or nil.
+func (sp *spool) err() error {
+	if e := sp.werr.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+func (sp *spool) fail(err error) {
+	var e error = &spoolError{err}
+	sp.werr.CompareAndSwap(nil, &e)
+}
+
+// Write appends p to the spool, copying it. A failure is kept, and every
+// later write fails with it.
+func (sp *spool) Write(p []byte) (int, error) {
+	if err := sp.err(); err != nil {
+		return 0, err
+	}
+	if sp.f == nil && !sp.direct && sp.n+int64(len(p)) <= spoolMemory {
+		for rest := p; len(rest) > 0; {
+			off := int(sp.n % chunkSize)
+			if off == 0 {
+				sp.chunks = append(sp.chunks, chunkPool.Get().(*[chunkSize]byte))
+			}
+			k := copy(sp.chunks[len(sp.chunks)-1][off:], rest)
+			rest = rest[k:]
+			sp.n += int64(k)
+		}
+		return len(p), nil
+	}
+	if sp.f == nil {
+		if err := sp.spill(); err != nil {
+			sp.fail(err)
+			return 0, sp.err()
+		}
+	}
+	for rest := p; len(rest) > 0; {
+		sb := getSpoolBuf()
+		k := copy(sb.b[:], rest)
+		rest = rest[k:]
+		sp.enqueue(sb, k)
+	}
+	return len(p), sp.err()
+}
+
+// writeBuf appends the first n octets of sb to the spool without copying
+// them once it has spilled: the writer takes a reference to sb, and drops
+// it once written. It reports a failure to write the spool.
+func (sp *spool) writeBuf(sb *spoolBuf, n int) error {
+	if sp.f == nil {
+		_, err := sp.Write(sb.b[:n])
+		return err
+	}
+	sb.refs.Add(1)
+	sp.enqueue(sb, n)
+	return sp.err()
+}
+
+// enqueue hands the first n octets of sb, and one reference to it, to the
+// writer.
+func (sp *spool) enqueue(sb *spoolBuf, n int) {
+	sp.n += int64(n)
+	if sp.err() != nil {
+		sb.unref()
+		return
+	}
+	sp.queue <- spoolItem{sb, n}
+}
+
+// spill moves the octets in memory to a new temporary file, and starts
+// the writer.
+func (sp *spool) spill() error {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.gone {
+		return os.ErrClosed
+	}
+	f, err := os.CreateTemp(sp.dir, "utf8guard-body-*")
+	if err != nil {
+		return err
+	}
+	sp.f = f
+	for i, c := range sp.chunks {
+		k := min(chunkSize, int(sp.n)-i*chunkSize)
+		if _, err := f.Write(c[:k]); err != nil {
+			return err
+		}
+	}
+	sp.dropChunks()
+	sp.queue, sp.done = make(chan spoolItem, spoolQueue), make(chan struct{})
+	go sp.writer()
+	return nil
+}
+
+// writer writes what the queue brings to the file, until it is closed.
+// After a failure it drops the rest.
+func (sp *spool) writer() {
+	defer close(sp.done)
+	for it := range sp.queue {
+		if sp.err() == nil {
+			if _, err := sp.f.Write(it.sb.b[:it.n]); err != nil {
+				sp.fail(err)
+			}
+		}
+		it.sb.unref()
+	}
+}
+
+// flush waits until the writer has written all it was given, and stops it.
+// It returns the first failure to write the spool.
+func (sp *spool) flush() error {
+	if sp.queue != nil {
+		close(sp.queue)
+		<-sp.done
+		sp.queue = nil
+	}
+	return sp.err()
+}
+
+// dropChunks gives the chunks back to the pool, as scratch.dropChunks
+// does.
+func (sp *spool) dropChunks() {
+	for i, c := range sp.chunks {
+		if i < maxPooledChunks {
+			chunkPool.Put(c)
+		}
+		sp.chunks[i] = nil
+	}
+	sp.chunks = nil
+}
+
+// inMemory returns the body when it never spilled, gathered into memory
+// of its own.
+func (sp *spool) inMemory() ([]byte, bool) {
+	if sp.f != nil {
+		return nil, false
+	}
+	if sp.mem == nil {
+		sp.mem = make([]byte, sp.n)
+		for i, c := range sp.chunks {
+			copy(sp.mem[i*chunkSize:], c[:])
+		}
+		sp.dropChunks()
+	}
+	return sp.mem, true
+}
+
+// reader returns a reader of the whole spooled body, from its start: the
+// handler's body. It reads the file at fixed offsets, so several readers
+// of one spool do not disturb each other.
+func (sp *spool) reader() io.ReadCloser {
+	if mem, ok := sp.inMemory(); ok {
+		return newBodyReader(mem)
+	}
+	_ = sp.flush() // a failure was reported where the body was read
+	return readCloser{bufio.NewReaderSize(io.NewSectionReader(sp.f, 0, sp.n), handlerBufSize), nopCloser{}}
+}
+
+// release stops the writer, and closes and removes the temporary file, if
+// any. It is safe to call more than once. A read after it fails.
+func (sp *spool) release() {
+	if sp == nil {
+		return
+	}
+	_ = sp.flush()
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.gone {
+		return
+	}
+	sp.gone = true
+	sp.dropChunks()
+	if sp.f != nil {
+		name := sp.f.Name()
+		_ = sp.f.Close()
+		_ = os.Remove(name)
+	}
+}
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
+
+// spoolReader reads a request's body into a spool, and hands what it read
+// on to the check: every octet the check reads is in the spool, in the
+// order read. It reads past nothing: at most limit octets (negative: no
+// limit), and one more to tell that the body is over it. outside, when
+// set, sees every octet too (the preamble and epilogue scan).
+//
+// It also stops (over) once the body's text is surely over textLimit
+// (negative: none): the octets read, less the data the check has counted
+// (dat), less what multipart.Reader may hold read ahead. So no flood of
+// text (a preamble, a part header, lines after a syntax error) is read
+// further than the text limit, whichever part of the check it meets.
+type spoolReader struct {
+	src       io.Reader
+	sp        *spool
+	outside   *outsideScan
+	limit     int64
+	textLimit int64
+	dat       int64 // octets of data the check has read
+
+	cur  *spoolBuf // the buffer b is in, nil before the first read and after done
+	b    []byte    // read, spooled, not yet handed on
+	n    int64     // octets read from src
+	eof  bool      // src is at its end
+	over bool      // more than limit octets
+	err  error     // src's read failure, or the spool's write failure
+}
+
+// errOverLimit is what a spoolReader returns once the body is over its
+// limit.
+var errOverLimit = errors.New("utf8guard: body over its limit")
+
+func newSpoolReader(src io.Reader, sp *spool, limit int64) *spoolReader {
+	return &spoolReader{src: src, sp: sp, limit: limit, textLimit: -1}
+}
+
+// textOver reports whether the body's text is over textLimit: surely, as
+// far as it has been read (ended false), or exactly, once it has ended.
+func (t *spoolReader) textOver(ended bool) bool {
+	if t.outside != nil && t.outside.over {
+		return true // the preamble or the epilogue alone
+	}
+	if t.textLimit < 0 {
+		return false
+	}
+	text := t.n - t.dat
+	if !ended {
+		text = t.consumed() - peekBufferSize - t.dat
+	}
+	return text > t.textLimit
+}
+
+// countData wraps r, the content of a data part, so that what the check
+// reads of it counts as data, not text.
+func (t *spoolReader) countData(r io.Reader) io.Reader { return &dataCounter{r, t} }
+
+type dataCounter struct {
+	r io.Reader
+	t *spoolReader
+}
+
+func (d *dataCounter) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	d.t.dat += int64(n)
+	return n, err
+}
+
+// done drops the read buffer: the check is through with it.
+func (t *spoolReader) done() {
+	t.b = nil
+	if t.cur != nil {
+		t.cur.unref()
+		t.cur = nil
+	}
+}
+
+// failed reports whether reading stopped short of the body's end.
+func (t *spoolReader) failed() bool { return t.over || t.err != nil }
+
+// consumed is how many octets the check has taken.
+func (t *spoolReader) consumed() int64 { return t.n - int64(len(t.b)) }
+
+func (t *spoolReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(t.b) == 0 {
+		if err := t.fill(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, t.b)
+	t.b = t.b[n:]
+	return n, nil
+}
+
+// fill reads the next octets from src, spools them and shows them to
+// outside. It returns io.EOF at the body's end, and the failure that
+// ends reading before it.
+func (t *spoolReader) fill() error {
+	for tries := 0; ; tries++ {
+		switch {
+		case t.over:
+			return errOverLimit
+		case t.err != nil:
+			return t.err
+		case t.eof:
+			return io.EOF
+		case tries == 100:
+			t.err = io.ErrNoProgress
+			return t.err
+		case t.textOver(false):
+			t.over = true
+			return errOverLimit
+		}
+		// The check is through with the last buffer: a fresh one, which
+		// the spool's writer may hold on to.
+		t.done()
+		t.cur = getSpoolBuf()
+		buf := t.cur.b[:]
+		if t.limit >= 0 && int64(len(buf))-1 > t.limit-t.n {
+			buf = buf[:t.limit-t.n+1] // one past the limit tells it is over
+		}
+		k, err := t.src.Read(buf)
+		if k > 0 {
+			t.n += int64(k)
+			if t.sp != nil {
+				if werr := t.sp.writeBuf(t.cur, k); werr != nil {
+					t.err = werr
+					return t.err
+				}
+			}
+			if t.outside != nil {
+				t.outside.write(buf[:k])
+			}
+			if t.limit >= 0 && t.n > t.limit {
+				t.over = true
+				return errOverLimit
+			}
+			t.b = buf[:k]
+		}
+		switch {
+		case err == io.EOF:
+			t.eof = true
+			if t.outside != nil {
+				t.outside.end()
+			}
+		case err != nil:
+			t.err = errors.Join(errBodyRead, err)
+		}
+		if k > 0 {
+			return nil
+		}
+	}
+}
+
+// drain reads the rest of the body into the spool, past the check: the
+// epilogue, which no part holds, up to the body's end, where net/http
+// reads the trailers.
+func (t *spoolReader) drain() {
+	for t.fill() == nil {
+		t.b = nil
+	}
+	t.b = nil
+}
+
+// rest returns what the handler reads after the spool in Monitor mode: the
+// body's unread octets, or the failure reading stopped at (a spool that
+// could not be written lost octets: the read fails there too).
+func (t *spoolReader) rest(body io.Reader) io.Reader {
+	switch {
+	case t.eof:
+		return nil
+	case t.err != nil:
+		return errorReader{readCause(t.err)}
+	}
+	return body
+}
+
+// binaryLimit bounds a binary body that is passed on unread and whose
+// length is unknown (chunked): past limit octets, the handler's read fails
+// with an *http.MaxBytesError, and report (set by the pipeline: it logs a
+// too_large line) runs, once.
+type binaryLimit struct {
+	io.ReadCloser
+	left   int64
+	limit  int64
+	report func()
+	err    error
+}
+
+func (l *binaryLimit) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	if int64(len(p))-1 > l.left {
+		p = p[:l.left+1] // one past the limit tells it is over
+	}
+	n, err := l.ReadCloser.Read(p)
+	if int64(n) <= l.left {
+		l.left -= int64(n)
+		return n, err
+	}
+	n = int(l.left)
+	l.left = 0
+	l.err = &http.MaxBytesError{Limit: l.limit}
+	if l.report != nil {
+		l.report()
+		l.report = nil
+	}
+	return n, l.err
+}
+
+// setSpoolBody hands the spooled body to the handler as r's body, as
+// setBody does a body in memory: complete, with a correct length.
+func setSpoolBody(r *http.Request, sp *spool) {
+	if mem, ok := sp.inMemory(); ok {
+		setBody(r, mem)
+		return
+	}
+	r.Body = sp.reader()
+	r.GetBody = nil
+	r.ContentLength = sp.n
+	r.TransferEncoding = nil
+	if v, ok := r.Header["Content-Length"]; ok && !(len(v) == 1 && v[0] == strconv.FormatInt(sp.n, 10)) {
+		r.Header["Content-Length"] = []string{strconv.FormatInt(sp.n, 10)}
+	}
+}
