@@ -17,22 +17,21 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// The hostile JSON benchmarks serve, through Echo's ServeHTTP with the
+// The middleware rows of the hostile-input suite (hostile_suite_test.go) for
+// JSON: entry=echo.JSON serves, through Echo's ServeHTTP with the
 // middleware, JSON bodies built to be slow for it, beside benign bodies of
-// the same size on the same route, at 16 KiB, 64 KiB, 256 KiB and 1 MiB:
+// the same size on the same route:
 //
-//	BenchmarkHostileJSON/case=precis-pointer/size=64KiB/input=benign
-//	BenchmarkHostileJSON/case=precis-pointer/size=64KiB/input=hostile
+//	BenchmarkHostile/entry=echo.JSON/case=precis-pointer/bound=20/size=64KiB/impl=benign
+//	BenchmarkHostile/entry=echo.JSON/case=precis-pointer/bound=20/size=64KiB/impl=worst
 //
-// A linear middleware costs each input about four times as much at each
-// size step; the time exponent from 16 KiB to 1 MiB is
-// log(t(1MiB)/t(16KiB)) / log(64). Run them with
+// Run them with
 //
-//	go test -run '^$' -bench HostileJSON -benchmem -cpu=1 -count=5 ./bench/
+//	go test -run '^$' -bench 'Hostile/entry=echo.JSON' -benchmem -cpu=1 -count=5 ./bench/
 //
 // The cases (route: the strict preset with the JSON PRECIS field
 // /profile/nick under Nickname, which is what makes the middleware track
-// where in the document each string is):
+// where in the document each string is; so the bound of a PRECIS route):
 //
 //	precis-pointer   511 nested objects with long keys, then an array of
 //	                 empty strings: every string sits under a JSON pointer
@@ -48,11 +47,6 @@ import (
 //
 // The benign body is an array of user records as an API receives them,
 // with a profile (nick, bio) and some non-ASCII text.
-
-var hostileSizes = []struct {
-	name string
-	n    int
-}{{"16KiB", 16 << 10}, {"64KiB", 64 << 10}, {"256KiB", 256 << 10}, {"1MiB", 1 << 20}}
 
 // hostileBenign returns a benign JSON body of exactly n octets.
 func hostileBenign(n int) []byte {
@@ -153,25 +147,36 @@ func hostileLongKeys(n int) []byte {
 	return hostilePad(&b, n, 'x', `"}]`)
 }
 
-var hostileCases = []struct {
-	name  string
-	build func(n int) []byte
-}{
-	{"precis-pointer", hostilePrecisPointer},
-	{"many-keys", hostileManyKeys},
-	{"small-objects", hostileSmallObjects},
-	{"long-keys", hostileLongKeys},
+func init() {
+	for _, c := range []struct {
+		name  string
+		build func(n int) []byte
+	}{
+		{"precis-pointer", hostilePrecisPointer},
+		{"many-keys", hostileManyKeys},
+		{"small-objects", hostileSmallObjects},
+		{"long-keys", hostileLongKeys},
+	} {
+		addHostile(hostileRow{entry: "echo.JSON", name: c.name, bound: boundNormRoute,
+			benign: hostileBenign, worst: c.build, setup: hostileServeJSON})
+	}
+}
+
+// hostileServeJSON returns a function that posts body to the PRECIS route
+// of hostileEcho, which must answer 200.
+func hostileServeJSON(tb testing.TB, body []byte) func() {
+	return serveJSONLoop(tb, hostileEcho(tb), body)
 }
 
 // hostileEcho returns Echo with the middleware under the strict preset and
 // a JSON PRECIS field, and a handler that reads the whole body.
-func hostileEcho(b *testing.B) *echo.Echo {
+func hostileEcho(tb testing.TB) *echo.Echo {
 	pol := rules.Strict()
 	pol.Precis = []rules.PrecisField{{Location: rules.JSON, Field: "/profile/nick", Profile: normalize.Nickname}}
 	nop := zerolog.Nop()
 	mw, err := middleware.Config{Rules: &pol, Logger: &nop}.ToMiddleware()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	e := echo.New()
 	e.Use(mw)
@@ -184,29 +189,21 @@ func hostileEcho(b *testing.B) *echo.Echo {
 	return e
 }
 
-func BenchmarkHostileJSON(b *testing.B) {
-	for _, hc := range hostileCases {
-		b.Run("case="+hc.name, func(b *testing.B) {
-			for _, size := range hostileSizes {
-				b.Run("size="+size.name, func(b *testing.B) {
-					inputs := []struct {
-						name string
-						body []byte
-					}{{"benign", hostileBenign(size.n)}, {"hostile", hc.build(size.n)}}
-					for _, in := range inputs {
-						b.Run("input="+in.name, func(b *testing.B) {
-							benchServeJSON(b, hostileEcho(b), in.body)
-						})
-					}
-				})
-			}
-		})
-	}
-}
-
 // benchServeJSON posts body to e's /api/items in a loop; the answer must
 // be 200.
 func benchServeJSON(b *testing.B, e *echo.Echo, body []byte) {
+	f := serveJSONLoop(b, e, body)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		f()
+	}
+}
+
+// serveJSONLoop returns a function that posts body to e's /api/items,
+// after checking that the answer is 200.
+func serveJSONLoop(tb testing.TB, e *echo.Echo, body []byte) func() {
 	r := httptest.NewRequest(http.MethodPost, "/api/items", nil)
 	r.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	w := &mwWriter{h: http.Header{}}
@@ -218,12 +215,9 @@ func benchServeJSON(b *testing.B, e *echo.Echo, body []byte) {
 	reset()
 	e.ServeHTTP(w, r)
 	if w.code != http.StatusOK {
-		b.Fatalf("status %d", w.code)
+		tb.Fatalf("status %d", w.code)
 	}
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
+	return func() {
 		reset()
 		e.ServeHTTP(w, r)
 	}

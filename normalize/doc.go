@@ -1,8 +1,10 @@
 // Package normalize puts validated text into one canonical form: Unicode
 // normalization (NFC, NFKC) for text, and the PRECIS profiles of RFC 8265 and
-// RFC 8266 for identifiers. It is built on golang.org/x/text/unicode/norm and
-// golang.org/x/text/secure/precis, and imports nothing of utf8guard but
-// sanitize, whose *sanitize.Error it returns.
+// RFC 8266 for identifiers. It normalizes with its own tables, generated from
+// the Unicode Character Database of golang.org/x/text/unicode/norm's version
+// and tested against norm, uses golang.org/x/text/secure/precis for the
+// profiles, and imports nothing of utf8guard but sanitize, whose
+// *sanitize.Error it returns.
 //
 // # The threat
 //
@@ -50,14 +52,21 @@
 // indexed by their octets. On amd64 with AVX2, where sanitize.ValidPrefix
 // validates text with SIMD instructions, the text is validated first and
 // then NFC's characters below U+0300 are skipped a word at a time as well.
-// Only the short stretches around other characters go to norm. On
-// already-normal text this is an order of magnitude faster than
-// norm.NFC.IsNormal (BenchmarkNFCIsNormal in the bench directory). The
-// tables are generated from the Unicode Character Database of the version
-// of norm (go generate runs internal/mktables on the copy in testdata/ucd),
-// and a test checks them against norm for every code point; under another
-// norm.Version than theirs (a Go release can switch x/text to newer Unicode
-// data) they are not used and every non-ASCII character goes to norm.
+// Only the stretches around other characters are normalized: by the
+// package's own normalizer, which decomposes, reorders and composes each
+// segment as UAX #15 defines it, one character at a time, and first checks
+// whether the stretch is normal as it is (marks in canonical order that
+// compose with nothing). On already-normal text this is an order of
+// magnitude faster than norm.NFC.IsNormal (BenchmarkNFCIsNormal in the
+// bench directory), and hostile text (NFD text, "q" + U+0301 repeated,
+// long runs of marks) costs a bounded multiple of benign text, linear in
+// its length (BenchmarkHostile). The tables are generated from the Unicode
+// Character Database of the version of norm (go generate runs
+// internal/mktables on the copy in testdata/ucd), and tests check them
+// against norm for every code point and the normalizer against norm on
+// sequences built to exercise it; under another norm.Version than theirs (a
+// Go release can switch x/text to newer Unicode data) they are not used
+// and every non-ASCII character goes to norm.
 //
 // # Ill-formed UTF-8
 //

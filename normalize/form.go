@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -236,7 +237,16 @@ func (f Form) Append(dst, src []byte) []byte {
 	if fi == nil {
 		return append(dst, src...)
 	}
-	return appendNormal(fi, dst, src, 0)
+	return appendNormal(fi, reserve(dst, len(src)), src, 0)
+}
+
+// reserve grows dst, if it must, to hold n octets more and a little: once,
+// rather than by the appends of each piece of the normal form.
+func reserve(dst []byte, n int) []byte {
+	if cap(dst)-len(dst) >= n {
+		return dst
+	}
+	return slices.Grow(dst, n+n>>4+16)
 }
 
 // AppendString is Append for a string src.
@@ -245,5 +255,5 @@ func (f Form) AppendString(dst []byte, src string) []byte {
 	if fi == nil {
 		return append(dst, src...)
 	}
-	return appendNormal(fi, dst, src, 0)
+	return appendNormal(fi, reserve(dst, len(src)), src, 0)
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/text/secure/precis"
 
@@ -199,10 +200,35 @@ var errDisallowed = sync.OnceValue(func() error {
 // The first test alone would miss those, the second alone would flag
 // fullwidth letters, which the class does not contain but width mapping
 // turns into letters it does.
+//
+// Each distinct character is enforced once: a value that fails as a whole
+// but on no single character (a letter and 31 combining marks, which
+// normalization breaks up with U+034F COMBINING GRAPHEME JOINER, a default
+// ignorable code point that no profile allows) would otherwise cost a call
+// of the profile, and its allocations, per character (issue 14).
 func precisOffset(prof *precis.Profile, value string) int {
+	var ascii [2]uint64 // ASCII characters found not refused
+	var seen map[rune]bool
 	for i, r := range value {
-		_, err := prof.String(string(r))
-		if err != nil && (err == errDisallowed() || !prof.Allowed().Contains(r)) {
+		if r < utf8.RuneSelf && ascii[r>>6]>>(r&63)&1 != 0 {
+			continue
+		}
+		refused, ok := seen[r]
+		if !ok {
+			_, err := prof.String(string(r))
+			refused = err != nil && (err == errDisallowed() || !prof.Allowed().Contains(r))
+			if r < utf8.RuneSelf {
+				if !refused {
+					ascii[r>>6] |= 1 << (r & 63)
+				}
+			} else {
+				if seen == nil {
+					seen = make(map[rune]bool)
+				}
+				seen[r] = refused
+			}
+		}
+		if refused {
 			return i
 		}
 	}

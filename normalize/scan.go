@@ -79,11 +79,15 @@ type formInfo struct {
 	// text before it looks at the characters (validSpan), rather than check
 	// each one itself (checkSpan): where ValidPrefix runs a SIMD kernel.
 	prevalidate bool
+	// nfkc is set for NFKC. native tells the scanner to normalize the
+	// regions itself (compose.go), which it does when its data are of the
+	// Unicode version of norm; otherwise norm does.
+	nfkc, native bool
 }
 
 var formInfos = [...]formInfo{
 	NFC:  {norm: norm.NFC, index: &nfcIndex, limit: nfcLimit, two: new([32]uint64), three: new([1024]uint64)},
-	NFKC: {norm: norm.NFKC, index: &nfkcIndex, limit: nfkcLimit, two: new([32]uint64), three: new([1024]uint64)},
+	NFKC: {norm: norm.NFKC, index: &nfkcIndex, limit: nfkcLimit, two: new([32]uint64), three: new([1024]uint64), nfkc: true},
 }
 
 // noIndex is the index used when the tables do not match the Unicode version
@@ -95,7 +99,7 @@ var (
 	noThree [1024]uint64
 )
 
-//go:generate go run ./internal/mktables -ucd ../testdata/ucd/15.0.0 -o tables.go
+//go:generate go run ./internal/mktables -ucd ../testdata/ucd/15.0.0 -o tables.go -compose compose_tables.go
 
 func init() {
 	for i := range formInfos {
@@ -114,13 +118,14 @@ func init() {
 		}
 		fi.fillOctetTables()
 		fi.prevalidate = simdValidation
+		fi.native = composeVersion == norm.Version
 	}
 }
 
 // fallbackInfo returns the formInfo of f for another Unicode version than
 // that of the tables: only ASCII is safe.
 func fallbackInfo(f norm.Form) formInfo {
-	return formInfo{norm: f, index: &noIndex, limit: utf8.MaxRune + 1, two: &noTwo, three: &noThree, skipBelow: 0xC2, prevalidate: simdValidation}
+	return formInfo{norm: f, index: &noIndex, limit: utf8.MaxRune + 1, two: &noTwo, three: &noThree, skipBelow: 0xC2, prevalidate: simdValidation, nfkc: f == norm.NFKC}
 }
 
 // fillOctetTables fills fi.two, fi.three and fi.skipBelow from the tables
@@ -171,6 +176,9 @@ type scanState struct {
 	// valid is an offset up to which the text is known to be well-formed:
 	// p[i:valid] is, for a character boundary i <= valid.
 	valid int
+	// stretch is the length of the last stretch that nextStretch had
+	// validated ahead (decodeIn).
+	stretch int
 	// illFormed is set once an ill-formed sequence has been found. From
 	// then on safeSpan decodes eight characters one at a time, not one,
 	// before it calls sanitize.ValidPrefix, whose call costs as much as a
@@ -431,6 +439,9 @@ func decode[T string | []byte](p T, i int) (rune, int) {
 // ill-formed octet is at end. found is false when p[i:] is all safe.
 func nextRegion[T string | []byte](fi *formInfo, p T, i int, st *scanState) (start, end int, bad, found bool) {
 	k := safeSpan(fi, p, i, st)
+	if testHookWork != nil {
+		testHookWork(k - i)
+	}
 	if k == len(p) {
 		return 0, 0, false, false
 	}
@@ -509,7 +520,17 @@ func quickSpan[T string | []byte](f norm.Form, p T) int {
 // is normal: the longest common prefix of r and f(r), backed up to the start
 // of a character. Once it has found a difference, c's Iter must be released
 // before it is used again.
-func regionDiff[T string | []byte](c *iters, f norm.Form, r T) int {
+func regionDiff[T string | []byte](c *iters, fi *formInfo, r T) int {
+	if fi.native {
+		var scratch [4 * segMax]byte
+		if _, n, ok := normRegion(fi, theComposer(), scratch[:0], r, true); ok {
+			if n < 0 {
+				return -1
+			}
+			return backToChar(r, n)
+		}
+	}
+	f := fi.norm
 	if quickSpan(f, r) == len(r) {
 		return -1
 	}
@@ -526,18 +547,24 @@ func regionDiff[T string | []byte](c *iters, f norm.Form, r T) int {
 			for n < len(seg) && n < len(in) && seg[n] == in[n] {
 				n++
 			}
-			n += pos
-			if n >= len(r) {
-				n = len(r) - 1
-			}
-			for n > 0 && r[n]&0xC0 == 0x80 {
-				n--
-			}
-			return n
+			return backToChar(r, pos+n)
 		}
 		pos = end
 	}
 	return -1
+}
+
+// backToChar returns the start of the character of r at n, the length of
+// a common prefix of r and its normal form (n < len(r) unless the normal
+// form is longer than r and starts with it).
+func backToChar[T string | []byte](r T, n int) int {
+	if n >= len(r) {
+		n = len(r) - 1
+	}
+	for n > 0 && r[n]&0xC0 == 0x80 {
+		n--
+	}
+	return n
 }
 
 // appendRegion appends f(r) to dst, for a well-formed region r between two
@@ -561,13 +588,13 @@ func appendRegion[T string | []byte](c *iters, dst []byte, f norm.Form, r T) []b
 func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 	var c iters
 	defer c.release()
-	var st scanState
+	var rs regions
 	for i := 0; ; {
-		start, end, bad, found := nextRegion(fi, p, i, &st)
+		start, end, bad, found := nextStretch(fi, p, i, &rs, maxCheckStretch)
 		if !found {
 			return 0, -1, false
 		}
-		if d := regionDiff(&c, fi.norm, p[start:end]); d >= 0 {
+		if d := regionDiff(&c, fi, p[start:end]); d >= 0 {
 			return start, start + d, false
 		}
 		if bad {
@@ -575,6 +602,116 @@ func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 		}
 		i = end
 	}
+}
+
+// decodeIn is decode for nextStretch's scans: it has sanitize.ValidPrefix
+// validate the text ahead, a stretch at a time, where that runs a SIMD
+// kernel (fi.prevalidate), and decodes well-formed text without checking
+// its octets.
+func decodeIn[T string | []byte](fi *formInfo, p T, j int, st *scanState) (rune, int) {
+	if j+utf8.UTFMax > st.valid && fi.prevalidate && j >= st.valid {
+		st.stretch = min(max(2*st.stretch, minStretch), maxStretch)
+		st.valid = j + validPrefix(p[j:min(len(p), j+st.stretch)])
+	}
+	if j+utf8.UTFMax <= st.valid {
+		return decodeValid(p, j)
+	}
+	return decode(p, j)
+}
+
+// testHookWork, when set by a test, is called with the number of octets
+// that each pass of the scanner and of the normalizer looks at:
+// FuzzNormalizeBudget adds them up to bound the work of a call.
+var testHookWork func(octets int)
+
+// maxCheckStretch bounds the stretches that firstDiff looks at: it stops at
+// the first character that changes, so a longer stretch would only have
+// been scanned in vain (Bytes then scans it again to rewrite it).
+const maxCheckStretch = 4 << 10
+
+// regions is the state of nextStretch over one text.
+type regions struct {
+	st scanState
+}
+
+// nextStretch is nextRegion where the package normalizes regions itself
+// (fi.native): it merges the regions that follow each other closer than
+// mergeGap octets into one stretch (of maxLen octets or a little more, if
+// maxLen is not 0), which starts and ends at boundaries as
+// they do, so that text made of short regions ("e" + U+0301, repeated)
+// costs one call of the normalizer per stretch rather than per region. It
+// looks for the next region itself, a character at a time, which costs
+// less over a few octets than a restart of the scanner; it leaves an
+// ill-formed octet in the gap to nextRegion.
+func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions, maxLen int) (start, end int, bad, found bool) {
+	start, end, bad, found = nextRegion(fi, p, i, &rs.st)
+	if !found || !fi.native {
+		return start, end, bad, found
+	}
+	for !bad && end < len(p) && (maxLen == 0 || end-start < maxLen) {
+		j := end
+		for j < len(p) && j-end < mergeGap {
+			if p[j] < utf8.RuneSelf {
+				j++
+				continue
+			}
+			size, safe, ok := safeAt(fi, p, j, &rs.st)
+			if !ok {
+				return start, end, bad, true
+			}
+			if !safe {
+				break
+			}
+			j += size
+		}
+		if testHookWork != nil {
+			testHookWork(j - end)
+		}
+		if j >= len(p) || j-end >= mergeGap {
+			break
+		}
+		// An unsafe character at j: the region runs to the next safe
+		// character or ill-formed octet.
+		for j < len(p) && p[j] >= utf8.RuneSelf {
+			size, safe, ok := safeAt(fi, p, j, &rs.st)
+			if !ok {
+				bad = true
+				break
+			}
+			if safe {
+				break
+			}
+			j += size
+		}
+		if testHookWork != nil {
+			testHookWork(j - end)
+		}
+		end = j
+	}
+	return start, end, bad, true
+}
+
+// safeAt reports the length of the character at p[j] (not ASCII) and
+// whether it is safe, or ok false if it is ill-formed. Where the text is
+// known well-formed (decodeIn validates ahead), a character of two or three
+// octets takes one lookup in the octet tables, as in validSpan.
+func safeAt[T string | []byte](fi *formInfo, p T, j int, st *scanState) (size int, safe, ok bool) {
+	if j+utf8.UTFMax > st.valid {
+		decodeIn(fi, p, j, st) // validates ahead
+	}
+	if j+utf8.UTFMax <= st.valid {
+		switch b := p[j]; {
+		case b < 0xE0:
+			return 2, fi.two[b&0x1F]>>(p[j+1]&63)&1 != 0, true
+		case b < 0xF0:
+			return 3, fi.three[int(b&0x0F)<<6|int(p[j+1]&0x3F)]>>(p[j+2]&63)&1 != 0, true
+		}
+	}
+	r, size := decodeIn(fi, p, j, st)
+	if r == utf8.RuneError && size == 1 {
+		return 1, false, false
+	}
+	return size, fi.isSafe(r), true
 }
 
 // Stretches of text that need rewriting: regions closer together than
@@ -592,13 +729,31 @@ const (
 func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byte {
 	var c iters
 	defer c.release()
-	var st scanState
+	var rs regions
+	base := len(dst) - i // where the normal form of p[0:] would start
 	for {
-		start, end, bad, found := nextRegion(fi, p, i, &st)
+		start, end, bad, found := nextStretch(fi, p, i, &rs, 0)
 		if !found {
 			return append(dst, p[i:]...)
 		}
+		if fi.native && cap(dst)-len(dst) < len(p)-i+16 {
+			// The output outgrows the input: size the buffer for the
+			// rest of the text from what it has done so far, as
+			// normRegion does within a stretch.
+			dst = growFor(dst, base, i, len(p))
+		}
 		dst = append(dst, p[i:start]...)
+		if fi.native {
+			if out, _, ok := normRegion(fi, theComposer(), dst, p[start:end], false); ok {
+				dst = out
+				if bad {
+					dst = append(dst, p[end])
+					end++
+				}
+				i = end
+				continue
+			}
+		}
 		if quickSpan(fi.norm, p[start:end]) == end-start {
 			dst = append(dst, p[start:end]...)
 		} else {
@@ -606,7 +761,7 @@ func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byt
 			// between them is normal and starts at a boundary, so the
 			// stretch is normalized as a whole just as piece by piece.
 			for !bad && end < len(p) {
-				s2, e2, bad2, found2 := nextRegion(fi, p, end, &st)
+				s2, e2, bad2, found2 := nextRegion(fi, p, end, &rs.st)
 				if !found2 || s2-end >= mergeGap {
 					break
 				}

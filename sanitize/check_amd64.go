@@ -82,7 +82,7 @@ func checkAVX512(p *byte, n, start int, t *fusedTable) (off int, mask uint64)
 func checkRest[T string | []byte](p T, s int, forbid Class) error {
 	r := charStart(p, s)
 	k := r + validPrefixGeneric(p[r:])
-	if err := checkClasses(p[r:k], forbid); err != nil {
+	if err := checkClassesScan(p[r:k], forbid); err != nil {
 		e := err.(*Error)
 		e.Offset += r
 		return e
@@ -91,4 +91,46 @@ func checkRest[T string | []byte](p T, s int, forbid Class) error {
 		return classify(p, k)
 	}
 	return nil
+}
+
+// checkClassesFused is checkClasses for fusedFrom octets or more, with
+// checkAVX512: what it flags it decodes and checks with classesIn. From an
+// ill-formed sequence on, which CheckClasses passes over, the attention
+// scan takes over (CheckClasses expects valid text: on it, the kernel
+// sees every octet).
+func checkClassesFused[T string | []byte](p T, forbid Class) error {
+	n := len(p)
+	if forbid&BOM != 0 && n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
+		return &Error{Reason: ForbiddenChar, Offset: 0, Class: forbid & (BOM | DefaultIgnorable)}
+	}
+	forbid &= AllClasses &^ BOM
+	if forbid == 0 {
+		return nil
+	}
+	t := fusedFor(forbid)
+	ptr := *(**byte)(unsafe.Pointer(&p))
+	for start := 0; ; {
+		off, mask := checkAVX512(ptr, n, start, t)
+		if mask == 0 {
+			if off == n {
+				return nil
+			}
+			r := charStart(p, off)
+			if err := checkClassesScan(p[r:], forbid); err != nil {
+				e := err.(*Error)
+				e.Offset += r
+				return e
+			}
+			return nil
+		}
+		for ; mask != 0; mask &= mask - 1 {
+			i := off + bits.TrailingZeros64(mask)
+			if r, _ := decodeRune(p[i:]); r != utf8.RuneError {
+				if c := classesIn(r, forbid); c != 0 {
+					return &Error{Reason: ForbiddenChar, Offset: i, Class: c}
+				}
+			}
+		}
+		start = off + 64
+	}
 }

@@ -213,7 +213,7 @@ func check[T string | []byte](p T, forbid Class) error {
 	} else {
 		k = validPrefixGeneric(p)
 	}
-	if err := checkClasses(p[:k], forbid); err != nil {
+	if err := checkClassesScan(p[:k], forbid); err != nil {
 		return err
 	}
 	if k < len(p) {
@@ -241,6 +241,23 @@ const (
 )
 
 func checkClasses[T string | []byte](p T, forbid Class) error {
+	if forbid == 0 {
+		return nil
+	}
+	if len(p) >= fusedFrom {
+		// The fused kernel validates too, but its second tier tells the
+		// characters of the classes from their neighbours (U+200D from
+		// U+200E, U+2014 from U+202A) in the vector registers, where the
+		// attention scan below flags every character that starts like
+		// one and looks at each: text dense in them costs the same as
+		// any other (issue 14).
+		return checkClassesFused(p, forbid)
+	}
+	return checkClassesScan(p, forbid)
+}
+
+// checkClassesScan is checkClasses with the attention scan.
+func checkClassesScan[T string | []byte](p T, forbid Class) error {
 	if forbid == 0 {
 		return nil
 	}

@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"math/bits"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -104,13 +105,33 @@ func inThirds(lead, second, third byte, forbid Class) bool {
 	if third&0xC0 != 0x80 {
 		return false // ill-formed: in no class
 	}
-	idx := int(lead&15)<<6 | int(second&63)
-	for f := forbid & AllClasses &^ (asciiClasses | C1 | BOM); f != 0; f &= f - 1 {
-		if classThirds[bits.TrailingZeros16(uint16(f))][idx]>>(third&63)&1 != 0 {
-			return true
+	t := thirdsFor(forbid)
+	return t[int(lead&15)<<6|int(second&63)]>>(third&63)&1 != 0
+}
+
+// thirdsTables caches, for each set of classes, the union of the
+// classThirds of its classes, made on first use: one lookup per character
+// that needs attention, whatever the number of classes.
+var thirdsTables [AllClasses + 1]atomic.Pointer[[1024]uint64]
+
+// thirdsFor returns the union of classThirds over the classes of forbid
+// that have 3-octet characters.
+func thirdsFor(forbid Class) *[1024]uint64 {
+	forbid &= AllClasses &^ (asciiClasses | C1 | BOM)
+	if t := thirdsTables[forbid].Load(); t != nil {
+		return t
+	}
+	t := new([1024]uint64)
+	for f := forbid; f != 0; f &= f - 1 {
+		k := bits.TrailingZeros16(uint16(f))
+		for i := range t {
+			t[i] |= classThirds[k][i]
 		}
 	}
-	return false
+	if thirdsTables[forbid].CompareAndSwap(nil, t) {
+		return t
+	}
+	return thirdsTables[forbid].Load()
 }
 
 // attnHigh is the high half of every attnTable.

@@ -21,3 +21,8 @@ const fusedFrom = math.MaxInt
 func checkFused[T string | []byte](p T, forbid Class) error {
 	panic("sanitize: no SIMD kernel")
 }
+
+// checkClassesFused is never called.
+func checkClassesFused[T string | []byte](p T, forbid Class) error {
+	panic("sanitize: no SIMD kernel")
+}

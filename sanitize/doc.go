@@ -58,8 +58,12 @@
 // for the classes in one pass: two table lookups per 64 octets find the
 // octets that can start a character of the refused classes, three more
 // narrow them down to the characters, and only what is left is decoded.
-// CheckClasses, and Check on AVX2 alone, find those octets in a second
-// SIMD pass after validation's.
+// CheckClasses runs the same pass (it validates too, but reports only
+// classes; from an ill-formed sequence on it goes on with the scan below),
+// so that text dense in characters that start like refused ones (U+200D,
+// U+2014 start as bidi controls do) costs what other text costs. Without
+// AVX-512, Check and CheckClasses find the octets that can start a refused
+// character in a second SIMD pass after validation's, and look at each.
 //
 // # Errors and offsets
 //

@@ -1,5 +1,12 @@
 package sanitize
 
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
 // replacement is U+FFFD REPLACEMENT CHARACTER in UTF-8.
 const replacement = "\uFFFD"
 
@@ -13,12 +20,16 @@ const replacement = "\uFFFD"
 //
 // If p is already valid, ToValid returns p itself: no copy, no allocation.
 // Otherwise it returns a newly allocated slice and p is left unchanged.
+//
+// Its time is linear in len(p) however the errors lie, and it allocates
+// once, the result (it counts the octets of the result first: U+FFFD is
+// three octets, so an octet of input can become three).
 func ToValid(p []byte) []byte {
 	i := validPrefix(p)
 	if i == len(p) {
 		return p
 	}
-	return appendValid(make([]byte, 0, len(p)+8), p, i)
+	return repair(p, i)
 }
 
 // ToValidString is like ToValid but for a string; it returns s itself when s
@@ -28,55 +39,187 @@ func ToValidString(s string) string {
 	if i == len(s) {
 		return s
 	}
-	return string(appendValid(make([]byte, 0, len(s)+8), s, i))
+	return string(repair(s, i))
 }
 
 // AppendValid appends p to dst with each maximal subpart of an ill-formed
 // sequence replaced by U+FFFD, as ToValid does, and returns the extended
 // slice. dst and p must not overlap.
 func AppendValid(dst, p []byte) []byte {
-	return appendValid(dst, p, 0)
+	i := validPrefix(p)
+	dst = append(dst, p[:i]...)
+	if i == len(p) {
+		return dst
+	}
+	need := repairLen(p, i)
+	dst = slices.Grow(dst, need+utf8.UTFMax) // repairInto wants room for a character
+	n := len(dst)
+	o, _ := repairInto(dst[n:n+need+utf8.UTFMax], 0, p, i)
+	return dst[:n+o]
 }
 
-// appendValid appends p to dst, repairing from p[i:] on; p[:i] is known valid.
-func appendValid[T string | []byte](dst []byte, p T, i int) []byte {
-	dst = append(dst, p[:i]...)
-	for i < len(p) {
-		if k := validPrefix(p[i:]); k > 0 {
-			dst = append(dst, p[i:i+k]...)
+// repair returns p repaired, given that p[:i] is valid and p[i] starts an
+// ill-formed sequence: it counts the octets of the result first, so as to
+// allocate them once and exactly.
+func repair[T string | []byte](p T, i int) []byte {
+	need := i + repairLen(p, i)
+	out := make([]byte, need+utf8.UTFMax) // repairInto wants room for a character
+	copy(out, p[:i])
+	repairInto(out, i, p, i)
+	return out[:need:need]
+}
+
+// repairInto writes p[i:] repaired into out from out[o], given that i is a
+// character boundary, and returns where it stopped in both: at len(p), or
+// where out has no room left for what comes next (a U+FFFD, a character,
+// or a run of well-formed text).
+//
+// It goes one octet or character at a time, and after 16 well-formed
+// characters in a row it has validPrefix (SIMD on amd64) find the end of
+// the run: right after an error the next is often close (Latin-1 text read
+// as UTF-8, binary data), and a call of the SIMD validator costs as much as
+// a few dozen characters, so it runs once per 16 octets or more.
+func repairInto[T string | []byte](out []byte, o int, p T, i int) (int, int) {
+	n := len(p)
+	run := 0
+	for i < n {
+		if len(out)-o < utf8.UTFMax {
+			return o, i
+		}
+		w := out[o : o+utf8.UTFMax]
+		b := p[i]
+		if b < utf8.RuneSelf {
+			w[0] = b
+			o++
+			i++
+		} else if size, k := scanChar(p, i); k == 0 {
+			for j := range size {
+				w[j] = p[i+j]
+			}
+			o += size
+			i += size
+		} else {
+			run = 0
+			if k == 1 && i+8 <= n && len(out)-o >= 24+utf8.UTFMax && isLone8(p, i) {
+				// Eight octets that start no sequence: binary data, or
+				// text in another encoding.
+				binary.LittleEndian.PutUint64(out[o:], fffd8[0])
+				binary.LittleEndian.PutUint64(out[o+8:], fffd8[1])
+				binary.LittleEndian.PutUint64(out[o+16:], fffd8[2])
+				o += 24
+				i += 8
+				continue
+			}
+			w[0], w[1], w[2] = replacement[0], replacement[1], replacement[2]
+			o += len(replacement)
 			i += k
 			continue
 		}
-		dst = append(dst, replacement...)
-		i += maximalSubpart(p, i)
+		if run++; run >= 16 {
+			run = 0
+			k := validPrefix(p[i:])
+			if testHookValidPrefix != nil {
+				testHookValidPrefix(k)
+			}
+			if len(out)-o < k {
+				return o, i
+			}
+			o += copy(out[o:], p[i:i+k])
+			i += k
+		}
 	}
-	return dst
+	return o, i
 }
 
-// maximalSubpart returns the length of the maximal subpart of the ill-formed
-// sequence at p[i]: the number of its octets that still begin a well-formed
-// sequence, and at least 1.
-func maximalSubpart[T string | []byte](p T, i int) int {
+// repairLen returns the length of p[i:] repaired, for a character boundary
+// i: repairInto's loop, counting.
+func repairLen[T string | []byte](p T, i int) int {
+	n := len(p)
+	m := 0
+	run := 0
+	for i < n {
+		if p[i] < utf8.RuneSelf {
+			m++
+			i++
+		} else if size, k := scanChar(p, i); k == 0 {
+			m += size
+			i += size
+		} else {
+			run = 0
+			if k == 1 && i+8 <= n && isLone8(p, i) {
+				m += 24
+				i += 8
+				continue
+			}
+			m += len(replacement)
+			i += k
+			continue
+		}
+		if run++; run >= 16 {
+			run = 0
+			k := validPrefix(p[i:])
+			if testHookValidPrefix != nil {
+				testHookValidPrefix(k)
+			}
+			m += k
+			i += k
+		}
+	}
+	return m
+}
+
+// testHookValidPrefix, when set by a test, is called with the length of
+// each well-formed run that repairInto and repairLen have validPrefix
+// find: FuzzToValidBudget counts the calls and the octets they cover.
+var testHookValidPrefix func(k int)
+
+// scanChar looks at the sequence that p[i], not ASCII, starts: it returns
+// its length and 0 if it is a well-formed character, or 0 and the length of
+// its maximal subpart (at least 1) if it is ill-formed.
+func scanChar[T string | []byte](p T, i int) (size, subpart int) {
 	x := first[p[i]]
-	size := int(x & 7)
+	size = int(x & 7)
 	if size < 2 {
-		return 1
+		return 0, 1
 	}
 	ar := acceptRanges[x>>4]
 	k := 1
-	for k < size && i+k < len(p) {
-		c := p[i+k]
-		lo, hi := byte(0x80), byte(0xBF)
-		if k == 1 {
-			lo, hi = ar.lo, ar.hi
+	if i+1 < len(p) {
+		if c := p[i+1]; ar.lo <= c && c <= ar.hi {
+			k = 2
+			for k < size && i+k < len(p) && p[i+k]&0xC0 == 0x80 {
+				k++
+			}
 		}
-		if c < lo || hi < c {
-			break
-		}
-		k++
 	}
-	if k == size { // cannot happen for an ill-formed sequence
-		return 1
+	if k == size {
+		return size, 0
 	}
-	return k
+	return 0, k
 }
+
+// lone has 1 for the octets that start no sequence (80-C1, F5-FF), each a
+// maximal subpart of one octet.
+var lone = func() (t [256]byte) {
+	for b := range t {
+		if b >= 0x80 && first[b]&7 < 2 {
+			t[b] = 1
+		}
+	}
+	return t
+}()
+
+// isLone8 reports whether p[i:i+8] are all lone octets.
+func isLone8[T string | []byte](p T, i int) bool {
+	q := p[i : i+8]
+	return lone[q[0]]&lone[q[1]]&lone[q[2]]&lone[q[3]]&lone[q[4]]&lone[q[5]]&lone[q[6]]&lone[q[7]] != 0
+}
+
+// fffd8 is eight U+FFFD as three little-endian words.
+var fffd8 = func() (w [3]uint64) {
+	b := []byte(strings.Repeat(replacement, 8))
+	for k := range w {
+		w[k] = binary.LittleEndian.Uint64(b[8*k:])
+	}
+	return w
+}()

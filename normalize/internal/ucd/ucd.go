@@ -5,8 +5,10 @@
 // it reproduces the committed file.
 //
 // A code point is safe in a form (NFC or NFKC) when its
-// Canonical_Combining_Class is 0 and its quick-check property (NFC_QC or
-// NFKC_QC) is Yes; surrogate code points never are. The properties come from
+// Canonical_Combining_Class is 0, its quick-check property (NFC_QC or
+// NFKC_QC) is Yes, and its compatibility decomposition does not start with
+// a non-starter (which the Stream-Safe Text Process counts, as norm does:
+// U+FF9E and U+FF9F); surrogate code points never are. The properties come from
 // three files of the UCD, under the directory given to Load:
 //
 //	UnicodeData.txt                      Canonical_Combining_Class (field 3)
@@ -55,6 +57,14 @@ type Data struct {
 	ccc     []uint8 // Canonical_Combining_Class
 	nfcQC   []byte  // qcYes, qcNo or qcMaybe
 	nfkcQC  []byte
+	// leadsNS holds the code points whose full compatibility
+	// decomposition starts with a non-starter: a character of class other
+	// than 0, or one that combines with the character before it (NFKC_QC
+	// Maybe). The Stream-Safe Text Process counts them as non-starters,
+	// so they are never safe, whatever their own class and quick check
+	// (U+FF9E HALFWIDTH KATAKANA VOICED SOUND MARK: class 0 and NFC_QC Yes,
+	// but U+3099 in NFKD).
+	leadsNS map[rune]bool
 }
 
 // Load reads the files of the UCD in dir and returns their properties. It
@@ -117,7 +127,37 @@ func Load(dir, version string) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
+	ms, err := readMappings(filepath.Join(dir, Files[0]))
+	if err != nil {
+		return nil, err
+	}
+	d.leadsNS = leadingNonStarters(ms, d.ccc, d.nfkcQC)
 	return d, nil
+}
+
+// leadingNonStarters returns the code points whose full compatibility
+// decomposition starts with a non-starter (see Data.leadsNS).
+func leadingNonStarters(ms []Mapping, ccc []uint8, nfkcQC []byte) map[rune]bool {
+	to := map[rune][]rune{}
+	for _, m := range ms {
+		to[m.Rune] = m.To
+	}
+	firstOf := func(r rune) rune {
+		for {
+			m, ok := to[r]
+			if !ok {
+				return r
+			}
+			r = m[0]
+		}
+	}
+	lead := map[rune]bool{}
+	for _, m := range ms {
+		if f := firstOf(m.Rune); ccc[f] != 0 || nfkcQC[f] == qcMaybe {
+			lead[m.Rune] = true
+		}
+	}
+	return lead
 }
 
 // Safe reports whether the code point r is safe in NFKC (nfkc) or NFC.
@@ -129,7 +169,7 @@ func (d *Data) Safe(nfkc bool, r rune) bool {
 	if nfkc {
 		qc = d.nfkcQC
 	}
-	return d.ccc[r] == 0 && qc[r] == qcYes
+	return d.ccc[r] == 0 && qc[r] == qcYes && !d.leadsNS[r]
 }
 
 // readUnicodeData reads field 3 of UnicodeData.txt into ccc.

@@ -1,0 +1,131 @@
+package normalize
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/utf8guard/utf8guard/normalize/internal/ucd"
+)
+
+// TestComposeTablesFromUCD checks that compose_tables.go is what the
+// generator writes from the copy of the Unicode Character Database in
+// testdata, byte for byte.
+func TestComposeTablesFromUCD(t *testing.T) {
+	t.Parallel()
+	src, err := ucd.GenerateCompose(ucdDir, composeVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile("compose_tables.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(old, src) {
+		t.Fatalf("compose_tables.go is not what the generator writes from %s: run go generate ./normalize", ucdDir)
+	}
+	if composeVersion != norm.Version {
+		t.Errorf("the normalizer's data are of Unicode %s, norm of %s", composeVersion, norm.Version)
+	}
+}
+
+// TestSegmentRoom checks the bounds that the segment buffer relies on: no
+// decomposition longer than 18 characters, and at most 3 leading and
+// trailing non-starters for any character.
+func TestSegmentRoom(t *testing.T) {
+	c := theComposer()
+	for _, d := range c.decomp {
+		if len(d.canon) > 18 || len(d.compat) > 18 {
+			t.Errorf("decomposition of %d characters: %U", max(len(d.canon), len(d.compat)), d.compat)
+		}
+	}
+	// A second of a pair that composes has no decomposition (norm would
+	// not count it as combining backward otherwise).
+	for _, s := range c.pairs {
+		if s.key != 0 {
+			if b := rune(s.key & (1<<21 - 1)); c.entry(b)&eCompat != 0 {
+				t.Errorf("U+%04X composes as a second but decomposes", b)
+			}
+		}
+	}
+}
+
+// composeFixtures are characters that exercise the normalizer: starters that
+// compose, decompose or both, marks of several classes, characters that
+// decompose to non-starters, starters that combine backward, Hangul, and
+// characters with long compatibility decompositions.
+var composeFixtures = []rune{
+	'a', 'e', 'q', 'A', 'u', 'i', 'f', ' ',
+	0x00E9, 0x00FC, 0x01D8, 0x1E09, 0x1EA0, 0x212B, 0x2126, 0x00C5, 0x0344, 0x0F73, 0x0F75, 0x0F81,
+	0x0300, 0x0301, 0x0302, 0x0308, 0x0323, 0x0327, 0x0328, 0x031B, 0x05B8, 0x05C1, 0x0653, 0x093C, 0x0F71, 0x0F72, 0x0F80,
+	0x034F, 0x0B47, 0x0B3E, 0x0B57, 0x0BC6, 0x0BBE, 0x0CC6, 0x0CD5, 0x0DD9, 0x0DCF, 0x1025, 0x102E, 0x3099, 0x309A, 0x304B,
+	0xFF76, 0xFF9E, 0xFF9F, 0x1100, 0x1161, 0x11A8, 0xAC00, 0xAC01, 0x3200, 0x320E, 0x1D15E, 0x1D165, 0x1D16E,
+	0xFB01, 0xFDFA, 0x00B2, 0x1D2E, 0xFF21, 0x2474, 0x33FF, 0x0958, 0x2ADC, 0x0338, 0x226E, 0x1E0A, 0x0307,
+	0x01C4, 0x1E17, 0x0113, 0x0304, 0x00E0, 0x01D5, 0x1FC1, 0x0385, 0x3131, 0x3133, 0x0CCB, 0x0DDA,
+}
+
+// TestComposerDifferential compares the normalizer with norm, through every
+// method of Form (differential), on every code point alone and between
+// fixtures (a stride of them without -long), and on runs of non-starters
+// around the Stream-Safe limit of 30.
+func TestComposerDifferential(t *testing.T) {
+	stride := rune(257)
+	if longTests() {
+		stride = 1
+	}
+	forms := []struct {
+		f  Form
+		nf norm.Form
+	}{{NFC, norm.NFC}, {NFKC, norm.NFKC}}
+	for r := rune(0x80); r <= utf8.MaxRune; r += stride {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		for _, fm := range forms {
+			for _, s := range []string{string(r), "a" + string(r) + "\u0301", string(r) + "\u0323\u0302" + string(r)} {
+				differential(t, fm.f, fm.nf, []byte(s))
+			}
+		}
+	}
+	// Runs of non-starters around the limit, after each fixture.
+	marks := []string{"\u0301", "\u0323", "\u0344", "\u0f73", "\uff9e", "\u1161", "\u11a8", "\u0b3e", "\u0301\u0323", "\u3099", "\U0001D165"}
+	for _, st := range composeFixtures {
+		for _, m := range marks {
+			for n := 28; n <= 33; n++ {
+				for _, fm := range forms {
+					s := string(st) + strings.Repeat(m, n) + "x" + strings.Repeat(m, n)
+					differential(t, fm.f, fm.nf, []byte(s))
+				}
+			}
+		}
+	}
+}
+
+// TestComposerDifferentialRandom compares the normalizer with norm on random strings
+// of fixtures, dense in the cases where they interact.
+func TestComposerDifferentialRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 14))
+	iters := 5000
+	if testing.Short() {
+		iters = 1000
+	}
+	if longTests() {
+		iters = 400000
+	}
+	for range iters {
+		var b []byte
+		for n := r.IntN(48); n >= 0; n-- {
+			x := composeFixtures[r.IntN(len(composeFixtures))]
+			for k := r.IntN(4); k >= 0; k-- {
+				b = utf8.AppendRune(b, x)
+			}
+		}
+		differential(t, NFC, norm.NFC, b)
+		differential(t, NFKC, norm.NFKC, b)
+	}
+}
