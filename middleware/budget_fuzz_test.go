@@ -23,8 +23,8 @@ import (
 // with PRECIS fields. An allocation that grows faster than the request
 // (a table per name, a copy per pass, a buffer regrown at every step)
 // fails it long before time would show it. The seeds are the hostile
-// constructions of BenchmarkHostileMW (bench/hostile_middleware_test.go), at a
-// few KiB.
+// constructions of BenchmarkHostileMW (bench/hostile_middleware_test.go),
+// at a few KiB.
 //
 // Under the race detector the requests run but their allocations are not
 // counted: it changes them.
