@@ -28,9 +28,9 @@
 // lowest offset. In Enforce mode the request is rejected (400, 413 for a
 // body over its limit, 415 for a media type the policy does not accept or
 // a content coding it cannot decode; too many fields or parts, a field, a
-// path or a JSON nesting over its limit are 400) and the handler does not
-// run; in Monitor mode it is passed on as it came. Either way one zerolog
-// event at warn level describes it.
+// path, a query or a JSON nesting over its limit are 400) and the handler
+// does not run; in Monitor mode it is passed on as it came. Either way one
+// zerolog event at warn level describes it.
 //
 // A body's location is chosen by its Content-Type read as
 // mime.ParseMediaType (and so net/http's form parsers) reads it:

@@ -74,13 +74,20 @@ const (
 // memberCheck.arena, arena[^lo:hi].
 type span struct{ lo, hi int }
 
-// memberKey is one member name of an open object.
+// memberKey is one member name of an open object: the name, unescaped,
+// and its fingerprint by foldedName, hashFolded of u. On a route that
+// normalizes, its memberNorm, at the same index, holds the rest.
 type memberKey struct {
-	u span // the name, unescaped
-	n span // u in the route's normalization form (u itself when normal)
-	// The fingerprint of the name by each kind: hashFolded of u and of
-	// n, and hashExact of n.
-	h [numNameKinds]uint64
+	u span
+	h uint64
+}
+
+// memberNorm is what a name is on a route that normalizes: n, u in the
+// route's normalization form (u itself when normal), and the name's
+// fingerprints by canonName and exactName, hashFolded and hashExact of n.
+type memberNorm struct {
+	n      span
+	hc, he uint64
 }
 
 // memberObj is one open object: its names are keys[first:nkeys], and
@@ -109,16 +116,19 @@ type memberCheck struct {
 	// for the long stretches found with IndexByte.
 	quote, open, close nextByte
 	// The open objects, outermost first, and the names of their members
-	// read so far. keys only grows: its length is the most names it has
-	// held; nkeys are in use.
+	// read so far, with their memberNorms where the route normalizes.
+	// keys (and norms) only grow: their length is the most names they
+	// have held; nkeys are in use.
 	objs  []memberObj
 	keys  []memberKey
+	norms []memberNorm
 	nkeys int
-	// table maps the table key of a name (tableKey) to the index of the
-	// first name with it, for the objects with many names; tableMax is
-	// the most it has held.
-	table    map[uint64]int32
-	tableMax int
+	// table holds the names of the objects with many names, by kind
+	// (memberTable).
+	table memberTable
+	// bound is the most names the body can hold, once it is needed
+	// (growth); 0 until then.
+	bound int
 	// arena holds the names that are not plain: unescaped, normalized.
 	arena []byte
 	// fold holds a stretch of a name being folded for its hash.
@@ -130,9 +140,11 @@ type memberCheck struct {
 var memberChecks = sync.Pool{New: func() any { return new(memberCheck) }}
 
 // Past these sizes a memberCheck's memory is not kept for the next body:
-// one huge body must not pin it.
+// one huge body must not pin it. (A name costs 24 octets in keys, 32 more
+// in norms where the route normalizes, and about 8 in the table per
+// kind.)
 const (
-	maxPooledNames = 1 << 10
+	maxPooledNames = 1 << 14
 	maxPooledArena = 64 << 10
 )
 
@@ -194,15 +206,10 @@ func checkMembers(body []byte, p *policy, escapes bool) *Rejection {
 func (mc *memberCheck) release() {
 	mc.p = nil
 	mc.quote, mc.open, mc.close = nextByte{}, nextByte{}, nextByte{}
-	mc.objs, mc.nkeys, mc.arena = mc.objs[:0], 0, mc.arena[:0]
-	if len(mc.table) > 0 {
-		clear(mc.table) // left by a body that stopped in an object
-	}
-	if mc.tableMax > maxPooledNames {
-		mc.table, mc.tableMax = nil, 0
-	}
-	if len(mc.keys) > maxPooledNames || cap(mc.objs) > maxPooledNames {
-		mc.keys, mc.objs = nil, nil
+	mc.objs, mc.nkeys, mc.arena, mc.bound = mc.objs[:0], 0, mc.arena[:0], 0
+	mc.table.reset(4 * maxPooledNames)
+	if len(mc.keys) > maxPooledNames || len(mc.norms) > maxPooledNames || cap(mc.objs) > maxPooledNames {
+		mc.keys, mc.norms, mc.objs = nil, nil, nil
 	}
 	if cap(mc.arena) > maxPooledArena {
 		mc.arena = nil
@@ -406,8 +413,6 @@ func hasOctet(w uint64, c byte) uint64 {
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func (mc *memberCheck) key(k int) *memberKey { return &mc.keys[k] }
-
 func (mc *memberCheck) push() {
 	mc.objs = append(mc.objs, memberObj{first: mc.nkeys})
 }
@@ -419,8 +424,12 @@ func (mc *memberCheck) pop() {
 	}
 	o := &mc.objs[len(mc.objs)-1]
 	if o.tabled {
-		for at := o.first; at < mc.nkeys; at++ {
-			mc.untable(at, o.first)
+		// Last in, first out: the table is as it was before the object's
+		// first name went in (memberTable.remove).
+		for at := mc.nkeys - 1; at >= o.first; at-- {
+			for _, kind := range mc.kinds {
+				mc.table.remove(mc.home(mc.hash(at, kind), kind, len(mc.objs)), at, kind)
+			}
 		}
 	}
 	mc.nkeys = o.first
@@ -439,7 +448,8 @@ func (mc *memberCheck) bytes(s span) []byte {
 // of a member of the innermost open object against the names before it,
 // and adds it to them.
 func (mc *memberCheck) member(start, end int) *Rejection {
-	k := mc.next() // filled in place: the names are compared where they lie
+	at := mc.next() // filled in place: the names are compared where they lie
+	k := &mc.keys[at]
 	k.u = span{start, end}
 	u, rest := mc.p[start:end], mc.p[start:]
 	if mc.escapes && bytes.IndexByte(u, '\\') >= 0 {
@@ -456,36 +466,37 @@ func (mc *memberCheck) member(start, end int) *Rejection {
 	var ascii, lower bool
 	if h, ok := packPlain(u, rest); ok {
 		ascii, lower = true, true
-		k.h[foldedName] = h
+		k.h = h
 	} else {
 		ascii, lower = asciiName(u)
-		k.h[foldedName] = hashFolded(u, lower, &mc.fold)
+		k.h = hashFolded(u, lower, &mc.fold)
 	}
-	k.n, k.h[canonName], k.h[exactName] = k.u, k.h[foldedName], k.h[foldedName]
 	if mc.form != normalize.None {
+		nm := &mc.norms[at]
+		nm.n, nm.hc, nm.he = k.u, k.h, k.h
 		n := u
 		if !ascii && !mc.form.IsNormal(u) {
 			lo := len(mc.arena)
 			mc.arena = mc.form.Append(mc.arena, u)
-			k.n = span{^lo, len(mc.arena)}
+			nm.n = span{^lo, len(mc.arena)}
 			n = mc.arena[lo:]
-			k.h[canonName] = hashFolded(n, false, &mc.fold)
+			nm.hc = hashFolded(n, false, &mc.fold)
 		}
 		if !lower {
-			k.h[exactName] = hashExact(n)
+			nm.he = hashExact(n)
 		}
 	}
 	o := &mc.objs[len(mc.objs)-1]
 	for _, kind := range mc.kinds {
-		at := mc.find(o, k, kind)
-		if at < 0 {
+		e := mc.find(o, at, kind)
+		if e < 0 {
 			continue
 		}
 		switch {
 		case kind == foldedName:
 			return mc.reject(sanitize.DuplicateKey, start)
-		case kind == canonName && !bytes.EqualFold(mc.bytes(mc.keys[at].u), u),
-			kind == exactName && !bytes.Equal(mc.bytes(mc.keys[at].u), u):
+		case kind == canonName && !bytes.EqualFold(mc.bytes(mc.keys[e].u), u),
+			kind == exactName && !bytes.Equal(mc.bytes(mc.keys[e].u), u):
 			// One in the canonical form, and not before.
 			return mc.reject(sanitize.KeyCollision, start)
 		}
@@ -494,126 +505,229 @@ func (mc *memberCheck) member(start, end int) *Rejection {
 	return nil
 }
 
-// next returns the place of the name after the last one, keys[nkeys],
-// which add then counts in.
-func (mc *memberCheck) next() *memberKey {
+// next returns the index of the place of the name after the last one,
+// nkeys, which add then counts in.
+func (mc *memberCheck) next() int {
 	if mc.nkeys == len(mc.keys) {
 		if len(mc.keys) == cap(mc.keys) {
-			// Double: append's growth of large slices (a quarter)
-			// allocates five times the final size along the way.
-			mc.keys = slices.Grow(mc.keys, max(len(mc.keys), 16))
+			mc.keys = slices.Grow(mc.keys, mc.growth(len(mc.keys)))
 		}
 		mc.keys = mc.keys[:len(mc.keys)+1]
 	}
-	return &mc.keys[mc.nkeys]
+	if mc.form != normalize.None && mc.nkeys >= len(mc.norms) {
+		if len(mc.norms) == cap(mc.norms) {
+			mc.norms = slices.Grow(mc.norms, mc.growth(len(mc.norms)))
+		}
+		mc.norms = mc.norms[:mc.nkeys+1]
+	}
+	return mc.nkeys
 }
 
-// find returns the index of a name of o that is one with k by kind, or
-// -1 if there is none. Of names that are one with each other by kind,
-// it may return any: member refuses a name that is one with an earlier
-// name by kind and differs from it as unescaped, so those it lets in
-// are all the same name.
-func (mc *memberCheck) find(o *memberObj, k *memberKey, kind nameKind) int {
-	h := k.h[kind]
-	if o.tabled {
-		at, ok := mc.table[mc.tableKey(h, kind)]
-		if !ok {
-			return -1
-		}
-		if int(at) >= o.first && mc.same(&mc.keys[at], k, kind) {
-			return int(at)
-		}
-		// Two names with one table key: look at every name, as for a
-		// small object (with a secret seed, nothing a client can bring
-		// about).
+// growth returns how many names to make room for in keys or norms, which
+// hold n and are full: as many again (append's growth of large slices, a
+// quarter, allocates five times the final size along the way), but, past
+// what the pool keeps, all the body can still hold at once. Every name
+// is followed by a colon, and takes five octets at least (`,"":0`): a
+// body of many names (the case where they matter) is reserved for once,
+// instead of in a dozen doublings that allocate as much again.
+func (mc *memberCheck) growth(n int) int {
+	if n < maxPooledNames {
+		return max(n, 16)
 	}
-	for at := o.first; at < mc.nkeys; at++ {
-		if mc.keys[at].h[kind] == h && mc.same(&mc.keys[at], k, kind) {
-			return at
+	if mc.bound == 0 {
+		mc.bound = min(bytes.Count(mc.p, []byte{':'}), len(mc.p)/5+1)
+	}
+	return max(n, mc.bound-n)
+}
+
+// hash returns the fingerprint by kind of the name at index at.
+func (mc *memberCheck) hash(at int, kind nameKind) uint64 {
+	switch kind {
+	case canonName:
+		return mc.norms[at].hc
+	case exactName:
+		return mc.norms[at].he
+	}
+	return mc.keys[at].h
+}
+
+// find returns the index of a name of o, before the one at index at, that
+// is one with it by kind, or -1 if there is none. Of names that are one
+// with each other by kind, it may return any: member refuses a name that
+// is one with an earlier name by kind and differs from it as unescaped,
+// so those it lets in are all the same name.
+func (mc *memberCheck) find(o *memberObj, at int, kind nameKind) int {
+	h := mc.hash(at, kind)
+	if o.tabled {
+		return mc.table.find(mc.home(h, kind, len(mc.objs)), kind, func(e int) bool {
+			return e >= o.first && mc.hash(e, kind) == h && mc.same(e, at, kind)
+		})
+	}
+	for e := o.first; e < at; e++ {
+		if mc.hash(e, kind) == h && mc.same(e, at, kind) {
+			return e
 		}
 	}
 	return -1
 }
 
-// same reports whether the names e and k are one by kind.
-func (mc *memberCheck) same(e, k *memberKey, kind nameKind) bool {
-	if e.h[kind] != k.h[kind] {
-		return false
-	}
+// same reports whether the names at indexes e and k, whose fingerprints
+// by kind are equal, are one by kind.
+func (mc *memberCheck) same(e, k int, kind nameKind) bool {
 	switch kind {
 	case foldedName:
-		return bytes.EqualFold(mc.bytes(e.u), mc.bytes(k.u))
+		return bytes.EqualFold(mc.bytes(mc.keys[e].u), mc.bytes(mc.keys[k].u))
 	case canonName:
-		return bytes.EqualFold(mc.bytes(e.n), mc.bytes(k.n))
+		return bytes.EqualFold(mc.bytes(mc.norms[e].n), mc.bytes(mc.norms[k].n))
 	}
-	return bytes.Equal(mc.bytes(e.n), mc.bytes(k.n))
+	return bytes.Equal(mc.bytes(mc.norms[e].n), mc.bytes(mc.norms[k].n))
 }
 
 // add counts in the name that next returned, of o, the innermost open
-// object.
+// object, and puts the object's names in the table once it has
+// memberTableFrom of them. Room is made first: growTable enters again
+// only the names that are in the table already.
 func (mc *memberCheck) add(o *memberObj) {
 	at := mc.nkeys
-	mc.nkeys++
 	switch {
 	case o.tabled:
+		mc.reserve(1)
+		mc.nkeys++
 		mc.insert(at)
-		mc.tableMax = max(mc.tableMax, len(mc.table))
-	case mc.nkeys-o.first >= memberTableFrom:
-		if mc.table == nil {
-			mc.table = make(map[uint64]int32)
-		}
+	case at+1-o.first >= memberTableFrom:
+		mc.reserve(at + 1 - o.first)
 		o.tabled = true
+		mc.nkeys++
 		for k := o.first; k < mc.nkeys; k++ {
 			mc.insert(k)
 		}
-		mc.tableMax = max(mc.tableMax, len(mc.table))
+	default:
+		mc.nkeys++
+	}
+}
+
+// reserve makes room in the table for names more names, of every kind.
+func (mc *memberCheck) reserve(names int) {
+	for 2*(mc.table.n+names*len(mc.kinds)) > len(mc.table.slots) {
+		mc.growTable()
 	}
 }
 
 // insert enters the name at index at, of the innermost open object, in
-// the table, once for each kind. A name whose table key is there already
-// is left out (find compares, and falls back on looking at every name).
+// the table, once for each kind. There is room (reserve).
 func (mc *memberCheck) insert(at int) {
-	k := mc.key(at)
 	for _, kind := range mc.kinds {
-		if t := mc.tableKey(k.h[kind], kind); !mc.tabled(t) {
-			mc.table[t] = int32(at)
+		mc.table.insert(mc.home(mc.hash(at, kind), kind, len(mc.objs)), at, kind)
+	}
+}
+
+// growTable doubles the table (16 slots at first) and enters again the
+// names it held, in the order they went in: the names of the tabled open
+// objects, outermost first, each at the depth of its object.
+func (mc *memberCheck) growTable() {
+	t := &mc.table
+	size := max(16, 2*len(t.slots))
+	if size > 4*maxPooledNames && len(mc.keys) > 0 {
+		// As keys, past what the pool keeps: room for as many names as
+		// keys has, at once.
+		for size < 2*cap(mc.keys)*len(mc.kinds) {
+			size *= 2
+		}
+	}
+	t.slots, t.n = make([]uint32, size), 0
+	for i, o := range mc.objs {
+		if !o.tabled {
+			continue
+		}
+		end := mc.nkeys
+		if i+1 < len(mc.objs) {
+			end = mc.objs[i+1].first
+		}
+		for at := o.first; at < end; at++ {
+			for _, kind := range mc.kinds {
+				t.insert(mc.home(mc.hash(at, kind), kind, i+1), at, kind)
+			}
 		}
 	}
 }
 
-func (mc *memberCheck) tabled(t uint64) bool {
-	_, ok := mc.table[t]
-	return ok
+// home returns where in the table a name whose fingerprint by kind is h,
+// of the open object at depth depth (1 the outermost), is looked for
+// first: a seeded hash of the fingerprint, the kind and the depth (only
+// open objects have names in the table, one per depth). The fingerprints
+// of short names are their octets, which a client chooses; hashed with a
+// secret seed, they make places no client can make collide, so that no
+// client can make the probes long (and a collision, found by comparing
+// the names, costs a probe, not a wrong answer).
+func (mc *memberCheck) home(h uint64, kind nameKind, depth int) uint64 {
+	return maphash.Comparable(memberSeed, h^uint64(kind)<<62^uint64(depth)*0x9E3779B97F4A7C15)
 }
 
-// untable removes the name at index at, of the innermost open object whose
-// names start at first, from the table: its table keys, where they are
-// its object's.
-func (mc *memberCheck) untable(at, first int) {
-	k := mc.key(at)
-	for _, kind := range mc.kinds {
-		t := mc.tableKey(k.h[kind], kind)
-		if at, ok := mc.table[t]; ok && int(at) >= first {
-			delete(mc.table, t)
+// memberTable is the table of the names of the objects with many names:
+// open addressing with linear probing, each slot the index of a name
+// (plus one; 0 is empty) and its kind in the top two bits, at most half
+// the slots in use. Names leave it last in, first out (the innermost
+// object's, when it closes), which linear probing allows without
+// tombstones: a name went in after every name whose probe sequence it
+// could lie on, and so it comes out before them.
+type memberTable struct {
+	slots []uint32
+	n     int // slots in use
+}
+
+const (
+	slotKindShift = 30
+	slotIndexMask = 1<<slotKindShift - 1
+)
+
+// insert enters the name at index at, of kind kind, whose home is home.
+func (t *memberTable) insert(home uint64, at int, kind nameKind) {
+	mask := uint64(len(t.slots) - 1)
+	i := home & mask
+	for t.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = uint32(at+1) | uint32(kind)<<slotKindShift
+	t.n++
+}
+
+// find returns the index of the first name of kind kind on the probe
+// sequence from home that match accepts, or -1.
+func (t *memberTable) find(home uint64, kind nameKind, match func(at int) bool) int {
+	if len(t.slots) == 0 {
+		return -1
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := home & mask; t.slots[i] != 0; i = (i + 1) & mask {
+		if s := t.slots[i]; nameKind(s>>slotKindShift) == kind && match(int(s&slotIndexMask)-1) {
+			return int(s&slotIndexMask) - 1
+		}
+	}
+	return -1
+}
+
+// remove takes out the name at index at, of kind kind, whose home is
+// home: the last one in.
+func (t *memberTable) remove(home uint64, at int, kind nameKind) {
+	mask := uint64(len(t.slots) - 1)
+	want := uint32(at+1) | uint32(kind)<<slotKindShift
+	for i := home & mask; t.slots[i] != 0; i = (i + 1) & mask {
+		if t.slots[i] == want {
+			t.slots[i] = 0
+			t.n--
+			return
 		}
 	}
 }
 
-// tableKey returns the key in memberCheck.table of the name of the
-// innermost open object whose fingerprint by kind is h: a seeded hash of
-// the fingerprint, the kind and the depth of the object (only open
-// objects have names in the table, one per depth). The fingerprints of
-// short names are their octets, which a client chooses; hashed with a
-// secret seed, they make table keys no client can make collide (and a
-// collision, found by comparing the names, costs a look at the object's
-// names, not a wrong answer).
-func (mc *memberCheck) tableKey(h uint64, kind nameKind) uint64 {
-	return maphash.Comparable(memberSeed, struct {
-		h     uint64
-		depth int
-		kind  nameKind
-	}{h, len(mc.objs), kind})
+// reset empties the table for the next body, keeping up to keep slots.
+func (t *memberTable) reset(keep int) {
+	if len(t.slots) > keep {
+		t.slots = nil
+	} else if t.n > 0 {
+		clear(t.slots) // left by a body that stopped in an object
+	}
+	t.n = 0
 }
 
 // hashFolded returns a fingerprint of foldKey(s): for a folded name of

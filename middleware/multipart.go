@@ -13,6 +13,7 @@ import (
 	"net/textproto"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -115,14 +116,23 @@ func (pt *mimePart) nestedBoundary() string {
 // quoted-printable content does not decode, the offset in raw (the content
 // as sent) of the line where Go's decoder fails: content is then what it
 // decoded before.
-func (pt *mimePart) readContent() (content, raw []byte, truncated bool, qpOff int) {
+//
+// A part of a body in memory is read into buf, appending (its earlier
+// contents stay where they are), which it returns grown: raw and content
+// are parts of it. A part of a body that streams is read up to pt.max
+// octets, through pooled chunks into memory of its own (readPart): past
+// them, pt.over is set and nothing is returned. A quoted-printable part is
+// decoded into buf.
+func (pt *mimePart) readContent(buf []byte) (content, raw, grown []byte, truncated bool, qpOff int) {
 	var err error
 	if pt.max >= 0 {
 		if raw, pt.over, err = readPart(pt.raw, pt.max); pt.over {
-			return nil, nil, true, -1
+			return nil, nil, buf, true, -1
 		}
 	} else {
-		raw, err = io.ReadAll(pt.raw)
+		lo := len(buf)
+		buf, err = readAll(buf, pt.raw)
+		raw = buf[lo:len(buf):len(buf)]
 	}
 	// The only error a part of a body in memory can end with, given a
 	// boundary of at most maxBoundary octets, is io.ErrUnexpectedEOF:
@@ -130,13 +140,92 @@ func (pt *mimePart) readContent() (content, raw []byte, truncated bool, qpOff in
 	// that too.
 	truncated = err != nil
 	if !pt.qp {
-		return raw, raw, truncated, -1
+		return raw, raw, buf, truncated, -1
 	}
-	content, err = io.ReadAll(quotedprintable.NewReader(bytes.NewReader(raw)))
+	mid := len(buf)
+	buf, err = readAll(buf, quotedprintable.NewReader(bytes.NewReader(raw)))
+	content = buf[mid:len(buf):len(buf)]
 	if err == nil {
-		return content, raw, truncated, -1
+		return content, raw, buf, truncated, -1
 	}
-	return content, raw, truncated, qpErrorLine(raw)
+	return content, raw, buf, truncated, qpErrorLine(raw)
+}
+
+// readAll appends what r reads, up to its end or an error, to dst, as
+// io.ReadAll reads it into memory of its own. It doubles dst when it is
+// full (append grows a large slice by a quarter, which, a few kilobytes
+// read at a time, allocates four times the content along the way).
+func readAll(dst []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(dst) == cap(dst) {
+			nb := make([]byte, len(dst), max(2*cap(dst), 512))
+			copy(nb, dst)
+			dst = nb
+		}
+		n, err := r.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+}
+
+// mpMem is the working memory of the multipart passes, pooled: nothing in
+// it is handed to a handler (a rebuilt body is written into memory of its
+// own). bufs holds the contents of the parts being checked, one buffer
+// per nesting depth (a nested body is read from its parent's buffer while
+// its own parts are read into the next); arena the contents a rebuild
+// keeps until it writes them.
+type mpMem struct {
+	bufs  [maxMultipartDepth + 1][]byte
+	arena []byte
+	// cmp holds a part read back by rebuiltLevel.verify.
+	cmp []byte
+}
+
+var mpMems = sync.Pool{New: func() any { return new(mpMem) }}
+
+// Past these sizes an mpMem's buffers are not kept for the next request:
+// the top-level ones up to the default body limit, so that a route of
+// uploads does not allocate its body's size again for every request, and
+// the others, which only nested bodies use, up to 64 KiB.
+const (
+	maxPooledMPTop    = rules.DefaultBodyBytes
+	maxPooledMPNested = 64 << 10
+)
+
+func getMPMem() *mpMem { return mpMems.Get().(*mpMem) }
+
+// release empties m and puts it back in the pool.
+func (m *mpMem) release() {
+	for i := range m.bufs {
+		m.bufs[i] = trimPooled(m.bufs[i], i == 0)
+	}
+	m.arena = trimPooled(m.arena, true)
+	m.cmp = trimPooled(m.cmp, true)
+	mpMems.Put(m)
+}
+
+// reserve returns b emptied, with room for n octets: a part's content is
+// never longer than the body it is read from (a quoted-printable one,
+// read and decoded, may be twice that, and grows the buffer), so that a
+// body's parts are read without the buffer growing on the way.
+func reserve(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, 0, n)
+	}
+	return b[:0]
+}
+
+// trimPooled returns b emptied, or nil when it is too large to keep.
+func trimPooled(b []byte, top bool) []byte {
+	if cap(b) > maxPooledMPNested && !top || cap(b) > maxPooledMPTop {
+		return nil
+	}
+	return b[:0]
 }
 
 // qpErrorLine returns the offset of the first line of raw that Go's
@@ -402,25 +491,32 @@ func lineEnd(p []byte) (int, bool) {
 	return 0, false
 }
 
-// checkParts checks the multipart body body, delimited by boundary.
-func (p *policy) checkParts(body []byte, boundary string) *Rejection {
-	var n mpCounts
-	return p.checkLevel(body, boundary, 0, &n)
-}
-
 // mpCounts counts the parts and fields of a body, nested ones included.
-// st is the top-level body as it streams, nil for a body in memory.
+// st is the top-level body as it streams, nil for a body in memory; mem
+// the memory its parts are read into (memory), nil until then.
 type mpCounts struct {
 	parts, fields int
 	st            *mpFlow
+	mem           *mpMem
+}
+
+// memory returns n.mem, made if there is none (a count made without it
+// gets memory of its own, not pooled).
+func (n *mpCounts) memory() *mpMem {
+	if n.mem == nil {
+		n.mem = new(mpMem)
+	}
+	return n.mem
 }
 
 // checkLevel checks one multipart body, the top-level one at depth 0 or a
-// nested one.
+// nested one, reading its parts' contents into n's memory, at depth.
 func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts) *Rejection {
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return rj
 	}
+	m := n.memory()
+	m.bufs[depth] = reserve(m.bufs[depth], len(body))
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
 		if rj := p.checkPart(pt, depth, n); rj != nil {
@@ -474,7 +570,9 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	// A broken part (the body ends inside it) fails the handler's parser
 	// too, but only after a streaming handler has read what came before
 	// the break: that much is checked all the same, and the scan ends.
-	content, raw, _, qpOff := pt.readContent()
+	m := n.memory()
+	content, raw, buf, _, qpOff := pt.readContent(m.bufs[depth][:0])
+	m.bufs[depth] = buf
 	if pt.over {
 		return tooLarge(rules.Multipart, "", pt.max) // text over the body's text limit
 	}
@@ -600,7 +698,7 @@ const fileNameSyntax = "/\\%"
 //   - is parsed again with multipart.Reader before the handler sees it,
 //     and refused (canonical_syntax) unless it gives back exactly those
 //     parts; and then checked again, whole, as the body as sent was
-//     (checkParts), so that canonical names and contents meet the same
+//     (checkLevel), so that canonical names and contents meet the same
 //     policy: classes, field length and counts; it must also fit the body
 //     limit (too_large, 413);
 //   - has no preamble or epilogue, which no form parser reads.
@@ -633,7 +731,21 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	if err != nil || params["boundary"] == "" {
 		return nil, nil
 	}
-	rb := &rebuilder{p: p, boundary: rand.Text}
+	m := getMPMem()
+	defer m.release()
+	// A probe first: it reads the parts into working memory, keeps
+	// nothing, and stops at the first text that changes. A body in
+	// canonical form, the common one, ends here; the rebuild proper,
+	// which keeps every part, reads the body again from the start, and
+	// so finds what the probe found before the change, and the rest.
+	probe := &rebuilder{p: p, boundary: rand.Text, mem: m, probe: true}
+	if _, rj := probe.level(body, params["boundary"], 0); rj != errMPChanged {
+		return nil, rj // nil when nothing changes
+	}
+	// The contents kept are the body's, less where normalization
+	// shrinks them: most rebuilds fit in what is reserved here.
+	m.arena = reserve(m.arena, len(body))
+	rb := &rebuilder{p: p, boundary: rand.Text, mem: m}
 	lv, rj := rb.level(body, params["boundary"], 0)
 	switch {
 	case rj != nil:
@@ -653,10 +765,11 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	if _, ps, err := mime.ParseMediaType(ct); err != nil || ps["boundary"] != lv.boundary {
 		return nil, multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
-	if field, ok := lv.verify(); !ok {
+	if field, ok := lv.verifyWith(&m.cmp); !ok {
 		return nil, multipartSyntax(field)
 	}
-	if rj := p.checkParts(lv.out, lv.boundary); rj != nil {
+	n := mpCounts{mem: m}
+	if rj := p.checkLevel(lv.out, lv.boundary, 0, &n); rj != nil {
 		return nil, rj
 	}
 	r.Header.Set("Content-Type", ct)
@@ -691,7 +804,19 @@ type rebuilder struct {
 	// stream says that the top-level body is spooled: the contents of its
 	// data parts are not read, but copied from the spool (canonSpool).
 	stream bool
+	// mem is the working memory: the probe reads parts into its bufs,
+	// the rebuild into its arena, which holds them, and the normal forms
+	// it makes, until they are written. Nil until a part is read (a
+	// rebuilder made without it gets memory of its own).
+	mem *mpMem
+	// probe makes the rebuilder a probe: it keeps no part, and stops with
+	// errMPChanged at the first text that changes.
+	probe bool
 }
+
+// errMPChanged is how a probe stops: some text changes, so the body is to
+// be rebuilt. It is never a request's rejection.
+var errMPChanged = &Rejection{Reason: sanitize.NotNormalized, Location: rules.Multipart}
 
 // rebuiltLevel is one multipart body, rebuilt.
 type rebuiltLevel struct {
@@ -726,19 +851,29 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 		return nil, rj // refused by the check already
 	}
 	lv := &rebuiltLevel{complete: true}
+	rb.mem.bufs[depth] = reserve(rb.mem.bufs[depth], len(body))
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
 		part, changed, complete, rj := rb.part(pt, depth)
 		if rj != nil {
 			return nil, rj
 		}
+		if rb.probe {
+			continue // nothing changes yet: nothing to keep
+		}
 		lv.parts = append(lv.parts, part)
 		lv.changed = lv.changed || changed
 		lv.complete = lv.complete && complete
 	}
 	lv.complete = lv.complete && !s.broken
-	if lv.changed && lv.complete {
-		if rj := lv.write(rb.boundary); rj != nil {
+	if lv.changed && lv.complete && !rb.probe {
+		// A nested body is written into the arena: its parent's part
+		// holds it, and the parent is written out in turn.
+		arena := &rb.mem.arena
+		if depth == 0 {
+			arena = nil
+		}
+		if rj := lv.writeTo(rb.boundary, arena); rj != nil {
 			return nil, rj
 		}
 	}
@@ -746,9 +881,13 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 }
 
 // text canonicalizes one name or content (canonValue), and keeps the
-// not_normalized rejection of the first text that changes.
+// not_normalized rejection of the first text that changes. A probe stops
+// there (errMPChanged).
 func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *Rejection) {
-	out, changed, rj := rb.p.canonValue(rules.Multipart, field, v, content)
+	out, changed, rj := rb.canon(field, v, content)
+	if changed && rb.probe {
+		return nil, false, errMPChanged
+	}
 	if changed && rb.first == nil {
 		off := 0 // a PRECIS field: the enforced form differs
 		if n := rb.p.form.FirstNonNormal(v); n >= 0 {
@@ -757,6 +896,29 @@ func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *
 		rb.first = reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Multipart, safeField(field), v)
 	}
 	return out, changed, rj
+}
+
+// canon is p.canonValue at Multipart, but for the work and the memory: the
+// normal form of a text the route's normalization changes is appended to
+// the arena (a probe does not make it: that the text is not normal is all
+// it needs), where canonValue allocates it.
+func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, *Rejection) {
+	p := rb.p
+	if p.Mode == rules.Monitor || p.form == normalize.None || p.RejectUnnormalized {
+		return p.canonValue(rules.Multipart, field, v, content)
+	}
+	if _, ok := p.precisProfile(rules.Multipart, field); ok && content {
+		return p.canonValue(rules.Multipart, field, v, true)
+	}
+	if p.form.IsNormal(v) {
+		return v, false, nil
+	}
+	if rb.probe {
+		return v, true, nil
+	}
+	lo := len(rb.mem.arena)
+	rb.mem.arena = p.form.Append(rb.mem.arena, v)
+	return rb.mem.arena[lo:len(rb.mem.arena):len(rb.mem.arena)], true, nil
 }
 
 // checkFileNameSyntax refuses a file name whose canonical form holds
@@ -776,12 +938,16 @@ func checkFileNameSyntax(p *policy, field, v string) *Rejection {
 }
 
 // collide refuses name, a field name as sent, when an earlier field name
-// of the body that differs from it as sent has the same canonical form.
-func (rb *rebuilder) collide(name string) *Rejection {
+// of the body that differs from it as sent has the same canonical form:
+// canon, or, when canon is "", name's normal form.
+func (rb *rebuilder) collide(name, canon string) *Rejection {
 	if rb.p.form == normalize.None || name == "" {
 		return nil
 	}
-	key := rb.p.form.String(name)
+	key := canon
+	if key == "" {
+		key = rb.p.form.String(name)
+	}
 	prev, ok := rb.keys[key]
 	switch {
 	case !ok:
@@ -801,6 +967,9 @@ func (rb *rebuilder) collide(name string) *Rejection {
 // inside it or a nested body in it is not complete.
 func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, complete bool, rj *Rejection) {
 	p := rb.p
+	if rb.mem == nil {
+		rb.mem = new(mpMem) // a rebuilder made without memory (canonSpool)
+	}
 	hdr := pt.header // the part's own: NextRawPart made it for this part
 	out = rebuiltPart{header: hdr, hasDisp: pt.dispParams != nil}
 	field := pt.name // as sent, until its canonical form is known
@@ -825,7 +994,11 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 				params[key], touched = string(nv), append(touched, key)
 			}
 		}
-		if rj := rb.collide(pt.name); rj != nil {
+		canonName := params["name"] // rewritten already, but in Monitor mode
+		if p.Mode == rules.Monitor {
+			canonName = ""
+		}
+		if rj := rb.collide(pt.name, canonName); rj != nil {
 			return out, false, false, rj
 		}
 		field = params["name"] // the canonical name names the field
@@ -850,10 +1023,15 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		out.data = true
 		return out, changed, err == nil, nil
 	}
-	content, raw, truncated, qpOff := pt.readContent()
+	// Read into the buffer of the part's depth, which the next part
+	// reuses (a nested body's parts go into the next depth's): what the
+	// rebuild keeps goes into the arena once it is known.
+	content, raw, buf, truncated, qpOff := pt.readContent(rb.mem.bufs[depth][:0])
+	rb.mem.bufs[depth] = buf
 	if pt.over {
 		return out, false, false, tooLarge(rules.Multipart, "", pt.max) // refused by the check already
 	}
+	kept := false // content is memory the next part does not reuse
 	if qpOff >= 0 {
 		return out, false, false, qpRejection(safeField(field), raw, qpOff) // refused by the check already
 	}
@@ -868,7 +1046,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 			changed = true
 			complete = complete && sub.complete
 			if sub.complete {
-				content, out.nested = sub.out, sub
+				content, out.nested, kept = sub.out, sub, true
 				tp := maps.Clone(pt.typeParams)
 				tp["boundary"] = sub.boundary
 				ct := mime.FormatMediaType(pt.media, tp)
@@ -899,7 +1077,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 				return out, false, false, rj
 			}
 			if ch {
-				content, changed = nc, true
+				content, changed, kept = nc, true, true // in the arena, or a PRECIS form of its own
 			}
 		}
 		// Only once something changes: a body passed on as it came is
@@ -914,6 +1092,11 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 			return out, false, false, tooLarge(rules.Multipart, "", lim)
 		}
 	}
+	if !kept && !rb.probe {
+		lo := len(rb.mem.arena)
+		rb.mem.arena = append(rb.mem.arena, content...)
+		content = rb.mem.arena[lo:len(rb.mem.arena):len(rb.mem.arena)]
+	}
 	out.content = content
 	return out, changed, complete, nil
 }
@@ -924,7 +1107,11 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 // in no header block and no content. draw draws candidates; after a few
 // that all occur, which with 128 random bits does not happen, the body is
 // refused rather than written with one that does.
-func (lv *rebuiltLevel) write(draw func() string) *Rejection {
+func (lv *rebuiltLevel) write(draw func() string) *Rejection { return lv.writeTo(draw, nil) }
+
+// writeTo is write, into memory of its own when arena is nil, and
+// otherwise appended to *arena.
+func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte) *Rejection {
 	size := 0
 	for i := range lv.parts {
 		pt := &lv.parts[i]
@@ -941,7 +1128,14 @@ func (lv *rebuiltLevel) write(draw func() string) *Rejection {
 	if b == "" {
 		return multipartSyntax("")
 	}
-	out := make([]byte, 0, size+len(lv.parts)*(len(b)+8)+len(b)+8)
+	n := size + len(lv.parts)*(len(b)+8) + len(b) + 8
+	var out []byte
+	if arena == nil {
+		out = make([]byte, 0, n)
+	} else {
+		*arena = slices.Grow(*arena, n)
+		out = (*arena)[len(*arena):len(*arena)] // its free capacity: n octets at least
+	}
 	for i, pt := range lv.parts {
 		if i > 0 {
 			out = append(out, "\r\n"...)
@@ -950,6 +1144,10 @@ func (lv *rebuiltLevel) write(draw func() string) *Rejection {
 		out = append(append(out, pt.head...), pt.content...)
 	}
 	out = append(append(append(out, "\r\n--"...), b...), "--\r\n"...)
+	if arena != nil {
+		*arena = (*arena)[:len(*arena)+len(out)]
+		out = out[:len(out):len(out)]
+	}
 	lv.boundary, lv.out = b, out
 	return nil
 }
@@ -976,14 +1174,21 @@ func appendHeader(dst []byte, hdr textproto.MIMEHeader) []byte {
 	return append(dst, "\r\n"...)
 }
 
-// verify parses lv.out again as a handler does (multipart.Reader.NextPart,
+// verify is verifyWith working memory of its own.
+func (lv *rebuiltLevel) verify() (field string, ok bool) {
+	var buf []byte
+	return lv.verifyWith(&buf)
+}
+
+// verifyWith parses lv.out again as a handler does (multipart.Reader.NextPart,
 // quoted-printable decoding and all) and reports whether it gives exactly
 // lv.parts: as many, in order, each with the header written, the field
 // name and file name meant (as mime.ParseMediaType reads the written
 // Content-Disposition) and the content written; and, for a rebuilt nested
 // body, its own parts, read with the boundary its Content-Type announces.
-// When it does not, field names the first part that differs.
-func (lv *rebuiltLevel) verify() (field string, ok bool) {
+// When it does not, field names the first part that differs. It reads
+// the parts into *buf.
+func (lv *rebuiltLevel) verifyWith(buf *[]byte) (field string, ok bool) {
 	mr := multipart.NewReader(bytes.NewReader(lv.out), lv.boundary)
 	for i := 0; ; i++ {
 		got, err := mr.NextPart()
@@ -1004,8 +1209,8 @@ func (lv *rebuiltLevel) verify() (field string, ok bool) {
 		if (derr == nil) != want.hasDisp || params["name"] != want.name || params["filename"] != want.file {
 			return want.name, false
 		}
-		content, err := io.ReadAll(got)
-		if err != nil || !bytes.Equal(content, want.content) {
+		*buf, err = readAll((*buf)[:0], got)
+		if err != nil || !bytes.Equal(*buf, want.content) {
 			return want.name, false
 		}
 		if want.nested != nil {
@@ -1013,7 +1218,7 @@ func (lv *rebuiltLevel) verify() (field string, ok bool) {
 			if tp["boundary"] != want.nested.boundary {
 				return want.name, false
 			}
-			if f, ok := want.nested.verify(); !ok {
+			if f, ok := want.nested.verifyWith(buf); !ok {
 				return f, false
 			}
 		}

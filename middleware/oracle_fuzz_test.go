@@ -193,7 +193,7 @@ func orcPolicy(name string) rules.Policy {
 		p.BinaryTypes = []string{"application/octet-stream", "image/*"}
 	case "tight": // NFKC with limits small inputs reach
 		p.Normalization = normalize.NFKC
-		p.Limits = rules.Limits{BodyBytes: 8192, FieldBytes: 1024, PathBytes: 1024, Fields: 100, MultipartParts: 10, JSONDepth: 16}.WithDefaults()
+		p.Limits = rules.Limits{BodyBytes: 8192, FieldBytes: 1024, PathBytes: 1024, QueryBytes: 512, Fields: 100, MultipartParts: 10, JSONDepth: 16}.WithDefaults()
 	}
 	return p
 }
@@ -294,6 +294,9 @@ func orcRun(rep *orcReport, pol *rules.Policy, r *http.Request, route string, na
 	k.path(r.URL, names, values, func(n string) bool { return n == wild })
 	k.pairs("URL.Query()", rules.Query, r.URL.Query())
 	k.rawPairs("URL.RawQuery", rules.Query, r.URL.RawQuery)
+	if k.pol.Query.On {
+		k.limit("URL.RawQuery", len(r.URL.RawQuery), int64(k.pol.Limits.QueryBytes))
+	}
 	k.collisions("query", orcRawKeys(orig.rawQuery))
 	k.headers("header", r.Header)
 	if bodyErr == nil {

@@ -3,7 +3,9 @@ package middleware
 import (
 	"bytes"
 	"strings"
+	"sync"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -12,39 +14,69 @@ import (
 // form body, key by key and value by value. Unlike url.ParseQuery, it skips
 // nothing: a malformed escape anywhere is a rejection. When the check
 // repairs ill-formed UTF-8, it returns the re-encoded text and true.
+//
+// A query longer than lim.QueryBytes is refused whole before anything in
+// it is decoded (too_large, no field: 400, as a path over its limit); a
+// form body is bounded by the body limit, which checkBody has applied.
 func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
+	if loc == rules.Query && overLimit(len(raw), int64(lim.QueryBytes)) {
+		return "", false, tooLarge(loc, "", int64(lim.QueryBytes))
+	}
 	if s.cleanPairs(raw, c.Forbid, mode, lim) {
 		return "", false, nil
 	}
 	return s.checkEachPair(raw, loc, c, mode, lim)
 }
 
+// textLimit returns the limit on the whole text of a query or form body at
+// loc: lim.QueryBytes for the query, lim.BodyBytes for a form body (the
+// body as read is within it; its repaired or canonical form must be too).
+// Negative: none.
+func textLimit(loc rules.Location, lim *rules.Limits) int64 {
+	if loc == rules.Query {
+		return int64(lim.QueryBytes)
+	}
+	return lim.BodyBytes
+}
+
+// overLimit reports whether n octets are over limit (negative: no limit).
+func overLimit(n int, limit int64) bool { return limit >= 0 && int64(n) > limit }
+
 // pair is one key=value of an application/x-www-form-urlencoded text.
 type pair struct {
 	key, val string
 	hasVal   bool // an '=' was there: "k=" has an empty value, "k" none
+	at       int  // the offset of the key in the text
 }
 
 // eachPair yields the pairs of raw as url.ParseQuery cuts them: at every
 // '&', empty ones skipped, each at its first '='.
 func eachPair(raw string) func(yield func(pair) bool) {
 	return func(yield func(pair) bool) {
-		for rest := raw; rest != ""; {
-			var p string
-			p, rest, _ = strings.Cut(rest, "&")
-			if p == "" {
-				continue
+		for at := 0; at < len(raw); {
+			end := strings.IndexByte(raw[at:], '&')
+			if end < 0 {
+				end = len(raw)
+			} else {
+				end += at
 			}
-			key, val, hasVal := strings.Cut(p, "=")
-			if !yield(pair{key, val, hasVal}) {
-				return
+			if p := raw[at:end]; p != "" {
+				key, val, hasVal := strings.Cut(p, "=")
+				if !yield(pair{key, val, hasVal, at}) {
+					return
+				}
 			}
+			at = end + 1
 		}
 	}
 }
 
-// checkEachPair is checkPairs without the fast path.
+// checkEachPair is checkPairs without the fast path (the query limit
+// included, so that the two answer alike).
 func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
+	if loc == rules.Query && overLimit(len(raw), int64(lim.QueryBytes)) {
+		return "", false, tooLarge(loc, "", int64(lim.QueryBytes))
+	}
 	n, repair := 0, false
 	for pr := range eachPair(raw) {
 		if n++; lim.Fields >= 0 && n > lim.Fields {
@@ -196,6 +228,12 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 			out = sanitize.AppendEscape(out, bytesString(dec), sanitize.EscapeQuery)
 		}
 	}
+	// U+FFFD, escaped, is nine octets where the octet it replaces was
+	// one or three: the repaired text is held to the limit the text as
+	// sent was.
+	if limit := textLimit(loc, lim); overLimit(len(out), limit) {
+		return "", false, tooLarge(loc, "", limit)
+	}
 	return string(out), true, nil
 }
 
@@ -210,103 +248,233 @@ func (p *policy) pairsMode(loc rules.Location) (*rules.Check, sanitize.EscapeMod
 
 // canonText canonicalizes a query or form text that has passed checkPairs:
 // it returns the text re-encoded in canonical form (which Monitor mode
-// only measures), or "" when nothing changes, or the
-// rejection of a canonical key or value that fails the location's policy,
-// or of two distinct keys that have one canonical form (key_collision).
+// only measures), or "" when nothing changes, or the rejection of a
+// canonical key or value that fails the location's policy (the first, in
+// the text's order), or of two distinct keys that have one canonical form
+// (key_collision), or of a canonical text over the location's limit.
+//
+// Keys are normalized, values normalized or PRECIS-enforced when their
+// key names a PRECIS field, and each canonical form is held to the
+// location's policy (recheck). It goes over the text once, and normalizes
+// each key and value once: the canonical text is written from the first
+// pair that changes on (the pairs before it re-encoded as they are), and
+// the canonical keys are kept for the collision check, which runs only
+// when a key changes. Nothing allocates when nothing changes; otherwise
+// the canonical text, once, and, for a PRECIS field that changes, what
+// the profile's enforcement allocates. The returned string is the only
+// reference to its memory.
 func (s *scratch) canonText(raw string, loc rules.Location, p *policy) (string, *Rejection) {
-	changed, keys, rj := s.canonPairs(raw, loc, p, nil)
-	if rj != nil {
-		return "", rj
-	}
-	if keys {
-		if rj := s.keyCollision(raw, loc, p); rj != nil {
-			return "", rj
-		}
-	}
-	if !changed {
-		return "", nil
-	}
-	out := make([]byte, 0, len(raw)+16)
-	s.canonPairs(raw, loc, p, &out)
-	return string(out), nil
-}
-
-// canonPairs walks the keys and values of a query or form text, which has
-// passed checkPairs, in canonical form: keys normalized, values normalized
-// or PRECIS-enforced when their key names a PRECIS field, each canonical
-// form held to the location's policy (recheck). It reports whether
-// anything changes and whether a key does; with out, it appends the text
-// re-encoded to *out. Nothing allocates when nothing changes.
-func (s *scratch) canonPairs(raw string, loc rules.Location, p *policy, out *[]byte) (changed, keys bool, rj *Rejection) {
 	c, mode := p.pairsMode(loc)
 	dec := mode &^ sanitize.RefuseDoubleEncoding
+	pc := pairCanons.Get().(*pairCanon)
+	defer pc.release()
+	var out []byte // the canonical text, from the first change on
+	keys := false  // a key changes
 	for pr := range eachPair(raw) {
-		key, val, hasVal := pr.key, pr.val, pr.hasVal
 		s.buf = s.buf[:0]
-		k := s.decoded(key, dec)
-		nk, kch, rj := p.canonOf(loc, "", k, false)
+		k := s.decoded(pr.key, dec)
+		key := pairKey{raw: pr.at, rawEnd: pr.at + len(pr.key)}
+		nk, kch, rj := pc.canonKey(p, loc, k)
+		key.changed = kch
 		if rj == nil && kch {
 			rj = recheck(loc, "", nk, c.Forbid, p.Limits.FieldBytes, mode)
 		}
 		if rj != nil {
-			// Cloned: key points into the body of a form, which a
+			// Cloned: the key points into the body of a form, which a
 			// Rejection kept by OnReject should not pin.
-			rj.Field = strings.Clone(safeField(key))
-			return false, false, rj
+			rj.Field = strings.Clone(safeField(pr.key))
+			return "", rj
 		}
-		name := bytesString(nk) // the canonical key names the field; s.buf only grows
-		v := s.decoded(val, dec)
-		nv, vch, rj := p.canonOf(loc, name, v, true)
+		if key.changed {
+			keys = true
+			key.hi = len(pc.arena)
+			key.lo = key.hi - len(nk)
+		}
+		pc.keys = append(pc.keys, key)
+		name := bytesString(nk) // the canonical key names the field; it stays where it is
+		v := s.decoded(pr.val, dec)
+		nv, vch, rj := pc.canonValue(p, loc, name, v)
 		if rj == nil && vch {
 			rj = recheck(loc, safeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
 		}
 		if rj != nil {
-			// Cloned: name may point into s.buf, which the next request
-			// reuses once this one has put its scratch back, while the
-			// Rejection lives on in the log line, OnReject and the error
-			// handler.
+			// Cloned: name may point into s.buf or pc, which the next
+			// request reuses, while the Rejection lives on in the log
+			// line, OnReject and the error handler.
 			rj.Field = strings.Clone(rj.Field)
-			return false, false, rj
+			return "", rj
 		}
-		changed = changed || kch || vch
-		keys = keys || kch
+		if out == nil && (key.changed || vch) {
+			// The first change: the pairs before it are written as
+			// they decode, which is their canonical form.
+			out = make([]byte, 0, len(raw)+len(raw)/8+16)
+			for before := range eachPair(raw[:pr.at]) {
+				pc.tmp = appendDecoded(pc.tmp[:0], before.key, dec)
+				n := len(pc.tmp)
+				pc.tmp = appendDecoded(pc.tmp, before.val, dec)
+				out = appendPair(out, pc.tmp[:n], pc.tmp[n:], before.hasVal)
+			}
+		}
 		if out != nil {
-			if len(*out) > 0 {
-				*out = append(*out, '&')
-			}
-			*out = sanitize.AppendEscape(*out, bytesString(nk), sanitize.EscapeQuery)
-			if hasVal {
-				*out = append(*out, '=')
-				*out = sanitize.AppendEscape(*out, bytesString(nv), sanitize.EscapeQuery)
-			}
+			out = appendPair(out, nk, nv, pr.hasVal)
 		}
 	}
-	return changed, keys, nil
+	if keys {
+		if rj := s.keyCollision(raw, loc, dec, pc); rj != nil {
+			return "", rj
+		}
+	}
+	if out == nil {
+		return "", nil
+	}
+	if limit := textLimit(loc, &p.Limits); overLimit(len(out), limit) {
+		return "", tooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
+	}
+	return bytesString(out), nil
+}
+
+// appendPair appends the pair key=val (key alone without hasVal) to the
+// text dst, '&' first unless dst is empty, escaped for a query or form.
+func appendPair(dst, key, val []byte, hasVal bool) []byte {
+	if len(dst) > 0 {
+		dst = append(dst, '&')
+	}
+	dst = sanitize.AppendEscape(dst, bytesString(key), sanitize.EscapeQuery)
+	if hasVal {
+		dst = append(dst, '=')
+		dst = sanitize.AppendEscape(dst, bytesString(val), sanitize.EscapeQuery)
+	}
+	return dst
+}
+
+// pairCanon is canonText's working memory, pooled: nothing in it reaches
+// a handler or outlives the request.
+type pairCanon struct {
+	// norm holds the normal form of the value being looked at, tmp a
+	// pair being re-encoded, and arena the normal forms of the keys that
+	// change and, in keyCollision, the decoded forms of the others.
+	norm, tmp, arena []byte
+	// keys are the text's keys, in order.
+	keys []pairKey
+	// seen maps a canonical key (in arena) to the index of the first key
+	// with it, in keyCollision.
+	seen map[string]int
+}
+
+// pairKey is one key of the text: raw[raw:rawEnd] as sent, and its
+// canonical form, arena[lo:hi], where it changes (keyCollision fills it
+// in for the others).
+type pairKey struct {
+	raw, rawEnd, lo, hi int
+	changed             bool
+}
+
+var pairCanons = sync.Pool{New: func() any { return new(pairCanon) }}
+
+// Past these sizes a pairCanon's memory is not kept for the next request.
+const (
+	maxPooledPairBytes = 64 << 10
+	maxPooledPairKeys  = 1 << 10
+)
+
+// release empties pc and puts it back in the pool.
+func (pc *pairCanon) release() {
+	if cap(pc.norm) > maxPooledPairBytes {
+		pc.norm = nil
+	}
+	if cap(pc.tmp) > maxPooledPairBytes {
+		pc.tmp = nil
+	}
+	if cap(pc.arena) > maxPooledPairBytes {
+		pc.arena = nil
+	}
+	if cap(pc.keys) > maxPooledPairKeys {
+		pc.keys = nil
+	}
+	if len(pc.seen) > maxPooledPairKeys {
+		pc.seen = nil
+	}
+	pc.norm, pc.tmp, pc.arena, pc.keys = pc.norm[:0], pc.tmp[:0], pc.arena[:0], pc.keys[:0]
+	clear(pc.seen)
+	pairCanons.Put(pc)
+}
+
+// canonKey returns the canonical form of the decoded key k (p.canonOf,
+// without PRECIS, which applies to values), and whether it differs from
+// k: a normal form is appended to pc.arena.
+func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte) ([]byte, bool, *Rejection) {
+	if p.form == normalize.None || p.RejectUnnormalized || p.form.IsNormal(k) {
+		return p.canonOf(loc, "", k, false) // k itself, or a refusal
+	}
+	lo := len(pc.arena)
+	pc.arena = p.form.Append(pc.arena, k)
+	return pc.arena[lo:len(pc.arena):len(pc.arena)], true, nil
+}
+
+// canonValue returns the canonical form of the decoded value v of the
+// field named field (its canonical key) at loc (p.canonOf), and whether
+// it differs from v: a normal form is made in pc.norm, and only a PRECIS
+// profile's enforcement allocates.
+func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v []byte) ([]byte, bool, *Rejection) {
+	if _, ok := p.precisProfile(loc, field); ok {
+		return p.canonOf(loc, field, v, true)
+	}
+	if p.form == normalize.None || p.RejectUnnormalized || p.form.IsNormal(v) {
+		return p.canonOf(loc, field, v, false) // v itself, or a refusal
+	}
+	pc.norm = p.form.Append(pc.norm[:0], v)
+	return pc.norm, true, nil
 }
 
 // keyCollision reports two distinct keys of a query or form text whose
 // canonical forms are equal ("%C3%A9" and "e%CC%81" under NFC, "ｑ" and
 // "q" under NFKC): after the rewrite the handler would see one key with
 // both values, and c.QueryParam takes the first while a binder takes the
-// last. It runs only when some key changes (canonPairs), since keys that
-// are all canonical already collide only where they are equal.
-func (s *scratch) keyCollision(raw string, loc rules.Location, p *policy) *Rejection {
-	_, mode := p.pairsMode(loc)
-	mode &^= sanitize.RefuseDoubleEncoding
-	seen := make(map[string]string) // canonical key -> the decoded key
-	for pr := range eachPair(raw) {
-		key := pr.key
-		s.buf = s.buf[:0]
-		k := s.decoded(key, mode)
-		nk, _, _ := p.canonOf(loc, "", k, false) // passed canonPairs
-		if first, ok := seen[string(nk)]; !ok {
-			seen[string(nk)] = string(k)
-		} else if first != string(k) {
-			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(safeField(key)),
-				Sample: sample(k, 0), Err: sanitize.ErrKeyCollision}
+// last. It runs only when some key changes (canonText), since keys that
+// are all canonical already collide only where they are equal. pc.keys
+// are the text's keys, with the canonical forms of those that change in
+// pc.arena; those of the others are their decoded forms, added to the
+// arena here. The rejection is at the first key, in the text's order,
+// whose canonical form an earlier, different key has.
+func (s *scratch) keyCollision(raw string, loc rules.Location, mode sanitize.EscapeMode, pc *pairCanon) *Rejection {
+	for i := range pc.keys {
+		if k := &pc.keys[i]; !k.changed {
+			k.lo = len(pc.arena)
+			pc.arena = appendDecoded(pc.arena, raw[k.raw:k.rawEnd], mode)
+			k.hi = len(pc.arena)
+		}
+	}
+	if pc.seen == nil {
+		pc.seen = make(map[string]int, len(pc.keys))
+	}
+	for i := range pc.keys {
+		k := &pc.keys[i]
+		canon := bytesString(pc.arena[k.lo:k.hi]) // the arena is complete: it stays where it is
+		first, ok := pc.seen[canon]
+		if !ok {
+			pc.seen[canon] = i
+			continue
+		}
+		f := &pc.keys[first]
+		s.buf = appendDecoded(s.buf[:0], raw[f.raw:f.rawEnd], mode)
+		at := len(s.buf)
+		s.buf = appendDecoded(s.buf, raw[k.raw:k.rawEnd], mode)
+		if d := s.buf[at:]; !bytes.Equal(s.buf[:at], d) {
+			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(safeField(raw[k.raw:k.rawEnd])),
+				Sample: sample(d, 0), Err: sanitize.ErrKeyCollision}
 		}
 	}
 	return nil
+}
+
+// appendDecoded appends raw, percent-decoded, to dst. raw has been
+// checked.
+func appendDecoded(dst []byte, raw string, mode sanitize.EscapeMode) []byte {
+	if !needsDecoding(raw, mode) {
+		return append(dst, raw...)
+	}
+	dst, _ = sanitize.AppendUnescape(dst, raw, mode)
+	return dst
 }
 
 // decoded returns raw percent-decoded, in s.buf after what is there, or

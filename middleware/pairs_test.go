@@ -23,7 +23,7 @@ func TestPairsFastPath(t *testing.T) {
 		"q=%C2%85", "q=%E2%80%8B", "q=%EE%80%80", "a=1&b=2&c=3&d=4&e=5&f=6", "k=" + string(make([]byte, 40)),
 	}
 	forbids := []sanitize.Class{0, rules.Strict().Query.Forbid, rules.Strict().Path.Forbid, sanitize.AllClasses}
-	limits := []rules.Limits{rules.Limits{}.WithDefaults(), {Fields: 3, FieldBytes: 12}, {Fields: -1, FieldBytes: -1}}
+	limits := []rules.Limits{rules.Limits{}.WithDefaults(), {Fields: 3, FieldBytes: 12, QueryBytes: 30}, {Fields: -1, FieldBytes: -1, QueryBytes: -1}}
 	rng := rand.New(rand.NewPCG(7, 8))
 	queries := append([]string(nil), samples...)
 	for range 4000 {

@@ -70,8 +70,12 @@ func (r *Rejection) Unwrap() error {
 // decode (unsupported_encoding), 500 Internal Server Error for a form
 // parsed before the middleware ran (parsed_before_check: the server's
 // mistake) and for a body the server could not spool (body_unreadable, a
-// full disk), 400 Bad Request otherwise (a field, a path or a JSON nesting
-// over its limit, too many fields or parts, and every other reason).
+// full disk), 400 Bad Request otherwise (a field, a path, a query or a
+// JSON nesting over its limit, too many fields or parts, and every other
+// reason). A query over its limit is 400, not 414 URI Too Long, as a path
+// over its limit is: 413 is for a body over its limit, and every other
+// limit answers 400, the rejection's reason (too_large), location
+// (query) and limit saying which.
 func (r *Rejection) Status() int {
 	if r.Reason == sanitize.ParsedBeforeCheck {
 		return http.StatusInternalServerError // the server's mistake

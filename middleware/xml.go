@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 	"encoding/xml"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/normalize"
@@ -397,11 +398,15 @@ func xmlCheckValue(p []byte, v [2]int, refs bool, forbid sanitize.Class) *saniti
 func xmlCheckDTD(p []byte, v [2]int, forbid sanitize.Class) *sanitize.Error {
 	a, b := v[0], v[1]
 	for j := a; j < b; {
-		k := bytes.Index(p[j:b], charRefOpen)
+		k := bytes.IndexByte(p[j:b], '&')
 		if k < 0 {
 			return nil
 		}
 		at := j + k
+		if at+1 >= b || p[at+1] != '#' {
+			j = at + 1 // not a character reference: left alone
+			continue
+		}
 		r, n := xmlRef(p[at:b])
 		if n == 0 {
 			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
@@ -435,6 +440,9 @@ func xmlCheckRune(r rune, at int, first bool, forbid sanitize.Class) *sanitize.E
 	if forbid == 0 {
 		return nil
 	}
+	if xmlNoClassFrom < r && r < xmlNoClassTo {
+		return nil // Latin-1 and Latin Extended letters, IPA, spacing modifiers, most combining marks
+	}
 	cl := sanitize.ClassOf(r)
 	if first && r == 0xFEFF {
 		cl |= sanitize.BOM
@@ -444,6 +452,17 @@ func xmlCheckRune(r rune, at int, first bool, forbid sanitize.Class) *sanitize.E
 	}
 	return nil
 }
+
+// The characters strictly between xmlNoClassFrom (U+00AD, SOFT HYPHEN,
+// default ignorable) and xmlNoClassTo (U+034F, COMBINING GRAPHEME JOINER,
+// the next one) are of no class of sanitize's (no control, bidi control,
+// noncharacter, private use, BOM or default ignorable): the common
+// references of Latin text need no look-up (TestXMLNoClassRange holds the
+// range to sanitize.ClassOf).
+const (
+	xmlNoClassFrom = 0xAD
+	xmlNoClassTo   = 0x34F
+)
 
 // xmlRef reads the reference at the start of p, which is '&', and returns
 // the character it stands for and its length in octets, or a length of 0
@@ -716,34 +735,72 @@ func (p *policy) canonXML(body []byte) *Rejection {
 	if isASCII(body) && !bytes.Contains(body, charRefOpen) {
 		return nil // ASCII is in every form, and nothing decodes to more
 	}
-	cn := xmlCanon{form: p.form, p: body}
+	cn := xmlCanons.Get().(*xmlCanon)
+	defer cn.release()
+	cn.reset(p.form, body, false)
 	if rj := cn.run(); rj != nil || !cn.sawAutoClose {
 		return rj
 	}
-	cn = xmlCanon{form: p.form, p: body, htmlAutoClose: true, pieces: cn.pieces[:0], buf: cn.buf[:0]}
+	cn.reset(p.form, body, true)
 	return cn.run()
 }
 
-// xmlPiece is one piece of an element's text in xmlCanon.pieces: the
-// value p[from:to] of a character-data token (refs: with references) or
-// of a comment.
+// xmlPiece is one piece of an element's text: the value p[from:to] of a
+// character-data token (refs: with references) or of a comment.
 type xmlPiece struct {
 	from, to int
 	refs     bool
-	comment  bool
 }
 
-// xmlCanon is the state of canonXML over p.
+// xmlPieceRef is an xmlPiece as xmlCanon keeps it, in eight octets: the
+// offset of its first octet and its kind (xmlRefText and the others, in
+// the two low bits). Its end is found again when it is needed
+// (xmlCanon.piece), as the lexer found it: the text a piece holds is
+// always cut at the first octet, or octets, that end its kind.
+type xmlPieceRef uint64
+
+const (
+	xmlRefText    = iota // character data: up to the next '<'
+	xmlRefBroken         // the rest of the body after a syntax error
+	xmlRefCDATA          // a CDATA section's content: up to "]]>"
+	xmlRefComment        // a comment's content: up to "--"
+)
+
+// ref returns the xmlPieceRef of the piece of kind k that starts at from.
+func ref(from, k int) xmlPieceRef { return xmlPieceRef(from)<<2 | xmlPieceRef(k) }
+
+// piece returns the piece r stands for in cn.p.
+func (cn *xmlCanon) piece(r xmlPieceRef) xmlPiece {
+	p, from := cn.p, int(r>>2)
+	var k int
+	switch r & 3 {
+	case xmlRefText:
+		if k = bytes.IndexByte(p[from:], '<'); k < 0 {
+			k = len(p) - from
+		}
+		return xmlPiece{from: from, to: from + k, refs: true}
+	case xmlRefBroken:
+		return xmlPiece{from: from, to: len(p), refs: true}
+	case xmlRefCDATA:
+		k = bytes.Index(p[from:], []byte("]]>"))
+	default:
+		k = bytes.Index(p[from:], []byte("--"))
+	}
+	return xmlPiece{from: from, to: from + k}
+}
+
+// xmlCanon is the state of canonXML over p, pooled (xmlCanons): its
+// slices are working memory that no handler sees.
 type xmlCanon struct {
 	form normalize.Form
 	p    []byte
 	open []xmlFrame
 	// The pieces of the open elements, each element's after its parent's
-	// that came before it: an element's own are the last ones when it
-	// closes, its children's gone with them.
-	pieces []xmlPiece
-	split  []xmlPiece // scratch for close
-	buf    []byte     // scratch
+	// that came before it, character data and comments apart: an
+	// element's own are the last ones when it closes, its children's
+	// gone with them.
+	data, comments []xmlPieceRef
+	buf            []byte // scratch
 	// htmlAutoClose closes the elements of xml.HTMLAutoClose as
 	// encoding/xml does with Strict off and that list, in a second pass
 	// that checks only what the first cannot have: elements' texts joined
@@ -752,6 +809,41 @@ type xmlCanon struct {
 	// token, which the next token closes unless it is its end tag.
 	// sawAutoClose reports that the body has such an element at all.
 	htmlAutoClose, pending, sawAutoClose bool
+}
+
+var xmlCanons = sync.Pool{New: func() any { return new(xmlCanon) }}
+
+// Past these lengths an xmlCanon's slices are not kept for the next
+// request: a body of the default limit's size fits.
+const (
+	maxPooledXMLRefs   = 1 << 17 // pieces, 1 MiB
+	maxPooledXMLFrames = 1 << 15 // open elements, 768 KiB
+	maxPooledXMLBuf    = 1 << 20
+)
+
+// reset readies cn for a pass over p, keeping its memory.
+func (cn *xmlCanon) reset(form normalize.Form, p []byte, htmlAutoClose bool) {
+	*cn = xmlCanon{form: form, p: p, htmlAutoClose: htmlAutoClose,
+		open: cn.open[:0], data: cn.data[:0], comments: cn.comments[:0], buf: cn.buf[:0]}
+}
+
+// release puts cn back in the pool, without the body and without slices
+// too large to keep.
+func (cn *xmlCanon) release() {
+	cn.p = nil
+	if cap(cn.open) > maxPooledXMLFrames {
+		cn.open = nil
+	}
+	if cap(cn.data) > maxPooledXMLRefs {
+		cn.data = nil
+	}
+	if cap(cn.comments) > maxPooledXMLRefs {
+		cn.comments = nil
+	}
+	if cap(cn.buf) > maxPooledXMLBuf {
+		cn.buf = nil
+	}
+	xmlCanons.Put(cn)
 }
 
 // xmlHTMLAutoClose reports whether the element name is one of
@@ -800,7 +892,7 @@ func (cn *xmlCanon) run() *Rejection {
 			}
 			return nil
 		case xmlStart:
-			cn.open = append(cn.open, xmlFrame{name: t.name, pieces: len(cn.pieces)})
+			cn.open = append(cn.open, xmlFrame{name: t.name, data: len(cn.data), comments: len(cn.comments)})
 			rj = cn.raw(t.name, [2]int{})
 			if !cn.sawAutoClose && xmlHTMLAutoClose(cn.p[t.name[0]:t.name[1]]) {
 				cn.sawAutoClose = true
@@ -823,11 +915,18 @@ func (cn *xmlCanon) run() *Rejection {
 				}
 			}
 		case xmlText, xmlBroken, xmlCDATA:
-			rj = cn.charData(xmlPiece{from: t.val[0], to: t.val[1], refs: t.kind != xmlCDATA})
+			k := xmlRefText
+			switch t.kind {
+			case xmlBroken:
+				k = xmlRefBroken
+			case xmlCDATA:
+				k = xmlRefCDATA
+			}
+			rj = cn.charData(xmlPiece{from: t.val[0], to: t.val[1], refs: t.kind != xmlCDATA}, k)
 		case xmlComment:
-			piece := xmlPiece{from: t.val[0], to: t.val[1], comment: true}
+			piece := xmlPiece{from: t.val[0], to: t.val[1]}
 			if rj = cn.text(piece, [2]int{}); rj == nil && len(cn.open) > 0 {
-				cn.pieces = append(cn.pieces, piece)
+				cn.comments = append(cn.comments, ref(piece.from, xmlRefComment))
 			}
 		case xmlPI:
 			if rj = cn.raw(t.name, [2]int{}); rj == nil {
@@ -842,9 +941,9 @@ func (cn *xmlCanon) run() *Rejection {
 	}
 }
 
-// charData checks a character-data token on its own, and adds it to its
-// element's pieces.
-func (cn *xmlCanon) charData(piece xmlPiece) *Rejection {
+// charData checks a character-data token on its own, and adds it, of kind
+// k, to its element's pieces.
+func (cn *xmlCanon) charData(piece xmlPiece, k int) *Rejection {
 	if piece.to == piece.from {
 		return nil // an empty CDATA section: nothing to join
 	}
@@ -852,7 +951,7 @@ func (cn *xmlCanon) charData(piece xmlPiece) *Rejection {
 		return rj
 	}
 	if len(cn.open) > 0 {
-		cn.pieces = append(cn.pieces, piece)
+		cn.data = append(cn.data, ref(piece.from, k))
 	}
 	return nil
 }
@@ -861,33 +960,17 @@ func (cn *xmlCanon) charData(piece xmlPiece) *Rejection {
 // and its comments each joined, and closes it.
 func (cn *xmlCanon) close() *Rejection {
 	f := cn.open[len(cn.open)-1]
-	own := cn.pieces[f.pieces:]
-	if len(own) > 1 {
-		// The character data, then the comments, each in body order.
-		cn.split = cn.split[:0]
-		for _, pc := range own {
-			if !pc.comment {
-				cn.split = append(cn.split, pc)
-			}
-		}
-		nData := len(cn.split)
-		for _, pc := range own {
-			if pc.comment {
-				cn.split = append(cn.split, pc)
-			}
-		}
-		if data := cn.split[:nData]; len(data) > 1 {
-			if rj := cn.joined(data); rj != nil {
-				return rj
-			}
-		}
-		if comments := cn.split[nData:]; len(comments) > 1 {
-			if rj := cn.joined(comments); rj != nil {
-				return rj
-			}
+	if data := cn.data[f.data:]; len(data) > 1 {
+		if rj := cn.joined(data); rj != nil {
+			return rj
 		}
 	}
-	cn.pieces = cn.pieces[:f.pieces]
+	if comments := cn.comments[f.comments:]; len(comments) > 1 {
+		if rj := cn.joined(comments); rj != nil {
+			return rj
+		}
+	}
+	cn.data, cn.comments = cn.data[:f.data], cn.comments[:f.comments]
 	cn.open = cn.open[:len(cn.open)-1]
 	return nil
 }
@@ -924,10 +1007,10 @@ func (cn *xmlCanon) text(piece xmlPiece, attr [2]int) *Rejection {
 }
 
 // joined checks the concatenation of the texts of pieces.
-func (cn *xmlCanon) joined(pieces []xmlPiece) *Rejection {
+func (cn *xmlCanon) joined(pieces []xmlPieceRef) *Rejection {
 	cn.buf = cn.buf[:0]
-	for _, pc := range pieces {
-		cn.buf = xmlAppendText(cn.buf, cn.p, pc)
+	for _, r := range pieces {
+		cn.buf = xmlAppendText(cn.buf, cn.p, cn.piece(r))
 	}
 	k := cn.form.FirstNonNormal(cn.buf)
 	if k < 0 {
@@ -935,14 +1018,15 @@ func (cn *xmlCanon) joined(pieces []xmlPiece) *Rejection {
 	}
 	// The piece that holds the k-th octet, and the octet within it.
 	at := 0
-	for _, pc := range pieces {
+	for _, r := range pieces {
+		pc := cn.piece(r)
 		n := len(xmlAppendText(cn.buf[:0], cn.p, pc))
 		if k < at+n {
 			return cn.reject(xmlTextOffset(cn.p, pc, k-at), [2]int{})
 		}
 		at += n
 	}
-	return cn.reject(pieces[len(pieces)-1].to, [2]int{})
+	return cn.reject(cn.piece(pieces[len(pieces)-1]).to, [2]int{})
 }
 
 // reject is the not_normalized Rejection at offset off of the body, inside

@@ -154,19 +154,21 @@ func (lx *xmlLexer) bang(i int) *xmlToken {
 		lx.i = s + k + 3
 		return lx.set(xmlToken{kind: xmlCDATA, from: i, to: lx.i, val: [2]int{s, s + k}})
 	}
-	var quote byte
 	depth := 0
 	for k := i + 3; k < len(p); k++ {
 		c := p[k]
 		switch {
-		case quote == 0 && c == '>' && depth == 0:
+		case c == '>' && depth == 0:
 			lx.i = k + 1
 			return lx.set(xmlToken{kind: xmlDirective, from: i, to: k + 1, val: [2]int{i + 2, k}})
-		case c == quote:
-			quote = 0
-		case quote != 0:
 		case c == '"' || c == '\'':
-			quote = c
+			// Quoted: everything up to the same quote, at once (an
+			// entity value is most of a DTD).
+			q := bytes.IndexByte(p[k+1:], c)
+			if q < 0 {
+				return lx.fail(i)
+			}
+			k += 1 + q
 		case c == '>':
 			depth--
 		case c == '<' && bytes.HasPrefix(p[k+1:], []byte("!--")):
@@ -273,10 +275,11 @@ func xmlSkipSpace(p []byte, i int) int {
 }
 
 // xmlFrame is an open element: the offsets of its name and, for canonXML,
-// the index in xmlCanon.pieces of its first piece of text.
+// the indexes in xmlCanon.data and xmlCanon.comments of its first pieces
+// of text.
 type xmlFrame struct {
-	name   [2]int
-	pieces int
+	name           [2]int
+	data, comments int
 }
 
 // xmlClose returns the index in open of the element that an end tag with

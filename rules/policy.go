@@ -155,6 +155,19 @@ type Limits struct {
 	FieldBytes int
 	// PathBytes is the longest raw (escaped) path. Default 8 KiB.
 	PathBytes int
+	// QueryBytes is the longest raw (escaped) query, URL.RawQuery: the
+	// text after '?', in octets, on a route that checks the query. It is
+	// checked before any key or value is decoded, and it bounds the
+	// query a repair or a rewrite to the canonical form makes too. A
+	// query over it is too_large in location query, answered 400 as a
+	// path over PathBytes is (413 is for bodies). Default 64 KiB: the
+	// longest field FieldBytes allows by default still fits, while
+	// Fields times FieldBytes alone (1000 fields of 64 KiB) would let a
+	// query of 64 MB through; common servers and proxies refuse request
+	// lines past 8 to 64 KiB anyway, so no real client meets it. A
+	// route that takes longer queries raises it, as a route that takes
+	// larger bodies raises BodyBytes.
+	QueryBytes int
 	// JSONDepth is the deepest nesting of JSON arrays and objects.
 	// Default 512.
 	JSONDepth int
@@ -179,6 +192,7 @@ const (
 	DefaultFields         = 1000
 	DefaultFieldBytes     = 64 << 10
 	DefaultPathBytes      = 8 << 10
+	DefaultQueryBytes     = 64 << 10
 	DefaultJSONDepth      = 512
 	DefaultMultipartParts = 100
 )
@@ -201,6 +215,7 @@ func (l Limits) WithDefaults() Limits {
 	def(&l.Fields, DefaultFields)
 	def(&l.FieldBytes, DefaultFieldBytes)
 	def(&l.PathBytes, DefaultPathBytes)
+	def(&l.QueryBytes, DefaultQueryBytes)
 	def(&l.JSONDepth, DefaultJSONDepth)
 	def(&l.MultipartParts, DefaultMultipartParts)
 	return l

@@ -98,6 +98,7 @@ func defaultLimits() rules.Limits {
 		Fields:         1000,
 		FieldBytes:     64 << 10,
 		PathBytes:      8 << 10,
+		QueryBytes:     64 << 10,
 		JSONDepth:      512,
 		MultipartParts: 100,
 

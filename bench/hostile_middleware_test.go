@@ -1,0 +1,799 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+	"github.com/rs/zerolog"
+
+	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// The middleware-level hostile benchmarks (issue 14) serve, through Echo
+// v4's ServeHTTP with the middleware, requests built to be slow for it
+// beside benign requests of the same size at the same entry point (query,
+// form, JSON, XML, multipart, text) on the same route:
+//
+//	BenchmarkHostileMW/case=pairs-nfd/input=benign/size=64K
+//	BenchmarkHostileMW/case=pairs-nfd/input=worst/size=64K
+//
+// The size is that of the body, or of the query for the query cases, at
+// 16K, 64K, 256K and 1M (KiB and MiB). The targets: the worst input costs
+// at most 10 times the benign one on the strict route and 20 times on a
+// normalizing or PRECIS route, and every case grows linearly, the time
+// exponent log(t(1M)/t(16K)) / log(64) at most 1.1. Run them with
+//
+//	go test -run '^$' -bench HostileMW -benchmem -cpu=1 -count=5 ./bench/
+//
+// The routes, each the strict preset with queries allowed as long as the
+// largest size (Limits.QueryBytes 2 MiB; the default, 64 KiB, refuses the
+// larger query cases before they are read):
+//
+//	/strict   as it is
+//	/nfc      Normalization NFC
+//	/nfkc     Normalization NFKC
+//	/precis   PRECIS fields, no normalization: "user"
+//	          (UsernameCaseMapped) and "nick" (Nickname) in the query, the
+//	          form and multipart bodies; /profile/nick (Nickname) in JSON
+//
+// Each case names its route and entry point; its benign input is the
+// entry point's (mwBenign). The cases are listed in mwCases with what
+// each construction aims at.
+
+// mwSizes are the sizes of BenchmarkHostileMW.
+var mwSizes = []struct {
+	name string
+	n    int
+}{{"16K", 16 << 10}, {"64K", 64 << 10}, {"256K", 256 << 10}, {"1M", 1 << 20}}
+
+// mwEntry is where a request carries its text.
+type mwEntry uint8
+
+const (
+	mwQuery mwEntry = iota
+	mwForm
+	mwJSON
+	mwXML
+	mwMultipart
+	mwTextEntry
+)
+
+// mwRequest is one request of a benchmark: its target (path and query),
+// and its body with its Content-Type, if any.
+type mwRequest struct {
+	target, ct string
+	body       []byte
+}
+
+// mwCase is one construction: its name, its route ("/strict", "/nfc",
+// "/nfkc", "/precis"), its entry point, and its builder, which returns
+// the text (query or body) of n octets.
+type mwCase struct {
+	name, route string
+	entry       mwEntry
+	worst       func(n int) []byte
+	// status is the answer the worst input gets: 200 unless the case is
+	// refused (its cost is the cost of finding out), or mwAnyStatus where
+	// that depends on the size (a canonical form that outgrows the body
+	// limit at the larger sizes).
+	status int
+}
+
+// mwAnyStatus is mwCase.status for a case answered differently by size.
+const mwAnyStatus = -1
+
+// request returns the request that carries text at e on route.
+func (e mwEntry) request(route string, text []byte) mwRequest {
+	switch e {
+	case mwQuery:
+		return mwRequest{target: route + "?" + string(text)}
+	case mwForm:
+		return mwRequest{target: route, ct: "application/x-www-form-urlencoded", body: text}
+	case mwJSON:
+		return mwRequest{target: route, ct: "application/json", body: text}
+	case mwXML:
+		return mwRequest{target: route, ct: "application/xml", body: text}
+	case mwMultipart:
+		return mwRequest{target: route, ct: "multipart/form-data; boundary=" + mwBoundary, body: text}
+	}
+	return mwRequest{target: route, ct: "text/plain; charset=utf-8", body: text}
+}
+
+// mwBoundary is the boundary of every multipart body here.
+const mwBoundary = "hostile-mw-boundary-7f3a"
+
+// mwProse is benign running text: NFC, mixed scripts, nothing any route
+// refuses.
+var mwProse = []string{
+	"Lorem ipsum dolor sit amet, été à Zürich, straße und Müßiggang. ",
+	"Привет мир, как дела? Съешь же ещё этих мягких французских булок. ",
+	"你好世界，今天天气很好。日本語のテキストも少し。 ",
+	"Ζωή Ångström écrit « naïve café » — déjà vu. ",
+	"Consectetur adipiscing elit, sed do eiusmod tempor incididunt 12345. ",
+}
+
+// mwProseOf returns at least n octets of mwProse, starting at sentence i.
+func mwProseOf(n, i int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteString(mwProse[i%len(mwProse)])
+		i++
+	}
+	return b.String()
+}
+
+// mwFit returns b, which must be at most n octets long, padded with pad to
+// exactly n octets and then end; it panics if b and end are longer.
+func mwFit(b *bytes.Buffer, n int, pad byte, end string) []byte {
+	if k := n - len(end) - b.Len(); k > 0 {
+		b.Write(bytes.Repeat([]byte{pad}, k))
+	}
+	b.WriteString(end)
+	if b.Len() != n {
+		panic(fmt.Sprintf("input of %d octets, want %d", b.Len(), n))
+	}
+	return b.Bytes()
+}
+
+// mwRepeatTo writes head, then unit as often as fits in n octets less
+// len(tail) and len(head), then pads with pad and writes tail.
+func mwRepeatTo(n int, head, unit, tail string, pad byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(head)
+	for b.Len()+len(unit)+len(tail) <= n {
+		b.WriteString(unit)
+	}
+	return mwFit(&b, n, pad, tail)
+}
+
+// mwPairsText returns an application/x-www-form-urlencoded text of exactly
+// n octets: fields named by name(i), each value val(i, room) escaped,
+// where room is the octets of escaped value the field may take, fields
+// many at most, the last of them a field "z" padded with 'x'.
+func mwPairsText(n, fields int, name func(i int) string, val func(i, room int) string) []byte {
+	var b bytes.Buffer
+	for i := 0; i < fields-1; i++ {
+		key := url.QueryEscape(name(i))
+		// What is left, shared among the fields still to come, and the
+		// final pad's few octets.
+		room := (n-b.Len()-8)/(fields-1-i) - len(key) - 2
+		if room < 8 {
+			break
+		}
+		v := val(i, room)
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(key + "=" + v)
+	}
+	if b.Len() >= n {
+		panic(fmt.Sprintf("pairs of %d octets, want %d", b.Len(), n))
+	}
+	if b.Len() > 0 && b.Len()+len("&z=") <= n {
+		b.WriteString("&z=")
+	}
+	return mwFit(&b, n, 'x', "")
+}
+
+// mwEscapedProse returns mwProse, query-escaped, cut at an escape boundary
+// to at most room octets.
+func mwEscapedProse(i, room int) string {
+	s := url.QueryEscape(mwProseOf(room, i))
+	return mwCutEscaped(s, room)
+}
+
+// mwCutEscaped cuts the escaped text s to at most n octets, at a character
+// boundary of the text it encodes.
+func mwCutEscaped(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	// Back to the start of an escape, then back over continuation octets
+	// (%80 to %BF) to the first octet of a character.
+	if k := strings.LastIndexByte(s, '%'); k >= 0 && k > len(s)-3 {
+		s = s[:k]
+	}
+	for len(s) >= 3 && s[len(s)-3] == '%' && strings.ContainsRune("89ABab", rune(s[len(s)-2])) {
+		s = s[:len(s)-3]
+	}
+	if len(s) >= 3 && s[len(s)-3] == '%' && s[len(s)-2] >= 'C' {
+		s = s[:len(s)-3] // a lead octet without its continuations
+	}
+	return s
+}
+
+// mwBenign returns the benign text of n octets for an entry point.
+func mwBenign(e mwEntry, n int) []byte {
+	switch e {
+	case mwQuery, mwForm:
+		// A form a person fills in: short fields, then a few long text
+		// fields as large as the field limit allows, at most 200 fields.
+		short := []string{"name", "Zoë Ångström", "email", "zoe@example.com", "city", "Zürich",
+			"nick", "zoë", "user", "zoe", "lang", "de-CH", "page", "2"}
+		return mwPairsText(n, min(200, max(len(short)/2+1, n/(16<<10)+len(short)/2)),
+			func(i int) string {
+				if 2*i < len(short) {
+					return short[2*i]
+				}
+				return fmt.Sprintf("comment%d", i)
+			},
+			func(i, room int) string {
+				if 2*i < len(short) {
+					return mwCutEscaped(url.QueryEscape(short[2*i+1]), room)
+				}
+				return mwEscapedProse(i, min(room, 60<<10))
+			})
+	case mwJSON:
+		return hostileBenign(n)
+	case mwXML:
+		var b bytes.Buffer
+		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n<users>")
+		for i := 0; ; i++ {
+			rec := fmt.Sprintf(`<user id="%d" lang="de"><name>Zoë Ångström %d</name><email>zoe%d@example.com</email>`+
+				`<bio>Lorem ipsum, été über straße &amp; Привет мир, 你好世界</bio><tags><tag>café</tag><tag>naïve</tag></tags></user>`+"\n",
+				i, i, i)
+			if b.Len()+len(rec)+len("<pad></pad></users>") > n {
+				break
+			}
+			b.WriteString(rec)
+		}
+		b.WriteString("<pad>")
+		return mwFit(&b, n, 'x', "</pad></users>")
+	case mwMultipart:
+		// A profile form with an uploaded text file that takes the rest.
+		var m mwMPBuilder
+		for _, f := range [][2]string{{"name", "Zoë Ångström"}, {"email", "zoe@example.com"},
+			{"nick", "zoë"}, {"user", "zoe"}, {"bio", mwProseOf(300, 0)}} {
+			m.field(f[0], f[1])
+		}
+		m.open(`Content-Disposition: form-data; name="notes"; filename="notes.txt"`, "Content-Type: text/plain; charset=utf-8")
+		room := n - m.Len() - len("\r\n--"+mwBoundary+"--\r\n")
+		notes := mwProseOf(room, 1)[:room]
+		for notes[len(notes)-1] >= 0x80 {
+			notes = notes[:len(notes)-1]
+		}
+		m.WriteString(notes)
+		return m.close(n, ' ')
+	}
+	s := mwProseOf(n, 0)[:n]
+	for s[len(s)-1] >= 0x80 {
+		s = s[:len(s)-1]
+	}
+	var b bytes.Buffer
+	b.WriteString(s)
+	return mwFit(&b, n, ' ', "")
+}
+
+// mwMPBuilder writes a multipart body with mwBoundary.
+type mwMPBuilder struct{ bytes.Buffer }
+
+// part writes one part: its header lines, then its content.
+func (m *mwMPBuilder) part(header []string, content string) {
+	m.WriteString("--" + mwBoundary + "\r\n")
+	for _, h := range header {
+		m.WriteString(h + "\r\n")
+	}
+	m.WriteString("\r\n" + content + "\r\n")
+}
+
+// field writes a form field.
+func (m *mwMPBuilder) field(name, value string) {
+	m.part([]string{`Content-Disposition: form-data; name="` + name + `"`}, value)
+}
+
+// close writes the closing delimiter, padding the last part's content
+// with pad so that the body is n octets; the last part must be open
+// (written with open).
+func (m *mwMPBuilder) close(n int, pad byte) []byte {
+	return mwFit(&m.Buffer, n, pad, "\r\n--"+mwBoundary+"--\r\n")
+}
+
+// open writes a part's delimiter and header, leaving its content to come.
+func (m *mwMPBuilder) open(header ...string) {
+	m.WriteString("--" + mwBoundary + "\r\n")
+	for _, h := range header {
+		m.WriteString(h + "\r\n")
+	}
+	m.WriteString("\r\n")
+}
+
+// mwMPFields returns a multipart body of n octets of count fields named by
+// name(i), each with the content val(i, room), room the octets it may
+// take; the last part is padded with pad.
+func mwMPFields(n, count int, name func(i int) string, val func(i, room int) string, pad string) []byte {
+	var m mwMPBuilder
+	per := n/count - 80
+	for i := 0; i < count-1; i++ {
+		m.field(name(i), val(i, per))
+	}
+	m.open(`Content-Disposition: form-data; name="` + name(count-1) + `"`)
+	room := n - m.Len() - len("\r\n--"+mwBoundary+"--\r\n")
+	v := val(count-1, room)
+	for len(v) > room {
+		v = v[:len(v)-1]
+	}
+	m.WriteString(v)
+	return m.close(n, pad[0])
+}
+
+// mwRepeatRunes returns s repeated to at most room octets.
+func mwRepeatRunes(s string, room int) string {
+	return strings.Repeat(s, max(0, room/len(s)))
+}
+
+const (
+	mwNFDE   = "e\u0301"      // e and COMBINING ACUTE ACCENT: NFC makes é
+	mwAcute  = "\u0301"       // COMBINING ACUTE ACCENT
+	mwFDFA   = "\ufdfa"       // 3 octets, 33 in NFKC
+	mwFullA  = "\uff21"       // FULLWIDTH A: "A" in NFKC
+	mwEscNFD = "e%CC%81"      // mwNFDE, query-escaped
+	mwEscE   = "%C3%A9"       // é, query-escaped
+	mwJSONU  = `\u0065\u0301` // mwNFDE as JSON escapes
+)
+
+// mwCases are the constructions.
+var mwCases = []mwCase{
+	// Query and form pairs.
+	//
+	// pairs-escapes: 1000 fields whose every octet is escaped (%C3%A9
+	// runs), the decoding's worst.
+	{name: "pairs-escapes", route: "/strict", entry: mwQuery, worst: func(n int) []byte {
+		return mwPairsText(n, 1000, func(i int) string { return fmt.Sprintf("k%d", i) },
+			func(_, room int) string { return mwRepeatRunes(mwEscE, room) })
+	}},
+	// pairs-empty: a few fields among '&' runs (empty pairs: counted
+	// against no limit, skipped by every parser).
+	{name: "pairs-empty", route: "/strict", entry: mwQuery, worst: func(n int) []byte {
+		return mwRepeatTo(n, "a=1", strings.Repeat("&", 1200)+"b=2", "&z=", 'x')
+	}},
+	// pairs-nfd: 1000 fields of NFD text on the NFC route: every value is
+	// rewritten (issue 14: 26-39x, canonPairs/canonText).
+	{name: "pairs-nfd", route: "/nfc", entry: mwQuery, worst: func(n int) []byte {
+		return mwPairsText(n, 1000, func(i int) string { return fmt.Sprintf("k%d", i) },
+			func(_, room int) string { return mwRepeatRunes(mwEscNFD, room) })
+	}},
+	{name: "form-nfd", route: "/nfc", entry: mwForm, worst: func(n int) []byte {
+		return mwPairsText(n, 1000, func(i int) string { return fmt.Sprintf("k%d", i) },
+			func(_, room int) string { return mwRepeatRunes(mwEscNFD, room) })
+	}},
+	// keys-nfd: 1000 distinct NFD keys as long as the fields allow: every
+	// key changes, so every key goes into the collision table.
+	{name: "keys-nfd", route: "/nfc", entry: mwForm, worst: func(n int) []byte {
+		var b bytes.Buffer
+		per := n/1000 - len("&=v")
+		for i := range 999 {
+			if i > 0 {
+				b.WriteByte('&')
+			}
+			k := fmt.Sprintf("%d", i)
+			b.WriteString(k + mwRepeatRunes(mwEscNFD, per-len(k)) + "=v")
+		}
+		b.WriteString("&z=")
+		return mwFit(&b, n, 'x', "")
+	}},
+	// pairs-nfkc: 1000 fields of fullwidth letters, each made ASCII.
+	{name: "pairs-nfkc", route: "/nfkc", entry: mwQuery, worst: func(n int) []byte {
+		return mwPairsText(n, 1000, func(i int) string { return fmt.Sprintf("k%d", i) },
+			func(_, room int) string { return mwRepeatRunes("%EF%BC%A1", room) })
+	}},
+	// pairs-precis: 1000 fields named user and nick, upper-case and
+	// fullwidth, each enforced (PRECIS maps them).
+	{name: "pairs-precis", route: "/precis", entry: mwQuery, worst: func(n int) []byte {
+		return mwPairsText(n, 1000, func(i int) string { return [2]string{"user", "nick"}[i%2] },
+			func(_, room int) string { return mwRepeatRunes("%EF%BC%A1B", room) })
+	}},
+	{name: "form-precis", route: "/precis", entry: mwForm, worst: func(n int) []byte {
+		return mwPairsText(n, 1000, func(i int) string { return [2]string{"user", "nick"}[i%2] },
+			func(_, room int) string { return mwRepeatRunes("%EF%BC%A1B", room) })
+	}},
+
+	// JSON.
+	//
+	// json-many-members: one object with as many short distinct members
+	// as fit (issue 14: 24 MB allocated at 1 MiB, memberCheck).
+	{name: "json-many-members", route: "/strict", entry: mwJSON, worst: hostileManyKeys},
+	{name: "json-small-objects", route: "/strict", entry: mwJSON, worst: hostileSmallObjects},
+	{name: "json-long-keys", route: "/strict", entry: mwJSON, worst: hostileLongKeys},
+	{name: "json-precis-pointer", route: "/precis", entry: mwJSON, worst: hostilePrecisPointer},
+	// json-escapes: strings of \u00e9 escapes, the scanner's slow path.
+	{name: "json-escapes", route: "/strict", entry: mwJSON, worst: func(n int) []byte {
+		return mwRepeatTo(n, `["`, `\u00e9\u00e8\"\\`, `"]`, 'x')
+	}},
+	// json-brackets: more brackets than the depth limit, none deep
+	// (issue 14: jsonClean's bracket count sends it to the scanner).
+	{name: "json-brackets", route: "/strict", entry: mwJSON, worst: func(n int) []byte {
+		return mwRepeatTo(n, `[`, `[],`, `[]]`, ' ')
+	}},
+	// json-deep: arrays nested as deep as the limit allows, again and
+	// again.
+	{name: "json-deep", route: "/strict", entry: mwJSON, worst: func(n int) []byte {
+		unit := strings.Repeat("[", 511) + strings.Repeat("]", 511) + ","
+		return mwRepeatTo(n, `[`, unit, `0]`, ' ')
+	}},
+	// json-combining: one string of U+0301 after an "e" on the NFC route
+	// (issue 14: 18-24x; the canonical path is json.go's). Its NFC form
+	// holds a U+034F every 30 marks (the stream-safe format): at 1M, over
+	// the body limit.
+	{name: "json-combining", route: "/nfc", entry: mwJSON, worst: func(n int) []byte {
+		return mwRepeatTo(n, `{"s":"e`, mwAcute, `"}`, ' ')
+	}, status: mwAnyStatus},
+	// json-nfd: many short NFD strings, each rewritten.
+	{name: "json-nfd", route: "/nfc", entry: mwJSON, worst: func(n int) []byte {
+		return mwRepeatTo(n, `[""`, `,"`+mwNFDE+`"`, `]`, ' ')
+	}},
+	// json-nfd-escaped: the same as escapes.
+	{name: "json-nfd-escaped", route: "/nfc", entry: mwJSON, worst: func(n int) []byte {
+		return mwRepeatTo(n, `[""`, `,"`+mwJSONU+`"`, `]`, ' ')
+	}},
+	// json-nfd-keys: one object of many distinct NFD member names: each
+	// normalized, kept and compared.
+	{name: "json-nfd-keys", route: "/nfc", entry: mwJSON, worst: func(n int) []byte {
+		var b bytes.Buffer
+		b.WriteString(`{"k":0`)
+		for i := 0; ; i++ {
+			m := fmt.Sprintf(`,"%x%s":0`, i, mwNFDE)
+			if b.Len()+len(m)+len(`,"z":""}`) > n {
+				break
+			}
+			b.WriteString(m)
+		}
+		b.WriteString(`,"z":"`)
+		return mwFit(&b, n, 'x', `"}`)
+	}},
+	// json-nfkc-growth: U+FDFA, which NFKC writes as 33 octets, as many
+	// as the body limit lets through once rewritten (refused above it).
+	{name: "json-nfkc-growth", route: "/nfkc", entry: mwJSON, worst: func(n int) []byte {
+		return mwRepeatTo(n, `["`, mwFDFA, `"]`, ' ')
+	}, status: mwAnyStatus},
+	// json-precis-long: the PRECIS field as long as the body.
+	{name: "json-precis-long", route: "/precis", entry: mwJSON, worst: func(n int) []byte {
+		return mwRepeatTo(n, `{"profile":{"nick":"`, "Zoë ", `"}}`, 'x')
+	}},
+
+	// XML.
+	//
+	// xml-attrs: one element with as many attributes as fit, each with a
+	// character reference, behind a comment (the lexer decides).
+	{name: "xml-attrs", route: "/strict", entry: mwXML, worst: func(n int) []byte {
+		var b bytes.Buffer
+		b.WriteString("<!-- c --><a")
+		for i := 0; ; i++ {
+			a := fmt.Sprintf(` a%x="&#xE9;"`, i)
+			if b.Len()+len(a)+len(`>x</a>`) > n {
+				break
+			}
+			b.WriteString(a)
+		}
+		b.WriteString(">")
+		return mwFit(&b, n, 'x', "</a>")
+	}},
+	// xml-deep: elements nested as deep as the body allows.
+	{name: "xml-deep", route: "/strict", entry: mwXML, worst: func(n int) []byte {
+		depth := (n - 64) / len("<a></a>&#xE9;")
+		var b bytes.Buffer
+		b.WriteString("<!-- c -->")
+		for range depth {
+			b.WriteString("<a>&#xE9;")
+		}
+		for range depth {
+			b.WriteString("</a>")
+		}
+		return mwFit(&b, n, ' ', "")
+	}},
+	// xml-refs: character data of character references, behind a comment.
+	{name: "xml-refs", route: "/strict", entry: mwXML, worst: func(n int) []byte {
+		return mwRepeatTo(n, "<!-- c --><a>", "&#xE9;&#233;&amp;", "</a>", 'x')
+	}},
+	// xml-dtd: a DOCTYPE of entity values full of character references.
+	{name: "xml-dtd", route: "/strict", entry: mwXML, worst: func(n int) []byte {
+		return mwRepeatTo(n, `<!DOCTYPE a [<!ENTITY e "`, "&#xE9;", `">]><a/>`, 'x')
+	}},
+	// xml-combining: U+0301 as character references after an "e", on the
+	// NFC route (XML is checked, not rewritten: refused at the first).
+	{name: "xml-combining", route: "/nfc", entry: mwXML, worst: func(n int) []byte {
+		return mwRepeatTo(n, "<a>e", "&#x301;", "</a>", ' ')
+	}, status: http.StatusBadRequest},
+	// xml-pieces: one element whose text is split by comments into
+	// pieces that are each normal, joined by the check.
+	{name: "xml-pieces", route: "/nfc", entry: mwXML, worst: func(n int) []byte {
+		return mwRepeatTo(n, "<a>", "\u00e9<!---->&#xE9;<!---->", "</a>", ' ')
+	}},
+	// xml-deep-nfc: deep nesting with text in every element.
+	{name: "xml-deep-nfc", route: "/nfc", entry: mwXML, worst: func(n int) []byte {
+		depth := (n - 16) / len("<a>é</a>é")
+		var b bytes.Buffer
+		for range depth {
+			b.WriteString("<a>é")
+		}
+		for range depth {
+			b.WriteString("</a>é")
+		}
+		return mwFit(&b, n, ' ', "")
+	}},
+	// xml-autoclose: <br> elements, which the second, HTML pass closes.
+	{name: "xml-autoclose", route: "/nfc", entry: mwXML, worst: func(n int) []byte {
+		return mwRepeatTo(n, "<a>", "é<br>é<!---->é", "</a>", ' ')
+	}},
+
+	// Multipart.
+	//
+	// mp-nfd: 100 fields of NFD text on the NFC route: the body is
+	// rebuilt (issue 14: 20-24x).
+	{name: "mp-nfd", route: "/nfc", entry: mwMultipart, worst: func(n int) []byte {
+		return mwMPFields(n, 100, func(i int) string { return fmt.Sprintf("f%d", i) },
+			func(_, room int) string { return mwRepeatRunes(mwNFDE, room) }, " ")
+	}},
+	// mp-nfd-names: 100 parts with long NFD field names. Rewritten, a
+	// name is written as an RFC 2231 parameter, name*=utf-8''%C3%A9...,
+	// three times as long: at 1M, over the body limit.
+	{name: "mp-nfd-names", route: "/nfc", entry: mwMultipart, worst: func(n int) []byte {
+		per := min(60<<10, n/100-120)
+		return mwMPFields(n, 100, func(i int) string { return fmt.Sprint(i) + mwRepeatRunes(mwNFDE, per) },
+			func(int, int) string { return "v" }, " ")
+	}, status: mwAnyStatus},
+	// mp-precis: 100 user and nick fields, upper-case and fullwidth.
+	{name: "mp-precis", route: "/precis", entry: mwMultipart, worst: func(n int) []byte {
+		return mwMPFields(n, 100, func(i int) string { return [2]string{"user", "nick"}[i%2] },
+			func(_, room int) string { return mwRepeatRunes(mwFullA+"B", room) }, "B")
+	}},
+	// mp-nested-nfd: multipart bodies nested as deep as allowed, each
+	// with NFD fields, rebuilt at every level.
+	{name: "mp-nested-nfd", route: "/nfc", entry: mwMultipart, worst: func(n int) []byte {
+		return mwMPNested(n, 8, mwNFDE)
+	}},
+	// mp-nested: the same, NFC text, on the strict route (checked, not
+	// rebuilt).
+	{name: "mp-nested", route: "/strict", entry: mwMultipart, worst: func(n int) []byte {
+		return mwMPNested(n, 8, "é")
+	}},
+	// mp-headers: parts with as many header lines as fit.
+	{name: "mp-headers", route: "/strict", entry: mwMultipart, worst: func(n int) []byte {
+		var m mwMPBuilder
+		per := n/100 - 100
+		for i := range 99 {
+			h := []string{fmt.Sprintf(`Content-Disposition: form-data; name="f%d"`, i)}
+			for k, size := 0, 0; size < per-64; k++ {
+				line := fmt.Sprintf("X-H%d: v%d é", k, k)
+				h = append(h, line)
+				size += len(line) + 2
+			}
+			m.part(h, "v")
+		}
+		m.open(`Content-Disposition: form-data; name="z"`)
+		return m.close(n, 'x')
+	}},
+	// mp-qp: quoted-printable fields, all escapes.
+	{name: "mp-qp", route: "/strict", entry: mwMultipart, worst: func(n int) []byte {
+		var m mwMPBuilder
+		per := n/100 - 120
+		line := strings.Repeat("=C3=A9", 12) + "=\r\n"
+		for i := range 99 {
+			m.part([]string{fmt.Sprintf(`Content-Disposition: form-data; name="f%d"`, i),
+				"Content-Transfer-Encoding: quoted-printable"}, mwRepeatRunes(line, per))
+		}
+		m.open(`Content-Disposition: form-data; name="z"`)
+		return m.close(n, 'x')
+	}},
+	// mp-delims: content full of lines that start like a delimiter.
+	{name: "mp-delims", route: "/strict", entry: mwMultipart, worst: func(n int) []byte {
+		var m mwMPBuilder
+		m.open(`Content-Disposition: form-data; name="f"; filename="f.txt"`, "Content-Type: text/plain")
+		line := "\r\n--" + mwBoundary + "x"
+		m.WriteString(mwRepeatRunes(line, n-m.Len()-64))
+		return m.close(n, 'x')
+	}},
+
+	// Text.
+	//
+	// text-combining: U+0301 after an "e", on the NFC route.
+	{name: "text-combining", route: "/nfc", entry: mwTextEntry, worst: func(n int) []byte {
+		return mwRepeatTo(n, "e", mwAcute, "", ' ')
+	}, status: mwAnyStatus}, // at 1M, over the limit as json-combining
+	// text-nfd: NFD text, rewritten.
+	{name: "text-nfd", route: "/nfc", entry: mwTextEntry, worst: func(n int) []byte {
+		return mwRepeatTo(n, "", "caf"+mwNFDE+" ", "", ' ')
+	}},
+}
+
+// mwMPNested returns a multipart body of n octets nested depth times: at
+// each level fields of text (as many as the field limit needs) and a
+// file part holding the next level.
+func mwMPNested(n, depth int, text string) []byte {
+	per := n/(depth+1) - 600
+	fields := func(w *bytes.Buffer, boundary string) {
+		for left := per; left > 0; left -= 32 << 10 {
+			w.WriteString("--" + boundary + "\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\n")
+			w.WriteString(mwRepeatRunes(text, min(left, 32<<10)) + "\r\n")
+		}
+	}
+	var inner []byte
+	for d := depth; d >= 1; d-- {
+		var m bytes.Buffer
+		b := fmt.Sprintf("%s-%d", mwBoundary, d)
+		fields(&m, b)
+		if inner != nil {
+			// A file part: a field is as long as FieldBytes at most.
+			m.WriteString("--" + b + "\r\nContent-Disposition: attachment; filename=\"n.txt\"\r\nContent-Type: multipart/mixed; boundary=" +
+				fmt.Sprintf("%s-%d", mwBoundary, d+1) + "\r\n\r\n")
+			m.Write(inner)
+			m.WriteString("\r\n")
+		}
+		m.WriteString("--" + b + "--\r\n")
+		inner = m.Bytes()
+	}
+	var m mwMPBuilder
+	fields(&m.Buffer, mwBoundary)
+	m.part([]string{`Content-Disposition: form-data; name="nested"; filename="n.txt"`,
+		"Content-Type: multipart/mixed; boundary=" + mwBoundary + "-1"}, string(inner))
+	m.open(`Content-Disposition: form-data; name="z"`)
+	return m.close(n, 'x')
+}
+
+// hostileMWEcho returns Echo with the middleware and the routes of
+// BenchmarkHostileMW, each with a handler that reads the whole body; the
+// log goes to log (nil: nowhere).
+func hostileMWEcho(tb testing.TB, log io.Writer) *echo.Echo {
+	strict := rules.Strict()
+	strict.Limits.QueryBytes = 2 << 20
+	nfc, nfkc, precis := strict, strict, strict
+	nfc.Normalization = normalize.NFC
+	nfkc.Normalization = normalize.NFKC
+	precis.Precis = []rules.PrecisField{
+		{Location: rules.Query, Field: "user", Profile: normalize.UsernameCaseMapped},
+		{Location: rules.Query, Field: "nick", Profile: normalize.Nickname},
+		{Location: rules.Form, Field: "user", Profile: normalize.UsernameCaseMapped},
+		{Location: rules.Form, Field: "nick", Profile: normalize.Nickname},
+		{Location: rules.Multipart, Field: "user", Profile: normalize.UsernameCaseMapped},
+		{Location: rules.Multipart, Field: "nick", Profile: normalize.Nickname},
+		{Location: rules.JSON, Field: "/profile/nick", Profile: normalize.Nickname},
+	}
+	table := &rules.Table{Default: strict, Routes: map[string]rules.Policy{
+		"/strict": strict, "/nfc": nfc, "/nfkc": nfkc, "/precis": precis,
+	}}
+	logger := zerolog.Nop()
+	if log != nil {
+		logger = zerolog.New(log)
+	}
+	mw, err := middleware.Config{Rules: table, Logger: &logger}.ToMiddleware()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e := echo.New()
+	e.Use(mw)
+	h := func(c echo.Context) error {
+		if _, err := io.Copy(io.Discard, c.Request().Body); err != nil {
+			return err
+		}
+		return c.NoContent(http.StatusOK)
+	}
+	for _, route := range []string{"/strict", "/nfc", "/nfkc", "/precis"} {
+		e.GET(route, h)
+		e.POST(route, h)
+	}
+	return e
+}
+
+func BenchmarkHostileMW(b *testing.B) {
+	e := hostileMWEcho(b, nil)
+	for _, hc := range mwCases {
+		b.Run("case="+hc.name, func(b *testing.B) {
+			for _, input := range []string{"benign", "worst"} {
+				b.Run("input="+input, func(b *testing.B) {
+					for _, size := range mwSizes {
+						b.Run("size="+size.name, func(b *testing.B) {
+							text, status := mwBenign(hc.entry, size.n), http.StatusOK
+							if input == "worst" {
+								text = hc.worst(size.n)
+								if hc.status != 0 {
+									status = hc.status
+								}
+							}
+							mwServe(b, e, hc.entry.request(hc.route, text), status)
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// mwServe serves req through e in a loop; the answer must be status.
+func mwServe(b *testing.B, e *echo.Echo, req mwRequest, status int) {
+	method := http.MethodGet
+	if req.body != nil {
+		method = http.MethodPost
+	}
+	r := httptest.NewRequest(method, req.target, nil)
+	if req.ct != "" {
+		r.Header.Set(echo.HeaderContentType, req.ct)
+	}
+	rawQuery := r.URL.RawQuery
+	w := &mwWriter{h: http.Header{}}
+	reset := func() {
+		r.URL.RawQuery = rawQuery // a rewrite to the canonical form changes it
+		if req.body != nil {
+			r.Body = io.NopCloser(bytes.NewReader(req.body))
+			r.ContentLength = int64(len(req.body))
+			r.GetBody = nil
+		}
+		if req.ct != "" {
+			r.Header.Set(echo.HeaderContentType, req.ct) // a rebuilt multipart body changes it
+		}
+		w.code = 0
+	}
+	reset()
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, r)
+	if status != mwAnyStatus && rec.Code != status {
+		b.Fatalf("status %d, want %d: %s", rec.Code, status, rec.Body)
+	}
+	size := len(req.body)
+	if req.body == nil {
+		size = len(rawQuery)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		reset()
+		mwServeOnce(e, w, r)
+	}
+}
+
+// mwServeOnce serves one request: a function of its own, so that an
+// instruction counter (valgrind --tool=callgrind
+// --toggle-collect='*bench.mwServeOnce') can count the requests alone.
+//
+//go:noinline
+func mwServeOnce(e *echo.Echo, w http.ResponseWriter, r *http.Request) { e.ServeHTTP(w, r) }
+
+// TestHostileMWInputs holds the inputs of BenchmarkHostileMW to their
+// sizes and answers at the two smaller sizes (the benchmark checks the
+// larger ones as it runs), and shows the log line of a wrong answer.
+func TestHostileMWInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every input")
+	}
+	var log bytes.Buffer
+	e := hostileMWEcho(t, &log)
+	for _, hc := range mwCases {
+		for _, size := range mwSizes[:2] {
+			for _, input := range []string{"benign", "worst"} {
+				text, status := mwBenign(hc.entry, size.n), http.StatusOK
+				if input == "worst" {
+					text = hc.worst(size.n)
+					if hc.status != 0 {
+						status = hc.status
+					}
+				}
+				if len(text) != size.n {
+					t.Errorf("%s/%s/%s: %d octets", hc.name, input, size.name, len(text))
+				}
+				req := hc.entry.request(hc.route, text)
+				r := httptest.NewRequest(http.MethodGet, req.target, nil)
+				if req.body != nil {
+					r = httptest.NewRequest(http.MethodPost, req.target, bytes.NewReader(req.body))
+				}
+				if req.ct != "" {
+					r.Header.Set(echo.HeaderContentType, req.ct)
+				}
+				log.Reset()
+				w := httptest.NewRecorder()
+				e.ServeHTTP(w, r)
+				if status != mwAnyStatus && w.Code != status {
+					t.Errorf("%s/%s/%s: status %d, want %d; log %s", hc.name, input, size.name, w.Code, status, log.String())
+				}
+			}
+		}
+	}
+}

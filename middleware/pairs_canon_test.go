@@ -1,0 +1,200 @@
+package middleware
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// TestCanonTextReference holds canonText, which goes over a text once, to
+// the implementation it replaced (refCanonText: a pass to find what
+// changes, a pass per key for collisions, a pass to write), on texts made
+// at random of keys and values that change, collide, grow, turn into
+// syntax or into refused characters, under normalizing, rejecting, PRECIS
+// and Monitor policies with tight limits: the same text, the same
+// rejection (reason, offset, class, field, sample).
+func TestCanonTextReference(t *testing.T) {
+	pieces := []string{
+		"a", "q", "user", "USER", "nick", "e%CC%81", "%C3%A9", "E%CC%81", "%EF%BC%B1", "%EF%BD%91", "Q",
+		"%EF%B7%BA", "+", "%2B", "%26", "%3D", "x%CD%BE", "%EF%BC%85", "41", "%E2%80%AE", "%EF%AC%81",
+		"%C3%85", "%E2%84%AB", "%CC%81%CC%81", "Mike", "%EF%BC%AD", "%20",
+	}
+	pol := func(form normalize.Form, edit func(*rules.Policy)) *policy {
+		p := rules.Strict()
+		p.Normalization = form
+		p.Limits.FieldBytes, p.Limits.QueryBytes = 48, 160
+		p.Precis = []rules.PrecisField{
+			{Location: rules.Query, Field: "user", Profile: normalize.UsernameCaseMapped},
+			{Location: rules.Form, Field: "nick", Profile: normalize.Nickname},
+		}
+		if edit != nil {
+			edit(&p)
+		}
+		return compile(p)
+	}
+	policies := []*policy{
+		pol(normalize.NFC, nil), pol(normalize.NFKC, nil), pol(normalize.None, nil),
+		pol(normalize.NFC, func(p *rules.Policy) { p.RejectUnnormalized = true }),
+		pol(normalize.NFKC, func(p *rules.Policy) { *p = p.AsMonitor() }),
+		pol(normalize.NFKC, func(p *rules.Policy) { p.Query.RefuseDoubleEncoding = true; p.Form.Forbid |= sanitize.DefaultIgnorable }),
+	}
+	rng := rand.New(rand.NewPCG(14, 1))
+	s := getScratch()
+	defer putScratch(s)
+	checked, reasons, rewritten := 0, map[sanitize.Reason]int{}, 0
+	n := 6000
+	if testing.Short() {
+		n = 1000
+	}
+	for range n {
+		var b strings.Builder
+		for i := range 1 + rng.IntN(6) {
+			if i > 0 {
+				b.WriteString([]string{"&", "&", "&&"}[rng.IntN(3)])
+			}
+			for range 1 + rng.IntN(3) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			if rng.IntN(5) > 0 {
+				b.WriteByte('=')
+				for range rng.IntN(4) {
+					b.WriteString(pieces[rng.IntN(len(pieces))])
+				}
+			}
+		}
+		raw := b.String()
+		for _, p := range policies {
+			for _, loc := range []rules.Location{rules.Query, rules.Form} {
+				c, mode := p.pairsMode(loc)
+				if _, _, rj := s.checkPairs(raw, loc, c, mode, &p.Limits); rj != nil {
+					continue // canonText sees only what passed
+				}
+				checked++
+				got, gotRj := s.canonText(raw, loc, p)
+				got = strings.Clone(got)
+				want, wantRj := refCanonText(s, raw, loc, p)
+				if got != want || describe(gotRj) != describe(wantRj) || gotRj != nil && gotRj.Sample != wantRj.Sample {
+					t.Fatalf("%q at %v, %+v:\n got %q %s\nwant %q %s", raw, loc, p.Policy, got, describe(gotRj), want, describe(wantRj))
+				}
+				if gotRj != nil {
+					reasons[gotRj.Reason]++
+				} else if got != "" {
+					rewritten++
+				}
+			}
+		}
+	}
+	t.Logf("%d texts compared: %d rewritten, refused %v", checked, rewritten, reasons)
+	for _, r := range []sanitize.Reason{sanitize.KeyCollision, sanitize.Precis, sanitize.TooLarge, sanitize.NotNormalized,
+		sanitize.DoubleEncoding} {
+		if reasons[r] == 0 {
+			t.Errorf("no text refused as %v: the texts do not reach it", r)
+		}
+	}
+}
+
+// The implementation canonText replaced, as it was (with the limit on the
+// canonical text).
+
+func refCanonText(s *scratch, raw string, loc rules.Location, p *policy) (string, *Rejection) {
+	changed, keys, rj := refCanonPairs(s, raw, loc, p, nil)
+	if rj != nil {
+		return "", rj
+	}
+	if keys {
+		if rj := refKeyCollision(s, raw, loc, p); rj != nil {
+			return "", rj
+		}
+	}
+	if !changed {
+		return "", nil
+	}
+	out := make([]byte, 0, len(raw)+16)
+	refCanonPairs(s, raw, loc, p, &out)
+	if limit := textLimit(loc, &p.Limits); overLimit(len(out), limit) {
+		return "", tooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
+	}
+	return string(out), nil
+}
+
+// canonPairs walks the keys and values of a query or form text, which has
+// passed checkPairs, in canonical form: keys normalized, values normalized
+// or PRECIS-enforced when their key names a PRECIS field, each canonical
+// form held to the location's policy (recheck). It reports whether
+// anything changes and whether a key does; with out, it appends the text
+// re-encoded to *out. Nothing allocates when nothing changes.
+func refCanonPairs(s *scratch, raw string, loc rules.Location, p *policy, out *[]byte) (changed, keys bool, rj *Rejection) {
+	c, mode := p.pairsMode(loc)
+	dec := mode &^ sanitize.RefuseDoubleEncoding
+	for pr := range eachPair(raw) {
+		key, val, hasVal := pr.key, pr.val, pr.hasVal
+		s.buf = s.buf[:0]
+		k := s.decoded(key, dec)
+		nk, kch, rj := p.canonOf(loc, "", k, false)
+		if rj == nil && kch {
+			rj = recheck(loc, "", nk, c.Forbid, p.Limits.FieldBytes, mode)
+		}
+		if rj != nil {
+			// Cloned: key points into the body of a form, which a
+			// Rejection kept by OnReject should not pin.
+			rj.Field = strings.Clone(safeField(key))
+			return false, false, rj
+		}
+		name := bytesString(nk) // the canonical key names the field; s.buf only grows
+		v := s.decoded(val, dec)
+		nv, vch, rj := p.canonOf(loc, name, v, true)
+		if rj == nil && vch {
+			rj = recheck(loc, safeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
+		}
+		if rj != nil {
+			// Cloned: name may point into s.buf, which the next request
+			// reuses once this one has put its scratch back, while the
+			// Rejection lives on in the log line, OnReject and the error
+			// handler.
+			rj.Field = strings.Clone(rj.Field)
+			return false, false, rj
+		}
+		changed = changed || kch || vch
+		keys = keys || kch
+		if out != nil {
+			if len(*out) > 0 {
+				*out = append(*out, '&')
+			}
+			*out = sanitize.AppendEscape(*out, bytesString(nk), sanitize.EscapeQuery)
+			if hasVal {
+				*out = append(*out, '=')
+				*out = sanitize.AppendEscape(*out, bytesString(nv), sanitize.EscapeQuery)
+			}
+		}
+	}
+	return changed, keys, nil
+}
+
+// keyCollision reports two distinct keys of a query or form text whose
+// canonical forms are equal ("%C3%A9" and "e%CC%81" under NFC, "ｑ" and
+// "q" under NFKC): after the rewrite the handler would see one key with
+// both values, and c.QueryParam takes the first while a binder takes the
+// last. It runs only when some key changes (canonPairs), since keys that
+// are all canonical already collide only where they are equal.
+func refKeyCollision(s *scratch, raw string, loc rules.Location, p *policy) *Rejection {
+	_, mode := p.pairsMode(loc)
+	mode &^= sanitize.RefuseDoubleEncoding
+	seen := make(map[string]string) // canonical key -> the decoded key
+	for pr := range eachPair(raw) {
+		key := pr.key
+		s.buf = s.buf[:0]
+		k := s.decoded(key, mode)
+		nk, _, _ := p.canonOf(loc, "", k, false) // passed canonPairs
+		if first, ok := seen[string(nk)]; !ok {
+			seen[string(nk)] = string(k)
+		} else if first != string(k) {
+			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(safeField(key)),
+				Sample: sample(k, 0), Err: sanitize.ErrKeyCollision}
+		}
+	}
+	return nil
+}
