@@ -156,7 +156,8 @@ func FuzzPlain(f *testing.F) {
 		f.Add(s, int64(-1), int64(3))
 	}
 	f.Fuzz(func(t *testing.T, text string, fields, fieldBytes int64) {
-		lim := rules.Limits{Fields: int(fields % 64), FieldBytes: int(fieldBytes % 256), PathBytes: int(fieldBytes % 1024)}
+		lim := rules.Limits{Fields: int(fields % 64), FieldBytes: int(fieldBytes % 256), PathBytes: int(fieldBytes % 1024),
+			QueryBytes: int(fields % 512)}
 		s := getScratch()
 		defer putScratch(s)
 		if plainPairs(text, &lim) {

@@ -385,10 +385,10 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 
 // plainPairs reports whether a query passes checkPairs unchanged without
 // decoding anything, as cleanPairs would find: printable ASCII without
-// '%' or '+' (plainQuery) within the field length limit, with fewer '&'
+// '%' or '+' (plainQuery) within the field and query length limits, with fewer '&'
 // than the field count limit.
 func plainPairs(raw string, lim *rules.Limits) bool {
-	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes {
+	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes || overLimit(len(raw), int64(lim.QueryBytes)) {
 		return false
 	}
 	if !plainQuery(raw) {
