@@ -218,10 +218,12 @@ func (s *scratch) space(room int) []byte {
 // been, under limit (negative: none): up to one past the limit, which
 // tells that the body is over it.
 func room(limit int64, n int) int {
-	if limit < 0 {
+	// limit-n is -1 at least (n is at most limit+1) and limit+1 may
+	// overflow: the sum is formed last, where it cannot.
+	if limit < 0 || limit-int64(n) >= math.MaxInt-1 {
 		return math.MaxInt
 	}
-	return int(limit + 1 - int64(n))
+	return int(limit - int64(n) + 1)
 }
 
 // advance counts k octets read into the space space returned.

@@ -249,8 +249,9 @@ func (s *scratch) readChunks(src io.Reader, limit int64) (n int, over bool, err 
 			s.chunks = append(s.chunks, chunkPool.Get().(*[chunkSize]byte))
 		}
 		buf := s.chunks[base+n/chunkSize][off:]
-		if limit >= 0 && int64(len(buf)) > limit+1-int64(n) {
-			buf = buf[:limit+1-int64(n)] // one past the limit tells it is over
+		// As room (body.go): limit+1 may overflow, limit-n cannot.
+		if limit >= 0 && int64(len(buf))-1 > limit-int64(n) {
+			buf = buf[:limit-int64(n)+1] // one past the limit tells it is over
 		}
 		k, rerr := src.Read(buf)
 		n += k

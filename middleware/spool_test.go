@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
 	"math/rand/v2"
 	"mime"
@@ -211,6 +212,41 @@ func TestHugeLimits(t *testing.T) {
 		t.Errorf("checkMultipartBody: %v", rj)
 	}
 	s.spool.release()
+
+	// Text bodies under the same limits, of known and unknown length,
+	// plain and gzip-coded: readBody's and readChunks' room is
+	// limit+1-n, which must not overflow.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`{"a":"b"}`))
+	zw.Close()
+	for _, tc := range []struct {
+		name, coding string
+		body         []byte
+		length       int64
+	}{
+		{"declared", "", []byte(`{"a":"b"}`), 9},
+		{"chunked", "", []byte(`{"a":"b"}`), -1},
+		{"gzip declared", "gzip", gz.Bytes(), int64(gz.Len())},
+		{"gzip chunked", "gzip", gz.Bytes(), -1},
+	} {
+		r := httptest.NewRequest("POST", "/", bytes.NewReader(tc.body))
+		r.ContentLength = tc.length
+		r.Header.Set("Content-Type", "application/json")
+		if tc.coding != "" {
+			r.Header.Set("Content-Encoding", tc.coding)
+		}
+		s := getScratch()
+		rj := s.checkBody(r, p)
+		putScratch(s)
+		if rj != nil {
+			t.Errorf("%s JSON body under huge limits: %v", tc.name, rj)
+			continue
+		}
+		if b, err := io.ReadAll(r.Body); err != nil || string(b) != `{"a":"b"}` {
+			t.Errorf("%s JSON body under huge limits: the handler reads %q, %v", tc.name, b, err)
+		}
+	}
 }
 
 // spoolRun is what a handler reads of a multipart body after checkBody and
