@@ -167,7 +167,9 @@ func (p *policy) mediaLocation(typ, sub string) (rules.Location, bool) {
 		// every other subtype, which a handler's own multipart.Reader
 		// reads as well.
 		return rules.Multipart, true
-	case typ == "text" || matchMedia(p.bodyTypes, typ, sub):
+	case typ == "text" && sub != "" || matchMedia(p.bodyTypes, typ, sub):
+		// text/* has a subtype: "text" alone (mime.ParseMediaType takes
+		// it) is no text type a reader knows, and unlisted like any other.
 		return rules.Body, true
 	}
 	return 0, false

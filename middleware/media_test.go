@@ -2,10 +2,12 @@ package middleware
 
 import (
 	"mime"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
 )
 
 // TestContentType checks contentType, its shortcuts for common values
@@ -157,4 +159,29 @@ func textCases() []locCase {
 		}
 	}
 	return c
+}
+
+// TestTextWithoutSubtype: "text" without a subtype (which
+// mime.ParseMediaType reads, "teXt" as "text") is not text/*: unlisted
+// under the strict preset (415), passed unread like any unknown type where
+// unlisted types are allowed. FuzzOracle found it.
+func TestTextWithoutSubtype(t *testing.T) {
+	for _, ct := range []string{"text", "teXt", "text; charset=utf-8"} {
+		strict := compile(rules.Strict())
+		typ, sub, _ := contentType(ct)
+		if loc, ok := strict.mediaLocation(typ, sub); ok {
+			t.Errorf("%q: location %v, want none", ct, loc)
+		}
+		r := httptest.NewRequest("POST", "/", strings.NewReader("a\xffb"))
+		r.Header.Set("Content-Type", ct)
+		s := getScratch()
+		rj := s.checkBody(r, strict)
+		putScratch(s)
+		if rj == nil || rj.Reason != sanitize.UnsupportedMediaType {
+			t.Errorf("%q under the strict preset: %v, want unsupported_media_type", ct, rj)
+		}
+	}
+	if loc, ok := compile(rules.Strict()).mediaLocation("text", "plain"); !ok || loc != rules.Body {
+		t.Errorf("text/plain: %v %v, want body", loc, ok)
+	}
 }

@@ -298,7 +298,11 @@ func (k *orcCheck) part(name, file string, h map[string][]string, content []byte
 			k.text("multipart part header "+key, v, p.Multipart.Forbid, false, 0, false)
 		}
 	}
-	mt, _, _ := orcMediaType(http.Header(h).Get("Content-Type"))
+	// A part without a Content-Type is text/plain (RFC 7578, 4.4), and so
+	// is one whose Content-Type mime.ParseMediaType reads no type from:
+	// the middleware checks (and canonicalizes) such content as text
+	// rather than skip it.
+	mt, _, _ := mime.ParseMediaType(http.Header(h).Get("Content-Type"))
 	if mt == "" {
 		mt = "text/plain"
 	}
