@@ -198,19 +198,19 @@ func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p
 	if foundOn != "" {
 		escaped = escaped && foundOn == r.URL.RawPath
 	}
-	v := g.run(r, route, c.ParamNames(), c.ParamValues(), escaped, p, echoIdentityOf, c)
-	defer v.release() // after the handler, and after its panic
-	if v.r != r {
-		c.SetRequest(v.r)
-		r = v.r
+	hand, params, rj, pass, sp := g.run(r, route, c.ParamNames(), c.ParamValues(), escaped, p, echoIdentityOf, c)
+	defer sp.release() // after the handler, and after its panic
+	if hand != r {
+		c.SetRequest(hand)
+		r = hand
 	}
 	switch {
-	case v.rj != nil:
+	case rj != nil:
 		if m.onReject != nil {
-			m.onReject(c, v.rj)
+			m.onReject(c, rj)
 		}
-		if !v.pass {
-			return m.onError(c, v.rj)
+		if !pass {
+			return m.onError(c, rj)
 		}
 		return next(c)
 	case p.Mode == rules.Monitor:
@@ -218,8 +218,8 @@ func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p
 		// parameter values where Echo routed on RawPath, RawPath kept.
 		return next(c)
 	}
-	if v.params != nil {
-		c.SetParamValues(v.params...)
+	if params != nil {
+		c.SetParamValues(params...)
 	}
 	if clearRaw && r.URL.RawPath != "" && !hasEncodedSlash(r.URL.RawPath) {
 		r.URL.RawPath = ""

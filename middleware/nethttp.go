@@ -109,19 +109,19 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			v := g.run(r, route, nil, nil, false, p, httpIdentityOf, r)
-			defer v.release() // after the handler, and after its panic
+			hand, _, rj, pass, sp := g.run(r, route, nil, nil, false, p, httpIdentityOf, r)
+			defer sp.release() // after the handler, and after its panic
 			switch {
-			case v.rj != nil:
+			case rj != nil:
 				if cfg.OnReject != nil {
-					cfg.OnReject(v.r, v.rj)
+					cfg.OnReject(hand, rj)
 				}
-				if !v.pass {
-					onError(w, v.r, v.rj)
+				if !pass {
+					onError(w, hand, rj)
 					return
 				}
 			}
-			next.ServeHTTP(w, v.r)
+			next.ServeHTTP(w, hand)
 		})
 	}, nil
 }

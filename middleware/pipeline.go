@@ -18,27 +18,6 @@ import (
 // does in those terms what the verdict says: call the hooks, answer the
 // refusal, hand the rewritten parameters back, call the handler.
 
-// verdict is what run decided for one request.
-type verdict struct {
-	// r is the request to hand to the handler: the one given, or a copy
-	// when its body was wrapped (detachBody), which the adapter installs.
-	r *http.Request
-	// params are the path parameter values the handler must see, in the
-	// order of the names given, or nil when they stay as they are.
-	params []string
-	// rj is the violation found, logged already: refused in Enforce mode,
-	// flagged in Monitor mode.
-	rj *Rejection
-	// pass says whether the handler runs.
-	pass bool
-	// spool holds the request's spooled body, released after the handler.
-	spool *spool
-}
-
-// release frees what the pipeline holds for the request: the temporary
-// file of a spooled body.
-func (v *verdict) release() { v.spool.release() }
-
 // identityFunc returns the log's identity fields for the request the
 // framework value x stands for. It is called only when a line is logged,
 // and, being a plain function of x, costs no allocation when it is not.
@@ -182,8 +161,8 @@ func (pl *Pipeline) check(r *http.Request, route string, names, values []string,
 	if p.off {
 		return Verdict{Request: r, Pass: true}
 	}
-	v := pl.g.run(r, route, names, values, escaped, p, callIdentity, who)
-	return Verdict{Request: v.r, Params: v.params, Rejection: v.rj, Pass: v.pass, spool: v.spool}
+	hand, params, rj, pass, sp := pl.g.run(r, route, names, values, escaped, p, callIdentity, who)
+	return Verdict{Request: hand, Params: params, Rejection: rj, Pass: pass, spool: sp}
 }
 
 // Refuse logs rj, a refusal an adapter found itself (under e.Pre, a
@@ -217,41 +196,43 @@ func callIdentity(x any) requestIdentity {
 // body was wrapped: detachBody), the path parameter values the handler
 // must see (in the order of names, or nil when they stay as they are),
 // the violation found, logged already (refused in Enforce mode, flagged in
-// Monitor mode), and whether the handler runs. In Monitor mode the
-// handler always runs and gets the request as it came; in Enforce mode it
-// runs only for an accepted request, rewritten to its canonical form where
-// the policy asks.
+// Monitor mode), whether the handler runs, and the spool of a spooled
+// body, which the adapter releases after the handler (sp.release, nil
+// too). In Monitor mode the handler always runs and gets the request as it
+// came; in Enforce mode it runs only for an accepted request, rewritten to
+// its canonical form where the policy asks.
 //
 // (Match's fields are passed one by one: escape analysis, which does not
 // tell a struct's fields apart, would otherwise move an adapter's
-// parameter arrays to the heap with the route string the log keeps.)
-func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) verdict {
+// parameter arrays to the heap with the route string the log keeps. The
+// results are several, not a struct, so that they come back in
+// registers: a struct this large lives in memory, copied with moves that
+// stall on the stores before them.)
+func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) (
+	hand *http.Request, params []string, rj *Rejection, pass bool, sp *spool) {
 	ls := lazyScratch{spoolDir: g.spoolDir}
-	params, rj := g.inspectWith(&ls, r, p, names, values, escaped)
-	var sp *spool
+	params, rj = g.inspectWith(&ls, r, p, names, values, escaped)
 	var lb *binaryLimit
 	if ls.s != nil {
 		sp, lb = ls.s.spool, ls.s.limited
 	}
 	ls.release()
-	v := verdict{r: detachBody(r), pass: p.Mode == rules.Monitor, spool: sp}
+	hand = detachBody(r)
 	if lb != nil {
-		g.reportLimit(lb, v.r, route, p.Mode, who, x)
+		g.reportLimit(lb, hand, route, p.Mode, who, x)
 	}
 	if rj != nil {
 		// Cloned, so that route does not escape: an adapter's Match, whose
 		// parameter slices may be on its stack, stays there.
 		rj.Route, rj.Mode = strings.Clone(route), p.Mode
-		g.logRejection(v.r, rj, who(x))
-		v.rj = rj
-		return v
+		g.logRejection(hand, rj, who(x))
+		return hand, nil, rj, p.Mode == rules.Monitor, sp
 	}
-	v.pass = true
-	if p.Mode == rules.Enforce {
-		v.params = params
+	if p.Mode != rules.Enforce {
+		params = nil
 	}
-	g.logAccept(v.r, route)
-	return v
+	g.logAccept(hand, route)
+	return hand, params, nil, true, sp
 }
 
 // guard is the compiled configuration shared by the Echo middleware and
@@ -439,8 +420,8 @@ type scratch struct {
 	segs   [][]byte
 	chunks []*[chunkSize]byte
 	probe  [8]byte // where readBody reads to tell the end of a body
-	// spool is the spool of a multipart body (upload.go), which the
-	// verdict takes over and releases after the handler; spoolDir is
+	// spool is the spool of a multipart body (upload.go), which run
+	// hands the adapter to release after the handler; spoolDir is
 	// where it spills (guard.spoolDir). limited is the reader that cuts
 	// off an unread body of unknown length, which the pipeline makes log
 	// when it does.
