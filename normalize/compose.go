@@ -391,10 +391,12 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		return true
 	}
 	for i := 0; i < len(r); {
-		// Room for the next segment whatever it expands to, once the
-		// room left is less than the input left: the output is
-		// outgrowing the input.
-		if room := cap(dst) - len(dst); !cmp && room < 4*segMax && room < len(r)-i+16 {
+		// Room for what the rest will need, once the output outgrows the
+		// input by more than the sixteenth Bytes and Append reserve:
+		// U+FDFA, 11 times as long in NFKC, grows the buffer once, not
+		// by append's quarter at a time. A text that does not outgrow
+		// its input leaves the buffer as it is.
+		if out := len(dst) - base; !cmp && cap(dst)-len(dst) < 4*segMax && out > i+i>>4+64 {
 			dst = growFor(dst, base, i, len(r))
 		}
 		ch, size := rune(r[i]), 1

@@ -736,7 +736,7 @@ func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byt
 		if !found {
 			return append(dst, p[i:]...)
 		}
-		if fi.native && cap(dst)-len(dst) < len(p)-i+16 {
+		if out := len(dst) - base; fi.native && cap(dst)-len(dst) < len(p)-i+16 && out > i+i>>4+64 {
 			// The output outgrows the input: size the buffer for the
 			// rest of the text from what it has done so far, as
 			// normRegion does within a stretch.
