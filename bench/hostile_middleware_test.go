@@ -427,6 +427,12 @@ var mwCases = []mwCase{
 	{name: "json-combining", route: "/nfc", entry: mwJSON, worst: func(n int) []byte {
 		return mwRepeatTo(n, `{"s":"e`, mwAcute, `"}`, ' ')
 	}, status: mwAnyStatus},
+	// json-combining-strings: strings of 4 KiB, each a letter and a run
+	// of U+0301 (issue 14's construction: 18-24x). As json-combining, at
+	// 1M over the body limit once normalized.
+	{name: "json-combining-strings", route: "/nfc", entry: mwJSON, worst: func(n int) []byte {
+		return mwRepeatTo(n, `[""`, `,"e`+strings.Repeat(mwAcute, 2047)+`"`, `]`, ' ')
+	}, status: mwAnyStatus},
 	// json-nfd: many short NFD strings, each rewritten.
 	{name: "json-nfd", route: "/nfc", entry: mwJSON, worst: func(n int) []byte {
 		return mwRepeatTo(n, `[""`, `,"`+mwNFDE+`"`, `]`, ' ')
