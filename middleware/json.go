@@ -81,13 +81,42 @@ func jsonClean(body []byte, forbid sanitize.Class, maxDepth int) bool {
 	if bytes.IndexByte(body, '\\') >= 0 {
 		return false
 	}
-	if maxDepth >= 0 && bytes.Count(body, []byte{'{'})+bytes.Count(body, []byte{'['}) > maxDepth {
+	if maxDepth >= 0 && bytes.Count(body, []byte{'{'})+bytes.Count(body, []byte{'['}) > maxDepth &&
+		jsonDepth(body) > maxDepth {
 		return false
 	}
 	if forbid&sanitize.BOM != 0 && bytes.Contains(body, []byte("\uFEFF")) {
 		return false // a BOM is refused at the start of a string only
 	}
 	return sanitize.Check(body, forbid&^sanitize.BOM) == nil
+}
+
+// jsonDepth returns the deepest nesting of arrays and objects in body,
+// which holds no backslash: every '"' then opens or closes a string, and
+// a bracket between an opening quote and the next is text. It is the
+// depth the scanner finds (an unterminated string runs to the end), a
+// pass over the structural octets only: a body of more brackets than the
+// depth limit, but no deeper, stays on jsonClean's path.
+func jsonDepth(body []byte) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '"':
+			k := bytes.IndexByte(body[i+1:], '"')
+			if k < 0 {
+				return deepest
+			}
+			i += 1 + k
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return deepest
 }
 
 // scanJSON is checkJSONText with the scanner.
@@ -597,7 +626,7 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 	if p.precisLocs&(1<<rules.JSON) != 0 {
 		sc.pointers = p.jsonPrecis
 	}
-	var out, buf, tok []byte
+	var out, buf, tok, norm []byte
 	last := 0
 	size := int64(len(body)) // of the body once rewritten
 	limit := p.Limits.BodyBytes
@@ -625,7 +654,7 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 		if limit >= 0 {
 			room = limit - (int64(i) + size - int64(len(body))) - 2
 		}
-		nt, changed, rj := p.jsonCanonical(text, node, room)
+		nt, changed, rj := p.jsonCanonical(text, node, room, &norm)
 		if rj == nil && changed {
 			if rj = p.checkCanonical(nt); rj != nil {
 				escaped = true // the offset is not the body's
@@ -651,6 +680,10 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 		size += int64(jsonQuotedLen(nt) - (end - i))
 		if p.Mode == rules.Monitor {
 			return nil
+		}
+		if out == nil {
+			// Once: the canonical body is about as long as the body.
+			out = make([]byte, 0, len(body)+len(body)/8+64)
 		}
 		out = append(out, body[last:i]...)
 		out = appendJSONQuote(out, nt)
@@ -680,8 +713,9 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 // canonValue it computes the form in Monitor mode too, for the checks of
 // canonJSON; in RejectUnnormalized mode a text that is not normal is
 // refused instead. A normal form longer than room octets is refused as
-// too_large as soon as that is known (normalBounded).
-func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64) ([]byte, bool, *Rejection) {
+// too_large as soon as that is known (normalBounded). A normal form is
+// made in *buf, which the next string reuses.
+func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64, buf *[]byte) ([]byte, bool, *Rejection) {
 	if node != nil && node.set {
 		s := bytesString(text)
 		out, err := normalize.Enforce(node.profile, s)
@@ -704,7 +738,10 @@ func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64) ([]byt
 	case p.form.IsNormal(text):
 		return text, false, nil
 	}
-	nt, ok := p.normalBounded(text, room)
+	nt, ok := p.normalBoundedTo((*buf)[:0], text, room)
+	if ok {
+		*buf = nt
+	}
 	if !ok {
 		return nil, false, tooLarge(rules.JSON, "", p.Limits.BodyBytes)
 	}
@@ -727,15 +764,20 @@ const maxCanonGrowth = 11
 // stream-safe format breaks a run of more than 30 non-starters, and
 // normalizing the parts apart breaks it elsewhere.)
 func (p *policy) normalBounded(text []byte, room int64) ([]byte, bool) {
+	return p.normalBoundedTo(nil, text, room)
+}
+
+// normalBoundedTo is normalBounded appending to dst.
+func (p *policy) normalBoundedTo(dst, text []byte, room int64) ([]byte, bool) {
 	if int64(len(text)) <= room/maxCanonGrowth {
-		return p.form.Bytes(text), true
+		return p.form.Append(dst, text), true
 	}
 	nf := norm.NFC
 	if p.form == normalize.NFKC {
 		nf = norm.NFKC
 	}
 	const stretch = 4 << 10
-	var out []byte
+	out := dst
 	for len(text) > 0 {
 		k := min(stretch, len(text))
 		for k < len(text) && !(utf8.RuneStart(text[k]) && nf.Properties(text[k:]).BoundaryBefore()) {
