@@ -98,9 +98,11 @@
 //
 // # The body and the handler
 //
-// A body the policy checks is read through pooled working memory that no
-// handler sees, then copied once into memory of its own, which the
-// handler gets as r.Body. Nothing reuses that memory: a handler that keeps
+// A body the policy checks is read into memory of its own, which the
+// handler gets as r.Body: straight into one buffer when its length is
+// declared (and small, or once enough of it has arrived), otherwise
+// through pooled working memory that no handler sees and then copied
+// once (readBody). Nothing reuses the handler's memory: a handler that keeps
 // reading after a timeout wrapper (Echo's Timeout, http.TimeoutHandler)
 // has answered, or from a goroutine after it returned, reads its own
 // request's octets. Echo's HTTPErrorHandler, which runs after the
