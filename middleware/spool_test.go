@@ -269,7 +269,7 @@ func runSpool(t *testing.T, p *policy, ct string, body []byte, spilled bool) spo
 	s.spoolDir = t.TempDir()
 	defer func() { s.spool.release() }()
 	rj := s.checkBody(r, p)
-	if rj == nil && spilled && s.spool.f == nil {
+	if rj == nil && spilled && len(body) > 0 && s.spool.f == nil { // an empty body is NoBody: nothing to spool
 		t.Fatalf("the spool did not spill")
 	}
 	if rj == nil && p.canon {
