@@ -567,6 +567,12 @@ func growFor(dst []byte, base, i, n int) []byte {
 	want := 2 * out
 	if i >= 1024 && i >= n/64 {
 		want = out + (n-i)*out/i + (n-i)/16
+	} else if n-i <= 4<<10 {
+		// A short rest: room for its longest normal form at once, 11
+		// times its length, rather than a doubling per step of its
+		// expansion (FuzzNormalizeBudget: U+FDFA between ill-formed
+		// octets took five allocations in 150 octets).
+		want = max(want, (n-i)*11)
 	}
 	// And by a quarter of the whole buffer at least, as append would:
 	// many short stretches that each expand must not each copy it.
