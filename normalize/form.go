@@ -216,8 +216,10 @@ func (f Form) String(s string) string {
 // p is normal and well-formed.
 func normalFrom[T string | []byte](fi *formInfo, p T, from int) []byte {
 	// Normal forms are rarely much longer than their input: leave a little
-	// room rather than grow.
-	out := make([]byte, 0, len(p)+len(p)>>4+16)
+	// room rather than grow: a sixteenth, and the 64 octets the growth
+	// checks (appendNormal, normRegion) let the output outgrow the input
+	// by before they size the buffer for the rest (growFor).
+	out := make([]byte, 0, len(p)+len(p)>>4+80)
 	out = append(out, p[:from]...)
 	return appendNormal(fi, out, p, from)
 }
@@ -246,7 +248,7 @@ func reserve(dst []byte, n int) []byte {
 	if cap(dst)-len(dst) >= n {
 		return dst
 	}
-	return slices.Grow(dst, n+n>>4+16)
+	return slices.Grow(dst, n+n>>4+80) // as normalFrom
 }
 
 // AppendString is Append for a string src.
