@@ -51,6 +51,13 @@ func AppendValid(dst, p []byte) []byte {
 	if i == len(p) {
 		return dst
 	}
+	if useBlocks(len(p) - i) {
+		need := repairLenBlocks(p, i)
+		dst = slices.Grow(dst, need)
+		n := len(dst)
+		o := repairIntoBlocks(dst[n:n+need], 0, p, i)
+		return dst[:n+o]
+	}
 	need := repairLen(p, i)
 	dst = slices.Grow(dst, need+utf8.UTFMax) // repairInto wants room for a character
 	n := len(dst)
@@ -62,6 +69,15 @@ func AppendValid(dst, p []byte) []byte {
 // ill-formed sequence: it counts the octets of the result first, so as to
 // allocate them once and exactly.
 func repair[T string | []byte](p T, i int) []byte {
+	if useBlocks(len(p) - i) {
+		need := i + repairLenBlocks(p, i)
+		out := make([]byte, need)
+		copy(out, p[:i])
+		if o := repairIntoBlocks(out, i, p, i); o != need {
+			panic("sanitize: repair wrote a length other than it counted")
+		}
+		return out
+	}
 	need := i + repairLen(p, i)
 	out := make([]byte, need+utf8.UTFMax) // repairInto wants room for a character
 	copy(out, p[:i])

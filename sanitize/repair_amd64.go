@@ -1,0 +1,149 @@
+//go:build amd64 && !purego
+
+package sanitize
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// repairKernel reports whether this CPU runs the repair kernels: AVX-512
+// with the byte permutes of VBMI (VPERMB) and the byte compression of
+// VBMI2 (VPCOMPRESSB), and BMI2 (PDEP, BZHI) and POPCNT.
+var repairKernel = func() bool {
+	x := &cpu.X86
+	return x.HasAVX512F && x.HasAVX512BW && x.HasAVX512VBMI && x.HasAVX512VBMI2 && x.HasBMI2 && x.HasPOPCNT
+}()
+
+// repairCountAVX512 returns the length, repaired, of the blocks*blockStep
+// octets at p, reading from 4 octets before p to 60 after the start of the
+// last block (blocksFrom). It is countSpan for each block.
+//
+//go:noescape
+func repairCountAVX512(p *byte, blocks int) int
+
+// repairWriteAVX512 writes the blocks*blockStep octets at p repaired to
+// out, as writeSpan does, block after block while the next block fits in
+// the room octets at out, and returns the blocks it wrote and their
+// length.
+//
+//go:noescape
+func repairWriteAVX512(p *byte, blocks int, out *byte, room int) (done, written int)
+
+// dataAt returns a pointer to p[a], a < len(p).
+func dataAt[T string | []byte](p T, a int) *byte {
+	return (*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(asString(p))), a))
+}
+
+// useBlocks reports whether ToValid repairs the rest of an input, n octets
+// from its first error, by blocks with the kernels rather than one
+// character at a time: with them, if n is long enough that a call costs
+// less than the characters (BenchmarkToValidShort).
+func useBlocks(n int) bool { return repairKernel && n >= blocksFromLen }
+
+// blocksFromLen is the shortest rest that useBlocks gives the kernels.
+const blocksFromLen = 64
+
+// blocksFrom returns how many kernel blocks fit in p[a:] of length n-a,
+// given a >= windowFirst: each reads its window, 4 octets before to 60
+// after where it starts.
+func blocksFrom(n, a int) int {
+	if n-a < windowLen-windowFirst {
+		return 0
+	}
+	return (n-a-(windowLen-windowFirst))/blockStep + 1
+}
+
+// The ends of an input, the octets before windowFirst and those after
+// the last block, go through the kernels too, copied into an edge: a
+// buffer of two blocks with the octets of p around them, and 0 (ASCII,
+// which belongs to no sequence, as the ends of p do) where p has none.
+const (
+	edgeMax = 2 * blockStep                   // the octets an edge decides
+	edgeLen = edgeMax + windowLen - blockStep // the octets it holds
+)
+
+// edge copies p[a-windowFirst:b+3] (as much of it as p has) into e, for
+// b-a <= edgeMax, and returns the blocks that decide p[a:b] and the
+// octets of padding they decide after b. Unless b = len(p), b-a must be a
+// whole number of blocks.
+func edge[T string | []byte](e *[edgeLen]byte, p T, a, b int) (blocks, pad int) {
+	for l := range e {
+		e[l] = 0
+		if k := a - windowFirst + l; k >= 0 && k < min(len(p), b+3) {
+			e[l] = p[k]
+		}
+	}
+	blocks = (b - a + blockStep - 1) / blockStep
+	return blocks, blocks*blockStep - (b - a)
+}
+
+// countEdge returns the length of p[a:b] repaired (see edge).
+func countEdge[T string | []byte](p T, a, b int) int {
+	var e [edgeLen]byte
+	blocks, pad := edge(&e, p, a, b)
+	// The padding is ASCII: one octet each.
+	return repairCountAVX512(&e[windowFirst], blocks) - pad
+}
+
+// writeEdge writes p[a:b] repaired to out[o:] (see edge) and returns the
+// end of what it wrote.
+func writeEdge[T string | []byte](out []byte, o int, p T, a, b int) int {
+	var e [edgeLen]byte
+	var w [3 * edgeMax]byte
+	blocks, pad := edge(&e, p, a, b)
+	done, n := repairWriteAVX512(&e[windowFirst], blocks, &w[0], len(w))
+	if done != blocks {
+		panic("sanitize: repair kernel stopped short of an edge")
+	}
+	// The padding is ASCII, written last.
+	return o + copy(out[o:o+n-pad], w[:n-pad])
+}
+
+// repairLenBlocks is repairLen with the kernels.
+func repairLenBlocks[T string | []byte](p T, i int) int {
+	n := len(p)
+	m := 0
+	if i < windowFirst {
+		b := min(i+blockStep, n)
+		m += countEdge(p, i, b)
+		i = b
+	}
+	if k := blocksFrom(n, i); k > 0 {
+		m += repairCountAVX512(dataAt(p, i), k)
+		i += k * blockStep
+	}
+	if i < n {
+		m += countEdge(p, i, n)
+	}
+	return m
+}
+
+// repairIntoBlocks is repairInto with the kernels, into out[o:], which must
+// hold exactly the rest of the result (repairLenBlocks); it returns the end
+// of what it wrote. The kernel writes no octet past the end of out: where a
+// block would not fit, it stops there, and writeEdge, whose slice indexing
+// is checked, panics.
+func repairIntoBlocks[T string | []byte](out []byte, o int, p T, i int) int {
+	n := len(p)
+	if i < windowFirst {
+		b := min(i+blockStep, n)
+		o = writeEdge(out, o, p, i, b)
+		i = b
+	}
+	if k := blocksFrom(n, i); k > 0 && o < len(out) {
+		done, w := repairWriteAVX512(dataAt(p, i), k, &out[o], len(out)-o)
+		o += w
+		i += done * blockStep
+	}
+	for i < n {
+		b := min(i+edgeMax, n)
+		if b < n {
+			b = i + blockStep
+		}
+		o = writeEdge(out, o, p, i, b)
+		i = b
+	}
+	return o
+}

@@ -1,0 +1,152 @@
+//go:build amd64 && !purego
+
+package sanitize
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// needRepairKernel skips a test on a CPU without the repair kernels.
+func needRepairKernel(t testing.TB) {
+	t.Helper()
+	if !repairKernel {
+		t.Skip("no repair kernel on this CPU")
+	}
+}
+
+// kernelInputs returns inputs for the kernels: random octets drawn from
+// edgeOctets (every class Table 3-7 tells apart), hostileString's runs,
+// and the 3-octet sequences of sampleSeqs strung together.
+func kernelInputs(r *rand.Rand, count int) [][]byte {
+	var ins [][]byte
+	for range count {
+		p := make([]byte, 60+r.IntN(400))
+		for k := range p {
+			p[k] = edgeOctets[r.IntN(len(edgeOctets))]
+		}
+		ins = append(ins, p, hostileString(r, 60+r.IntN(600), true))
+	}
+	var seq []byte
+	for v := range sampleSeqs(3, 0, 256) {
+		seq = append(seq, byte(v>>16), byte(v>>8), byte(v))
+		if len(seq) >= 3000 {
+			ins = append(ins, seq)
+			seq = nil
+		}
+	}
+	return ins
+}
+
+// TestRepairKernels checks the kernels block by block against the model
+// (countSpan, writeSpan), and ToValid, ToValidString and AppendValid, which
+// run them, against refRepair.
+func TestRepairKernels(t *testing.T) {
+	needRepairKernel(t)
+	t.Parallel()
+	r := rand.New(rand.NewPCG(14, 15))
+	count := 2000
+	if testing.Short() {
+		count = 200
+	}
+	for _, p := range kernelInputs(r, count) {
+		var out [3 * blockStep]byte
+		for a := windowFirst; a+windowLen-windowFirst <= len(p); a += blockStep {
+			want := make([]byte, 3*blockStep)
+			want = want[:writeSpan(want, 0, p, a, a+blockStep)]
+			if got := repairCountAVX512(&p[a], 1); got != len(want) || got != countSpan(p, a, a+blockStep) {
+				t.Fatalf("repairCountAVX512(% X) = %d, model says %d", p[a-windowFirst:a+windowLen-windowFirst], got, len(want))
+			}
+			done, n := repairWriteAVX512(&p[a], 1, &out[0], len(out))
+			if done != 1 || !bytes.Equal(out[:n], want) {
+				t.Fatalf("repairWriteAVX512(% X) = %d, % X; model says % X", p[a-windowFirst:a+windowLen-windowFirst], done, out[:n], want)
+			}
+		}
+		want := refRepair(p)
+		if got := ToValid(p); !bytes.Equal(got, want) {
+			t.Fatalf("ToValid(% X) = % X, reference says % X", p, got, want)
+		}
+		if got := ToValidString(string(p)); got != string(want) {
+			t.Fatalf("ToValidString(% X) = % X, reference says % X", p, got, want)
+		}
+		if got := AppendValid([]byte("dst"), p); string(got) != "dst"+string(want) {
+			t.Fatalf("AppendValid(% X) = % X, reference says % X", p, got, want)
+		}
+	}
+}
+
+// TestRepairEdges runs ToValid with the kernels on inputs of every length
+// up to 300 whose first error is at every offset, with errors of every
+// kind at both ends: the edges before windowFirst and after the last
+// block, and the block boundaries.
+func TestRepairEdges(t *testing.T) {
+	needRepairKernel(t)
+	t.Parallel()
+	errs := []string{"\xff", "\xe2\x82", "\xf0\x9f\x98", "\xed\xa0\x80", "\xc0\xaf", "\x80", "\xf4\x90\x80\x80"}
+	step := 1
+	if testing.Short() {
+		step = 7
+	}
+	for n := 1; n <= 300; n += step {
+		for _, e := range errs {
+			for at := 0; at < n; at++ {
+				p := []byte(strings.Repeat("é", n/2+1))[:n]
+				copy(p[at:], e)
+				copy(p[max(0, n-len(e)):], e)
+				if want := refRepair(p); !bytes.Equal(ToValid(p), want) {
+					t.Fatalf("ToValid(% X) = % X, reference says % X", p, ToValid(p), want)
+				}
+			}
+		}
+	}
+}
+
+// TestRepairWriteRoom checks that repairWriteAVX512 writes no octet past
+// the room it is given: it stops before the first block that would not
+// fit whole, with 64 octets to spare for its stores.
+func TestRepairWriteRoom(t *testing.T) {
+	needRepairKernel(t)
+	t.Parallel()
+	p := []byte(strings.Repeat("\xed\xa0\x80a\xff", 100))
+	const blocks = 4
+	full := countSpan(p, windowFirst, windowFirst+blocks*blockStep)
+	for room := range full + 100 {
+		buf := bytes.Repeat([]byte{0x55}, room+64)
+		done, n := repairWriteAVX512(&p[windowFirst], blocks, &buf[0], room)
+		if n > room || done > blocks {
+			t.Fatalf("room %d: wrote %d octets, %d blocks", room, n, done)
+		}
+		if want := countSpan(p, windowFirst, windowFirst+done*blockStep); n != want {
+			t.Fatalf("room %d: wrote %d octets for %d blocks, want %d", room, n, done, want)
+		}
+		if done < blocks && room-n >= countSpan(p, windowFirst+done*blockStep, windowFirst+(done+1)*blockStep)+64 {
+			t.Fatalf("room %d: stopped after %d blocks with room for the next", room, done)
+		}
+		if strings.Trim(string(buf[room:]), "\x55") != "" {
+			t.Fatalf("room %d: wrote past it: % X", room, buf[room:])
+		}
+	}
+}
+
+// BenchmarkToValidShort times ToValid on short inputs, by blocks and one
+// character at a time, for blocksFromLen.
+func BenchmarkToValidShort(b *testing.B) {
+	for _, n := range []int{16, 32, 48, 64, 96, 128, 256} {
+		p := []byte(strings.Repeat("a\xff\xe2\x82", n/4))
+		for _, blocks := range []bool{true, false} {
+			b.Run(fmt.Sprintf("n=%d/blocks=%v", n, blocks), func(b *testing.B) {
+				out := make([]byte, 3*n)
+				for b.Loop() {
+					if blocks {
+						repairIntoBlocks(out[:repairLenBlocks(p, 0)], 0, p, 0)
+					} else {
+						repairInto(out[:repairLen(p, 0)+4], 0, p, 0)
+					}
+				}
+			})
+		}
+	}
+}
