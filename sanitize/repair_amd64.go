@@ -17,16 +17,18 @@ var repairKernel = func() bool {
 }()
 
 // repairCountAVX512 returns the length, repaired, of the blocks*blockStep
-// octets at p, reading from 4 octets before p to 60 after the start of the
-// last block (blocksFrom). It is countSpan for each block.
+// octets at p, reading from kernelBefore octets before p to kernelAfter
+// after the start of the last block. It is countSpan (in
+// repair_model_test.go) for each block.
 //
 //go:noescape
 func repairCountAVX512(p *byte, blocks int) int
 
 // repairWriteAVX512 writes the blocks*blockStep octets at p repaired to
-// out, as writeSpan does, block after block while the next block fits in
-// the room octets at out, and returns the blocks it wrote and their
-// length.
+// out, as writeSpan does, block after block while the next block and 64
+// octets more fit in the room octets at out (it stores 64 octets at a
+// time, past the end of what it writes), and returns the blocks it wrote
+// and their length.
 //
 //go:noescape
 func repairWriteAVX512(p *byte, blocks int, out *byte, room int) (done, written int)
@@ -45,33 +47,39 @@ func useBlocks(n int) bool { return repairKernel && n >= blocksFromLen }
 // blocksFromLen is the shortest rest that useBlocks gives the kernels.
 const blocksFromLen = 64
 
+// A kernel block reads from kernelBefore octets before where it starts to
+// kernelAfter after it.
+const (
+	kernelBefore = windowFirst + 1
+	kernelAfter  = windowLen - windowFirst
+)
+
 // blocksFrom returns how many kernel blocks fit in p[a:] of length n-a,
-// given a >= windowFirst: each reads its window, 4 octets before to 60
-// after where it starts.
+// given a >= kernelBefore.
 func blocksFrom(n, a int) int {
-	if n-a < windowLen-windowFirst {
+	if n-a < kernelAfter {
 		return 0
 	}
-	return (n-a-(windowLen-windowFirst))/blockStep + 1
+	return (n-a-kernelAfter)/blockStep + 1
 }
 
-// The ends of an input, the octets before windowFirst and those after
+// The ends of an input, the octets before kernelBefore and those after
 // the last block, go through the kernels too, copied into an edge: a
 // buffer of two blocks with the octets of p around them, and 0 (ASCII,
 // which belongs to no sequence, as the ends of p do) where p has none.
 const (
-	edgeMax = 2 * blockStep                   // the octets an edge decides
-	edgeLen = edgeMax + windowLen - blockStep // the octets it holds
+	edgeMax = 2 * blockStep                          // the octets an edge decides
+	edgeLen = kernelBefore + blockStep + kernelAfter // the octets it holds
 )
 
-// edge copies p[a-windowFirst:b+3] (as much of it as p has) into e, for
-// b-a <= edgeMax, and returns the blocks that decide p[a:b] and the
-// octets of padding they decide after b. Unless b = len(p), b-a must be a
-// whole number of blocks.
+// edge copies p[a-kernelBefore:b+3] (as much of it as p has) into e, for
+// b-a <= edgeMax, and returns the blocks that decide p[a:b], from
+// e[kernelBefore], and the octets of padding they decide after b. Unless
+// b = len(p), b-a must be a whole number of blocks.
 func edge[T string | []byte](e *[edgeLen]byte, p T, a, b int) (blocks, pad int) {
 	for l := range e {
 		e[l] = 0
-		if k := a - windowFirst + l; k >= 0 && k < min(len(p), b+3) {
+		if k := a - kernelBefore + l; k >= 0 && k < min(len(p), b+3) {
 			e[l] = p[k]
 		}
 	}
@@ -84,16 +92,16 @@ func countEdge[T string | []byte](p T, a, b int) int {
 	var e [edgeLen]byte
 	blocks, pad := edge(&e, p, a, b)
 	// The padding is ASCII: one octet each.
-	return repairCountAVX512(&e[windowFirst], blocks) - pad
+	return repairCountAVX512(&e[kernelBefore], blocks) - pad
 }
 
 // writeEdge writes p[a:b] repaired to out[o:] (see edge) and returns the
 // end of what it wrote.
 func writeEdge[T string | []byte](out []byte, o int, p T, a, b int) int {
 	var e [edgeLen]byte
-	var w [3 * edgeMax]byte
+	var w [3*edgeMax + 64]byte
 	blocks, pad := edge(&e, p, a, b)
-	done, n := repairWriteAVX512(&e[windowFirst], blocks, &w[0], len(w))
+	done, n := repairWriteAVX512(&e[kernelBefore], blocks, &w[0], len(w))
 	if done != blocks {
 		panic("sanitize: repair kernel stopped short of an edge")
 	}
@@ -105,7 +113,7 @@ func writeEdge[T string | []byte](out []byte, o int, p T, a, b int) int {
 func repairLenBlocks[T string | []byte](p T, i int) int {
 	n := len(p)
 	m := 0
-	if i < windowFirst {
+	if i < kernelBefore {
 		b := min(i+blockStep, n)
 		m += countEdge(p, i, b)
 		i = b
@@ -122,12 +130,14 @@ func repairLenBlocks[T string | []byte](p T, i int) int {
 
 // repairIntoBlocks is repairInto with the kernels, into out[o:], which must
 // hold exactly the rest of the result (repairLenBlocks); it returns the end
-// of what it wrote. The kernel writes no octet past the end of out: where a
-// block would not fit, it stops there, and writeEdge, whose slice indexing
-// is checked, panics.
+// of what it wrote. The kernel writes no octet past the end of out: it
+// stops at the last block that fits with 64 octets to spare (its stores
+// are 64 octets long), and the blocks after it go through writeEdge, whose
+// slice indexing is checked: a count that disagrees with the writing
+// panics.
 func repairIntoBlocks[T string | []byte](out []byte, o int, p T, i int) int {
 	n := len(p)
-	if i < windowFirst {
+	if i < kernelBefore {
 		b := min(i+blockStep, n)
 		o = writeEdge(out, o, p, i, b)
 		i = b

@@ -53,16 +53,16 @@ func TestRepairKernels(t *testing.T) {
 		count = 200
 	}
 	for _, p := range kernelInputs(r, count) {
-		var out [3 * blockStep]byte
-		for a := windowFirst; a+windowLen-windowFirst <= len(p); a += blockStep {
+		var out [3*blockStep + 64]byte
+		for a := kernelBefore; a+kernelAfter <= len(p); a += blockStep {
 			want := make([]byte, 3*blockStep)
 			want = want[:writeSpan(want, 0, p, a, a+blockStep)]
 			if got := repairCountAVX512(&p[a], 1); got != len(want) || got != countSpan(p, a, a+blockStep) {
-				t.Fatalf("repairCountAVX512(% X) = %d, model says %d", p[a-windowFirst:a+windowLen-windowFirst], got, len(want))
+				t.Fatalf("repairCountAVX512(% X) = %d, model says %d", p[a-kernelBefore:a+kernelAfter], got, len(want))
 			}
 			done, n := repairWriteAVX512(&p[a], 1, &out[0], len(out))
 			if done != 1 || !bytes.Equal(out[:n], want) {
-				t.Fatalf("repairWriteAVX512(% X) = %d, % X; model says % X", p[a-windowFirst:a+windowLen-windowFirst], done, out[:n], want)
+				t.Fatalf("repairWriteAVX512(% X) = %d, % X; model says % X", p[a-kernelBefore:a+kernelAfter], done, out[:n], want)
 			}
 		}
 		want := refRepair(p)
@@ -79,8 +79,8 @@ func TestRepairKernels(t *testing.T) {
 }
 
 // TestRepairEdges runs ToValid with the kernels on inputs of every length
-// up to 300 whose first error is at every offset, with errors of every
-// kind at both ends: the edges before windowFirst and after the last
+// up to 300 whose first error is near either end or in the middle, with errors of every
+// kind at both ends: the edges before kernelBefore and after the last
 // block, and the block boundaries.
 func TestRepairEdges(t *testing.T) {
 	needRepairKernel(t)
@@ -91,8 +91,16 @@ func TestRepairEdges(t *testing.T) {
 		step = 7
 	}
 	for n := 1; n <= 300; n += step {
+		// The first error before kernelBefore, after it, and in the last
+		// octets (longTests: everywhere).
+		var ats []int
+		for at := range n {
+			if at < 2*kernelBefore || at >= n-kernelBefore || at == n/2 || longTests() {
+				ats = append(ats, at)
+			}
+		}
 		for _, e := range errs {
-			for at := 0; at < n; at++ {
+			for _, at := range ats {
 				p := []byte(strings.Repeat("é", n/2+1))[:n]
 				copy(p[at:], e)
 				copy(p[max(0, n-len(e)):], e)
@@ -106,23 +114,23 @@ func TestRepairEdges(t *testing.T) {
 
 // TestRepairWriteRoom checks that repairWriteAVX512 writes no octet past
 // the room it is given: it stops before the first block that would not
-// fit whole, with 64 octets to spare for its stores.
+// fit whole with 64 octets to spare for its stores, and no earlier.
 func TestRepairWriteRoom(t *testing.T) {
 	needRepairKernel(t)
 	t.Parallel()
 	p := []byte(strings.Repeat("\xed\xa0\x80a\xff", 100))
 	const blocks = 4
-	full := countSpan(p, windowFirst, windowFirst+blocks*blockStep)
+	full := countSpan(p, kernelBefore, kernelBefore+blocks*blockStep)
 	for room := range full + 100 {
 		buf := bytes.Repeat([]byte{0x55}, room+64)
-		done, n := repairWriteAVX512(&p[windowFirst], blocks, &buf[0], room)
+		done, n := repairWriteAVX512(&p[kernelBefore], blocks, &buf[0], room)
 		if n > room || done > blocks {
 			t.Fatalf("room %d: wrote %d octets, %d blocks", room, n, done)
 		}
-		if want := countSpan(p, windowFirst, windowFirst+done*blockStep); n != want {
+		if want := countSpan(p, kernelBefore, kernelBefore+done*blockStep); n != want {
 			t.Fatalf("room %d: wrote %d octets for %d blocks, want %d", room, n, done, want)
 		}
-		if done < blocks && room-n >= countSpan(p, windowFirst+done*blockStep, windowFirst+(done+1)*blockStep)+64 {
+		if done < blocks && room-n >= countSpan(p, kernelBefore+done*blockStep, kernelBefore+(done+1)*blockStep)+64 {
 			t.Fatalf("room %d: stopped after %d blocks with room for the next", room, done)
 		}
 		if strings.Trim(string(buf[room:]), "\x55") != "" {

@@ -14,73 +14,74 @@ import (
 // short sequence and the kernels against it on long inputs.
 
 // octetMasks are the masks of a window that subpartMasks starts from: bit l
-// of each is set when octet l of the window is in the range it names. The
-// kernel computes each with one or two vector comparisons.
+// of each is set when octet l of the window (and for second, octet l-1)
+// is in the range it names. The kernel computes each with one to three
+// vector comparisons.
 type octetMasks struct {
-	ge80  uint64 // 80-FF: not ASCII
-	cont  uint64 // 80-BF: a continuation
-	lead  uint64 // C2-F4: a lead
-	ge3   uint64 // E0-F4: a lead of three or four octets
-	lead4 uint64 // F0-F4: a lead of four octets
-	geA0  uint64 // A0-FF
-	ge90  uint64 // 90-FF
-	isE0  uint64 // E0: admits A0-BF only
-	isED  uint64 // ED: admits 80-9F only
-	isF0  uint64 // F0: admits 90-BF only
-	isF4  uint64 // F4: admits 80-8F only
+	ge80   uint64 // 80-FF: not ASCII
+	cont   uint64 // 80-BF: a continuation
+	ge3    uint64 // E0-F4: a lead of three or four octets
+	lead4  uint64 // F0-F4: a lead of four octets
+	second uint64 // a lead (C2-F4) at l-1, and at l the continuations it admits
 }
 
-// octetRanges are the ranges of octetMasks, in the order of its fields.
-var octetRanges = [...]struct{ lo, hi int }{
-	{0x80, 0xFF}, {0x80, 0xBF}, {0xC2, 0xF4}, {0xE0, 0xF4}, {0xF0, 0xF4},
-	{0xA0, 0xFF}, {0x90, 0xFF}, {0xE0, 0xE0}, {0xED, 0xED}, {0xF0, 0xF0}, {0xF4, 0xF4},
-}
-
-// octetFlags has bit k set for the octets in octetRanges[k].
-var octetFlags = func() (t [256]uint16) {
-	for b := range t {
-		for k, r := range octetRanges {
-			if r.lo <= b && b <= r.hi {
-				t[b] |= 1 << k
-			}
-		}
+// secondRange is the range of octets that the lead b admits after it
+// (Table 3-7), empty if b is not a lead.
+func secondRange(b byte) (lo, hi byte) {
+	switch {
+	case b < 0xC2 || b > 0xF4:
+		return 1, 0
+	case b == 0xE0:
+		return 0xA0, 0xBF
+	case b == 0xED:
+		return 0x80, 0x9F
+	case b == 0xF0:
+		return 0x90, 0xBF
+	case b == 0xF4:
+		return 0x80, 0x8F
 	}
-	return t
-}()
+	return 0x80, 0xBF
+}
 
 // maskWindow returns the octetMasks of the 64 octets of w, one at a time:
-// what the kernel does with comparisons.
-func maskWindow(w *[windowLen]byte) octetMasks {
-	var m [len(octetRanges)]uint64
+// what the kernel does with comparisons. prev is the octet before w.
+func maskWindow(prev byte, w *[windowLen]byte) (m octetMasks) {
 	for l, b := range w {
-		f := octetFlags[b]
-		for k := range m {
-			m[k] |= uint64(f>>k&1) << l
+		bit := uint64(1) << l
+		if b >= 0x80 {
+			m.ge80 |= bit
 		}
+		if b >= 0x80 && b < 0xC0 {
+			m.cont |= bit
+		}
+		if b >= 0xE0 && b < 0xF5 {
+			m.ge3 |= bit
+		}
+		if b >= 0xF0 && b < 0xF5 {
+			m.lead4 |= bit
+		}
+		if lo, hi := secondRange(prev); lo <= b && b <= hi {
+			m.second |= bit
+		}
+		prev = b
 	}
-	return octetMasks{m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9], m[10]}
+	return m
 }
 
 // subpartMasks returns the masks of the valid octets and of the starts of
 // maximal subparts in a window, at the positions windowOut. A shift left
 // by k moves the property of octet l-k to position l. repair_amd64.s does
-// the same operations in the same order; keep the two in step.
+// the same operations; keep the two in step.
 func subpartMasks(m octetMasks) (valid, start uint64) {
-	// A continuation that the lead right before it admits: the second
-	// octet of a character or of a maximal subpart.
-	bad := m.isE0<<1&^m.geA0 | m.isED<<1&m.geA0 | m.isF0<<1&^m.ge90 | m.isF4<<1&m.ge90
-	second := m.lead << 1 & m.cont &^ bad
-	lead2 := m.lead &^ m.ge3
-	lead3 := m.ge3 &^ m.lead4
-	// Ends of characters of two, three and four octets.
-	end2 := second & (lead2 << 1)
-	third := second << 1 & m.cont // third octet of a sequence of three or four
-	end3 := third & (lead3 << 2)
-	third4 := third & (m.lead4 << 2)
-	end4 := third4 << 1 & m.cont
+	// Ends of characters of two, three and four octets: second follows a
+	// lead, third a second of a lead of three or four octets.
+	end2 := m.second &^ (m.ge3 << 1)
+	third := m.second << 1 & m.cont & (m.ge3 << 2)
+	end3 := third &^ (m.lead4 << 2)
+	end4 := (third & (m.lead4 << 2)) << 1 & m.cont
 	// Continuations that belong to a lead: a sequence that ends early
 	// keeps them in its maximal subpart.
-	owned := second | third&(m.ge3<<2) | end4
+	owned := m.second | third | end4
 	// Octets of well-formed characters: each end marks the octets before
 	// it back to its lead.
 	end34 := end3 | end4>>1
@@ -105,7 +106,11 @@ func window[T string | []byte](w *[windowLen]byte, p T, a int) {
 func spanMasks[T string | []byte](p T, a, b int) (valid, start uint64) {
 	var w [windowLen]byte
 	window(&w, p, a)
-	v, s := subpartMasks(maskWindow(&w))
+	var prev byte
+	if k := a - windowFirst - 1; k >= 0 && k < len(p) {
+		prev = p[k]
+	}
+	v, s := subpartMasks(maskWindow(prev, &w))
 	keep := uint64(1)<<(b-a) - 1
 	return v >> windowFirst & keep, s >> windowFirst & keep
 }
