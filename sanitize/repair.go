@@ -23,7 +23,8 @@ const replacement = "\uFFFD"
 //
 // Its time is linear in len(p) however the errors lie, and it allocates
 // once, the result (it counts the octets of the result first: U+FFFD is
-// three octets, so an octet of input can become three).
+// three octets, so an octet of input can become three). On amd64 with
+// AVX-512 VBMI2, both passes go 56 octets at a time (repair_block.go).
 func ToValid(p []byte) []byte {
 	i := validPrefix(p)
 	if i == len(p) {
@@ -55,8 +56,10 @@ func AppendValid(dst, p []byte) []byte {
 		need := repairLenBlocks(p, i)
 		dst = slices.Grow(dst, need)
 		n := len(dst)
-		o := repairIntoBlocks(dst[n:n+need], 0, p, i)
-		return dst[:n+o]
+		if o := repairIntoBlocks(dst[n:n+need], 0, p, i); o != need {
+			panic("sanitize: repair wrote a length other than it counted")
+		}
+		return dst[:n+need]
 	}
 	need := repairLen(p, i)
 	dst = slices.Grow(dst, need+utf8.UTFMax) // repairInto wants room for a character

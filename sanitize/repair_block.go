@@ -7,12 +7,12 @@ package sanitize
 //
 // A lead octet (C2-F4) always starts a character or a maximal subpart, an
 // ASCII octet is a character, and C0, C1 and F5-FF are maximal subparts of
-// one octet. A continuation octet (80-BF) belongs to the nearest lead before
-// it if no other octet lies between them, the lead admits the first
-// continuation after it (Table 3-7: E0 A0-BF, ED 80-9F, F0 90-BF, F4
-// 80-8F, otherwise 80-BF), and the sequence is not longer than the lead
-// says; otherwise it is a maximal subpart of one octet. Each octet is then
-// one of three kinds:
+// one octet. A continuation octet (80-BF) belongs to the nearest lead
+// before it if only continuations lie between them, the lead admits the
+// first of them (Table 3-7: E0 A0-BF, ED 80-9F, F0 90-BF, F4 80-8F,
+// otherwise 80-BF), and the lead's sequence is long enough to hold it;
+// otherwise it is a maximal subpart of one octet. Each octet is then one
+// of three kinds:
 //
 //	valid  an ASCII octet, or one of a well-formed character: kept
 //	start  the first octet of a maximal subpart: becomes U+FFFD
@@ -22,11 +22,12 @@ package sanitize
 // The kernels decide the kind of each octet of a window of 64 from bit
 // masks over the window (bit l for octet l): subpartMasks, in
 // repair_model_test.go, is the model they follow, tested against the
-// reference on every sequence of up to three octets. The octets of a window that
-// it decides are those at window positions 4 to 59 (blockStep of them),
-// which have the three octets they depend on inside the window on both
-// sides: a kernel block loads the 64 octets from 4 before the first it
-// decides, and the next block starts blockStep octets later.
+// reference on every sequence of up to three octets and a sample of four.
+// The octets of a window that they decide are those at window positions 4
+// to 59 (blockStep of them), which have the three octets they depend on
+// inside the window on both sides: a kernel block loads the 64 octets from
+// 4 before the first it decides (and from 5 before, for the octet before
+// each), and the next block starts blockStep octets later.
 
 const (
 	windowLen   = 64                                // octets in a window

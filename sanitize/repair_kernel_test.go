@@ -158,3 +158,23 @@ func BenchmarkToValidShort(b *testing.B) {
 		}
 	}
 }
+
+// FuzzToValidLong repairs p repeated to at least 300 octets after head
+// ASCII octets, long enough for the kernels, and compares with refRepair.
+func FuzzToValidLong(f *testing.F) {
+	for _, tc := range repairCases {
+		f.Add([]byte(tc.in), uint8(0))
+	}
+	for _, c := range hostileRepairUnits {
+		f.Add([]byte(c.unit), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, unit []byte, head uint8) {
+		if len(unit) == 0 {
+			return
+		}
+		p := append(bytes.Repeat([]byte("h"), int(head%64)), bytes.Repeat(unit, 300/len(unit)+1)...)
+		if want := refRepair(p); !bytes.Equal(ToValid(p), want) {
+			t.Fatalf("ToValid(% X) = % X, reference says % X", p, ToValid(p), want)
+		}
+	})
+}
