@@ -107,9 +107,13 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 }
 
 // DefaultErrorHandler answers a rejection with an *Error of status
-// rj.Status() (400, 413 for a body over its limit, 415 for a media type the
-// policy refuses) whose body is {"location": ..., "reason": ...}: it never
-// echoes the offending octets. The Rejection is its Internal error.
+// rj.Status() whose body is {"location": ..., "reason": ...}: it never
+// echoes the offending octets. The status is 400 for ill-formed text and
+// for every limit that is not a body's, 413 for a body or file part over
+// its limit, 415 for a refused media type or content coding, and 500 for
+// the server's own mistakes (parsed_before_check, a body it could not
+// spool); middleware.Rejection.Status lists them. The Rejection is its
+// Internal error.
 func DefaultErrorHandler(c *echo.Context, rj *middleware.Rejection) error {
 	return &Error{Code: rj.Status(), Reason: rj.Reason.String(), Location: rj.Location.String(), Internal: rj}
 }
