@@ -16,22 +16,50 @@ var repairKernel = func() bool {
 	return x.HasAVX512F && x.HasAVX512BW && x.HasAVX512VBMI && x.HasAVX512VBMI2 && x.HasBMI2 && x.HasPOPCNT
 }()
 
-// repairCountAVX512 returns the length, repaired, of the blocks*blockStep
-// octets at p, reading from kernelBefore octets before p to kernelAfter
-// after the start of the last block. It is countSpan (in
-// repair_model_test.go) for each block.
+// repairCountAVX512 returns how many of the blocks of blockStep octets at
+// p it counted and their length repaired, reading from kernelBefore octets
+// before p to kernelAfter after the start of the last block. It is
+// countSpan (in repair_model_test.go) for each block. It stops early after
+// validRun blocks in a row whose octets are all valid, for skipValid.
 //
 //go:noescape
-func repairCountAVX512(p *byte, blocks int) int
+func repairCountAVX512(p *byte, blocks int) (done, count int)
 
-// repairWriteAVX512 writes the blocks*blockStep octets at p repaired to
-// out, as writeSpan does, block after block while the next block and 64
+// repairWriteAVX512 writes the blocks of blockStep octets at p repaired
+// to out, as writeSpan does, block after block while the next block and 64
 // octets more fit in the room octets at out (it stores 64 octets at a
 // time, past the end of what it writes), and returns the blocks it wrote
-// and their length.
+// and their length. It stops early, with run true, after validRun blocks
+// in a row whose octets are all valid, as repairCountAVX512 does.
 //
 //go:noescape
-func repairWriteAVX512(p *byte, blocks int, out *byte, room int) (done, written int)
+func repairWriteAVX512(p *byte, blocks int, out *byte, room int) (done, written int, run bool)
+
+// validRun is how many blocks in a row with no error make the kernels
+// hand over to skipValid (the assembly has it as a literal 4). A block
+// costs about as much as the SIMD validator on 56 octets of multi-octet
+// text, and a call of it and of the kernels again costs a few blocks: with
+// 4, input that alternates 4 valid blocks and an error costs at most a
+// call per 224 octets (BenchmarkToValidRuns), and a long valid run goes at
+// the validator's speed after the first 224 octets.
+const validRun = 4
+
+// skipValid returns the end of the well-formed run through p[i-1], given
+// that the kernels found the octets of the validRun blocks before i all
+// valid: validPrefix (SIMD) runs from the first octet of the character
+// that p[i-1] belongs to, a character boundary, to the next error or
+// len(p). The octets up to i are well-formed, so the end is at i or after.
+func skipValid[T string | []byte](p T, i int) int {
+	r := charStart(p, i)
+	k := validPrefix(p[r:])
+	if testHookValidPrefix != nil {
+		testHookValidPrefix(k)
+	}
+	if r+k < i {
+		panic("sanitize: repair kernel and validator disagree")
+	}
+	return r + k
+}
 
 // dataAt returns a pointer to p[a], a < len(p).
 func dataAt[T string | []byte](p T, a int) *byte {
@@ -91,8 +119,10 @@ func edge[T string | []byte](e *[edgeLen]byte, p T, a, b int) (blocks, pad int) 
 func countEdge[T string | []byte](p T, a, b int) int {
 	var e [edgeLen]byte
 	blocks, pad := edge(&e, p, a, b)
-	// The padding is ASCII: one octet each.
-	return repairCountAVX512(&e[kernelBefore], blocks) - pad
+	// The padding is ASCII: one octet each. An edge is shorter than
+	// validRun blocks: the kernel counts all of it.
+	_, m := repairCountAVX512(&e[kernelBefore], blocks)
+	return m - pad
 }
 
 // writeEdge writes p[a:b] repaired to out[o:] (see edge) and returns the
@@ -101,7 +131,7 @@ func writeEdge[T string | []byte](out []byte, o int, p T, a, b int) int {
 	var e [edgeLen]byte
 	var w [3*edgeMax + 64]byte
 	blocks, pad := edge(&e, p, a, b)
-	done, n := repairWriteAVX512(&e[kernelBefore], blocks, &w[0], len(w))
+	done, n, _ := repairWriteAVX512(&e[kernelBefore], blocks, &w[0], len(w))
 	if done != blocks {
 		panic("sanitize: repair kernel stopped short of an edge")
 	}
@@ -118,9 +148,21 @@ func repairLenBlocks[T string | []byte](p T, i int) int {
 		m += countEdge(p, i, b)
 		i = b
 	}
-	if k := blocksFrom(n, i); k > 0 {
-		m += repairCountAVX512(dataAt(p, i), k)
-		i += k * blockStep
+	for {
+		k := blocksFrom(n, i)
+		if k == 0 {
+			break
+		}
+		done, c := repairCountAVX512(dataAt(p, i), k)
+		m += c
+		i += done * blockStep
+		if done == k {
+			break
+		}
+		// A run of valid blocks: skip the rest of it.
+		e := skipValid(p, i)
+		m += e - i
+		i = e
 	}
 	if i < n {
 		m += countEdge(p, i, n)
@@ -130,7 +172,8 @@ func repairLenBlocks[T string | []byte](p T, i int) int {
 
 // repairIntoBlocks is repairInto with the kernels, into out[o:], which must
 // hold exactly the rest of the result (repairLenBlocks); it returns the end
-// of what it wrote. The kernel writes no octet past the end of out: it
+// of what it wrote. It takes the same turns as repairLenBlocks, but for
+// the end of out. The kernel writes no octet past the end of out: it
 // stops at the last block that fits with 64 octets to spare (its stores
 // are 64 octets long), and the blocks after it go through writeEdge, whose
 // slice indexing is checked: a count that disagrees with the writing
@@ -142,10 +185,22 @@ func repairIntoBlocks[T string | []byte](out []byte, o int, p T, i int) int {
 		o = writeEdge(out, o, p, i, b)
 		i = b
 	}
-	if k := blocksFrom(n, i); k > 0 && o < len(out) {
-		done, w := repairWriteAVX512(dataAt(p, i), k, &out[o], len(out)-o)
+	for {
+		k := blocksFrom(n, i)
+		if k == 0 || o >= len(out) {
+			break
+		}
+		done, w, run := repairWriteAVX512(dataAt(p, i), k, &out[o], len(out)-o)
 		o += w
 		i += done * blockStep
+		if done == k || !run {
+			// All of them, or no room for the next: what is left is
+			// at most 64 octets of output more than a block's.
+			break
+		}
+		e := skipValid(p, i)
+		o += copy(out[o:o+(e-i)], p[i:e])
+		i = e
 	}
 	for i < n {
 		b := min(i+edgeMax, n)

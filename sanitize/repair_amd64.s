@@ -135,17 +135,26 @@ GLOBL lowHigh<>(SB), RODATA|NOPTR, $128
 	ANDNQ     outMask<>(SB), R13, R13;       \
 	ANDQ      outMask<>(SB), R8                /* R8 = valid & outMask */
 
-// func repairCountAVX512(p *byte, blocks int) int
+// func repairCountAVX512(p *byte, blocks int) (done, count int)
 //
-// Registers: SI the block, CX the blocks left, AX the count.
-TEXT ·repairCountAVX512(SB), NOSPLIT, $0-24
+// Registers: SI the block, CX the blocks left, AX the count, R14 the
+// all-valid blocks in a row (scratch in ABI0: the ABI wrapper restores
+// g), DX zero for CMOVQNE.
+TEXT ·repairCountAVX512(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	XORQ AX, AX
+	XORQ R14, R14
 	CONSTS
 
 count:
 	MASKS
+	// R14 counts the blocks whose octets are all valid, back to 0 at
+	// any other.
+	INCQ    R14
+	XORQ    DX, DX
+	CMPQ    R8, outMask<>(SB)
+	CMOVQNE DX, R14
 	POPCNTQ R8, R8
 	ADDQ    R8, AX
 	POPCNTQ R13, R13
@@ -153,10 +162,16 @@ count:
 	ADDQ    R13, AX
 	ADDQ    $56, SI
 	DECQ    CX
-	JNZ     count
+	JZ      countEnd
+	CMPQ    R14, $4 // validRun
+	JLT     count
 
+countEnd:
 	VZEROUPPER
-	MOVQ AX, ret+16(FP)
+	MOVQ blocks+8(FP), BX
+	SUBQ CX, BX
+	MOVQ BX, done+16(FP)
+	MOVQ AX, count+24(FP)
 	RET
 
 // GROUP writes the octets of window positions 4+21g to 24+21g repaired
@@ -184,18 +199,20 @@ count:
 	POPCNTQ     BX, BX;          \
 	ADDQ        BX, AX
 
-// func repairWriteAVX512(p *byte, blocks int, out *byte, room int) (done, written int)
+// func repairWriteAVX512(p *byte, blocks int, out *byte, room int) (done, written int, run bool)
 //
 // Registers: SI the block, CX the blocks left, AX where the next octet
 // goes, DI the last place a block may end: out+room-64, for the 64 octets
-// that GROUP stores. Z25, Z27 and Z28 are triples plus 0, 21 and 42, the
+// that GROUP stores, R14 the all-valid blocks in a row (as in
+// repairCountAVX512). Z25, Z27 and Z28 are triples plus 0, 21 and 42, the
 // indexes of the three groups; Z26 is fffd3.
-TEXT ·repairWriteAVX512(SB), NOSPLIT, $0-48
+TEXT ·repairWriteAVX512(SB), NOSPLIT, $0-49
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ out+16(FP), AX
 	MOVQ room+24(FP), DI
 	LEAQ -64(AX)(DI*1), DI
+	XORQ R14, R14
 	CONSTS
 	VMOVDQU64    fffd3<>(SB), Z26
 	VMOVDQU64    triples<>(SB), Z25
@@ -214,13 +231,19 @@ write:
 	ADDQ    AX, BX
 	CMPQ    BX, DI
 	JGT     stop
+	INCQ    R14
+	XORQ    DX, DX
+	CMPQ    R8, outMask<>(SB)
+	CMOVQNE DX, R14
 	MOVQ    $0x1249249249249249, R12
 	GROUP(0, Z25)
 	GROUP(1, Z27)
 	GROUP(2, Z28)
 	ADDQ    $56, SI
 	DECQ    CX
-	JNZ     write
+	JZ      stop
+	CMPQ    R14, $4 // validRun
+	JLT     write
 
 stop:
 	VZEROUPPER
@@ -229,4 +252,6 @@ stop:
 	MOVQ BX, done+32(FP)
 	SUBQ out+16(FP), AX
 	MOVQ AX, written+40(FP)
+	CMPQ R14, $4 // validRun
+	SETGE run+48(FP)
 	RET

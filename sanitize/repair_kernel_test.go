@@ -57,10 +57,10 @@ func TestRepairKernels(t *testing.T) {
 		for a := kernelBefore; a+kernelAfter <= len(p); a += blockStep {
 			want := make([]byte, 3*blockStep)
 			want = want[:writeSpan(want, 0, p, a, a+blockStep)]
-			if got := repairCountAVX512(&p[a], 1); got != len(want) || got != countSpan(p, a, a+blockStep) {
-				t.Fatalf("repairCountAVX512(% X) = %d, model says %d", p[a-kernelBefore:a+kernelAfter], got, len(want))
+			if done, got := repairCountAVX512(&p[a], 1); done != 1 || got != len(want) || got != countSpan(p, a, a+blockStep) {
+				t.Fatalf("repairCountAVX512(% X) = %d, %d; model says %d", p[a-kernelBefore:a+kernelAfter], done, got, len(want))
 			}
-			done, n := repairWriteAVX512(&p[a], 1, &out[0], len(out))
+			done, n, _ := repairWriteAVX512(&p[a], 1, &out[0], len(out))
 			if done != 1 || !bytes.Equal(out[:n], want) {
 				t.Fatalf("repairWriteAVX512(% X) = %d, % X; model says % X", p[a-kernelBefore:a+kernelAfter], done, out[:n], want)
 			}
@@ -123,7 +123,7 @@ func TestRepairWriteRoom(t *testing.T) {
 	full := countSpan(p, kernelBefore, kernelBefore+blocks*blockStep)
 	for room := range full + 100 {
 		buf := bytes.Repeat([]byte{0x55}, room+64)
-		done, n := repairWriteAVX512(&p[kernelBefore], blocks, &buf[0], room)
+		done, n, _ := repairWriteAVX512(&p[kernelBefore], blocks, &buf[0], room)
 		if n > room || done > blocks {
 			t.Fatalf("room %d: wrote %d octets, %d blocks", room, n, done)
 		}
