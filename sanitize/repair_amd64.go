@@ -36,13 +36,15 @@ func repairCountAVX512(p *byte, blocks int) (done, count int)
 func repairWriteAVX512(p *byte, blocks int, out *byte, room int) (done, written int, run bool)
 
 // validRun is how many blocks in a row with no error make the kernels
-// hand over to skipValid (the assembly has it as a literal 4). A block
-// costs about as much as the SIMD validator on 56 octets of multi-octet
-// text, and a call of it and of the kernels again costs a few blocks: with
-// 4, input that alternates 4 valid blocks and an error costs at most a
-// call per 224 octets (BenchmarkToValidRuns), and a long valid run goes at
-// the validator's speed after the first 224 octets.
-const validRun = 4
+// hand over to skipValid (the assembly has it as a literal 8). A call of
+// the validator that finds an error soon costs 15-40 ns, about as much as
+// 1-3 blocks (BenchmarkToValidRuns): with 8, input that alternates runs of
+// 9 blocks and errors, so that each hand-over finds little to skip, costs
+// at most about 1.4 times what the kernels alone cost, while a long valid
+// run goes at the validator's speed after its first 448 octets. With 4,
+// the worst alternation cost 1.85 times as much, for 3% less time on a
+// 16 KiB early-error input.
+const validRun = 8
 
 // skipValid returns the end of the well-formed run through p[i-1], given
 // that the kernels found the octets of the validRun blocks before i all

@@ -163,7 +163,7 @@ count:
 	ADDQ    $56, SI
 	DECQ    CX
 	JZ      countEnd
-	CMPQ    R14, $4 // validRun
+	CMPQ    R14, $8 // validRun
 	JLT     count
 
 countEnd:
@@ -242,7 +242,7 @@ write:
 	ADDQ    $56, SI
 	DECQ    CX
 	JZ      stop
-	CMPQ    R14, $4 // validRun
+	CMPQ    R14, $8 // validRun
 	JLT     write
 
 stop:
@@ -252,6 +252,6 @@ stop:
 	MOVQ BX, done+32(FP)
 	SUBQ out+16(FP), AX
 	MOVQ AX, written+40(FP)
-	CMPQ R14, $4 // validRun
+	CMPQ R14, $8 // validRun
 	SETGE run+48(FP)
 	RET

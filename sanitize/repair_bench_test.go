@@ -39,3 +39,60 @@ func BenchmarkToValidParts(b *testing.B) {
 		})
 	}
 }
+
+// runsText is mixed-script text: Latin, Greek, Cyrillic, CJK, emoji.
+const runsText = "The quick brown fox, ή γρήγορη αλεπού, быстрая лиса, 敏捷的狐狸 🦊 jumps. "
+
+// runsInput returns n octets: runs of run octets of runsText (cut at any
+// octet), each followed by the octet FF; run >= n gives one FF then n-1
+// octets of text.
+func runsInput(run, n int) []byte {
+	text := strings.Repeat(runsText, min(run, n)/len(runsText)+1)
+	if run >= n {
+		return []byte("\xff" + text[:n-1])
+	}
+	var b []byte
+	for len(b) < n {
+		b = append(b, text[:run]...)
+		b = append(b, 0xff)
+	}
+	return b[:n]
+}
+
+// BenchmarkToValidRuns times ToValid where valid runs follow errors: one
+// error then all valid text (the kernels hand the run to the validator),
+// runs of validRun (8) blocks or so between errors (the kernels hand over
+// and take back as often as an attacker can make them; run=340 is the
+// worst for a validRun of 4, run=564 for 8), and valid text alone for
+// scale. Beside ns/op it reports cpu-ns/op, the process's CPU time per
+// call.
+func BenchmarkToValidRuns(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		run, n int
+	}{
+		{"valid/n=16K", 0, 16 << 10}, {"valid/n=64K", 0, 64 << 10},
+		{"early-error/n=16K", 16 << 10, 16 << 10}, {"early-error/n=64K", 64 << 10, 64 << 10},
+		{"alternate/run=100", 100, 16 << 10}, {"alternate/run=224", 224, 16 << 10},
+		{"alternate/run=230", 230, 16 << 10}, {"alternate/run=250", 250, 16 << 10},
+		{"alternate/run=280", 280, 16 << 10}, {"alternate/run=340", 340, 16 << 10},
+		{"alternate/run=400", 400, 16 << 10}, {"alternate/run=520", 520, 16 << 10},
+		{"alternate/run=564", 564, 16 << 10}, {"alternate/run=620", 620, 16 << 10},
+		{"alternate/run=1000", 1000, 16 << 10},
+	} {
+		p := runsInput(c.run, c.n)
+		if c.run == 0 {
+			p = runsInput(c.n+1, c.n+1)[1:]
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			var out []byte
+			start := processCPU()
+			for b.Loop() {
+				out = ToValid(p)
+			}
+			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+			_ = out
+		})
+	}
+}

@@ -116,3 +116,32 @@ func alternating(run int, e string, n int) []byte {
 	}
 	return b.Bytes()
 }
+
+// TestRepairKernelsStopForRuns checks that both kernels stop after
+// validRun all-valid blocks in a row (the assembly's literal), and not
+// before, whatever errors come earlier.
+func TestRepairKernelsStopForRuns(t *testing.T) {
+	needRepairKernel(t)
+	text := strings.Repeat(skipText, 100)
+	for errs := range 3 {
+		// errs blocks with an error, then valid ones.
+		p := []byte(text[:kernelBefore+(errs+validRun+3)*blockStep+kernelAfter])
+		for b := range errs {
+			copy(p[kernelBefore+b*blockStep+b:], "\xff")
+		}
+		blocks := errs + validRun + 3
+		want := 0
+		for b := range errs + validRun {
+			want += countSpan(p, kernelBefore+b*blockStep, kernelBefore+(b+1)*blockStep)
+		}
+		done, m := repairCountAVX512(&p[kernelBefore], blocks)
+		if done != errs+validRun || m != want {
+			t.Errorf("%d errors: repairCountAVX512 = %d, %d; want %d blocks", errs, done, m, errs+validRun)
+		}
+		out := make([]byte, 3*len(p)+64)
+		done, n, run := repairWriteAVX512(&p[kernelBefore], blocks, &out[0], len(out))
+		if done != errs+validRun || !run || n != m {
+			t.Errorf("%d errors: repairWriteAVX512 = %d, %d, %v; want %d blocks, %d octets, true", errs, done, n, run, errs+validRun, m)
+		}
+	}
+}
