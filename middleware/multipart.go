@@ -2,7 +2,6 @@ package middleware
 
 import (
 	"bytes"
-	"crypto/rand"
 	"errors"
 	"io"
 	"maps"
@@ -878,14 +877,14 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	// canonical form, the common one, ends here; the rebuild proper,
 	// which keeps every part, reads the body again from the start, and
 	// so finds what the probe found before the change, and the rest.
-	probe := &rebuilder{p: p, boundary: rand.Text, mem: m, probe: true}
+	probe := &rebuilder{p: p, boundary: randText, mem: m, probe: true}
 	if _, rj := probe.level(body, params["boundary"], 0); rj != errMPChanged {
 		return nil, rj // nil when nothing changes
 	}
 	// The contents kept are the body's, less where normalization
 	// shrinks them: most rebuilds fit in what is reserved here.
 	m.arena = reserve(m.arena, len(body))
-	rb := &rebuilder{p: p, boundary: rand.Text, mem: m}
+	rb := &rebuilder{p: p, boundary: randText, mem: m}
 	lv, rj := rb.level(body, params["boundary"], 0)
 	switch {
 	case rj != nil:
@@ -1215,7 +1214,7 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 	content []byte, complete bool, sub *rebuiltLevel) (rebuiltPart, bool, bool, *Rejection) {
 	p := rb.p
 	hdr := out.header
-	kept := false // content is memory the next part does not reuse
+	kept := false             // content is memory the next part does not reuse
 	text, _ := p.textPart(pt) // a refused charset was refused by the check
 	if sub != nil {
 		if sub.changed {

@@ -205,4 +205,3 @@ func (lv *rebuiltLevel) verifySpoolTwoWalk(out, orig *spool, boundary string, p 
 		}
 	}
 }
-
