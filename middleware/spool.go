@@ -39,13 +39,17 @@ const spoolMemory = 1 << 20
 // is spooled, and of the writes to the spool's file.
 const spoolReadSize = 32 << 10
 
+// spoolWriteSize is the most the spool's writer writes to its file at
+// once, gathering the reads that wait for it.
+const spoolWriteSize = 256 << 10
+
 // spoolQueue is how many reads may wait for the spool's writer: the
 // memory written behind is bounded by spoolQueue*spoolReadSize.
 const spoolQueue = 8
 
 // handlerBufSize is the size of the buffer between the spool's file and
 // the handler: a multipart.Reader reads 4 KiB at a time.
-const handlerBufSize = 64 << 10
+const handlerBufSize = 256 << 10
 
 // spoolBuf is a buffer that the check reads while the spool's writer
 // writes it to the file: it goes back to the pool, where any request may
@@ -247,15 +251,31 @@ func (sp *spool) spill() error {
 
 // writer writes what the queue brings to the file, until it is closed.
 // After a failure it drops the rest.
+//
+// It gathers what the queue holds into writes of up to spoolWriteSize
+// octets: a write to a file costs a system call, whatever its size.
 func (sp *spool) writer() {
 	defer close(sp.done)
+	bw := bufio.NewWriterSize(sp.f, spoolWriteSize)
 	for it := range sp.queue {
 		if sp.err() == nil {
-			if _, err := sp.f.Write(it.sb.b[:it.n]); err != nil {
+			if _, err := bw.Write(it.sb.b[:it.n]); err != nil {
 				sp.fail(err)
 			}
 		}
 		it.sb.unref()
+		if len(sp.queue) == 0 && sp.err() == nil {
+			// Nothing waits: written now, so that a flush finds
+			// the file whole.
+			if err := bw.Flush(); err != nil {
+				sp.fail(err)
+			}
+		}
+	}
+	if sp.err() == nil {
+		if err := bw.Flush(); err != nil {
+			sp.fail(err)
+		}
 	}
 }
 
