@@ -115,6 +115,10 @@ type spool struct {
 	// when it is handed on, and no chunks past the pooled ones.
 	want int64
 	buf  []byte
+	// pooled keeps the octets in pooled chunks, all of them given back,
+	// rather than committing to one array (want): for a body that may
+	// be rebuilt, so that it costs no garbage when it is.
+	pooled bool
 	// rebuild is the body as its walk rebuilt it, on a route that
 	// canonicalizes (canonSpool), released with the spool.
 	rebuild *mpRebuild
@@ -157,7 +161,7 @@ func (sp *spool) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	if sp.f == nil && !sp.direct && sp.n+int64(len(p)) <= spoolMemory {
-		if sp.buf == nil && sp.want > 0 && sp.n+int64(len(p)) > sp.want/commitShare {
+		if sp.buf == nil && sp.want > 0 && !sp.pooled && sp.n+int64(len(p)) > sp.want/commitShare {
 			sp.buf = make([]byte, sp.n, max(sp.want, sp.n+int64(len(p))))
 			for i, c := range sp.chunks {
 				copy(sp.buf[i*chunkSize:], c[:])
@@ -296,7 +300,7 @@ func (sp *spool) flush() error {
 // does.
 func (sp *spool) dropChunks() {
 	for i, c := range sp.chunks {
-		if i < maxPooledChunks {
+		if i < maxPooledChunks || sp.pooled {
 			chunkPool.Put(c)
 		}
 		sp.chunks[i] = nil

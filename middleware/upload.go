@@ -223,7 +223,10 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 	s.spool = sp
 	if p.canonAt(rules.Multipart) {
 		// Rebuilt as it is checked, in one walk; canonSpool writes it.
+		// The body as sent stays in pooled memory until it is known
+		// whether the handler gets it.
 		sp.rebuild = newMPRebuild(p, s.spoolDir)
+		sp.pooled = true
 	}
 	src := newSpoolReader(r.Body, sp, total)
 	defer src.done()
@@ -255,6 +258,11 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 		} else {
 			r.Body = readCloser{sp.reader(), r.Body}
 		}
+	case rj == nil && sp.rebuild.replaces():
+		// canonSpool hands on the new body, or refuses the request:
+		// the body as sent, in memory, is not copied out for nothing.
+		// Until then a read fails.
+		r.Body = readCloser{errorReader{errRebuildPending}, r.Body}
 	case rj == nil:
 		setSpoolBody(r, sp)
 	}
@@ -306,6 +314,18 @@ func newMPRebuild(p *policy, dir string) *mpRebuild {
 	}
 }
 
+// errRebuildPending is what a read of a body being rebuilt fails with: a
+// handler never sees it, since canonSpool replaces the body or refuses the
+// request.
+var errRebuildPending = errors.New("utf8guard: the multipart body is being rebuilt")
+
+// replaces reports whether canonSpool will hand on a new body or refuse
+// the request: the rebuild went through, something changed, and the body
+// is complete. Not in Monitor mode, where the body as sent is handed on.
+func (w *mpRebuild) replaces() bool {
+	return w != nil && w.rb.rj == nil && w.lv.changed && w.lv.complete && w.rb.p.Mode == rules.Enforce
+}
+
 // release gives w's memory back and removes its spool's file. It is safe
 // to call more than once, and on nil.
 func (w *mpRebuild) release() {
@@ -354,8 +374,8 @@ func (s *scratch) canonSpool(r *http.Request, p *policy) *Rejection {
 	if err != nil || params["boundary"] == "" {
 		return multipartSyntax("") // cannot happen: checked
 	}
-	if _, ok := sp.inMemory(); ok {
-		return s.canonSpoolMemory(r, p, w, mt, params)
+	if sp.f == nil {
+		return s.canonSpoolMemory(r, p, w, mt, params) // the body as sent is not gathered: not needed
 	}
 	out := newSpool(s.spoolDir, sp.n)
 	if rj := lv.writeSpool(rb.boundary, w.data, out); rj != nil {
