@@ -140,13 +140,22 @@ type memberCheck struct {
 var memberChecks = sync.Pool{New: func() any { return new(memberCheck) }}
 
 // Past these sizes a memberCheck's memory is not kept for the next body:
-// one huge body must not pin it. (A name costs 24 octets in keys, 32 more
-// in norms where the route normalizes, and about 8 in the table per
-// kind.)
+// a body over the default limit must not pin what it needed. Up to them
+// it is kept, so that a body of many names, up to the default limit of
+// 1 MiB (at most 209,716 names: five octets each at least), allocates
+// nothing here once the pool has seen one like it: the allocations of a
+// request do not grow with its names. (A name costs 24 octets in keys,
+// 32 more in norms where the route normalizes, and 8 to 16 in the table
+// per kind; sync.Pool lets go of what two collections find unused.)
 const (
-	maxPooledNames = 1 << 14
-	maxPooledArena = 64 << 10
+	maxPooledNames = 1 << 18
+	maxPooledArena = 4 << 20
+	maxPooledSlots = 8 * maxPooledNames
 )
+
+// growFrom is the number of names past which keys and norms are grown to
+// hold every name the body can hold, at once (growth).
+const growFrom = 1 << 10
 
 // memberKinds lists the nameKinds a policy compares names by.
 var memberKinds = [...][]nameKind{
@@ -207,8 +216,8 @@ func (mc *memberCheck) release() {
 	mc.p = nil
 	mc.quote, mc.open, mc.close = nextByte{}, nextByte{}, nextByte{}
 	mc.objs, mc.nkeys, mc.arena, mc.bound = mc.objs[:0], 0, mc.arena[:0], 0
-	mc.table.reset(4 * maxPooledNames)
-	if len(mc.keys) > maxPooledNames || len(mc.norms) > maxPooledNames || cap(mc.objs) > maxPooledNames {
+	mc.table.reset(maxPooledSlots)
+	if cap(mc.keys) > maxPooledNames || cap(mc.norms) > maxPooledNames || cap(mc.objs) > maxPooledNames {
 		mc.keys, mc.norms, mc.objs = nil, nil, nil
 	}
 	if cap(mc.arena) > maxPooledArena {
@@ -524,14 +533,15 @@ func (mc *memberCheck) next() int {
 }
 
 // growth returns how many names to make room for in keys or norms, which
-// hold n and are full: as many again (append's growth of large slices, a
-// quarter, allocates five times the final size along the way), but, past
-// what the pool keeps, all the body can still hold at once. Every name
-// is followed by a colon, and takes five octets at least (`,"":0`): a
-// body of many names (the case where they matter) is reserved for once,
-// instead of in a dozen doublings that allocate as much again.
+// hold n and are full: as many again while they are few (append's growth
+// of large slices, a quarter, allocates five times the final size along
+// the way), and past growFrom all the body can still hold at once. Every
+// name is followed by a colon, and takes five octets at least
+// (`,"":0`): a body of many names (the case where they matter) is
+// reserved for once, instead of in a dozen doublings that allocate as
+// much again; the pool then keeps it for the next such body.
 func (mc *memberCheck) growth(n int) int {
-	if n < maxPooledNames {
+	if n < growFrom {
 		return max(n, 16)
 	}
 	if mc.bound == 0 {
@@ -627,9 +637,9 @@ func (mc *memberCheck) insert(at int) {
 func (mc *memberCheck) growTable() {
 	t := &mc.table
 	size := max(16, 2*len(t.slots))
-	if size > 4*maxPooledNames && len(mc.keys) > 0 {
-		// As keys, past what the pool keeps: room for as many names as
-		// keys has, at once.
+	if size > 2*growFrom && len(mc.keys) > 0 {
+		// As keys, past growFrom: room for as many names as keys has,
+		// at once.
 		for size < 2*cap(mc.keys)*len(mc.kinds) {
 			size *= 2
 		}
