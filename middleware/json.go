@@ -779,8 +779,8 @@ func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64, buf *[
 		return text, false, nil
 	}
 	nt, ok := p.normalBoundedTo((*buf)[:0], text, room)
-	if ok {
-		*buf = nt
+	if cap(nt) > cap(*buf) {
+		*buf = nt[:0] // the memory grown, kept for the next string or body even when refused
 	}
 	if !ok {
 		return nil, false, tooLarge(rules.JSON, "", p.Limits.BodyBytes)
@@ -804,10 +804,16 @@ const maxCanonGrowth = 11
 // stream-safe format breaks a run of more than 30 non-starters, and
 // normalizing the parts apart breaks it elsewhere.)
 func (p *policy) normalBounded(text []byte, room int64) ([]byte, bool) {
-	return p.normalBoundedTo(nil, text, room)
+	out, ok := p.normalBoundedTo(nil, text, room)
+	if !ok {
+		return nil, false
+	}
+	return out, true
 }
 
-// normalBoundedTo is normalBounded appending to dst.
+// normalBoundedTo is normalBounded appending to dst; when the form is too
+// long it returns false with what it had appended, whose memory the
+// caller may keep for another text.
 func (p *policy) normalBoundedTo(dst, text []byte, room int64) ([]byte, bool) {
 	if int64(len(text)) <= room/maxCanonGrowth {
 		return p.form.Append(dst, text), true
@@ -826,7 +832,7 @@ func (p *policy) normalBoundedTo(dst, text []byte, room int64) ([]byte, bool) {
 		out = p.form.Append(out, text[:k])
 		text = text[k:]
 		if int64(len(out)) > room {
-			return nil, false
+			return out, false
 		}
 	}
 	return out, true
