@@ -548,11 +548,12 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	var out []byte
 	switch loc {
 	case rules.Form:
-		text, rj := s.canonText(bytesString(body), loc, p)
-		if rj != nil || text == "" {
+		// The canonical text is memory of its own, which nothing else
+		// references (canonText): the handler gets it as it is.
+		var rj *Rejection
+		if out, rj = s.canonText(bytesString(body), loc, p); rj != nil {
 			return rj
 		}
-		out = []byte(text)
 	case rules.JSON:
 		var rj *Rejection
 		if out, rj = p.canonJSON(body); rj != nil {

@@ -403,8 +403,8 @@ func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params
 		if rj != nil {
 			return nil, rj
 		}
-		if fixed != "" && p.Mode == rules.Enforce {
-			r.URL.RawQuery = fixed
+		if fixed != nil && p.Mode == rules.Enforce {
+			r.URL.RawQuery = bytesString(fixed) // memory of its own, which nothing else references
 		}
 	}
 	if rj := s.canonBody(r, p); rj != nil {
