@@ -306,7 +306,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 		}
 		name := bytesString(nk) // the canonical key names the field; it stays where it is
 		v := s.decoded(pr.val, dec)
-		nv, vch, rj := pc.canonValue(p, loc, name, v)
+		nv, vch, own, rj := pc.canonValue(p, loc, name, v)
 		if rj == nil && vch {
 			rj = recheck(loc, safeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
 		}
@@ -334,6 +334,11 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 		}
 		if changed {
 			pc.emit(len(pc.keys)-1, pr.at, nk, nv, pr.hasVal)
+			if pc.spilled && own {
+				// Allocated by the PRECIS profile anyway: kept for
+				// writePairs, which need not enforce it again.
+				pc.keys[len(pc.keys)-1].val = nv
+			}
 		}
 	}
 	if keys {
@@ -387,8 +392,9 @@ func (pc *pairCanon) emit(i, at int, key, val []byte, hasVal bool) {
 // canonText's working memory filled up, the pairs of rest (the text from
 // that pair on, the i-th) in canonical form, as canonText found them (in
 // pc.keys): a key that changes is in pc.arena, a value that changes is
-// brought to its canonical form again (pc.canonValue, which gives the same
-// octets), and the others are written as they decode.
+// kept there when a PRECIS profile made it, and brought to its canonical
+// form again otherwise (pc.canonValue, which gives the same octets), and
+// the others are written as they decode.
 func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location, p *policy, mode sanitize.EscapeMode, pc *pairCanon) []byte {
 	for pr := range eachPair(rest) {
 		k := &pc.keys[i]
@@ -398,9 +404,14 @@ func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location,
 		if k.changed {
 			key = pc.arena[k.lo:k.hi]
 		}
-		val := s.decoded(pr.val, mode)
-		if k.valChanged {
-			val, _, _ = pc.canonValue(p, loc, bytesString(key), val) // accepted by canonText
+		var val []byte
+		switch {
+		case k.val != nil:
+			val = k.val
+		case k.valChanged:
+			val, _, _, _ = pc.canonValue(p, loc, bytesString(key), s.decoded(pr.val, mode)) // accepted by canonText
+		default:
+			val = s.decoded(pr.val, mode)
 		}
 		out = appendPair(out, key, val, pr.hasVal)
 	}
@@ -471,7 +482,8 @@ type pairCanon struct {
 type pairKey struct {
 	raw, rawEnd, lo, hi int
 	changed             bool
-	valChanged          bool // its value changes
+	valChanged          bool   // its value changes
+	val                 []byte // its value's canonical form, where canonText keeps it
 }
 
 var pairCanons = sync.Pool{New: func() any { return new(pairCanon) }}
@@ -499,6 +511,7 @@ func (pc *pairCanon) release() {
 	if cap(pc.keys) > maxPooledPairKeys {
 		pc.keys = nil
 	}
+	clear(pc.keys) // the values kept: nothing of a request outlives it here
 	if len(pc.seen) > maxPooledPairKeys {
 		pc.seen = nil
 	}
@@ -523,16 +536,19 @@ func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte) ([]byte, 
 // canonValue returns the canonical form of the decoded value v of the
 // field named field (its canonical key) at loc (p.canonOf), and whether
 // it differs from v: a normal form is made in pc.norm, and only a PRECIS
-// profile's enforcement allocates.
-func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v []byte) ([]byte, bool, *Rejection) {
+// profile's enforcement allocates. own reports a changed form in memory
+// of its own (a PRECIS profile's), which stays as it is.
+func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v []byte) (nv []byte, changed, own bool, rj *Rejection) {
 	if _, ok := p.precisProfile(loc, field); ok {
-		return p.canonOf(loc, field, v, true)
+		nv, changed, rj = p.canonOf(loc, field, v, true)
+		return nv, changed, changed, rj
 	}
 	if p.form == normalize.None || p.RejectUnnormalized || p.form.IsNormal(v) {
-		return p.canonOf(loc, field, v, false) // v itself, or a refusal
+		nv, _, rj = p.canonOf(loc, field, v, false) // v itself, or a refusal
+		return nv, false, false, rj
 	}
 	pc.norm = p.form.Append(pc.norm[:0], v)
-	return pc.norm, true, nil
+	return pc.norm, true, false, nil
 }
 
 // keyCollision reports two distinct keys of a query or form text whose

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -48,18 +49,26 @@ func nfdPairs(n int, nfd bool) string {
 
 // allocsWarm is allocsOf without the collection after the warm-up, which
 // empties the pools: run with the collector off, it counts what a request
-// allocates, not what refilling the pools after a collection does.
+// allocates, not what refilling the pools after a collection does. As
+// testing.AllocsPerRun, it runs on one processor; and it takes the least
+// of three rounds, since the counts are the whole program's, and another
+// test's goroutine that is still winding down allocates too.
 func allocsWarm(runs int, f func()) (allocs, octets float64) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	f()
 	f()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range runs {
-		f()
+	allocs, octets = math.Inf(1), math.Inf(1)
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			f()
+		}
+		runtime.ReadMemStats(&after)
+		allocs = min(allocs, float64(after.Mallocs-before.Mallocs)/float64(runs))
+		octets = min(octets, float64(after.TotalAlloc-before.TotalAlloc)/float64(runs))
 	}
-	runtime.ReadMemStats(&after)
-	return float64(after.Mallocs-before.Mallocs) / float64(runs),
-		float64(after.TotalAlloc-before.TotalAlloc) / float64(runs)
+	return allocs, octets
 }
 
 // pairsAllocServer is the net/http adapter under the strict preset with
@@ -105,7 +114,7 @@ func TestPairsCanonAllocs(t *testing.T) {
 	for _, form := range []bool{false, true} {
 		for _, nfd := range []bool{false, true} {
 			var counts []float64
-			for _, size := range []int{16 << 10, 256 << 10, 1 << 20} {
+			for _, size := range []int{16 << 10, 256 << 10} { // 1 MiB: BenchmarkHostileMW
 				text := nfdPairs(size, nfd)
 				name := fmt.Sprintf("form=%v/nfd=%v/%dKiB", form, nfd, size>>10)
 				r := httptest.NewRequest(http.MethodGet, "/?"+text, nil)
@@ -117,7 +126,7 @@ func TestPairsCanonAllocs(t *testing.T) {
 				}
 				rawQuery := r.URL.RawQuery
 				w := &canonDiscard{h: http.Header{}}
-				allocs, octets := allocsWarm(10, func() {
+				allocs, octets := allocsWarm(4, func() {
 					r.URL.RawQuery = rawQuery
 					if form {
 						br.Reset(body)
