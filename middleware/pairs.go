@@ -392,9 +392,9 @@ func (pc *pairCanon) emit(i, at int, key, val []byte, hasVal bool) {
 // canonText's working memory filled up, the pairs of rest (the text from
 // that pair on, the i-th) in canonical form, as canonText found them (in
 // pc.keys): a key that changes is in pc.arena, a value that changes is
-// kept there when a PRECIS profile made it, and brought to its canonical
-// form again otherwise (pc.canonValue, which gives the same octets), and
-// the others are written as they decode.
+// kept there when a PRECIS profile made it, and normalized again
+// otherwise (as pc.canonValue did, without its IsNormal, which said no),
+// and the others are written as they decode.
 func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location, p *policy, mode sanitize.EscapeMode, pc *pairCanon) []byte {
 	for pr := range eachPair(rest) {
 		k := &pc.keys[i]
@@ -409,7 +409,10 @@ func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location,
 		case k.val != nil:
 			val = k.val
 		case k.valChanged:
-			val, _, _, _ = pc.canonValue(p, loc, bytesString(key), s.decoded(pr.val, mode)) // accepted by canonText
+			// Changed, and not by a PRECIS profile (whose form is kept):
+			// its normal form, as canonValue made it.
+			pc.norm = p.form.Append(pc.norm[:0], s.decoded(pr.val, mode))
+			val = pc.norm
 		default:
 			val = s.decoded(pr.val, mode)
 		}
