@@ -399,7 +399,9 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		var changed bool
 		text, changed, rj = s.checkPairs(bytesString(body), loc, &p.Form, p.formMode, &p.Limits)
 		if changed {
-			fixed = []byte(text)
+			// The repaired text is memory of its own, which nothing
+			// else references (rebuildPairs): the handler gets it.
+			fixed = stringBytes(text)
 		}
 	case rules.JSON:
 		fixed, rj = checkJSONBody(body, p, typ, sub) // or JSON lines: jsonlines.go

@@ -202,8 +202,13 @@ func needsDecoding(s string, mode sanitize.EscapeMode) bool {
 // rebuildPairs re-encodes raw with every ill-formed sequence of every key
 // and value replaced by U+FFFD. raw has passed checkPairs but for encoding
 // errors, so what fails here is a forbidden character that the repair
-// exposed, or a value that U+FFFD made longer than the limit.
+// exposed, or a value that U+FFFD made longer than the limit. Each key and
+// value is decoded into pooled working memory (ToValid allocates the
+// repaired ones); the text returned is memory of its own, which nothing
+// else references: the caller may hand its octets on (checkBody does).
 func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
+	pc := pairCanons.Get().(*pairCanon)
+	defer pc.release()
 	out := make([]byte, 0, len(raw)+16)
 	for pr := range eachPair(raw) {
 		if len(out) > 0 {
@@ -217,8 +222,8 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 				}
 				out = append(out, '=')
 			}
-			dec, _ := sanitize.AppendUnescape(nil, part, mode&^sanitize.RefuseDoubleEncoding)
-			dec = sanitize.ToValid(dec)
+			pc.tmp, _ = sanitize.AppendUnescape(pc.tmp[:0], part, mode&^sanitize.RefuseDoubleEncoding)
+			dec := sanitize.ToValid(pc.tmp)
 			if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
 				return "", false, tooLarge(loc, strings.Clone(safeField(key)), int64(lim.FieldBytes))
 			}
@@ -234,7 +239,7 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 	if limit := textLimit(loc, lim); overLimit(len(out), limit) {
 		return "", false, tooLarge(loc, "", limit)
 	}
-	return string(out), true, nil
+	return bytesString(out), true, nil
 }
 
 // pairsMode returns the check of a query or form text and the escape mode

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
 )
 
 // nfdPairs returns a query or form text of n octets: 1000 pairs (the
@@ -152,5 +153,38 @@ func TestPairsCanonAllocs(t *testing.T) {
 				t.Errorf("form=%v nfd=%v: %v allocations per request by size, want a constant number", form, nfd, counts)
 			}
 		}
+	}
+}
+
+// TestPairsRepairAllocs: repairing a form (rebuildPairs) costs the same
+// number of allocations however many valid pairs it has: they are decoded
+// in pooled working memory; only the repaired values allocate (ToValid).
+func TestPairsRepairAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	pol := rules.Strict()
+	pol.Form.Repair = true
+	p := compile(pol)
+	s := getScratch()
+	defer putScratch(s)
+	var counts []float64
+	for _, n := range []int{10, 100, 900} {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "k%d=%%C3%%A9abc+d&", i)
+		}
+		b.WriteString("z=%FFx")
+		raw := b.String()
+		counts = append(counts, testing.AllocsPerRun(20, func() {
+			text, changed, rj := s.checkPairs(raw, rules.Form, &p.Form, p.formMode, &p.Limits)
+			if rj != nil || !changed || !strings.HasSuffix(text, "&z=%EF%BF%BDx") {
+				t.Fatalf("%d pairs: %q %v %v", n, text[max(len(text)-24, 0):], changed, rj)
+			}
+		}))
+	}
+	t.Logf("allocations for 10, 100, 900 pairs: %v", counts)
+	if counts[1] != counts[0] || counts[2] != counts[0] {
+		t.Errorf("allocations for 10, 100, 900 pairs: %v, want the same", counts)
 	}
 }
