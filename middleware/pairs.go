@@ -370,6 +370,14 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 // maxPooledPairBytes), and from the first pair that does not on only
 // counted (pc.spilled).
 func (pc *pairCanon) emit(i, at int, key, val []byte, hasVal bool) {
+	if !pc.spilled && len(pc.out)+3*(len(key)+len(val))+2 <= min(cap(pc.out), pc.budget) {
+		// It fits, however much of it is escaped (three octets for one,
+		// and the '&' and '='): no need to count first.
+		n := len(pc.out)
+		pc.out = appendPair(pc.out, key, val, hasVal)
+		pc.size += len(pc.out) - n
+		return
+	}
 	m := queryEscapedLen(key)
 	if hasVal {
 		m += 1 + queryEscapedLen(val)
