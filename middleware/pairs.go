@@ -413,9 +413,9 @@ func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location,
 		k := &pc.keys[i]
 		i++
 		s.buf = s.buf[:0]
-		key := s.decoded(pr.key, mode)
-		if k.changed {
-			key = pc.arena[k.lo:k.hi]
+		key := pc.arena[k.lo:k.hi]
+		if !k.changed {
+			key = s.decoded(pr.key, mode)
 		}
 		var val []byte
 		switch {
