@@ -245,7 +245,16 @@ func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p
 			return m.check(c, next, moved, g.lookup(moved), dispatch, false, depth+1)
 		}
 	}
-	return next(c)
+	err := next(c)
+	if rj := CutOff(err); rj != nil && !c.Response().Committed {
+		// A body of unknown length the handler's read cut off: the
+		// refusal it would have had before the handler ran.
+		if m.onReject != nil {
+			m.onReject(c, rj)
+		}
+		return m.onError(c, rj)
+	}
+	return err
 }
 
 // preRoute finds, under e.Pre, the route Echo will dispatch r to once the
