@@ -270,9 +270,11 @@ func (p *policy) pairsMode(loc rules.Location) (*rules.Check, sanitize.EscapeMod
 // maxPooledPairBytes of it, and only counted past that; once the text is
 // accepted, it goes into one slice of its exact length, and what did not
 // fit is written there by a second pass over the pairs that did not
-// (writePairs), which enforces their changed values again. So a rewrite
-// allocates the canonical text once, at its length, and, for a PRECIS
-// field that changes, what the profile's enforcement allocates. The
+// (writePairs), which normalizes their changed values again (a PRECIS
+// form is kept from the first pass). So a rewrite allocates the canonical
+// text once, at its length, and, for a PRECIS field that changes, what
+// the profile's enforcement allocates; a text longer than the working
+// memory costs a second normalization of what did not fit. The
 // returned slice is memory of its own, which nothing else references:
 // the caller may hand it to the handler.
 func (s *scratch) canonText(raw string, loc rules.Location, p *policy) ([]byte, *Rejection) {
