@@ -72,6 +72,9 @@ type composer struct {
 	// rather than decomposed and composed again; nil for the others.
 	emit  [2][][]byte
 	pairs [pairSlots]pairSlot // composition: (first, second) -> composite
+	// expand is, by form, the longest output of the normalizer per octet
+	// of input (expansion): what sizes the buffer of a rewrite (grower).
+	expand [2]int
 }
 
 // entry returns the entry of r, a scalar value.
@@ -239,9 +242,10 @@ func newComposer() *composer {
 			for _, x := range d {
 				seg.insert(x, c.entryOf(x))
 			}
-			c.emit[form][k] = seg.composeAndAppend(c, nil)
+			c.emit[form][k] = seg.composeAndAppend(c, nil, nil, 0)
 		}
 	}
+	c.expand = [2]int{c.expansion(false), c.expansion(true)}
 	return c
 }
 
@@ -288,8 +292,10 @@ func (s *segment) insert(r rune, e uint32) bool {
 }
 
 // composeAndAppend composes the segment (UAX #15, canonical composition
-// with Hangul), appends it to dst in UTF-8 and empties it.
-func (s *segment) composeAndAppend(c *composer, dst []byte) []byte {
+// with Hangul), appends it to dst in UTF-8 and empties it. It asks g for
+// the room (grower.room), done being the input octets whose output is then
+// written.
+func (s *segment) composeAndAppend(c *composer, dst []byte, g *grower, done int) []byte {
 	n := s.n
 	if n > 1 {
 		k := 1
@@ -318,6 +324,11 @@ func (s *segment) composeAndAppend(c *composer, dst []byte) []byte {
 		}
 		n = k
 	}
+	size := 0
+	for _, r := range s.r[:n] {
+		size += utf8.RuneLen(r)
+	}
+	dst = g.room(dst, done, size)
 	for i := range n {
 		if r := s.r[i]; r < utf8.RuneSelf {
 			dst = append(dst, byte(r))
@@ -354,13 +365,14 @@ func (c *composer) combine(a rune, ea uint32, b rune) rune {
 }
 
 // normRegion appends f(r) to dst for a well-formed region r that lies
-// between two boundaries, f being the form of fi. With cmp, it instead
-// compares f(r) with r as it goes, using dst as scratch space, and returns
-// the length of their longest common prefix, or -1 if they are equal. ok is
-// false if a segment outgrew its buffer, which the Unicode data of
-// composeVersion never make happen (TestSegmentRoom); the caller then
-// gives the region to norm.
-func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, cmp bool) (out []byte, lcp int, ok bool) {
+// between two boundaries, f being the form of fi; r starts at offset off of
+// the text that g sizes the buffer for. With cmp, it instead compares f(r)
+// with r as it goes, using dst as scratch space, and returns the length of
+// their longest common prefix, or -1 if they are equal (g is then nil). ok
+// is false if a segment outgrew its buffer, which the Unicode data of
+// composeVersion never make happen (TestSegmentRoom); the caller then gives
+// the region to norm.
+func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, cmp bool, g *grower, off int) (out []byte, lcp int, ok bool) {
 	nfkc := fi.nfkc
 	if testHookWork != nil {
 		testHookWork(2 * len(r)) // quickNormal, then perhaps the normalizer
@@ -369,7 +381,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		if cmp {
 			return dst, -1, true
 		}
-		return append(dst, r...), -1, true
+		return append(g.room(dst, off+len(r), len(r)), r...), -1, true
 	}
 	var seg segment
 	count := 0 // non-starters in the segment, as the Stream-Safe Text Format counts them
@@ -391,14 +403,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		return true
 	}
 	for i := 0; i < len(r); {
-		// Room for what the rest will need, once the output outgrows the
-		// input by more than the sixteenth Bytes and Append reserve:
-		// U+FDFA, 11 times as long in NFKC, grows the buffer once, not
-		// by append's quarter at a time. A text that does not outgrow
-		// its input leaves the buffer as it is.
-		if out := len(dst) - base; !cmp && cap(dst)-len(dst) < 4*segMax && out > i+i>>4+64 {
-			dst = growFor(dst, base, i, len(r))
-		}
+		at := off + i // the segment holds the characters before at
 		ch, size := rune(r[i]), 1
 		var e uint32
 		if ch < utf8.RuneSelf {
@@ -416,7 +421,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		i += size
 		if lead := int(e >> eLeadShift & 3); lead == 0 {
 			if seg.n > 0 {
-				dst = seg.composeAndAppend(c, dst)
+				dst = seg.composeAndAppend(c, dst, g, at)
 				if cmp && !check() {
 					return dst, lcp, true
 				}
@@ -428,7 +433,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 					form = 1
 				}
 				if b := c.emit[form][e>>eIdxShift]; b != nil {
-					dst = append(dst, b...)
+					dst = append(g.room(dst, off+i, len(b)), b...)
 					if cmp && !check() {
 						return dst, lcp, true
 					}
@@ -439,7 +444,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 			if !seg.insert(cgj, c.entry(cgj)) {
 				return dst, 0, false
 			}
-			dst = seg.composeAndAppend(c, dst)
+			dst = seg.composeAndAppend(c, dst, g, at)
 			if cmp && !check() {
 				return dst, lcp, true
 			}
@@ -467,7 +472,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		}
 	}
 	if seg.n > 0 {
-		dst = seg.composeAndAppend(c, dst)
+		dst = seg.composeAndAppend(c, dst, g, off+len(r))
 	}
 	if cmp {
 		if len(dst) > base && !check() {
@@ -553,31 +558,4 @@ func quickNormal[T string | []byte](fi *formInfo, c *composer, r T) bool {
 		last, floor = cc, cc
 	}
 	return true
-}
-
-// growFor grows dst, which holds the normal form of the first i octets of a
-// stretch of n from dst[base:] on, to the size that the rest would need if
-// it grew as that beginning did (the normal form can be up to 11 times as
-// long: U+FDFA under NFKC): one allocation for text that expands evenly,
-// where append's growth by a quarter would make many. It extrapolates only
-// from a beginning of 1 KiB and a 64th of the stretch at least, and doubles
-// before that; and it grows by a quarter of the whole buffer at least.
-func growFor(dst []byte, base, i, n int) []byte {
-	out := len(dst) - base
-	want := 2 * out
-	if i >= 1024 && i >= n/64 {
-		want = out + (n-i)*out/i + (n-i)/16
-	} else if n-i <= 4<<10 {
-		// A short rest: room for its longest normal form at once, 11
-		// times its length, rather than a doubling per step of its
-		// expansion (FuzzNormalizeBudget: U+FDFA between ill-formed
-		// octets took five allocations in 150 octets).
-		want = max(want, (n-i)*11)
-	}
-	// And by a quarter of the whole buffer at least, as append would:
-	// many short stretches that each expand must not each copy it.
-	want = max(want, out+n-i, 4*segMax, len(dst)/4)
-	grown := make([]byte, len(dst), len(dst)+want+4*segMax)
-	copy(grown, dst)
-	return grown
 }

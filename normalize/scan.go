@@ -523,7 +523,7 @@ func quickSpan[T string | []byte](f norm.Form, p T) int {
 func regionDiff[T string | []byte](c *iters, fi *formInfo, r T) int {
 	if fi.native {
 		var scratch [4 * segMax]byte
-		if _, n, ok := normRegion(fi, theComposer(), scratch[:0], r, true); ok {
+		if _, n, ok := normRegion(fi, theComposer(), scratch[:0], r, true, nil, 0); ok {
 			if n < 0 {
 				return -1
 			}
@@ -730,24 +730,23 @@ func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byt
 	var c iters
 	defer c.release()
 	var rs regions
-	base := len(dst) - i // where the normal form of p[0:] would start
+	var g *grower
+	if fi.native {
+		// base: where the normal form of p[0:] would start.
+		gr := newGrower(fi, theComposer(), len(dst)-i, len(p))
+		g = &gr
+	}
 	for {
 		start, end, bad, found := nextStretch(fi, p, i, &rs, 0)
 		if !found {
-			return append(dst, p[i:]...)
+			return append(g.room(dst, len(p), len(p)-i), p[i:]...)
 		}
-		if out := len(dst) - base; fi.native && cap(dst)-len(dst) < len(p)-i+16 && out > i+i>>4+64 {
-			// The output outgrows the input: size the buffer for the
-			// rest of the text from what it has done so far, as
-			// normRegion does within a stretch.
-			dst = growFor(dst, base, i, len(p))
-		}
-		dst = append(dst, p[i:start]...)
+		dst = append(g.room(dst, start, start-i), p[i:start]...)
 		if fi.native {
-			if out, _, ok := normRegion(fi, theComposer(), dst, p[start:end], false); ok {
+			if out, _, ok := normRegion(fi, theComposer(), dst, p[start:end], false, g, start); ok {
 				dst = out
 				if bad {
-					dst = append(dst, p[end])
+					dst = append(g.room(dst, end+1, 1), p[end])
 					end++
 				}
 				i = end
