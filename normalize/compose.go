@@ -72,9 +72,6 @@ type composer struct {
 	// rather than decomposed and composed again; nil for the others.
 	emit  [2][][]byte
 	pairs [pairSlots]pairSlot // composition: (first, second) -> composite
-	// expand is, by form, the longest output of the normalizer per octet
-	// of input (expansion): what sizes the buffer of a rewrite (grower).
-	expand [2]int
 }
 
 // entry returns the entry of r, a scalar value.
@@ -245,7 +242,6 @@ func newComposer() *composer {
 			c.emit[form][k] = seg.composeAndAppend(c, nil, nil, 0)
 		}
 	}
-	c.expand = [2]int{c.expansion(false), c.expansion(true)}
 	return c
 }
 
@@ -291,13 +287,25 @@ func (s *segment) insert(r rune, e uint32) bool {
 	return true
 }
 
+// mayCompose reports whether a character of the segment is the first of a
+// pair that composes, or a Hangul jamo L (which composes with a V by
+// arithmetic): if none is, the segment composes to itself.
+func (s *segment) mayCompose() bool {
+	for k, r := range s.r[:s.n] {
+		if s.e[k]&eFwd != 0 || uint32(r-jamoL) < jamoLCount {
+			return true
+		}
+	}
+	return false
+}
+
 // composeAndAppend composes the segment (UAX #15, canonical composition
 // with Hangul), appends it to dst in UTF-8 and empties it. It asks g for
 // the room (grower.room), done being the input octets whose output is then
 // written.
 func (s *segment) composeAndAppend(c *composer, dst []byte, g *grower, done int) []byte {
 	n := s.n
-	if n > 1 {
+	if n > 1 && s.mayCompose() {
 		k := 1
 		last := 0 // the last starter: a character of class 0 kept
 		for i := 1; i < n; i++ {
@@ -329,10 +337,15 @@ func (s *segment) composeAndAppend(c *composer, dst []byte, g *grower, done int)
 		size += utf8.RuneLen(r)
 	}
 	dst = g.room(dst, done, size)
-	for i := range n {
-		if r := s.r[i]; r < utf8.RuneSelf {
+	for _, r := range s.r[:n] {
+		switch {
+		case r < utf8.RuneSelf:
 			dst = append(dst, byte(r))
-		} else {
+		case r < 0x800:
+			dst = append(dst, byte(0xC0|r>>6), byte(0x80|r&0x3F))
+		case r < 0x10000:
+			dst = append(dst, byte(0xE0|r>>12), byte(0x80|r>>6&0x3F), byte(0x80|r&0x3F))
+		default:
 			dst = utf8.AppendRune(dst, r)
 		}
 	}
@@ -402,27 +415,37 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		dst = dst[:base]
 		return true
 	}
+	decomposes := uint32(eCanon)
+	if nfkc {
+		decomposes = eCompat
+	}
 	for i := 0; i < len(r); {
-		at := off + i // the segment holds the characters before at
-		ch, size := rune(r[i]), 1
-		var e uint32
-		if ch < utf8.RuneSelf {
-			e = c.blocks[c.index[0]][ch] // whether a letter composes
-		} else {
-			ch, size = decodeValid(r, i)
-			if ch < hangulBase || ch >= hangulEnd {
-				e = c.entry(ch)
-			} else if (ch-hangulBase)%jamoTCount == 0 {
-				e = 1 << eTailShift
-			} else {
-				e = 2 << eTailShift
+		if seg.n == 0 && !cmp {
+			if dst, i = pairRun(c, &seg, decomposes, dst, r, i, g, off); i == len(r) {
+				break
 			}
+		}
+		at := off + i // the segment holds the characters before at
+		ch, size, e := rune(r[i]), 1, uint32(0)
+		switch {
+		case ch < utf8.RuneSelf:
+			e = c.blocks[c.index[0]][ch]
+		case ch < 0xE0:
+			ch, size = (ch&0x1F)<<6|rune(r[i+1])&0x3F, 2
+			e = c.entry(ch)
+		default:
+			ch, size, e = charAt(c, r, i)
 		}
 		i += size
 		if lead := int(e >> eLeadShift & 3); lead == 0 {
 			if seg.n > 0 {
 				dst = seg.composeAndAppend(c, dst, g, at)
-				if cmp && !check() {
+				if !cmp {
+					// Back to the starter, for pairRun.
+					i = at - off
+					continue
+				}
+				if !check() {
 					return dst, lcp, true
 				}
 			}
@@ -484,6 +507,168 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		return dst, -1, true
 	}
 	return dst, -1, true
+}
+
+// pairRun writes to dst, from r[i] on, the segments that are a starter
+// that stays as it is, alone or followed by one non-starter that does not
+// decompose either: e + U+0301, q + U+0301, U+1100 + U+1161, the bulk of
+// decomposed text. It composes each pair with one lookup, without the
+// segment buffer, and copies the rest of the run as it is, at once. It
+// stops at the first segment of another kind, or at the end of r, and
+// returns where: a segment starts there. decomposes is the flag of the
+// entries that decompose in the form.
+func pairRun[T string | []byte](c *composer, seg *segment, decomposes uint32, dst []byte, r T, i int, g *grower, off int) ([]byte, int) {
+	ascii := &c.blocks[c.index[0]]
+	from := i // r[from:i] is normal and not yet written
+	for i < len(r) {
+		ch, size, e := rune(r[i]), 1, uint32(0)
+		if ch < utf8.RuneSelf {
+			e = ascii[ch]
+		} else {
+			ch, size, e = charAt(c, r, i)
+		}
+		if e&(3<<eLeadShift|decomposes) != 0 || ch >= hangulBase && ch < hangulEnd {
+			break
+		}
+		j := i + size
+		if j == len(r) {
+			i = j
+			break
+		}
+		m, msize, me := rune(r[j]), 1, uint32(0)
+		switch {
+		case m < utf8.RuneSelf:
+			me = ascii[m]
+		case m < 0xE0:
+			// Most combining marks: two octets.
+			m, msize = (m&0x1F)<<6|rune(r[j+1])&0x3F, 2
+			me = c.entry(m)
+		default:
+			m, msize, me = charAt(c, r, j)
+		}
+		if me>>eLeadShift&3 == 0 {
+			i = j // a starter alone
+			continue
+		}
+		if me&decomposes != 0 {
+			break
+		}
+		k := j + msize
+		if k < len(r) {
+			n, nsize, ne := rune(r[k]), 1, uint32(0)
+			switch {
+			case n < utf8.RuneSelf:
+				ne = ascii[n]
+			case n < 0xE0:
+				n, nsize = (n&0x1F)<<6|rune(r[k+1])&0x3F, 2
+				ne = c.entry(n)
+			default:
+				n, nsize, ne = charAt(c, r, k)
+			}
+			if ne>>eLeadShift&3 != 0 {
+				// More non-starters: the segment buffer puts them
+				// in canonical order and composes them, unless they
+				// are in order already and nothing can compose.
+				seg.insert(ch, e)
+				seg.insert(m, me)
+				count := int(e>>eTailShift&3) + int(me>>eLeadShift&3)
+				ordered := uint8(me) != 0
+				for {
+					if ne&decomposes != 0 || uint8(ne) == 0 {
+						ordered = false
+					}
+					if count += int(ne >> eLeadShift & 3); ne&decomposes != 0 || count > maxNonStarters {
+						// The general loop decomposes it, or ends the
+						// segment with U+034F.
+						seg.n = 0
+						return append(g.room(dst, off+i, i-from), r[from:i]...), i
+					}
+					if uint8(ne) < uint8(seg.e[seg.n-1]) {
+						ordered = false
+					}
+					seg.insert(n, ne)
+					if k += nsize; k == len(r) {
+						break
+					}
+					n, nsize, ne = rune(r[k]), 1, uint32(0)
+					switch {
+					case n < utf8.RuneSelf:
+						ne = ascii[n]
+					case n < 0xE0:
+						n, nsize = (n&0x1F)<<6|rune(r[k+1])&0x3F, 2
+						ne = c.entry(n)
+					default:
+						n, nsize, ne = charAt(c, r, k)
+					}
+					if ne>>eLeadShift&3 == 0 {
+						break
+					}
+				}
+				if ordered && !seg.mayCompose() {
+					seg.n = 0 // normal as it is
+				} else {
+					if i > from {
+						dst = append(g.room(dst, off+i, i-from), r[from:i]...)
+					}
+					dst = seg.composeAndAppend(c, dst, g, off+k)
+					from = k
+				}
+				i = k
+				continue
+			}
+		}
+		x := rune(-1)
+		switch {
+		case me&eBack == 0:
+		case e&eFwd != 0:
+			x = c.compose(ch, m)
+		default:
+			x = c.combine(ch, e, m) // Hangul
+		}
+		if x >= 0 {
+			if i > from {
+				dst = append(g.room(dst, off+i, i-from), r[from:i]...)
+			}
+			// A composite has two octets or more (U+00C0 is the first).
+			switch {
+			case x < 0x800:
+				dst = append(g.room(dst, off+k, 2), byte(0xC0|x>>6), byte(0x80|x&0x3F))
+			case x < 0x10000:
+				dst = append(g.room(dst, off+k, 3), byte(0xE0|x>>12), byte(0x80|x>>6&0x3F), byte(0x80|x&0x3F))
+			default:
+				dst = utf8.AppendRune(g.room(dst, off+k, 4), x)
+			}
+			from = k
+		}
+		i = k
+	}
+	return append(g.room(dst, off+i, i-from), r[from:i]...), i
+}
+
+// charAt returns the character at r[i], which must be well-formed, its
+// length and its entry; a Hangul syllable, which is not in the table, gets
+// an entry that tells only the trailing non-starters of its jamo (a T can
+// follow an LV syllable).
+func charAt[T string | []byte](c *composer, r T, i int) (rune, int, uint32) {
+	b := rune(r[i])
+	switch {
+	case b < utf8.RuneSelf:
+		return b, 1, c.blocks[c.index[0]][b] // whether a letter composes
+	case b < 0xE0:
+		ch := (b&0x1F)<<6 | rune(r[i+1])&0x3F
+		return ch, 2, c.entry(ch)
+	case b >= 0xF0:
+		ch := (b&0x07)<<18 | (rune(r[i+1])&0x3F)<<12 | (rune(r[i+2])&0x3F)<<6 | rune(r[i+3])&0x3F
+		return ch, 4, c.entry(ch)
+	}
+	ch := (b&0x0F)<<12 | (rune(r[i+1])&0x3F)<<6 | rune(r[i+2])&0x3F
+	switch {
+	case ch < hangulBase || ch >= hangulEnd:
+		return ch, 3, c.entry(ch)
+	case (ch-hangulBase)%jamoTCount == 0:
+		return ch, 3, 1 << eTailShift
+	}
+	return ch, 3, 2 << eTailShift
 }
 
 // decodeValid decodes the character at r[i], which must be well-formed and

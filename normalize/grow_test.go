@@ -71,8 +71,9 @@ func TestGrowthCount(t *testing.T) {
 // NFKC (U+FDFA).
 func TestExpansion(t *testing.T) {
 	c := theComposer()
-	if c.expand != [2]int{3, 11} {
-		t.Errorf("expansion bounds %v, want [3 11]", c.expand)
+	bound := [2]int{nfcExpansion, nfkcExpansion}
+	if got := [2]int{c.expansion(false), c.expansion(true)}; got != bound {
+		t.Errorf("expansion bounds %v from the tables, the grower assumes %v", got, bound)
 	}
 	for r := rune(0); r <= utf8.MaxRune; r++ {
 		if !utf8.ValidRune(r) || r>>7 < rune(len(c.index)) && c.index[r>>7] == 0 && r%61 != 0 {
@@ -80,8 +81,8 @@ func TestExpansion(t *testing.T) {
 		}
 		s := string(r)
 		for form, nf := range []norm.Form{norm.NFC, norm.NFKC} {
-			if n := len(nf.String(s)); n > c.expand[form]*len(s) {
-				t.Errorf("U+%04X: normal form of %d octets, bound %d", r, n, c.expand[form]*len(s))
+			if n := len(nf.String(s)); n > bound[form]*len(s) {
+				t.Errorf("U+%04X: normal form of %d octets, bound %d", r, n, bound[form]*len(s))
 			}
 		}
 	}
@@ -94,4 +95,44 @@ func TestExpansion(t *testing.T) {
 			t.Errorf("U+%04X U+%04X composes to the longer U+%04X", a, b, s.to)
 		}
 	}
+}
+
+// expansion computes, from the composer's tables, the longest output per
+// octet of input of the normalizer under the form of decomposition d (composer.decomp's canon or
+// compat): the longest decomposition per octet of its character, counting
+// the U+034F that the Stream-Safe Text Format may insert before a character
+// that starts with a non-starter. Composition only shortens the text (a
+// primary composite is never longer than the two characters it replaces:
+// TestExpansion), and octets that are not well-formed are copied as they
+// are.
+func (c *composer) expansion(nfkc bool) int {
+	most := 3 // a Hangul syllable: three octets, three jamo of three
+	for hi, b := range c.index {
+		if b == 0 {
+			continue // no entries: characters that stay as they are
+		}
+		for lo, e := range c.blocks[b] {
+			r := rune(hi)<<7 | rune(lo)
+			size := utf8.RuneLen(r)
+			if e == 0 || size < 0 {
+				continue
+			}
+			out := size
+			if e&eCompat != 0 && (nfkc || e&eCanon != 0) {
+				d := c.decomp[e>>eIdxShift].canon
+				if nfkc {
+					d = c.decomp[e>>eIdxShift].compat
+				}
+				out = 0
+				for _, x := range d {
+					out += utf8.RuneLen(x)
+				}
+			}
+			if e>>eLeadShift&3 != 0 {
+				out += utf8.RuneLen(cgj)
+			}
+			most = max(most, (out+size-1)/size)
+		}
+	}
+	return most
 }
