@@ -452,7 +452,8 @@ func handOn(r *http.Request, p *policy, body, sent []byte, rj *Rejection) {
 // it is refused (too_large, 413) before anything is read; a body of
 // unknown length is cut off past the limit, the handler's read fails with
 // an *http.MaxBytesError, and the pipeline logs a too_large line then
-// (binaryLimit). So a route's limits hold whatever the body's type. And
+// (binaryLimit; the Echo adapters answer 413 when the handler returns
+// the error: CutOff). So a route's limits hold whatever the body's type. And
 // it guards the trailers of a chunked body (trailerGuard). The wrapped
 // body is an unreadBody, which the adapters hand to the handler on a copy
 // of the request (detachBody).

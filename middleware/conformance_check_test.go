@@ -75,6 +75,9 @@ func (tc confCase) request() *http.Request {
 			}
 		}
 	}
+	if tc.parsedFirst {
+		_ = r.ParseForm() // its error is the middleware's to find
+	}
 	return r
 }
 
@@ -258,6 +261,12 @@ func (tc confCase) wantLine(tg confTarget) map[string]any {
 	l["message"] = "utf8guard: request rejected"
 	if mode == "monitor" {
 		l["message"] = "utf8guard: request flagged"
+	}
+	if rj.reason == "parsed_before_check" {
+		// The server's mistake: an error-level line that says what to do.
+		l["level"] = "error"
+		l["message"] = l["message"].(string) + ": its form was parsed before utf8guard ran, " +
+			"so its values were never checked; mount utf8guard before the middleware that parsed it"
 	}
 	l["reason"], l["location"], l["field"], l["offset"] = rj.reason, rj.location, rj.field, float64(rj.offset)
 	if rj.class != "" {

@@ -67,6 +67,9 @@ type confCase struct {
 	// noRequestID sends no X-Request-Id; every other request sends
 	// confRequestID.
 	noRequestID bool
+	// parsedFirst parses the request's form (Request.ParseForm) before
+	// the server sees it, as a middleware mounted before utf8guard would.
+	parsedFirst bool
 	// on limits the case to the targets of a group (confTarget.in): a
 	// request only that mount can route as the case means.
 	on string
@@ -374,6 +377,18 @@ func confCases() []confCase {
 			diffs: []confDiff{{in: "v4", log: map[string]any{"remote_ip": "203.0.113.9"},
 				why: "remote_ip is c.RealIP(): without an IPExtractor, Echo v4's believes X-Forwarded-For as sent; " +
 					"Echo v5's and the net/http adapter's take the connection's address"}}},
+
+		// A form parsed before utf8guard ran (parsedFirst: as a session or
+		// CSRF middleware mounted before it would): the server's mistake,
+		// 500 and an error-level line; Monitor logs it and passes on.
+		{name: "form parsed before the check", parsedFirst: true, method: "POST", target: "/api/e",
+			ct: "application/x-www-form-urlencoded", body: "x=%ff",
+			status: 500, rej: rej("parsed_before_check", "form", "", 0)},
+		{name: "query parsed before the check", parsedFirst: true, target: "/api/e?q=ok",
+			status: 500, rej: rej("parsed_before_check", "query", "", 0)},
+		{name: "monitor query parsed before the check", parsedFirst: true, table: with(monitor), target: "/api/e?q=ok",
+			status: 200, rej: flagged(rej("parsed_before_check", "query", "", 0)),
+			reads: &confReads{Path: "/api/e", Params: none, Query: q("q", "ok")}},
 	}
 }
 

@@ -81,7 +81,8 @@
 // bounded by Limits.BinaryBodyBytes, refused (413) before the handler runs
 // when its Content-Length says it is over, and cut off in the handler's
 // read (an *http.MaxBytesError) when it is chunked, with a too_large line
-// logged then.
+// logged then; a handler that returns that error gets the 413 refusal
+// (CutOff).
 //
 // # Adapters and the pipeline
 //

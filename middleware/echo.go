@@ -56,9 +56,13 @@ type Config struct {
 var DefaultConfig = Config{Skipper: emw.DefaultSkipper}
 
 // DefaultErrorHandler answers a rejection with an *echo.HTTPError of status
-// rj.Status() (400, or 413 for a body over its limit) whose message is
-// {"reason": ..., "location": ...}: it never echoes the offending bytes.
-// The Rejection is its Internal error.
+// rj.Status() whose message is {"reason": ..., "location": ...}: it never
+// echoes the offending bytes. The status is 400 for ill-formed text and
+// for every limit that is not a body's, 413 for a body or file part over
+// its limit, 415 for a refused media type or content coding, and 500 for
+// the server's own mistakes (parsed_before_check, a body it could not
+// spool); Rejection.Status lists them. The Rejection is its Internal
+// error.
 func DefaultErrorHandler(c echo.Context, rj *Rejection) error {
 	return echo.NewHTTPError(rj.Status(), map[string]string{
 		"reason":   rj.Reason.String(),
@@ -241,7 +245,16 @@ func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p
 			return m.check(c, next, moved, g.lookup(moved), dispatch, false, depth+1)
 		}
 	}
-	return next(c)
+	err := next(c)
+	if rj := CutOff(err); rj != nil && !c.Response().Committed {
+		// A body of unknown length the handler's read cut off: the
+		// refusal it would have had before the handler ran.
+		if m.onReject != nil {
+			m.onReject(c, rj)
+		}
+		return m.onError(c, rj)
+	}
+	return err
 }
 
 // preRoute finds, under e.Pre, the route Echo will dispatch r to once the

@@ -251,10 +251,11 @@ type guard struct {
 // the handler runs by then, and its read fails (binaryLimit).
 func (g *guard) reportLimit(lb *binaryLimit, r *http.Request, route string, mode rules.Mode, who identityFunc, x any) {
 	rt := strings.Clone(route) // so that route does not escape (run)
-	lb.report = func() {
+	lb.report = func() *Rejection {
 		rj := tooLarge(rules.Body, "", lb.limit)
 		rj.Route, rj.Mode = rt, mode
 		g.logRejection(r, rj, who(x))
+		return rj
 	}
 }
 

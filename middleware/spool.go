@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/utf8guard/utf8guard/rules"
 )
 
 // Spooling. A multipart body holds text, which is checked, and may hold
@@ -478,14 +480,58 @@ func (t *spoolReader) rest(body io.Reader) io.Reader {
 
 // binaryLimit bounds a binary body that is passed on unread and whose
 // length is unknown (chunked): past limit octets, the handler's read fails
-// with an *http.MaxBytesError, and report (set by the pipeline: it logs a
-// too_large line) runs, once.
+// with a *cutOffError, an *http.MaxBytesError to errors.As, and report
+// (set by the pipeline: it logs a too_large line and returns its
+// Rejection) runs, once.
 type binaryLimit struct {
 	io.ReadCloser
 	left   int64
 	limit  int64
-	report func()
+	report func() *Rejection
 	err    error
+}
+
+// cutOffError is the error of a read past a binaryLimit. It unwraps to
+// the *http.MaxBytesError that net/http's own limit would give, and
+// carries the too_large Rejection logged for it, so that an adapter can
+// answer it as its own refusal when the handler returns the error
+// (CutOff).
+type cutOffError struct {
+	mbe *http.MaxBytesError
+	rj  *Rejection
+}
+
+func (e *cutOffError) Error() string { return e.mbe.Error() }
+func (e *cutOffError) Unwrap() error { return e.mbe }
+
+// CutOff returns the Rejection of a body the handler's read cut off past
+// its limit, if err (what the handler returned) carries one and the
+// route enforces its policy; nil otherwise.
+//
+// A route that checks bodies bounds the binary bodies it passes on
+// unread too (Limits.BinaryBodyBytes). A body that declares its length is
+// refused before the handler runs; a body of unknown length (chunked) can
+// only be cut off when the handler reads past the limit: its read then
+// fails with an error that errors.As finds to be an *http.MaxBytesError,
+// and a too_large line is logged. A handler that returns that error, as
+// Echo handlers do, gets the refusal the limit would have given before
+// it ran: the Echo adapters answer it with OnReject and ErrorHandler
+// (413) when nothing has been written yet, and a framework adapter over
+// the Pipeline should do the same. A handler that swallows the error
+// answers what it chooses; the log line is written either way.
+func CutOff(err error) *Rejection {
+	if err == nil {
+		return nil // without a call: errors.As's target would be allocated
+	}
+	return cutOff(err)
+}
+
+func cutOff(err error) *Rejection {
+	var ce *cutOffError
+	if !errors.As(err, &ce) || ce.rj == nil || ce.rj.Mode != rules.Enforce {
+		return nil
+	}
+	return ce.rj
 }
 
 func (l *binaryLimit) Read(p []byte) (int, error) {
@@ -502,11 +548,12 @@ func (l *binaryLimit) Read(p []byte) (int, error) {
 	}
 	n = int(l.left)
 	l.left = 0
-	l.err = &http.MaxBytesError{Limit: l.limit}
+	ce := &cutOffError{mbe: &http.MaxBytesError{Limit: l.limit}}
 	if l.report != nil {
-		l.report()
+		ce.rj = l.report()
 		l.report = nil
 	}
+	l.err = ce
 	return n, l.err
 }
 

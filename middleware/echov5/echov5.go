@@ -107,9 +107,13 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 }
 
 // DefaultErrorHandler answers a rejection with an *Error of status
-// rj.Status() (400, 413 for a body over its limit, 415 for a media type the
-// policy refuses) whose body is {"location": ..., "reason": ...}: it never
-// echoes the offending octets. The Rejection is its Internal error.
+// rj.Status() whose body is {"location": ..., "reason": ...}: it never
+// echoes the offending octets. The status is 400 for ill-formed text and
+// for every limit that is not a body's, 413 for a body or file part over
+// its limit, 415 for a refused media type or content coding, and 500 for
+// the server's own mistakes (parsed_before_check, a body it could not
+// spool); middleware.Rejection.Status lists them. The Rejection is its
+// Internal error.
 func DefaultErrorHandler(c *echo.Context, rj *middleware.Rejection) error {
 	return &Error{Code: rj.Status(), Reason: rj.Reason.String(), Location: rj.Location.String(), Internal: rj}
 }
@@ -228,23 +232,40 @@ func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre 
 		setParams(c, names, v.Params)
 	}
 	if pre == nil {
-		return next(c)
+		return m.handle(c, next)
 	}
 	if pre.clearRaw && r.URL.RawPath != "" && !hasEncodedSlash(r.URL.RawPath) {
 		r.URL.RawPath = ""
 	}
 	if r.URL.Path == pre.path && r.URL.RawPath == pre.rawPath {
-		return next(c)
+		return m.handle(c, next)
 	}
 	// Rewritten: find where Echo will dispatch it.
 	moved := m.find(c)
 	if moved == route || m.pl.SamePolicy(moved, route) {
-		return next(c)
+		return m.handle(c, next)
 	}
 	if depth > 0 {
 		return m.refuseMove(c, r, route)
 	}
 	return m.check(c, next, moved, &preRouted{path: r.URL.Path, rawPath: r.URL.RawPath}, depth+1)
+}
+
+// handle runs next for an accepted request. A body of unknown length
+// that the handler's read cut off past its limit, when the handler
+// returns that error and has written nothing, gets the refusal it would
+// have had before the handler ran (middleware.CutOff).
+func (m *guard) handle(c *echo.Context, next echo.HandlerFunc) error {
+	err := next(c)
+	if rj := middleware.CutOff(err); rj != nil {
+		if resp, uerr := echo.UnwrapResponse(c.Response()); uerr == nil && !resp.Committed {
+			if m.onReject != nil {
+				m.onReject(c, rj)
+			}
+			return m.onError(c, rj)
+		}
+	}
+	return err
 }
 
 // params copies the names and values of pv into names and values (which
