@@ -419,11 +419,16 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 	if nfkc {
 		decomposes = eCompat
 	}
+	// tryPairs: the next segment may be one for pairRun. It is not tried
+	// again until the general loop has written a segment: after a
+	// character it writes from c.emit (U+FDFA), say, it would only stop.
+	tryPairs := !cmp
 	for i := 0; i < len(r); {
-		if seg.n == 0 && !cmp {
+		if tryPairs && seg.n == 0 {
 			if dst, i = pairRun(c, &seg, decomposes, dst, r, i, g, off); i == len(r) {
 				break
 			}
+			tryPairs = false
 		}
 		at := off + i // the segment holds the characters before at
 		ch, size, e := rune(r[i]), 1, uint32(0)
@@ -442,7 +447,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 				dst = seg.composeAndAppend(c, dst, g, at)
 				if !cmp {
 					// Back to the starter, for pairRun.
-					i = at - off
+					i, tryPairs = at-off, true
 					continue
 				}
 				if !check() {
@@ -642,7 +647,10 @@ func pairRun[T string | []byte](c *composer, seg *segment, decomposes uint32, ds
 		}
 		i = k
 	}
-	return append(g.room(dst, off+i, i-from), r[from:i]...), i
+	if i > from {
+		dst = append(g.room(dst, off+i, i-from), r[from:i]...)
+	}
+	return dst, i
 }
 
 // charAt returns the character at r[i], which must be well-formed, its
