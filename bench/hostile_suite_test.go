@@ -91,9 +91,11 @@ func BenchmarkHostile(b *testing.B) {
 							b.SetBytes(int64(len(p)))
 							b.ReportAllocs()
 							b.ResetTimer()
-							for b.Loop() {
-								f()
-							}
+							reportCPU(b, func() {
+								for b.Loop() {
+									f()
+								}
+							})
 						})
 					}
 				})

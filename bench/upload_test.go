@@ -362,15 +362,17 @@ func BenchmarkUpload(b *testing.B) {
 				_, sum := upBenchBody(size)
 				b.SetBytes(size)
 				b.ReportAllocs()
-				for b.Loop() {
-					r := httptest.NewRequest(http.MethodPost, "/upload/x", upBenchStream(size))
-					r.Header.Set("Content-Type", "multipart/form-data; boundary="+upBenchBoundary)
-					w := httptest.NewRecorder()
-					e.ServeHTTP(w, r)
-					if w.Code != 200 || !strings.Contains(w.Body.String(), sum) {
-						b.Fatalf("status %d: %s", w.Code, w.Body)
+				reportCPU(b, func() {
+					for b.Loop() {
+						r := httptest.NewRequest(http.MethodPost, "/upload/x", upBenchStream(size))
+						r.Header.Set("Content-Type", "multipart/form-data; boundary="+upBenchBoundary)
+						w := httptest.NewRecorder()
+						e.ServeHTTP(w, r)
+						if w.Code != 200 || !strings.Contains(w.Body.String(), sum) {
+							b.Fatalf("status %d: %s", w.Code, w.Body)
+						}
 					}
-				}
+				})
 			})
 		}
 	}

@@ -399,7 +399,9 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		var changed bool
 		text, changed, rj = s.checkPairs(bytesString(body), loc, &p.Form, p.formMode, &p.Limits)
 		if changed {
-			fixed = []byte(text)
+			// The repaired text is memory of its own, which nothing
+			// else references (rebuildPairs): the handler gets it.
+			fixed = stringBytes(text)
 		}
 	case rules.JSON:
 		fixed, rj = checkJSONBody(body, p, typ, sub) // or JSON lines: jsonlines.go
@@ -549,11 +551,12 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	var out []byte
 	switch loc {
 	case rules.Form:
-		text, rj := s.canonText(bytesString(body), loc, p)
-		if rj != nil || text == "" {
+		// The canonical text is memory of its own, which nothing else
+		// references (canonText): the handler gets it as it is.
+		var rj *Rejection
+		if out, rj = s.canonText(bytesString(body), loc, p); rj != nil {
 			return rj
 		}
-		out = []byte(text)
 	case rules.JSON:
 		var rj *Rejection
 		if out, rj = p.canonJSON(body); rj != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/normalize"
@@ -622,11 +623,15 @@ func appendFoldKey(dst, s []byte) []byte {
 // length of the pointer each time: a body of deeply nested long keys
 // above many strings took time quadratic in its size.)
 func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
-	sc := jsonScanner{p: body, maxDepth: -1}
+	js := jsonScratches.Get().(*jsonScratch)
+	defer js.release()
+	sc := jsonScanner{p: body, maxDepth: -1, more: js.frames[:0]}
 	if p.precisLocs&(1<<rules.JSON) != 0 {
 		sc.pointers = p.jsonPrecis
 	}
-	var out, buf, tok, norm []byte
+	var out []byte
+	buf, tok, norm := js.buf[:0], js.tok[:0], js.norm[:0]
+	defer func() { js.buf, js.tok, js.norm, js.frames = buf, tok, norm, sc.more }()
 	last := 0
 	size := int64(len(body)) // of the body once rewritten
 	limit := p.Limits.BodyBytes
@@ -707,6 +712,41 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 	return append(out, body[last:]...), nil
 }
 
+// jsonScratch is canonJSON's working memory: the decoded string, the
+// folded key and the normal form of the string at hand, and the open
+// containers past the scanner's own sixteen. It is pooled, so that a body
+// of many strings, or of long ones, costs a constant number of
+// allocations once the pool has seen one like it. None of it reaches the
+// handler: the canonical body is built in memory of its own.
+type jsonScratch struct {
+	buf, tok, norm []byte
+	frames         []jsonFrame
+}
+
+var jsonScratches = sync.Pool{New: func() any { return new(jsonScratch) }}
+
+// Past these sizes a jsonScratch's memory is not kept: a normal form may
+// be up to the body limit (1 MiB by default) long.
+const (
+	maxPooledJSONBuf    = 2 << 20
+	maxPooledJSONFrames = 1 << 12
+)
+
+// release puts js back in the pool, without what a huge body left in it.
+func (js *jsonScratch) release() {
+	for _, b := range []*[]byte{&js.buf, &js.tok, &js.norm} {
+		if cap(*b) > maxPooledJSONBuf {
+			*b = nil
+		}
+	}
+	if cap(js.frames) > maxPooledJSONFrames {
+		js.frames = nil
+	}
+	clear(js.frames[:cap(js.frames)]) // no pointer into a policy kept alive by the pool
+	js.frames = js.frames[:0]
+	jsonScratches.Put(js)
+}
+
 // jsonCanonical returns the canonical form of one decoded string or key,
 // and whether it differs from text: the enforced form of node's PRECIS
 // profile when node has one, the route's normalization otherwise. Unlike
@@ -739,8 +779,8 @@ func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64, buf *[
 		return text, false, nil
 	}
 	nt, ok := p.normalBoundedTo((*buf)[:0], text, room)
-	if ok {
-		*buf = nt
+	if cap(nt) > cap(*buf) {
+		*buf = nt[:0] // the memory grown, kept for the next string or body even when refused
 	}
 	if !ok {
 		return nil, false, tooLarge(rules.JSON, "", p.Limits.BodyBytes)
@@ -764,10 +804,16 @@ const maxCanonGrowth = 11
 // stream-safe format breaks a run of more than 30 non-starters, and
 // normalizing the parts apart breaks it elsewhere.)
 func (p *policy) normalBounded(text []byte, room int64) ([]byte, bool) {
-	return p.normalBoundedTo(nil, text, room)
+	out, ok := p.normalBoundedTo(nil, text, room)
+	if !ok {
+		return nil, false
+	}
+	return out, true
 }
 
-// normalBoundedTo is normalBounded appending to dst.
+// normalBoundedTo is normalBounded appending to dst; when the form is too
+// long it returns false with what it had appended, whose memory the
+// caller may keep for another text.
 func (p *policy) normalBoundedTo(dst, text []byte, room int64) ([]byte, bool) {
 	if int64(len(text)) <= room/maxCanonGrowth {
 		return p.form.Append(dst, text), true
@@ -786,7 +832,7 @@ func (p *policy) normalBoundedTo(dst, text []byte, room int64) ([]byte, bool) {
 		out = p.form.Append(out, text[:k])
 		text = text[k:]
 		if int64(len(out)) > room {
-			return nil, false
+			return out, false
 		}
 	}
 	return out, true

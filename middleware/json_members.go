@@ -140,13 +140,22 @@ type memberCheck struct {
 var memberChecks = sync.Pool{New: func() any { return new(memberCheck) }}
 
 // Past these sizes a memberCheck's memory is not kept for the next body:
-// one huge body must not pin it. (A name costs 24 octets in keys, 32 more
-// in norms where the route normalizes, and about 8 in the table per
-// kind.)
+// a body over the default limit must not pin what it needed. Up to them
+// it is kept, so that a body of many names, up to the default limit of
+// 1 MiB (at most 209,716 names: five octets each at least), allocates
+// nothing here once the pool has seen one like it: the allocations of a
+// request do not grow with its names. (A name costs 24 octets in keys,
+// 32 more in norms where the route normalizes, and 8 to 16 in the table
+// per kind; sync.Pool lets go of what two collections find unused.)
 const (
-	maxPooledNames = 1 << 14
-	maxPooledArena = 64 << 10
+	maxPooledNames = 1 << 18
+	maxPooledArena = 4 << 20
+	maxPooledSlots = 8 * maxPooledNames
 )
+
+// growFrom is the number of names past which keys and norms are grown to
+// hold every name the body can hold, at once (growth).
+const growFrom = 1 << 10
 
 // memberKinds lists the nameKinds a policy compares names by.
 var memberKinds = [...][]nameKind{
@@ -191,9 +200,20 @@ func (nb *nextByte) from(p []byte, i int, c byte) int {
 
 // checkMembers runs memberCheck over body under p; escapes says whether
 // the body may hold escapes ("\\").
+//
+// Without escapes, two quick tests come first: namesDistinct, which looks
+// at the colons only, for a small body whose names are all different, and
+// objectNamesDistinct, which follows the objects, for one whose names
+// repeat from object to object only (an array of records). Either answers true only
+// where memberCheck would refuse nothing.
 func checkMembers(body []byte, p *policy, escapes bool) *Rejection {
-	if !escapes && namesDistinct(body, p.form) {
-		return nil
+	if !escapes {
+		if namesDistinct(body, p.form) {
+			return nil
+		}
+		if objectNamesDistinct(body, p.form) {
+			return nil
+		}
 	}
 	mc := memberChecks.Get().(*memberCheck)
 	mc.p, mc.form, mc.escapes, mc.kinds = body, p.form, escapes, kindsOf(p)
@@ -207,8 +227,8 @@ func (mc *memberCheck) release() {
 	mc.p = nil
 	mc.quote, mc.open, mc.close = nextByte{}, nextByte{}, nextByte{}
 	mc.objs, mc.nkeys, mc.arena, mc.bound = mc.objs[:0], 0, mc.arena[:0], 0
-	mc.table.reset(4 * maxPooledNames)
-	if len(mc.keys) > maxPooledNames || len(mc.norms) > maxPooledNames || cap(mc.objs) > maxPooledNames {
+	mc.table.reset(maxPooledSlots)
+	if cap(mc.keys) > maxPooledNames || cap(mc.norms) > maxPooledNames || cap(mc.objs) > maxPooledNames {
 		mc.keys, mc.norms, mc.objs = nil, nil, nil
 	}
 	if cap(mc.arena) > maxPooledArena {
@@ -299,6 +319,134 @@ func namesDistinct(body []byte, form normalize.Form) bool {
 		seen[n] = h
 		n++
 	}
+}
+
+// objectNamesDistinct is the quick test of checkMembers for a body without
+// escapes whose names repeat from object to object: it reports true when
+// no object of body has two member names of one identity, so that
+// memberCheck would refuse nothing. Without escapes every '"' opens or
+// closes a string, so names and objects are where memberCheck finds them:
+// a name is a string followed by white space and a colon in an open
+// object, and its identity foldKey of the name, which on a route that
+// normalizes must be normal (ASCII, or IsNormal in form): then its
+// canonical form is itself, and names that are not one under folding
+// collide in no form. Each name is fingerprinted as namesDistinct does and
+// compared with those of its object before it; any doubt (a repeated
+// fingerprint, more than shapeNames names open at once, objects nested
+// more than shapeObjects deep, a name that is not normal) answers false,
+// and memberCheck decides.
+//
+// Each octet is looked at once or twice: long strings and gaps are
+// crossed with IndexByte, each octet searched once for each of the three
+// octets that end them (nextByte).
+func objectNamesDistinct(p []byte, form normalize.Form) bool {
+	var seen [shapeNames]uint64
+	var objs [shapeObjects]uint8 // where each open object's names start in seen
+	var quote, open, close nextByte
+	nobj, n := 0, 0
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '"':
+			// The string's end: a word at a time over the first 32
+			// octets, where most strings end, then with IndexByte.
+			start := i + 1
+			end := start
+			for lim := min(start+32, len(p)-7); end < lim; end += 8 {
+				if m := hasOctet(binary.LittleEndian.Uint64(p[end:]), '"'); m != 0 {
+					end += bits.TrailingZeros64(m) / 8
+					goto found
+				}
+			}
+			end = quote.from(p, end, '"')
+		found:
+			if end >= len(p) {
+				return true // unterminated: where memberCheck stops
+			}
+			j := end + 1
+			for j < len(p) && isJSONSpace(p[j]) {
+				j++
+			}
+			if j < len(p) && p[j] == ':' {
+				if nobj > 0 {
+					if nobj > len(objs) {
+						return false
+					}
+					// A plain name of up to seven octets is its own
+					// fingerprint (packPlain), here; shapeName takes
+					// the others.
+					h, ok := uint64(0), false
+					if k := end - start; k < 8 && len(p)-start >= 8 {
+						h, ok = plainWord(binary.LittleEndian.Uint64(p[start:])&(1<<(8*k)-1), k)
+					}
+					if !ok {
+						if h, ok = shapeName(p[start:end], p[start:], form); !ok {
+							return false
+						}
+					}
+					for _, g := range seen[objs[nobj-1]:n] {
+						if g == h {
+							return false
+						}
+					}
+					if n == len(seen) {
+						return false
+					}
+					seen[n] = h
+					n++
+				}
+				j++
+			}
+			i = j
+			continue
+		case '{':
+			if nobj < len(objs) {
+				objs[nobj] = uint8(n)
+			}
+			nobj++
+		case '}':
+			if nobj > 0 {
+				nobj--
+				if nobj < len(objs) {
+					n = int(objs[nobj])
+				}
+			}
+		default:
+			// A gap: octet by octet over a few, where most end, then
+			// with IndexByte.
+			i++
+			lim := min(i+16, len(p))
+			for i < lim && p[i] != '"' && p[i] != '{' && p[i] != '}' {
+				i++
+			}
+			if i == lim && i < len(p) {
+				i = min(quote.from(p, i, '"'), open.from(p, i, '{'), close.from(p, i, '}'))
+			}
+			continue
+		}
+		i++
+	}
+	return true
+}
+
+// The most names and nested objects objectNamesDistinct keeps track of.
+const (
+	shapeNames   = 32
+	shapeObjects = 16
+)
+
+// shapeName returns the fingerprint of the member name name (rest: name
+// and what follows it in the body) as namesDistinct makes it, or false
+// when the name is not normal on a route that normalizes.
+func shapeName(name, rest []byte, form normalize.Form) (uint64, bool) {
+	if h, ok := packPlain(name, rest); ok {
+		return h, true
+	}
+	ascii, lower := asciiName(name)
+	if form != normalize.None && !ascii && !form.IsNormal(name) {
+		return 0, false
+	}
+	var fold [64]byte
+	return hashFolded(name, lower, &fold), true
 }
 
 func (mc *memberCheck) run() *Rejection {
@@ -524,14 +672,15 @@ func (mc *memberCheck) next() int {
 }
 
 // growth returns how many names to make room for in keys or norms, which
-// hold n and are full: as many again (append's growth of large slices, a
-// quarter, allocates five times the final size along the way), but, past
-// what the pool keeps, all the body can still hold at once. Every name
-// is followed by a colon, and takes five octets at least (`,"":0`): a
-// body of many names (the case where they matter) is reserved for once,
-// instead of in a dozen doublings that allocate as much again.
+// hold n and are full: as many again while they are few (append's growth
+// of large slices, a quarter, allocates five times the final size along
+// the way), and past growFrom all the body can still hold at once. Every
+// name is followed by a colon, and takes five octets at least
+// (`,"":0`): a body of many names (the case where they matter) is
+// reserved for once, instead of in a dozen doublings that allocate as
+// much again; the pool then keeps it for the next such body.
 func (mc *memberCheck) growth(n int) int {
-	if n < maxPooledNames {
+	if n < growFrom {
 		return max(n, 16)
 	}
 	if mc.bound == 0 {
@@ -627,9 +776,9 @@ func (mc *memberCheck) insert(at int) {
 func (mc *memberCheck) growTable() {
 	t := &mc.table
 	size := max(16, 2*len(t.slots))
-	if size > 4*maxPooledNames && len(mc.keys) > 0 {
-		// As keys, past what the pool keeps: room for as many names as
-		// keys has, at once.
+	if size > 2*growFrom && len(mc.keys) > 0 {
+		// As keys, past growFrom: room for as many names as keys has,
+		// at once.
 		for size < 2*cap(mc.keys)*len(mc.kinds) {
 			size *= 2
 		}

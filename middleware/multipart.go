@@ -2,7 +2,6 @@ package middleware
 
 import (
 	"bytes"
-	"crypto/rand"
 	"errors"
 	"io"
 	"maps"
@@ -117,23 +116,22 @@ func (pt *mimePart) nestedBoundary() string {
 // as sent) of the line where Go's decoder fails: content is then what it
 // decoded before.
 //
-// A part of a body in memory is read into buf, appending (its earlier
-// contents stay where they are), which it returns grown: raw and content
-// are parts of it. A part of a body that streams is read up to pt.max
-// octets, through pooled chunks into memory of its own (readPart): past
-// them, pt.over is set and nothing is returned. A quoted-printable part is
-// decoded into buf.
+// The part is read into buf, appending (its earlier contents stay where
+// they are), which it returns grown: raw and content are parts of it. A
+// part of a body that streams is read up to pt.max octets (readUpTo):
+// past them, pt.over is set and nothing is returned. A quoted-printable
+// part is decoded into buf.
 func (pt *mimePart) readContent(buf []byte) (content, raw, grown []byte, truncated bool, qpOff int) {
 	var err error
+	lo := len(buf)
 	if pt.max >= 0 {
-		if raw, pt.over, err = readPart(pt.raw, pt.max); pt.over {
-			return nil, nil, buf, true, -1
+		if buf, pt.over, err = readUpTo(buf, pt.raw, pt.max); pt.over {
+			return nil, nil, buf[:lo], true, -1
 		}
 	} else {
-		lo := len(buf)
 		buf, err = readAll(buf, pt.raw)
-		raw = buf[lo:len(buf):len(buf)]
 	}
+	raw = buf[lo:len(buf):len(buf)]
 	// The only error a part of a body in memory can end with, given a
 	// boundary of at most maxBoundary octets, is io.ErrUnexpectedEOF:
 	// the body ends before the part's delimiter. Any other is taken as
@@ -170,6 +168,56 @@ func readAll(dst []byte, r io.Reader) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
+	}
+}
+
+// readUpTo is readAll, of at most limit octets of r: over says that r holds
+// more, and then dst is returned as it came. It reads through pooled
+// chunks (chunkPool, as readBody), and appends what it read to dst only once it is
+// known to be within the limit, growing dst to the size read, no more: a
+// part over the limit costs working memory, not garbage, and dst, pooled
+// itself (mpMem), is not outgrown.
+func readUpTo(dst []byte, r io.Reader, limit int64) ([]byte, bool, error) {
+	var arr [maxPooledChunks]*[chunkSize]byte
+	chunks := arr[:0]
+	defer func() {
+		for i, c := range chunks {
+			if i < maxPooledChunks {
+				chunkPool.Put(c)
+			}
+		}
+	}()
+	var n int64
+	for {
+		off := n % chunkSize
+		if off == 0 {
+			chunks = append(chunks, chunkPool.Get().(*[chunkSize]byte))
+		}
+		buf := chunks[len(chunks)-1][off:]
+		if left := limit - n; left < int64(len(buf)) {
+			buf = buf[:left+1] // one past the limit tells there is more
+		}
+		k, err := r.Read(buf)
+		n += int64(k)
+		if n > limit {
+			return dst, true, nil
+		}
+		if err == nil {
+			continue
+		}
+		if err == io.EOF {
+			err = nil
+		}
+		if int64(cap(dst)-len(dst)) < n {
+			nb := make([]byte, len(dst), int64(len(dst))+n)
+			copy(nb, dst)
+			dst = nb
+		}
+		for i, c := range chunks {
+			k := min(chunkSize, n-int64(i)*chunkSize)
+			dst = append(dst, c[:k]...)
+		}
+		return dst, false, err
 	}
 }
 
@@ -494,10 +542,18 @@ func lineEnd(p []byte) (int, bool) {
 // mpCounts counts the parts and fields of a body, nested ones included.
 // st is the top-level body as it streams, nil for a body in memory; mem
 // the memory its parts are read into (memory), nil until then.
+//
+// rb, when set, rebuilds the body in the same walk (the walk that checks
+// it reads each part once, for both): levels holds the body being
+// rebuilt at each depth. The first rejection of the rebuild is kept in
+// rb.rj, and ends the rebuild, not the check: a body the check refuses is
+// refused for that, wherever it comes, as when the rebuild came after.
 type mpCounts struct {
 	parts, fields int
 	st            *mpFlow
 	mem           *mpMem
+	rb            *rebuilder
+	levels        [maxMultipartDepth + 1]*rebuiltLevel
 }
 
 // memory returns n.mem, made if there is none (a count made without it
@@ -509,21 +565,70 @@ func (n *mpCounts) memory() *mpMem {
 	return n.mem
 }
 
+// rebuilding returns the rebuilder while the body is rebuilt: nil when it
+// is not, or no longer (a rejection).
+func (n *mpCounts) rebuilding() *rebuilder {
+	if n.rb == nil || n.rb.rj != nil {
+		return nil
+	}
+	return n.rb
+}
+
+// keep adds a part the rebuild made to the body at depth, or keeps its
+// rejection.
+func (n *mpCounts) keep(depth int, part rebuiltPart, changed, complete bool, rj *Rejection) {
+	if rj != nil {
+		n.rb.rj = rj
+		return
+	}
+	lv := n.levels[depth]
+	lv.parts = append(lv.parts, part)
+	lv.changed = lv.changed || changed
+	lv.complete = lv.complete && complete
+}
+
 // checkLevel checks one multipart body, the top-level one at depth 0 or a
 // nested one, reading its parts' contents into n's memory, at depth.
 func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts) *Rejection {
+	_, rj := p.walkLevel(body, boundary, depth, n, false)
+	return rj
+}
+
+// walkLevel is checkLevel, which, with rebuild (and n.rb), also rebuilds
+// the body as rebuilder.level does, in the same walk: it returns the body
+// rebuilt, written into the arena when it changes and is complete; nil
+// once the rebuild has stopped.
+func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts, rebuild bool) (*rebuiltLevel, *Rejection) {
 	if rj := boundaryRejection(boundary, depth); rj != nil {
-		return rj
+		return nil, rj
 	}
 	m := n.memory()
 	m.bufs[depth] = reserve(m.bufs[depth], len(body))
+	var lv *rebuiltLevel
+	if rebuild {
+		lv = &rebuiltLevel{complete: true}
+		n.levels[depth] = lv
+	}
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
 		if rj := p.checkPart(pt, depth, n); rj != nil {
-			return rj
+			return nil, rj
 		}
 	}
-	return nil
+	rb := n.rebuilding()
+	if lv == nil || rb == nil {
+		return nil, nil
+	}
+	lv.complete = lv.complete && !s.broken
+	if lv.changed && lv.complete {
+		// Written into the arena: its parent's part holds it, and the
+		// parent is written out in turn.
+		if rj := lv.writeTo(rb.boundary, &m.arena); rj != nil {
+			rb.rj = rj
+			return nil, nil
+		}
+	}
+	return lv, nil
 }
 
 // boundaryRejection refuses a body nested deeper than maxMultipartDepth
@@ -560,18 +665,44 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	if badCharset && p.RefuseCharsets {
 		return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: field, Err: sanitize.ErrBadCharset}
 	}
+	// The rebuild, if any, takes the names now, as it takes them before
+	// the content (and, for a nested body, before its parts).
+	rb := n.rebuilding()
+	var out rebuiltPart
+	var canonField string
+	var changed bool
+	if rb != nil {
+		var rj *Rejection
+		if out, canonField, changed, rj = rb.names(pt); rj != nil {
+			n.rb.rj, rb = rj, nil
+		}
+	}
 	nested := pt.nestedBoundary()
 	if p.dataPart(pt) {
 		if depth == 0 && n.st != nil {
-			return n.st.data(pt, field) // data, streaming: counted and bounded
+			// Data, streaming: counted and bounded, and copied to the
+			// rebuild's spool as it passes.
+			off := n.st.sinkLen()
+			complete, rj := n.st.data(pt, field, rb != nil)
+			if rj != nil || rb == nil {
+				return rj
+			}
+			out.data, out.dataOff, out.dataLen = true, off, n.st.sinkLen()-off
+			part, ch, complete, rj := rb.content(pt, depth, out, canonField, changed, nil, complete, nil)
+			n.keep(depth, part, ch, complete, rj)
+			return nil
 		}
-		return nil // data: not read (NextRawPart drains it)
+		if rb == nil {
+			return nil // data: not read (NextRawPart drains it)
+		}
+		// Read for the rebuild, which keeps it: a data part of a
+		// nested body, bounded by the body it is in.
 	}
 	// A broken part (the body ends inside it) fails the handler's parser
 	// too, but only after a streaming handler has read what came before
 	// the break: that much is checked all the same, and the scan ends.
 	m := n.memory()
-	content, raw, buf, _, qpOff := pt.readContent(m.bufs[depth][:0])
+	content, raw, buf, truncated, qpOff := pt.readContent(m.bufs[depth][:0])
 	m.bufs[depth] = buf
 	if pt.over {
 		return tooLarge(rules.Multipart, "", pt.max) // text over the body's text limit
@@ -584,8 +715,16 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 			return rj
 		}
 	}
+	var sub *rebuiltLevel
 	if nested != "" {
-		return p.checkLevel(content, nested, depth+1, n)
+		var rj *Rejection
+		if sub, rj = p.walkLevel(content, nested, depth+1, n, rb != nil); rj != nil {
+			return rj
+		}
+	}
+	if rb != nil && n.rebuilding() != nil {
+		part, ch, complete, rj := rb.content(pt, depth, out, canonField, changed, content, !truncated, sub)
+		n.keep(depth, part, ch, complete, rj)
 	}
 	return nil
 }
@@ -738,14 +877,14 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	// canonical form, the common one, ends here; the rebuild proper,
 	// which keeps every part, reads the body again from the start, and
 	// so finds what the probe found before the change, and the rest.
-	probe := &rebuilder{p: p, boundary: rand.Text, mem: m, probe: true}
+	probe := &rebuilder{p: p, boundary: randText, mem: m, probe: true}
 	if _, rj := probe.level(body, params["boundary"], 0); rj != errMPChanged {
 		return nil, rj // nil when nothing changes
 	}
 	// The contents kept are the body's, less where normalization
 	// shrinks them: most rebuilds fit in what is reserved here.
 	m.arena = reserve(m.arena, len(body))
-	rb := &rebuilder{p: p, boundary: rand.Text, mem: m}
+	rb := &rebuilder{p: p, boundary: randText, mem: m}
 	lv, rj := rb.level(body, params["boundary"], 0)
 	switch {
 	case rj != nil:
@@ -804,6 +943,9 @@ type rebuilder struct {
 	// stream says that the top-level body is spooled: the contents of its
 	// data parts are not read, but copied from the spool (canonSpool).
 	stream bool
+	// rj is the first rejection of a rebuild made in the walk that
+	// checks the body (mpCounts), which ends the rebuild there.
+	rj *Rejection
 	// mem is the working memory: the probe reads parts into its bufs,
 	// the rebuild into its arena, which holds them, and the normal forms
 	// it makes, until they are written. Nil until a part is read (a
@@ -839,8 +981,11 @@ type rebuiltPart struct {
 	hasDisp    bool
 	nested     *rebuiltLevel // the content is this rebuilt nested body
 	// data says that the content is a data part's, left in the spool
-	// (rebuilder.stream): content is nil.
-	data bool
+	// (rebuilder.stream): content is nil. A walk that checks and rebuilds
+	// at once (mpRebuild) copies it to a spool of its own as it passes:
+	// dataOff and dataLen are where it lies there.
+	data             bool
+	dataOff, dataLen int64
 }
 
 // level reads one multipart body, the top-level one at depth 0 or a
@@ -964,59 +1109,18 @@ func (rb *rebuilder) collide(name, canon string) *Rejection {
 
 // part canonicalizes one part: its names, then its content. changed says
 // whether anything in it changes; complete is false when the body ends
-// inside it or a nested body in it is not complete.
+// inside it or a nested body in it is not complete. It reads the part
+// itself; the walk that checks a body (checkPart) reads it once for both,
+// and calls names and content.
 func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, complete bool, rj *Rejection) {
 	p := rb.p
 	if rb.mem == nil {
-		rb.mem = new(mpMem) // a rebuilder made without memory (canonSpool)
+		rb.mem = new(mpMem) // a rebuilder made without memory
 	}
-	hdr := pt.header // the part's own: NextRawPart made it for this part
-	out = rebuiltPart{header: hdr, hasDisp: pt.dispParams != nil}
-	field := pt.name // as sent, until its canonical form is known
-	if params := pt.dispParams; params != nil {
-		sent := hdr.Get("Content-Disposition")
-		var touched []string
-		for _, key := range [...]string{"name", "filename"} {
-			v, ok := params[key]
-			if !ok {
-				continue
-			}
-			if key == "filename" {
-				if rj := checkFileNameSyntax(p, field, v); rj != nil {
-					return out, false, false, rj
-				}
-			}
-			nv, ch, rj := rb.text(field, stringBytes(v), false)
-			if rj != nil {
-				return out, false, false, rj
-			}
-			if ch {
-				params[key], touched = string(nv), append(touched, key)
-			}
-		}
-		canonName := params["name"] // rewritten already, but in Monitor mode
-		if p.Mode == rules.Monitor {
-			canonName = ""
-		}
-		if rj := rb.collide(pt.name, canonName); rj != nil {
-			return out, false, false, rj
-		}
-		field = params["name"] // the canonical name names the field
-		out.name, out.file = field, params["filename"]
-		if touched != nil {
-			// In the client's form where it can be (disposition.go).
-			cd, ok := rewriteDisposition(sent, pt.disp, params, touched)
-			if !ok {
-				cd = mime.FormatMediaType(pt.disp, params)
-			}
-			if cd == "" {
-				return out, false, false, multipartSyntax(field) // cannot happen: parsed as tokens
-			}
-			hdr.Set("Content-Disposition", cd)
-			changed = true
-		}
+	out, field, changed, rj := rb.names(pt)
+	if rj != nil {
+		return out, false, false, rj
 	}
-
 	if rb.stream && depth == 0 && p.dataPart(pt) {
 		// Data: copied from the spool as it is when the body is written.
 		_, err := io.Copy(io.Discard, pt.raw)
@@ -1031,17 +1135,88 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 	if pt.over {
 		return out, false, false, tooLarge(rules.Multipart, "", pt.max) // refused by the check already
 	}
-	kept := false // content is memory the next part does not reuse
 	if qpOff >= 0 {
 		return out, false, false, qpRejection(safeField(field), raw, qpOff) // refused by the check already
 	}
-	complete = !truncated
-	text, _ := p.textPart(pt) // a refused charset was refused by the check
+	var sub *rebuiltLevel
 	if nb := pt.nestedBoundary(); nb != "" {
-		sub, rj := rb.level(content, nb, depth+1)
-		if rj != nil {
+		if sub, rj = rb.level(content, nb, depth+1); rj != nil {
 			return out, false, false, rj
 		}
+	}
+	return rb.content(pt, depth, out, field, changed, content, !truncated, sub)
+}
+
+// names canonicalizes the names of one part: the parameters "name" and
+// "filename" of its Content-Disposition, rewritten in the header in the
+// client's form, a file name refused if its canonical form adds syntax,
+// and a field name refused if it collides with another. field is the
+// part's field name, canonical (as sent in Monitor mode).
+func (rb *rebuilder) names(pt *mimePart) (out rebuiltPart, field string, changed bool, rj *Rejection) {
+	p := rb.p
+	hdr := pt.header // the part's own: NextRawPart made it for this part
+	out = rebuiltPart{header: hdr, hasDisp: pt.dispParams != nil}
+	field = pt.name // as sent, until its canonical form is known
+	params := pt.dispParams
+	if params == nil {
+		return out, field, false, nil
+	}
+	sent := hdr.Get("Content-Disposition")
+	var touched []string
+	for _, key := range [...]string{"name", "filename"} {
+		v, ok := params[key]
+		if !ok {
+			continue
+		}
+		if key == "filename" {
+			if rj := checkFileNameSyntax(p, field, v); rj != nil {
+				return out, field, false, rj
+			}
+		}
+		nv, ch, rj := rb.text(field, stringBytes(v), false)
+		if rj != nil {
+			return out, field, false, rj
+		}
+		if ch {
+			params[key], touched = string(nv), append(touched, key)
+		}
+	}
+	canonName := params["name"] // rewritten already, but in Monitor mode
+	if p.Mode == rules.Monitor {
+		canonName = ""
+	}
+	if rj := rb.collide(pt.name, canonName); rj != nil {
+		return out, field, false, rj
+	}
+	field = params["name"] // the canonical name names the field
+	out.name, out.file = field, params["filename"]
+	if touched != nil {
+		// In the client's form where it can be (disposition.go).
+		cd, ok := rewriteDisposition(sent, pt.disp, params, touched)
+		if !ok {
+			cd = mime.FormatMediaType(pt.disp, params)
+		}
+		if cd == "" {
+			return out, field, false, multipartSyntax(field) // cannot happen: parsed as tokens
+		}
+		hdr.Set("Content-Disposition", cd)
+		changed = true
+	}
+	return out, field, changed, nil
+}
+
+// content canonicalizes the content of one part, read as NextPart reads
+// it (complete false when the body ends inside it), given what names made
+// of its header: out, field and changed. sub is its nested body, rebuilt,
+// when it is one. A data part's content, left in a spool, is nil, and
+// out.data set.
+func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field string, changed bool,
+	content []byte, complete bool, sub *rebuiltLevel) (rebuiltPart, bool, bool, *Rejection) {
+	p := rb.p
+	hdr := out.header
+	kept := false             // content is memory the next part does not reuse
+	text, _ := p.textPart(pt) // a refused charset was refused by the check
+	if sub != nil {
 		if sub.changed {
 			changed = true
 			complete = complete && sub.complete
@@ -1084,13 +1259,16 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 		// within the limit already. The text limit bounds text: data is
 		// written as it came, within the limits of data.
 		if depth == 0 && p.dataPart(pt) {
-			rb.data += int64(len(content))
+			rb.data += int64(len(content)) + out.dataLen
 		} else {
 			rb.leaves += int64(len(content))
 		}
 		if lim := p.Limits.BodyBytes; lim >= 0 && rb.leaves > lim && rb.first != nil {
 			return out, false, false, tooLarge(rules.Multipart, "", lim)
 		}
+	}
+	if out.data {
+		return out, changed, complete, nil
 	}
 	if !kept && !rb.probe {
 		lo := len(rb.mem.arena)

@@ -202,8 +202,13 @@ func needsDecoding(s string, mode sanitize.EscapeMode) bool {
 // rebuildPairs re-encodes raw with every ill-formed sequence of every key
 // and value replaced by U+FFFD. raw has passed checkPairs but for encoding
 // errors, so what fails here is a forbidden character that the repair
-// exposed, or a value that U+FFFD made longer than the limit.
+// exposed, or a value that U+FFFD made longer than the limit. Each key and
+// value is decoded into pooled working memory (ToValid allocates the
+// repaired ones); the text returned is memory of its own, which nothing
+// else references: the caller may hand its octets on (checkBody does).
 func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
+	pc := pairCanons.Get().(*pairCanon)
+	defer pc.release()
 	out := make([]byte, 0, len(raw)+16)
 	for pr := range eachPair(raw) {
 		if len(out) > 0 {
@@ -217,8 +222,8 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 				}
 				out = append(out, '=')
 			}
-			dec, _ := sanitize.AppendUnescape(nil, part, mode&^sanitize.RefuseDoubleEncoding)
-			dec = sanitize.ToValid(dec)
+			pc.tmp, _ = sanitize.AppendUnescape(pc.tmp[:0], part, mode&^sanitize.RefuseDoubleEncoding)
+			dec := sanitize.ToValid(pc.tmp)
 			if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
 				return "", false, tooLarge(loc, strings.Clone(safeField(key)), int64(lim.FieldBytes))
 			}
@@ -234,7 +239,7 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 	if limit := textLimit(loc, lim); overLimit(len(out), limit) {
 		return "", false, tooLarge(loc, "", limit)
 	}
-	return string(out), true, nil
+	return bytesString(out), true, nil
 }
 
 // pairsMode returns the check of a query or form text and the escape mode
@@ -248,7 +253,7 @@ func (p *policy) pairsMode(loc rules.Location) (*rules.Check, sanitize.EscapeMod
 
 // canonText canonicalizes a query or form text that has passed checkPairs:
 // it returns the text re-encoded in canonical form (which Monitor mode
-// only measures), or "" when nothing changes, or the rejection of a
+// only measures), or nil when nothing changes, or the rejection of a
 // canonical key or value that fails the location's policy (the first, in
 // the text's order), or of two distinct keys that have one canonical form
 // (key_collision), or of a canonical text over the location's limit.
@@ -259,17 +264,33 @@ func (p *policy) pairsMode(loc rules.Location) (*rules.Check, sanitize.EscapeMod
 // each key and value once: the canonical text is written from the first
 // pair that changes on (the pairs before it re-encoded as they are), and
 // the canonical keys are kept for the collision check, which runs only
-// when a key changes. Nothing allocates when nothing changes; otherwise
-// the canonical text, once, and, for a PRECIS field that changes, what
-// the profile's enforcement allocates. The returned string is the only
-// reference to its memory.
-func (s *scratch) canonText(raw string, loc rules.Location, p *policy) (string, *Rejection) {
+// when a key changes. Nothing allocates when nothing changes.
+//
+// The canonical text is written into pooled working memory, up to
+// maxPooledPairBytes of it, and only counted past that; once the text is
+// accepted, it goes into one slice of its exact length, and what did not
+// fit is written there by a second pass over the pairs that did not
+// (writePairs), which normalizes their changed values again (a PRECIS
+// form is kept from the first pass). So a rewrite allocates the canonical
+// text once, at its length, and, for a PRECIS field that changes, what
+// the profile's enforcement allocates; a text longer than the working
+// memory costs a second normalization of what did not fit. The
+// returned slice is memory of its own, which nothing else references:
+// the caller may hand it to the handler.
+func (s *scratch) canonText(raw string, loc rules.Location, p *policy) ([]byte, *Rejection) {
+	return s.canonTextIn(raw, loc, p, maxPooledPairBytes)
+}
+
+// canonTextIn is canonText with the most octets of the canonical text it
+// writes into its working memory before it spills (tests make it small).
+func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget int) ([]byte, *Rejection) {
 	c, mode := p.pairsMode(loc)
 	dec := mode &^ sanitize.RefuseDoubleEncoding
 	pc := pairCanons.Get().(*pairCanon)
 	defer pc.release()
-	var out []byte // the canonical text, from the first change on
-	keys := false  // a key changes
+	pc.hint, pc.budget = len(raw)+len(raw)/8+16, budget
+	changed := false // a key or a value changes: the canonical text is being written
+	keys := false    // a key changes
 	for pr := range eachPair(raw) {
 		s.buf = s.buf[:0]
 		k := s.decoded(pr.key, dec)
@@ -283,17 +304,16 @@ func (s *scratch) canonText(raw string, loc rules.Location, p *policy) (string, 
 			// Cloned: the key points into the body of a form, which a
 			// Rejection kept by OnReject should not pin.
 			rj.Field = strings.Clone(safeField(pr.key))
-			return "", rj
+			return nil, rj
 		}
 		if key.changed {
 			keys = true
 			key.hi = len(pc.arena)
 			key.lo = key.hi - len(nk)
 		}
-		pc.keys = append(pc.keys, key)
 		name := bytesString(nk) // the canonical key names the field; it stays where it is
 		v := s.decoded(pr.val, dec)
-		nv, vch, rj := pc.canonValue(p, loc, name, v)
+		nv, vch, own, rj := pc.canonValue(p, loc, name, v)
 		if rj == nil && vch {
 			rj = recheck(loc, safeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
 		}
@@ -302,36 +322,142 @@ func (s *scratch) canonText(raw string, loc rules.Location, p *policy) (string, 
 			// request reuses, while the Rejection lives on in the log
 			// line, OnReject and the error handler.
 			rj.Field = strings.Clone(rj.Field)
-			return "", rj
+			return nil, rj
 		}
-		if out == nil && (key.changed || vch) {
+		key.valChanged = vch
+		pc.keys = append(pc.keys, key)
+		if !changed && (key.changed || vch) {
 			// The first change: the pairs before it are written as
 			// they decode, which is their canonical form.
-			out = make([]byte, 0, len(raw)+len(raw)/8+16)
+			changed = true
+			i := 0
 			for before := range eachPair(raw[:pr.at]) {
 				pc.tmp = appendDecoded(pc.tmp[:0], before.key, dec)
 				n := len(pc.tmp)
 				pc.tmp = appendDecoded(pc.tmp, before.val, dec)
-				out = appendPair(out, pc.tmp[:n], pc.tmp[n:], before.hasVal)
+				pc.emit(i, before.at, pc.tmp[:n], pc.tmp[n:], before.hasVal)
+				i++
 			}
 		}
-		if out != nil {
-			out = appendPair(out, nk, nv, pr.hasVal)
+		if changed {
+			pc.emit(len(pc.keys)-1, pr.at, nk, nv, pr.hasVal)
+			if pc.spilled && own {
+				// Allocated by the PRECIS profile anyway: kept for
+				// writePairs, which need not enforce it again.
+				pc.keys[len(pc.keys)-1].val = nv
+			}
 		}
 	}
 	if keys {
 		if rj := s.keyCollision(raw, loc, dec, pc); rj != nil {
-			return "", rj
+			return nil, rj
 		}
 	}
-	if out == nil {
-		return "", nil
+	if !changed {
+		return nil, nil
 	}
-	if limit := textLimit(loc, &p.Limits); overLimit(len(out), limit) {
-		return "", tooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
+	if limit := textLimit(loc, &p.Limits); overLimit(pc.size, limit) {
+		return nil, tooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
 	}
-	return bytesString(out), nil
+	out := append(make([]byte, 0, pc.size), pc.out...)
+	if pc.spilled {
+		out = s.writePairs(out, raw[pc.spillAt:], pc.spillPair, loc, p, dec, pc)
+	}
+	return out, nil
 }
+
+// emit adds the i-th pair of the text, at offset at, in canonical form
+// (key=val, or key alone without hasVal), to the canonical text: it is
+// written to pc.out while the text fits in pc.budget octets (at most
+// maxPooledPairBytes), and from the first pair that does not on only
+// counted (pc.spilled).
+func (pc *pairCanon) emit(i, at int, key, val []byte, hasVal bool) {
+	if !pc.spilled && len(pc.out)+3*(len(key)+len(val))+2 <= min(cap(pc.out), pc.budget) {
+		// It fits, however much of it is escaped (three octets for one,
+		// and the '&' and '='): no need to count first.
+		n := len(pc.out)
+		pc.out = appendPair(pc.out, key, val, hasVal)
+		pc.size += len(pc.out) - n
+		return
+	}
+	m := queryEscapedLen(key)
+	if hasVal {
+		m += 1 + queryEscapedLen(val)
+	}
+	if pc.size > 0 {
+		m++ // the '&' before it
+	}
+	switch {
+	case pc.spilled:
+	case pc.size+m <= pc.budget:
+		if need := len(pc.out) + m; need > cap(pc.out) {
+			// Grown at most to the budget, which need is within.
+			grown := make([]byte, len(pc.out), min(max(need, 2*cap(pc.out), pc.hint), pc.budget))
+			copy(grown, pc.out)
+			pc.out = grown
+		}
+		pc.out = appendPair(pc.out, key, val, hasVal)
+	default:
+		pc.spilled, pc.spillPair, pc.spillAt = true, i, at
+	}
+	pc.size += m
+}
+
+// writePairs appends to out, the canonical text up to the pair at which
+// canonText's working memory filled up, the pairs of rest (the text from
+// that pair on, the i-th) in canonical form, as canonText found them (in
+// pc.keys): a key that changes is in pc.arena, a value that changes is
+// kept there when a PRECIS profile made it, and normalized again
+// otherwise (as pc.canonValue did, without its IsNormal, which said no),
+// and the others are written as they decode.
+func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location, p *policy, mode sanitize.EscapeMode, pc *pairCanon) []byte {
+	for pr := range eachPair(rest) {
+		k := &pc.keys[i]
+		i++
+		s.buf = s.buf[:0]
+		key := pc.arena[k.lo:k.hi]
+		if !k.changed {
+			key = s.decoded(pr.key, mode)
+		}
+		var val []byte
+		switch {
+		case k.val != nil:
+			val = k.val
+		case k.valChanged:
+			// Changed, and not by a PRECIS profile (whose form is kept):
+			// its normal form, as canonValue made it.
+			pc.norm = p.form.Append(pc.norm[:0], s.decoded(pr.val, mode))
+			val = pc.norm
+		default:
+			val = s.decoded(pr.val, mode)
+		}
+		out = appendPair(out, key, val, pr.hasVal)
+	}
+	return out
+}
+
+// queryEscapedLen returns the length of b escaped for a query or form
+// text, len(sanitize.AppendEscape(nil, string(b), sanitize.EscapeQuery)):
+// an octet outside the unreserved set takes three octets, a space one
+// ('+').
+func queryEscapedLen(b []byte) int {
+	n := len(b)
+	for _, c := range b {
+		if !queryKept[c] {
+			n += 2
+		}
+	}
+	return n
+}
+
+// queryKept are the octets sanitize.AppendEscape writes as one octet in a
+// query: the unreserved set, and the space (as '+').
+var queryKept = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~ ") {
+		t[c] = true
+	}
+	return t
+}()
 
 // appendPair appends the pair key=val (key alone without hasVal) to the
 // text dst, '&' first unless dst is empty, escaped for a query or form.
@@ -354,6 +480,13 @@ type pairCanon struct {
 	// pair being re-encoded, and arena the normal forms of the keys that
 	// change and, in keyCollision, the decoded forms of the others.
 	norm, tmp, arena []byte
+	// out is the canonical text, written from the first change on, up to
+	// maxPooledPairBytes; size is its length, counted on past that,
+	// from the spillPair-th pair, at spillAt in the text, on (spilled).
+	out                      []byte
+	size, spillPair, spillAt int
+	spilled                  bool
+	hint, budget             int // the size to give out when it grows, and its most
 	// keys are the text's keys, in order.
 	keys []pairKey
 	// seen maps a canonical key (in arena) to the index of the first key
@@ -367,6 +500,8 @@ type pairCanon struct {
 type pairKey struct {
 	raw, rawEnd, lo, hi int
 	changed             bool
+	valChanged          bool   // its value changes
+	val                 []byte // its value's canonical form, where canonText keeps it
 }
 
 var pairCanons = sync.Pool{New: func() any { return new(pairCanon) }}
@@ -388,13 +523,18 @@ func (pc *pairCanon) release() {
 	if cap(pc.arena) > maxPooledPairBytes {
 		pc.arena = nil
 	}
+	if cap(pc.out) > maxPooledPairBytes {
+		pc.out = nil
+	}
 	if cap(pc.keys) > maxPooledPairKeys {
 		pc.keys = nil
 	}
+	clear(pc.keys) // the values kept: nothing of a request outlives it here
 	if len(pc.seen) > maxPooledPairKeys {
 		pc.seen = nil
 	}
-	pc.norm, pc.tmp, pc.arena, pc.keys = pc.norm[:0], pc.tmp[:0], pc.arena[:0], pc.keys[:0]
+	pc.norm, pc.tmp, pc.arena, pc.keys, pc.out = pc.norm[:0], pc.tmp[:0], pc.arena[:0], pc.keys[:0], pc.out[:0]
+	pc.size, pc.spillPair, pc.spillAt, pc.spilled = 0, 0, 0, false
 	clear(pc.seen)
 	pairCanons.Put(pc)
 }
@@ -414,16 +554,19 @@ func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte) ([]byte, 
 // canonValue returns the canonical form of the decoded value v of the
 // field named field (its canonical key) at loc (p.canonOf), and whether
 // it differs from v: a normal form is made in pc.norm, and only a PRECIS
-// profile's enforcement allocates.
-func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v []byte) ([]byte, bool, *Rejection) {
+// profile's enforcement allocates. own reports a changed form in memory
+// of its own (a PRECIS profile's), which stays as it is.
+func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v []byte) (nv []byte, changed, own bool, rj *Rejection) {
 	if _, ok := p.precisProfile(loc, field); ok {
-		return p.canonOf(loc, field, v, true)
+		nv, changed, rj = p.canonOf(loc, field, v, true)
+		return nv, changed, changed, rj
 	}
 	if p.form == normalize.None || p.RejectUnnormalized || p.form.IsNormal(v) {
-		return p.canonOf(loc, field, v, false) // v itself, or a refusal
+		nv, _, rj = p.canonOf(loc, field, v, false) // v itself, or a refusal
+		return nv, false, false, rj
 	}
 	pc.norm = p.form.Append(pc.norm[:0], v)
-	return pc.norm, true, nil
+	return pc.norm, true, false, nil
 }
 
 // keyCollision reports two distinct keys of a query or form text whose

@@ -10,13 +10,38 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
+// TestQueryEscapedLen: queryEscapedLen is the length AppendEscape writes
+// in a query, for every octet and for texts of them.
+func TestQueryEscapedLen(t *testing.T) {
+	var all []byte
+	for c := range 256 {
+		b := []byte{byte(c)}
+		if got, want := queryEscapedLen(b), len(sanitize.AppendEscape(nil, string(b), sanitize.EscapeQuery)); got != want {
+			t.Errorf("%#x: %d, want %d", c, got, want)
+		}
+		all = append(all, b...)
+	}
+	rng := rand.New(rand.NewPCG(14, 2))
+	for range 200 {
+		b := make([]byte, rng.IntN(64))
+		for i := range b {
+			b[i] = all[rng.IntN(len(all))]
+		}
+		if got, want := queryEscapedLen(b), len(sanitize.AppendEscape(nil, string(b), sanitize.EscapeQuery)); got != want {
+			t.Fatalf("%q: %d, want %d", b, got, want)
+		}
+	}
+}
+
 // TestCanonTextReference holds canonText, which goes over a text once, to
 // the implementation it replaced (refCanonText: a pass to find what
 // changes, a pass per key for collisions, a pass to write), on texts made
 // at random of keys and values that change, collide, grow, turn into
 // syntax or into refused characters, under normalizing, rejecting, PRECIS
 // and Monitor policies with tight limits: the same text, the same
-// rejection (reason, offset, class, field, sample).
+// rejection (reason, offset, class, field, sample); with its working
+// memory too small for the canonical text at any pair too (the second
+// pass), in a slice of the text's exact length.
 func TestCanonTextReference(t *testing.T) {
 	pieces := []string{
 		"a", "q", "user", "USER", "nick", "e%CC%81", "%C3%A9", "E%CC%81", "%EF%BC%B1", "%EF%BD%91", "Q",
@@ -74,15 +99,23 @@ func TestCanonTextReference(t *testing.T) {
 					continue // canonText sees only what passed
 				}
 				checked++
-				got, gotRj := s.canonText(raw, loc, p)
-				got = strings.Clone(got)
 				want, wantRj := refCanonText(s, raw, loc, p)
-				if got != want || describe(gotRj) != describe(wantRj) || gotRj != nil && gotRj.Sample != wantRj.Sample {
-					t.Fatalf("%q at %v, %+v:\n got %q %s\nwant %q %s", raw, loc, p.Policy, got, describe(gotRj), want, describe(wantRj))
+				// The budget of the working memory: the canonical text
+				// written there whole, or spilled at any pair (0: the
+				// second pass writes it all).
+				for _, budget := range []int{maxPooledPairBytes, 0, 1 + rng.IntN(len(raw)+8)} {
+					out, gotRj := s.canonTextIn(raw, loc, p, budget)
+					if len(out) != cap(out) {
+						t.Fatalf("%q at %v, budget %d: %d octets in a slice of %d", raw, loc, budget, len(out), cap(out))
+					}
+					got := string(out)
+					if got != want || describe(gotRj) != describe(wantRj) || gotRj != nil && gotRj.Sample != wantRj.Sample {
+						t.Fatalf("%q at %v, %+v, budget %d:\n got %q %s\nwant %q %s", raw, loc, p.Policy, budget, got, describe(gotRj), want, describe(wantRj))
+					}
 				}
-				if gotRj != nil {
-					reasons[gotRj.Reason]++
-				} else if got != "" {
+				if wantRj != nil {
+					reasons[wantRj.Reason]++
+				} else if want != "" {
 					rewritten++
 				}
 			}

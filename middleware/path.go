@@ -369,7 +369,7 @@ func (c *policy) canonParam(name, v string) (string, bool, *Rejection) {
 // which r.PathValue returns, canonicalized in place with r.SetPathValue.
 func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params []string) ([]string, *Rejection) {
 	if p.Path.On && p.canonAt(rules.Path) {
-		if rj := p.canonPath(r); rj != nil {
+		if rj := s.canonPath(r, p); rj != nil {
 			return nil, rj
 		}
 		if names == nil && r.Pattern != "" {
@@ -403,8 +403,8 @@ func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params
 		if rj != nil {
 			return nil, rj
 		}
-		if fixed != "" && p.Mode == rules.Enforce {
-			r.URL.RawQuery = fixed
+		if fixed != nil && p.Mode == rules.Enforce {
+			r.URL.RawQuery = bytesString(fixed) // memory of its own, which nothing else references
 		}
 	}
 	if rj := s.canonBody(r, p); rj != nil {
@@ -435,7 +435,11 @@ func (p *policy) canonPathValues(r *http.Request) *Rejection {
 // applies to parameters, not to the path. URL.RawPath is set only where
 // URL.Path's default escaping is not the path (it holds an encoded '/'),
 // as url.Parse leaves it. In Monitor mode it checks and rewrites nothing.
-func (p *policy) canonPath(r *http.Request) *Rejection {
+//
+// The segments are decoded in s.buf, and the canonical path, decoded and
+// escaped, written in the buffers of a pooled pairCanon: what it allocates
+// is the new URL.Path and URL.RawPath, however many segments there are.
+func (s *scratch) canonPath(r *http.Request, p *policy) *Rejection {
 	if p.form == normalize.None {
 		return nil
 	}
@@ -449,18 +453,24 @@ func (p *policy) canonPath(r *http.Request) *Rejection {
 	if p.form.IsNormalString(path) {
 		return nil
 	}
-	var dec, enc []byte
+	pc := pairCanons.Get().(*pairCanon)
+	defer pc.release()
+	dec, enc := pc.norm[:0], pc.out[:0]
 	off := 0 // where the segment starts in the decoded path
 	for seg := range strings.SplitSeq(r.URL.EscapedPath(), "/") {
-		d, _ := sanitize.AppendUnescape(nil, seg, sanitize.EscapePathSegment) // checked already
-		nd := p.form.Bytes(d)
+		s.buf, _ = sanitize.AppendUnescape(s.buf[:0], seg, sanitize.EscapePathSegment) // checked already
+		d := s.buf
+		at := len(dec)
+		dec = p.form.Append(dec, d)
+		nd := dec[at:]
 		if addsSyntax(d, nd) {
 			return syntaxRejection("", stringBytes(path), off)
 		}
 		off += len(d) + 1
-		dec = append(append(dec, nd...), '/')
+		dec = append(dec, '/')
 		enc = append(sanitize.AppendEscape(enc, bytesString(nd), sanitize.EscapePathSegment), '/')
 	}
+	pc.norm, pc.out = dec, enc // the grown buffers go back to the pool
 	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]
 	if p.Limits.PathBytes >= 0 && len(enc) > p.Limits.PathBytes {
 		return tooLarge(rules.Path, "", int64(p.Limits.PathBytes))

@@ -53,6 +53,11 @@ func BenchmarkPieces(b *testing.B) {
 			bytes.Count(body, []byte{'{'})
 		}
 	})
+	b.Run("objectNamesDistinct", func(b *testing.B) {
+		for b.Loop() {
+			objectNamesDistinct(body, p.form)
+		}
+	})
 	b.Run("namesDistinct", func(b *testing.B) {
 		for b.Loop() {
 			namesDistinct(body, p.form)

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -40,13 +41,17 @@ const spoolMemory = 1 << 20
 // is spooled, and of the writes to the spool's file.
 const spoolReadSize = 32 << 10
 
+// spoolWriteSize is the most the spool's writer writes to its file at
+// once, gathering the reads that wait for it.
+const spoolWriteSize = 256 << 10
+
 // spoolQueue is how many reads may wait for the spool's writer: the
 // memory written behind is bounded by spoolQueue*spoolReadSize.
 const spoolQueue = 8
 
 // handlerBufSize is the size of the buffer between the spool's file and
 // the handler: a multipart.Reader reads 4 KiB at a time.
-const handlerBufSize = 64 << 10
+const handlerBufSize = 256 << 10
 
 // spoolBuf is a buffer that the check reads while the spool's writer
 // writes it to the file: it goes back to the pool, where any request may
@@ -103,6 +108,20 @@ type spool struct {
 	done   chan struct{}  // closed when the writer has stopped
 	mu     sync.Mutex
 	gone   bool // released
+	// want is the body's declared length when it fits in spoolMemory, 0
+	// otherwise; buf, once a commitShare-th of it has come, holds the
+	// octets in one array of that length (the chunks copied into it), as
+	// readBody commits to a declared length: the handler's, with no copy
+	// when it is handed on, and no chunks past the pooled ones.
+	want int64
+	buf  []byte
+	// pooled keeps the octets in pooled chunks, all of them given back,
+	// rather than committing to one array (want): for a body that may
+	// be rebuilt, so that it costs no garbage when it is.
+	pooled bool
+	// rebuild is the body as its walk rebuilt it, on a route that
+	// canonicalizes (canonSpool), released with the spool.
+	rebuild *mpRebuild
 }
 
 // spoolItem is one write for the writer: the first n octets of sb.
@@ -114,7 +133,13 @@ type spoolItem struct {
 // newSpool returns a spool for a body whose Content-Length is size (-1
 // unknown): one declared larger than spoolMemory goes to the file from its
 // first octet.
-func newSpool(dir string, size int64) *spool { return &spool{dir: dir, direct: size > spoolMemory} }
+func newSpool(dir string, size int64) *spool {
+	sp := &spool{dir: dir, direct: size > spoolMemory}
+	if size > 0 && size <= spoolMemory {
+		sp.want = size
+	}
+	return sp
+}
 
 // err returns the first failure to write the spool, or nil.
 func (sp *spool) err() error {
@@ -136,6 +161,18 @@ func (sp *spool) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	if sp.f == nil && !sp.direct && sp.n+int64(len(p)) <= spoolMemory {
+		if sp.buf == nil && sp.want > 0 && !sp.pooled && sp.n+int64(len(p)) > sp.want/commitShare {
+			sp.buf = make([]byte, sp.n, max(sp.want, sp.n+int64(len(p))))
+			for i, c := range sp.chunks {
+				copy(sp.buf[i*chunkSize:], c[:])
+			}
+			sp.dropChunks()
+		}
+		if sp.buf != nil {
+			sp.buf = append(sp.buf, p...) // past want only if the body is longer than declared
+			sp.n += int64(len(p))
+			return len(p), nil
+		}
 		for rest := p; len(rest) > 0; {
 			off := int(sp.n % chunkSize)
 			if off == 0 {
@@ -199,6 +236,13 @@ func (sp *spool) spill() error {
 		return err
 	}
 	sp.f = f
+	if sp.buf != nil {
+		_, err := f.Write(sp.buf)
+		sp.buf = nil
+		if err != nil {
+			return err
+		}
+	}
 	for i, c := range sp.chunks {
 		k := min(chunkSize, int(sp.n)-i*chunkSize)
 		if _, err := f.Write(c[:k]); err != nil {
@@ -213,15 +257,31 @@ func (sp *spool) spill() error {
 
 // writer writes what the queue brings to the file, until it is closed.
 // After a failure it drops the rest.
+//
+// It gathers what the queue holds into writes of up to spoolWriteSize
+// octets: a write to a file costs a system call, whatever its size.
 func (sp *spool) writer() {
 	defer close(sp.done)
+	bw := bufio.NewWriterSize(sp.f, spoolWriteSize)
 	for it := range sp.queue {
 		if sp.err() == nil {
-			if _, err := sp.f.Write(it.sb.b[:it.n]); err != nil {
+			if _, err := bw.Write(it.sb.b[:it.n]); err != nil {
 				sp.fail(err)
 			}
 		}
 		it.sb.unref()
+		if len(sp.queue) == 0 && sp.err() == nil {
+			// Nothing waits: written now, so that a flush finds
+			// the file whole.
+			if err := bw.Flush(); err != nil {
+				sp.fail(err)
+			}
+		}
+	}
+	if sp.err() == nil {
+		if err := bw.Flush(); err != nil {
+			sp.fail(err)
+		}
 	}
 }
 
@@ -240,7 +300,7 @@ func (sp *spool) flush() error {
 // does.
 func (sp *spool) dropChunks() {
 	for i, c := range sp.chunks {
-		if i < maxPooledChunks {
+		if i < maxPooledChunks || sp.pooled {
 			chunkPool.Put(c)
 		}
 		sp.chunks[i] = nil
@@ -253,6 +313,9 @@ func (sp *spool) dropChunks() {
 func (sp *spool) inMemory() ([]byte, bool) {
 	if sp.f != nil {
 		return nil, false
+	}
+	if sp.mem == nil && sp.buf != nil {
+		sp.mem, sp.buf = sp.buf, nil
 	}
 	if sp.mem == nil {
 		sp.mem = make([]byte, sp.n)
@@ -275,6 +338,16 @@ func (sp *spool) reader() io.ReadCloser {
 	return readCloser{bufio.NewReaderSize(io.NewSectionReader(sp.f, 0, sp.n), handlerBufSize), nopCloser{}}
 }
 
+// section returns a reader of the n octets of the spool from off, which
+// it must hold: in memory, or in the file, once flushed.
+func (sp *spool) section(off, n int64) io.Reader {
+	if mem, ok := sp.inMemory(); ok {
+		return bytes.NewReader(mem[off : off+n])
+	}
+	_ = sp.flush()
+	return io.NewSectionReader(sp.f, off, n)
+}
+
 // release stops the writer, and closes and removes the temporary file, if
 // any. It is safe to call more than once. A read after it fails.
 func (sp *spool) release() {
@@ -282,6 +355,7 @@ func (sp *spool) release() {
 		return
 	}
 	_ = sp.flush()
+	sp.rebuild.release()
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.gone {

@@ -199,8 +199,11 @@ func TestHugeLimits(t *testing.T) {
 	if b, err := io.ReadAll(src); err != nil || string(b) != "abc" {
 		t.Errorf("spoolReader: %q, %v", b, err)
 	}
-	if b, over, err := readPart(strings.NewReader("abc"), huge); err != nil || over || string(b) != "abc" {
-		t.Errorf("readPart: %q, %v, %v", b, over, err)
+	if b, over, err := readUpTo(nil, strings.NewReader("abc"), huge); err != nil || over || string(b) != "abc" {
+		t.Errorf("readUpTo: %q, %v, %v", b, over, err)
+	}
+	if b, over, err := readUpTo([]byte("x"), strings.NewReader("abcd"), 3); err != nil || !over || string(b) != "x" {
+		t.Errorf("readUpTo over: %q, %v, %v", b, over, err)
 	}
 	p := compile(rules.Strict())
 	p.Limits.BodyBytes, p.Limits.BinaryBodyBytes = huge, huge

@@ -239,7 +239,7 @@ func newComposer() *composer {
 			for _, x := range d {
 				seg.insert(x, c.entryOf(x))
 			}
-			c.emit[form][k] = seg.composeAndAppend(c, nil)
+			c.emit[form][k] = seg.composeAndAppend(c, nil, nil, 0)
 		}
 	}
 	return c
@@ -287,11 +287,25 @@ func (s *segment) insert(r rune, e uint32) bool {
 	return true
 }
 
+// mayCompose reports whether a character of the segment is the first of a
+// pair that composes, or a Hangul jamo L (which composes with a V by
+// arithmetic): if none is, the segment composes to itself.
+func (s *segment) mayCompose() bool {
+	for k, r := range s.r[:s.n] {
+		if s.e[k]&eFwd != 0 || uint32(r-jamoL) < jamoLCount {
+			return true
+		}
+	}
+	return false
+}
+
 // composeAndAppend composes the segment (UAX #15, canonical composition
-// with Hangul), appends it to dst in UTF-8 and empties it.
-func (s *segment) composeAndAppend(c *composer, dst []byte) []byte {
+// with Hangul), appends it to dst in UTF-8 and empties it. It asks g for
+// the room (grower.room), done being the input octets whose output is then
+// written.
+func (s *segment) composeAndAppend(c *composer, dst []byte, g *grower, done int) []byte {
 	n := s.n
-	if n > 1 {
+	if n > 1 && s.mayCompose() {
 		k := 1
 		last := 0 // the last starter: a character of class 0 kept
 		for i := 1; i < n; i++ {
@@ -318,10 +332,20 @@ func (s *segment) composeAndAppend(c *composer, dst []byte) []byte {
 		}
 		n = k
 	}
-	for i := range n {
-		if r := s.r[i]; r < utf8.RuneSelf {
+	size := 0
+	for _, r := range s.r[:n] {
+		size += utf8.RuneLen(r)
+	}
+	dst = g.room(dst, done, size)
+	for _, r := range s.r[:n] {
+		switch {
+		case r < utf8.RuneSelf:
 			dst = append(dst, byte(r))
-		} else {
+		case r < 0x800:
+			dst = append(dst, byte(0xC0|r>>6), byte(0x80|r&0x3F))
+		case r < 0x10000:
+			dst = append(dst, byte(0xE0|r>>12), byte(0x80|r>>6&0x3F), byte(0x80|r&0x3F))
+		default:
 			dst = utf8.AppendRune(dst, r)
 		}
 	}
@@ -354,13 +378,14 @@ func (c *composer) combine(a rune, ea uint32, b rune) rune {
 }
 
 // normRegion appends f(r) to dst for a well-formed region r that lies
-// between two boundaries, f being the form of fi. With cmp, it instead
-// compares f(r) with r as it goes, using dst as scratch space, and returns
-// the length of their longest common prefix, or -1 if they are equal. ok is
-// false if a segment outgrew its buffer, which the Unicode data of
-// composeVersion never make happen (TestSegmentRoom); the caller then
-// gives the region to norm.
-func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, cmp bool) (out []byte, lcp int, ok bool) {
+// between two boundaries, f being the form of fi; r starts at offset off of
+// the text that g sizes the buffer for. With cmp, it instead compares f(r)
+// with r as it goes, using dst as scratch space, and returns the length of
+// their longest common prefix, or -1 if they are equal (g is then nil). ok
+// is false if a segment outgrew its buffer, which the Unicode data of
+// composeVersion never make happen (TestSegmentRoom); the caller then gives
+// the region to norm.
+func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, cmp bool, g *grower, off int) (out []byte, lcp int, ok bool) {
 	nfkc := fi.nfkc
 	if testHookWork != nil {
 		testHookWork(2 * len(r)) // quickNormal, then perhaps the normalizer
@@ -369,7 +394,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		if cmp {
 			return dst, -1, true
 		}
-		return append(dst, r...), -1, true
+		return append(g.room(dst, off+len(r), len(r)), r...), -1, true
 	}
 	var seg segment
 	count := 0 // non-starters in the segment, as the Stream-Safe Text Format counts them
@@ -390,34 +415,42 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		dst = dst[:base]
 		return true
 	}
+	decomposes := uint32(eCanon)
+	if nfkc {
+		decomposes = eCompat
+	}
+	// tryPairs: the next segment may be one for pairRun. It is not tried
+	// again until the general loop has written a segment: after a
+	// character it writes from c.emit (U+FDFA), say, it would only stop.
+	tryPairs := !cmp
 	for i := 0; i < len(r); {
-		// Room for what the rest will need, once the output outgrows the
-		// input by more than the sixteenth Bytes and Append reserve:
-		// U+FDFA, 11 times as long in NFKC, grows the buffer once, not
-		// by append's quarter at a time. A text that does not outgrow
-		// its input leaves the buffer as it is.
-		if out := len(dst) - base; !cmp && cap(dst)-len(dst) < 4*segMax && out > i+i>>4+64 {
-			dst = growFor(dst, base, i, len(r))
-		}
-		ch, size := rune(r[i]), 1
-		var e uint32
-		if ch < utf8.RuneSelf {
-			e = c.blocks[c.index[0]][ch] // whether a letter composes
-		} else {
-			ch, size = decodeValid(r, i)
-			if ch < hangulBase || ch >= hangulEnd {
-				e = c.entry(ch)
-			} else if (ch-hangulBase)%jamoTCount == 0 {
-				e = 1 << eTailShift
-			} else {
-				e = 2 << eTailShift
+		if tryPairs && seg.n == 0 {
+			if dst, i = pairRun(c, &seg, decomposes, dst, r, i, g, off); i == len(r) {
+				break
 			}
+			tryPairs = false
+		}
+		at := off + i // the segment holds the characters before at
+		ch, size, e := rune(r[i]), 1, uint32(0)
+		switch {
+		case ch < utf8.RuneSelf:
+			e = c.blocks[c.index[0]][ch]
+		case ch < 0xE0:
+			ch, size = (ch&0x1F)<<6|rune(r[i+1])&0x3F, 2
+			e = c.entry(ch)
+		default:
+			ch, size, e = charAt(c, r, i)
 		}
 		i += size
 		if lead := int(e >> eLeadShift & 3); lead == 0 {
 			if seg.n > 0 {
-				dst = seg.composeAndAppend(c, dst)
-				if cmp && !check() {
+				dst = seg.composeAndAppend(c, dst, g, at)
+				if !cmp {
+					// Back to the starter, for pairRun.
+					i, tryPairs = at-off, true
+					continue
+				}
+				if !check() {
 					return dst, lcp, true
 				}
 			}
@@ -428,7 +461,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 					form = 1
 				}
 				if b := c.emit[form][e>>eIdxShift]; b != nil {
-					dst = append(dst, b...)
+					dst = append(g.room(dst, off+i, len(b)), b...)
 					if cmp && !check() {
 						return dst, lcp, true
 					}
@@ -439,7 +472,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 			if !seg.insert(cgj, c.entry(cgj)) {
 				return dst, 0, false
 			}
-			dst = seg.composeAndAppend(c, dst)
+			dst = seg.composeAndAppend(c, dst, g, at)
 			if cmp && !check() {
 				return dst, lcp, true
 			}
@@ -467,7 +500,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		}
 	}
 	if seg.n > 0 {
-		dst = seg.composeAndAppend(c, dst)
+		dst = seg.composeAndAppend(c, dst, g, off+len(r))
 	}
 	if cmp {
 		if len(dst) > base && !check() {
@@ -479,6 +512,171 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 		return dst, -1, true
 	}
 	return dst, -1, true
+}
+
+// pairRun writes to dst, from r[i] on, the segments that are a starter
+// that stays as it is, alone or followed by one non-starter that does not
+// decompose either: e + U+0301, q + U+0301, U+1100 + U+1161, the bulk of
+// decomposed text. It composes each pair with one lookup, without the
+// segment buffer, and copies the rest of the run as it is, at once. It
+// stops at the first segment of another kind, or at the end of r, and
+// returns where: a segment starts there. decomposes is the flag of the
+// entries that decompose in the form.
+func pairRun[T string | []byte](c *composer, seg *segment, decomposes uint32, dst []byte, r T, i int, g *grower, off int) ([]byte, int) {
+	ascii := &c.blocks[c.index[0]]
+	from := i // r[from:i] is normal and not yet written
+	for i < len(r) {
+		ch, size, e := rune(r[i]), 1, uint32(0)
+		if ch < utf8.RuneSelf {
+			e = ascii[ch]
+		} else {
+			ch, size, e = charAt(c, r, i)
+		}
+		if e&(3<<eLeadShift|decomposes) != 0 || ch >= hangulBase && ch < hangulEnd {
+			break
+		}
+		j := i + size
+		if j == len(r) {
+			i = j
+			break
+		}
+		m, msize, me := rune(r[j]), 1, uint32(0)
+		switch {
+		case m < utf8.RuneSelf:
+			me = ascii[m]
+		case m < 0xE0:
+			// Most combining marks: two octets.
+			m, msize = (m&0x1F)<<6|rune(r[j+1])&0x3F, 2
+			me = c.entry(m)
+		default:
+			m, msize, me = charAt(c, r, j)
+		}
+		if me>>eLeadShift&3 == 0 {
+			i = j // a starter alone
+			continue
+		}
+		if me&decomposes != 0 {
+			break
+		}
+		k := j + msize
+		if k < len(r) {
+			n, nsize, ne := rune(r[k]), 1, uint32(0)
+			switch {
+			case n < utf8.RuneSelf:
+				ne = ascii[n]
+			case n < 0xE0:
+				n, nsize = (n&0x1F)<<6|rune(r[k+1])&0x3F, 2
+				ne = c.entry(n)
+			default:
+				n, nsize, ne = charAt(c, r, k)
+			}
+			if ne>>eLeadShift&3 != 0 {
+				// More non-starters: the segment buffer puts them
+				// in canonical order and composes them, unless they
+				// are in order already and nothing can compose.
+				seg.insert(ch, e)
+				seg.insert(m, me)
+				count := int(e>>eTailShift&3) + int(me>>eLeadShift&3)
+				ordered := uint8(me) != 0
+				for {
+					if ne&decomposes != 0 || uint8(ne) == 0 {
+						ordered = false
+					}
+					if count += int(ne >> eLeadShift & 3); ne&decomposes != 0 || count > maxNonStarters {
+						// The general loop decomposes it, or ends the
+						// segment with U+034F.
+						seg.n = 0
+						return append(g.room(dst, off+i, i-from), r[from:i]...), i
+					}
+					if uint8(ne) < uint8(seg.e[seg.n-1]) {
+						ordered = false
+					}
+					seg.insert(n, ne)
+					if k += nsize; k == len(r) {
+						break
+					}
+					n, nsize, ne = rune(r[k]), 1, uint32(0)
+					switch {
+					case n < utf8.RuneSelf:
+						ne = ascii[n]
+					case n < 0xE0:
+						n, nsize = (n&0x1F)<<6|rune(r[k+1])&0x3F, 2
+						ne = c.entry(n)
+					default:
+						n, nsize, ne = charAt(c, r, k)
+					}
+					if ne>>eLeadShift&3 == 0 {
+						break
+					}
+				}
+				if ordered && !seg.mayCompose() {
+					seg.n = 0 // normal as it is
+				} else {
+					if i > from {
+						dst = append(g.room(dst, off+i, i-from), r[from:i]...)
+					}
+					dst = seg.composeAndAppend(c, dst, g, off+k)
+					from = k
+				}
+				i = k
+				continue
+			}
+		}
+		x := rune(-1)
+		switch {
+		case me&eBack == 0:
+		case e&eFwd != 0:
+			x = c.compose(ch, m)
+		default:
+			x = c.combine(ch, e, m) // Hangul
+		}
+		if x >= 0 {
+			if i > from {
+				dst = append(g.room(dst, off+i, i-from), r[from:i]...)
+			}
+			// A composite has two octets or more (U+00C0 is the first).
+			switch {
+			case x < 0x800:
+				dst = append(g.room(dst, off+k, 2), byte(0xC0|x>>6), byte(0x80|x&0x3F))
+			case x < 0x10000:
+				dst = append(g.room(dst, off+k, 3), byte(0xE0|x>>12), byte(0x80|x>>6&0x3F), byte(0x80|x&0x3F))
+			default:
+				dst = utf8.AppendRune(g.room(dst, off+k, 4), x)
+			}
+			from = k
+		}
+		i = k
+	}
+	if i > from {
+		dst = append(g.room(dst, off+i, i-from), r[from:i]...)
+	}
+	return dst, i
+}
+
+// charAt returns the character at r[i], which must be well-formed, its
+// length and its entry; a Hangul syllable, which is not in the table, gets
+// an entry that tells only the trailing non-starters of its jamo (a T can
+// follow an LV syllable).
+func charAt[T string | []byte](c *composer, r T, i int) (rune, int, uint32) {
+	b := rune(r[i])
+	switch {
+	case b < utf8.RuneSelf:
+		return b, 1, c.blocks[c.index[0]][b] // whether a letter composes
+	case b < 0xE0:
+		ch := (b&0x1F)<<6 | rune(r[i+1])&0x3F
+		return ch, 2, c.entry(ch)
+	case b >= 0xF0:
+		ch := (b&0x07)<<18 | (rune(r[i+1])&0x3F)<<12 | (rune(r[i+2])&0x3F)<<6 | rune(r[i+3])&0x3F
+		return ch, 4, c.entry(ch)
+	}
+	ch := (b&0x0F)<<12 | (rune(r[i+1])&0x3F)<<6 | rune(r[i+2])&0x3F
+	switch {
+	case ch < hangulBase || ch >= hangulEnd:
+		return ch, 3, c.entry(ch)
+	case (ch-hangulBase)%jamoTCount == 0:
+		return ch, 3, 1 << eTailShift
+	}
+	return ch, 3, 2 << eTailShift
 }
 
 // decodeValid decodes the character at r[i], which must be well-formed and
@@ -553,31 +751,4 @@ func quickNormal[T string | []byte](fi *formInfo, c *composer, r T) bool {
 		last, floor = cc, cc
 	}
 	return true
-}
-
-// growFor grows dst, which holds the normal form of the first i octets of a
-// stretch of n from dst[base:] on, to the size that the rest would need if
-// it grew as that beginning did (the normal form can be up to 11 times as
-// long: U+FDFA under NFKC): one allocation for text that expands evenly,
-// where append's growth by a quarter would make many. It extrapolates only
-// from a beginning of 1 KiB and a 64th of the stretch at least, and doubles
-// before that; and it grows by a quarter of the whole buffer at least.
-func growFor(dst []byte, base, i, n int) []byte {
-	out := len(dst) - base
-	want := 2 * out
-	if i >= 1024 && i >= n/64 {
-		want = out + (n-i)*out/i + (n-i)/16
-	} else if n-i <= 4<<10 {
-		// A short rest: room for its longest normal form at once, 11
-		// times its length, rather than a doubling per step of its
-		// expansion (FuzzNormalizeBudget: U+FDFA between ill-formed
-		// octets took five allocations in 150 octets).
-		want = max(want, (n-i)*11)
-	}
-	// And by a quarter of the whole buffer at least, as append would:
-	// many short stretches that each expand must not each copy it.
-	want = max(want, out+n-i, 4*segMax, len(dst)/4)
-	grown := make([]byte, len(dst), len(dst)+want+4*segMax)
-	copy(grown, dst)
-	return grown
 }

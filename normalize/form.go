@@ -216,9 +216,8 @@ func (f Form) String(s string) string {
 // p is normal and well-formed.
 func normalFrom[T string | []byte](fi *formInfo, p T, from int) []byte {
 	// Normal forms are rarely much longer than their input: leave a little
-	// room rather than grow: a sixteenth, and the 64 octets the growth
-	// checks (appendNormal, normRegion) let the output outgrow the input
-	// by before they size the buffer for the rest (growFor).
+	// room (a sixteenth) rather than grow; a text that expands more has
+	// its grower size the buffer (grow.go).
 	out := make([]byte, 0, len(p)+len(p)>>4+80)
 	out = append(out, p[:from]...)
 	return appendNormal(fi, out, p, from)

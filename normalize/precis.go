@@ -5,9 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/secure/precis"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -167,9 +169,12 @@ func enforce(p Profile, value string, key bool) (string, error) {
 	}
 	var out string
 	var err error
-	if key {
+	switch {
+	case key:
 		out, err = prof.CompareKey(value)
-	} else {
+	case p == Nickname:
+		out, err = enforceNickname(value)
+	default:
 		out, err = prof.String(value)
 	}
 	if err != nil {
@@ -233,4 +238,87 @@ func precisOffset(prof *precis.Profile, value string) int {
 		}
 	}
 	return 0
+}
+
+// nicknameOnce is the Nickname profile of x/text without its additional
+// mapping and applied once rather than four times: for a text on which
+// that mapping and NFKC change nothing, it is what Nickname does in each of
+// its rounds.
+var nicknameOnce = precis.NewFreeform(precis.IgnoreCase, precis.Norm(norm.NFKC), precis.DisallowEmpty)
+
+// enforceNickname returns what precis.Nickname.String returns for value,
+// well-formed UTF-8, with the same success or failure, at a fraction of its
+// cost on text that NFKC lengthens (issue 14: U+FDFA, 11 times as long,
+// cost 74 times benign text).
+//
+// x/text applies the rules of RFC 8266 (the additional mapping of spaces,
+// NFKC, then the checks of the FreeformClass) four times over the whole
+// text, as RFC 8266, section 2.4, asks for a text that is not stable after
+// one round. Here the first round's mapping and NFKC are done by this
+// package (nicknameSpaces, NFKC.String: the same results as x/text's, which
+// the differential tests and FuzzEnforceNickname hold it to), and when
+// their result v is stable, that is when the mapping leaves it as it is
+// (NFKC does, being idempotent), the four rounds of x/text on value each
+// turn v into itself and check v: one round of checks on v gives the same
+// answer. When v is not stable (a character such as U+00A8 whose NFKC
+// starts with a space), x/text runs as it is.
+func enforceNickname(value string) (string, error) {
+	v := NFKC.String(nicknameSpaces(value))
+	if !nicknameStable(v) {
+		return precis.Nickname.String(value)
+	}
+	return nicknameOnce.String(v)
+}
+
+// isSpaceZs reports whether r is of General Category Zs, as x/text's
+// Nickname mapping asks: U+0020 and the non-ASCII spaces.
+func isSpaceZs(r rune) bool {
+	return r == ' ' || r >= utf8.RuneSelf && unicode.Is(unicode.Zs, r)
+}
+
+// nicknameStable reports whether the additional mapping of RFC 8266,
+// section 2.1 leaves s as it is: no space of category Zs but U+0020, none
+// at either end, no two in a row.
+func nicknameStable(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			for _, r := range s[i:] {
+				if r >= utf8.RuneSelf && isSpaceZs(r) {
+					return false
+				}
+			}
+			break
+		}
+	}
+	return true
+}
+
+// nicknameSpaces applies the additional mapping rule of RFC 8266, section
+// 2.1, to s, well-formed UTF-8, as x/text's Nickname does: every space of
+// category Zs becomes U+0020, those at either end are removed, and a run of
+// them inside becomes one.
+func nicknameSpaces(s string) string {
+	if nicknameStable(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	space, started := false, false
+	for _, r := range s {
+		if isSpaceZs(r) {
+			space = true
+			continue
+		}
+		if space && started {
+			b = append(b, ' ')
+		}
+		b = utf8.AppendRune(b, r)
+		space, started = false, true
+	}
+	return string(b)
 }

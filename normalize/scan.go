@@ -457,7 +457,25 @@ func nextRegion[T string | []byte](fi *formInfo, p T, i int, st *scanState) (sta
 	}
 	end = k
 	for end < len(p) {
-		r, size := decode(p, end)
+		if b := p[end]; end+utf8.UTFMax <= st.valid && b >= 0xC0 && b < 0xF0 {
+			// Known well-formed: one lookup, as in validSpan.
+			if b < 0xE0 {
+				if fi.two[b&0x1F]>>(p[end+1]&63)&1 != 0 {
+					break
+				}
+				end += 2
+			} else {
+				if fi.three[int(b&0x0F)<<6|int(p[end+1]&0x3F)]>>(p[end+2]&63)&1 != 0 {
+					break
+				}
+				end += 3
+			}
+			continue
+		}
+		r, size := rune(p[end]), 1
+		if r >= utf8.RuneSelf {
+			r, size = decodeIn(fi, p, end, st) // validates ahead
+		}
 		if r == utf8.RuneError && size == 1 {
 			return start, end, true, true
 		}
@@ -523,7 +541,7 @@ func quickSpan[T string | []byte](f norm.Form, p T) int {
 func regionDiff[T string | []byte](c *iters, fi *formInfo, r T) int {
 	if fi.native {
 		var scratch [4 * segMax]byte
-		if _, n, ok := normRegion(fi, theComposer(), scratch[:0], r, true); ok {
+		if _, n, ok := normRegion(fi, theComposer(), scratch[:0], r, true, nil, 0); ok {
 			if n < 0 {
 				return -1
 			}
@@ -589,11 +607,16 @@ func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 	var c iters
 	defer c.release()
 	var rs regions
+	// The first stretch is short, the next ones twice as long up to
+	// maxCheckStretch: a text that changes early (Bytes then rewrites it)
+	// is not scanned far in vain, a long normal one costs few calls.
+	limit := minCheckStretch
 	for i := 0; ; {
-		start, end, bad, found := nextStretch(fi, p, i, &rs, maxCheckStretch)
+		start, end, bad, found := nextStretch(fi, p, i, &rs, limit)
 		if !found {
 			return 0, -1, false
 		}
+		limit = min(2*limit, maxCheckStretch)
 		if d := regionDiff(&c, fi, p[start:end]); d >= 0 {
 			return start, start + d, false
 		}
@@ -604,7 +627,8 @@ func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 	}
 }
 
-// decodeIn is decode for nextStretch's scans: it has sanitize.ValidPrefix
+// decodeIn is decode for nextStretch's scans, of a character that is not
+// ASCII: it has sanitize.ValidPrefix
 // validate the text ahead, a stretch at a time, where that runs a SIMD
 // kernel (fi.prevalidate), and decodes well-formed text without checking
 // its octets.
@@ -624,10 +648,14 @@ func decodeIn[T string | []byte](fi *formInfo, p T, j int, st *scanState) (rune,
 // FuzzNormalizeBudget adds them up to bound the work of a call.
 var testHookWork func(octets int)
 
-// maxCheckStretch bounds the stretches that firstDiff looks at: it stops at
+// maxCheckStretch bounds the stretches that firstDiff looks at, from
+// minCheckStretch on: it stops at
 // the first character that changes, so a longer stretch would only have
 // been scanned in vain (Bytes then scans it again to rewrite it).
-const maxCheckStretch = 4 << 10
+const (
+	minCheckStretch = 256
+	maxCheckStretch = 4 << 10
+)
 
 // regions is the state of nextStretch over one text.
 type regions struct {
@@ -648,16 +676,29 @@ func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions, maxLe
 	if !found || !fi.native {
 		return start, end, bad, found
 	}
+	two, three := fi.two, fi.three
 	for !bad && end < len(p) && (maxLen == 0 || end-start < maxLen) {
+		// Is there an unsafe character less than mergeGap octets on?
+		// (safeAt, by hand: the call would cost more than the lookup.)
 		j := end
 		for j < len(p) && j-end < mergeGap {
-			if p[j] < utf8.RuneSelf {
+			b := p[j]
+			if b < utf8.RuneSelf {
 				j++
 				continue
 			}
-			size, safe, ok := safeAt(fi, p, j, &rs.st)
-			if !ok {
-				return start, end, bad, true
+			size, safe := 0, false
+			if j+utf8.UTFMax <= rs.st.valid && b < 0xF0 {
+				if b < 0xE0 {
+					size, safe = 2, two[b&0x1F]>>(p[j+1]&63)&1 != 0
+				} else {
+					size, safe = 3, three[int(b&0x0F)<<6|int(p[j+1]&0x3F)]>>(p[j+2]&63)&1 != 0
+				}
+			} else {
+				var ok bool
+				if size, safe, ok = safeAtSlow(fi, p, j, &rs.st); !ok {
+					return start, end, bad, true
+				}
 			}
 			if !safe {
 				break
@@ -672,11 +713,24 @@ func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions, maxLe
 		}
 		// An unsafe character at j: the region runs to the next safe
 		// character or ill-formed octet.
-		for j < len(p) && p[j] >= utf8.RuneSelf {
-			size, safe, ok := safeAt(fi, p, j, &rs.st)
-			if !ok {
-				bad = true
+		for j < len(p) {
+			b := p[j]
+			if b < utf8.RuneSelf {
 				break
+			}
+			size, safe := 0, false
+			if j+utf8.UTFMax <= rs.st.valid && b < 0xF0 {
+				if b < 0xE0 {
+					size, safe = 2, two[b&0x1F]>>(p[j+1]&63)&1 != 0
+				} else {
+					size, safe = 3, three[int(b&0x0F)<<6|int(p[j+1]&0x3F)]>>(p[j+2]&63)&1 != 0
+				}
+			} else {
+				var ok bool
+				if size, safe, ok = safeAtSlow(fi, p, j, &rs.st); !ok {
+					bad = true
+					break
+				}
 			}
 			if safe {
 				break
@@ -696,15 +750,23 @@ func nextStretch[T string | []byte](fi *formInfo, p T, i int, rs *regions, maxLe
 // known well-formed (decodeIn validates ahead), a character of two or three
 // octets takes one lookup in the octet tables, as in validSpan.
 func safeAt[T string | []byte](fi *formInfo, p T, j int, st *scanState) (size int, safe, ok bool) {
+	if j+utf8.UTFMax <= st.valid {
+		if b := p[j]; b < 0xE0 {
+			return 2, fi.two[b&0x1F]>>(p[j+1]&63)&1 != 0, true
+		} else if b < 0xF0 {
+			return 3, fi.three[int(b&0x0F)<<6|int(p[j+1]&0x3F)]>>(p[j+2]&63)&1 != 0, true
+		}
+	}
+	return safeAtSlow(fi, p, j, st)
+}
+
+// safeAtSlow is safeAt for a character of four octets, or near the end of
+// what is known to be well-formed.
+func safeAtSlow[T string | []byte](fi *formInfo, p T, j int, st *scanState) (size int, safe, ok bool) {
 	if j+utf8.UTFMax > st.valid {
 		decodeIn(fi, p, j, st) // validates ahead
-	}
-	if j+utf8.UTFMax <= st.valid {
-		switch b := p[j]; {
-		case b < 0xE0:
-			return 2, fi.two[b&0x1F]>>(p[j+1]&63)&1 != 0, true
-		case b < 0xF0:
-			return 3, fi.three[int(b&0x0F)<<6|int(p[j+1]&0x3F)]>>(p[j+2]&63)&1 != 0, true
+		if j+utf8.UTFMax <= st.valid && p[j] < 0xF0 {
+			return safeAt(fi, p, j, st)
 		}
 	}
 	r, size := decodeIn(fi, p, j, st)
@@ -730,24 +792,23 @@ func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byt
 	var c iters
 	defer c.release()
 	var rs regions
-	base := len(dst) - i // where the normal form of p[0:] would start
+	var g *grower
+	if fi.native {
+		// base: where the normal form of p[0:] would start.
+		gr := newGrower(fi, len(dst)-i, len(p))
+		g = &gr
+	}
 	for {
 		start, end, bad, found := nextStretch(fi, p, i, &rs, 0)
 		if !found {
-			return append(dst, p[i:]...)
+			return append(g.room(dst, len(p), len(p)-i), p[i:]...)
 		}
-		if out := len(dst) - base; fi.native && cap(dst)-len(dst) < len(p)-i+16 && out > i+i>>4+64 {
-			// The output outgrows the input: size the buffer for the
-			// rest of the text from what it has done so far, as
-			// normRegion does within a stretch.
-			dst = growFor(dst, base, i, len(p))
-		}
-		dst = append(dst, p[i:start]...)
+		dst = append(g.room(dst, start, start-i), p[i:start]...)
 		if fi.native {
-			if out, _, ok := normRegion(fi, theComposer(), dst, p[start:end], false); ok {
+			if out, _, ok := normRegion(fi, theComposer(), dst, p[start:end], false, g, start); ok {
 				dst = out
 				if bad {
-					dst = append(dst, p[end])
+					dst = append(g.room(dst, end+1, 1), p[end])
 					end++
 				}
 				i = end

@@ -3,8 +3,10 @@
 // hostile input costs beside benign input of the same size, one table per
 // entry point and a row per construction:
 //
-//   - ns/op of the benign and the worst input at each size (the median of
-//     the rounds);
+//   - the time per call of the benign and the worst input at each size
+//     (the median of the rounds): the process's CPU time (cpu-ns/op) where
+//     the benchmark reports it, as BenchmarkHostile does, so that waiting
+//     for a core on a shared machine does not count; ns/op otherwise;
 //   - the growth exponent from the smallest size to the largest (16 KiB to
 //     1 MiB): the slope of log time against log size, 1 for a call whose
 //     time grows linearly, 2 for a quadratic one (benign input often shows
@@ -142,12 +144,12 @@ func sizeOctets(name string) float64 {
 	return math.NaN()
 }
 
-// exponent returns the slope of log(ns/op) against log(octets) between the
+// exponent returns the slope of log(time) against log(octets) between the
 // smallest and the largest size that impl has, or NaN.
 func (c *hcase) exponent(impl string) float64 {
 	var have []string
 	for _, s := range c.sizes {
-		if c.median(s, impl, benchout.NsPerOp) > 0 {
+		if c.median(s, impl, benchout.CPUNsPerOp) > 0 {
 			have = append(have, s)
 		}
 	}
@@ -163,7 +165,7 @@ func (c *hcase) exponent(impl string) float64 {
 			hi = s
 		}
 	}
-	t0, t1 := c.median(lo, impl, benchout.NsPerOp), c.median(hi, impl, benchout.NsPerOp)
+	t0, t1 := c.median(lo, impl, benchout.CPUNsPerOp), c.median(hi, impl, benchout.CPUNsPerOp)
 	n0, n1 := c.octets(lo, impl), c.octets(hi, impl)
 	if n1 <= n0 {
 		return math.NaN()
@@ -173,7 +175,7 @@ func (c *hcase) exponent(impl string) float64 {
 
 // ratio returns worst/benign of the medians at size, or NaN.
 func (c *hcase) ratio(size string) float64 {
-	b, w := c.median(size, "benign", benchout.NsPerOp), c.median(size, "worst", benchout.NsPerOp)
+	b, w := c.median(size, "benign", benchout.CPUNsPerOp), c.median(size, "worst", benchout.CPUNsPerOp)
 	if b <= 0 || w <= 0 {
 		return math.NaN()
 	}
@@ -211,7 +213,7 @@ func write(w io.Writer, out *benchout.Output, cases []*hcase) (failed int) {
 	}
 	fmt.Fprintln(w)
 	lo, hi := benchout.RunCounts(out.Rows)
-	fmt.Fprintf(w, "\nMedians of %s; the exponent is that of the time from the smallest size to the largest; ratio is worst/benign; B/op per octet of input at the largest size.\n", runsText(lo, hi))
+	fmt.Fprintf(w, "\nMedians of %s of the time per call (CPU time where reported); the exponent is that of the time from the smallest size to the largest; ratio is worst/benign; B/op per octet of input at the largest size.\n", runsText(lo, hi))
 
 	// The summary first: one line per row.
 	fmt.Fprintln(w, "\n## Summary")
@@ -277,7 +279,7 @@ func write(w io.Writer, out *benchout.Output, cases []*hcase) (failed int) {
 			for _, impl := range []string{"benign", "worst"} {
 				fmt.Fprintf(w, "| %s | %s |", c.name, impl)
 				for _, s := range sizes {
-					fmt.Fprintf(w, " %s |", fmtNs(c.median(s, impl, benchout.NsPerOp)))
+					fmt.Fprintf(w, " %s |", fmtNs(c.median(s, impl, benchout.CPUNsPerOp)))
 				}
 				fmt.Fprintf(w, " %s |", fmtExp(c.exponent(impl)))
 				for _, s := range sizes {

@@ -28,6 +28,7 @@ type Result struct {
 	Impl   string // the value of the impl= component
 
 	NsPerOp     float64
+	CPUNsPerOp  float64 // the process's CPU time per op (cpu-ns/op), 0 if not reported
 	MBPerS      float64 // 0 if the benchmark did not call SetBytes
 	BPerOp      float64
 	AllocsPerOp float64
@@ -170,6 +171,8 @@ func ParseLine(line string) (Result, bool) {
 		switch f[i+1] {
 		case "ns/op":
 			r.NsPerOp = v
+		case "cpu-ns/op":
+			r.CPUNsPerOp = v
 		case "MB/s":
 			r.MBPerS = v
 		case "B/op":
@@ -214,6 +217,16 @@ func Median(rs []Result, f func(Result) float64) float64 {
 
 // NsPerOp, MBPerS, BPerOp and AllocsPerOp select a metric, for Median.
 func NsPerOp(r Result) float64 { return r.NsPerOp }
+
+// CPUNsPerOp selects the process's CPU time per operation, or ns/op when
+// the benchmark did not report it: on a shared machine, a time that
+// waiting for a core does not inflate.
+func CPUNsPerOp(r Result) float64 {
+	if r.CPUNsPerOp > 0 {
+		return r.CPUNsPerOp
+	}
+	return r.NsPerOp
+}
 
 // MBPerS selects the throughput in 10⁶ octets per second.
 func MBPerS(r Result) float64 { return r.MBPerS }

@@ -1,0 +1,150 @@
+package middleware
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// TestCanonPathReference holds canonPath, which writes the canonical path
+// in pooled buffers, to the implementation it replaced (refCanonPath, a
+// new slice per segment), on paths made at random of segments that
+// change, grow, turn into syntax or into refused characters, with encoded
+// slashes, under normalizing, rejecting and Monitor policies with a tight
+// limit: the same Path and RawPath, the same rejection.
+func TestCanonPathReference(t *testing.T) {
+	t.Parallel()
+	pieces := []string{"a", "e%CC%81", "%C3%A9", "%EF%BC%8F", "%EF%BC%8E", "%E2%80%A4", ".", "..", "%2F", "%2f",
+		"%EF%BC%85", "%EF%BC%BC", "%CD%BE", "%EF%B7%BA", "%E2%80%AE", "%EF%BB%BF", "%C3%85", "%E2%84%AB", "x%CC%81%CC%81",
+		"~", "!", "%20", "%25", "%3B", "Q", "%EF%BD%91"}
+	pols := []*policy{
+		compile(canonPolicy(normalize.NFC)), compile(canonPolicy(normalize.NFKC)),
+		compile(canonPolicy(normalize.NFKC, canonMonitoring)), compile(canonPolicy(normalize.NFC, canonRejecting)),
+		compile(canonPolicy(normalize.NFKC, func(p *rules.Policy) { p.Limits.PathBytes = 40 })),
+		compile(canonPolicy(normalize.NFKC, func(p *rules.Policy) { p.Path.Forbid |= sanitize.DefaultIgnorable })),
+	}
+	rng := rand.New(rand.NewPCG(14, 3))
+	s := getScratch()
+	defer putScratch(s)
+	n, rewritten, refused := 3000, 0, 0
+	if testing.Short() {
+		n = 600
+	}
+	for range n {
+		var b strings.Builder
+		for range 1 + rng.IntN(5) {
+			b.WriteByte('/')
+			for range rng.IntN(4) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+		}
+		target := "/p" + b.String() // not "//", which Parse takes for a host
+		for _, p := range pols {
+			r1 := httptest.NewRequest(http.MethodGet, "/", nil)
+			r2 := httptest.NewRequest(http.MethodGet, "/", nil)
+			var err error
+			if r1.URL, err = r1.URL.Parse(target); err != nil {
+				t.Fatal(err)
+			}
+			u := *r1.URL
+			*r2.URL = u
+			got, want := s.canonPath(r1, p), refCanonPath(p, r2)
+			if describe(got) != describe(want) || got != nil && got.Sample != want.Sample ||
+				r1.URL.Path != r2.URL.Path || r1.URL.RawPath != r2.URL.RawPath {
+				t.Fatalf("%q, %+v:\n got %q %q %s\nwant %q %q %s", target, p.Policy,
+					r1.URL.Path, r1.URL.RawPath, describe(got), r2.URL.Path, r2.URL.RawPath, describe(want))
+			}
+			switch {
+			case want != nil:
+				refused++
+			case r2.URL.Path != u.Path || r2.URL.RawPath != u.RawPath:
+				rewritten++
+			}
+		}
+	}
+	t.Logf("%d paths: %d rewritten, %d refused", n*len(pols), rewritten, refused)
+	if rewritten == 0 || refused == 0 {
+		t.Error("the paths reach neither a rewrite nor a refusal")
+	}
+}
+
+// refCanonPath is canonPath as it was, a new slice per segment.
+func refCanonPath(p *policy, r *http.Request) *Rejection {
+	if p.form == normalize.None {
+		return nil
+	}
+	path := r.URL.Path
+	if p.RejectUnnormalized {
+		if err := p.form.CheckString(path); err != nil {
+			return reject(err, rules.Path, "", path)
+		}
+		return nil
+	}
+	if p.form.IsNormalString(path) {
+		return nil
+	}
+	var dec, enc []byte
+	off := 0
+	for seg := range strings.SplitSeq(r.URL.EscapedPath(), "/") {
+		d, _ := sanitize.AppendUnescape(nil, seg, sanitize.EscapePathSegment)
+		nd := p.form.Bytes(d)
+		if addsSyntax(d, nd) {
+			return syntaxRejection("", stringBytes(path), off)
+		}
+		off += len(d) + 1
+		dec = append(append(dec, nd...), '/')
+		enc = append(sanitize.AppendEscape(enc, bytesString(nd), sanitize.EscapePathSegment), '/')
+	}
+	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]
+	if p.Limits.PathBytes >= 0 && len(enc) > p.Limits.PathBytes {
+		return tooLarge(rules.Path, "", int64(p.Limits.PathBytes))
+	}
+	if rj := recheck(rules.Path, "", dec, p.Path.Forbid&^sanitize.BOM, -1, 0); rj != nil {
+		return rj
+	}
+	if p.Mode == rules.Monitor {
+		return nil
+	}
+	r.URL.Path = string(dec)
+	r.URL.RawPath = ""
+	if r.URL.EscapedPath() != string(enc) {
+		r.URL.RawPath = string(enc)
+	}
+	return nil
+}
+
+// TestCanonPathAllocs (issue 14): rewriting a path costs the same number
+// of allocations however many segments it has (the new Path and RawPath,
+// the escaped path url.URL makes), none per segment.
+func TestCanonPathAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	p := compile(canonPolicy(normalize.NFC))
+	s := getScratch()
+	defer putScratch(s)
+	var counts []float64
+	for _, n := range []int{20, 200, 1000} {
+		r := httptest.NewRequest(http.MethodGet, "/"+strings.Repeat("e%CC%81/", n)+"x", nil)
+		u := *r.URL
+		counts = append(counts, testing.AllocsPerRun(50, func() {
+			*r.URL = u
+			if rj := s.canonPath(r, p); rj != nil {
+				t.Fatal(rj)
+			}
+		}))
+		if r.URL.Path == u.Path {
+			t.Fatalf("%d segments: not rewritten", n)
+		}
+	}
+	t.Logf("allocations for 20, 200, 1000 segments: %v", counts)
+	if counts[0] > 5 || counts[1] != counts[0] || counts[2] != counts[0] {
+		t.Errorf("allocations for 20, 200, 1000 segments: %v, want the same, at most 5", counts)
+	}
+}
