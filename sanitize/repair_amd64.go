@@ -36,7 +36,7 @@ func repairCountAVX512(p *byte, blocks int) (done, count int)
 func repairWriteAVX512(p *byte, blocks int, out *byte, room int) (done, written int, run bool)
 
 // validRun is how many blocks in a row with no error make the kernels
-// hand over to skipValid (the assembly has it as a literal 8). A call of
+// hand over to skipValid (the assembly has it as validRun-1 = 7). A call of
 // the validator that finds an error soon costs 15-40 ns, about as much as
 // 1-3 blocks (BenchmarkToValidRuns): with 8, input that alternates runs of
 // 9 blocks and errors, so that each hand-over finds little to skip, costs

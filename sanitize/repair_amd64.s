@@ -137,9 +137,10 @@ GLOBL lowHigh<>(SB), RODATA|NOPTR, $128
 
 // func repairCountAVX512(p *byte, blocks int) (done, count int)
 //
-// Registers: SI the block, CX the blocks left, AX the count, R14 the
-// all-valid blocks in a row (scratch in ABI0: the ABI wrapper restores
-// g), DX zero for CMOVQNE.
+// Registers: SI the block, CX the blocks left, AX the count. A block with
+// an error costs one more compare and branch; the all-valid ones keep in
+// R14 the value of CX at the last of them (scratch in ABI0: the ABI
+// wrapper restores g), and in done the value at the first of the run.
 TEXT ·repairCountAVX512(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
@@ -149,22 +150,18 @@ TEXT ·repairCountAVX512(SB), NOSPLIT, $0-32
 
 count:
 	MASKS
-	// R14 counts the blocks whose octets are all valid, back to 0 at
-	// any other.
-	INCQ    R14
-	XORQ    DX, DX
-	CMPQ    R8, outMask<>(SB)
-	CMOVQNE DX, R14
 	POPCNTQ R8, R8
 	ADDQ    R8, AX
 	POPCNTQ R13, R13
 	LEAQ    (R13)(R13*2), R13
 	ADDQ    R13, AX
-	ADDQ    $56, SI
-	DECQ    CX
-	JZ      countEnd
-	CMPQ    R14, $8 // validRun
-	JLT     count
+	CMPQ    R8, $56
+	JEQ     countValid
+
+countNext:
+	ADDQ $56, SI
+	DECQ CX
+	JNZ  count
 
 countEnd:
 	VZEROUPPER
@@ -173,6 +170,22 @@ countEnd:
 	MOVQ BX, done+16(FP)
 	MOVQ AX, count+24(FP)
 	RET
+
+countValid:
+	// All 56 valid: stop after the validRun-th in a row.
+	LEAQ 1(CX), DX
+	CMPQ R14, DX
+	JEQ  countRun
+	MOVQ CX, done+16(FP) // the first of a run
+
+countRun:
+	MOVQ CX, R14
+	MOVQ done+16(FP), DX
+	SUBQ CX, DX
+	CMPQ DX, $7 // validRun-1
+	JLT  countNext
+	DECQ CX
+	JMP  countEnd
 
 // GROUP writes the octets of window positions 4+21g to 24+21g repaired
 // (to 59 for g = 2), at AX, and advances AX: each octet is spread to three
@@ -203,9 +216,9 @@ countEnd:
 //
 // Registers: SI the block, CX the blocks left, AX where the next octet
 // goes, DI the last place a block may end: out+room-64, for the 64 octets
-// that GROUP stores, R14 the all-valid blocks in a row (as in
-// repairCountAVX512). Z25, Z27 and Z28 are triples plus 0, 21 and 42, the
-// indexes of the three groups; Z26 is fffd3.
+// that GROUP stores, R14 and done as in repairCountAVX512. Z25, Z27 and
+// Z28 are triples plus 0, 21 and 42, the indexes of the three groups; Z26
+// is fffd3.
 TEXT ·repairWriteAVX512(SB), NOSPLIT, $0-49
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
@@ -213,6 +226,7 @@ TEXT ·repairWriteAVX512(SB), NOSPLIT, $0-49
 	MOVQ room+24(FP), DI
 	LEAQ -64(AX)(DI*1), DI
 	XORQ R14, R14
+	MOVB $0, run+48(FP)
 	CONSTS
 	VMOVDQU64    fffd3<>(SB), Z26
 	VMOVDQU64    triples<>(SB), Z25
@@ -231,19 +245,17 @@ write:
 	ADDQ    AX, BX
 	CMPQ    BX, DI
 	JGT     stop
-	INCQ    R14
-	XORQ    DX, DX
-	CMPQ    R8, outMask<>(SB)
-	CMOVQNE DX, R14
 	MOVQ    $0x1249249249249249, R12
 	GROUP(0, Z25)
 	GROUP(1, Z27)
 	GROUP(2, Z28)
-	ADDQ    $56, SI
-	DECQ    CX
-	JZ      stop
-	CMPQ    R14, $8 // validRun
-	JLT     write
+	CMPQ    R8, outMask<>(SB)
+	JEQ     writeValid
+
+writeNext:
+	ADDQ $56, SI
+	DECQ CX
+	JNZ  write
 
 stop:
 	VZEROUPPER
@@ -252,6 +264,21 @@ stop:
 	MOVQ BX, done+32(FP)
 	SUBQ out+16(FP), AX
 	MOVQ AX, written+40(FP)
-	CMPQ R14, $8 // validRun
-	SETGE run+48(FP)
 	RET
+
+writeValid:
+	// All 56 valid: stop after the validRun-th in a row.
+	LEAQ 1(CX), DX
+	CMPQ R14, DX
+	JEQ  writeRun
+	MOVQ CX, done+32(FP) // the first of a run
+
+writeRun:
+	MOVQ CX, R14
+	MOVQ done+32(FP), DX
+	SUBQ CX, DX
+	CMPQ DX, $7 // validRun-1
+	JLT  writeNext
+	MOVB $1, run+48(FP)
+	DECQ CX
+	JMP  stop
