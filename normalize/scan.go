@@ -651,9 +651,13 @@ var testHookWork func(octets int)
 // maxCheckStretch bounds the stretches that firstDiff looks at, from
 // minCheckStretch on: it stops at
 // the first character that changes, so a longer stretch would only have
-// been scanned in vain (Bytes then scans it again to rewrite it).
+// been scanned in vain (Bytes then scans it again to rewrite it). The
+// first stretch is the first region alone: text that is not normal
+// usually shows it in its first region (decomposed text: IsNormal on
+// 1 KiB of NFD Latin takes 130 ns so, 500 ns from 256 octets, 2.1 µs
+// unbounded), and doubling reaches the longest stretch within 12 calls.
 const (
-	minCheckStretch = 256
+	minCheckStretch = 1
 	maxCheckStretch = 4 << 10
 )
 
