@@ -482,10 +482,12 @@ func mwServe(b *testing.B, e *echo.Echo, req mwRequest, status int) {
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	b.ResetTimer()
-	for b.Loop() {
-		reset()
-		mwServeOnce(e, w, r)
-	}
+	reportCPU(b, func() {
+		for b.Loop() {
+			reset()
+			mwServeOnce(e, w, r)
+		}
+	})
 }
 
 // mwServeOnce serves one request: a function of its own, so that an
