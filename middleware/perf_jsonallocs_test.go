@@ -148,8 +148,10 @@ func TestJSONAllocs(t *testing.T) {
 			// allocates a MiB meets more collections, after each of
 			// which every sync.Pool allocates its per-P array again: a
 			// few more allocations at 1 MiB, none that grows with the
-			// names, strings or containers.
-			if counts[1] > counts[0]+6 {
+			// names, strings or containers. (And one fewer at 16 KiB: a
+			// body read whole at once, rewritten, is handed on by the
+			// reader it was lent with: canonBody.)
+			if counts[1] > counts[0]+7 {
 				t.Errorf("%.1f allocations at 16 KiB, %.1f at 1 MiB: want a constant number", counts[0], counts[1])
 			}
 		})
