@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -74,16 +75,17 @@ func checkJSONText(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) 
 // jsonClean reports whether body passes checkJSONText without the scanner: it
 // is valid UTF-8, has no escapes (nothing to decode, nothing to repair), no
 // character of the forbidden classes anywhere (so none in a string) and no
-// more brackets than the depth limit (so no deeper nesting). Each test is
-// a SIMD pass over the body. Otherwise the scanner decides: it alone knows
+// more brackets than the depth limit (so no deeper nesting). Two SIMD
+// passes over the body: jsonscan's for the backslashes and brackets, then
+// the classes check. Otherwise the scanner decides: it alone knows
 // where strings are, which a forbidden TAB between two members, or a
 // bracket inside a string, needs.
 func jsonClean(body []byte, forbid sanitize.Class, maxDepth int) bool {
-	if bytes.IndexByte(body, '\\') >= 0 {
+	brackets, backslash := jsonscan.Structure(body)
+	if backslash {
 		return false
 	}
-	if maxDepth >= 0 && bytes.Count(body, []byte{'{'})+bytes.Count(body, []byte{'['}) > maxDepth &&
-		jsonDepth(body) > maxDepth {
+	if maxDepth >= 0 && brackets > maxDepth && jsonDepth(body) > maxDepth {
 		return false
 	}
 	if forbid&sanitize.BOM != 0 && bytes.Contains(body, []byte("\uFEFF")) {
