@@ -556,7 +556,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		s.handOn(r, p, body, sent, rj)
 		return rj
 	}
-	fixed := body
+	fixed, noRefs := body, false
 	switch loc {
 	case rules.Form:
 		var text string
@@ -568,7 +568,11 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 			fixed = stringBytes(text)
 		}
 	case rules.JSON:
-		fixed, rj = checkJSONBody(body, p, typ, sub) // or JSON lines: jsonlines.go
+		if isJSONLines(typ, sub) {
+			fixed, rj = checkJSONLines(body, p) // jsonlines.go
+		} else {
+			fixed, noRefs, rj = checkJSONScan(body, p)
+		}
 	case rules.Multipart:
 		rj = checkMultipart(r, body, p) // a coded body, decoded in memory
 	case rules.XML:
@@ -576,10 +580,12 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	case rules.Body:
 		fixed, rj = checkText(body, &p.Body)
 	}
-	if rj == nil {
+	if rj == nil && !noRefs {
 		// What a JSON or XML decoder would read in it, whatever its type
 		// (escapes.go); a multipart body's parts are its fields, and its
-		// preamble and epilogue are scanned by checkStream.
+		// preamble and epilogue are scanned by checkStream. (In a JSON
+		// body checkJSON has decoded every JSON escape: one without an
+		// '&' has nothing more for it.)
 		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
 	}
 	if rj == nil {

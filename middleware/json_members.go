@@ -206,9 +206,12 @@ func (nb *nextByte) from(p []byte, i int, c byte) int {
 // objectNamesDistinct, which follows the objects, for one whose names
 // repeat from object to object only (an array of records). Either answers true only
 // where memberCheck would refuse nothing.
-func checkMembers(body []byte, p *policy, escapes bool) *Rejection {
+//
+// colons, when not nil, marks the colons of body (jsonscan.Structure), for
+// namesDistinct.
+func checkMembers(body []byte, p *policy, escapes bool, colons []uint64) *Rejection {
 	if !escapes {
-		if namesDistinct(body, p.form) {
+		if namesDistinctAt(body, p.form, colons) {
 			return nil
 		}
 		if objectNamesDistinct(body, p.form) {
@@ -261,19 +264,35 @@ const (
 // (the value ": x" of a member); that is one more name to compare, and it
 // can only make the answer false. Each colon, name and stretch of white
 // space is looked at once: linear, and bounded by the counts above.
-func namesDistinct(body []byte, form normalize.Form) bool {
+func namesDistinct(body []byte, form normalize.Form) bool { return namesDistinctAt(body, form, nil) }
+
+// namesDistinctAt is namesDistinct, with the colons of body marked in
+// colons (jsonscan.Structure), or found with IndexByte when it is nil.
+func namesDistinctAt(body []byte, form normalize.Form, colons []uint64) bool {
 	var seen [quickNames]uint64
 	var fold [64]byte
 	n := 0
-	for i, colons := 0, 0; ; colons++ {
-		c := bytes.IndexByte(body[i:], ':')
-		if c < 0 {
+	word, bitmap := 0, uint64(0) // the colons' word not yet visited, and what is left of the last one
+	for i, count := 0, 0; ; count++ {
+		var c int
+		if colons != nil {
+			for bitmap == 0 && word < len(colons) {
+				bitmap = colons[word]
+				word++
+			}
+			if bitmap == 0 {
+				return true
+			}
+			c = (word-1)*64 + bits.TrailingZeros64(bitmap)
+			bitmap &= bitmap - 1
+		} else if c = bytes.IndexByte(body[i:], ':'); c < 0 {
 			return true
+		} else {
+			c += i
 		}
-		if colons == quickColons {
+		if count == quickColons {
 			return false
 		}
-		c += i
 		i = c + 1
 		e := c - 1
 		for e >= 0 && body[e] != '"' && isJSONSpace(body[e]) {

@@ -2,17 +2,34 @@
 
 #include "textflag.h"
 
-// func structureAVX512(p *byte, n int) (brackets int, backslash bool)
-//
-// 64 octets at a time: '\' sets a bit of K7, kept over the loop; '[' and
-// '{' (0x5B and 0x7B, one bit apart: an octet ORed with 0x20 is 0x7B for
-// both, and for no other) are counted with POPCNT. The last, partial
-// block is loaded under a mask, with zeros for the octets past n, which
-// match none of the three.
-TEXT ·structureAVX512(SB), NOSPLIT, $0-25
+// BLOCK looks at the 64 octets in Z0: '\' sets bits of K6, '&' of K7,
+// both kept over the loop; '[' and '{' (0x5B and 0x7B, one bit apart: an
+// octet ORed with 0x20 is 0x7B for both, and for no other) are counted
+// into AX, those of the mask in K3 only; the ':' mask is written to
+// (DI) when DI is not nil.
+#define BLOCK \
+	VPCMPEQB Z1, Z0, K1;  \
+	KORQ     K1, K6, K6;  \
+	VPCMPEQB Z4, Z0, K1;  \
+	KORQ     K1, K7, K7;  \
+	VPCMPEQB Z5, Z0, K4;  \
+	VPORQ    Z3, Z0, Z0;  \
+	VPCMPEQB Z2, Z0, K3, K2; \
+	KMOVQ    K2, BX;      \
+	POPCNTQ  BX, BX;      \
+	ADDQ     BX, AX;      \
+	TESTQ    DI, DI;      \
+	JZ       3(PC);       \
+	KMOVQ    K4, (DI);    \
+	ADDQ     $8, DI
+
+// func structureAVX512(p *byte, n int, c *uint64) (brackets, found int)
+TEXT ·structureAVX512(SB), NOSPLIT, $0-40
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), CX
+	MOVQ c+16(FP), DI
 	XORQ AX, AX
+	KXORQ K6, K6, K6
 	KXORQ K7, K7, K7
 	MOVL $0x5C, BX
 	VPBROADCASTB BX, Z1 // '\'
@@ -20,25 +37,27 @@ TEXT ·structureAVX512(SB), NOSPLIT, $0-25
 	VPBROADCASTB BX, Z2 // '{'
 	MOVL $0x20, BX
 	VPBROADCASTB BX, Z3
+	MOVL $0x26, BX
+	VPBROADCASTB BX, Z4 // '&'
+	MOVL $0x3A, BX
+	VPBROADCASTB BX, Z5 // ':'
+	KXNORQ K3, K3, K3   // every octet of a whole block
 
 	CMPQ CX, $64
 	JB   tail
 
 loop:
 	VMOVDQU64 (SI), Z0
-	VPCMPEQB  Z1, Z0, K1
-	KORQ      K1, K7, K7
-	VPORQ     Z3, Z0, Z0
-	VPCMPEQB  Z2, Z0, K2
-	KMOVQ     K2, BX
-	POPCNTQ   BX, BX
-	ADDQ      BX, AX
+	BLOCK
 	ADDQ      $64, SI
 	SUBQ      $64, CX
 	CMPQ      CX, $64
 	JAE       loop
 
 tail:
+	// The last, partial block, loaded under a mask: zeros past n, which
+	// match neither '\', '&' nor ':'; the brackets are counted under the
+	// mask (the zeros are 0x20 once ORed).
 	TESTQ CX, CX
 	JZ    done
 	MOVQ  $1, BX
@@ -46,18 +65,17 @@ tail:
 	DECQ  BX
 	KMOVQ BX, K3
 	VMOVDQU8.Z (SI), K3, Z0
-	VPCMPEQB   Z1, Z0, K1
-	KORQ       K1, K7, K7
-	VPORQ      Z3, Z0, Z0
-	VPCMPEQB   Z2, Z0, K2
-	KANDQ      K3, K2, K2 // only octets before n (the zeros past it are 0x20 now: no match)
-	KMOVQ      K2, BX
-	POPCNTQ    BX, BX
-	ADDQ       BX, AX
+	BLOCK
 
 done:
-	MOVQ     AX, brackets+16(FP)
+	MOVQ     AX, brackets+24(FP)
+	XORQ     CX, CX
+	KORTESTQ K6, K6
+	SETNE    CL
+	XORQ     DX, DX
 	KORTESTQ K7, K7
-	SETNE    backslash+24(FP)
+	SETNE    DL
+	LEAQ     (CX)(DX*2), CX
+	MOVQ     CX, found+32(FP)
 	VZEROUPPER
 	RET

@@ -6,4 +6,4 @@ import "math"
 
 const minLen = math.MaxInt
 
-func structure(p []byte) (int, bool) { return structureGeneric(p) }
+func structure(p []byte, colons []uint64) (int, bool, bool) { return structureGeneric(p, colons) }
