@@ -32,3 +32,10 @@ func structure(p []byte, colons []uint64) (brackets int, backslash, amp bool) {
 //
 //go:noescape
 func structureAVX512(p *byte, n int, c *uint64) (brackets, found int)
+
+func marks(p []byte, m []Block) { marksAVX512(&p[0], len(p), &m[0]) }
+
+// marksAVX512 is Marks for n > 0 octets at p.
+//
+//go:noescape
+func marksAVX512(p *byte, n int, m *Block)

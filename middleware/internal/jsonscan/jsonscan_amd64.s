@@ -79,3 +79,55 @@ done:
 	MOVQ     CX, found+32(FP)
 	VZEROUPPER
 	RET
+
+// MARK writes the four marks of the 64 octets in Z0 to (DI) and moves DI
+// to the next Block.
+#define MARK \
+	VPCMPEQB Z1, Z0, K1; \
+	KMOVQ    K1, 0(DI);  \
+	VPCMPEQB Z2, Z0, K1; \
+	KMOVQ    K1, 8(DI);  \
+	VPCMPEQB Z3, Z0, K1; \
+	KMOVQ    K1, 16(DI); \
+	VPCMPEQB Z4, Z0, K1; \
+	KMOVQ    K1, 24(DI); \
+	ADDQ     $32, DI
+
+// func marksAVX512(p *byte, n int, m *Block)
+TEXT ·marksAVX512(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ m+16(FP), DI
+	MOVL $0x22, BX
+	VPBROADCASTB BX, Z1 // '"'
+	MOVL $0x7B, BX
+	VPBROADCASTB BX, Z2 // '{'
+	MOVL $0x7D, BX
+	VPBROADCASTB BX, Z3 // '}'
+	MOVL $0x3A, BX
+	VPBROADCASTB BX, Z4 // ':'
+	CMPQ CX, $64
+	JB   marktail
+
+markloop:
+	VMOVDQU64 (SI), Z0
+	MARK
+	ADDQ      $64, SI
+	SUBQ      $64, CX
+	CMPQ      CX, $64
+	JAE       markloop
+
+marktail:
+	// Zeros past n: none of the four.
+	TESTQ CX, CX
+	JZ    markdone
+	MOVQ  $1, BX
+	SHLQ  CX, BX
+	DECQ  BX
+	KMOVQ BX, K3
+	VMOVDQU8.Z (SI), K3, Z0
+	MARK
+
+markdone:
+	VZEROUPPER
+	RET
