@@ -250,20 +250,41 @@ func xmlMarkupAfter(body []byte, c byte, allow int) bool {
 // reference or one of the five predefined entities, and decode to an XML
 // Char of no class in forbid, which holds no BOM here.
 func xmlCheckRefs(body []byte, from, stop int, forbid sanitize.Class) *sanitize.Error {
-	for j := from; j < stop; {
-		k := bytes.IndexByte(body[j:stop], '&')
-		if k < 0 {
-			return nil
+	return xmlRefsIn(body, from, stop, -1, false, forbid)
+}
+
+// xmlRefsIn checks the references in p[a:b], each at its '&': it must be
+// a character reference or a predefined entity (bad_escape), and the
+// character it decodes to is checked by xmlCheckRune, as the first of a
+// value when its '&' is at offset first. In a directive (dtd), a '&' that
+// does not start "&#" is left alone, and so are the entities, which
+// decode to printable ASCII.
+//
+// It is the loop every reference of a body goes through, written for a
+// body of nothing but references: the next '&' is looked at before it is
+// searched for, the decoding is xmlRef's, and a character that needs no
+// look-up (xmlCheckRune) costs a comparison or two.
+func xmlRefsIn(p []byte, a, b, first int, dtd bool, forbid sanitize.Class) *sanitize.Error {
+	for j := a; j < b; {
+		if p[j] != '&' {
+			k := bytes.IndexByte(p[j:b], '&')
+			if k < 0 {
+				return nil
+			}
+			j += k
 		}
-		at := j + k
-		r, n := xmlRef(body[at:])
+		r, n := xmlRef(p[j:b])
 		if n == 0 {
-			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
+			if dtd && (j+1 >= b || p[j+1] != '#') {
+				j++ // not a character reference: left alone
+				continue
+			}
+			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: j}
 		}
-		if e := xmlCheckRune(r, at, false, forbid); e != nil {
+		if e := xmlCheckRune(r, j, j == first, forbid); e != nil {
 			return e
 		}
-		j = at + n
+		j += n
 	}
 	return nil
 }
@@ -371,22 +392,7 @@ func xmlCheckValue(p []byte, v [2]int, refs bool, forbid sanitize.Class) *saniti
 	if !refs {
 		return nil
 	}
-	for j := a; j < b; {
-		k := bytes.IndexByte(p[j:b], '&')
-		if k < 0 {
-			return nil
-		}
-		at := j + k
-		r, n := xmlRef(p[at:b])
-		if n == 0 {
-			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
-		}
-		if e := xmlCheckRune(r, at, at == a, forbid); e != nil {
-			return e
-		}
-		j = at + n
-	}
-	return nil
+	return xmlRefsIn(p, a, b, a, false, forbid)
 }
 
 // xmlCheckDTD checks the character references of a directive's text
@@ -396,27 +402,7 @@ func xmlCheckValue(p []byte, v [2]int, refs bool, forbid sanitize.Class) *saniti
 // other uses of '&' are left alone: nothing decodes them there, and a
 // reference to the entity in the document is refused (not predefined).
 func xmlCheckDTD(p []byte, v [2]int, forbid sanitize.Class) *sanitize.Error {
-	a, b := v[0], v[1]
-	for j := a; j < b; {
-		k := bytes.IndexByte(p[j:b], '&')
-		if k < 0 {
-			return nil
-		}
-		at := j + k
-		if at+1 >= b || p[at+1] != '#' {
-			j = at + 1 // not a character reference: left alone
-			continue
-		}
-		r, n := xmlRef(p[at:b])
-		if n == 0 {
-			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
-		}
-		if e := xmlCheckRune(r, at, false, forbid); e != nil {
-			return e
-		}
-		j = at + n
-	}
-	return nil
+	return xmlRefsIn(p, v[0], v[1], -1, true, forbid)
 }
 
 var charRefOpen = []byte("&#")
@@ -472,54 +458,96 @@ const (
 // are allowed and any value above U+10FFFF comes back as
 // utf8.MaxRune+1, however many digits it has. The predefined entities are
 // &lt; &gt; &amp; &apos; &quot;, spelled in lower case.
+//
+// A body can be made of nothing but references, so this is written for
+// speed: a table for the hexadecimal digits, a switch for the entities.
 func xmlRef(p []byte) (rune, int) {
 	if len(p) < 2 || p[1] != '#' {
-		for _, e := range xmlEntities {
-			if len(p) > len(e.name) && p[len(e.name)] == ';' && string(p[1:len(e.name)]) == e.name[1:] {
-				return e.r, len(e.name) + 1
-			}
-		}
-		return 0, 0
-	}
-	j, base := 2, rune(10)
-	if j < len(p) && p[j] == 'x' {
-		j, base = 3, 16
+		return xmlEntity(p)
 	}
 	var r rune
-	digits := j
-	for ; j < len(p); j++ {
-		d := xmlDigit(p[j], base)
-		if d < 0 {
-			break
+	j := 2
+	if j < len(p) && p[j] == 'x' {
+		j = 3
+		for ; j < len(p); j++ {
+			d := xmlHexDigits[p[j]]
+			if d > 0xF {
+				break
+			}
+			if r <= utf8.MaxRune {
+				r = r<<4 | rune(d) // at most 0x10FFFF<<4|15: no overflow
+			}
 		}
-		if r <= utf8.MaxRune {
-			r = r*base + d // at most 0x10FFFF*16+15: no overflow
+		if j == 3 {
+			return 0, 0
+		}
+	} else {
+		for ; j < len(p); j++ {
+			d := p[j] - '0'
+			if d > 9 {
+				break
+			}
+			if r <= utf8.MaxRune {
+				r = r*10 + rune(d)
+			}
+		}
+		if j == 2 {
+			return 0, 0
 		}
 	}
-	if j == digits || j >= len(p) || p[j] != ';' {
+	if j >= len(p) || p[j] != ';' {
 		return 0, 0
 	}
 	return min(r, utf8.MaxRune+1), j + 1
 }
 
-// xmlEntities are the predefined entities, each name with its leading '&'.
-var xmlEntities = [...]struct {
-	name string
-	r    rune
-}{{"&lt", '<'}, {"&gt", '>'}, {"&amp", '&'}, {"&apos", '\''}, {"&quot", '"'}}
-
-// xmlDigit returns the value of the digit c in base 10 or 16, or -1.
-func xmlDigit(c byte, base rune) rune {
-	switch {
-	case '0' <= c && c <= '9':
-		return rune(c - '0')
-	case base == 16 && 'a' <= c && c <= 'f':
-		return rune(c-'a') + 10
-	case base == 16 && 'A' <= c && c <= 'F':
-		return rune(c-'A') + 10
+// xmlEntity reads the predefined entity at the start of p, which is '&',
+// as xmlRef does.
+func xmlEntity(p []byte) (rune, int) {
+	if len(p) < 4 {
+		return 0, 0
 	}
-	return -1
+	switch p[1] {
+	case 'l':
+		if p[2] == 't' && p[3] == ';' {
+			return '<', 4
+		}
+	case 'g':
+		if p[2] == 't' && p[3] == ';' {
+			return '>', 4
+		}
+	case 'a':
+		if len(p) >= 5 && p[2] == 'm' && p[3] == 'p' && p[4] == ';' {
+			return '&', 5
+		}
+		if len(p) >= 6 && p[2] == 'p' && p[3] == 'o' && p[4] == 's' && p[5] == ';' {
+			return '\'', 6
+		}
+	case 'q':
+		if len(p) >= 6 && p[2] == 'u' && p[3] == 'o' && p[4] == 't' && p[5] == ';' {
+			return '"', 6
+		}
+	}
+	return 0, 0
 }
+
+// xmlHexDigits maps an octet to the value of the hexadecimal digit it is,
+// or to 0xFF.
+var xmlHexDigits = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case '0' <= c && c <= '9':
+			t[c] = uint8(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[c] = uint8(c-'a') + 10
+		case 'A' <= c && c <= 'F':
+			t[c] = uint8(c-'A') + 10
+		default:
+			t[c] = 0xFF
+		}
+	}
+	return t
+}()
 
 // xmlCharset looks at the start of body for what says it is not UTF-8: a
 // UTF-16 or UTF-32 byte order mark (bad_charset with refuse, otherwise

@@ -57,10 +57,29 @@ type xmlLexer struct {
 	t      xmlToken
 }
 
-// set makes t the current token and returns it.
-func (lx *xmlLexer) set(t xmlToken) *xmlToken {
-	lx.t = t
-	return &lx.t
+// set makes the token of kind k over p[from:to] the current one, with no
+// name or value, and returns it for the caller to fill in. It writes the
+// fields one by one: a whole xmlToken built and copied costs more than the
+// rest of a short token's lexing.
+func (lx *xmlLexer) set(k xmlKind, from, to int) *xmlToken {
+	t := &lx.t
+	t.kind, t.from, t.to = k, from, to
+	t.name[0], t.name[1], t.val[0], t.val[1] = 0, 0, 0, 0
+	t.refs, t.empty = false, false
+	return t
+}
+
+// named sets the name of t and returns it.
+func (t *xmlToken) named(n0, n1 int) *xmlToken {
+	t.name[0], t.name[1] = n0, n1
+	return t
+}
+
+// valued sets the value of t, and whether it holds references, and
+// returns it.
+func (t *xmlToken) valued(v0, v1 int, refs bool) *xmlToken {
+	t.val[0], t.val[1], t.refs = v0, v1, refs
+	return t
 }
 
 // next returns the next token, or one of kind xmlEOF at the end of p. The
@@ -69,7 +88,7 @@ func (lx *xmlLexer) next() *xmlToken {
 	p, i := lx.p, lx.i
 	switch {
 	case i >= len(p):
-		return lx.set(xmlToken{kind: xmlEOF, from: len(p), to: len(p)})
+		return lx.set(xmlEOF, len(p), len(p))
 	case lx.inTag:
 		return lx.attr()
 	case p[i] != '<':
@@ -78,7 +97,7 @@ func (lx *xmlLexer) next() *xmlToken {
 			end = i + k
 		}
 		lx.i = end
-		return lx.set(xmlToken{kind: xmlText, from: i, to: end, val: [2]int{i, end}, refs: true})
+		return lx.set(xmlText, i, end).valued(i, end, true)
 	case i+1 >= len(p):
 		return lx.fail(i)
 	}
@@ -94,7 +113,7 @@ func (lx *xmlLexer) next() *xmlToken {
 			return lx.fail(i)
 		}
 		lx.i = j + 1
-		return lx.set(xmlToken{kind: xmlEnd, from: i, to: j + 1, name: [2]int{n0, n1}})
+		return lx.set(xmlEnd, i, j+1).named(n0, n1)
 	case '?':
 		n0 := i + 2
 		n1 := xmlNameEnd(p, n0)
@@ -107,7 +126,7 @@ func (lx *xmlLexer) next() *xmlToken {
 			return lx.fail(i)
 		}
 		lx.i = j + k + 2
-		return lx.set(xmlToken{kind: xmlPI, from: i, to: lx.i, name: [2]int{n0, n1}, val: [2]int{j, j + k}})
+		return lx.set(xmlPI, i, lx.i).named(n0, n1).valued(j, j+k, false)
 	case '!':
 		return lx.bang(i)
 	}
@@ -117,7 +136,7 @@ func (lx *xmlLexer) next() *xmlToken {
 		return lx.fail(i)
 	}
 	lx.i, lx.inTag = n1, true
-	return lx.set(xmlToken{kind: xmlStart, from: i, to: n1, name: [2]int{n0, n1}})
+	return lx.set(xmlStart, i, n1).named(n0, n1)
 }
 
 // bang reads the markup at p[i:] that starts "<!": a comment, a CDATA
@@ -141,7 +160,7 @@ func (lx *xmlLexer) bang(i int) *xmlToken {
 			return lx.fail(i)
 		}
 		lx.i = s + k + 3
-		return lx.set(xmlToken{kind: xmlComment, from: i, to: lx.i, val: [2]int{s, s + k}})
+		return lx.set(xmlComment, i, lx.i).valued(s, s+k, false)
 	case '[':
 		if !bytes.HasPrefix(p[i+3:], []byte("CDATA[")) {
 			return lx.fail(i)
@@ -152,7 +171,7 @@ func (lx *xmlLexer) bang(i int) *xmlToken {
 			return lx.fail(i)
 		}
 		lx.i = s + k + 3
-		return lx.set(xmlToken{kind: xmlCDATA, from: i, to: lx.i, val: [2]int{s, s + k}})
+		return lx.set(xmlCDATA, i, lx.i).valued(s, s+k, false)
 	}
 	depth := 0
 	for k := i + 3; k < len(p); k++ {
@@ -160,7 +179,7 @@ func (lx *xmlLexer) bang(i int) *xmlToken {
 		switch {
 		case c == '>' && depth == 0:
 			lx.i = k + 1
-			return lx.set(xmlToken{kind: xmlDirective, from: i, to: k + 1, val: [2]int{i + 2, k}})
+			return lx.set(xmlDirective, i, k+1).valued(i+2, k, false)
 		case c == '"' || c == '\'':
 			// Quoted: everything up to the same quote, at once (an
 			// entity value is most of a DTD).
@@ -197,10 +216,12 @@ func (lx *xmlLexer) attr() *xmlToken {
 			return lx.fail(i)
 		}
 		lx.i, lx.inTag = i+2, false
-		return lx.set(xmlToken{kind: xmlStartEnd, from: i, to: i + 2, empty: true})
+		t := lx.set(xmlStartEnd, i, i+2)
+		t.empty = true
+		return t
 	case '>':
 		lx.i, lx.inTag = i+1, false
-		return lx.set(xmlToken{kind: xmlStartEnd, from: i, to: i + 1})
+		return lx.set(xmlStartEnd, i, i+1)
 	}
 	name := [2]int{i, xmlNameEnd(p, i)}
 	if name[1] == i {
@@ -213,7 +234,7 @@ func (lx *xmlLexer) attr() *xmlToken {
 	if p[j] != '=' {
 		// Strict off: an attribute without a value has its name as value.
 		lx.i = j
-		return lx.set(xmlToken{kind: xmlAttr, from: i, to: name[1], name: name, val: name})
+		return lx.set(xmlAttr, i, name[1]).named(name[0], name[1]).valued(name[0], name[1], false)
 	}
 	j = xmlSkipSpace(p, j+1)
 	if j >= len(p) {
@@ -225,7 +246,7 @@ func (lx *xmlLexer) attr() *xmlToken {
 			return lx.fail(i)
 		}
 		lx.i = j + 1 + k + 1
-		return lx.set(xmlToken{kind: xmlAttr, from: i, to: lx.i, name: name, val: [2]int{j + 1, j + 1 + k}, refs: true})
+		return lx.set(xmlAttr, i, lx.i).named(name[0], name[1]).valued(j+1, j+1+k, true)
 	}
 	// Strict off: an unquoted value, possibly empty.
 	k := j
@@ -233,14 +254,14 @@ func (lx *xmlLexer) attr() *xmlToken {
 		k++
 	}
 	lx.i = k
-	return lx.set(xmlToken{kind: xmlAttr, from: i, to: k, name: name, val: [2]int{j, k}})
+	return lx.set(xmlAttr, i, k).named(name[0], name[1]).valued(j, k, false)
 }
 
 // fail notes a syntax error at i and returns the rest of the body from i
 // as an xmlBroken token.
 func (lx *xmlLexer) fail(i int) *xmlToken {
 	lx.i, lx.inTag, lx.broken = len(lx.p), false, true
-	return lx.set(xmlToken{kind: xmlBroken, from: i, to: len(lx.p), val: [2]int{i, len(lx.p)}, refs: true})
+	return lx.set(xmlBroken, i, len(lx.p)).valued(i, len(lx.p), true)
 }
 
 // xmlNameEnd returns the end of the name that starts at p[i]: the octets
