@@ -342,38 +342,147 @@ func xmlReject(body []byte, e *sanitize.Error) *Rejection {
 // len(body)): references, BOMs at the start of values, and processing
 // instructions naming another encoding. It returns the first with an
 // offset before stop, or nil.
+//
+// It reads body as xmlLexer does, but makes no tokens of the markup an
+// attacker can repeat most densely and that holds nothing to decode: text
+// runs, start tags with their attributes and end tags are read in the loop
+// here, at a few octets per token (<a/>, or " b" attributes without a
+// value); comments, CDATA sections, directives and processing
+// instructions, each of which costs a search for its end anyway, by the
+// lexer. TestXMLScanTokens holds it to xmlScanTokens, the same scan over
+// the lexer's tokens.
 func xmlScan(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
-	lx := xmlLexer{p: body}
+	p := body
+	bom := forbid&sanitize.BOM != 0
 	ascii := -1 // whether body is all ASCII, once known
-	for {
-		t := lx.next()
-		if t.kind == xmlEOF || t.from >= stop {
-			return nil
+	// broken checks the rest of the body from a syntax error at i on, as
+	// character data.
+	broken := func(i int) *sanitize.Error {
+		return xmlBefore(xmlCheckValue(p, [2]int{i, len(p)}, true, forbid), stop)
+	}
+	for i := 0; i < len(p) && i < stop; {
+		if p[i] != '<' {
+			end := len(p)
+			if k := bytes.IndexByte(p[i:], '<'); k >= 0 {
+				end = i + k
+			}
+			if e := xmlCheckValue(p, [2]int{i, end}, true, forbid); e != nil {
+				return xmlBefore(e, stop)
+			}
+			i = end
+			continue
 		}
-		var e *sanitize.Error
-		switch t.kind {
-		case xmlText, xmlBroken:
-			e = xmlCheckValue(body, t.val, true, forbid)
-		case xmlAttr:
-			e = xmlCheckValue(body, t.val, t.refs, forbid)
-		case xmlCDATA:
-			e = xmlCheckValue(body, t.val, false, forbid)
-		case xmlDirective:
-			e = xmlCheckDTD(body, t.val, forbid)
-		case xmlPI:
-			if xmlDeclTarget(body[t.name[0]:t.name[1]]) {
-				if off := xmlForeignEncoding(body, t.val, &ascii); off >= 0 {
-					e = &sanitize.Error{Reason: sanitize.BadCharset, Offset: off}
+		if i+1 >= len(p) {
+			return broken(i)
+		}
+		switch p[i+1] {
+		case '/': // an end tag
+			n1 := xmlNameEnd(p, i+2)
+			if n1 == i+2 {
+				return broken(i)
+			}
+			j := xmlSkipSpace(p, n1)
+			if j >= len(p) || p[j] != '>' {
+				return broken(i)
+			}
+			i = j + 1
+			continue
+		case '?', '!':
+			lx := xmlLexer{p: p, i: i}
+			t := lx.next()
+			var e *sanitize.Error
+			switch t.kind {
+			case xmlBroken:
+				return broken(t.from)
+			case xmlCDATA:
+				e = xmlCheckValue(p, t.val, false, forbid)
+			case xmlDirective:
+				e = xmlCheckDTD(p, t.val, forbid)
+			case xmlPI:
+				if xmlDeclTarget(p[t.name[0]:t.name[1]]) {
+					if off := xmlForeignEncoding(p, t.val, &ascii); off >= 0 {
+						e = &sanitize.Error{Reason: sanitize.BadCharset, Offset: off}
+					}
 				}
 			}
+			if e != nil {
+				return xmlBefore(e, stop)
+			}
+			i = lx.i
+			continue
 		}
-		if e != nil && e.Offset < stop {
-			return e
+		// A start tag: its name, then its attributes, each as
+		// xmlLexer.attr reads them, up to '>' or "/>".
+		n1 := xmlNameEnd(p, i+1)
+		if n1 == i+1 {
+			return broken(i)
 		}
-		if e != nil {
-			return nil
+		i = n1
+		for {
+			j := xmlSkipSpace(p, i)
+			if j >= len(p) {
+				return broken(i)
+			}
+			if p[j] == '>' {
+				i = j + 1
+				break
+			}
+			if p[j] == '/' {
+				if j+1 >= len(p) || p[j+1] != '>' {
+					return broken(j)
+				}
+				i = j + 2
+				break
+			}
+			n1 := xmlNameEnd(p, j)
+			if n1 == j {
+				return broken(j)
+			}
+			k := xmlSkipSpace(p, n1)
+			if k >= len(p) {
+				return broken(j)
+			}
+			if p[k] != '=' {
+				// Strict off: the name is the value.
+				if bom {
+					if e := xmlCheckValue(p, [2]int{j, n1}, false, forbid); e != nil {
+						return xmlBefore(e, stop)
+					}
+				}
+				i = k
+				continue
+			}
+			if k = xmlSkipSpace(p, k+1); k >= len(p) {
+				return broken(j)
+			}
+			if q := p[k]; q == '"' || q == '\'' {
+				m := bytes.IndexByte(p[k+1:], q)
+				if m < 0 || bytes.IndexByte(p[k+1:k+1+m], '<') >= 0 {
+					return broken(j)
+				}
+				if e := xmlCheckValue(p, [2]int{k + 1, k + 1 + m}, true, forbid); e != nil {
+					return xmlBefore(e, stop)
+				}
+				i = k + 1 + m + 1
+				continue
+			}
+			// Strict off: an unquoted value, possibly empty, of octets
+			// that hold no reference and no BOM.
+			i = k
+			for i < len(p) && xmlOctets[p[i]]&xmlUnquotedOctet != 0 {
+				i++
+			}
 		}
 	}
+	return nil
+}
+
+// xmlBefore returns e if it is before stop, or nil.
+func xmlBefore(e *sanitize.Error, stop int) *sanitize.Error {
+	if e != nil && e.Offset < stop {
+		return e
+	}
+	return nil
 }
 
 // xmlCheckValue checks the value p[v[0]:v[1]], character data or an

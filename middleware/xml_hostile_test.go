@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 	"fmt"
+	"github.com/utf8guard/utf8guard/sanitize"
 	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
@@ -221,5 +222,102 @@ func TestXMLRefReference(t *testing.T) {
 			p = append(p, alphabet[rng.IntN(len(alphabet))])
 		}
 		check(p)
+	}
+}
+
+// xmlScanTokens is xmlScan as first written, over the lexer's tokens: the
+// reference TestXMLScanTokens and FuzzXML hold xmlScan to. It looks for
+// the violations the raw check cannot see, in the tokens that start before
+// stop: references, BOMs at the start of values, and processing
+// instructions naming another encoding, and returns the first with an
+// offset before stop, or nil.
+func xmlScanTokens(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
+	lx := xmlLexer{p: body}
+	ascii := -1 // whether body is all ASCII, once known
+	for {
+		t := lx.next()
+		if t.kind == xmlEOF || t.from >= stop {
+			return nil
+		}
+		var e *sanitize.Error
+		switch t.kind {
+		case xmlText, xmlBroken:
+			e = xmlCheckValue(body, t.val, true, forbid)
+		case xmlAttr:
+			e = xmlCheckValue(body, t.val, t.refs, forbid)
+		case xmlCDATA:
+			e = xmlCheckValue(body, t.val, false, forbid)
+		case xmlDirective:
+			e = xmlCheckDTD(body, t.val, forbid)
+		case xmlPI:
+			if xmlDeclTarget(body[t.name[0]:t.name[1]]) {
+				if off := xmlForeignEncoding(body, t.val, &ascii); off >= 0 {
+					e = &sanitize.Error{Reason: sanitize.BadCharset, Offset: off}
+				}
+			}
+		}
+		if e != nil && e.Offset < stop {
+			return e
+		}
+		if e != nil {
+			return nil
+		}
+	}
+}
+
+// xmlScanFragments are pieces of markup that TestXMLScanTokens strings
+// together besides xmlFragments: the parts of tags, spaces and quotes
+// where xmlScan and the lexer each decide on their own where a token ends.
+var xmlScanFragments = []string{
+	"<a", "<a ", "</a", "</a ", " ", "\t", "\n", "b", " b", "b ", "=", " = ", "'", "\"", "'x'", "\"&amp;\"", "'&#x202E;'",
+	"c-d:e.f", "1", "/", "/>", ">", "<", "&", "&lt;", "\uFEFF", "\xEF\xBB\xBF", "&#xFEFF;", "é", "\x80",
+}
+
+// TestXMLScanTokens holds xmlScan to xmlScanTokens on the tests' bodies,
+// FuzzXML's seeds and random strings of xmlFragments and
+// xmlScanFragments, under classes with and without BOM, with stop at the
+// end and anywhere before.
+func TestXMLScanTokens(t *testing.T) {
+	t.Parallel()
+	forbids := []sanitize.Class{strictXML, strictXML | sanitize.BOM, 0, sanitize.BOM | sanitize.DefaultIgnorable}
+	rng := rand.New(rand.NewPCG(14, 1))
+	check := func(body []byte) {
+		for _, forbid := range forbids {
+			for _, stop := range []int{len(body), rng.IntN(len(body) + 1)} {
+				got, want := xmlScan(body, forbid, stop), xmlScanTokens(body, forbid, stop)
+				if (got == nil) != (want == nil) || got != nil && *got != *want {
+					t.Fatalf("xmlScan(%q, %v, %d) = %v; xmlScanTokens: %v", body, forbid, stop, got, want)
+				}
+			}
+		}
+	}
+	var bodies []string
+	for _, tc := range xmlCheckCases {
+		bodies = append(bodies, tc.body)
+	}
+	for _, tc := range xmlCleanCases {
+		bodies = append(bodies, tc.body)
+	}
+	for _, tc := range xmlCanonCases {
+		bodies = append(bodies, tc.body)
+	}
+	for _, kind := range xmlHostileKinds[1:] {
+		bodies = append(bodies, string(xmlHostileBody(1<<10, kind)))
+	}
+	for _, b := range bodies {
+		check([]byte(b))
+	}
+	frags := append(append([]string(nil), xmlFragments...), xmlScanFragments...)
+	n := 50000
+	if testing.Short() {
+		n = 5000
+	}
+	var body []byte
+	for range n {
+		body = body[:0]
+		for range 1 + rng.IntN(16) {
+			body = append(body, frags[rng.IntN(len(frags))]...)
+		}
+		check(body)
 	}
 }

@@ -250,7 +250,7 @@ func (lx *xmlLexer) attr() *xmlToken {
 	}
 	// Strict off: an unquoted value, possibly empty.
 	k := j
-	for k < len(p) && xmlUnquotedByte(p[k]) {
+	for k < len(p) && xmlOctets[p[k]]&xmlUnquotedOctet != 0 {
 		k++
 	}
 	lx.i = k
@@ -268,12 +268,14 @@ func (lx *xmlLexer) fail(i int) *xmlToken {
 // encoding/xml reads as a name, ASCII letters, digits, '_', ':', '.', '-'
 // and every octet from 0x80 up. It returns i when there is none.
 func xmlNameEnd(p []byte, i int) int {
-	for i < len(p) && (p[i] >= utf8.RuneSelf || xmlNameByte(p[i])) {
+	for i < len(p) && xmlOctets[p[i]]&xmlNameOctet != 0 {
 		i++
 	}
 	return i
 }
 
+// xmlNameByte reports whether the octet c, below 0x80, may be part of a
+// name.
 func xmlNameByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '_' || c == ':' || c == '.' || c == '-'
@@ -286,14 +288,43 @@ func xmlUnquotedByte(c byte) bool {
 		c == '_' || c == ':' || c == '-'
 }
 
+// xmlSpace reports whether c is XML white space (SP, TAB, CR, LF).
+func xmlSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
 // xmlSkipSpace returns the offset of the first octet of p from i on that
-// is not XML white space (SP, TAB, CR, LF).
+// is not XML white space.
 func xmlSkipSpace(p []byte, i int) int {
-	for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n') {
+	for i < len(p) && xmlOctets[p[i]]&xmlSpaceOctet != 0 {
 		i++
 	}
 	return i
 }
+
+// The classes of xmlOctets. A markup-heavy body is a run of short names
+// and spaces, each octet of which a table looks up faster than a chain of
+// comparisons.
+const (
+	xmlNameOctet     = 1 << iota // part of a name (xmlNameEnd)
+	xmlSpaceOctet                // white space (xmlSpace)
+	xmlUnquotedOctet             // part of an unquoted value (xmlUnquotedByte)
+)
+
+// xmlOctets holds the classes of each octet.
+var xmlOctets = func() (t [256]uint8) {
+	for c := range t {
+		b := byte(c)
+		if b >= utf8.RuneSelf || xmlNameByte(b) {
+			t[c] |= xmlNameOctet
+		}
+		if xmlSpace(b) {
+			t[c] |= xmlSpaceOctet
+		}
+		if xmlUnquotedByte(b) {
+			t[c] |= xmlUnquotedOctet
+		}
+	}
+	return t
+}()
 
 // xmlFrame is an open element: the offsets of its name and, for canonXML,
 // the indexes in xmlCanon.data and xmlCanon.comments of its first pieces
