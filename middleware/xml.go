@@ -343,14 +343,14 @@ func xmlReject(body []byte, e *sanitize.Error) *Rejection {
 // instructions naming another encoding. It returns the first with an
 // offset before stop, or nil.
 //
-// It reads body as xmlLexer does, but makes no tokens of the markup an
-// attacker can repeat most densely and that holds nothing to decode: text
-// runs, start tags with their attributes and end tags are read in the loop
-// here, at a few octets per token (<a/>, or " b" attributes without a
-// value); comments, CDATA sections, directives and processing
-// instructions, each of which costs a search for its end anyway, by the
-// lexer. TestXMLScanTokens holds it to xmlScanTokens, the same scan over
-// the lexer's tokens.
+// It reads body as xmlLexer does, with the lexer's helpers, but makes no
+// tokens: an attacker chooses the densest markup (<a/>, " b" attributes
+// without a value, <?a?>, <!---->, one octet of text between tags), and a
+// token made, handed over and dispatched for every two to five octets
+// cost more than the check itself. Text runs, tags with their attributes,
+// comments and processing instructions are read in the loop here; CDATA
+// sections and directives by the lexer. TestXMLScanTokens and FuzzXML
+// hold it to xmlScanTokens, the same scan over the lexer's tokens.
 func xmlScan(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 	p := body
 	bom := forbid&sanitize.BOM != 0
@@ -362,11 +362,28 @@ func xmlScan(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 	}
 	for i := 0; i < len(p) && i < stop; {
 		if p[i] != '<' {
-			end := len(p)
-			if k := bytes.IndexByte(p[i:], '<'); k >= 0 {
-				end = i + k
+			// Text between dense markup is short: look at it octet by
+			// octet first, and where it holds no reference, there is
+			// nothing to check but a BOM.
+			k := i
+			for k < len(p) && k-i < 16 && xmlOctets[p[k]]&xmlTextOctet == 0 {
+				k++
 			}
-			if e := xmlCheckValue(p, [2]int{i, end}, true, forbid); e != nil {
+			if !bom && (k == len(p) || p[k] == '<') {
+				i = k
+				continue
+			}
+			end := len(p)
+			if m := bytes.IndexByte(p[k:], '<'); m >= 0 {
+				end = k + m
+			}
+			var e *sanitize.Error
+			if bom {
+				e = xmlCheckValue(p, [2]int{i, end}, true, forbid)
+			} else {
+				e = xmlRefsIn(p, k, end, -1, false, forbid) // no '&' before k
+			}
+			if e != nil {
 				return xmlBefore(e, stop)
 			}
 			i = end
@@ -387,9 +404,34 @@ func xmlScan(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 			}
 			i = j + 1
 			continue
-		case '?', '!':
+		case '?': // a processing instruction, as xmlLexer.next reads it
+			n1 := xmlNameEnd(p, i+2)
+			if n1 == i+2 {
+				return broken(i)
+			}
+			j := xmlSkipSpace(p, n1)
+			k := xmlIndexPair(p, j, "?>")
+			if k < 0 {
+				return broken(i)
+			}
+			if xmlDeclTarget(p[i+2 : n1]) {
+				if off := xmlForeignEncoding(p, [2]int{j, k}, &ascii); off >= 0 {
+					return xmlBefore(&sanitize.Error{Reason: sanitize.BadCharset, Offset: off}, stop)
+				}
+			}
+			i = k + 2
+			continue
+		case '!': // a comment, CDATA section or directive, as xmlLexer.bang reads it
+			if i+3 < len(p) && p[i+2] == '-' && p[i+3] == '-' {
+				k := xmlCommentEnd(p, i+4)
+				if k < 0 {
+					return broken(i)
+				}
+				i = k + 3
+				continue
+			}
 			lx := xmlLexer{p: p, i: i}
-			t := lx.next()
+			t := lx.bang(i)
 			var e *sanitize.Error
 			switch t.kind {
 			case xmlBroken:
@@ -398,12 +440,6 @@ func xmlScan(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 				e = xmlCheckValue(p, t.val, false, forbid)
 			case xmlDirective:
 				e = xmlCheckDTD(p, t.val, forbid)
-			case xmlPI:
-				if xmlDeclTarget(p[t.name[0]:t.name[1]]) {
-					if off := xmlForeignEncoding(p, t.val, &ascii); off >= 0 {
-						e = &sanitize.Error{Reason: sanitize.BadCharset, Offset: off}
-					}
-				}
 			}
 			if e != nil {
 				return xmlBefore(e, stop)
@@ -456,7 +492,17 @@ func xmlScan(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 				return broken(j)
 			}
 			if q := p[k]; q == '"' || q == '\'' {
-				m := bytes.IndexByte(p[k+1:], q)
+				// Values are short too: one without '<' and '&' holds
+				// nothing to check but a BOM.
+				m := k + 1
+				for m < len(p) && m-k <= 16 && p[m] != q && xmlOctets[p[m]]&xmlTextOctet == 0 {
+					m++
+				}
+				if !bom && m < len(p) && p[m] == q {
+					i = m + 1
+					continue
+				}
+				m = bytes.IndexByte(p[k+1:], q)
 				if m < 0 || bytes.IndexByte(p[k+1:k+1+m], '<') >= 0 {
 					return broken(j)
 				}

@@ -60,9 +60,28 @@ func xmlHostileBody(n int, kind string) []byte {
 	case "quoted":
 		b.WriteString("<a")
 		for b.Len() < n-64 {
-			b.WriteString("b=''")
+			b.WriteString(" b=''")
 		}
 		b.WriteString("/>")
+	case "mixed":
+		// The constructions above in a random order, for the branch
+		// predictor to miss.
+		rng := rand.New(rand.NewPCG(1, 4))
+		pieces := []string{"<a/>", "<a>x</a>", "<!---->", "<?a?>", "<a b c/>", "<a>&lt;</a>", "<a b=''/>", "</a>", "<a>", "x"}
+		b.WriteString("<r>")
+		for b.Len() < n-64 {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		b.WriteString("</r>")
+	case "names":
+		// Elements and attributes with names of random lengths.
+		rng := rand.New(rand.NewPCG(1, 5))
+		b.WriteString("<r>")
+		for b.Len() < n-64 {
+			name := "abcdefgh"[:1+rng.IntN(4)]
+			b.WriteString("<" + name + " " + name + "=''>x</" + name + ">")
+		}
+		b.WriteString("</r>")
 	case "text":
 		b.WriteString("<r>")
 		for b.Len() < n-64 {
@@ -106,7 +125,7 @@ func xmlHostileBody(n int, kind string) []byte {
 
 // xmlHostileKinds are the kinds of xmlHostileBody, after xmlBenchBody's
 // "lexer", a benign body that needs the lexer.
-var xmlHostileKinds = []string{"lexer", "deep", "attrs", "refs", "dtd", "empty", "nest", "bare", "quoted", "text", "lt", "comments", "pis", "cdata"}
+var xmlHostileKinds = []string{"lexer", "deep", "attrs", "refs", "dtd", "empty", "nest", "bare", "quoted", "text", "lt", "comments", "pis", "cdata", "mixed", "names"}
 
 // BenchmarkCheckXMLHostile: the bodies of xmlHostileBody beside
 // xmlBenchBody's "lexer" kind, at 16 KiB and 1 MiB.

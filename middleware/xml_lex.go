@@ -121,12 +121,12 @@ func (lx *xmlLexer) next() *xmlToken {
 			return lx.fail(i)
 		}
 		j := xmlSkipSpace(p, n1)
-		k := bytes.Index(p[j:], []byte("?>"))
+		k := xmlIndexPair(p, j, "?>")
 		if k < 0 {
 			return lx.fail(i)
 		}
-		lx.i = j + k + 2
-		return lx.set(xmlPI, i, lx.i).named(n0, n1).valued(j, j+k, false)
+		lx.i = k + 2
+		return lx.set(xmlPI, i, lx.i).named(n0, n1).valued(j, k, false)
 	case '!':
 		return lx.bang(i)
 	}
@@ -154,24 +154,23 @@ func (lx *xmlLexer) bang(i int) *xmlToken {
 			return lx.fail(i)
 		}
 		s := i + 4
-		// The first "--" ends the comment, and must be followed by '>'.
-		k := bytes.Index(p[s:], []byte("--"))
-		if k < 0 || s+k+2 >= len(p) || p[s+k+2] != '>' {
+		k := xmlCommentEnd(p, s)
+		if k < 0 {
 			return lx.fail(i)
 		}
-		lx.i = s + k + 3
-		return lx.set(xmlComment, i, lx.i).valued(s, s+k, false)
+		lx.i = k + 3
+		return lx.set(xmlComment, i, lx.i).valued(s, k, false)
 	case '[':
 		if !bytes.HasPrefix(p[i+3:], []byte("CDATA[")) {
 			return lx.fail(i)
 		}
 		s := i + 9
-		k := bytes.Index(p[s:], []byte("]]>"))
+		k := xmlCDATAEnd(p, s)
 		if k < 0 {
 			return lx.fail(i)
 		}
-		lx.i = s + k + 3
-		return lx.set(xmlCDATA, i, lx.i).valued(s, s+k, false)
+		lx.i = k + 3
+		return lx.set(xmlCDATA, i, lx.i).valued(s, k, false)
 	}
 	depth := 0
 	for k := i + 3; k < len(p); k++ {
@@ -201,6 +200,43 @@ func (lx *xmlLexer) bang(i int) *xmlToken {
 		}
 	}
 	return lx.fail(i)
+}
+
+// xmlCommentEnd returns the offset of the "--" that ends the comment
+// whose content starts at p[s], or -1 where encoding/xml fails: at the
+// first "--", which must be followed by '>', or at the end of p.
+func xmlCommentEnd(p []byte, s int) int {
+	k := xmlIndexPair(p, s, "--")
+	if k < 0 || k+2 >= len(p) || p[k+2] != '>' {
+		return -1
+	}
+	return k
+}
+
+// xmlCDATAEnd returns the offset of the "]]>" that ends the CDATA section
+// whose content starts at p[s], or -1.
+func xmlCDATAEnd(p []byte, s int) int {
+	if s+2 < len(p) && p[s] == ']' && p[s+1] == ']' && p[s+2] == '>' {
+		return s // empty: no call
+	}
+	if k := bytes.Index(p[s:], []byte("]]>")); k >= 0 {
+		return s + k
+	}
+	return -1
+}
+
+// xmlIndexPair returns the offset of the first occurrence of the two
+// octets sep in p from i on, or -1. Markup that ends where its content
+// starts (<!---->, <?a?>) is found without a call; the rest by
+// bytes.Index, which stays linear however many first octets there are.
+func xmlIndexPair(p []byte, i int, sep string) int {
+	if i+1 < len(p) && p[i] == sep[0] && p[i+1] == sep[1] {
+		return i
+	}
+	if k := bytes.Index(p[i:], []byte(sep)); k >= 0 {
+		return i + k
+	}
+	return -1
 }
 
 // attr reads what follows in a start tag: an attribute or the tag's end.
@@ -307,6 +343,7 @@ const (
 	xmlNameOctet     = 1 << iota // part of a name (xmlNameEnd)
 	xmlSpaceOctet                // white space (xmlSpace)
 	xmlUnquotedOctet             // part of an unquoted value (xmlUnquotedByte)
+	xmlTextOctet                 // '<' or '&', which end a run of plain text
 )
 
 // xmlOctets holds the classes of each octet.
@@ -321,6 +358,9 @@ var xmlOctets = func() (t [256]uint8) {
 		}
 		if xmlUnquotedByte(b) {
 			t[c] |= xmlUnquotedOctet
+		}
+		if b == '<' || b == '&' {
+			t[c] |= xmlTextOctet
 		}
 	}
 	return t
