@@ -365,8 +365,8 @@ func xmlScan(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 			// Text between dense markup is short: look at it octet by
 			// octet first, and where it holds no reference, there is
 			// nothing to check but a BOM.
-			k := i
-			for k < len(p) && k-i < 16 && xmlOctets[p[k]]&xmlTextOctet == 0 {
+			k, lim := i, min(len(p), i+16)
+			for k < lim && xmlOctets[p[k]]&xmlTextOctet == 0 {
 				k++
 			}
 			if !bom && (k == len(p) || p[k] == '<') {
@@ -494,8 +494,8 @@ func xmlScan(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 			if q := p[k]; q == '"' || q == '\'' {
 				// Values are short too: one without '<' and '&' holds
 				// nothing to check but a BOM.
-				m := k + 1
-				for m < len(p) && m-k <= 16 && p[m] != q && xmlOctets[p[m]]&xmlTextOctet == 0 {
+				m, lim := k+1, min(len(p), k+17)
+				for m < lim && p[m] != q && xmlOctets[p[m]]&xmlTextOctet == 0 {
 					m++
 				}
 				if !bom && m < len(p) && p[m] == q {
