@@ -103,10 +103,11 @@ GLOBL lowHigh<>(SB), RODATA|NOPTR, $128
 	VMOVDQU64    lowHigh<>+0(SB), Z21;   \
 	VMOVDQU64    lowHigh<>+64(SB), Z22
 
-// The masks of a block come in two steps. SECOND loads the window of the
-// block at SI into Z0, and the window one octet earlier into Z1, and sets
-// K6 to the mask second of subpartMasks (the continuations that the lead
-// before each admits) and R8 to ge80. If K6 has a bit set, SUBPARTS
+// The masks of a block come in steps. LEADS loads the window of the block
+// at SI into Z0, and the window one octet earlier into Z1, and sets R8 to
+// ge80 and K6 to the octets that follow a lead; SECOND, when there are
+// any, narrows K6 to the mask second of subpartMasks (the continuations
+// that the lead before each admits). If K6 has a bit set, SUBPARTS
 // computes the rest of subpartMasks; if not, no continuation in the
 // window belongs to a lead, so that every octet of 80-FF starts a maximal
 // subpart of one octet and ASCII is all that is valid, and LONE sets the
@@ -119,17 +120,19 @@ GLOBL lowHigh<>(SB), RODATA|NOPTR, $128
 // VPCMPUB $p, b, a, k1, k2 sets k2 to k1 and (a p b): p is 1 for <, 2
 // for <=, 5 for >=. VPERMB t, i, d sets octet l of d to octet i[l]&63 of
 // t. ANDNQ m, v, d sets d to m and not v.
-#define SECOND \
+#define LEADS \
 	VMOVDQU64 -4(SI), Z0;                    \
 	VMOVDQU64 -5(SI), Z1;                    \
 	VPMOVB2M  Z0, K1; /* ge80 */ \
+	KMOVQ     K1, R8;                        \
 	VPCMPUB   $5, Z17, Z1, K6;               \
-	VPCMPUB   $1, Z18, Z1, K6, K6; /* a lead before */ \
+	VPCMPUB   $1, Z18, Z1, K6, K6 /* a lead before */
+
+#define SECOND \
 	VPERMB    Z21, Z1, Z2;                   \
 	VPERMB    Z22, Z1, Z3;                   \
 	VPCMPUB   $5, Z2, Z0, K6, K6;            \
-	VPCMPUB   $2, Z3, Z0, K6, K6; /* second: admitted by it */ \
-	KMOVQ     K1, R8
+	VPCMPUB   $2, Z3, Z0, K6, K6 /* second: admitted by it */
 
 #define SUBPARTS \
 	VPCMPUB   $1, Z16, Z0, K1, K2; /* cont: ge80 and < C0 */ \
@@ -192,9 +195,14 @@ TEXT ·repairCountAVX512(SB), NOSPLIT, $0-32
 	CONSTS
 
 count:
+	LEADS
+	KORTESTQ K6, K6
+	JZ       countLone
 	SECOND
 	KORTESTQ K6, K6
 	JNZ      countSubparts
+
+countLone:
 	LONE
 
 countMasks:
@@ -298,9 +306,14 @@ TEXT ·repairWriteAVX512(SB), NOSPLIT, $0-49
 	VMOVDQU64    shift4<>(SB), Z29
 
 write:
+	LEADS
+	KORTESTQ K6, K6
+	JZ       writeLone
 	SECOND
 	KORTESTQ K6, K6
 	JNZ      writeSubparts
+
+writeLone:
 	LONE
 
 writeMasks:
