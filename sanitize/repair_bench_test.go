@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -93,6 +94,40 @@ func BenchmarkToValidRuns(b *testing.B) {
 			p = runsInput(c.n+1, c.n+1)[1:]
 		}
 		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			var out []byte
+			start := processCPU()
+			for b.Loop() {
+				out = ToValid(p)
+			}
+			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+			_ = out
+		})
+	}
+}
+
+// BenchmarkToValidBlockMix times ToValid on 16 KiB of two constructions
+// in pseudo-random chunks of 28 octets, half a block: on amd64 the
+// kernels take one path for a window in which no lead admits the octet
+// after it (FF, "a" FF) and another for the rest (E2 82), and a mix that
+// the branch predictor cannot learn makes them pay a misprediction per
+// block or so. It should cost about what the dearer construction alone
+// costs (BenchmarkToValidParts); it reports cpu-ns/op.
+func BenchmarkToValidBlockMix(b *testing.B) {
+	for _, mix := range []struct{ name, a, b string }{
+		{"ff+e282", "\xff", "\xe2\x82"}, {"a-ff+e282", "a\xff", "\xe2\x82"}, {"ff+a-ff", "\xff", "a\xff"},
+	} {
+		r := rand.New(rand.NewPCG(14, 18))
+		var p []byte
+		for len(p) < 16<<10 {
+			u := mix.a
+			if r.IntN(2) == 0 {
+				u = mix.b
+			}
+			p = append(p, strings.Repeat(u, 28/len(u)+1)[:28]...)
+		}
+		p = p[:16<<10]
+		b.Run(mix.name, func(b *testing.B) {
 			b.SetBytes(int64(len(p)))
 			var out []byte
 			start := processCPU()
