@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 	"encoding/xml"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -921,13 +922,23 @@ func (p *policy) canonXML(body []byte) *Rejection {
 	if isASCII(body) && !bytes.Contains(body, charRefOpen) {
 		return nil // ASCII is in every form, and nothing decodes to more
 	}
-	cn := xmlCanons.Get().(*xmlCanon)
-	defer cn.release()
-	cn.reset(p.form, body, false)
+	if len(body) <= maxXMLCompactBody {
+		cn := xmlCanons.Get().(*xmlCanon[uint32])
+		rj := cn.check(p.form, body)
+		cn.trim()
+		xmlCanons.Put(cn)
+		return rj
+	}
+	return new(xmlCanon[uint64]).check(p.form, body)
+}
+
+// check runs the passes of canonXML over body.
+func (cn *xmlCanon[R]) check(form normalize.Form, body []byte) *Rejection {
+	cn.reset(form, body, false)
 	if rj := cn.run(); rj != nil || !cn.sawAutoClose {
 		return rj
 	}
-	cn.reset(p.form, body, true)
+	cn.reset(form, body, true)
 	return cn.run()
 }
 
@@ -938,13 +949,11 @@ type xmlPiece struct {
 	refs     bool
 }
 
-// xmlPieceRef is an xmlPiece as xmlCanon keeps it, in eight octets: the
-// offset of its first octet and its kind (xmlRefText and the others, in
-// the two low bits). Its end is found again when it is needed
-// (xmlCanon.piece), as the lexer found it: the text a piece holds is
-// always cut at the first octet, or octets, that end its kind.
-type xmlPieceRef uint64
-
+// A piece of text as xmlCanon keeps it is an R: the offset of its first
+// octet and its kind (xmlRefText and the others, in the two low bits).
+// Its end is found again when it is needed (xmlCanon.piece), as the lexer
+// found it: the text a piece holds is always cut at the first octet, or
+// octets, that end its kind.
 const (
 	xmlRefText    = iota // character data: up to the next '<'
 	xmlRefBroken         // the rest of the body after a syntax error
@@ -952,11 +961,15 @@ const (
 	xmlRefComment        // a comment's content: up to "--"
 )
 
-// ref returns the xmlPieceRef of the piece of kind k that starts at from.
-func ref(from, k int) xmlPieceRef { return xmlPieceRef(from)<<2 | xmlPieceRef(k) }
+// maxXMLCompactBody is the longest body whose offsets, shifted past the
+// two bits of a piece's kind, fit an xmlCanon[uint32].
+const maxXMLCompactBody = 1<<30 - 1
+
+// ref returns the piece of kind k that starts at from.
+func ref[R xmlOffset](from, k int) R { return R(from)<<2 | R(k) }
 
 // piece returns the piece r stands for in cn.p.
-func (cn *xmlCanon) piece(r xmlPieceRef) xmlPiece {
+func (cn *xmlCanon[R]) piece(r R) xmlPiece {
 	p, from := cn.p, int(r>>2)
 	var k int
 	switch r & 3 {
@@ -975,18 +988,21 @@ func (cn *xmlCanon) piece(r xmlPieceRef) xmlPiece {
 	return xmlPiece{from: from, to: from + k}
 }
 
-// xmlCanon is the state of canonXML over p, pooled (xmlCanons): its
-// slices are working memory that no handler sees.
-type xmlCanon struct {
+// xmlCanon is the state of canonXML over p; an xmlCanon[uint32] is pooled
+// (xmlCanons), its slices working memory that no handler sees. Each
+// element and each piece costs a few octets of it (an xmlFrame, an R), and
+// each slice grows to at most what p can need (xmlGrow), so that a pooled
+// xmlCanon serves a body of the default limit without allocating.
+type xmlCanon[R xmlOffset] struct {
 	form normalize.Form
 	p    []byte
-	open []xmlFrame
+	open []xmlFrame[R]
 	// The pieces of the open elements, each element's after its parent's
-	// that came before it, character data and comments apart: an
-	// element's own are the last ones when it closes, its children's
-	// gone with them.
-	data, comments []xmlPieceRef
-	buf            []byte // scratch
+	// that came before it, character data and comments together (told
+	// apart by kind): an element's own are the last ones when it closes,
+	// its children's gone with them.
+	pieces []R
+	buf    []byte // scratch
 	// htmlAutoClose closes the elements of xml.HTMLAutoClose as
 	// encoding/xml does with Strict off and that list, in a second pass
 	// that checks only what the first cannot have: elements' texts joined
@@ -997,39 +1013,54 @@ type xmlCanon struct {
 	htmlAutoClose, pending, sawAutoClose bool
 }
 
-var xmlCanons = sync.Pool{New: func() any { return new(xmlCanon) }}
+var xmlCanons = sync.Pool{New: func() any { return new(xmlCanon[uint32]) }}
 
-// Past these lengths an xmlCanon's slices are not kept for the next
-// request: a body of the default limit's size fits.
+// Past these capacities an xmlCanon's slices are not kept for the next
+// request. A body of the default limit (1 MiB) fits: it holds at most one
+// open element or one piece for every two octets (a '<' and a name
+// octet; an octet of text and the '<' after it), and its decoded texts
+// are no longer than itself.
 const (
-	maxPooledXMLRefs   = 1 << 17 // pieces, 1 MiB
-	maxPooledXMLFrames = 1 << 15 // open elements, 768 KiB
-	maxPooledXMLBuf    = 1 << 20
+	maxPooledXMLBody    = 1 << 20
+	maxPooledXMLEntries = maxPooledXMLBody/2 + 1 // frames or pieces: 4 or 2 MiB at most
+	maxPooledXMLBuf     = maxPooledXMLBody
 )
 
 // reset readies cn for a pass over p, keeping its memory.
-func (cn *xmlCanon) reset(form normalize.Form, p []byte, htmlAutoClose bool) {
-	*cn = xmlCanon{form: form, p: p, htmlAutoClose: htmlAutoClose,
-		open: cn.open[:0], data: cn.data[:0], comments: cn.comments[:0], buf: cn.buf[:0]}
+func (cn *xmlCanon[R]) reset(form normalize.Form, p []byte, htmlAutoClose bool) {
+	*cn = xmlCanon[R]{form: form, p: p, htmlAutoClose: htmlAutoClose,
+		open: cn.open[:0], pieces: cn.pieces[:0], buf: cn.buf[:0]}
 }
 
-// release puts cn back in the pool, without the body and without slices
-// too large to keep.
-func (cn *xmlCanon) release() {
+// trim readies cn for the pool: without the body, and without slices too
+// large to keep.
+func (cn *xmlCanon[R]) trim() {
 	cn.p = nil
-	if cap(cn.open) > maxPooledXMLFrames {
+	if cap(cn.open) > maxPooledXMLEntries {
 		cn.open = nil
 	}
-	if cap(cn.data) > maxPooledXMLRefs {
-		cn.data = nil
-	}
-	if cap(cn.comments) > maxPooledXMLRefs {
-		cn.comments = nil
+	if cap(cn.pieces) > maxPooledXMLEntries {
+		cn.pieces = nil
 	}
 	if cap(cn.buf) > maxPooledXMLBuf {
 		cn.buf = nil
 	}
-	xmlCanons.Put(cn)
+}
+
+// xmlGrow returns s with room for one more element, growing it, when it
+// is full, to twice its capacity but to no more than most, what the body
+// can need: append's own growth would overshoot the pooled bound
+// (maxPooledXMLEntries) on the largest bodies and have the slice dropped
+// and rebuilt for every request.
+func xmlGrow[T any](s []T, most int) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	n := max(2*cap(s), 64)
+	if n > most {
+		n = max(most, len(s)+1)
+	}
+	return slices.Grow(s, n-len(s))
 }
 
 // xmlHTMLAutoClose reports whether the element name is one of
@@ -1055,15 +1086,15 @@ func xmlLocal(name []byte) []byte {
 }
 
 // run walks the tokens of p.
-func (cn *xmlCanon) run() *Rejection {
+func (cn *xmlCanon[R]) run() *Rejection {
 	lx := xmlLexer{p: cn.p}
 	for {
 		t := lx.next()
 		var rj *Rejection
 		if cn.pending && t.kind != xmlAttr && t.kind != xmlStartEnd {
 			cn.pending = false
-			top := cn.open[len(cn.open)-1].name
-			if !(t.kind == xmlEnd && bytes.EqualFold(xmlLocal(cn.p[t.name[0]:t.name[1]]), xmlLocal(cn.p[top[0]:top[1]]))) {
+			top := nameOf(cn.p, cn.open[len(cn.open)-1])
+			if !(t.kind == xmlEnd && bytes.EqualFold(xmlLocal(cn.p[t.name[0]:t.name[1]]), xmlLocal(top))) {
 				if rj := cn.close(); rj != nil {
 					return rj
 				}
@@ -1078,7 +1109,7 @@ func (cn *xmlCanon) run() *Rejection {
 			}
 			return nil
 		case xmlStart:
-			cn.open = append(cn.open, xmlFrame{name: t.name, data: len(cn.data), comments: len(cn.comments)})
+			cn.open = append(xmlGrow(cn.open, len(cn.p)/2+1), xmlFrame[R]{name: R(t.name[0]), pieces: R(len(cn.pieces))})
 			rj = cn.raw(t.name, [2]int{})
 			if !cn.sawAutoClose && xmlHTMLAutoClose(cn.p[t.name[0]:t.name[1]]) {
 				cn.sawAutoClose = true
@@ -1088,10 +1119,9 @@ func (cn *xmlCanon) run() *Rejection {
 				rj = cn.text(xmlPiece{from: t.val[0], to: t.val[1], refs: t.refs}, t.name)
 			}
 		case xmlStartEnd:
-			top := cn.open[len(cn.open)-1].name
 			if t.empty {
 				rj = cn.close()
-			} else if cn.htmlAutoClose && xmlHTMLAutoClose(cn.p[top[0]:top[1]]) {
+			} else if cn.htmlAutoClose && xmlHTMLAutoClose(nameOf(cn.p, cn.open[len(cn.open)-1])) {
 				cn.pending = true
 			}
 		case xmlEnd:
@@ -1112,7 +1142,7 @@ func (cn *xmlCanon) run() *Rejection {
 		case xmlComment:
 			piece := xmlPiece{from: t.val[0], to: t.val[1]}
 			if rj = cn.text(piece, [2]int{}); rj == nil && len(cn.open) > 0 {
-				cn.comments = append(cn.comments, ref(piece.from, xmlRefComment))
+				cn.add(piece.from, xmlRefComment)
 			}
 		case xmlPI:
 			if rj = cn.raw(t.name, [2]int{}); rj == nil {
@@ -1129,7 +1159,7 @@ func (cn *xmlCanon) run() *Rejection {
 
 // charData checks a character-data token on its own, and adds it, of kind
 // k, to its element's pieces.
-func (cn *xmlCanon) charData(piece xmlPiece, k int) *Rejection {
+func (cn *xmlCanon[R]) charData(piece xmlPiece, k int) *Rejection {
 	if piece.to == piece.from {
 		return nil // an empty CDATA section: nothing to join
 	}
@@ -1137,33 +1167,36 @@ func (cn *xmlCanon) charData(piece xmlPiece, k int) *Rejection {
 		return rj
 	}
 	if len(cn.open) > 0 {
-		cn.data = append(cn.data, ref(piece.from, k))
+		cn.add(piece.from, k)
 	}
 	return nil
 }
 
+// add adds the piece of kind k that starts at from to the innermost open
+// element's.
+func (cn *xmlCanon[R]) add(from, k int) {
+	cn.pieces = append(xmlGrow(cn.pieces, len(cn.p)/2+1), ref[R](from, k))
+}
+
 // close checks the text of the innermost open element, its character data
 // and its comments each joined, and closes it.
-func (cn *xmlCanon) close() *Rejection {
+func (cn *xmlCanon[R]) close() *Rejection {
 	f := cn.open[len(cn.open)-1]
-	if data := cn.data[f.data:]; len(data) > 1 {
-		if rj := cn.joined(data); rj != nil {
-			return rj
-		}
+	own := cn.pieces[f.pieces:]
+	if rj := cn.joined(own, false); rj != nil {
+		return rj
 	}
-	if comments := cn.comments[f.comments:]; len(comments) > 1 {
-		if rj := cn.joined(comments); rj != nil {
-			return rj
-		}
+	if rj := cn.joined(own, true); rj != nil {
+		return rj
 	}
-	cn.data, cn.comments = cn.data[:f.data], cn.comments[:f.comments]
+	cn.pieces = cn.pieces[:f.pieces]
 	cn.open = cn.open[:len(cn.open)-1]
 	return nil
 }
 
 // raw checks the text p[v[0]:v[1]], which holds no references. attr names
 // the attribute it belongs to, if any, for the field.
-func (cn *xmlCanon) raw(v [2]int, attr [2]int) *Rejection {
+func (cn *xmlCanon[R]) raw(v [2]int, attr [2]int) *Rejection {
 	if cn.htmlAutoClose {
 		return nil // the first pass has checked every token
 	}
@@ -1177,7 +1210,7 @@ func (cn *xmlCanon) raw(v [2]int, attr [2]int) *Rejection {
 }
 
 // text checks the text of one piece, references decoded.
-func (cn *xmlCanon) text(piece xmlPiece, attr [2]int) *Rejection {
+func (cn *xmlCanon[R]) text(piece xmlPiece, attr [2]int) *Rejection {
 	if cn.htmlAutoClose {
 		return nil // the first pass has checked every token
 	}
@@ -1185,18 +1218,36 @@ func (cn *xmlCanon) text(piece xmlPiece, attr [2]int) *Rejection {
 	if !piece.refs || bytes.IndexByte(v, '&') < 0 {
 		return cn.raw([2]int{piece.from, piece.to}, attr)
 	}
-	cn.buf = xmlAppendText(cn.buf[:0], cn.p, piece)
+	cn.buf = xmlAppendText(slices.Grow(cn.buf[:0], len(v)), cn.p, piece)
 	if k := cn.form.FirstNonNormal(cn.buf); k >= 0 {
 		return cn.reject(xmlTextOffset(cn.p, piece, k), attr)
 	}
 	return nil
 }
 
-// joined checks the concatenation of the texts of pieces.
-func (cn *xmlCanon) joined(pieces []xmlPieceRef) *Rejection {
-	cn.buf = cn.buf[:0]
+// joined checks the concatenation of the texts of those of pieces that
+// are comments, or of those that are not, when there are two or more: one
+// is checked on its own as it comes.
+func (cn *xmlCanon[R]) joined(pieces []R, comments bool) *Rejection {
+	n, size := 0, 0
 	for _, r := range pieces {
-		cn.buf = xmlAppendText(cn.buf, cn.p, cn.piece(r))
+		if (r&3 == xmlRefComment) == comments {
+			pc := cn.piece(r)
+			n, size = n+1, size+pc.to-pc.from
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	// Decoding references never lengthens a text: size is room enough,
+	// in one allocation at most.
+	cn.buf = slices.Grow(cn.buf[:0], size)
+	var last xmlPiece
+	for _, r := range pieces {
+		if (r&3 == xmlRefComment) == comments {
+			last = cn.piece(r)
+			cn.buf = xmlAppendText(cn.buf, cn.p, last)
+		}
 	}
 	k := cn.form.FirstNonNormal(cn.buf)
 	if k < 0 {
@@ -1205,19 +1256,22 @@ func (cn *xmlCanon) joined(pieces []xmlPieceRef) *Rejection {
 	// The piece that holds the k-th octet, and the octet within it.
 	at := 0
 	for _, r := range pieces {
+		if (r&3 == xmlRefComment) != comments {
+			continue
+		}
 		pc := cn.piece(r)
-		n := len(xmlAppendText(cn.buf[:0], cn.p, pc))
-		if k < at+n {
+		w := len(xmlAppendText(cn.buf[:0], cn.p, pc))
+		if k < at+w {
 			return cn.reject(xmlTextOffset(cn.p, pc, k-at), [2]int{})
 		}
-		at += n
+		at += w
 	}
-	return cn.reject(cn.piece(pieces[len(pieces)-1]).to, [2]int{})
+	return cn.reject(last.to, [2]int{})
 }
 
 // reject is the not_normalized Rejection at offset off of the body, inside
 // the open elements (and the attribute attr).
-func (cn *xmlCanon) reject(off int, attr [2]int) *Rejection {
+func (cn *xmlCanon[R]) reject(off int, attr [2]int) *Rejection {
 	e := &sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}
 	return &Rejection{
 		Reason:   sanitize.NotNormalized,

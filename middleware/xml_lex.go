@@ -366,12 +366,25 @@ var xmlOctets = func() (t [256]uint8) {
 	return t
 }()
 
-// xmlFrame is an open element: the offsets of its name and, for canonXML,
-// the indexes in xmlCanon.data and xmlCanon.comments of its first pieces
-// of text.
-type xmlFrame struct {
-	name           [2]int
-	data, comments int
+// xmlOffset is the integer type an xmlFrame (and canonXML's pieces of
+// text) holds body offsets in: uint32 for the bodies a route accepts in
+// practice, to halve the working memory per open element, uint64 for the
+// others.
+type xmlOffset interface{ ~uint32 | ~uint64 }
+
+// xmlFrame is an open element: the offset of the first octet of its name,
+// whose end xmlNameEnd finds again (as the lexer found it), and, for
+// canonXML, the index in xmlCanon.pieces of its first piece of text. Eight
+// octets an element, not the thirty-two of offsets as ints: a body of
+// nested elements holds one frame for every few octets.
+type xmlFrame[R xmlOffset] struct {
+	name, pieces R
+}
+
+// nameOf returns the name of the element f in p.
+func nameOf[R xmlOffset](p []byte, f xmlFrame[R]) []byte {
+	n0 := int(f.name)
+	return p[n0:xmlNameEnd(p, n0)]
 }
 
 // xmlClose returns the index in open of the element that an end tag with
@@ -380,10 +393,10 @@ type xmlFrame struct {
 // which closes every element above the one named, and all of them, before
 // it fails, when none is; with Strict on the two differ only where the
 // decoder fails.
-func xmlClose(p []byte, open []xmlFrame, name [2]int) int {
+func xmlClose[R xmlOffset](p []byte, open []xmlFrame[R], name [2]int) int {
 	n := p[name[0]:name[1]]
 	for k := len(open) - 1; k >= 0; k-- {
-		if bytes.Equal(p[open[k].name[0]:open[k].name[1]], n) {
+		if bytes.Equal(nameOf(p, open[k]), n) {
 			return k
 		}
 	}
@@ -392,11 +405,11 @@ func xmlClose(p []byte, open []xmlFrame, name [2]int) int {
 
 // xmlPath returns the element path of open, and attr ("/@name") when it
 // is not empty.
-func xmlPath(p []byte, open []xmlFrame, attr [2]int) string {
+func xmlPath[R xmlOffset](p []byte, open []xmlFrame[R], attr [2]int) string {
 	var b strings.Builder
 	for _, f := range open {
 		b.WriteByte('/')
-		b.Write(p[f.name[0]:f.name[1]])
+		b.Write(nameOf(p, f))
 	}
 	if attr[1] > attr[0] {
 		b.WriteString("/@")
@@ -409,14 +422,14 @@ func xmlPath(p []byte, open []xmlFrame, attr [2]int) string {
 // that holds offset off.
 func xmlPathAt(body []byte, off int) string {
 	lx := xmlLexer{p: body}
-	var open []xmlFrame
+	var open []xmlFrame[uint64] // a rejection's path: not worth compacting
 	for {
 		t := lx.next()
 		switch t.kind {
 		case xmlEOF:
 			return xmlPath(body, open, [2]int{})
 		case xmlStart:
-			open = append(open, xmlFrame{name: t.name})
+			open = append(open, xmlFrame[uint64]{name: uint64(t.name[0])})
 		case xmlAttr:
 			if off < t.to {
 				return xmlPath(body, open, t.name)
