@@ -3,7 +3,6 @@ package middleware
 import (
 	"bytes"
 	"encoding/xml"
-	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -1060,7 +1059,18 @@ func xmlGrow[T any](s []T, most int) []T {
 	if n > most {
 		n = max(most, len(s)+1)
 	}
-	return slices.Grow(s, n-len(s))
+	t := make([]T, len(s), n) // exactly n: append and slices.Grow round up
+	copy(t, s)
+	return t
+}
+
+// xmlRoom returns buf emptied, with room for n octets: its own memory if
+// it has that room, else exactly n octets of new memory.
+func xmlRoom(buf []byte, n int) []byte {
+	if cap(buf) < n {
+		return make([]byte, 0, n)
+	}
+	return buf[:0]
 }
 
 // xmlHTMLAutoClose reports whether the element name is one of
@@ -1218,7 +1228,7 @@ func (cn *xmlCanon[R]) text(piece xmlPiece, attr [2]int) *Rejection {
 	if !piece.refs || bytes.IndexByte(v, '&') < 0 {
 		return cn.raw([2]int{piece.from, piece.to}, attr)
 	}
-	cn.buf = xmlAppendText(slices.Grow(cn.buf[:0], len(v)), cn.p, piece)
+	cn.buf = xmlAppendText(xmlRoom(cn.buf, len(v)), cn.p, piece)
 	if k := cn.form.FirstNonNormal(cn.buf); k >= 0 {
 		return cn.reject(xmlTextOffset(cn.p, piece, k), attr)
 	}
@@ -1241,7 +1251,7 @@ func (cn *xmlCanon[R]) joined(pieces []R, comments bool) *Rejection {
 	}
 	// Decoding references never lengthens a text: size is room enough,
 	// in one allocation at most.
-	cn.buf = slices.Grow(cn.buf[:0], size)
+	cn.buf = xmlRoom(cn.buf, size)
 	var last xmlPiece
 	for _, r := range pieces {
 		if (r&3 == xmlRefComment) == comments {

@@ -297,6 +297,7 @@ func FuzzXML(f *testing.F) {
 			t.Fatalf("checkXML accepted %q, but %v", body, err)
 		}
 		for _, p := range []*policy{nfc, nfkc} {
+			xmlCanonWide(t, p.form, body)
 			if rj := p.canonXML(body); rj == nil {
 				if err := xmlCanonOracle(body, p.form); err != nil {
 					t.Fatalf("canonXML accepted %q, but %v", body, err)

@@ -1,0 +1,109 @@
+package middleware
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// xmlCanonWide checks that canonXML's compact state (xmlCanon[uint32],
+// what every body under 1 GiB gets) and its wide one (xmlCanon[uint64],
+// for larger bodies, which no test can afford) reach the same verdict on
+// body: the same rejection, or none.
+func xmlCanonWide(t *testing.T, form normalize.Form, body []byte) {
+	t.Helper()
+	narrow := new(xmlCanon[uint32]).check(form, body)
+	wide := new(xmlCanon[uint64]).check(form, body)
+	if (narrow == nil) != (wide == nil) ||
+		narrow != nil && (narrow.Offset != wide.Offset || narrow.Field != wide.Field || narrow.Reason != wide.Reason) {
+		t.Fatalf("%v, %q: uint32 state gives %+v, uint64 state %+v", form, body, narrow, wide)
+	}
+}
+
+// TestXMLCanonWide runs xmlCanonCases and the hostile bodies through both
+// widths of canonXML's state.
+func TestXMLCanonWide(t *testing.T) {
+	t.Parallel()
+	for _, form := range []normalize.Form{normalize.NFC, normalize.NFKC} {
+		for _, tc := range xmlCanonCases {
+			xmlCanonWide(t, form, []byte(tc.body))
+		}
+		for _, name := range []string{"deep", "autoclose", "pieces", "combining"} {
+			xmlCanonWide(t, form, xmlCanonHostile(16<<10, name))
+		}
+	}
+}
+
+// xmlCanonHostile returns a body of about n octets that is costly for
+// canonXML's working memory, by name: deep nesting with text in every
+// element and after every end tag (an open element and a piece for every
+// few octets), <br> elements that the HTML pass closes, one element whose
+// text is many pieces joined, and a decomposed run (refused).
+func xmlCanonHostile(n int, name string) []byte {
+	var b bytes.Buffer
+	switch name {
+	case "deep":
+		depth := n / len("<a>é</a>é")
+		b.WriteString(strings.Repeat("<a>é", depth))
+		b.WriteString(strings.Repeat("</a>é", depth))
+	case "autoclose":
+		b.WriteString("<a>")
+		b.WriteString(strings.Repeat("é<br>é<!---->é", n/len("é<br>é<!---->é")))
+		b.WriteString("</a>")
+	case "pieces":
+		b.WriteString("<a>")
+		b.WriteString(strings.Repeat("\u00e9<!---->&#xE9;<!---->", n/len("\u00e9<!---->&#xE9;<!---->")))
+		b.WriteString("</a>")
+	case "combining":
+		b.WriteString("<a>e")
+		b.WriteString(strings.Repeat("&#x301;", n/len("&#x301;")))
+		b.WriteString("</a>")
+	}
+	return b.Bytes()
+}
+
+// TestXMLCanonAllocs pins issue 14's goal for canonXML: once its pooled
+// state has served a body of the default limit (1 MiB), checking another
+// allocates nothing, however the body nests or splits its text.
+func TestXMLCanonAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates, and drops pooled values at random")
+	}
+	p := compile(rules.Policy{XML: rules.Check{On: true, Forbid: strictXML}, Normalization: normalize.NFC})
+	for _, name := range []string{"deep", "autoclose", "pieces"} {
+		for _, n := range []int{16 << 10, maxPooledXMLBody - 64} {
+			body := xmlCanonHostile(n, name)
+			if rj := p.canonXML(body); rj != nil {
+				t.Fatalf("%s %d: %v", name, n, rj)
+			}
+			if a := testing.AllocsPerRun(5, func() { _ = p.canonXML(body) }); a != 0 {
+				t.Errorf("%s, %d octets: %v allocations", name, len(body), a)
+			}
+		}
+	}
+}
+
+// TestXMLGrow checks that xmlGrow makes room for one more element, and
+// never grows a slice past what the body can need.
+func TestXMLGrow(t *testing.T) {
+	t.Parallel()
+	for _, most := range []int{1, 2, 63, 64, 65, 1000, maxPooledXMLEntries} {
+		t.Run(fmt.Sprint(most), func(t *testing.T) {
+			var s []uint32
+			for range most {
+				s = append(xmlGrow(s, most), 1)
+				if cap(s) > max(most, 64) {
+					t.Fatalf("len %d: cap %d, past %d", len(s), cap(s), most)
+				}
+			}
+			s = append(xmlGrow(s, most), 1) // past the bound: still room
+			if len(s) != most+1 {
+				t.Fatalf("len %d, want %d", len(s), most+1)
+			}
+		})
+	}
+}
