@@ -1239,24 +1239,26 @@ func (cn *xmlCanon[R]) text(piece xmlPiece, attr [2]int) *Rejection {
 // are comments, or of those that are not, when there are two or more: one
 // is checked on its own as it comes.
 func (cn *xmlCanon[R]) joined(pieces []R, comments bool) *Rejection {
-	n, size := 0, 0
+	n, first, last := 0, R(0), R(0)
 	for _, r := range pieces {
 		if (r&3 == xmlRefComment) == comments {
-			pc := cn.piece(r)
-			n, size = n+1, size+pc.to-pc.from
+			if n == 0 {
+				first = r
+			}
+			n, last = n+1, r
 		}
 	}
 	if n < 2 {
 		return nil
 	}
-	// Decoding references never lengthens a text: size is room enough,
-	// in one allocation at most.
-	cn.buf = xmlRoom(cn.buf, size)
-	var last xmlPiece
+	// The pieces lie apart in p, in order, and decoding references never
+	// lengthens a text: the span from the first to the end of the last is
+	// room enough, in one allocation at most.
+	end := cn.piece(last).to
+	cn.buf = xmlRoom(cn.buf, end-int(first>>2))
 	for _, r := range pieces {
 		if (r&3 == xmlRefComment) == comments {
-			last = cn.piece(r)
-			cn.buf = xmlAppendText(cn.buf, cn.p, last)
+			cn.buf = xmlAppendText(cn.buf, cn.p, cn.piece(r))
 		}
 	}
 	k := cn.form.FirstNonNormal(cn.buf)
@@ -1276,7 +1278,7 @@ func (cn *xmlCanon[R]) joined(pieces []R, comments bool) *Rejection {
 		}
 		at += w
 	}
-	return cn.reject(last.to, [2]int{})
+	return cn.reject(end, [2]int{})
 }
 
 // reject is the not_normalized Rejection at offset off of the body, inside
