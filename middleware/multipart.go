@@ -73,6 +73,7 @@ type mimePart struct {
 	// quoted-printable part without its Content-Transfer-Encoding.
 	header textproto.MIMEHeader
 	qp     bool // the content is quoted-printable, decoded on reading
+	lines  int  // the header's lines as read, Content-Transfer-Encoding included
 	// max is the most octets of content read into memory (negative: no
 	// limit), for a part of a body that streams; over says it had more.
 	max  int64
@@ -365,7 +366,7 @@ const maxInt = int(^uint(0) >> 1)
 // newMimePart reads the header of a part read with NextRawPart as NextPart
 // would present it.
 func newMimePart(raw *multipart.Part) *mimePart {
-	pt := &mimePart{raw: raw, header: raw.Header}
+	pt := &mimePart{raw: raw, header: raw.Header, lines: headerLines(raw.Header)}
 	// As NextPart does: the first Content-Transfer-Encoding decides, and
 	// every one goes.
 	const cte = "Content-Transfer-Encoding"
@@ -609,11 +610,23 @@ func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts,
 		lv = &rebuiltLevel{complete: true}
 		n.levels[depth] = lv
 	}
+	// A part header with too many lines is refused once the parts
+	// before it are checked, which are read up to its line that goes
+	// over, as a body that streams in is (headScan).
+	headsOver := false
+	if lim := p.Limits.MultipartHeaderLines; lim >= 0 {
+		if cut := newHeadScan(boundary, lim).write(body); cut >= 0 {
+			body, headsOver = body[:cut], true
+		}
+	}
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
 		if rj := p.checkPart(pt, depth, n); rj != nil {
 			return nil, rj
 		}
+	}
+	if headsOver {
+		return nil, headersRejection(p.Limits.MultipartHeaderLines)
 	}
 	rb := n.rebuilding()
 	if lv == nil || rb == nil {
@@ -651,6 +664,11 @@ func boundaryRejection(boundary string, depth int) *Rejection {
 func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	if n.parts++; p.Limits.MultipartParts >= 0 && n.parts > p.Limits.MultipartParts {
 		return tooMany(rules.Multipart, p.Limits.MultipartParts)
+	}
+	if lim := p.Limits.MultipartHeaderLines; lim >= 0 && pt.lines > lim {
+		// Cannot happen: headScan counts at least these lines, and
+		// stops reading at a header over the limit.
+		return headersRejection(lim)
 	}
 	if rj := p.checkPartNames(pt); rj != nil {
 		return rj
