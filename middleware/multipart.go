@@ -348,7 +348,9 @@ func (s *mpScanner) next() *mimePart {
 		}
 		if err != nil {
 			s.broken = true
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			// Reading stops at a part header over its limit of lines
+			// (headScan), which the parts before it were read up to.
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errHeadLines) {
 				s.done = true
 			}
 			continue
@@ -615,7 +617,9 @@ func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts,
 	// over, as a body that streams in is (headScan).
 	headsOver := false
 	if lim := p.Limits.MultipartHeaderLines; lim >= 0 {
-		if cut := newHeadScan(boundary, lim).write(body); cut >= 0 {
+		var h headScan
+		h.start(boundary, lim)
+		if cut := h.write(body); cut >= 0 {
 			body, headsOver = body[:cut], true
 		}
 	}

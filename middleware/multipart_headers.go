@@ -30,7 +30,8 @@ import (
 // body is cut: after the line that went over, so that the reader parses
 // max+1 lines of the block at most.
 type headScan struct {
-	delim []byte // "--" + boundary
+	delim []byte // "--" + boundary, in buf; nil: the scan is off
+	buf   [maxBoundary + 2]byte
 	max   int
 	over  bool
 
@@ -53,9 +54,15 @@ type headScan struct {
 	lineCR  bool
 }
 
-func newHeadScan(boundary string, max int) *headScan {
-	return &headScan{delim: []byte("--" + boundary), max: max, m: -1}
+// start starts the scan of a body with boundary (at most maxBoundary
+// octets), with a limit of max lines.
+func (h *headScan) start(boundary string, max int) {
+	*h = headScan{max: max, m: -1}
+	h.delim = append(append(h.buf[:0], "--"...), boundary...)
 }
+
+// on reports whether the scan is started.
+func (h *headScan) on() bool { return h.delim != nil }
 
 // candidate reports whether a delimiter line may start at column col:
 // where the reader reads a line from.

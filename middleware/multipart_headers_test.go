@@ -53,6 +53,8 @@ func TestMultipartHeaderLines(t *testing.T) {
 		{name: "LF line ends at the default", body: mpBuild("BB", "\n", mpSpec{mpHeaderLines("q", 7), "v"}), status: 200},
 		{name: "an earlier part's violation first", body: mpBuild("BB", "\r\n", mpField("a", "\xff"), mpSpec{mpHeaderLines("q", 8), "v"}),
 			status: 400, want: wantLog{reason: "invalid_byte", location: "multipart", field: "a", offset: 0}},
+		{name: "a later part's violation before it first", body: mpBuild("BB", "\r\n", mpField("a", "1"), mpField("b", "2"), mpField("c", "x\xff"), mpSpec{mpHeaderLines("q", 8), "v"}),
+			status: 400, want: wantLog{reason: "invalid_byte", location: "multipart", field: "c", offset: 1}},
 		{name: "nested part over", body: nested(mpBuild("CC", "\r\n", mpSpec{mpHeaderLines("q", 8), "v"})), status: 400, want: over},
 		{name: "nested part at the default", body: nested(mpBuild("CC", "\r\n", mpSpec{mpHeaderLines("q", 7), "v"})), status: 200},
 		{name: "after a syntax error", body: "--BB\r\nbroken\r\n\r\n--BB\r\n" + strings.Join(mpHeaderLines("q", 8), "\r\n") + "\r\n\r\nv\r\n--BB--\r\n",
@@ -113,7 +115,8 @@ func goHeaderLines(body, boundary string) int {
 // headScanCut writes body to a headScan in pieces of the given lengths
 // (the rest in one) and returns where it cuts the body, or -1.
 func headScanCut(body, boundary string, limit int, pieces []int) int {
-	h := newHeadScan(boundary, limit)
+	var h headScan
+	h.start(boundary, limit)
 	off := 0
 	for _, n := range append(pieces, len(body)) {
 		n = min(n, len(body)-off)

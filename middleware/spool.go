@@ -392,7 +392,7 @@ type spoolReader struct {
 	// heads, when set, counts the lines of the part headers; once a part
 	// has more than its limit, reading stops after the line that went
 	// over (headScan.write), so that multipart.Reader never parses more.
-	heads     *headScan
+	heads     headScan
 	limit     int64
 	textLimit int64
 	dat       int64 // octets of data the check has read
@@ -454,11 +454,11 @@ func (t *spoolReader) done() {
 }
 
 // failed reports whether reading stopped short of the body's end.
-func (t *spoolReader) failed() bool { return t.over || t.err != nil || t.headsOver() }
+func (t *spoolReader) failed() bool { return t.over || t.err != nil }
 
 // headsOver reports whether reading stopped at a part header over its
 // limit of lines.
-func (t *spoolReader) headsOver() bool { return t.heads != nil && t.heads.over }
+func (t *spoolReader) headsOver() bool { return t.heads.over }
 
 // errHeadLines is what a spoolReader returns once a part header is over
 // its limit of lines.
@@ -527,7 +527,7 @@ func (t *spoolReader) fill() error {
 				return errOverLimit
 			}
 			t.b = buf[:k]
-			if t.heads != nil {
+			if t.heads.on() {
 				if cut := t.heads.write(t.b); cut >= 0 {
 					t.b = t.b[:cut] // the rest is read no further
 				}

@@ -133,7 +133,7 @@ func (p *policy) checkStream(src *spoolReader, boundary string, w *mpRebuild) *R
 	}
 	if len(boundary) <= maxBoundary {
 		if lim := p.Limits.MultipartHeaderLines; lim >= 0 {
-			src.heads = newHeadScan(boundary, lim)
+			src.heads.start(boundary, lim)
 		}
 		s := newStreamScanner(src, boundary, p.Limits.BodyBytes)
 		for pt := s.next(); pt != nil; pt = s.next() {
