@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -122,7 +123,7 @@ func (pt *mimePart) nestedBoundary() string {
 // part of a body that streams is read up to pt.max octets (readUpTo):
 // past them, pt.over is set and nothing is returned. A quoted-printable
 // part is decoded into buf.
-func (pt *mimePart) readContent(buf []byte) (content, raw, grown []byte, truncated bool, qpOff int) {
+func (pt *mimePart) readContent(buf []byte, dec *qpDecoder) (content, raw, grown []byte, truncated bool, qpOff int) {
 	var err error
 	lo := len(buf)
 	if pt.max >= 0 {
@@ -142,12 +143,38 @@ func (pt *mimePart) readContent(buf []byte) (content, raw, grown []byte, truncat
 		return raw, raw, buf, truncated, -1
 	}
 	mid := len(buf)
-	buf, err = readAll(buf, quotedprintable.NewReader(bytes.NewReader(raw)))
+	buf, err = readAll(buf, dec.reader(raw))
 	content = buf[mid:len(buf):len(buf)]
 	if err == nil {
 		return content, raw, buf, truncated, -1
 	}
 	return content, raw, buf, truncated, qpErrorLine(raw)
+}
+
+// qpDecoder decodes quoted-printable contents in memory that is reused
+// from part to part: quotedprintable.NewReader reads through a
+// bufio.Reader of 4 KiB, and bufio.NewReaderSize takes a *bufio.Reader of
+// that size as it is, so that a part costs the decoder's small state, not
+// a 4 KiB buffer. The buffer's size is the one Go's decoder makes, so
+// lines are cut where they would be (qpErrorLine).
+type qpDecoder struct {
+	src bytes.Reader
+	br  *bufio.Reader
+}
+
+// qpBufferSize is the size of the buffer quotedprintable.NewReader reads
+// through (bufio.NewReader's).
+const qpBufferSize = 4096
+
+// reader returns a quoted-printable decoder of raw.
+func (d *qpDecoder) reader(raw []byte) io.Reader {
+	d.src.Reset(raw)
+	if d.br == nil {
+		d.br = bufio.NewReaderSize(&d.src, qpBufferSize)
+	} else {
+		d.br.Reset(&d.src)
+	}
+	return quotedprintable.NewReader(d.br)
 }
 
 // readAll appends what r reads, up to its end or an error, to dst, as
@@ -233,6 +260,7 @@ type mpMem struct {
 	arena []byte
 	// cmp holds a part read back by rebuiltLevel.verify.
 	cmp []byte
+	qp  qpDecoder
 }
 
 var mpMems = sync.Pool{New: func() any { return new(mpMem) }}
@@ -255,6 +283,7 @@ func (m *mpMem) release() {
 	}
 	m.arena = trimPooled(m.arena, true)
 	m.cmp = trimPooled(m.cmp, true)
+	m.qp.src.Reset(nil)
 	mpMems.Put(m)
 }
 
@@ -724,7 +753,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	// too, but only after a streaming handler has read what came before
 	// the break: that much is checked all the same, and the scan ends.
 	m := n.memory()
-	content, raw, buf, truncated, qpOff := pt.readContent(m.bufs[depth][:0])
+	content, raw, buf, truncated, qpOff := pt.readContent(m.bufs[depth][:0], &m.qp)
 	m.bufs[depth] = buf
 	if pt.over {
 		return tooLarge(rules.Multipart, "", pt.max) // text over the body's text limit
@@ -1152,7 +1181,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 	// Read into the buffer of the part's depth, which the next part
 	// reuses (a nested body's parts go into the next depth's): what the
 	// rebuild keeps goes into the arena once it is known.
-	content, raw, buf, truncated, qpOff := pt.readContent(rb.mem.bufs[depth][:0])
+	content, raw, buf, truncated, qpOff := pt.readContent(rb.mem.bufs[depth][:0], &rb.mem.qp)
 	rb.mem.bufs[depth] = buf
 	if pt.over {
 		return out, false, false, tooLarge(rules.Multipart, "", pt.max) // refused by the check already
