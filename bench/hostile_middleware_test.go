@@ -333,13 +333,13 @@ var mwCases = []mwCase{
 	// allocates per line), sharing the room, then a field that takes
 	// the rest.
 	{name: "mp-headers", route: "/strict", entry: mwMultipart, worst: func(n int) []byte {
-		return mwMPHeaders(n, rules.DefaultMultipartHeaderLines)
+		return mwMPHeaders(n, rules.DefaultMultipartHeaderLines, rules.DefaultMultipartHeaderLines)
 	}},
 	// mp-headers-over: the same, with one header line more than the
 	// limit in the last part: refused there, once the parts before it
 	// are checked (400, a count).
 	{name: "mp-headers-over", route: "/strict", entry: mwMultipart, worst: func(n int) []byte {
-		return mwMPHeaders(n, rules.DefaultMultipartHeaderLines+1)
+		return mwMPHeaders(n, rules.DefaultMultipartHeaderLines, rules.DefaultMultipartHeaderLines+1)
 	}, status: http.StatusBadRequest},
 	// mp-qp: quoted-printable fields, all escapes.
 	{name: "mp-qp", route: "/strict", entry: mwMultipart, worst: func(n int) []byte {
@@ -376,12 +376,12 @@ var mwCases = []mwCase{
 
 // mwMPHeaders returns a body of n octets: 99 parts with the given number
 // of header lines each (a Content-Disposition and lines of "X-H<k>: "
-// and text that share the part's room), then, in the last part (the
-// field "z"), as many again and padding.
-func mwMPHeaders(n, lines int) []byte {
+// and text that share the part's room), then a last part (the field "z")
+// with last lines and padding.
+func mwMPHeaders(n, lines, last int) []byte {
 	var m mwMPBuilder
 	per := n/100 - 100
-	header := func(name string) []string {
+	header := func(name string, lines int) []string {
 		h := []string{fmt.Sprintf(`Content-Disposition: form-data; name="%s"`, name)}
 		room := (per - len(h[0])) / (lines - 1)
 		for k := 1; k < lines; k++ {
@@ -390,9 +390,9 @@ func mwMPHeaders(n, lines int) []byte {
 		return h
 	}
 	for i := range 99 {
-		m.part(header(fmt.Sprintf("f%d", i)), "v")
+		m.part(header(fmt.Sprintf("f%d", i), lines), "v")
 	}
-	m.open(header("z")...)
+	m.open(header("z", last)...)
 	return m.close(n, 'x')
 }
 
