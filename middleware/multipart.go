@@ -74,7 +74,6 @@ type mimePart struct {
 	// quoted-printable part without its Content-Transfer-Encoding.
 	header textproto.MIMEHeader
 	qp     bool // the content is quoted-printable, decoded on reading
-	lines  int  // the header's lines as read, Content-Transfer-Encoding included
 	// max is the most octets of content read into memory (negative: no
 	// limit), for a part of a body that streams; over says it had more.
 	max  int64
@@ -397,7 +396,7 @@ const maxInt = int(^uint(0) >> 1)
 // newMimePart reads the header of a part read with NextRawPart as NextPart
 // would present it.
 func newMimePart(raw *multipart.Part) *mimePart {
-	pt := &mimePart{raw: raw, header: raw.Header, lines: headerLines(raw.Header)}
+	pt := &mimePart{raw: raw, header: raw.Header}
 	// As NextPart does: the first Content-Transfer-Encoding decides, and
 	// every one goes.
 	const cte = "Content-Transfer-Encoding"
@@ -698,11 +697,6 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	if n.parts++; p.Limits.MultipartParts >= 0 && n.parts > p.Limits.MultipartParts {
 		return tooMany(rules.Multipart, p.Limits.MultipartParts)
 	}
-	if lim := p.Limits.MultipartHeaderLines; lim >= 0 && pt.lines > lim {
-		// Cannot happen: headScan counts at least these lines, and
-		// stops reading at a header over the limit.
-		return headersRejection(lim)
-	}
 	if rj := p.checkPartNames(pt); rj != nil {
 		return rj
 	}
@@ -825,20 +819,31 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 			return reject(err, rules.Multipart, field, params[k])
 		}
 	}
-	name, err := firstBad(pt.header, func(vals []string) error {
+	// The header values, in one walk that counts them too: the lines
+	// headScan bounds, less the Content-Transfer-Encoding of a
+	// quoted-printable part (NextPart drops it).
+	var name, bad string
+	var first error
+	lines := 0
+	for k, vals := range pt.header {
+		lines += len(vals)
+		if first != nil && k >= name {
+			continue
+		}
 		for _, v := range vals {
 			if err := sanitize.CheckString(v, forbid); err != nil {
-				return err
+				name, bad, first = k, v, err
+				break
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		for _, v := range pt.header[name] {
-			if err := sanitize.CheckString(v, forbid); err != nil {
-				return reject(err, rules.Multipart, safeField(name), v)
-			}
-		}
+	}
+	if lim := p.Limits.MultipartHeaderLines; lim >= 0 && lines > lim {
+		// Cannot happen: headScan counts at least these lines, and
+		// reading stops at a header over the limit.
+		return headersRejection(lim)
+	}
+	if first != nil {
+		return reject(first, rules.Multipart, safeField(name), bad)
 	}
 	return nil
 }

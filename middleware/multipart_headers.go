@@ -2,7 +2,6 @@ package middleware
 
 import (
 	"bytes"
-	"net/textproto"
 
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -180,17 +179,6 @@ func (h *headScan) advance(p []byte, from, to int) {
 		return
 	}
 	h.col += int64(to - from)
-}
-
-// headerLines counts the lines of a header as Go's reader read them: one
-// per field value (a folded field is one value, the scan's count of it at
-// least as large).
-func headerLines(hdr textproto.MIMEHeader) int {
-	n := 0
-	for _, v := range hdr {
-		n += len(v)
-	}
-	return n
 }
 
 // headersRejection refuses a part whose header has more than limit lines
