@@ -181,10 +181,12 @@ type Limits struct {
 	// short header lines costs many times a body of text of its size;
 	// with it, the header work of a request is bounded by MultipartParts
 	// times this. A part over it is refused before its header is parsed
-	// (too_large in location multipart, 400 as a count). Default 8:
+	// (too_large in location multipart, 400 as a count). Default 6:
 	// RFC 7578 form-data parts carry one to three (Content-Disposition,
-	// Content-Type, Content-Transfer-Encoding), and MIME parts add
-	// Content-ID, Content-Description or Content-Language at most.
+	// Content-Type, Content-Transfer-Encoding; some clients add a
+	// Content-Length), which leaves room for a Content-ID or a
+	// Content-Description; a route that takes mail-like MIME parts with
+	// folded fields raises it.
 	MultipartHeaderLines int
 }
 
@@ -207,7 +209,7 @@ const (
 	DefaultQueryBytes           = 64 << 10
 	DefaultJSONDepth            = 512
 	DefaultMultipartParts       = 100
-	DefaultMultipartHeaderLines = 8
+	DefaultMultipartHeaderLines = 6
 )
 
 // WithDefaults returns l with each zero field set to its default.

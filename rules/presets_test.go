@@ -101,7 +101,7 @@ func defaultLimits() rules.Limits {
 		QueryBytes:           64 << 10,
 		JSONDepth:            512,
 		MultipartParts:       100,
-		MultipartHeaderLines: 8,
+		MultipartHeaderLines: 6,
 
 		// "Default 32 MiB", both: the size of Go's own form parser.
 		BinaryBodyBytes: 32 << 20,
