@@ -29,8 +29,10 @@ import (
 // body is cut: after the line that went over, so that the reader parses
 // max+1 lines of the block at most.
 type headScan struct {
-	delim []byte // "--" + boundary, in buf; nil: the scan is off
-	buf   [maxBoundary + 2]byte
+	// delim is "--" + boundary: buf[:n] (a slice into the value itself
+	// would put it on the heap); n is 0 while the scan is off.
+	buf [maxBoundary + 2]byte
+	n   int
 	max   int
 	over  bool
 
@@ -54,14 +56,19 @@ type headScan struct {
 }
 
 // start starts the scan of a body with boundary (at most maxBoundary
-// octets), with a limit of max lines.
+// octets: boundaryRejection refuses longer ones), with a limit of max
+// lines.
 func (h *headScan) start(boundary string, max int) {
 	*h = headScan{max: max, m: -1}
-	h.delim = append(append(h.buf[:0], "--"...), boundary...)
+	h.n = copy(h.buf[2:], boundary) + 2
+	h.buf[0], h.buf[1] = '-', '-'
 }
 
 // on reports whether the scan is started.
-func (h *headScan) on() bool { return h.delim != nil }
+func (h *headScan) on() bool { return h.n > 0 }
+
+// delim returns "--" + boundary.
+func (h *headScan) delim() []byte { return h.buf[:h.n] }
 
 // candidate reports whether a delimiter line may start at column col:
 // where the reader reads a line from.
@@ -110,14 +117,14 @@ func (h *headScan) write(p []byte) int {
 			pos++
 		case h.m >= 0:
 			// A candidate that began in an earlier write.
-			n := min(len(p)-pos, len(h.delim)-h.m)
-			if !bytes.Equal(p[pos:pos+n], h.delim[h.m:h.m+n]) {
+			n := min(len(p)-pos, len(h.delim())-h.m)
+			if !bytes.Equal(p[pos:pos+n], h.delim()[h.m:h.m+n]) {
 				h.m = -1 // search on from pos: the octets seen are in col
 				continue
 			}
 			pos += n
 			h.col += int64(n)
-			if h.m += n; h.m == len(h.delim) {
+			if h.m += n; h.m == len(h.delim()) {
 				h.m, h.after = -1, true
 			}
 		default:
@@ -144,16 +151,16 @@ func (h *headScan) lineOctets(seg []byte) {
 // delimiter at a candidate place).
 func (h *headScan) search(p []byte, pos int) int {
 	for {
-		i := bytes.Index(p[pos:], h.delim)
+		i := bytes.Index(p[pos:], h.delim())
 		if i < 0 {
 			break
 		}
 		i += pos
 		h.advance(p, pos, i)
 		if candidate(h.col) {
-			h.col += int64(len(h.delim))
+			h.col += int64(len(h.delim()))
 			h.after = true
-			return i + len(h.delim)
+			return i + len(h.delim())
 		}
 		h.advance(p, i, i+1)
 		pos = i + 1
@@ -163,8 +170,8 @@ func (h *headScan) search(p []byte, pos int) int {
 	// last len(delim)-1 octets, not before a line end (the delimiter
 	// holds none).
 	end := int64(len(p))
-	for s := len(p) - 1; s >= max(pos, len(p)-len(h.delim)+1) && p[s] != '\n'; s-- {
-		if candidate(h.col-(end-int64(s))) && bytes.HasPrefix(h.delim, p[s:]) {
+	for s := len(p) - 1; s >= max(pos, len(p)-len(h.delim())+1) && p[s] != '\n'; s-- {
+		if candidate(h.col-(end-int64(s))) && bytes.HasPrefix(h.delim(), p[s:]) {
 			h.m = len(p) - s
 			break
 		}
