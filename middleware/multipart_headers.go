@@ -31,10 +31,10 @@ import (
 type headScan struct {
 	// delim is "--" + boundary: buf[:n] (a slice into the value itself
 	// would put it on the heap); n is 0 while the scan is off.
-	buf [maxBoundary + 2]byte
-	n   int
-	max   int
-	over  bool
+	buf  [maxBoundary + 2]byte
+	n    int
+	max  int
+	over bool
 
 	// col is the length of the line being read, up to the octets seen.
 	col int64
