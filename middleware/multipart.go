@@ -700,7 +700,8 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	if rj := p.checkPartNames(pt); rj != nil {
 		return rj
 	}
-	field := safeField(pt.name)
+	// The field as logged is made only for a rejection: escaping a
+	// name that is not ASCII allocates.
 	if !pt.isFile() {
 		if n.fields++; p.Limits.Fields >= 0 && n.fields > p.Limits.Fields {
 			return tooMany(rules.Multipart, p.Limits.Fields)
@@ -708,7 +709,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	}
 	text, badCharset := p.textPart(pt)
 	if badCharset && p.RefuseCharsets {
-		return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: field, Err: sanitize.ErrBadCharset}
+		return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: safeField(pt.name), Err: sanitize.ErrBadCharset}
 	}
 	// The rebuild, if any, takes the names now, as it takes them before
 	// the content (and, for a nested body, before its parts).
@@ -728,7 +729,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 			// Data, streaming: counted and bounded, and copied to the
 			// rebuild's spool as it passes.
 			off := n.st.sinkLen()
-			complete, rj := n.st.data(pt, field, rb != nil)
+			complete, rj := n.st.data(pt, safeField(pt.name), rb != nil)
 			if rj != nil || rb == nil {
 				return rj
 			}
@@ -753,7 +754,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 		return tooLarge(rules.Multipart, "", pt.max) // text over the body's text limit
 	}
 	if qpOff >= 0 {
-		return qpRejection(field, raw, qpOff)
+		return qpRejection(safeField(pt.name), raw, qpOff)
 	}
 	if text {
 		if rj := p.checkPartText(pt, content); rj != nil {
@@ -778,12 +779,11 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 // field length limit (a text file part is bounded by the body), and every
 // one against the multipart classes.
 func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
-	field := safeField(pt.name)
 	if !pt.isFile() && p.Limits.FieldBytes >= 0 && len(content) > p.Limits.FieldBytes {
-		return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
+		return tooLarge(rules.Multipart, safeField(pt.name), int64(p.Limits.FieldBytes))
 	}
 	if err := sanitize.Check(content, p.Multipart.Forbid); err != nil {
-		return reject(err, rules.Multipart, field, content)
+		return reject(err, rules.Multipart, safeField(pt.name), content)
 	}
 	return nil
 }
@@ -805,18 +805,17 @@ func qpRejection(field string, raw []byte, off int) *Rejection {
 // is reported, so that a request is always refused the same way.
 func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 	forbid := p.namesForbid()
-	field := safeField(pt.name)
 	for _, v := range [...]string{pt.name, pt.file} {
 		if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {
-			return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
+			return tooLarge(rules.Multipart, safeField(pt.name), int64(p.Limits.FieldBytes))
 		}
 		if err := sanitize.CheckString(v, forbid); err != nil {
-			return reject(err, rules.Multipart, field, v)
+			return reject(err, rules.Multipart, safeField(pt.name), v)
 		}
 	}
 	for _, params := range [...]map[string]string{pt.dispParams, pt.typeParams} {
 		if k, err := firstBad(params, func(v string) error { return sanitize.CheckString(v, forbid) }); err != nil {
-			return reject(err, rules.Multipart, field, params[k])
+			return reject(err, rules.Multipart, safeField(pt.name), params[k])
 		}
 	}
 	// The header values, in one walk that counts them too: the lines
