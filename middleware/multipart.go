@@ -1399,7 +1399,15 @@ func (lv *rebuiltLevel) holds(boundary string) bool {
 // empty line that ends the block. Values read by net/textproto hold no CR
 // or LF (it refuses them), so each is one line.
 func appendHeader(dst []byte, hdr textproto.MIMEHeader) []byte {
-	for _, k := range slices.Sorted(maps.Keys(hdr)) {
+	// Sorted in an array on the stack: a header holds a few fields
+	// (Limits.MultipartHeaderLines).
+	var arr [8]string
+	keys := arr[:0]
+	for k := range hdr {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		for _, v := range hdr[k] {
 			dst = append(append(append(append(dst, k...), ": "...), v...), "\r\n"...)
 		}
