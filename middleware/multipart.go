@@ -1345,10 +1345,9 @@ func (lv *rebuiltLevel) write(draw func() string) *Rejection { return lv.writeTo
 // writeTo is write, into memory of its own when arena is nil, and
 // otherwise appended to *arena.
 func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte) *Rejection {
+	lv.writeHeads()
 	size := 0
-	for i := range lv.parts {
-		pt := &lv.parts[i]
-		pt.head = appendHeader(nil, pt.header)
+	for _, pt := range lv.parts {
 		size += len(pt.head) + len(pt.content)
 	}
 	var b string
@@ -1392,6 +1391,22 @@ func (lv *rebuiltLevel) holds(boundary string) bool {
 	return slices.ContainsFunc(lv.parts, func(pt rebuiltPart) bool {
 		return bytes.Contains(pt.head, bb) || bytes.Contains(pt.content, bb)
 	})
+}
+
+// writeHeads writes the header block of every part into pt.head, all of
+// them in one buffer: a part costs no allocation of its own.
+func (lv *rebuiltLevel) writeHeads() {
+	var heads []byte
+	ends := make([]int, len(lv.parts))
+	for i := range lv.parts {
+		heads = appendHeader(heads, lv.parts[i].header)
+		ends[i] = len(heads)
+	}
+	lo := 0
+	for i := range lv.parts {
+		lv.parts[i].head = heads[lo:ends[i]:ends[i]]
+		lo = ends[i]
+	}
 }
 
 // appendHeader appends hdr to dst as a part's header block: one

@@ -475,10 +475,7 @@ var randText = rand.Text
 // refuses the body (canonical_syntax): with 128 random bits, drawn after
 // the body arrived, it does not happen.
 func (lv *rebuiltLevel) writeSpool(draw func() string, data, out *spool) *Rejection {
-	for i := range lv.parts {
-		pt := &lv.parts[i]
-		pt.head = appendHeader(nil, pt.header)
-	}
+	lv.writeHeads()
 	var b string
 	for range 4 {
 		if c := draw(); c != "" && !lv.holds(c) {
