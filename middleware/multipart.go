@@ -336,6 +336,7 @@ type mpScanner struct {
 	// broken is set when the body is not well formed to its closing
 	// delimiter: a syntax error, or a body that ends early.
 	broken bool
+	part   mimePart // the part next returned
 }
 
 func newScanner(body []byte, boundary string) *mpScanner {
@@ -383,9 +384,11 @@ func (s *mpScanner) next() *mimePart {
 			}
 			continue
 		}
-		pt := newMimePart(raw)
-		pt.max = s.max
-		return pt
+		// The scanner's own part, which the next one replaces: nothing
+		// keeps a part past the call that checks (or rebuilds) it.
+		s.part.read(raw)
+		s.part.max = s.max
+		return &s.part
 	}
 	return nil
 }
@@ -393,10 +396,10 @@ func (s *mpScanner) next() *mimePart {
 // maxInt is the largest int.
 const maxInt = int(^uint(0) >> 1)
 
-// newMimePart reads the header of a part read with NextRawPart as NextPart
+// read makes pt the part read with NextRawPart, its header as NextPart
 // would present it.
-func newMimePart(raw *multipart.Part) *mimePart {
-	pt := &mimePart{raw: raw, header: raw.Header}
+func (pt *mimePart) read(raw *multipart.Part) {
+	*pt = mimePart{raw: raw, header: raw.Header}
 	// As NextPart does: the first Content-Transfer-Encoding decides, and
 	// every one goes.
 	const cte = "Content-Transfer-Encoding"
@@ -409,7 +412,6 @@ func newMimePart(raw *multipart.Part) *mimePart {
 		pt.name, pt.file = params["name"], params["filename"]
 	}
 	pt.media, pt.typ, pt.sub, pt.typeParams = partType(pt.header)
-	return pt
 }
 
 // partType reads a part's Content-Type as a handler reads it with
