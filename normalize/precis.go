@@ -307,18 +307,5 @@ func nicknameSpaces(s string) string {
 	if nicknameStable(s) {
 		return s
 	}
-	b := make([]byte, 0, len(s))
-	space, started := false, false
-	for _, r := range s {
-		if isSpaceZs(r) {
-			space = true
-			continue
-		}
-		if space && started {
-			b = append(b, ' ')
-		}
-		b = utf8.AppendRune(b, r)
-		space, started = false, true
-	}
-	return string(b)
+	return string(appendNicknameSpaces(make([]byte, 0, len(s)), s))
 }
