@@ -207,6 +207,23 @@ func (w *precisWork) enforce(dst []byte, p Profile, prof *precis.Profile, value 
 	if len(c) == 0 {
 		return dst, false // refused: Enforce says how
 	}
+	if isASCII(c) {
+		// What x/text checks of ASCII text, its string class, comes
+		// down to a range of octets: no context rule applies to an
+		// ASCII character, and the Bidi Rule has been checked above
+		// where x/text checks it (TestASCIIClass, and the differential
+		// tests against Enforce, hold this to x/text).
+		lo := byte('!') // the IdentifierClass: no space
+		if prof == nicknameOnce || p == OpaqueString {
+			lo = ' ' // the FreeformClass
+		}
+		for _, b := range c {
+			if b < lo || b > '~' {
+				return dst, false
+			}
+		}
+		return append(dst, c...), true
+	}
 	n := len(dst)
 	out, err := prof.Append(dst, c)
 	if err != nil || !bytes.Equal(out[n:], c) {

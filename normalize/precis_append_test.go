@@ -150,3 +150,32 @@ func FuzzAppendEnforce(f *testing.F) {
 		}
 	})
 }
+
+// TestASCIIClass holds AppendEnforce's check of ASCII text to x/text's:
+// every ASCII character alone, after a letter and between letters is
+// accepted by each profile exactly when it is in the range of octets
+// that AppendEnforce allows for it.
+func TestASCIIClass(t *testing.T) {
+	for _, p := range allProfiles {
+		lo := byte('!')
+		if p == Nickname || p == OpaqueString {
+			lo = ' '
+		}
+		for b := byte(0); b < utf8.RuneSelf; b++ {
+			for _, s := range []string{string(b), "a" + string(b), "a" + string(b) + "b", "\uff21" + string(b) + "b"} {
+				_, err := p.precis().String(s)
+				wantOK := b >= lo && b <= '~'
+				if p == Nickname && b == ' ' {
+					wantOK = true // trimmed or kept, never refused next to a letter
+					if s == " " {
+						wantOK = false
+					}
+				}
+				if (err == nil) != wantOK {
+					t.Errorf("%v: x/text on %+q: error %v, want accepted %v", p, s, err, wantOK)
+				}
+				checkAppendEnforce(t, p, s)
+			}
+		}
+	}
+}
