@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -347,6 +348,13 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 			if pc.spilled && enforced {
 				// Kept for writePairs, which need not enforce it
 				// again: nv is in pc.norm, which the next value reuses.
+				if cap(pc.arena)-len(pc.arena) < len(nv) {
+					// Room at once for the forms of the rest of the
+					// text, which its length bounds (decoding only
+					// shortens it) unless a profile lengthens them:
+					// one allocation, not one per doubling.
+					pc.arena = slices.Grow(pc.arena, max(len(nv), len(raw)-pr.at))
+				}
 				lo := len(pc.arena)
 				pc.arena = append(pc.arena, nv...)
 				pc.keys[len(pc.keys)-1].val = pc.arena[lo:len(pc.arena):len(pc.arena)]
@@ -601,6 +609,11 @@ const onePassBytes = 256
 // when that is false: text that is not well-formed is not normal, even
 // where its normal form has the same octets.
 func appendNormal(f normalize.Form, dst, b []byte) ([]byte, bool) {
+	if isASCII(b) {
+		// ASCII is normal in every form: a key or a short value, most
+		// often, checked without a call of the scanner.
+		return dst, false
+	}
 	if len(b) > onePassBytes {
 		if f.IsNormal(b) {
 			return dst, false

@@ -231,3 +231,30 @@ func refKeyCollision(s *scratch, raw string, loc rules.Location, p *policy) *Rej
 	}
 	return nil
 }
+
+// TestAppendNormal holds appendNormal to what it replaced, IsNormal and
+// then Append: on text of every kind, short (one pass) and long (IsNormal
+// first), ill-formed text included, which is never normal even where
+// its normal form has the same octets.
+func TestAppendNormal(t *testing.T) {
+	long := strings.Repeat("x", onePassBytes)
+	texts := []string{"", "k123", "e\u0301", "\u00e9", "\ufb01", "\uff21B", "\ufdfa", "q\u0301", "\u1100\u1161",
+		"a\xffb", "\xc3", "\xed\xa0\x80", "e\u0301\xff", "\u0301", "x\u0302\u0323", "Zoë Ångström 你好"}
+	for _, s := range texts {
+		texts = append(texts, long+s, s+long)
+	}
+	for _, f := range []normalize.Form{normalize.NFC, normalize.NFKC} {
+		for _, s := range texts {
+			b := []byte(s)
+			wantChanged := !f.IsNormal(b)
+			want := "pre"
+			if wantChanged {
+				want += string(f.Append(nil, b))
+			}
+			got, changed := appendNormal(f, []byte("pre"), b)
+			if changed != wantChanged || string(got) != want {
+				t.Errorf("%v %+q: %+q %v, want %+q %v", f.Name(), s, got, changed, want, wantChanged)
+			}
+		}
+	}
+}
