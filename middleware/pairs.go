@@ -299,7 +299,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 		s.buf = s.buf[:0]
 		k := s.decoded(pr.key, dec)
 		key := pairKey{raw: pr.at, rawEnd: pr.at + len(pr.key)}
-		nk, kch, rj := pc.canonKey(p, loc, k)
+		nk, kch, rj := pc.canonKey(p, loc, k, len(raw)-pr.at)
 		key.changed = kch
 		if rj == nil && kch {
 			rj = recheck(loc, "", nk, c.Forbid, p.Limits.FieldBytes, mode)
@@ -554,10 +554,18 @@ func (pc *pairCanon) release() {
 
 // canonKey returns the canonical form of the decoded key k (p.canonOf,
 // without PRECIS, which applies to values), and whether it differs from
-// k: a normal form is appended to pc.arena.
-func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte) ([]byte, bool, *Rejection) {
+// k: a normal form is appended to pc.arena. rest is the length of the
+// text from k on.
+func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte, rest int) ([]byte, bool, *Rejection) {
 	if p.form == normalize.None || p.RejectUnnormalized {
 		return p.canonOf(loc, "", k, false) // k itself, or a refusal
+	}
+	if need := len(k) + len(k)>>4 + 80; cap(pc.arena)-len(pc.arena) < need && !isASCII(k) {
+		// The room Append asks for, and at once for the keys of the
+		// rest of the text, which its length bounds unless their normal
+		// forms are longer: one allocation, where growing by what each
+		// key needs made a dozen or more (issue 14).
+		pc.arena = slices.Grow(pc.arena, max(need, rest))
 	}
 	lo := len(pc.arena)
 	var changed bool

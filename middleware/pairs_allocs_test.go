@@ -250,3 +250,42 @@ func TestPairsPrecisAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestPairsKeysAllocs (issue 14): a query of a thousand distinct NFD keys,
+// each rewritten and so each kept for the collision check, costs the same
+// allocations at 16 and 256 KiB: the keys' normal forms get their room at
+// once, where growing it key by key cost a dozen allocations and more.
+func TestPairsKeysAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var handed int
+	h := pairsAllocServer(t, &handed)
+	var counts []float64
+	for _, size := range []int{16 << 10, 256 << 10} {
+		var b strings.Builder
+		per := size/1000 - len("&=v")
+		for i := range 999 {
+			k := fmt.Sprint(i)
+			fmt.Fprintf(&b, "%s%s=v&", k, strings.Repeat("e%CC%81", max(1, (per-len(k))/7)))
+		}
+		b.WriteString("z=x")
+		rawQuery := b.String()
+		r := httptest.NewRequest(http.MethodGet, "/?"+rawQuery, nil)
+		w := &canonDiscard{h: http.Header{}}
+		allocs, _ := allocsWarm(4, func() {
+			r.URL.RawQuery = rawQuery
+			w.code = 0
+			h.ServeHTTP(w, r)
+			if w.code != http.StatusOK {
+				t.Fatalf("%d KiB: status %d", size>>10, w.code)
+			}
+		})
+		t.Logf("%d KiB: %.1f allocations", size>>10, allocs)
+		counts = append(counts, allocs)
+	}
+	if counts[1] > counts[0]+3 {
+		t.Errorf("%v allocations per request at 16 and 256 KiB, want a constant number", counts)
+	}
+}
