@@ -276,7 +276,7 @@ func (p *policy) pairsMode(loc rules.Location) (*rules.Check, sanitize.EscapeMod
 // form is kept from the first pass, in pc.arena). So a rewrite allocates
 // the canonical text once, at its length (and the working memory's
 // growth, past what the pool keeps); PRECIS fields are enforced into the
-// working memory (normalize.AppendEnforce), not one allocation group per
+// working memory (normalize.Enforcer), not one allocation group per
 // value (issue 14); a text longer than the working memory costs a second
 // normalization of what did not fit. The
 // returned slice is memory of its own, which nothing else references:
@@ -505,6 +505,8 @@ type pairCanon struct {
 	// seen maps a canonical key (in arena) to the index of the first key
 	// with it, in keyCollision.
 	seen map[string]int
+	// enf enforces the PRECIS fields' values into norm.
+	enf normalize.Enforcer
 }
 
 // pairKey is one key of the text: raw[raw:rawEnd] as sent, and its
@@ -549,6 +551,7 @@ func (pc *pairCanon) release() {
 	pc.norm, pc.tmp, pc.arena, pc.keys, pc.out = pc.norm[:0], pc.tmp[:0], pc.arena[:0], pc.keys[:0], pc.out[:0]
 	pc.size, pc.spillPair, pc.spillAt, pc.spilled = 0, 0, 0, false
 	clear(pc.seen)
+	pc.enf.Reset()
 	pairCanons.Put(pc)
 }
 
@@ -583,7 +586,7 @@ func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte, rest int)
 // enforce it again).
 func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v []byte) (nv []byte, changed, enforced bool, rj *Rejection) {
 	if prof, ok := p.precisProfile(loc, field); ok {
-		out, err := normalize.AppendEnforce(pc.norm[:0], prof, v)
+		out, err := pc.enf.Append(pc.norm[:0], prof, v)
 		if err != nil {
 			return nil, false, false, reject(err, loc, safeField(field), v)
 		}

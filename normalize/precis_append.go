@@ -33,6 +33,24 @@ import (
 // form x/text would map further (not stable), which goes the way of
 // Enforce.
 func AppendEnforce(dst []byte, p Profile, value []byte) ([]byte, error) {
+	e := enforcers.Get().(*Enforcer)
+	defer e.release()
+	return e.Append(dst, p, value)
+}
+
+// An Enforcer is AppendEnforce with working memory of its own, for a
+// caller that enforces many values in a row and keeps its own pools: its
+// Append is AppendEnforce without the pool's cost per call. Its zero value
+// is ready to use. An Enforcer must not be used by two goroutines at once.
+type Enforcer struct {
+	w precisWork
+}
+
+var enforcers = sync.Pool{New: func() any { return new(Enforcer) }}
+
+// Append appends the enforced form of value under p to dst, as
+// AppendEnforce does.
+func (e *Enforcer) Append(dst []byte, p Profile, value []byte) ([]byte, error) {
 	prof := p.precis()
 	if prof == nil {
 		return dst, errors.New("normalize: invalid " + p.String())
@@ -40,9 +58,8 @@ func AppendEnforce(dst []byte, p Profile, value []byte) ([]byte, error) {
 	if err := sanitize.Validate(value); err != nil {
 		return dst, err
 	}
-	w := precisWorks.Get().(*precisWork)
-	out, ok := w.enforce(dst, p, prof, value)
-	w.release()
+	out, ok := e.w.enforce(dst, p, prof, value)
+	e.w.reset()
 	if ok {
 		return out, nil
 	}
@@ -53,31 +70,39 @@ func AppendEnforce(dst []byte, p Profile, value []byte) ([]byte, error) {
 	return append(dst, s...), nil
 }
 
-// precisWork is the pooled working memory of AppendEnforce: two buffers
-// that the mapping steps alternate between, and a lowercasing Caser of its
-// own (a Caser keeps state and is not to be shared).
+// Reset lets go of the Enforcer's working memory where it has grown past
+// what is worth keeping for the next values (64 KiB).
+func (e *Enforcer) Reset() {
+	for i := range e.w.buf {
+		if cap(e.w.buf[i]) > maxPooledPrecisBytes {
+			e.w.buf[i] = nil
+		}
+	}
+}
+
+func (e *Enforcer) release() {
+	e.Reset()
+	enforcers.Put(e)
+}
+
+// precisWork is the working memory of an Enforcer: two buffers that the
+// mapping steps alternate between, and a lowercasing Caser of its own (a
+// Caser keeps state and is not to be shared), made when first needed.
 type precisWork struct {
 	buf   [2][]byte
 	next  int
 	lower transform.SpanningTransformer
 }
 
-var precisWorks = sync.Pool{New: func() any {
-	return &precisWork{lower: cases.Lower(language.Und, cases.HandleFinalSigma(false))}
-}}
-
-// maxPooledPrecisBytes bounds the buffers a precisWork keeps in the pool.
+// maxPooledPrecisBytes bounds the buffers an Enforcer keeps.
 const maxPooledPrecisBytes = 64 << 10
 
-func (w *precisWork) release() {
+// reset empties w's buffers for the next value.
+func (w *precisWork) reset() {
 	for i := range w.buf {
-		if cap(w.buf[i]) > maxPooledPrecisBytes {
-			w.buf[i] = nil
-		}
 		w.buf[i] = w.buf[i][:0]
 	}
 	w.next = 0
-	precisWorks.Put(w)
 }
 
 // apply returns src mapped by t as x/text's profiles apply each of their
@@ -167,6 +192,9 @@ func (w *precisWork) enforce(dst []byte, p Profile, prof *precis.Profile, value 
 			return dst, false
 		}
 		if p == UsernameCaseMapped {
+			if w.lower == nil {
+				w.lower = cases.Lower(language.Und, cases.HandleFinalSigma(false))
+			}
 			if c, ok = w.apply(w.lower, c); !ok {
 				return dst, false
 			}
@@ -189,10 +217,12 @@ func (w *precisWork) enforce(dst []byte, p Profile, prof *precis.Profile, value 
 	case Nickname:
 		// enforceNickname, in w's buffers: the additional mapping and
 		// NFKC once, and the rounds of x/text when that is not stable.
-		x := w.next & 1
-		w.next++
-		w.buf[x] = appendNicknameSpaces(w.buf[x][:0], c)
-		c = w.buf[x]
+		if !nicknameStable(unsafe.String(unsafe.SliceData(c), len(c))) {
+			x := w.next & 1
+			w.next++
+			w.buf[x] = appendNicknameSpaces(w.buf[x][:0], c)
+			c = w.buf[x]
+		}
 		y := w.next & 1
 		w.next++
 		w.buf[y] = NFKC.Append(w.buf[y][:0], c)

@@ -45,7 +45,16 @@ func checkAppendEnforce(t *testing.T, p Profile, s string) {
 	case string(got) != "prefix:"+want:
 		t.Errorf("AppendEnforce(%v, %+q) = %+q, Enforce %+q", p, s, got, "prefix:"+want)
 	}
+	// An Enforcer reused from one value to the next, as a caller keeps
+	// one: nothing of a value may stay behind for the next.
+	got, err = sharedEnforcer.Append(dst[:0], p, []byte(s))
+	if (err != nil) != (wantErr != nil) || err == nil && string(got) != want {
+		t.Errorf("Enforcer.Append(%v, %+q) = %+q, %v; Enforce %+q, %v", p, s, got, err, want, wantErr)
+	}
 }
+
+// sharedEnforcer is the Enforcer that checkAppendEnforce reuses.
+var sharedEnforcer Enforcer
 
 var allProfiles = []Profile{UsernameCaseMapped, UsernameCasePreserved, OpaqueString, Nickname}
 
@@ -129,6 +138,10 @@ func TestAppendEnforceAllocs(t *testing.T) {
 		}
 		if n := testing.AllocsPerRun(100, func() { _, _ = AppendEnforce(dst, tc.p, in) }); n != 0 {
 			t.Errorf("AppendEnforce(%v, %+q): %v allocations, want 0", tc.p, tc.in, n)
+		}
+		var e Enforcer
+		if n := testing.AllocsPerRun(100, func() { _, _ = e.Append(dst, tc.p, in) }); n != 0 {
+			t.Errorf("Enforcer.Append(%v, %+q): %v allocations, want 0", tc.p, tc.in, n)
 		}
 		if !bytes.Equal(in, []byte(tc.in)) {
 			t.Errorf("AppendEnforce(%v, %+q) changed its input to %+q", tc.p, tc.in, in)
