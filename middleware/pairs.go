@@ -319,7 +319,11 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 		v := s.decoded(pr.val, dec)
 		nv, vch, enforced, rj := pc.canonValue(p, loc, name, v)
 		if rj == nil && vch {
-			rj = recheck(loc, safeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
+			// The field's name, made safe to log, only for a refusal:
+			// most values pass.
+			if rj = recheck(loc, "", nv, c.Forbid, p.Limits.FieldBytes, mode); rj != nil {
+				rj.Field = safeField(name)
+			}
 		}
 		if rj != nil {
 			// Cloned: name may point into s.buf or pc, which the next
