@@ -258,3 +258,29 @@ func TestAppendNormal(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonOfForm holds canonOf without PRECIS to what it was, IsNormal
+// and then Bytes: v itself when normal (ill-formed text never is), else
+// the normal form in memory of its own.
+func TestCanonOfForm(t *testing.T) {
+	for _, f := range []normalize.Form{normalize.NFC, normalize.NFKC} {
+		p := compile(canonPolicy(f))
+		for _, s := range []string{"", "abc", "e\u0301", "\u00e9", "\ufb01", "\xff", "a\xffe\u0301", "\u0301", "\ufdfa"} {
+			v := []byte(s)
+			got, changed, rj := p.canonOf(rules.Query, "q", v, false)
+			if rj != nil {
+				t.Fatalf("%v %+q: %v", f.Name(), s, rj)
+			}
+			wantChanged := !f.IsNormal(v)
+			if changed != wantChanged || string(got) != string(f.Bytes(v)) {
+				t.Errorf("%v %+q: %+q %v, want %+q %v", f.Name(), s, got, changed, f.Bytes(v), wantChanged)
+			}
+			if !changed && len(v) > 0 && &got[0] != &v[0] {
+				t.Errorf("%v %+q: unchanged, but a copy", f.Name(), s)
+			}
+			if changed && len(got) > 0 && len(v) > 0 && &got[0] == &v[0] {
+				t.Errorf("%v %+q: changed in place", f.Name(), s)
+			}
+		}
+	}
+}
