@@ -265,6 +265,17 @@ func safeSpan[T string | []byte](fi *formInfo, p T, i int, st *scanState) int {
 	return n
 }
 
+// validShort reports whether p, a few octets, is well-formed UTF-8.
+func validShort[T string | []byte](p T) bool {
+	switch q := any(p).(type) {
+	case string:
+		return utf8.ValidString(q)
+	case []byte:
+		return utf8.Valid(q)
+	}
+	panic("unreachable")
+}
+
 // validPrefix returns sanitize.ValidPrefix(p) or ValidPrefixString(p).
 func validPrefix[T string | []byte](p T) int {
 	switch q := any(p).(type) {
@@ -645,9 +656,18 @@ func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 // kernel (fi.prevalidate), and decodes well-formed text without checking
 // its octets.
 func decodeIn[T string | []byte](fi *formInfo, p T, j int, st *scanState) (rune, int) {
-	if j+utf8.UTFMax > st.valid && fi.prevalidate && j >= st.valid && len(p)-j >= shortTail {
-		st.stretch = min(max(2*st.stretch, minStretch), maxStretch)
-		st.valid = j + validPrefix(p[j:min(len(p), j+st.stretch)])
+	if j+utf8.UTFMax > st.valid && fi.prevalidate && j >= st.valid {
+		if len(p)-j < shortTail {
+			// A short rest: utf8.Valid costs less than the call of
+			// ValidPrefix, and once it has vouched for the rest, the
+			// scans look its characters up without decoding them.
+			if validShort(p[j:]) {
+				st.valid = len(p)
+			}
+		} else {
+			st.stretch = min(max(2*st.stretch, minStretch), maxStretch)
+			st.valid = j + validPrefix(p[j:min(len(p), j+st.stretch)])
+		}
 	}
 	if j+utf8.UTFMax <= st.valid {
 		return decodeValid(p, j)
