@@ -195,3 +195,19 @@ func TestASCIIClass(t *testing.T) {
 		}
 	}
 }
+
+// TestNicknameStable pins nicknameStable, which decides whether
+// enforceNickname may take its one round: spaces at either end, runs of
+// them before and after non-ASCII text, and spaces of category Zs other
+// than U+0020.
+func TestNicknameStable(t *testing.T) {
+	for s, want := range map[string]bool{
+		"": true, "a": true, "a b": true, "é b": true, "a é b": true, "aé": true,
+		" a": false, "a ": false, "a  b": false, "é  b": false, "aé  b": false, "a  é": false,
+		"a\u3000b": false, "a\u00a0b": false, "é\u2000": false, "\u00a0": false, "a \u00a0b": false,
+	} {
+		if got := nicknameStable(s); got != want {
+			t.Errorf("nicknameStable(%+q) = %v, want %v", s, got, want)
+		}
+	}
+}
