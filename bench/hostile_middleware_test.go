@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -269,6 +270,31 @@ var mwCases = []mwCase{
 	// xml-dtd: a DOCTYPE of entity values full of character references.
 	{name: "xml-dtd", route: "/strict", entry: mwXML, worst: func(n int) []byte {
 		return mwRepeatTo(n, `<!DOCTYPE a [<!ENTITY e "`, "&#xE9;", `">]><a/>`, 'x')
+	}},
+	// xml-markup: the densest markup there is, two to seven octets a
+	// token, in a random order for the branch predictor to miss: empty
+	// elements, one octet of text, empty comments and instructions,
+	// attributes without a value or with an empty one; behind a comment and
+	// a reference (the lexer decides).
+	{name: "xml-markup", route: "/strict", entry: mwXML, worst: func(n int) []byte {
+		rng := rand.New(rand.NewPCG(1, 4))
+		pieces := [...]string{"<a/>", "<a>x</a>", "<!---->", "<?a?>", "<a b c/>", "<a>&lt;</a>", "<a b=''/>", "</a>", "<a>", "x"}
+		var b bytes.Buffer
+		b.WriteString("<!-- c --><r>&amp;")
+		for {
+			s := pieces[rng.IntN(len(pieces))]
+			if b.Len()+len(s)+len("</r>") > n {
+				break
+			}
+			b.WriteString(s)
+		}
+		return mwFit(&b, n, ' ', "</r>")
+	}},
+	// xml-bare: one element with as many attributes without a value as
+	// fit, two octets each (encoding/xml with Strict off gives each its
+	// name as value).
+	{name: "xml-bare", route: "/strict", entry: mwXML, worst: func(n int) []byte {
+		return mwRepeatTo(n, "<!-- c --><r>&amp;</r><a", " b", "/>", ' ')
 	}},
 	// xml-combining: U+0301 as character references after an "e", on the
 	// NFC route (XML is checked, not rewritten: refused at the first).

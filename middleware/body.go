@@ -5,9 +5,11 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/bits"
 	"net/http"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -79,13 +81,26 @@ func readBody(ls *lazyScratch, r *http.Request, limit int64, keep bool, probe []
 	if cl < 0 || cl > upfrontBytes {
 		return ls.get().readGrowing(r, limit, keep, nil, nil, nil)
 	}
-	out := make([]byte, cl)
+	// In Enforce mode the body is read into pooled memory (bodyMem), which
+	// the handler gets through a lentBody and the pipeline takes back once
+	// the handler has returned. In Monitor mode, where what the handler
+	// gets may be a reader of what was read followed by the error the read
+	// failed with, it is memory of the body's own.
+	var mem []byte
+	var out []byte
+	if keep || cl == 0 {
+		out = make([]byte, cl)
+	} else {
+		mem = takeBodyMem(int(cl))
+		out = mem[:cl:cl]
+	}
 	for k := 0; ; {
 		if k < len(out) {
 			m, rerr := r.Body.Read(out[k:])
 			k += m
 			switch {
 			case rerr == io.EOF:
+				ls.lend(mem)
 				return out[:k], false, nil
 			case rerr != nil:
 				return nil, false, readFailed(r, out[:k], rerr, keep)
@@ -100,12 +115,22 @@ func readBody(ls *lazyScratch, r *http.Request, limit int64, keep bool, probe []
 		m, rerr := r.Body.Read(probe)
 		switch {
 		case m == 0 && rerr == io.EOF:
+			ls.lend(mem)
 			return out, false, nil
 		case m == 0 && rerr == nil:
 			continue
 		}
 		// More than declared, or a failure: on with what the probe read.
 		return ls.get().readGrowing(r, limit, keep, out, probe[:m], rerr)
+	}
+}
+
+// lend records mem, the pooled memory (takeBodyMem) a body was read whole
+// into, as the scratch's: handOn lends it to the handler (lentBody), and
+// whatever does not go that way is left to the collector.
+func (ls *lazyScratch) lend(mem []byte) {
+	if mem != nil {
+		ls.get().mem = mem
 	}
 }
 
@@ -281,22 +306,161 @@ type readCloser struct {
 // client-side field that a server request does not have, is cleared: one
 // set by an earlier middleware would give the body already read. body is
 // the handler's from then on: nothing else writes to it or reuses it.
-func setBody(r *http.Request, body []byte) { setBodyWith(r, body, new(bodyReader)) }
+func setBody(r *http.Request, body []byte) { install(r, newBodyReader(body), len(body)) }
 
-// setBodyWith is setBody with the reader to hand body on with, a new one.
-func setBodyWith(r *http.Request, body []byte, rd *bodyReader) {
-	rd.Reset(body)
+// install makes rd, which reads a body of n octets, r's body, as setBody
+// describes.
+func install(r *http.Request, rd io.ReadCloser, n int) {
 	r.Body = rd
 	r.GetBody = nil
-	r.ContentLength = int64(len(body))
+	r.ContentLength = int64(n)
 	r.TransferEncoding = nil
 	if v, ok := r.Header["Content-Length"]; ok {
 		// Compared in a buffer on the stack: the common header, already
 		// right, costs no allocation.
 		var nb [20]byte
-		if n := strconv.AppendInt(nb[:0], int64(len(body)), 10); !(len(v) == 1 && v[0] == string(n)) {
+		if n := strconv.AppendInt(nb[:0], int64(n), 10); !(len(v) == 1 && v[0] == string(n)) {
 			r.Header["Content-Length"] = []string{string(n)}
 		}
+	}
+}
+
+// The pooled memory of accepted bodies. In Enforce mode a body of
+// declared length at most upfrontBytes is read into memory from
+// bodyMemPools. When the request is accepted and the handler gets that memory as
+// it is, it gets it through a lentBody, and the pipeline puts the memory
+// back once the handler has returned (lentBody.giveBack). Any other way (a
+// refused request, a rewritten or repaired body) leaves the memory to the
+// collector: so no Rejection, log line or canonical form that might point
+// into a body is ever written over by another request's.
+//
+// The classes are 512 octets, then four to every doubling up to
+// upfrontBytes (640, 768, 896, 1024, 1280, ...): a body takes memory of the
+// smallest class that holds it, new memory of that class's size when its
+// pool has none, so that memory goes back to the class it came from, and
+// a body never has more than a quarter of its length again around it.
+// Each entry of a pool is the address of the memory's first octet, which
+// keeps the whole of it alive and costs the pool no allocation, as a
+// slice would.
+const (
+	bodyMemMinShift = 9 // the smallest class: 512 octets
+	bodyMemClasses  = 1 + 4*(16-bodyMemMinShift)
+)
+
+var bodyMemPools [bodyMemClasses]sync.Pool
+
+// bodyMemClass returns the class of the smallest memory that holds n
+// octets, 0 < n <= upfrontBytes, and its size.
+func bodyMemClass(n int) (class, size int) {
+	if n <= 1<<bodyMemMinShift {
+		return 0, 1 << bodyMemMinShift
+	}
+	o := bits.Len(uint(n-1)) - 1 // 1<<o < n <= 2<<o
+	step := 1 << (o - 2)
+	q := (n - 1<<o + step - 1) / step // 1 to 4
+	return (o-bodyMemMinShift)*4 + q, 1<<o + q*step
+}
+
+// takeBodyMem returns memory for a body of n octets, 0 < n <= upfrontBytes:
+// pooled, its octets a former body's, or new.
+func takeBodyMem(n int) []byte {
+	c, size := bodyMemClass(n)
+	if p, ok := bodyMemPools[c].Get().(unsafe.Pointer); ok {
+		return unsafe.Slice((*byte)(p), size)
+	}
+	return make([]byte, size)
+}
+
+// putBodyMem gives m, memory takeBodyMem returned, back to its pool.
+func putBodyMem(m []byte) {
+	if c, size := bodyMemClass(len(m)); size == len(m) {
+		bodyMemPools[c].Put(unsafe.Pointer(unsafe.SliceData(m)))
+	}
+}
+
+// lentBody hands the handler an accepted body in pooled memory. It reads
+// as bodyReader does, under a lock: once the handler has returned, the
+// pipeline takes the memory back (giveBack), first moving what was not
+// read yet to memory of the body's own. So a goroutine or a timeout
+// wrapper that reads on after the handler returned gets the rest of this
+// body, and never an octet of another request's. A lentBody is new for
+// every request; only the memory under it is pooled.
+type lentBody struct {
+	mu      sync.Mutex
+	p       []byte // the body
+	off     int    // how much of it was read
+	mem     []byte // the pooled memory p is in; nil once given back
+	writing bool   // a WriteTo is handing p to its writer, outside the lock
+}
+
+// Read reads the next octets of the body; io.EOF after the last.
+func (b *lentBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.off >= len(b.p) {
+		return 0, io.EOF
+	}
+	n := copy(p, b.p[b.off:])
+	b.off += n
+	return n, nil
+}
+
+// WriteTo writes the rest of the body to w, as bytes.Reader does: io.Copy
+// needs no buffer of its own. w gets the octets where they are, outside
+// the lock (w may be slow: a giveBack meanwhile must not wait for it), so
+// a giveBack during the Write leaves the memory to the collector rather
+// than to the pool. Like any io.Writer, w must not keep the slice.
+func (b *lentBody) WriteTo(w io.Writer) (int64, error) {
+	b.mu.Lock()
+	rest := b.p[min(b.off, len(b.p)):]
+	if len(rest) == 0 {
+		b.mu.Unlock()
+		return 0, nil
+	}
+	b.writing = true
+	b.mu.Unlock()
+	n, err := w.Write(rest)
+	b.mu.Lock()
+	b.writing = false
+	if n < 0 || n > len(rest) {
+		b.mu.Unlock()
+		panic("utf8guard: invalid Write count")
+	}
+	b.off += n
+	b.mu.Unlock()
+	if err == nil && n != len(rest) {
+		err = io.ErrShortWrite
+	}
+	return int64(n), err
+}
+
+// Close does nothing: the pipeline takes the memory back (giveBack).
+func (b *lentBody) Close() error { return nil }
+
+// giveBack puts the body's memory back in its pool, once the handler has
+// returned. The octets not read yet, if any, move to memory of their own
+// first, so that a read after the handler returned still gets them; while
+// a WriteTo is writing, the memory stays where it is and goes to the
+// collector instead. Safe on nil, and more than once.
+func (b *lentBody) giveBack() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	m := b.mem
+	b.mem = nil
+	if m != nil && b.writing {
+		m = nil // the writer reads it: not the pool's again
+	} else if m != nil {
+		var rest []byte
+		if b.off < len(b.p) {
+			rest = bytes.Clone(b.p[b.off:])
+		}
+		b.p, b.off = rest, 0
+	}
+	b.mu.Unlock()
+	if m != nil {
+		putBodyMem(m)
 	}
 }
 
@@ -389,10 +553,10 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	// The body was read to its end: net/http has put its trailers, if
 	// any, in r.Trailer.
 	if rj := checkTrailers(r, p); rj != nil {
-		handOn(r, p, body, sent, rj)
+		s.handOn(r, p, body, sent, rj)
 		return rj
 	}
-	fixed := body
+	fixed, noRefs := body, false
 	switch loc {
 	case rules.Form:
 		var text string
@@ -404,7 +568,11 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 			fixed = stringBytes(text)
 		}
 	case rules.JSON:
-		fixed, rj = checkJSONBody(body, p, typ, sub) // or JSON lines: jsonlines.go
+		if isJSONLines(typ, sub) {
+			fixed, rj = checkJSONLines(body, p) // jsonlines.go
+		} else {
+			fixed, noRefs, rj = checkJSONScan(body, p)
+		}
 	case rules.Multipart:
 		rj = checkMultipart(r, body, p) // a coded body, decoded in memory
 	case rules.XML:
@@ -412,17 +580,19 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	case rules.Body:
 		fixed, rj = checkText(body, &p.Body)
 	}
-	if rj == nil {
+	if rj == nil && !noRefs {
 		// What a JSON or XML decoder would read in it, whatever its type
 		// (escapes.go); a multipart body's parts are its fields, and its
-		// preamble and epilogue are scanned by checkStream.
+		// preamble and epilogue are scanned by checkStream. (In a JSON
+		// body checkJSON has decoded every JSON escape: one without an
+		// '&' has nothing more for it.)
 		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
 	}
 	if rj == nil {
-		handOn(r, p, fixed, sent, nil)
+		s.handOn(r, p, fixed, sent, nil)
 		s.body, s.bodyLoc = fixed, loc
 	} else {
-		handOn(r, p, body, sent, rj)
+		s.handOn(r, p, body, sent, rj)
 	}
 	return rj
 }
@@ -438,11 +608,21 @@ func checksBody(r *http.Request, p *policy) bool {
 // transfer coding left as the client sent them; in Enforce mode the
 // accepted (perhaps repaired, decoded) body with its length set, or
 // nothing for a rejected request, which no handler reads.
-func handOn(r *http.Request, p *policy, body, sent []byte, rj *Rejection) {
+//
+// An accepted body the handler gets in the pooled memory it was read into
+// (readBody) goes through a lentBody, which run hands the adapter to give
+// back after the handler.
+func (s *scratch) handOn(r *http.Request, p *policy, body, sent []byte, rj *Rejection) {
 	switch {
 	case p.Mode == rules.Monitor:
 		r.Body = newBodyReader(sent)
 	case rj == nil:
+		if m := s.mem; m != nil && len(body) != 0 && &body[0] == &m[0] {
+			lb := &lentBody{p: body, mem: m}
+			s.mem, s.lent = nil, lb
+			install(r, lb, len(body))
+			return
+		}
 		setBody(r, body)
 	}
 }
@@ -596,6 +776,14 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 		}
 	}
 	if p.Mode == rules.Enforce {
+		if lb := s.lent; lb != nil && r.Body == io.ReadCloser(lb) {
+			// The body lent a moment ago, which no handler has seen: its
+			// reader reads the canonical form instead, and its memory is
+			// the collector's (lentBody).
+			lb.p, lb.mem, s.lent = out, nil, nil
+			install(r, lb, len(out))
+			return nil
+		}
 		setBody(r, out)
 	}
 	return nil

@@ -99,15 +99,20 @@
 //
 // # The body and the handler
 //
-// A body the policy checks is read into memory of its own, which the
-// handler gets as r.Body: straight into one buffer when its length is
-// declared (and small, or once enough of it has arrived), otherwise
-// through pooled working memory that no handler sees and then copied
-// once (readBody). Nothing reuses the handler's memory: a handler that keeps
-// reading after a timeout wrapper (Echo's Timeout, http.TimeoutHandler)
-// has answered, or from a goroutine after it returned, reads its own
-// request's octets. Echo's HTTPErrorHandler, which runs after the
-// middleware has returned, can read the body as the handler left it.
+// A body the policy checks is read whole before the handler runs, and the
+// handler gets it as r.Body. A body declared at most 64 KiB long is read
+// straight into one buffer: in Enforce mode pooled memory, which an
+// accepted request's handler reads through a reader of its own (lentBody)
+// and which goes back to its pool once the handler has returned, after
+// the octets the handler had not read yet, if any, have moved to memory of
+// their own. A longer body, or one of unknown length, is read through
+// pooled working memory that no handler sees and then copied once into
+// memory of its own (readBody). So a handler that keeps reading after a
+// timeout wrapper (Echo's Timeout, http.TimeoutHandler) has answered, or
+// from a goroutine after it returned, reads the rest of its own
+// request's octets, never another request's. Echo's HTTPErrorHandler,
+// which runs after the middleware has returned, can read the body as the
+// handler left it.
 //
 // # Allocations
 //

@@ -202,8 +202,8 @@ func (m *echoGuard) check(c echo.Context, next echo.HandlerFunc, route string, p
 	if foundOn != "" {
 		escaped = escaped && foundOn == r.URL.RawPath
 	}
-	hand, params, rj, pass, sp := g.run(r, route, c.ParamNames(), c.ParamValues(), escaped, p, echoIdentityOf, c)
-	defer sp.release() // after the handler, and after its panic
+	hand, params, rj, pass, held := g.run(r, route, c.ParamNames(), c.ParamValues(), escaped, p, echoIdentityOf, c)
+	defer held.release() // after the handler, and after its panic
 	if hand != r {
 		c.SetRequest(hand)
 		r = hand

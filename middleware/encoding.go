@@ -475,6 +475,6 @@ func (s *scratch) passText(r *http.Request, p *policy, loc rules.Location) *Reje
 		return tooLarge(loc, "", limit)
 	}
 	rj := checkTrailers(r, p)
-	handOn(r, p, body, body, rj)
+	s.handOn(r, p, body, body, rj)
 	return rj
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -31,24 +32,43 @@ import (
 // the body to hand on (repaired where the policy repairs) or the first
 // violation.
 func checkJSON(body []byte, p *policy) ([]byte, *Rejection) {
+	fixed, _, rj := checkJSONScan(body, p)
+	return fixed, rj
+}
+
+// quickColonWords is the size of the colon bitmap of checkJSONScan, in
+// words of 64 octets: bodies up to 4 KiB have their colons marked by the
+// structure pass, for namesDistinct.
+const quickColonWords = 64
+
+// checkJSONScan is checkJSON; noRefs reports that body, handed on as it
+// is, holds no '&', so that checkEscapes has nothing to find in it.
+func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejection) {
 	c, depth := &p.JSON, p.Limits.JSONDepth
-	clean := jsonClean(body, c.Forbid, depth)
-	fixed := body
+	members := p.RefuseDuplicateKeys || p.form != normalize.None
+	var words [quickColonWords]uint64
+	var colons []uint64
+	if members && len(body) <= 64*len(words) {
+		colons = words[:jsonscan.Words(len(body))]
+	}
+	brackets, backslash, amp := jsonscan.Structure(body, colons)
+	clean := !backslash && jsonCleanAfter(body, c.Forbid, depth, brackets)
+	fixed = body
 	if !clean {
-		var rj *Rejection
+		colons = nil // the scanner may repair: the colons were body's
 		if fixed, rj = scanJSON(body, c, depth); rj != nil {
-			return nil, rj
+			return nil, false, rj
 		}
 	}
-	if p.RefuseDuplicateKeys || p.form != normalize.None {
-		// jsonClean saw no backslash; otherwise look: most bodies the
+	if members {
+		// A clean body has no backslash; otherwise look: most bodies the
 		// scanner took (over the bracket count, say) have none either.
 		escapes := !clean && bytes.IndexByte(fixed, '\\') >= 0
-		if rj := checkMembers(fixed, p, escapes); rj != nil {
-			return nil, rj
+		if rj := checkMembers(fixed, p, escapes, colons); rj != nil {
+			return nil, false, rj
 		}
 	}
-	return fixed, nil
+	return fixed, clean && !amp, nil
 }
 
 // checkJSONText checks the text of a JSON body: the octets are well-formed
@@ -74,16 +94,20 @@ func checkJSONText(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) 
 // jsonClean reports whether body passes checkJSONText without the scanner: it
 // is valid UTF-8, has no escapes (nothing to decode, nothing to repair), no
 // character of the forbidden classes anywhere (so none in a string) and no
-// more brackets than the depth limit (so no deeper nesting). Each test is
-// a SIMD pass over the body. Otherwise the scanner decides: it alone knows
+// more brackets than the depth limit (so no deeper nesting). Two SIMD
+// passes over the body: jsonscan's for the backslashes and brackets, then
+// the classes check. Otherwise the scanner decides: it alone knows
 // where strings are, which a forbidden TAB between two members, or a
 // bracket inside a string, needs.
 func jsonClean(body []byte, forbid sanitize.Class, maxDepth int) bool {
-	if bytes.IndexByte(body, '\\') >= 0 {
-		return false
-	}
-	if maxDepth >= 0 && bytes.Count(body, []byte{'{'})+bytes.Count(body, []byte{'['}) > maxDepth &&
-		jsonDepth(body) > maxDepth {
+	brackets, backslash, _ := jsonscan.Structure(body, nil)
+	return !backslash && jsonCleanAfter(body, forbid, maxDepth, brackets)
+}
+
+// jsonCleanAfter is jsonClean for a body without a backslash, with
+// brackets '{' and '[' octets (jsonscan.Structure).
+func jsonCleanAfter(body []byte, forbid sanitize.Class, maxDepth, brackets int) bool {
+	if maxDepth >= 0 && brackets > maxDepth && jsonDepth(body) > maxDepth {
 		return false
 	}
 	if forbid&sanitize.BOM != 0 && bytes.Contains(body, []byte("\uFEFF")) {

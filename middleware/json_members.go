@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -206,9 +207,12 @@ func (nb *nextByte) from(p []byte, i int, c byte) int {
 // objectNamesDistinct, which follows the objects, for one whose names
 // repeat from object to object only (an array of records). Either answers true only
 // where memberCheck would refuse nothing.
-func checkMembers(body []byte, p *policy, escapes bool) *Rejection {
+//
+// colons, when not nil, marks the colons of body (jsonscan.Structure), for
+// namesDistinct.
+func checkMembers(body []byte, p *policy, escapes bool, colons []uint64) *Rejection {
 	if !escapes {
-		if namesDistinct(body, p.form) {
+		if namesDistinctAt(body, p.form, colons) {
 			return nil
 		}
 		if objectNamesDistinct(body, p.form) {
@@ -261,19 +265,46 @@ const (
 // (the value ": x" of a member); that is one more name to compare, and it
 // can only make the answer false. Each colon, name and stretch of white
 // space is looked at once: linear, and bounded by the counts above.
-func namesDistinct(body []byte, form normalize.Form) bool {
+func namesDistinct(body []byte, form normalize.Form) bool { return namesDistinctAt(body, form, nil) }
+
+// namesDistinctAt is namesDistinct, with the colons of body marked in
+// colons (jsonscan.Structure), or found with IndexByte when it is nil.
+func namesDistinctAt(body []byte, form normalize.Form, colons []uint64) bool {
+	if colons != nil {
+		// Over quickColons colons, the answer is false: at once, not
+		// after the names of the first ones (an array of records).
+		total := 0
+		for _, w := range colons {
+			total += bits.OnesCount64(w)
+		}
+		if total > quickColons {
+			return false
+		}
+	}
 	var seen [quickNames]uint64
 	var fold [64]byte
 	n := 0
-	for i, colons := 0, 0; ; colons++ {
-		c := bytes.IndexByte(body[i:], ':')
-		if c < 0 {
+	word, bitmap := 0, uint64(0) // the colons' word not yet visited, and what is left of the last one
+	for i, count := 0, 0; ; count++ {
+		var c int
+		if colons != nil {
+			for bitmap == 0 && word < len(colons) {
+				bitmap = colons[word]
+				word++
+			}
+			if bitmap == 0 {
+				return true
+			}
+			c = (word-1)*64 + bits.TrailingZeros64(bitmap)
+			bitmap &= bitmap - 1
+		} else if c = bytes.IndexByte(body[i:], ':'); c < 0 {
 			return true
+		} else {
+			c += i
 		}
-		if colons == quickColons {
+		if count == quickColons {
 			return false
 		}
-		c += i
 		i = c + 1
 		e := c - 1
 		for e >= 0 && body[e] != '"' && isJSONSpace(body[e]) {
@@ -340,6 +371,15 @@ func namesDistinct(body []byte, form normalize.Form) bool {
 // crossed with IndexByte, each octet searched once for each of the three
 // octets that end them (nextByte).
 func objectNamesDistinct(p []byte, form normalize.Form) bool {
+	if jsonscan.HasMarks {
+		return objectNamesMarked(p, form)
+	}
+	return objectNamesScanned(p, form)
+}
+
+// objectNamesScanned is objectNamesDistinct octet by octet and with
+// IndexByte.
+func objectNamesScanned(p []byte, form normalize.Form) bool {
 	var seen [shapeNames]uint64
 	var objs [shapeObjects]uint8 // where each open object's names start in seen
 	var quote, open, close nextByte
@@ -424,6 +464,101 @@ func objectNamesDistinct(p []byte, form normalize.Form) bool {
 			continue
 		}
 		i++
+	}
+	return true
+}
+
+// objectNamesMarked is objectNamesDistinct over the marks of jsonscan: a
+// SIMD pass marks the quotes, braces and colons of 1 KiB at a time, and
+// the walk visits only those. Without escapes every quote opens or closes
+// a string, so the octets inside strings are those after an odd number
+// of quotes (a prefix XOR of the quotes' marks, carried from block to
+// block), and the braces and colons outside them are the structure. A
+// colon outside strings after white space only since the last quote ends
+// a member name: the string between the last two quotes.
+func objectNamesMarked(p []byte, form normalize.Form) bool {
+	var blocks [16]jsonscan.Block
+	var seen [shapeNames]uint64
+	var objs [shapeObjects]uint8 // where each open object's names start in seen
+	nobj, n := 0, 0
+	var inside uint64   // all ones when the text so far ends inside a string
+	open, end := -1, -1 // the last two quotes: the latest string's
+	for base := 0; base < len(p); base += 64 * len(blocks) {
+		chunk := p[base:min(len(p), base+64*len(blocks))]
+		jsonscan.Marks(chunk, blocks[:])
+		for k := range jsonscan.Words(len(chunk)) {
+			b := &blocks[k]
+			// Bit i of in: octet i is inside a string, or its opening
+			// quote.
+			in := b.Quote
+			in ^= in << 1
+			in ^= in << 2
+			in ^= in << 4
+			in ^= in << 8
+			in ^= in << 16
+			in ^= in << 32
+			in ^= inside
+			inside = uint64(int64(in) >> 63)
+			marks := (b.Open|b.Close|b.Colon)&^in | b.Quote
+			at := base + 64*k
+			for marks != 0 {
+				i := at + bits.TrailingZeros64(marks)
+				marks &= marks - 1
+				switch p[i] {
+				case '"':
+					open, end = end, i
+				case '{':
+					if nobj < len(objs) {
+						objs[nobj] = uint8(n)
+					}
+					nobj++
+				case '}':
+					if nobj > 0 {
+						nobj--
+						if nobj < len(objs) {
+							n = int(objs[nobj])
+						}
+					}
+				case ':':
+					if nobj == 0 || open < 0 || !jsonSpaceOnly(p[end+1:i]) {
+						continue // not after a string: no name
+					}
+					if nobj > len(objs) {
+						return false
+					}
+					start := open + 1
+					h, ok := uint64(0), false
+					if k := end - start; k < 8 && len(p)-start >= 8 {
+						h, ok = plainWord(binary.LittleEndian.Uint64(p[start:])&(1<<(8*k)-1), k)
+					}
+					if !ok {
+						if h, ok = shapeName(p[start:end], p[start:], form); !ok {
+							return false
+						}
+					}
+					for _, g := range seen[objs[nobj-1]:n] {
+						if g == h {
+							return false
+						}
+					}
+					if n == len(seen) {
+						return false
+					}
+					seen[n] = h
+					n++
+				}
+			}
+		}
+	}
+	return true
+}
+
+// jsonSpaceOnly reports whether p is JSON white space only.
+func jsonSpaceOnly(p []byte) bool {
+	for _, c := range p {
+		if !isJSONSpace(c) {
+			return false
+		}
 	}
 	return true
 }

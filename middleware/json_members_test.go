@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -376,13 +377,20 @@ func TestJSONMembersQuickPath(t *testing.T) {
 			var mc memberCheck
 			mc.p, mc.form, mc.escapes, mc.kinds = b, p.form, escapes, kindsOf(p)
 			want := mc.run()
+			// With the colons the structure pass marks, as checkJSON
+			// hands them on, namesDistinct answers as it does alone.
+			colons := make([]uint64, jsonscan.Words(len(b)))
+			jsonscan.Structure(b, colons)
+			if at, alone := namesDistinctAt(b, p.form, colons), namesDistinct(b, p.form); at != alone {
+				t.Fatalf("%+q form %v: namesDistinct %v with the colons marked, %v alone", body, p.form.Name(), at, alone)
+			}
 			if !escapes && namesDistinct(b, p.form) {
 				quick++
 				if want != nil {
 					t.Fatalf("%+q dup %v form %v: namesDistinct true, memberCheck %s", body, p.RefuseDuplicateKeys, p.form.Name(), describe(want))
 				}
 			}
-			if got := checkMembers(b, p, escapes); describe(got) != describe(want) {
+			if got := checkMembers(b, p, escapes, nil); describe(got) != describe(want) {
 				t.Fatalf("%+q: checkMembers %s, memberCheck %s", body, describe(got), describe(want))
 			}
 		}
@@ -497,7 +505,7 @@ func checkMembersRef(t *testing.T, body []byte) {
 		return
 	}
 	for _, p := range memberPolicies() {
-		got := describe(checkMembers(body, p, bytes.IndexByte(body, '\\') >= 0))
+		got := describe(checkMembers(body, p, bytes.IndexByte(body, '\\') >= 0, nil))
 		if want := refMembers(body, p.RefuseDuplicateKeys, p.form); got != want {
 			t.Fatalf("%+q dup %v form %s:\n got %s\nwant %s", body, p.RefuseDuplicateKeys, p.form.Name(), got, want)
 		}

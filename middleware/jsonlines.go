@@ -58,15 +58,6 @@ func isJSONLines(typ, sub string) bool {
 	return false
 }
 
-// checkJSONBody checks a JSON body of media type typ/sub: as JSON lines
-// when the type says so, as one JSON text otherwise.
-func checkJSONBody(body []byte, p *policy, typ, sub string) ([]byte, *Rejection) {
-	if isJSONLines(typ, sub) {
-		return checkJSONLines(body, p)
-	}
-	return checkJSON(body, p)
-}
-
 // checkJSONLines checks a JSON-lines body under p's JSON check, line by
 // line. It returns the body to hand on (repaired where the policy
 // repairs) or the first violation.

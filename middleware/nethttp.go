@@ -109,8 +109,8 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			hand, _, rj, pass, sp := g.run(r, route, nil, nil, false, p, httpIdentityOf, r)
-			defer sp.release() // after the handler, and after its panic
+			hand, _, rj, pass, held := g.run(r, route, nil, nil, false, p, httpIdentityOf, r)
+			defer held.release() // after the handler, and after its panic
 			switch {
 			case rj != nil:
 				if cfg.OnReject != nil {

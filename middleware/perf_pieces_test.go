@@ -65,7 +65,7 @@ func BenchmarkPieces(b *testing.B) {
 	})
 	b.Run("checkMembers", func(b *testing.B) {
 		for b.Loop() {
-			checkMembers(body, p, false)
+			checkMembers(body, p, false, nil)
 		}
 	})
 	b.Run("checkEscapes", func(b *testing.B) {

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -95,20 +96,23 @@ type Verdict struct {
 	// Pass says whether the handler runs.
 	Pass bool
 
-	spool *spool
+	held held
 }
 
 // Release frees what the pipeline holds for the request: the temporary
 // file a large multipart body was spooled to (the handler reads it as the
-// request's body). An adapter calls it once the handler has returned, in a
-// deferred call, so that it runs after a panic in the handler too:
+// request's body), and the pooled memory an accepted body was read into.
+// An adapter calls it once the handler has returned, in a deferred call,
+// so that it runs after a panic in the handler too:
 //
 //	v := pl.Check(r, m, who)
 //	defer v.Release()
 //
-// After it, a read of that body fails. It is safe on any Verdict, and
-// more than once.
-func (v *Verdict) Release() { v.spool.release() }
+// After it, a read of a spooled body fails; a body held in memory gives
+// the octets not read yet, from memory of their own. It is safe on any
+// Verdict, and more than once. An adapter that never calls it leaves the
+// file to be removed by nothing, and the memory to the collector.
+func (v *Verdict) Release() { v.held.release() }
 
 // IdentitySource gives the log's identity fields of a request; Check asks
 // only when it logs a line. Implement it on a pointer the adapter holds
@@ -161,8 +165,8 @@ func (pl *Pipeline) check(r *http.Request, route string, names, values []string,
 	if p.off {
 		return Verdict{Request: r, Pass: true}
 	}
-	hand, params, rj, pass, sp := pl.g.run(r, route, names, values, escaped, p, callIdentity, who)
-	return Verdict{Request: hand, Params: params, Rejection: rj, Pass: pass, spool: sp}
+	hand, params, rj, pass, h := pl.g.run(r, route, names, values, escaped, p, callIdentity, who)
+	return Verdict{Request: hand, Params: params, Rejection: rj, Pass: pass, held: h}
 }
 
 // Refuse logs rj, a refusal an adapter found itself (under e.Pre, a
@@ -209,12 +213,19 @@ func callIdentity(x any) requestIdentity {
 // registers: a struct this large lives in memory, copied with moves that
 // stall on the stores before them.)
 func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) (
-	hand *http.Request, params []string, rj *Rejection, pass bool, sp *spool) {
+	hand *http.Request, params []string, rj *Rejection, pass bool, h held) {
 	ls := lazyScratch{spoolDir: g.spoolDir}
 	params, rj = g.inspectWith(&ls, r, p, names, values, escaped)
 	var lb *binaryLimit
 	if ls.s != nil {
-		sp, lb = ls.s.spool, ls.s.limited
+		h.sp, lb = ls.s.spool, ls.s.limited
+		// Lent memory goes back after the handler only when the handler
+		// gets it: the request accepted, its body what handOn set. A body
+		// a later step replaced, or a refused request's, is the
+		// collector's (lentBody).
+		if lent := ls.s.lent; lent != nil && rj == nil && r.Body == io.ReadCloser(lent) {
+			h.lent = lent
+		}
 	}
 	ls.release()
 	hand = detachBody(r)
@@ -226,13 +237,29 @@ func (g *guard) run(r *http.Request, route string, names, values []string, escap
 		// parameter slices may be on its stack, stays there.
 		rj.Route, rj.Mode = strings.Clone(route), p.Mode
 		g.logRejection(hand, rj, who(x))
-		return hand, nil, rj, p.Mode == rules.Monitor, sp
+		return hand, nil, rj, p.Mode == rules.Monitor, h
 	}
 	if p.Mode != rules.Enforce {
 		params = nil
 	}
 	g.logAccept(hand, route)
-	return hand, params, nil, true, sp
+	return hand, params, nil, true, h
+}
+
+// held is what run hands an adapter to release once the handler has
+// returned (in a deferred call, so after a panic too): the spool of a
+// spooled multipart body, and the lent memory of an accepted body.
+type held struct {
+	sp   *spool
+	lent *lentBody
+}
+
+// release frees what h holds; a read of the body after it still gets the
+// octets the handler had not read (lentBody.giveBack), a read of a spooled
+// body fails. Safe on the zero held, and more than once.
+func (h held) release() {
+	h.sp.release()
+	h.lent.giveBack()
 }
 
 // guard is the compiled configuration shared by the Echo middleware and
@@ -421,6 +448,12 @@ type scratch struct {
 	segs   [][]byte
 	chunks []*[chunkSize]byte
 	probe  [8]byte // where readBody reads to tell the end of a body
+	// mem is the pooled memory readBody read the body whole into, until
+	// handOn lends it to the handler as lent, which run hands the adapter
+	// to give back after the handler (lentBody). Neither is reused: they
+	// are cleared before the scratch goes back to the pool.
+	mem  []byte
+	lent *lentBody
 	// spool is the spool of a multipart body (upload.go), which run
 	// hands the adapter to release after the handler; spoolDir is
 	// where it spills (guard.spoolDir). limited is the reader that cuts
@@ -439,7 +472,7 @@ const maxPooledScratch = 64 << 10
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 func putScratch(s *scratch) {
-	s.body, s.spool, s.limited = nil, nil, nil
+	s.body, s.spool, s.limited, s.mem, s.lent = nil, nil, nil, nil, nil
 	if cap(s.buf) <= maxPooledScratch {
 		s.buf = s.buf[:0]
 		scratchPool.Put(s)

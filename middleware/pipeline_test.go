@@ -334,8 +334,9 @@ func TestInspectAllocs(t *testing.T) {
 	}{
 		{"/api/users/42?name=alice&sort=desc&page=2&limit=50", nil, 0},
 		{"/api/users/%C3%A9t%C3%A9?q=caf%C3%A9&r=a+b", nil, 0},
-		// The body handed on in memory of its own, and its reader: the
-		// octets are read in pooled chunks no handler can reach.
+		// The body's memory, which inspect alone does not give back to
+		// its pool (run's held does, once the handler has returned: a
+		// new array every time here), and the lentBody it is lent by.
 		{"/api/items", mixedText(1000), 2},
 	}
 	for _, tc := range cases {

@@ -145,7 +145,10 @@ func xmlChar(r rune) bool {
 // without processing instructions past the declaration is checked by the
 // SIMD class check alone; one with references but no comment, CDATA
 // section, DTD or instruction, by that and a look at each '&' (xmlShape);
-// any other, by the lexer.
+// any other, by xmlScan, which reads it as the lexer does, keeps nothing
+// per open element (nesting costs nothing more than its tags), and costs
+// a small multiple of the SIMD check whatever the markup (bench/'s xml-*
+// cases).
 func checkXML(body []byte, c *rules.Check, refuseCharsets bool) *Rejection {
 	if rj, foreign := xmlCharset(body, refuseCharsets); rj != nil || foreign {
 		return rj
@@ -250,20 +253,41 @@ func xmlMarkupAfter(body []byte, c byte, allow int) bool {
 // reference or one of the five predefined entities, and decode to an XML
 // Char of no class in forbid, which holds no BOM here.
 func xmlCheckRefs(body []byte, from, stop int, forbid sanitize.Class) *sanitize.Error {
-	for j := from; j < stop; {
-		k := bytes.IndexByte(body[j:stop], '&')
-		if k < 0 {
-			return nil
+	return xmlRefsIn(body, from, stop, -1, false, forbid)
+}
+
+// xmlRefsIn checks the references in p[a:b], each at its '&': it must be
+// a character reference or a predefined entity (bad_escape), and the
+// character it decodes to is checked by xmlCheckRune, as the first of a
+// value when its '&' is at offset first. In a directive (dtd), a '&' that
+// does not start "&#" is left alone, and so are the entities, which
+// decode to printable ASCII.
+//
+// It is the loop every reference of a body goes through, written for a
+// body of nothing but references: the next '&' is looked at before it is
+// searched for, the decoding is xmlRef's, and a character that needs no
+// look-up (xmlCheckRune) costs a comparison or two.
+func xmlRefsIn(p []byte, a, b, first int, dtd bool, forbid sanitize.Class) *sanitize.Error {
+	for j := a; j < b; {
+		if p[j] != '&' {
+			k := bytes.IndexByte(p[j:b], '&')
+			if k < 0 {
+				return nil
+			}
+			j += k
 		}
-		at := j + k
-		r, n := xmlRef(body[at:])
+		r, n := xmlRef(p[j:b])
 		if n == 0 {
-			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
+			if dtd && (j+1 >= b || p[j+1] != '#') {
+				j++ // not a character reference: left alone
+				continue
+			}
+			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: j}
 		}
-		if e := xmlCheckRune(r, at, false, forbid); e != nil {
+		if e := xmlCheckRune(r, j, j == first, forbid); e != nil {
 			return e
 		}
-		j = at + n
+		j += n
 	}
 	return nil
 }
@@ -321,38 +345,193 @@ func xmlReject(body []byte, e *sanitize.Error) *Rejection {
 // len(body)): references, BOMs at the start of values, and processing
 // instructions naming another encoding. It returns the first with an
 // offset before stop, or nil.
+//
+// It reads body as xmlLexer does, with the lexer's helpers, but makes no
+// tokens: an attacker chooses the densest markup (<a/>, " b" attributes
+// without a value, <?a?>, <!---->, one octet of text between tags), and a
+// token made, handed over and dispatched for every two to five octets
+// cost more than the check itself. Text runs, tags with their attributes,
+// comments and processing instructions are read in the loop here; CDATA
+// sections and directives by the lexer. TestXMLScanTokens and FuzzXML
+// hold it to xmlScanTokens, the same scan over the lexer's tokens.
 func xmlScan(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
-	lx := xmlLexer{p: body}
+	p := body
+	bom := forbid&sanitize.BOM != 0
 	ascii := -1 // whether body is all ASCII, once known
-	for {
-		t := lx.next()
-		if t.kind == xmlEOF || t.from >= stop {
-			return nil
+	// broken checks the rest of the body from a syntax error at i on, as
+	// character data.
+	broken := func(i int) *sanitize.Error {
+		return xmlBefore(xmlCheckValue(p, [2]int{i, len(p)}, true, forbid), stop)
+	}
+	for i := 0; i < len(p) && i < stop; {
+		if p[i] != '<' {
+			// Text between dense markup is short: look at it octet by
+			// octet first, and where it holds no reference, there is
+			// nothing to check but a BOM.
+			k, lim := i, min(len(p), i+16)
+			for k < lim && xmlOctets[p[k]]&xmlTextOctet == 0 {
+				k++
+			}
+			if !bom && (k == len(p) || p[k] == '<') {
+				i = k
+				continue
+			}
+			end := len(p)
+			if m := bytes.IndexByte(p[k:], '<'); m >= 0 {
+				end = k + m
+			}
+			var e *sanitize.Error
+			if bom {
+				e = xmlCheckValue(p, [2]int{i, end}, true, forbid)
+			} else {
+				e = xmlRefsIn(p, k, end, -1, false, forbid) // no '&' before k
+			}
+			if e != nil {
+				return xmlBefore(e, stop)
+			}
+			i = end
+			continue
 		}
-		var e *sanitize.Error
-		switch t.kind {
-		case xmlText, xmlBroken:
-			e = xmlCheckValue(body, t.val, true, forbid)
-		case xmlAttr:
-			e = xmlCheckValue(body, t.val, t.refs, forbid)
-		case xmlCDATA:
-			e = xmlCheckValue(body, t.val, false, forbid)
-		case xmlDirective:
-			e = xmlCheckDTD(body, t.val, forbid)
-		case xmlPI:
-			if xmlDeclTarget(body[t.name[0]:t.name[1]]) {
-				if off := xmlForeignEncoding(body, t.val, &ascii); off >= 0 {
-					e = &sanitize.Error{Reason: sanitize.BadCharset, Offset: off}
+		if i+1 >= len(p) {
+			return broken(i)
+		}
+		switch p[i+1] {
+		case '/': // an end tag
+			n1 := xmlNameEnd(p, i+2)
+			if n1 == i+2 {
+				return broken(i)
+			}
+			j := xmlSkipSpace(p, n1)
+			if j >= len(p) || p[j] != '>' {
+				return broken(i)
+			}
+			i = j + 1
+			continue
+		case '?': // a processing instruction, as xmlLexer.next reads it
+			n1 := xmlNameEnd(p, i+2)
+			if n1 == i+2 {
+				return broken(i)
+			}
+			j := xmlSkipSpace(p, n1)
+			k := xmlIndexPair(p, j, "?>")
+			if k < 0 {
+				return broken(i)
+			}
+			if xmlDeclTarget(p[i+2 : n1]) {
+				if off := xmlForeignEncoding(p, [2]int{j, k}, &ascii); off >= 0 {
+					return xmlBefore(&sanitize.Error{Reason: sanitize.BadCharset, Offset: off}, stop)
 				}
 			}
+			i = k + 2
+			continue
+		case '!': // a comment, CDATA section or directive, as xmlLexer.bang reads it
+			if i+3 < len(p) && p[i+2] == '-' && p[i+3] == '-' {
+				k := xmlCommentEnd(p, i+4)
+				if k < 0 {
+					return broken(i)
+				}
+				i = k + 3
+				continue
+			}
+			lx := xmlLexer{p: p, i: i}
+			t := lx.bang(i)
+			var e *sanitize.Error
+			switch t.kind {
+			case xmlBroken:
+				return broken(t.from)
+			case xmlCDATA:
+				e = xmlCheckValue(p, t.val, false, forbid)
+			case xmlDirective:
+				e = xmlCheckDTD(p, t.val, forbid)
+			}
+			if e != nil {
+				return xmlBefore(e, stop)
+			}
+			i = lx.i
+			continue
 		}
-		if e != nil && e.Offset < stop {
-			return e
+		// A start tag: its name, then its attributes, each as
+		// xmlLexer.attr reads them, up to '>' or "/>".
+		n1 := xmlNameEnd(p, i+1)
+		if n1 == i+1 {
+			return broken(i)
 		}
-		if e != nil {
-			return nil
+		i = n1
+		for {
+			j := xmlSkipSpace(p, i)
+			if j >= len(p) {
+				return broken(i)
+			}
+			if p[j] == '>' {
+				i = j + 1
+				break
+			}
+			if p[j] == '/' {
+				if j+1 >= len(p) || p[j+1] != '>' {
+					return broken(j)
+				}
+				i = j + 2
+				break
+			}
+			n1 := xmlNameEnd(p, j)
+			if n1 == j {
+				return broken(j)
+			}
+			k := xmlSkipSpace(p, n1)
+			if k >= len(p) {
+				return broken(j)
+			}
+			if p[k] != '=' {
+				// Strict off: the name is the value.
+				if bom {
+					if e := xmlCheckValue(p, [2]int{j, n1}, false, forbid); e != nil {
+						return xmlBefore(e, stop)
+					}
+				}
+				i = k
+				continue
+			}
+			if k = xmlSkipSpace(p, k+1); k >= len(p) {
+				return broken(j)
+			}
+			if q := p[k]; q == '"' || q == '\'' {
+				// Values are short too: one without '<' and '&' holds
+				// nothing to check but a BOM.
+				m, lim := k+1, min(len(p), k+17)
+				for m < lim && p[m] != q && xmlOctets[p[m]]&xmlTextOctet == 0 {
+					m++
+				}
+				if !bom && m < len(p) && p[m] == q {
+					i = m + 1
+					continue
+				}
+				m = bytes.IndexByte(p[k+1:], q)
+				if m < 0 || bytes.IndexByte(p[k+1:k+1+m], '<') >= 0 {
+					return broken(j)
+				}
+				if e := xmlCheckValue(p, [2]int{k + 1, k + 1 + m}, true, forbid); e != nil {
+					return xmlBefore(e, stop)
+				}
+				i = k + 1 + m + 1
+				continue
+			}
+			// Strict off: an unquoted value, possibly empty, of octets
+			// that hold no reference and no BOM.
+			i = k
+			for i < len(p) && xmlOctets[p[i]]&xmlUnquotedOctet != 0 {
+				i++
+			}
 		}
 	}
+	return nil
+}
+
+// xmlBefore returns e if it is before stop, or nil.
+func xmlBefore(e *sanitize.Error, stop int) *sanitize.Error {
+	if e != nil && e.Offset < stop {
+		return e
+	}
+	return nil
 }
 
 // xmlCheckValue checks the value p[v[0]:v[1]], character data or an
@@ -371,22 +550,7 @@ func xmlCheckValue(p []byte, v [2]int, refs bool, forbid sanitize.Class) *saniti
 	if !refs {
 		return nil
 	}
-	for j := a; j < b; {
-		k := bytes.IndexByte(p[j:b], '&')
-		if k < 0 {
-			return nil
-		}
-		at := j + k
-		r, n := xmlRef(p[at:b])
-		if n == 0 {
-			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
-		}
-		if e := xmlCheckRune(r, at, at == a, forbid); e != nil {
-			return e
-		}
-		j = at + n
-	}
-	return nil
+	return xmlRefsIn(p, a, b, a, false, forbid)
 }
 
 // xmlCheckDTD checks the character references of a directive's text
@@ -396,27 +560,7 @@ func xmlCheckValue(p []byte, v [2]int, refs bool, forbid sanitize.Class) *saniti
 // other uses of '&' are left alone: nothing decodes them there, and a
 // reference to the entity in the document is refused (not predefined).
 func xmlCheckDTD(p []byte, v [2]int, forbid sanitize.Class) *sanitize.Error {
-	a, b := v[0], v[1]
-	for j := a; j < b; {
-		k := bytes.IndexByte(p[j:b], '&')
-		if k < 0 {
-			return nil
-		}
-		at := j + k
-		if at+1 >= b || p[at+1] != '#' {
-			j = at + 1 // not a character reference: left alone
-			continue
-		}
-		r, n := xmlRef(p[at:b])
-		if n == 0 {
-			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: at}
-		}
-		if e := xmlCheckRune(r, at, false, forbid); e != nil {
-			return e
-		}
-		j = at + n
-	}
-	return nil
+	return xmlRefsIn(p, v[0], v[1], -1, true, forbid)
 }
 
 var charRefOpen = []byte("&#")
@@ -472,54 +616,96 @@ const (
 // are allowed and any value above U+10FFFF comes back as
 // utf8.MaxRune+1, however many digits it has. The predefined entities are
 // &lt; &gt; &amp; &apos; &quot;, spelled in lower case.
+//
+// A body can be made of nothing but references, so this is written for
+// speed: a table for the hexadecimal digits, a switch for the entities.
 func xmlRef(p []byte) (rune, int) {
 	if len(p) < 2 || p[1] != '#' {
-		for _, e := range xmlEntities {
-			if len(p) > len(e.name) && p[len(e.name)] == ';' && string(p[1:len(e.name)]) == e.name[1:] {
-				return e.r, len(e.name) + 1
-			}
-		}
-		return 0, 0
-	}
-	j, base := 2, rune(10)
-	if j < len(p) && p[j] == 'x' {
-		j, base = 3, 16
+		return xmlEntity(p)
 	}
 	var r rune
-	digits := j
-	for ; j < len(p); j++ {
-		d := xmlDigit(p[j], base)
-		if d < 0 {
-			break
+	j := 2
+	if j < len(p) && p[j] == 'x' {
+		j = 3
+		for ; j < len(p); j++ {
+			d := xmlHexDigits[p[j]]
+			if d > 0xF {
+				break
+			}
+			if r <= utf8.MaxRune {
+				r = r<<4 | rune(d) // at most 0x10FFFF<<4|15: no overflow
+			}
 		}
-		if r <= utf8.MaxRune {
-			r = r*base + d // at most 0x10FFFF*16+15: no overflow
+		if j == 3 {
+			return 0, 0
+		}
+	} else {
+		for ; j < len(p); j++ {
+			d := p[j] - '0'
+			if d > 9 {
+				break
+			}
+			if r <= utf8.MaxRune {
+				r = r*10 + rune(d)
+			}
+		}
+		if j == 2 {
+			return 0, 0
 		}
 	}
-	if j == digits || j >= len(p) || p[j] != ';' {
+	if j >= len(p) || p[j] != ';' {
 		return 0, 0
 	}
 	return min(r, utf8.MaxRune+1), j + 1
 }
 
-// xmlEntities are the predefined entities, each name with its leading '&'.
-var xmlEntities = [...]struct {
-	name string
-	r    rune
-}{{"&lt", '<'}, {"&gt", '>'}, {"&amp", '&'}, {"&apos", '\''}, {"&quot", '"'}}
-
-// xmlDigit returns the value of the digit c in base 10 or 16, or -1.
-func xmlDigit(c byte, base rune) rune {
-	switch {
-	case '0' <= c && c <= '9':
-		return rune(c - '0')
-	case base == 16 && 'a' <= c && c <= 'f':
-		return rune(c-'a') + 10
-	case base == 16 && 'A' <= c && c <= 'F':
-		return rune(c-'A') + 10
+// xmlEntity reads the predefined entity at the start of p, which is '&',
+// as xmlRef does.
+func xmlEntity(p []byte) (rune, int) {
+	if len(p) < 4 {
+		return 0, 0
 	}
-	return -1
+	switch p[1] {
+	case 'l':
+		if p[2] == 't' && p[3] == ';' {
+			return '<', 4
+		}
+	case 'g':
+		if p[2] == 't' && p[3] == ';' {
+			return '>', 4
+		}
+	case 'a':
+		if len(p) >= 5 && p[2] == 'm' && p[3] == 'p' && p[4] == ';' {
+			return '&', 5
+		}
+		if len(p) >= 6 && p[2] == 'p' && p[3] == 'o' && p[4] == 's' && p[5] == ';' {
+			return '\'', 6
+		}
+	case 'q':
+		if len(p) >= 6 && p[2] == 'u' && p[3] == 'o' && p[4] == 't' && p[5] == ';' {
+			return '"', 6
+		}
+	}
+	return 0, 0
 }
+
+// xmlHexDigits maps an octet to the value of the hexadecimal digit it is,
+// or to 0xFF.
+var xmlHexDigits = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case '0' <= c && c <= '9':
+			t[c] = uint8(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[c] = uint8(c-'a') + 10
+		case 'A' <= c && c <= 'F':
+			t[c] = uint8(c-'A') + 10
+		default:
+			t[c] = 0xFF
+		}
+	}
+	return t
+}()
 
 // xmlCharset looks at the start of body for what says it is not UTF-8: a
 // UTF-16 or UTF-32 byte order mark (bad_charset with refuse, otherwise

@@ -242,6 +242,9 @@ func xmlCanonOracle(body []byte, form normalize.Form) error {
 // body canonXML accepts under NFC and under NFKC, no token and no
 // element's joined character data is outside the form.
 //
+// xmlScan, the fast scan, must find what xmlScanTokens, the scan over
+// the lexer's tokens, finds.
+//
 // The seeds are the tests' tables and testdata/fuzz/FuzzXML. For a longer
 // run:
 //
@@ -261,6 +264,12 @@ func FuzzXML(f *testing.F) {
 	c := &rules.Check{On: true, Forbid: strictXML}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		orig := bytes.Clone(body)
+		for _, forbid := range []sanitize.Class{strictXML, strictXML | sanitize.BOM} {
+			got, want := xmlScan(body, forbid, len(body)), xmlScanTokens(body, forbid, len(body))
+			if (got == nil) != (want == nil) || got != nil && *got != *want {
+				t.Fatalf("xmlScan(%q, %v) = %v; xmlScanTokens: %v", body, forbid, got, want)
+			}
+		}
 		// Without refuseCharsets, a body declared in another charset is
 		// not checked: decoders without a CharsetReader stop there, and
 		// everything before must have been checked.

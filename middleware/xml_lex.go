@@ -57,10 +57,29 @@ type xmlLexer struct {
 	t      xmlToken
 }
 
-// set makes t the current token and returns it.
-func (lx *xmlLexer) set(t xmlToken) *xmlToken {
-	lx.t = t
-	return &lx.t
+// set makes the token of kind k over p[from:to] the current one, with no
+// name or value, and returns it for the caller to fill in. It writes the
+// fields one by one: a whole xmlToken built and copied costs more than the
+// rest of a short token's lexing.
+func (lx *xmlLexer) set(k xmlKind, from, to int) *xmlToken {
+	t := &lx.t
+	t.kind, t.from, t.to = k, from, to
+	t.name[0], t.name[1], t.val[0], t.val[1] = 0, 0, 0, 0
+	t.refs, t.empty = false, false
+	return t
+}
+
+// named sets the name of t and returns it.
+func (t *xmlToken) named(n0, n1 int) *xmlToken {
+	t.name[0], t.name[1] = n0, n1
+	return t
+}
+
+// valued sets the value of t, and whether it holds references, and
+// returns it.
+func (t *xmlToken) valued(v0, v1 int, refs bool) *xmlToken {
+	t.val[0], t.val[1], t.refs = v0, v1, refs
+	return t
 }
 
 // next returns the next token, or one of kind xmlEOF at the end of p. The
@@ -69,7 +88,7 @@ func (lx *xmlLexer) next() *xmlToken {
 	p, i := lx.p, lx.i
 	switch {
 	case i >= len(p):
-		return lx.set(xmlToken{kind: xmlEOF, from: len(p), to: len(p)})
+		return lx.set(xmlEOF, len(p), len(p))
 	case lx.inTag:
 		return lx.attr()
 	case p[i] != '<':
@@ -78,7 +97,7 @@ func (lx *xmlLexer) next() *xmlToken {
 			end = i + k
 		}
 		lx.i = end
-		return lx.set(xmlToken{kind: xmlText, from: i, to: end, val: [2]int{i, end}, refs: true})
+		return lx.set(xmlText, i, end).valued(i, end, true)
 	case i+1 >= len(p):
 		return lx.fail(i)
 	}
@@ -94,7 +113,7 @@ func (lx *xmlLexer) next() *xmlToken {
 			return lx.fail(i)
 		}
 		lx.i = j + 1
-		return lx.set(xmlToken{kind: xmlEnd, from: i, to: j + 1, name: [2]int{n0, n1}})
+		return lx.set(xmlEnd, i, j+1).named(n0, n1)
 	case '?':
 		n0 := i + 2
 		n1 := xmlNameEnd(p, n0)
@@ -102,12 +121,12 @@ func (lx *xmlLexer) next() *xmlToken {
 			return lx.fail(i)
 		}
 		j := xmlSkipSpace(p, n1)
-		k := bytes.Index(p[j:], []byte("?>"))
+		k := xmlIndexPair(p, j, "?>")
 		if k < 0 {
 			return lx.fail(i)
 		}
-		lx.i = j + k + 2
-		return lx.set(xmlToken{kind: xmlPI, from: i, to: lx.i, name: [2]int{n0, n1}, val: [2]int{j, j + k}})
+		lx.i = k + 2
+		return lx.set(xmlPI, i, lx.i).named(n0, n1).valued(j, k, false)
 	case '!':
 		return lx.bang(i)
 	}
@@ -117,7 +136,7 @@ func (lx *xmlLexer) next() *xmlToken {
 		return lx.fail(i)
 	}
 	lx.i, lx.inTag = n1, true
-	return lx.set(xmlToken{kind: xmlStart, from: i, to: n1, name: [2]int{n0, n1}})
+	return lx.set(xmlStart, i, n1).named(n0, n1)
 }
 
 // bang reads the markup at p[i:] that starts "<!": a comment, a CDATA
@@ -135,24 +154,23 @@ func (lx *xmlLexer) bang(i int) *xmlToken {
 			return lx.fail(i)
 		}
 		s := i + 4
-		// The first "--" ends the comment, and must be followed by '>'.
-		k := bytes.Index(p[s:], []byte("--"))
-		if k < 0 || s+k+2 >= len(p) || p[s+k+2] != '>' {
+		k := xmlCommentEnd(p, s)
+		if k < 0 {
 			return lx.fail(i)
 		}
-		lx.i = s + k + 3
-		return lx.set(xmlToken{kind: xmlComment, from: i, to: lx.i, val: [2]int{s, s + k}})
+		lx.i = k + 3
+		return lx.set(xmlComment, i, lx.i).valued(s, k, false)
 	case '[':
 		if !bytes.HasPrefix(p[i+3:], []byte("CDATA[")) {
 			return lx.fail(i)
 		}
 		s := i + 9
-		k := bytes.Index(p[s:], []byte("]]>"))
+		k := xmlCDATAEnd(p, s)
 		if k < 0 {
 			return lx.fail(i)
 		}
-		lx.i = s + k + 3
-		return lx.set(xmlToken{kind: xmlCDATA, from: i, to: lx.i, val: [2]int{s, s + k}})
+		lx.i = k + 3
+		return lx.set(xmlCDATA, i, lx.i).valued(s, k, false)
 	}
 	depth := 0
 	for k := i + 3; k < len(p); k++ {
@@ -160,7 +178,7 @@ func (lx *xmlLexer) bang(i int) *xmlToken {
 		switch {
 		case c == '>' && depth == 0:
 			lx.i = k + 1
-			return lx.set(xmlToken{kind: xmlDirective, from: i, to: k + 1, val: [2]int{i + 2, k}})
+			return lx.set(xmlDirective, i, k+1).valued(i+2, k, false)
 		case c == '"' || c == '\'':
 			// Quoted: everything up to the same quote, at once (an
 			// entity value is most of a DTD).
@@ -184,6 +202,43 @@ func (lx *xmlLexer) bang(i int) *xmlToken {
 	return lx.fail(i)
 }
 
+// xmlCommentEnd returns the offset of the "--" that ends the comment
+// whose content starts at p[s], or -1 where encoding/xml fails: at the
+// first "--", which must be followed by '>', or at the end of p.
+func xmlCommentEnd(p []byte, s int) int {
+	k := xmlIndexPair(p, s, "--")
+	if k < 0 || k+2 >= len(p) || p[k+2] != '>' {
+		return -1
+	}
+	return k
+}
+
+// xmlCDATAEnd returns the offset of the "]]>" that ends the CDATA section
+// whose content starts at p[s], or -1.
+func xmlCDATAEnd(p []byte, s int) int {
+	if s+2 < len(p) && p[s] == ']' && p[s+1] == ']' && p[s+2] == '>' {
+		return s // empty: no call
+	}
+	if k := bytes.Index(p[s:], []byte("]]>")); k >= 0 {
+		return s + k
+	}
+	return -1
+}
+
+// xmlIndexPair returns the offset of the first occurrence of the two
+// octets sep in p from i on, or -1. Markup that ends where its content
+// starts (<!---->, <?a?>) is found without a call; the rest by
+// bytes.Index, which stays linear however many first octets there are.
+func xmlIndexPair(p []byte, i int, sep string) int {
+	if i+1 < len(p) && p[i] == sep[0] && p[i+1] == sep[1] {
+		return i
+	}
+	if k := bytes.Index(p[i:], []byte(sep)); k >= 0 {
+		return i + k
+	}
+	return -1
+}
+
 // attr reads what follows in a start tag: an attribute or the tag's end.
 func (lx *xmlLexer) attr() *xmlToken {
 	p := lx.p
@@ -197,10 +252,12 @@ func (lx *xmlLexer) attr() *xmlToken {
 			return lx.fail(i)
 		}
 		lx.i, lx.inTag = i+2, false
-		return lx.set(xmlToken{kind: xmlStartEnd, from: i, to: i + 2, empty: true})
+		t := lx.set(xmlStartEnd, i, i+2)
+		t.empty = true
+		return t
 	case '>':
 		lx.i, lx.inTag = i+1, false
-		return lx.set(xmlToken{kind: xmlStartEnd, from: i, to: i + 1})
+		return lx.set(xmlStartEnd, i, i+1)
 	}
 	name := [2]int{i, xmlNameEnd(p, i)}
 	if name[1] == i {
@@ -213,7 +270,7 @@ func (lx *xmlLexer) attr() *xmlToken {
 	if p[j] != '=' {
 		// Strict off: an attribute without a value has its name as value.
 		lx.i = j
-		return lx.set(xmlToken{kind: xmlAttr, from: i, to: name[1], name: name, val: name})
+		return lx.set(xmlAttr, i, name[1]).named(name[0], name[1]).valued(name[0], name[1], false)
 	}
 	j = xmlSkipSpace(p, j+1)
 	if j >= len(p) {
@@ -225,34 +282,36 @@ func (lx *xmlLexer) attr() *xmlToken {
 			return lx.fail(i)
 		}
 		lx.i = j + 1 + k + 1
-		return lx.set(xmlToken{kind: xmlAttr, from: i, to: lx.i, name: name, val: [2]int{j + 1, j + 1 + k}, refs: true})
+		return lx.set(xmlAttr, i, lx.i).named(name[0], name[1]).valued(j+1, j+1+k, true)
 	}
 	// Strict off: an unquoted value, possibly empty.
 	k := j
-	for k < len(p) && xmlUnquotedByte(p[k]) {
+	for k < len(p) && xmlOctets[p[k]]&xmlUnquotedOctet != 0 {
 		k++
 	}
 	lx.i = k
-	return lx.set(xmlToken{kind: xmlAttr, from: i, to: k, name: name, val: [2]int{j, k}})
+	return lx.set(xmlAttr, i, k).named(name[0], name[1]).valued(j, k, false)
 }
 
 // fail notes a syntax error at i and returns the rest of the body from i
 // as an xmlBroken token.
 func (lx *xmlLexer) fail(i int) *xmlToken {
 	lx.i, lx.inTag, lx.broken = len(lx.p), false, true
-	return lx.set(xmlToken{kind: xmlBroken, from: i, to: len(lx.p), val: [2]int{i, len(lx.p)}, refs: true})
+	return lx.set(xmlBroken, i, len(lx.p)).valued(i, len(lx.p), true)
 }
 
 // xmlNameEnd returns the end of the name that starts at p[i]: the octets
 // encoding/xml reads as a name, ASCII letters, digits, '_', ':', '.', '-'
 // and every octet from 0x80 up. It returns i when there is none.
 func xmlNameEnd(p []byte, i int) int {
-	for i < len(p) && (p[i] >= utf8.RuneSelf || xmlNameByte(p[i])) {
+	for i < len(p) && xmlOctets[p[i]]&xmlNameOctet != 0 {
 		i++
 	}
 	return i
 }
 
+// xmlNameByte reports whether the octet c, below 0x80, may be part of a
+// name.
 func xmlNameByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '_' || c == ':' || c == '.' || c == '-'
@@ -265,14 +324,47 @@ func xmlUnquotedByte(c byte) bool {
 		c == '_' || c == ':' || c == '-'
 }
 
+// xmlSpace reports whether c is XML white space (SP, TAB, CR, LF).
+func xmlSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
 // xmlSkipSpace returns the offset of the first octet of p from i on that
-// is not XML white space (SP, TAB, CR, LF).
+// is not XML white space.
 func xmlSkipSpace(p []byte, i int) int {
-	for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n') {
+	for i < len(p) && xmlOctets[p[i]]&xmlSpaceOctet != 0 {
 		i++
 	}
 	return i
 }
+
+// The classes of xmlOctets. A markup-heavy body is a run of short names
+// and spaces, each octet of which a table looks up faster than a chain of
+// comparisons.
+const (
+	xmlNameOctet     = 1 << iota // part of a name (xmlNameEnd)
+	xmlSpaceOctet                // white space (xmlSpace)
+	xmlUnquotedOctet             // part of an unquoted value (xmlUnquotedByte)
+	xmlTextOctet                 // '<' or '&', which end a run of plain text
+)
+
+// xmlOctets holds the classes of each octet.
+var xmlOctets = func() (t [256]uint8) {
+	for c := range t {
+		b := byte(c)
+		if b >= utf8.RuneSelf || xmlNameByte(b) {
+			t[c] |= xmlNameOctet
+		}
+		if xmlSpace(b) {
+			t[c] |= xmlSpaceOctet
+		}
+		if xmlUnquotedByte(b) {
+			t[c] |= xmlUnquotedOctet
+		}
+		if b == '<' || b == '&' {
+			t[c] |= xmlTextOctet
+		}
+	}
+	return t
+}()
 
 // xmlFrame is an open element: the offsets of its name and, for canonXML,
 // the indexes in xmlCanon.data and xmlCanon.comments of its first pieces

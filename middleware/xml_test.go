@@ -324,6 +324,14 @@ func TestXMLAllocs(t *testing.T) {
 			t.Errorf("64 KiB %s: %v allocations", kind, n)
 		}
 	}
+	for _, kind := range xmlHostileKinds[1:] {
+		big := xmlHostileBody(64<<10, kind)
+		for _, chk := range []*rules.Check{c, cb} {
+			if n := testing.AllocsPerRun(10, func() { _ = checkXML(big, chk, true) }); n != 0 {
+				t.Errorf("64 KiB %s, %v: %v allocations", kind, chk.Forbid, n)
+			}
+		}
+	}
 }
 
 // xmlCanonCase is one body for canonXML: rejected (at the first

@@ -26,18 +26,45 @@ DATA fffd3<>+56(SB)/8, $0xefbdbfefbdbfefbd
 GLOBL fffd3<>(SB), RODATA|NOPTR, $64
 
 // triples is the VPERMB index that spreads 21 octets of a window, from
-// position 4, into 63: position 3j+t holds octet 4+j (t = 0, 1, 2); the
-// last position is never kept. The kernel adds 21 and 42 for the next two
-// groups of 21 octets.
-DATA triples<>+0(SB)/8, $0x0606050505040404
-DATA triples<>+8(SB)/8, $0x0908080807070706
-DATA triples<>+16(SB)/8, $0x0b0b0b0a0a0a0909
-DATA triples<>+24(SB)/8, $0x0e0e0d0d0d0c0c0c
-DATA triples<>+32(SB)/8, $0x111010100f0f0f0e
-DATA triples<>+40(SB)/8, $0x1313131212121111
-DATA triples<>+48(SB)/8, $0x1616151515141414
-DATA triples<>+56(SB)/8, $0x0018181817171716
+// position 4, into 63: position 3j holds octet 4+j, positions 3j+1 and
+// 3j+2 octets 0 and 1, which the kernel sets to BF and BD, the second
+// and third octets of U+FFFD (window positions 0-3 are never output); the
+// last position is never kept. The kernel adds 21 and 42 to the positions
+// 3j for the next two groups of 21 octets.
+DATA triples<>+0(SB)/8, $0x0006010005010004
+DATA triples<>+8(SB)/8, $0x0901000801000701
+DATA triples<>+16(SB)/8, $0x01000b01000a0100
+DATA triples<>+24(SB)/8, $0x000e01000d01000c
+DATA triples<>+32(SB)/8, $0x1101001001000f01
+DATA triples<>+40(SB)/8, $0x0100130100120100
+DATA triples<>+48(SB)/8, $0x0016010015010014
+DATA triples<>+56(SB)/8, $0x1901001801001701
 GLOBL triples<>(SB), RODATA|NOPTR, $64
+
+// fffdLead is BF, BD, then EF: blended into a window, it puts the first
+// octet of U+FFFD at each start of a maximal subpart and the two others
+// at positions 0 and 1, where triples finds them.
+DATA fffdLead<>+0(SB)/8, $0xefefefefefefbdbf
+DATA fffdLead<>+8(SB)/8, $0xefefefefefefefef
+DATA fffdLead<>+16(SB)/8, $0xefefefefefefefef
+DATA fffdLead<>+24(SB)/8, $0xefefefefefefefef
+DATA fffdLead<>+32(SB)/8, $0xefefefefefefefef
+DATA fffdLead<>+40(SB)/8, $0xefefefefefefefef
+DATA fffdLead<>+48(SB)/8, $0xefefefefefefefef
+DATA fffdLead<>+56(SB)/8, $0xefefefefefefefef
+GLOBL fffdLead<>(SB), RODATA|NOPTR, $64
+
+// shift4 is the VPERMB index that moves the octets of window positions
+// 4 to 59 to positions 0 to 55: an all-valid block is its own output.
+DATA shift4<>+0(SB)/8, $0x0b0a090807060504
+DATA shift4<>+8(SB)/8, $0x131211100f0e0d0c
+DATA shift4<>+16(SB)/8, $0x1b1a191817161514
+DATA shift4<>+24(SB)/8, $0x232221201f1e1d1c
+DATA shift4<>+32(SB)/8, $0x2b2a292827262524
+DATA shift4<>+40(SB)/8, $0x333231302f2e2d2c
+DATA shift4<>+48(SB)/8, $0x3b3a393837363534
+DATA shift4<>+56(SB)/8, $0x030201003f3e3d3c
+GLOBL shift4<>(SB), RODATA|NOPTR, $64
 
 // lowHigh is, for each lead C0-FF at offset b-C0, the lowest (first 64
 // octets) and the highest (last 64) continuation it admits right after
@@ -60,7 +87,7 @@ DATA lowHigh<>+112(SB)/8, $0xbfbfbf8fbfbfbfbf
 DATA lowHigh<>+120(SB)/8, $0xbfbfbfbfbfbfbfbf
 GLOBL lowHigh<>(SB), RODATA|NOPTR, $128
 
-// CONSTS loads the constants of MASKS: Z16-Z20 C0, C2, F5, E0 and F0 in
+// CONSTS loads the constants of the masks: Z16-Z20 C0, C2, F5, E0 and F0 in
 // every octet, Z21 and Z22 lowHigh.
 #define CONSTS \
 	MOVL         $0xC0, BX;              \
@@ -76,29 +103,42 @@ GLOBL lowHigh<>(SB), RODATA|NOPTR, $128
 	VMOVDQU64    lowHigh<>+0(SB), Z21;   \
 	VMOVDQU64    lowHigh<>+64(SB), Z22
 
-// MASKS loads the window of the block at SI into Z0, and the window one
-// octet earlier into Z1, and sets R8 to the valid octets and R13 to the
-// starts of maximal subparts (subpartMasks), both within outMask. It uses
-// BX, DX, R9-R12, Z1-Z3 and K1-K6.
+// The masks of a block come in steps. LEADS loads the window of the block
+// at SI into Z0, and the window one octet earlier into Z1, and sets R8 to
+// ge80 and K6 to the octets that follow a lead; SECOND, when there are
+// any, narrows K6 to the mask second of subpartMasks (the continuations
+// that the lead before each admits). If K6 has a bit set, SUBPARTS
+// computes the rest of subpartMasks; if not, no continuation in the
+// window belongs to a lead, so that every octet of 80-FF starts a maximal
+// subpart of one octet and ASCII is all that is valid, and LONE sets the
+// masks from ge80 alone, for a third of the cost: that is the case of
+// the densest errors (FF, C0 AF, ED A0 80, "a" FF repeated) and of text
+// in Latin-1 or another single-octet encoding read as UTF-8. Either way
+// R8 ends as the valid octets and R13 as the starts of maximal subparts,
+// both within outMask. They use BX, DX, R9-R12, Z1-Z3 and K1-K6.
 //
 // VPCMPUB $p, b, a, k1, k2 sets k2 to k1 and (a p b): p is 1 for <, 2
 // for <=, 5 for >=. VPERMB t, i, d sets octet l of d to octet i[l]&63 of
 // t. ANDNQ m, v, d sets d to m and not v.
-#define MASKS \
+#define LEADS \
 	VMOVDQU64 -4(SI), Z0;                    \
 	VMOVDQU64 -5(SI), Z1;                    \
 	VPMOVB2M  Z0, K1; /* ge80 */ \
+	KMOVQ     K1, R8;                        \
+	VPCMPUB   $5, Z17, Z1, K6;               \
+	VPCMPUB   $1, Z18, Z1, K6, K6 /* a lead before */
+
+#define SECOND \
+	VPERMB    Z21, Z1, Z2;                   \
+	VPERMB    Z22, Z1, Z3;                   \
+	VPCMPUB   $5, Z2, Z0, K6, K6;            \
+	VPCMPUB   $2, Z3, Z0, K6, K6 /* second: admitted by it */
+
+#define SUBPARTS \
 	VPCMPUB   $1, Z16, Z0, K1, K2; /* cont: ge80 and < C0 */ \
 	VPCMPUB   $1, Z18, Z0, K3;               \
 	VPCMPUB   $5, Z19, Z0, K3, K4; /* ge3: E0-F4 */ \
 	VPCMPUB   $5, Z20, Z0, K3, K5; /* lead4: F0-F4 */ \
-	VPCMPUB   $5, Z17, Z1, K6;               \
-	VPCMPUB   $1, Z18, Z1, K6, K6; /* a lead before */ \
-	VPERMB    Z21, Z1, Z2;                   \
-	VPERMB    Z22, Z1, Z3;                   \
-	VPCMPUB   $5, Z2, Z0, K6, K6;            \
-	VPCMPUB   $2, Z3, Z0, K6, K6; /* second: admitted by it */ \
-	KMOVQ     K1, R8;                        \
 	KMOVQ     K2, R9;                        \
 	KMOVQ     K4, R11;                       \
 	KMOVQ     K5, R12;                       \
@@ -135,6 +175,12 @@ GLOBL lowHigh<>(SB), RODATA|NOPTR, $128
 	ANDNQ     outMask<>(SB), R13, R13;       \
 	ANDQ      outMask<>(SB), R8                /* R8 = valid & outMask */
 
+#define LONE \
+	MOVQ  R8, R13; /* R13 = start := ge80 & outMask */ \
+	ANDQ  outMask<>(SB), R13;   \
+	NOTQ  R8; /* R8 = valid := ^ge80 & outMask */ \
+	ANDQ  outMask<>(SB), R8
+
 // func repairCountAVX512(p *byte, blocks int) (done, count int)
 //
 // Registers: SI the block, CX the blocks left, AX the count. A block with
@@ -149,7 +195,17 @@ TEXT ·repairCountAVX512(SB), NOSPLIT, $0-32
 	CONSTS
 
 count:
-	MASKS
+	LEADS
+	KORTESTQ K6, K6
+	JZ       countLone
+	SECOND
+	KORTESTQ K6, K6
+	JNZ      countSubparts
+
+countLone:
+	LONE
+
+countMasks:
 	POPCNTQ R8, R8
 	ADDQ    R8, AX
 	POPCNTQ R13, R13
@@ -171,6 +227,10 @@ countEnd:
 	MOVQ AX, count+24(FP)
 	RET
 
+countSubparts:
+	SUBPARTS
+	JMP countMasks
+
 countValid:
 	// All 56 valid: stop after the validRun-th in a row.
 	LEAQ 1(CX), DX
@@ -189,11 +249,11 @@ countRun:
 
 // GROUP writes the octets of window positions 4+21g to 24+21g repaired
 // (to 59 for g = 2), at AX, and advances AX: each octet is spread to three
-// positions (Z1, VPERMB with idx, triples plus 21g), the three of a start
-// become U+FFFD (VPBLENDMB), and the octets kept (the first of a valid
-// octet, the three of a start) are packed (VPCOMPRESSB) and stored, all
-// 64 octets of Z2 (the block checked that they fit). R12 holds
-// 0x1249249249249249 (every third bit of 63).
+// positions (Z1, VPERMB with idx, triples plus 21g), the first its own
+// (EF at a start) and the two others BF and BD, and the octets kept (the
+// first of a valid octet, the three of a start) are packed (VPCOMPRESSB)
+// and stored, all 64 octets of Z2 (the block checked that they fit). R12
+// holds 0x1249249249249249 (every third bit of 63).
 #define GROUP(g, idx) \
 	MOVQ        R8, BX;          \
 	SHRQ        $(4+21*g), BX;   \
@@ -203,10 +263,8 @@ countRun:
 	PDEPQ       R12, DX, DX;     \
 	IMUL3Q      $7, DX, DX;      \
 	ORQ         DX, BX;          \
-	KMOVQ       DX, K1;          \
 	KMOVQ       BX, K2;          \
 	VPERMB      Z0, idx, Z1;     \
-	VPBLENDMB   Z26, Z1, K1, Z1; \
 	VPCOMPRESSB Z1, K2, Z2;      \
 	VMOVDQU64   Z2, (AX);        \
 	POPCNTQ     BX, BX;          \
@@ -218,7 +276,13 @@ countRun:
 // goes, DI the last place a block may end: out+room-64, for the 64 octets
 // that GROUP stores, R14 and done as in repairCountAVX512. Z25, Z27 and
 // Z28 are triples plus 0, 21 and 42, the indexes of the three groups; Z26
-// is fffd3.
+// is fffd3; Z24 is fffdLead; Z29 is shift4.
+//
+// Two kinds of block skip the groups, which cost about twice what the
+// masks do: one with no valid octet (each octet starts a maximal subpart or
+// is a later octet of one: FF, C0 AF, ED A0 80, E2 82 or F0 9F 98
+// repeated, the densest errors) is U+FFFD repeated, stored from Z26; one
+// with every octet valid is its window moved down (Z29).
 TEXT ·repairWriteAVX512(SB), NOSPLIT, $0-49
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
@@ -230,13 +294,29 @@ TEXT ·repairWriteAVX512(SB), NOSPLIT, $0-49
 	CONSTS
 	VMOVDQU64    fffd3<>(SB), Z26
 	VMOVDQU64    triples<>(SB), Z25
+	VMOVDQU64    fffdLead<>(SB), Z24
 	MOVL         $21, BX
 	VPBROADCASTB BX, Z30
-	VPADDB       Z30, Z25, Z27
-	VPADDB       Z30, Z27, Z28
+	MOVQ         $0x1249249249249249, R12
+	KMOVQ        R12, K7
+	VMOVDQU64    Z25, Z27
+	VPADDB       Z30, Z27, K7, Z27
+	VMOVDQU64    Z27, Z28
+	VPADDB       Z30, Z28, K7, Z28
+	VMOVDQU64    shift4<>(SB), Z29
 
 write:
-	MASKS
+	LEADS
+	KORTESTQ K6, K6
+	JZ       writeLone
+	SECOND
+	KORTESTQ K6, K6
+	JNZ      writeSubparts
+
+writeLone:
+	LONE
+
+writeMasks:
 	// The end of the block; stop if it is past DI.
 	POPCNTQ R8, BX
 	POPCNTQ R13, DX
@@ -245,12 +325,18 @@ write:
 	ADDQ    AX, BX
 	CMPQ    BX, DI
 	JGT     stop
+	TESTQ   R8, R8
+	JZ      writeErrors
+	CMPQ    R8, outMask<>(SB)
+	JEQ     writeValid
 	MOVQ    $0x1249249249249249, R12
+	MOVQ    R13, DX
+	ORQ     $3, DX
+	KMOVQ   DX, K1
+	VPBLENDMB Z24, Z0, K1, Z0
 	GROUP(0, Z25)
 	GROUP(1, Z27)
 	GROUP(2, Z28)
-	CMPQ    R8, outMask<>(SB)
-	JEQ     writeValid
 
 writeNext:
 	ADDQ $56, SI
@@ -266,8 +352,34 @@ stop:
 	MOVQ AX, written+40(FP)
 	RET
 
+writeSubparts:
+	SUBPARTS
+	JMP writeMasks
+
+writeErrors:
+	// No valid octet: the block is DX/3 U+FFFD in a row (DX <= 168),
+	// stored 63 octets (21 U+FFFD) at a time from Z26. A store starts
+	// only where some of DX is left, so that it ends at most 64 octets
+	// after BX, the room checked above.
+	VMOVDQU64 Z26, (AX)
+	CMPQ      DX, $63
+	JLE       writeErrorsEnd
+	VMOVDQU64 Z26, 63(AX)
+	CMPQ      DX, $126
+	JLE       writeErrorsEnd
+	VMOVDQU64 Z26, 126(AX)
+
+writeErrorsEnd:
+	MOVQ BX, AX
+	JMP  writeNext
+
 writeValid:
-	// All 56 valid: stop after the validRun-th in a row.
+	// All 56 valid: the block is its own output, moved down by the 4
+	// octets before it in the window; stop after the validRun-th in a
+	// row.
+	VPERMB    Z0, Z29, Z1
+	VMOVDQU64 Z1, (AX)
+	MOVQ      BX, AX
 	LEAQ 1(CX), DX
 	CMPQ R14, DX
 	JEQ  writeRun

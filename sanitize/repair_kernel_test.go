@@ -53,28 +53,95 @@ func TestRepairKernels(t *testing.T) {
 		count = 200
 	}
 	for _, p := range kernelInputs(r, count) {
-		var out [3*blockStep + 64]byte
-		for a := kernelBefore; a+kernelAfter <= len(p); a += blockStep {
-			want := make([]byte, 3*blockStep)
-			want = want[:writeSpan(want, 0, p, a, a+blockStep)]
-			if done, got := repairCountAVX512(&p[a], 1); done != 1 || got != len(want) || got != countSpan(p, a, a+blockStep) {
-				t.Fatalf("repairCountAVX512(% X) = %d, %d; model says %d", p[a-kernelBefore:a+kernelAfter], done, got, len(want))
+		checkKernelBlocks(t, p)
+	}
+}
+
+// checkKernelBlocks checks the kernels on each block of p against the
+// model (countSpan, writeSpan), and ToValid, ToValidString and AppendValid
+// on p against refRepair. It returns how many blocks have no continuation
+// that a lead admits (octetMasks.second is 0), which the kernels decide
+// from ge80 alone (LONE in repair_amd64.s).
+func checkKernelBlocks(t *testing.T, p []byte) (lone int) {
+	t.Helper()
+	var out [3*blockStep + 64]byte
+	for a := kernelBefore; a+kernelAfter <= len(p); a += blockStep {
+		want := make([]byte, 3*blockStep)
+		want = want[:writeSpan(want, 0, p, a, a+blockStep)]
+		if done, got := repairCountAVX512(&p[a], 1); done != 1 || got != len(want) || got != countSpan(p, a, a+blockStep) {
+			t.Fatalf("repairCountAVX512(% X) = %d, %d; model says %d", p[a-kernelBefore:a+kernelAfter], done, got, len(want))
+		}
+		done, n, _ := repairWriteAVX512(&p[a], 1, &out[0], len(out))
+		if done != 1 || !bytes.Equal(out[:n], want) {
+			t.Fatalf("repairWriteAVX512(% X) = %d, % X; model says % X", p[a-kernelBefore:a+kernelAfter], done, out[:n], want)
+		}
+		var w [windowLen]byte
+		copy(w[:], p[a-windowFirst:])
+		if maskWindow(p[a-windowFirst-1], &w).second == 0 {
+			lone++
+		}
+	}
+	want := refRepair(p)
+	if got := ToValid(p); !bytes.Equal(got, want) {
+		t.Fatalf("ToValid(% X) = % X, reference says % X", p, got, want)
+	}
+	if got := ToValidString(string(p)); got != string(want) {
+		t.Fatalf("ToValidString(% X) = % X, reference says % X", p, got, want)
+	}
+	if got := AppendValid([]byte("dst"), p); string(got) != "dst"+string(want) {
+		t.Fatalf("AppendValid(% X) = % X, reference says % X", p, got, want)
+	}
+	return lone
+}
+
+// lonePieces start no well-formed sequence and own no continuation: lone
+// octets, and leads followed by an octet they do not admit. A window made
+// of them alone takes the kernels' LONE path; wellPieces, mixed in, put
+// windows on either side of it.
+var (
+	lonePieces = []string{
+		"a", " ", "\x00", "\x7f", "\x80", "\xbf", "\xc0", "\xc1", "\xf5", "\xff",
+		"\xc2a", "\xdf\xc0", "\xe0\x80", "\xe0\x9f", "\xed\xa0", "\xed\xbf",
+		"\xf0\x80", "\xf0\x8f", "\xf4\x90", "\xf4\xbf", "\xe9 ", "\xe2\xc2a",
+	}
+	wellPieces = []string{
+		"é", "€", "😀", "\U0010FFFF", "\xe2\x82", "\xf0\x9f\x98", "\xed\x9f", "\xf4\x8f",
+		"\xc2", "\xe0\xa0", "\xf0\x90\x80",
+	}
+)
+
+// TestRepairKernelsLone checks the kernels on inputs whose windows mostly
+// have no continuation that a lead admits, the densest errors, with such
+// windows beside ordinary ones at every distance, and fails if too few of
+// the windows take the path that decides them from ge80 alone.
+func TestRepairKernelsLone(t *testing.T) {
+	needRepairKernel(t)
+	t.Parallel()
+	r := rand.New(rand.NewPCG(14, 17))
+	count := 3000
+	if testing.Short() {
+		count = 300
+	}
+	blocks, lone := 0, 0
+	for range count {
+		// One in rate pieces is one that a lead admits something in.
+		rate := []int{0, 8, 40, 200, 1000}[r.IntN(5)]
+		var b strings.Builder
+		for n := 60 + r.IntN(500); b.Len() < n; {
+			if rate > 0 && r.IntN(rate) == 0 {
+				b.WriteString(wellPieces[r.IntN(len(wellPieces))])
+			} else {
+				b.WriteString(lonePieces[r.IntN(len(lonePieces))])
 			}
-			done, n, _ := repairWriteAVX512(&p[a], 1, &out[0], len(out))
-			if done != 1 || !bytes.Equal(out[:n], want) {
-				t.Fatalf("repairWriteAVX512(% X) = %d, % X; model says % X", p[a-kernelBefore:a+kernelAfter], done, out[:n], want)
-			}
 		}
-		want := refRepair(p)
-		if got := ToValid(p); !bytes.Equal(got, want) {
-			t.Fatalf("ToValid(% X) = % X, reference says % X", p, got, want)
+		p := []byte(b.String())
+		lone += checkKernelBlocks(t, p)
+		if len(p) >= kernelBefore+kernelAfter {
+			blocks += (len(p)-kernelBefore-kernelAfter)/blockStep + 1
 		}
-		if got := ToValidString(string(p)); got != string(want) {
-			t.Fatalf("ToValidString(% X) = % X, reference says % X", p, got, want)
-		}
-		if got := AppendValid([]byte("dst"), p); string(got) != "dst"+string(want) {
-			t.Fatalf("AppendValid(% X) = % X, reference says % X", p, got, want)
-		}
+	}
+	if lone < blocks/2 || lone == blocks {
+		t.Errorf("%d of %d blocks had no admitted continuation: want both kinds, most of them that one", lone, blocks)
 	}
 }
 
@@ -118,23 +185,28 @@ func TestRepairEdges(t *testing.T) {
 func TestRepairWriteRoom(t *testing.T) {
 	needRepairKernel(t)
 	t.Parallel()
-	p := []byte(strings.Repeat("\xed\xa0\x80a\xff", 100))
-	const blocks = 4
-	full := countSpan(p, kernelBefore, kernelBefore+blocks*blockStep)
-	for room := range full + 100 {
-		buf := bytes.Repeat([]byte{0x55}, room+64)
-		done, n, _ := repairWriteAVX512(&p[kernelBefore], blocks, &buf[0], room)
-		if n > room || done > blocks {
-			t.Fatalf("room %d: wrote %d octets, %d blocks", room, n, done)
-		}
-		if want := countSpan(p, kernelBefore, kernelBefore+done*blockStep); n != want {
-			t.Fatalf("room %d: wrote %d octets for %d blocks, want %d", room, n, done, want)
-		}
-		if done < blocks && room-n >= countSpan(p, kernelBefore+done*blockStep, kernelBefore+(done+1)*blockStep)+64 {
-			t.Fatalf("room %d: stopped after %d blocks with room for the next", room, done)
-		}
-		if strings.Trim(string(buf[room:]), "\x55") != "" {
-			t.Fatalf("room %d: wrote past it: % X", room, buf[room:])
+	// Blocks of every kind the kernel writes its own way: with the
+	// groups, with no valid octet (FF, E2 82: U+FFFD stored 21 at a
+	// time) and with every octet valid.
+	for _, unit := range []string{"\xed\xa0\x80a\xff", "\xff", "\xe2\x82", "\xf0\x9f\x98", "a\xff", "aé€😀"} {
+		p := []byte(strings.Repeat(unit, 400/len(unit)))
+		const blocks = 4
+		full := countSpan(p, kernelBefore, kernelBefore+blocks*blockStep)
+		for room := range full + 100 {
+			buf := bytes.Repeat([]byte{0x55}, room+64)
+			done, n, _ := repairWriteAVX512(&p[kernelBefore], blocks, &buf[0], room)
+			if n > room || done > blocks {
+				t.Fatalf("%+q, room %d: wrote %d octets, %d blocks", unit, room, n, done)
+			}
+			if want := countSpan(p, kernelBefore, kernelBefore+done*blockStep); n != want {
+				t.Fatalf("%+q, room %d: wrote %d octets for %d blocks, want %d", unit, room, n, done, want)
+			}
+			if done < blocks && room-n >= countSpan(p, kernelBefore+done*blockStep, kernelBefore+(done+1)*blockStep)+64 {
+				t.Fatalf("%+q, room %d: stopped after %d blocks with room for the next", unit, room, done)
+			}
+			if strings.Trim(string(buf[room:]), "\x55") != "" {
+				t.Fatalf("%+q, room %d: wrote past it: % X", unit, room, buf[room:])
+			}
 		}
 	}
 }

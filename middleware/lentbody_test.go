@@ -1,0 +1,185 @@
+package middleware
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// TestBodyMemClass: every body size up to upfrontBytes has a class whose
+// memory holds it with less than a quarter of its length to spare, the
+// classes grow with the size, and memory of a class's size goes back to
+// that class (putBodyMem).
+func TestBodyMemClass(t *testing.T) {
+	prevClass, prevSize := bodyMemClass(1)
+	for n := 1; n <= upfrontBytes; n++ {
+		c, size := bodyMemClass(n)
+		switch {
+		case c < 0 || c >= bodyMemClasses:
+			t.Fatalf("%d octets: class %d, want 0 to %d", n, c, bodyMemClasses-1)
+		case size < n:
+			t.Fatalf("%d octets: class %d of %d octets does not hold them", n, c, size)
+		case n > 1<<bodyMemMinShift && 4*(size-n) >= n:
+			t.Fatalf("%d octets: class %d of %d octets, a quarter or more to spare", n, c, size)
+		case c < prevClass || size < prevSize || (c == prevClass) != (size == prevSize):
+			t.Fatalf("%d octets: class %d of %d after class %d of %d", n, c, size, prevClass, prevSize)
+		}
+		if c2, size2 := bodyMemClass(size); c2 != c || size2 != size {
+			t.Fatalf("memory of %d octets: class %d of %d, want its own, %d", size, c2, size2, c)
+		}
+		prevClass, prevSize = c, size
+	}
+	if prevClass != bodyMemClasses-1 || prevSize != upfrontBytes {
+		t.Fatalf("the largest class is %d of %d octets, want %d of %d", prevClass, prevSize, bodyMemClasses-1, upfrontBytes)
+	}
+}
+
+// lend returns a lentBody over a copy of body in memory of a class's size,
+// as handOn makes one, and that memory.
+func lend(body []byte) (*lentBody, []byte) {
+	_, size := bodyMemClass(max(len(body), 1))
+	mem := make([]byte, size)
+	copy(mem, body)
+	return &lentBody{p: mem[:len(body):len(body)], mem: mem}, mem
+}
+
+// TestLentBodyReads: a lentBody reads as any io.Reader must, before the
+// pipeline takes its memory back and after, with what was left then.
+func TestLentBodyReads(t *testing.T) {
+	for _, n := range []int{0, 1, 511, 512, 1000, 4096, 60 << 10} {
+		body := leakBody(n, n)
+		lb, _ := lend(body)
+		if err := iotest.TestReader(lb, body); err != nil {
+			t.Errorf("%d octets: %v", n, err)
+		}
+		for _, readFirst := range []int{0, n / 3, n} {
+			lb, mem := lend(body)
+			got := make([]byte, readFirst)
+			if _, err := io.ReadFull(lb, got); err != nil {
+				t.Fatalf("%d octets: %v", n, err)
+			}
+			lb.giveBack()
+			clear(mem) // as the next request's body would write over it
+			lb.giveBack()
+			if err := iotest.TestReader(lb, body[readFirst:]); err != nil {
+				t.Errorf("%d octets, %d read before the memory went back: %v", n, readFirst, err)
+			}
+		}
+	}
+}
+
+// blockingWriter blocks in Write until released, and keeps a copy of what
+// it was given.
+type blockingWriter struct {
+	in      chan struct{}
+	release chan struct{}
+	got     []byte
+}
+
+func (w *blockingWriter) Write(p []byte) (int, error) {
+	close(w.in)
+	<-w.release
+	w.got = append(w.got, p...)
+	return len(p), nil
+}
+
+// TestLentBodyWriteTo: a WriteTo still writing when the handler returns
+// does not hold the pipeline up, and its memory goes to the collector,
+// not to the pool, where another request's body could be read into it
+// under the writer.
+func TestLentBodyWriteTo(t *testing.T) {
+	body := leakBody(7, 3000)
+	lb, _ := lend(body)
+	w := &blockingWriter{in: make(chan struct{}), release: make(chan struct{})}
+	done := make(chan error)
+	go func() {
+		_, err := lb.WriteTo(w)
+		done <- err
+	}()
+	<-w.in
+	given := make(chan struct{})
+	go func() { lb.giveBack(); close(given) }()
+	select {
+	case <-given:
+	case <-time.After(10 * time.Second):
+		t.Fatal("giveBack waits for a writer")
+	}
+	lb.mu.Lock()
+	mem := lb.mem
+	lb.mu.Unlock()
+	if mem != nil {
+		t.Fatal("the memory a writer reads was not let go")
+	}
+	close(w.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(w.got, body) {
+		t.Fatal("the writer got something else than the body")
+	}
+	if n, err := lb.Read(make([]byte, 10)); n != 0 || err != io.EOF {
+		t.Fatalf("after the body: %d, %v, want 0, EOF", n, err)
+	}
+}
+
+// TestLentOnlyWhenHanded: run hands the adapter the lent memory to give
+// back only for an accepted request whose handler reads it as lent: not
+// for a refused one (its Rejection may point into the body), and not for
+// a body rewritten to its canonical form (read by the same reader, from
+// memory of its own).
+func TestLentOnlyWhenHanded(t *testing.T) {
+	strict := rules.Strict()
+	nfc := rules.Strict()
+	nfc.Normalization = normalize.NFC
+	for _, tc := range []struct {
+		name   string
+		pol    rules.Policy
+		body   string
+		lent   bool
+		status bool // accepted
+	}{
+		{"accepted", strict, `{"a":"café"}`, true, true},
+		{"refused", strict, "{\"a\":\"caf\xc3\"}", false, false},
+		{"rewritten", nfc, "{\"a\":\"cafe\u0301\"}", false, true},
+		{"normal already", nfc, `{"a":"café"}`, true, true},
+		{"refused after the check", nfc, "{\"\u00e9\":1,\"e\u0301\":2}", false, false},
+	} {
+		g, err := newGuard(tc.pol, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := httptest.NewRequest(http.MethodPost, "/api/items", strings.NewReader(tc.body))
+		r.Header.Set("Content-Type", "application/json")
+		nop := func(any) requestIdentity { return requestIdentity{} }
+		hand, _, rj, _, h := g.run(r, "/api/items", nil, nil, false, g.def, nop, nil)
+		if (rj == nil) != tc.status {
+			t.Errorf("%s: rejection %v", tc.name, rj)
+			continue
+		}
+		if (h.lent != nil) != tc.lent {
+			t.Errorf("%s: lent %v, want %v", tc.name, h.lent != nil, tc.lent)
+		}
+		if h.lent != nil && hand.Body != io.ReadCloser(h.lent) {
+			t.Errorf("%s: the handler does not read the lent body", tc.name)
+		}
+		if rj == nil {
+			got, _ := io.ReadAll(hand.Body)
+			want := tc.body
+			if tc.name == "rewritten" {
+				want = `{"a":"café"}`
+			}
+			if string(got) != want {
+				t.Errorf("%s: the handler reads %q, want %q", tc.name, got, want)
+			}
+		}
+		h.release()
+	}
+}
