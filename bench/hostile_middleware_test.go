@@ -354,22 +354,19 @@ var mwCases = []mwCase{
 	{name: "mp-nested", route: "/strict", entry: mwMultipart, worst: func(n int) []byte {
 		return mwMPNested(n, 8, "é")
 	}},
-	// mp-headers: parts with as many header lines as fit.
+	// mp-headers: 99 parts with as many header lines as the policy lets
+	// through (Limits.MultipartHeaderLines, 8 by default: Go's reader
+	// allocates per line), sharing the room, then a field that takes
+	// the rest.
 	{name: "mp-headers", route: "/strict", entry: mwMultipart, worst: func(n int) []byte {
-		var m mwMPBuilder
-		per := n/100 - 100
-		for i := range 99 {
-			h := []string{fmt.Sprintf(`Content-Disposition: form-data; name="f%d"`, i)}
-			for k, size := 0, 0; size < per-64; k++ {
-				line := fmt.Sprintf("X-H%d: v%d é", k, k)
-				h = append(h, line)
-				size += len(line) + 2
-			}
-			m.part(h, "v")
-		}
-		m.open(`Content-Disposition: form-data; name="z"`)
-		return m.close(n, 'x')
+		return mwMPHeaders(n, rules.DefaultMultipartHeaderLines, rules.DefaultMultipartHeaderLines)
 	}},
+	// mp-headers-over: the same, with one header line more than the
+	// limit in the last part: refused there, once the parts before it
+	// are checked (400, a count).
+	{name: "mp-headers-over", route: "/strict", entry: mwMultipart, worst: func(n int) []byte {
+		return mwMPHeaders(n, rules.DefaultMultipartHeaderLines, rules.DefaultMultipartHeaderLines+1)
+	}, status: http.StatusBadRequest},
 	// mp-qp: quoted-printable fields, all escapes.
 	{name: "mp-qp", route: "/strict", entry: mwMultipart, worst: func(n int) []byte {
 		var m mwMPBuilder
@@ -401,6 +398,28 @@ var mwCases = []mwCase{
 	{name: "text-nfd", route: "/nfc", entry: mwTextEntry, worst: func(n int) []byte {
 		return mwRepeatTo(n, "", "caf"+mwNFDE+" ", "", ' ')
 	}},
+}
+
+// mwMPHeaders returns a body of n octets: 99 parts with the given number
+// of header lines each (a Content-Disposition and lines of "X-H<k>: "
+// and text that share the part's room), then a last part (the field "z")
+// with last lines and padding.
+func mwMPHeaders(n, lines, last int) []byte {
+	var m mwMPBuilder
+	per := n/100 - 100
+	header := func(name string, lines int) []string {
+		h := []string{fmt.Sprintf(`Content-Disposition: form-data; name="%s"`, name)}
+		room := (per - len(h[0])) / (lines - 1)
+		for k := 1; k < lines; k++ {
+			h = append(h, fmt.Sprintf("X-H%d: ", k)+mwRepeatRunes("v\u00e9", room-10))
+		}
+		return h
+	}
+	for i := range 99 {
+		m.part(header(fmt.Sprintf("f%d", i), lines), "v")
+	}
+	m.open(header("z", last)...)
+	return m.close(n, 'x')
 }
 
 // hostileMWEcho returns Echo with the middleware and the routes of

@@ -327,12 +327,13 @@ func install(r *http.Request, rd io.ReadCloser, n int) {
 
 // The pooled memory of accepted bodies. In Enforce mode a body of
 // declared length at most upfrontBytes is read into memory from
-// bodyMemPools. When the request is accepted and the handler gets that memory as
-// it is, it gets it through a lentBody, and the pipeline puts the memory
-// back once the handler has returned (lentBody.giveBack). Any other way (a
-// refused request, a rewritten or repaired body) leaves the memory to the
-// collector: so no Rejection, log line or canonical form that might point
-// into a body is ever written over by another request's.
+// bodyMemPools. When the request is accepted and the handler gets that
+// memory as it is, it gets it through a lentBody, and the pipeline puts
+// the memory back once the handler has returned (lentBody.giveBack). Any
+// other way (a refused request, a rewritten or repaired body) leaves the
+// memory to the collector: so no Rejection, log line or canonical form
+// that might point into a body is ever written over by another
+// request's.
 //
 // The classes are 512 octets, then four to every doubling up to
 // upfrontBytes (640, 768, 896, 1024, 1280, ...): a body takes memory of the
@@ -390,7 +391,7 @@ type lentBody struct {
 	p       []byte // the body
 	off     int    // how much of it was read
 	mem     []byte // the pooled memory p is in; nil once given back
-	writing bool   // a WriteTo is handing p to its writer, outside the lock
+	writers int    // the WriteTo calls handing p to their writers, outside the lock
 }
 
 // Read reads the next octets of the body; io.EOF after the last.
@@ -417,11 +418,11 @@ func (b *lentBody) WriteTo(w io.Writer) (int64, error) {
 		b.mu.Unlock()
 		return 0, nil
 	}
-	b.writing = true
+	b.writers++
 	b.mu.Unlock()
 	n, err := w.Write(rest)
 	b.mu.Lock()
-	b.writing = false
+	b.writers--
 	if n < 0 || n > len(rest) {
 		b.mu.Unlock()
 		panic("utf8guard: invalid Write count")
@@ -449,7 +450,7 @@ func (b *lentBody) giveBack() {
 	b.mu.Lock()
 	m := b.mem
 	b.mem = nil
-	if m != nil && b.writing {
+	if m != nil && b.writers != 0 {
 		m = nil // the writer reads it: not the pool's again
 	} else if m != nil {
 		var rest []byte

@@ -40,15 +40,16 @@ func (c *policy) canonValue(loc rules.Location, field string, v []byte, precis b
 func (c *policy) canonOf(loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *Rejection) {
 	if precis {
 		if prof, ok := c.precisProfile(loc, field); ok {
-			s := bytesString(v)
-			out, err := normalize.Enforce(prof, s)
+			// One allocation, the enforced form, where Enforce's
+			// string in and out and x/text's buffers made several.
+			out, err := normalize.AppendEnforce(nil, prof, v)
 			if err != nil {
 				return nil, false, reject(err, loc, safeField(field), v)
 			}
-			if out == s {
+			if bytes.Equal(out, v) {
 				return v, false, nil
 			}
-			return []byte(out), true, nil
+			return out, true, nil
 		}
 	}
 	if c.form == normalize.None {
@@ -60,10 +61,13 @@ func (c *policy) canonOf(loc rules.Location, field string, v []byte, precis bool
 		}
 		return v, false, nil
 	}
-	if c.form.IsNormal(v) {
+	// Bytes returns v itself when it is normal (IsNormal): one scan,
+	// where asking IsNormal first scanned a text that changes twice.
+	out := c.form.Bytes(v)
+	if len(out) == len(v) && (len(v) == 0 || &out[0] == &v[0]) {
 		return v, false, nil
 	}
-	return c.form.Bytes(v), true, nil
+	return out, true, nil
 }
 
 // A canonical form must pass the policy its input passed: normalization

@@ -97,7 +97,7 @@ func (w *blockingWriter) Write(p []byte) (int, error) {
 // under the writer.
 func TestLentBodyWriteTo(t *testing.T) {
 	body := leakBody(7, 3000)
-	lb, _ := lend(body)
+	lb, mem := lend(body)
 	w := &blockingWriter{in: make(chan struct{}), release: make(chan struct{})}
 	done := make(chan error)
 	go func() {
@@ -112,11 +112,8 @@ func TestLentBodyWriteTo(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("giveBack waits for a writer")
 	}
-	lb.mu.Lock()
-	mem := lb.mem
-	lb.mu.Unlock()
-	if mem != nil {
-		t.Fatal("the memory a writer reads was not let go")
+	if !stillReads(lb, mem) {
+		t.Fatal("the memory a writer reads went back to the pool")
 	}
 	close(w.release)
 	if err := <-done; err != nil {
@@ -182,4 +179,41 @@ func TestLentOnlyWhenHanded(t *testing.T) {
 		}
 		h.release()
 	}
+}
+
+// TestLentBodyTwoWriters: of two WriteTo calls at once, the one that
+// returns first does not let the memory go back to the pool under the
+// other.
+func TestLentBodyTwoWriters(t *testing.T) {
+	body := leakBody(9, 2000)
+	lb, mem := lend(body)
+	w1 := &blockingWriter{in: make(chan struct{}), release: make(chan struct{})}
+	w2 := &blockingWriter{in: make(chan struct{}), release: make(chan struct{})}
+	done := make(chan struct{}, 2)
+	for _, w := range []*blockingWriter{w1, w2} {
+		go func() {
+			lb.WriteTo(w)
+			done <- struct{}{}
+		}()
+		<-w.in
+	}
+	close(w1.release)
+	<-done
+	lb.giveBack()
+	if !stillReads(lb, mem) {
+		t.Fatal("the memory a writer still reads went back to the pool")
+	}
+	close(w2.release)
+	<-done
+	if !bytes.Equal(w2.got, body) {
+		t.Fatal("the second writer got something else than the body")
+	}
+}
+
+// stillReads reports whether lb, given back, still reads mem, which is then
+// not the pool's: giveBack moves the rest out of memory it pools.
+func stillReads(lb *lentBody, mem []byte) bool {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	return lb.mem == nil && len(lb.p) != 0 && &lb.p[0] == &mem[0]
 }

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -121,7 +122,7 @@ func (pt *mimePart) nestedBoundary() string {
 // part of a body that streams is read up to pt.max octets (readUpTo):
 // past them, pt.over is set and nothing is returned. A quoted-printable
 // part is decoded into buf.
-func (pt *mimePart) readContent(buf []byte) (content, raw, grown []byte, truncated bool, qpOff int) {
+func (pt *mimePart) readContent(buf []byte, dec *qpDecoder) (content, raw, grown []byte, truncated bool, qpOff int) {
 	var err error
 	lo := len(buf)
 	if pt.max >= 0 {
@@ -141,12 +142,38 @@ func (pt *mimePart) readContent(buf []byte) (content, raw, grown []byte, truncat
 		return raw, raw, buf, truncated, -1
 	}
 	mid := len(buf)
-	buf, err = readAll(buf, quotedprintable.NewReader(bytes.NewReader(raw)))
+	buf, err = readAll(buf, dec.reader(raw))
 	content = buf[mid:len(buf):len(buf)]
 	if err == nil {
 		return content, raw, buf, truncated, -1
 	}
 	return content, raw, buf, truncated, qpErrorLine(raw)
+}
+
+// qpDecoder decodes quoted-printable contents in memory that is reused
+// from part to part: quotedprintable.NewReader reads through a
+// bufio.Reader of 4 KiB, and bufio.NewReaderSize takes a *bufio.Reader of
+// that size as it is, so that a part costs the decoder's small state, not
+// a 4 KiB buffer. The buffer's size is the one Go's decoder makes, so
+// lines are cut where they would be (qpErrorLine).
+type qpDecoder struct {
+	src bytes.Reader
+	br  *bufio.Reader
+}
+
+// qpBufferSize is the size of the buffer quotedprintable.NewReader reads
+// through (bufio.NewReader's).
+const qpBufferSize = 4096
+
+// reader returns a quoted-printable decoder of raw.
+func (d *qpDecoder) reader(raw []byte) io.Reader {
+	d.src.Reset(raw)
+	if d.br == nil {
+		d.br = bufio.NewReaderSize(&d.src, qpBufferSize)
+	} else {
+		d.br.Reset(&d.src)
+	}
+	return quotedprintable.NewReader(d.br)
 }
 
 // readAll appends what r reads, up to its end or an error, to dst, as
@@ -232,6 +259,7 @@ type mpMem struct {
 	arena []byte
 	// cmp holds a part read back by rebuiltLevel.verify.
 	cmp []byte
+	qp  qpDecoder
 }
 
 var mpMems = sync.Pool{New: func() any { return new(mpMem) }}
@@ -254,6 +282,7 @@ func (m *mpMem) release() {
 	}
 	m.arena = trimPooled(m.arena, true)
 	m.cmp = trimPooled(m.cmp, true)
+	m.qp.src.Reset(nil)
 	mpMems.Put(m)
 }
 
@@ -307,6 +336,7 @@ type mpScanner struct {
 	// broken is set when the body is not well formed to its closing
 	// delimiter: a syntax error, or a body that ends early.
 	broken bool
+	part   mimePart // the part next returned
 }
 
 func newScanner(body []byte, boundary string) *mpScanner {
@@ -347,14 +377,18 @@ func (s *mpScanner) next() *mimePart {
 		}
 		if err != nil {
 			s.broken = true
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			// Reading stops at a part header over its limit of lines
+			// (headScan), which the parts before it were read up to.
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errHeadLines) {
 				s.done = true
 			}
 			continue
 		}
-		pt := newMimePart(raw)
-		pt.max = s.max
-		return pt
+		// The scanner's own part, which the next one replaces: nothing
+		// keeps a part past the call that checks (or rebuilds) it.
+		s.part.read(raw)
+		s.part.max = s.max
+		return &s.part
 	}
 	return nil
 }
@@ -362,10 +396,10 @@ func (s *mpScanner) next() *mimePart {
 // maxInt is the largest int.
 const maxInt = int(^uint(0) >> 1)
 
-// newMimePart reads the header of a part read with NextRawPart as NextPart
+// read makes pt the part read with NextRawPart, its header as NextPart
 // would present it.
-func newMimePart(raw *multipart.Part) *mimePart {
-	pt := &mimePart{raw: raw, header: raw.Header}
+func (pt *mimePart) read(raw *multipart.Part) {
+	*pt = mimePart{raw: raw, header: raw.Header}
 	// As NextPart does: the first Content-Transfer-Encoding decides, and
 	// every one goes.
 	const cte = "Content-Transfer-Encoding"
@@ -378,7 +412,6 @@ func newMimePart(raw *multipart.Part) *mimePart {
 		pt.name, pt.file = params["name"], params["filename"]
 	}
 	pt.media, pt.typ, pt.sub, pt.typeParams = partType(pt.header)
-	return pt
 }
 
 // partType reads a part's Content-Type as a handler reads it with
@@ -609,11 +642,25 @@ func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts,
 		lv = &rebuiltLevel{complete: true}
 		n.levels[depth] = lv
 	}
+	// A part header with too many lines is refused once the parts
+	// before it are checked, which are read up to its line that goes
+	// over, as a body that streams in is (headScan).
+	headsOver := false
+	if lim := p.Limits.MultipartHeaderLines; lim >= 0 {
+		var h headScan
+		h.start(boundary, lim)
+		if cut := h.write(body); cut >= 0 {
+			body, headsOver = body[:cut], true
+		}
+	}
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
 		if rj := p.checkPart(pt, depth, n); rj != nil {
 			return nil, rj
 		}
+	}
+	if headsOver {
+		return nil, headersRejection(p.Limits.MultipartHeaderLines)
 	}
 	rb := n.rebuilding()
 	if lv == nil || rb == nil {
@@ -655,7 +702,8 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	if rj := p.checkPartNames(pt); rj != nil {
 		return rj
 	}
-	field := safeField(pt.name)
+	// The field as logged is made only for a rejection: escaping a
+	// name that is not ASCII allocates.
 	if !pt.isFile() {
 		if n.fields++; p.Limits.Fields >= 0 && n.fields > p.Limits.Fields {
 			return tooMany(rules.Multipart, p.Limits.Fields)
@@ -663,7 +711,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	}
 	text, badCharset := p.textPart(pt)
 	if badCharset && p.RefuseCharsets {
-		return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: field, Err: sanitize.ErrBadCharset}
+		return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: safeField(pt.name), Err: sanitize.ErrBadCharset}
 	}
 	// The rebuild, if any, takes the names now, as it takes them before
 	// the content (and, for a nested body, before its parts).
@@ -683,7 +731,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 			// Data, streaming: counted and bounded, and copied to the
 			// rebuild's spool as it passes.
 			off := n.st.sinkLen()
-			complete, rj := n.st.data(pt, field, rb != nil)
+			complete, rj := n.st.data(pt, safeField(pt.name), rb != nil)
 			if rj != nil || rb == nil {
 				return rj
 			}
@@ -702,13 +750,13 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	// too, but only after a streaming handler has read what came before
 	// the break: that much is checked all the same, and the scan ends.
 	m := n.memory()
-	content, raw, buf, truncated, qpOff := pt.readContent(m.bufs[depth][:0])
+	content, raw, buf, truncated, qpOff := pt.readContent(m.bufs[depth][:0], &m.qp)
 	m.bufs[depth] = buf
 	if pt.over {
 		return tooLarge(rules.Multipart, "", pt.max) // text over the body's text limit
 	}
 	if qpOff >= 0 {
-		return qpRejection(field, raw, qpOff)
+		return qpRejection(safeField(pt.name), raw, qpOff)
 	}
 	if text {
 		if rj := p.checkPartText(pt, content); rj != nil {
@@ -733,12 +781,11 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 // field length limit (a text file part is bounded by the body), and every
 // one against the multipart classes.
 func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
-	field := safeField(pt.name)
 	if !pt.isFile() && p.Limits.FieldBytes >= 0 && len(content) > p.Limits.FieldBytes {
-		return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
+		return tooLarge(rules.Multipart, safeField(pt.name), int64(p.Limits.FieldBytes))
 	}
 	if err := sanitize.Check(content, p.Multipart.Forbid); err != nil {
-		return reject(err, rules.Multipart, field, content)
+		return reject(err, rules.Multipart, safeField(pt.name), content)
 	}
 	return nil
 }
@@ -760,34 +807,44 @@ func qpRejection(field string, raw []byte, off int) *Rejection {
 // is reported, so that a request is always refused the same way.
 func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 	forbid := p.namesForbid()
-	field := safeField(pt.name)
 	for _, v := range [...]string{pt.name, pt.file} {
 		if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {
-			return tooLarge(rules.Multipart, field, int64(p.Limits.FieldBytes))
+			return tooLarge(rules.Multipart, safeField(pt.name), int64(p.Limits.FieldBytes))
 		}
 		if err := sanitize.CheckString(v, forbid); err != nil {
-			return reject(err, rules.Multipart, field, v)
+			return reject(err, rules.Multipart, safeField(pt.name), v)
 		}
 	}
 	for _, params := range [...]map[string]string{pt.dispParams, pt.typeParams} {
 		if k, err := firstBad(params, func(v string) error { return sanitize.CheckString(v, forbid) }); err != nil {
-			return reject(err, rules.Multipart, field, params[k])
+			return reject(err, rules.Multipart, safeField(pt.name), params[k])
 		}
 	}
-	name, err := firstBad(pt.header, func(vals []string) error {
+	// The header values, in one walk that counts them too: the lines
+	// headScan bounds, less the Content-Transfer-Encoding of a
+	// quoted-printable part (NextPart drops it).
+	var name, bad string
+	var first error
+	lines := 0
+	for k, vals := range pt.header {
+		lines += len(vals)
+		if first != nil && k >= name {
+			continue
+		}
 		for _, v := range vals {
 			if err := sanitize.CheckString(v, forbid); err != nil {
-				return err
+				name, bad, first = k, v, err
+				break
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		for _, v := range pt.header[name] {
-			if err := sanitize.CheckString(v, forbid); err != nil {
-				return reject(err, rules.Multipart, safeField(name), v)
-			}
-		}
+	}
+	if lim := p.Limits.MultipartHeaderLines; lim >= 0 && lines > lim {
+		// Cannot happen: headScan counts at least these lines, and
+		// reading stops at a header over the limit.
+		return headersRejection(lim)
+	}
+	if first != nil {
+		return reject(first, rules.Multipart, safeField(name), bad)
 	}
 	return nil
 }
@@ -1130,7 +1187,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 	// Read into the buffer of the part's depth, which the next part
 	// reuses (a nested body's parts go into the next depth's): what the
 	// rebuild keeps goes into the arena once it is known.
-	content, raw, buf, truncated, qpOff := pt.readContent(rb.mem.bufs[depth][:0])
+	content, raw, buf, truncated, qpOff := pt.readContent(rb.mem.bufs[depth][:0], &rb.mem.qp)
 	rb.mem.bufs[depth] = buf
 	if pt.over {
 		return out, false, false, tooLarge(rules.Multipart, "", pt.max) // refused by the check already
@@ -1290,10 +1347,9 @@ func (lv *rebuiltLevel) write(draw func() string) *Rejection { return lv.writeTo
 // writeTo is write, into memory of its own when arena is nil, and
 // otherwise appended to *arena.
 func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte) *Rejection {
+	lv.writeHeads()
 	size := 0
-	for i := range lv.parts {
-		pt := &lv.parts[i]
-		pt.head = appendHeader(nil, pt.header)
+	for _, pt := range lv.parts {
 		size += len(pt.head) + len(pt.content)
 	}
 	var b string
@@ -1339,12 +1395,36 @@ func (lv *rebuiltLevel) holds(boundary string) bool {
 	})
 }
 
+// writeHeads writes the header block of every part into pt.head, all of
+// them in one buffer: a part costs no allocation of its own.
+func (lv *rebuiltLevel) writeHeads() {
+	var heads []byte
+	ends := make([]int, len(lv.parts))
+	for i := range lv.parts {
+		heads = appendHeader(heads, lv.parts[i].header)
+		ends[i] = len(heads)
+	}
+	lo := 0
+	for i := range lv.parts {
+		lv.parts[i].head = heads[lo:ends[i]:ends[i]]
+		lo = ends[i]
+	}
+}
+
 // appendHeader appends hdr to dst as a part's header block: one
 // "Name: value" line per value, names sorted, values in order, and the
 // empty line that ends the block. Values read by net/textproto hold no CR
 // or LF (it refuses them), so each is one line.
 func appendHeader(dst []byte, hdr textproto.MIMEHeader) []byte {
-	for _, k := range slices.Sorted(maps.Keys(hdr)) {
+	// Sorted in an array on the stack: a header holds a few fields
+	// (Limits.MultipartHeaderLines).
+	var arr [8]string
+	keys := arr[:0]
+	for k := range hdr {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		for _, v := range hdr[k] {
 			dst = append(append(append(append(dst, k...), ": "...), v...), "\r\n"...)
 		}

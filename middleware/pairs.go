@@ -2,8 +2,10 @@ package middleware
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -271,10 +273,12 @@ func (p *policy) pairsMode(loc rules.Location) (*rules.Check, sanitize.EscapeMod
 // accepted, it goes into one slice of its exact length, and what did not
 // fit is written there by a second pass over the pairs that did not
 // (writePairs), which normalizes their changed values again (a PRECIS
-// form is kept from the first pass). So a rewrite allocates the canonical
-// text once, at its length, and, for a PRECIS field that changes, what
-// the profile's enforcement allocates; a text longer than the working
-// memory costs a second normalization of what did not fit. The
+// form is kept from the first pass, in pc.arena). So a rewrite allocates
+// the canonical text once, at its length (and the working memory's
+// growth, past what the pool keeps); PRECIS fields are enforced into the
+// working memory (normalize.Enforcer), not one allocation group per
+// value (issue 14); a text longer than the working memory costs a second
+// normalization of what did not fit. The
 // returned slice is memory of its own, which nothing else references:
 // the caller may hand it to the handler.
 func (s *scratch) canonText(raw string, loc rules.Location, p *policy) ([]byte, *Rejection) {
@@ -295,7 +299,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 		s.buf = s.buf[:0]
 		k := s.decoded(pr.key, dec)
 		key := pairKey{raw: pr.at, rawEnd: pr.at + len(pr.key)}
-		nk, kch, rj := pc.canonKey(p, loc, k)
+		nk, kch, rj := pc.canonKey(p, loc, k, len(raw)-pr.at)
 		key.changed = kch
 		if rj == nil && kch {
 			rj = recheck(loc, "", nk, c.Forbid, p.Limits.FieldBytes, mode)
@@ -313,9 +317,13 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 		}
 		name := bytesString(nk) // the canonical key names the field; it stays where it is
 		v := s.decoded(pr.val, dec)
-		nv, vch, own, rj := pc.canonValue(p, loc, name, v)
+		nv, vch, enforced, rj := pc.canonValue(p, loc, name, v)
 		if rj == nil && vch {
-			rj = recheck(loc, safeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
+			// The field's name, made safe to log, only for a refusal:
+			// most values pass.
+			if rj = recheck(loc, "", nv, c.Forbid, p.Limits.FieldBytes, mode); rj != nil {
+				rj.Field = safeField(name)
+			}
 		}
 		if rj != nil {
 			// Cloned: name may point into s.buf or pc, which the next
@@ -341,10 +349,19 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 		}
 		if changed {
 			pc.emit(len(pc.keys)-1, pr.at, nk, nv, pr.hasVal)
-			if pc.spilled && own {
-				// Allocated by the PRECIS profile anyway: kept for
-				// writePairs, which need not enforce it again.
-				pc.keys[len(pc.keys)-1].val = nv
+			if pc.spilled && enforced {
+				// Kept for writePairs, which need not enforce it
+				// again: nv is in pc.norm, which the next value reuses.
+				if cap(pc.arena)-len(pc.arena) < len(nv) {
+					// Room at once for the forms of the rest of the
+					// text, which its length bounds (decoding only
+					// shortens it) unless a profile lengthens them:
+					// one allocation, not one per doubling.
+					pc.arena = slices.Grow(pc.arena, max(len(nv), len(raw)-pr.at))
+				}
+				lo := len(pc.arena)
+				pc.arena = append(pc.arena, nv...)
+				pc.keys[len(pc.keys)-1].val = pc.arena[lo:len(pc.arena):len(pc.arena)]
 			}
 		}
 	}
@@ -492,6 +509,8 @@ type pairCanon struct {
 	// seen maps a canonical key (in arena) to the index of the first key
 	// with it, in keyCollision.
 	seen map[string]int
+	// enf enforces the PRECIS fields' values into norm.
+	enf normalize.Enforcer
 }
 
 // pairKey is one key of the text: raw[raw:rawEnd] as sent, and its
@@ -536,37 +555,92 @@ func (pc *pairCanon) release() {
 	pc.norm, pc.tmp, pc.arena, pc.keys, pc.out = pc.norm[:0], pc.tmp[:0], pc.arena[:0], pc.keys[:0], pc.out[:0]
 	pc.size, pc.spillPair, pc.spillAt, pc.spilled = 0, 0, 0, false
 	clear(pc.seen)
+	pc.enf.Reset()
 	pairCanons.Put(pc)
 }
 
 // canonKey returns the canonical form of the decoded key k (p.canonOf,
 // without PRECIS, which applies to values), and whether it differs from
-// k: a normal form is appended to pc.arena.
-func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte) ([]byte, bool, *Rejection) {
-	if p.form == normalize.None || p.RejectUnnormalized || p.form.IsNormal(k) {
+// k: a normal form is appended to pc.arena. rest is the length of the
+// text from k on.
+func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte, rest int) ([]byte, bool, *Rejection) {
+	if p.form == normalize.None || p.RejectUnnormalized {
 		return p.canonOf(loc, "", k, false) // k itself, or a refusal
 	}
+	if need := len(k) + len(k)>>4 + 80; cap(pc.arena)-len(pc.arena) < need && !isASCII(k) {
+		// The room Append asks for, and at once for the keys of the
+		// rest of the text, which its length bounds unless their normal
+		// forms are longer: one allocation, where growing by what each
+		// key needs made a dozen or more (issue 14).
+		pc.arena = slices.Grow(pc.arena, max(need, rest))
+	}
 	lo := len(pc.arena)
-	pc.arena = p.form.Append(pc.arena, k)
+	var changed bool
+	if pc.arena, changed = appendNormal(p.form, pc.arena, k); !changed {
+		return k, false, nil
+	}
 	return pc.arena[lo:len(pc.arena):len(pc.arena)], true, nil
 }
 
 // canonValue returns the canonical form of the decoded value v of the
 // field named field (its canonical key) at loc (p.canonOf), and whether
-// it differs from v: a normal form is made in pc.norm, and only a PRECIS
-// profile's enforcement allocates. own reports a changed form in memory
-// of its own (a PRECIS profile's), which stays as it is.
-func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v []byte) (nv []byte, changed, own bool, rj *Rejection) {
-	if _, ok := p.precisProfile(loc, field); ok {
-		nv, changed, rj = p.canonOf(loc, field, v, true)
-		return nv, changed, changed, rj
+// it differs from v: a normal form or a PRECIS profile's enforced form is
+// made in pc.norm, which the next value reuses. enforced reports a
+// changed form that a PRECIS profile made (writePairs would have to
+// enforce it again).
+func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v []byte) (nv []byte, changed, enforced bool, rj *Rejection) {
+	if prof, ok := p.precisProfile(loc, field); ok {
+		out, err := pc.enf.Append(pc.norm[:0], prof, v)
+		if err != nil {
+			return nil, false, false, reject(err, loc, safeField(field), v)
+		}
+		pc.norm = out
+		if bytes.Equal(out, v) {
+			return v, false, false, nil
+		}
+		return out, true, true, nil
 	}
-	if p.form == normalize.None || p.RejectUnnormalized || p.form.IsNormal(v) {
+	if p.form == normalize.None || p.RejectUnnormalized {
 		nv, _, rj = p.canonOf(loc, field, v, false) // v itself, or a refusal
 		return nv, false, false, rj
 	}
-	pc.norm = p.form.Append(pc.norm[:0], v)
+	if pc.norm, changed = appendNormal(p.form, pc.norm[:0], v); !changed {
+		return v, false, false, nil
+	}
 	return pc.norm, true, false, nil
+}
+
+// onePassBytes is the longest text that appendNormal normalizes at once
+// and compares with its normal form, rather than ask IsNormal first: for
+// short text the fixed cost of a call of the scanner outweighs the copy,
+// and a query of a thousand short NFD values paid it twice per value
+// (issue 14: 26-39 times a benign query of 16 KiB). Longer text, which
+// is usually normal, is not copied.
+const onePassBytes = 256
+
+// appendNormal appends to dst the normal form of b in f, a Form other than
+// None, when that differs from b, and reports whether it does; otherwise
+// it returns dst as it was. It is f.IsNormal(b), and f.Append(dst, b)
+// when that is false: text that is not well-formed is not normal, even
+// where its normal form has the same octets.
+func appendNormal(f normalize.Form, dst, b []byte) ([]byte, bool) {
+	if isASCII(b) {
+		// ASCII is normal in every form: a key or a short value, most
+		// often, checked without a call of the scanner.
+		return dst, false
+	}
+	if len(b) > onePassBytes {
+		if f.IsNormal(b) {
+			return dst, false
+		}
+		return f.Append(dst, b), true
+	}
+	lo := len(dst)
+	dst = f.Append(dst, b)
+	if bytes.Equal(dst[lo:], b) && utf8.Valid(b) {
+		return dst[:lo], false
+	}
+	return dst, true
 }
 
 // keyCollision reports two distinct keys of a query or form text whose

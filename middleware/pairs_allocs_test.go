@@ -188,3 +188,104 @@ func TestPairsRepairAllocs(t *testing.T) {
 		t.Errorf("allocations for 10, 100, 900 pairs: %v, want the same", counts)
 	}
 }
+
+// TestPairsPrecisAllocs (issue 14): a query of a thousand PRECIS fields,
+// each changed by its profile (fullwidth and upper-case letters, NFD),
+// costs a constant number of allocations, whatever its size: the
+// profiles are enforced into pooled working memory, where each field
+// allocated a few times (x/text's buffers, and the strings in and out).
+func TestPairsPrecisAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	pol := canonPolicy(normalize.None, func(p *rules.Policy) {
+		p.Limits.QueryBytes = 2 << 20
+		p.Precis = []rules.PrecisField{
+			{Location: rules.Query, Field: "user", Profile: normalize.UsernameCaseMapped},
+			{Location: rules.Query, Field: "nick", Profile: normalize.Nickname},
+		}
+	})
+	nop := zerolog.Nop()
+	h, err := HTTPConfig{Rules: &pol, Logger: &nop}.ToHandler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	srv := h(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.URL.RawQuery
+		w.WriteHeader(http.StatusOK)
+	}))
+	for _, unit := range []string{"%EF%BC%A1B", "E%CC%81b", "%C3%89B"} {
+		var counts []float64
+		for _, size := range []int{16 << 10, 256 << 10} {
+			var b strings.Builder
+			per := size / 1000
+			for i := range 999 {
+				k := [2]string{"user", "nick"}[i%2]
+				fmt.Fprintf(&b, "%s=%s&", k, strings.Repeat(unit, max(1, (per-len(k)-2)/len(unit))))
+			}
+			b.WriteString("z=x")
+			rawQuery := b.String()
+			r := httptest.NewRequest(http.MethodGet, "/?"+rawQuery, nil)
+			w := &canonDiscard{h: http.Header{}}
+			allocs, _ := allocsWarm(4, func() {
+				r.URL.RawQuery = rawQuery
+				w.code = 0
+				srv.ServeHTTP(w, r)
+				if w.code != http.StatusOK {
+					t.Fatalf("%s at %d KiB: status %d", unit, size>>10, w.code)
+				}
+			})
+			if got == rawQuery || !strings.HasPrefix(got, "user=") {
+				t.Fatalf("%s at %d KiB: query not rewritten: %.40q", unit, size>>10, got)
+			}
+			t.Logf("%s at %d KiB: %.1f allocations", unit, size>>10, allocs)
+			counts = append(counts, allocs)
+		}
+		// Slack for sync.Pool's bookkeeping, and the working memory's
+		// growth past what the pool keeps (spilled PRECIS forms).
+		if counts[0] > 4 || counts[1] > counts[0]+3 {
+			t.Errorf("%s: %v allocations per request by size, want a few, constant", unit, counts)
+		}
+	}
+}
+
+// TestPairsKeysAllocs (issue 14): a query of a thousand distinct NFD keys,
+// each rewritten and so each kept for the collision check, costs the same
+// allocations at 16 and 256 KiB: the keys' normal forms get their room at
+// once, where growing it key by key cost a dozen allocations and more.
+func TestPairsKeysAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var handed int
+	h := pairsAllocServer(t, &handed)
+	var counts []float64
+	for _, size := range []int{16 << 10, 256 << 10} {
+		var b strings.Builder
+		per := size/1000 - len("&=v")
+		for i := range 999 {
+			k := fmt.Sprint(i)
+			fmt.Fprintf(&b, "%s%s=v&", k, strings.Repeat("e%CC%81", max(1, (per-len(k))/7)))
+		}
+		b.WriteString("z=x")
+		rawQuery := b.String()
+		r := httptest.NewRequest(http.MethodGet, "/?"+rawQuery, nil)
+		w := &canonDiscard{h: http.Header{}}
+		allocs, _ := allocsWarm(4, func() {
+			r.URL.RawQuery = rawQuery
+			w.code = 0
+			h.ServeHTTP(w, r)
+			if w.code != http.StatusOK {
+				t.Fatalf("%d KiB: status %d", size>>10, w.code)
+			}
+		})
+		t.Logf("%d KiB: %.1f allocations", size>>10, allocs)
+		counts = append(counts, allocs)
+	}
+	if counts[1] > counts[0]+3 {
+		t.Errorf("%v allocations per request at 16 and 256 KiB, want a constant number", counts)
+	}
+}

@@ -231,3 +231,56 @@ func refKeyCollision(s *scratch, raw string, loc rules.Location, p *policy) *Rej
 	}
 	return nil
 }
+
+// TestAppendNormal holds appendNormal to what it replaced, IsNormal and
+// then Append: on text of every kind, short (one pass) and long (IsNormal
+// first), ill-formed text included, which is never normal even where
+// its normal form has the same octets.
+func TestAppendNormal(t *testing.T) {
+	long := strings.Repeat("x", onePassBytes)
+	texts := []string{"", "k123", "e\u0301", "\u00e9", "\ufb01", "\uff21B", "\ufdfa", "q\u0301", "\u1100\u1161",
+		"a\xffb", "\xc3", "\xed\xa0\x80", "e\u0301\xff", "\u0301", "x\u0302\u0323", "Zoë Ångström 你好"}
+	for _, s := range texts {
+		texts = append(texts, long+s, s+long)
+	}
+	for _, f := range []normalize.Form{normalize.NFC, normalize.NFKC} {
+		for _, s := range texts {
+			b := []byte(s)
+			wantChanged := !f.IsNormal(b)
+			want := "pre"
+			if wantChanged {
+				want += string(f.Append(nil, b))
+			}
+			got, changed := appendNormal(f, []byte("pre"), b)
+			if changed != wantChanged || string(got) != want {
+				t.Errorf("%v %+q: %+q %v, want %+q %v", f.Name(), s, got, changed, want, wantChanged)
+			}
+		}
+	}
+}
+
+// TestCanonOfForm holds canonOf without PRECIS to what it was, IsNormal
+// and then Bytes: v itself when normal (ill-formed text never is), else
+// the normal form in memory of its own.
+func TestCanonOfForm(t *testing.T) {
+	for _, f := range []normalize.Form{normalize.NFC, normalize.NFKC} {
+		p := compile(canonPolicy(f))
+		for _, s := range []string{"", "abc", "e\u0301", "\u00e9", "\ufb01", "\xff", "a\xffe\u0301", "\u0301", "\ufdfa"} {
+			v := []byte(s)
+			got, changed, rj := p.canonOf(rules.Query, "q", v, false)
+			if rj != nil {
+				t.Fatalf("%v %+q: %v", f.Name(), s, rj)
+			}
+			wantChanged := !f.IsNormal(v)
+			if changed != wantChanged || string(got) != string(f.Bytes(v)) {
+				t.Errorf("%v %+q: %+q %v, want %+q %v", f.Name(), s, got, changed, f.Bytes(v), wantChanged)
+			}
+			if !changed && len(v) > 0 && &got[0] != &v[0] {
+				t.Errorf("%v %+q: unchanged, but a copy", f.Name(), s)
+			}
+			if changed && len(got) > 0 && len(v) > 0 && &got[0] == &v[0] {
+				t.Errorf("%v %+q: changed in place", f.Name(), s)
+			}
+		}
+	}
+}

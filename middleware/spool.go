@@ -386,9 +386,13 @@ func (nopCloser) Close() error { return nil }
 // text (a preamble, a part header, lines after a syntax error) is read
 // further than the text limit, whichever part of the check it meets.
 type spoolReader struct {
-	src       io.Reader
-	sp        *spool
-	outside   *outsideScan
+	src     io.Reader
+	sp      *spool
+	outside *outsideScan
+	// heads, when set, counts the lines of the part headers; once a part
+	// has more than its limit, reading stops after the line that went
+	// over (headScan.write), so that multipart.Reader never parses more.
+	heads     headScan
 	limit     int64
 	textLimit int64
 	dat       int64 // octets of data the check has read
@@ -452,6 +456,14 @@ func (t *spoolReader) done() {
 // failed reports whether reading stopped short of the body's end.
 func (t *spoolReader) failed() bool { return t.over || t.err != nil }
 
+// headsOver reports whether reading stopped at a part header over its
+// limit of lines.
+func (t *spoolReader) headsOver() bool { return t.heads.over }
+
+// errHeadLines is what a spoolReader returns once a part header is over
+// its limit of lines.
+var errHeadLines = errors.New("utf8guard: multipart part header over its limit of lines")
+
 // consumed is how many octets the check has taken.
 func (t *spoolReader) consumed() int64 { return t.n - int64(len(t.b)) }
 
@@ -459,7 +471,7 @@ func (t *spoolReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if len(t.b) == 0 {
+	for len(t.b) == 0 { // fill may end with nothing to hand on: a header cut off
 		if err := t.fill(); err != nil {
 			return 0, err
 		}
@@ -479,6 +491,8 @@ func (t *spoolReader) fill() error {
 			return errOverLimit
 		case t.err != nil:
 			return t.err
+		case t.headsOver():
+			return errHeadLines
 		case t.eof:
 			return io.EOF
 		case tries == 100:
@@ -513,6 +527,11 @@ func (t *spoolReader) fill() error {
 				return errOverLimit
 			}
 			t.b = buf[:k]
+			if t.heads.on() {
+				if cut := t.heads.write(t.b); cut >= 0 {
+					t.b = t.b[:cut] // the rest is read no further
+				}
+			}
 		}
 		switch {
 		case err == io.EOF:

@@ -132,6 +132,9 @@ func (p *policy) checkStream(src *spoolReader, boundary string, w *mpRebuild) *R
 		return o.checkPreamble(&p.Multipart)
 	}
 	if len(boundary) <= maxBoundary {
+		if lim := p.Limits.MultipartHeaderLines; lim >= 0 {
+			src.heads.start(boundary, lim)
+		}
 		s := newStreamScanner(src, boundary, p.Limits.BodyBytes)
 		for pt := s.next(); pt != nil; pt = s.next() {
 			if rj := checkPre(); rj != nil {
@@ -143,6 +146,11 @@ func (p *policy) checkStream(src *spoolReader, boundary string, w *mpRebuild) *R
 			if src.textOver(false) {
 				return tooLarge(rules.Multipart, "", p.Limits.BodyBytes)
 			}
+		}
+		if src.headsOver() {
+			// The parts before it are checked: a part header with too
+			// many lines, which reading stopped at.
+			return headersRejection(p.Limits.MultipartHeaderLines)
 		}
 		if w != nil {
 			w.lv.complete = w.lv.complete && !s.broken
@@ -467,10 +475,7 @@ var randText = rand.Text
 // refuses the body (canonical_syntax): with 128 random bits, drawn after
 // the body arrived, it does not happen.
 func (lv *rebuiltLevel) writeSpool(draw func() string, data, out *spool) *Rejection {
-	for i := range lv.parts {
-		pt := &lv.parts[i]
-		pt.head = appendHeader(nil, pt.header)
-	}
+	lv.writeHeads()
 	var b string
 	for range 4 {
 		if c := draw(); c != "" && !lv.holds(c) {

@@ -283,17 +283,26 @@ func nicknameStable(s string) bool {
 	if s == "" {
 		return true
 	}
-	if s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") {
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
 		return false
 	}
+	// One pass: a space followed by a space (never the last octet, which
+	// is not a space), or a space of category Zs other than U+0020.
 	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+		switch c := s[i]; {
+		case c == ' ':
+			if s[i+1] == ' ' {
+				return false
+			}
+		case c >= utf8.RuneSelf:
+			prev := rune(0)
 			for _, r := range s[i:] {
-				if r >= utf8.RuneSelf && isSpaceZs(r) {
+				if r == ' ' && prev == ' ' || r >= utf8.RuneSelf && isSpaceZs(r) {
 					return false
 				}
+				prev = r
 			}
-			break
+			return true
 		}
 	}
 	return true
@@ -307,18 +316,5 @@ func nicknameSpaces(s string) string {
 	if nicknameStable(s) {
 		return s
 	}
-	b := make([]byte, 0, len(s))
-	space, started := false, false
-	for _, r := range s {
-		if isSpaceZs(r) {
-			space = true
-			continue
-		}
-		if space && started {
-			b = append(b, ' ')
-		}
-		b = utf8.AppendRune(b, r)
-		space, started = false, true
-	}
-	return string(b)
+	return string(appendNicknameSpaces(make([]byte, 0, len(s)), s))
 }

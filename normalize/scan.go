@@ -238,6 +238,18 @@ func safeSpan[T string | []byte](fi *formInfo, p T, i int, st *scanState) int {
 			if i == n {
 				break
 			}
+			if n-i < shortTail {
+				// A few octets left: decoding them costs less than
+				// the call of ValidPrefix.
+				for i < n {
+					r, size := decode(p, i)
+					if r == utf8.RuneError && size == 1 || !fi.isSafe(r) {
+						return i
+					}
+					i += size
+				}
+				break
+			}
 			v = i + validPrefix(p[i:min(n, i+stretch)])
 			st.valid = v
 			if v == i {
@@ -251,6 +263,17 @@ func safeSpan[T string | []byte](fi *formInfo, p T, i int, st *scanState) int {
 		}
 	}
 	return n
+}
+
+// validShort reports whether p, a few octets, is well-formed UTF-8.
+func validShort[T string | []byte](p T) bool {
+	switch q := any(p).(type) {
+	case string:
+		return utf8.ValidString(q)
+	case []byte:
+		return utf8.Valid(q)
+	}
+	panic("unreachable")
 }
 
 // validPrefix returns sanitize.ValidPrefix(p) or ValidPrefixString(p).
@@ -634,14 +657,30 @@ func firstDiff[T string | []byte](fi *formInfo, p T) (from, n int, bad bool) {
 // its octets.
 func decodeIn[T string | []byte](fi *formInfo, p T, j int, st *scanState) (rune, int) {
 	if j+utf8.UTFMax > st.valid && fi.prevalidate && j >= st.valid {
-		st.stretch = min(max(2*st.stretch, minStretch), maxStretch)
-		st.valid = j + validPrefix(p[j:min(len(p), j+st.stretch)])
+		if len(p)-j < shortTail {
+			// A short rest: utf8.Valid costs less than the call of
+			// ValidPrefix, and once it has vouched for the rest, the
+			// scans look its characters up without decoding them.
+			if validShort(p[j:]) {
+				st.valid = len(p)
+			}
+		} else {
+			st.stretch = min(max(2*st.stretch, minStretch), maxStretch)
+			st.valid = j + validPrefix(p[j:min(len(p), j+st.stretch)])
+		}
 	}
 	if j+utf8.UTFMax <= st.valid {
 		return decodeValid(p, j)
 	}
 	return decode(p, j)
 }
+
+// shortTail is the length under which the scanner decodes the rest of a
+// text a character at a time (which validates it) rather than have
+// sanitize.ValidPrefix validate it first: the call costs as much as a few
+// dozen characters, and short texts (a query value, a PRECIS field) paid
+// it once per text (issue 14).
+const shortTail = 32
 
 // testHookWork, when set by a test, is called with the number of octets
 // that each pass of the scanner and of the normalizer looks at:

@@ -75,8 +75,8 @@ const MaxFileBytes = 4 << 20
 //
 //   - "limits": an object with any of "body_bytes", "binary_body_bytes",
 //     "file_bytes", "fields", "field_bytes", "path_bytes", "query_bytes",
-//     "json_depth" and "multipart_parts" (the fields of Limits). Each is a
-//     positive integer, or -1 for no limit. 0 is refused: in Limits a zero
+//     "json_depth", "multipart_parts" and "multipart_header_lines" (the
+//     fields of Limits). Each is a positive integer, or -1 for no limit. 0 is refused: in Limits a zero
 //     field means "the default", which a reader of the file would take
 //     for "nothing allowed"; leave the key out to keep the preset's limit
 //     (the defaults, in every preset).
@@ -313,7 +313,7 @@ var (
 		"path", "query", "form", "json", "xml", "multipart", "body", "header", "precis",
 	}
 	checkKeys = []string{"on", "forbid", "allow", "refuse_double_encoding", "repair"}
-	limitKeys = []string{"body_bytes", "binary_body_bytes", "file_bytes", "fields", "field_bytes", "path_bytes", "query_bytes", "json_depth", "multipart_parts"}
+	limitKeys = []string{"body_bytes", "binary_body_bytes", "file_bytes", "fields", "field_bytes", "path_bytes", "query_bytes", "json_depth", "multipart_parts", "multipart_header_lines"}
 )
 
 var presets = []struct {
@@ -683,6 +683,8 @@ func (ld *loader) limits(v *jsonValue, path string, l *Limits) error {
 			dst = &l.JSONDepth
 		case "multipart_parts":
 			dst = &l.MultipartParts
+		case "multipart_header_lines":
+			dst = &l.MultipartHeaderLines
 		default:
 			return ld.unknownKey(m, mpath, limitKeys)
 		}

@@ -118,3 +118,51 @@ func TestLoadFileQueryBytesPosition(t *testing.T) {
 		t.Errorf("LoadFile: %v\nwant an error starting %q", err, want)
 	}
 }
+
+// The multipart header limit in policy files: "multipart_header_lines"
+// under "limits", read as the other limits are, with a default for a
+// policy that does not give it.
+func TestParseMultipartHeaderLines(t *testing.T) {
+	t.Parallel()
+	const key = `routes["/q"].limits.multipart_header_lines`
+	tests := []struct {
+		name, limits string
+		want         int
+		msg          string // in the error, when there is one
+	}{
+		{name: "given", limits: `{"multipart_header_lines": 3}`, want: 3},
+		{name: "no limit", limits: `{"multipart_header_lines": -1}`, want: -1},
+		{name: "with the others", limits: `{"multipart_parts": 10, "multipart_header_lines": 20}`, want: 20},
+		{name: "left out: the default", limits: `{"multipart_parts": 10}`, want: rules.DefaultMultipartHeaderLines},
+		{name: "zero", limits: `{"multipart_header_lines": 0}`, msg: "0 is not a limit"},
+		{name: "negative", limits: `{"multipart_header_lines": -2}`, msg: "or -1 for no limit, not -2"},
+		{name: "fraction", limits: `{"multipart_header_lines": 2.5}`, msg: "want an integer, not 2.5"},
+		{name: "string", limits: `{"multipart_header_lines": "8"}`, msg: "want a number, not a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := limitsRoute(tt.limits)
+			tab, err := rules.Parse([]byte(in))
+			if tt.msg != "" {
+				var pe *rules.ParseError
+				if !errors.As(err, &pe) || pe.Key != key || !strings.Contains(pe.Err.Error(), tt.msg) {
+					t.Fatalf("Parse(%s): %v, want a *ParseError at %s holding %q", in, err, key, tt.msg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse(%s): %v", in, err)
+			}
+			if got := tab.Routes["/q"].Limits.MultipartHeaderLines; got != tt.want {
+				t.Errorf("MultipartHeaderLines = %d, want %d", got, tt.want)
+			}
+		})
+	}
+	// A policy made in Go is held to the same: below -1 is refused.
+	p := rules.Strict()
+	p.Limits.MultipartHeaderLines = -3
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "MultipartHeaderLines") {
+		t.Errorf("Validate with MultipartHeaderLines -3: %v, want an error naming the field", err)
+	}
+}

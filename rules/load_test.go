@@ -210,13 +210,13 @@ func TestParseOverrides(t *testing.T) {
 			p.MultipartTextTypes = []string{"text/*", "application/json"}
 		}},
 		{"no multipart text types", `"multipart_text_types": []`, func(p *rules.Policy) { p.MultipartTextTypes = []string{} }},
-		{"limits", `"limits": {"body_bytes": 9007199254740993, "binary_body_bytes": 6, "file_bytes": 7, "fields": 1, "field_bytes": 2, "path_bytes": 3, "json_depth": 4, "multipart_parts": 5}`,
+		{"limits", `"limits": {"body_bytes": 9007199254740993, "binary_body_bytes": 6, "file_bytes": 7, "fields": 1, "field_bytes": 2, "path_bytes": 3, "json_depth": 4, "multipart_parts": 5, "multipart_header_lines": 6}`,
 			func(p *rules.Policy) {
-				p.Limits = rules.Limits{BodyBytes: 9007199254740993, BinaryBodyBytes: 6, FileBytes: 7, Fields: 1, FieldBytes: 2, PathBytes: 3, QueryBytes: rules.DefaultQueryBytes, JSONDepth: 4, MultipartParts: 5}
+				p.Limits = rules.Limits{BodyBytes: 9007199254740993, BinaryBodyBytes: 6, FileBytes: 7, Fields: 1, FieldBytes: 2, PathBytes: 3, QueryBytes: rules.DefaultQueryBytes, JSONDepth: 4, MultipartParts: 5, MultipartHeaderLines: 6}
 			}},
-		{"unlimited", `"limits": {"body_bytes": -1, "binary_body_bytes": -1, "file_bytes": -1, "fields": -1, "field_bytes": -1, "path_bytes": -1, "query_bytes": -1, "json_depth": -1, "multipart_parts": -1}`,
+		{"unlimited", `"limits": {"body_bytes": -1, "binary_body_bytes": -1, "file_bytes": -1, "fields": -1, "field_bytes": -1, "path_bytes": -1, "query_bytes": -1, "json_depth": -1, "multipart_parts": -1, "multipart_header_lines": -1}`,
 			func(p *rules.Policy) {
-				p.Limits = rules.Limits{BodyBytes: -1, BinaryBodyBytes: -1, FileBytes: -1, Fields: -1, FieldBytes: -1, PathBytes: -1, QueryBytes: -1, JSONDepth: -1, MultipartParts: -1}
+				p.Limits = rules.Limits{BodyBytes: -1, BinaryBodyBytes: -1, FileBytes: -1, Fields: -1, FieldBytes: -1, PathBytes: -1, QueryBytes: -1, JSONDepth: -1, MultipartParts: -1, MultipartHeaderLines: -1}
 			}},
 		{"some limits", `"limits": {"json_depth": 32}`, func(p *rules.Policy) { p.Limits.JSONDepth = 32 }},
 		{"empty limits", `"limits": {}`, func(*rules.Policy) {}},

@@ -110,12 +110,12 @@ func TestLimitsWithDefaults(t *testing.T) {
 		want rules.Limits
 	}{
 		{"zero", rules.Limits{}, def},
-		{"negative kept", rules.Limits{BodyBytes: -1, BinaryBodyBytes: -1, FileBytes: -1, Fields: -1, FieldBytes: -1, PathBytes: -1, QueryBytes: -1, JSONDepth: -1, MultipartParts: -1},
-			rules.Limits{BodyBytes: -1, BinaryBodyBytes: -1, FileBytes: -1, Fields: -1, FieldBytes: -1, PathBytes: -1, QueryBytes: -1, JSONDepth: -1, MultipartParts: -1}},
-		{"positive kept", rules.Limits{BodyBytes: 5, BinaryBodyBytes: 11, FileBytes: 12, Fields: 6, FieldBytes: 7, PathBytes: 8, QueryBytes: 13, JSONDepth: 9, MultipartParts: 10},
-			rules.Limits{BodyBytes: 5, BinaryBodyBytes: 11, FileBytes: 12, Fields: 6, FieldBytes: 7, PathBytes: 8, QueryBytes: 13, JSONDepth: 9, MultipartParts: 10}},
+		{"negative kept", rules.Limits{BodyBytes: -1, BinaryBodyBytes: -1, FileBytes: -1, Fields: -1, FieldBytes: -1, PathBytes: -1, QueryBytes: -1, JSONDepth: -1, MultipartParts: -1, MultipartHeaderLines: -1},
+			rules.Limits{BodyBytes: -1, BinaryBodyBytes: -1, FileBytes: -1, Fields: -1, FieldBytes: -1, PathBytes: -1, QueryBytes: -1, JSONDepth: -1, MultipartParts: -1, MultipartHeaderLines: -1}},
+		{"positive kept", rules.Limits{BodyBytes: 5, BinaryBodyBytes: 11, FileBytes: 12, Fields: 6, FieldBytes: 7, PathBytes: 8, QueryBytes: 13, JSONDepth: 9, MultipartParts: 10, MultipartHeaderLines: 14},
+			rules.Limits{BodyBytes: 5, BinaryBodyBytes: 11, FileBytes: 12, Fields: 6, FieldBytes: 7, PathBytes: 8, QueryBytes: 13, JSONDepth: 9, MultipartParts: 10, MultipartHeaderLines: 14}},
 		{"mixed", rules.Limits{BodyBytes: 4 << 20, JSONDepth: -1, FileBytes: -1},
-			rules.Limits{BodyBytes: 4 << 20, BinaryBodyBytes: def.BinaryBodyBytes, FileBytes: -1, Fields: def.Fields, FieldBytes: def.FieldBytes, PathBytes: def.PathBytes, QueryBytes: def.QueryBytes, JSONDepth: -1, MultipartParts: def.MultipartParts}},
+			rules.Limits{BodyBytes: 4 << 20, BinaryBodyBytes: def.BinaryBodyBytes, FileBytes: -1, Fields: def.Fields, FieldBytes: def.FieldBytes, PathBytes: def.PathBytes, QueryBytes: def.QueryBytes, JSONDepth: -1, MultipartParts: def.MultipartParts, MultipartHeaderLines: def.MultipartHeaderLines}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,7 +135,8 @@ func TestLimitsWithDefaults(t *testing.T) {
 	if def != (rules.Limits{
 		BodyBytes: rules.DefaultBodyBytes, Fields: rules.DefaultFields, FieldBytes: rules.DefaultFieldBytes,
 		PathBytes: rules.DefaultPathBytes, QueryBytes: rules.DefaultQueryBytes, JSONDepth: rules.DefaultJSONDepth, MultipartParts: rules.DefaultMultipartParts,
-		BinaryBodyBytes: rules.DefaultBinaryBodyBytes, FileBytes: rules.DefaultFileBytes,
+		MultipartHeaderLines: rules.DefaultMultipartHeaderLines,
+		BinaryBodyBytes:      rules.DefaultBinaryBodyBytes, FileBytes: rules.DefaultFileBytes,
 	}) {
 		t.Error("the Default* constants differ from the values their doc comments give")
 	}

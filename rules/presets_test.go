@@ -94,13 +94,14 @@ func contains(list []string, s string) bool {
 func defaultLimits() rules.Limits {
 	// The values the Limits doc comments give.
 	return rules.Limits{
-		BodyBytes:      1 << 20,
-		Fields:         1000,
-		FieldBytes:     64 << 10,
-		PathBytes:      8 << 10,
-		QueryBytes:     64 << 10,
-		JSONDepth:      512,
-		MultipartParts: 100,
+		BodyBytes:            1 << 20,
+		Fields:               1000,
+		FieldBytes:           64 << 10,
+		PathBytes:            8 << 10,
+		QueryBytes:           64 << 10,
+		JSONDepth:            512,
+		MultipartParts:       100,
+		MultipartHeaderLines: 6,
 
 		// "Default 32 MiB", both: the size of Go's own form parser.
 		BinaryBodyBytes: 32 << 20,

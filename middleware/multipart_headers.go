@@ -1,0 +1,193 @@
+package middleware
+
+import (
+	"bytes"
+
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// headScan bounds the header blocks of a multipart body as the body
+// passes, before multipart.Reader parses them: Go's reader allocates for
+// every header line and takes up to 10,000 of them per part, so the
+// lines must be counted before it reads them, not after.
+//
+// It counts more lines than the reader parses, never fewer. The reader
+// parses a header block after a delimiter line ("--" boundary, spaces
+// and tabs, a line end), which it looks for where a line starts, or,
+// on a line longer than its buffer, every peekBufferSize octets of it
+// (bufio.Reader.ReadSlice hands a long line out in pieces of that
+// size). The scan takes every such place, and either line end (CRLF or
+// LF: the reader's depends on the first delimiter line), as a delimiter
+// line, and counts the lines after it up to the first empty line: the
+// reader's header block ends there at the latest (textproto stops at an
+// empty line, or at a malformed line before it, after which the reader
+// looks for the next delimiter line, which the scan counts as more lines
+// of the same block). It goes on past the close delimiter: a handler
+// that calls NextPart after io.EOF reads on into the epilogue.
+//
+// Past max lines in one block, over is set, and write returns where the
+// body is cut: after the line that went over, so that the reader parses
+// max+1 lines of the block at most.
+type headScan struct {
+	// delim is "--" + boundary: buf[:n] (a slice into the value itself
+	// would put it on the heap); n is 0 while the scan is off.
+	buf  [maxBoundary + 2]byte
+	n    int
+	max  int
+	over bool
+
+	// col is the length of the line being read, up to the octets seen.
+	col int64
+	// m is how many octets of delim a candidate delimiter line has
+	// matched, at a place it may start, across writes; -1 when none is
+	// being matched.
+	m int
+	// after is set once a candidate matched delim: spaces and tabs may
+	// follow (cr: and then a '\r'), then a line end.
+	after, cr bool
+
+	// In a header block: lines counted, and the line being read, which is
+	// empty if it is "" or "\r" (lineLen, up to 2; lineCR: it starts with
+	// '\r').
+	head    bool
+	lines   int
+	lineLen int
+	lineCR  bool
+}
+
+// start starts the scan of a body with boundary (at most maxBoundary
+// octets: boundaryRejection refuses longer ones), with a limit of max
+// lines.
+func (h *headScan) start(boundary string, max int) {
+	*h = headScan{max: max, m: -1}
+	h.n = copy(h.buf[2:], boundary) + 2
+	h.buf[0], h.buf[1] = '-', '-'
+}
+
+// on reports whether the scan is started.
+func (h *headScan) on() bool { return h.n > 0 }
+
+// delim returns "--" + boundary.
+func (h *headScan) delim() []byte { return h.buf[:h.n] }
+
+// candidate reports whether a delimiter line may start at column col:
+// where the reader reads a line from.
+func candidate(col int64) bool { return col%peekBufferSize == 0 }
+
+// write shows the scan the next octets of the body. It returns -1, or,
+// when a header block has just gone over max lines, the length of the
+// prefix of p that the reader may read.
+func (h *headScan) write(p []byte) int {
+	if h.over {
+		return 0
+	}
+	for pos := 0; pos < len(p); {
+		switch {
+		case h.head:
+			j := bytes.IndexByte(p[pos:], '\n')
+			if j < 0 {
+				h.lineOctets(p[pos:])
+				return -1
+			}
+			h.lineOctets(p[pos : pos+j])
+			pos += j + 1
+			if h.lineLen == 0 || h.lineLen == 1 && h.lineCR {
+				h.head = false // the empty line that ends the block
+			} else if h.lines++; h.lines > h.max {
+				h.over = true
+				return pos
+			}
+			h.lineLen, h.lineCR, h.col = 0, false, 0
+		case h.after:
+			c := p[pos]
+			switch {
+			case c == '\n':
+				h.after, h.cr = false, false
+				h.head, h.lines, h.col = true, 0, 0
+			case !h.cr && (c == ' ' || c == '\t'):
+				h.col++
+			case !h.cr && c == '\r':
+				h.cr = true
+				h.col++
+			default:
+				// Not a delimiter line: search on from this octet.
+				h.after, h.cr = false, false
+				continue
+			}
+			pos++
+		case h.m >= 0:
+			// A candidate that began in an earlier write.
+			n := min(len(p)-pos, len(h.delim())-h.m)
+			if !bytes.Equal(p[pos:pos+n], h.delim()[h.m:h.m+n]) {
+				h.m = -1 // search on from pos: the octets seen are in col
+				continue
+			}
+			pos += n
+			h.col += int64(n)
+			if h.m += n; h.m == len(h.delim()) {
+				h.m, h.after = -1, true
+			}
+		default:
+			pos = h.search(p, pos)
+		}
+	}
+	return -1
+}
+
+// lineOctets adds seg to the line of a header block being read.
+func (h *headScan) lineOctets(seg []byte) {
+	if len(seg) == 0 {
+		return
+	}
+	if h.lineLen == 0 {
+		h.lineCR = seg[0] == '\r'
+	}
+	h.lineLen = min(h.lineLen+len(seg), 2)
+}
+
+// search looks for a delimiter at a candidate place in p from pos on. It
+// returns where the scan goes on: after the delimiter (after set), or at
+// the end of p, which it has seen (m set when p ends in the start of a
+// delimiter at a candidate place).
+func (h *headScan) search(p []byte, pos int) int {
+	for {
+		i := bytes.Index(p[pos:], h.delim())
+		if i < 0 {
+			break
+		}
+		i += pos
+		h.advance(p, pos, i)
+		if candidate(h.col) {
+			h.col += int64(len(h.delim()))
+			h.after = true
+			return i + len(h.delim())
+		}
+		h.advance(p, i, i+1)
+		pos = i + 1
+	}
+	h.advance(p, pos, len(p))
+	// The end of p may start a delimiter: at a candidate place in the
+	// last len(delim)-1 octets, not before a line end (the delimiter
+	// holds none).
+	end := int64(len(p))
+	for s := len(p) - 1; s >= max(pos, len(p)-len(h.delim())+1) && p[s] != '\n'; s-- {
+		if candidate(h.col-(end-int64(s))) && bytes.HasPrefix(h.delim(), p[s:]) {
+			h.m = len(p) - s
+			break
+		}
+	}
+	return len(p)
+}
+
+// advance moves col over p[from:to].
+func (h *headScan) advance(p []byte, from, to int) {
+	if k := bytes.LastIndexByte(p[from:to], '\n'); k >= 0 {
+		h.col = int64(to - (from + k + 1))
+		return
+	}
+	h.col += int64(to - from)
+}
+
+// headersRejection refuses a part whose header has more than limit lines
+// (too_large, a count: 400).
+func headersRejection(limit int) *Rejection { return tooMany(rules.Multipart, limit) }
