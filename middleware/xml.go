@@ -1064,13 +1064,23 @@ func xmlGrow[T any](s []T, most int) []T {
 	return t
 }
 
-// xmlRoom returns buf emptied, with room for n octets: its own memory if
-// it has that room, else exactly n octets of new memory.
-func xmlRoom(buf []byte, n int) []byte {
-	if cap(buf) < n {
-		return make([]byte, 0, n)
+// xmlRoom returns buf with room for n more octets: its own memory if it
+// has that room, else new memory of twice its capacity, or of len(buf)+n
+// if that is more, but never more than most, what the body can need (a
+// decoded text is no longer than the body). Growing by doubling keeps the
+// allocations to a few per body; sizing by what is known (n, one piece at
+// a time) rather than by a bound on the whole keeps them small.
+func xmlRoom(buf []byte, n, most int) []byte {
+	if cap(buf)-len(buf) >= n {
+		return buf
 	}
-	return buf[:0]
+	c := max(2*cap(buf), len(buf)+n, 64)
+	if c > most {
+		c = max(most, len(buf)+n)
+	}
+	b := make([]byte, len(buf), c) // exactly c: append rounds up
+	copy(b, buf)
+	return b
 }
 
 // xmlHTMLAutoClose reports whether the element name is one of
@@ -1228,7 +1238,7 @@ func (cn *xmlCanon[R]) text(piece xmlPiece, attr [2]int) *Rejection {
 	if !piece.refs || bytes.IndexByte(v, '&') < 0 {
 		return cn.raw([2]int{piece.from, piece.to}, attr)
 	}
-	cn.buf = xmlAppendText(xmlRoom(cn.buf, len(v)), cn.p, piece)
+	cn.buf = xmlAppendText(xmlRoom(cn.buf[:0], len(v), len(cn.p)), cn.p, piece)
 	if k := cn.form.FirstNonNormal(cn.buf); k >= 0 {
 		return cn.reject(xmlTextOffset(cn.p, piece, k), attr)
 	}
@@ -1239,26 +1249,20 @@ func (cn *xmlCanon[R]) text(piece xmlPiece, attr [2]int) *Rejection {
 // are comments, or of those that are not, when there are two or more: one
 // is checked on its own as it comes.
 func (cn *xmlCanon[R]) joined(pieces []R, comments bool) *Rejection {
-	n, first, last := 0, R(0), R(0)
+	n, last := 0, R(0)
 	for _, r := range pieces {
 		if (r&3 == xmlRefComment) == comments {
-			if n == 0 {
-				first = r
-			}
 			n, last = n+1, r
 		}
 	}
 	if n < 2 {
 		return nil
 	}
-	// The pieces lie apart in p, in order, and decoding references never
-	// lengthens a text: the span from the first to the end of the last is
-	// room enough, in one allocation at most.
-	end := cn.piece(last).to
-	cn.buf = xmlRoom(cn.buf, end-int(first>>2))
+	cn.buf = cn.buf[:0]
 	for _, r := range pieces {
 		if (r&3 == xmlRefComment) == comments {
-			cn.buf = xmlAppendText(cn.buf, cn.p, cn.piece(r))
+			pc := cn.piece(r)
+			cn.buf = xmlAppendText(xmlRoom(cn.buf, pc.to-pc.from, len(cn.p)), cn.p, pc)
 		}
 	}
 	k := cn.form.FirstNonNormal(cn.buf)
@@ -1278,7 +1282,7 @@ func (cn *xmlCanon[R]) joined(pieces []R, comments bool) *Rejection {
 		}
 		at += w
 	}
-	return cn.reject(end, [2]int{})
+	return cn.reject(cn.piece(last).to, [2]int{})
 }
 
 // reject is the not_normalized Rejection at offset off of the body, inside
