@@ -1056,8 +1056,8 @@ func xmlGrow[T any](s []T, most int) []T {
 		return s
 	}
 	n := max(2*cap(s), 64)
-	if n > most {
-		n = max(most, len(s)+1)
+	if n > most && most > len(s) {
+		n = most // else most was wrong: doubling, not one at a time
 	}
 	t := make([]T, len(s), n) // exactly n: append and slices.Grow round up
 	copy(t, s)
@@ -1075,8 +1075,8 @@ func xmlRoom(buf []byte, n, most int) []byte {
 		return buf
 	}
 	c := max(2*cap(buf), len(buf)+n, 64)
-	if c > most {
-		c = max(most, len(buf)+n)
+	if c > most && most >= len(buf)+n {
+		c = most
 	}
 	b := make([]byte, len(buf), c) // exactly c: append rounds up
 	copy(b, buf)

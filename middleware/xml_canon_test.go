@@ -108,10 +108,41 @@ func TestXMLGrow(t *testing.T) {
 					t.Fatalf("len %d: cap %d, past %d", len(s), cap(s), most)
 				}
 			}
-			s = append(xmlGrow(s, most), 1) // past the bound: still room
-			if len(s) != most+1 {
-				t.Fatalf("len %d, want %d", len(s), most+1)
+			// Past the bound (had it been wrong): still room, and still
+			// by doubling, not an allocation per element.
+			for range 4 * most {
+				s = append(xmlGrow(s, most), 1)
+			}
+			if len(s) != 5*most || cap(s) > 2*max(5*most, 64) {
+				t.Fatalf("len %d cap %d, want len %d", len(s), cap(s), 5*most)
 			}
 		})
+	}
+}
+
+// TestXMLRoom checks that xmlRoom makes room for what is asked, grows by
+// doubling, and never past most unless asked for more.
+func TestXMLRoom(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		len, cap, n, most int
+		wantCap           int
+	}{
+		{0, 0, 1, 1000, 64},        // the least it allocates
+		{0, 0, 100, 1000, 100},     // what is asked, if more
+		{10, 64, 54, 1000, 64},     // room enough: its own memory
+		{10, 64, 55, 1000, 128},    // doubled
+		{10, 600, 600, 1000, 1000}, // doubled, but not past most
+		{10, 600, 995, 1000, 1200}, // most was wrong: doubled all the same
+	}
+	for _, tc := range tests {
+		buf := make([]byte, tc.len, tc.cap)
+		for i := range buf {
+			buf[i] = 'x'
+		}
+		got := xmlRoom(buf, tc.n, tc.most)
+		if cap(got) != tc.wantCap || string(got) != string(buf) {
+			t.Errorf("%+v: len %d cap %d", tc, len(got), cap(got))
+		}
 	}
 }
