@@ -1203,11 +1203,24 @@ func (cn *xmlCanon[R]) add(from, k int) {
 func (cn *xmlCanon[R]) close() *Rejection {
 	f := cn.open[len(cn.open)-1]
 	own := cn.pieces[f.pieces:]
-	if rj := cn.joined(own, false); rj != nil {
-		return rj
-	}
-	if rj := cn.joined(own, true); rj != nil {
-		return rj
+	if len(own) > 1 {
+		comments := 0
+		for _, r := range own {
+			if r&3 == xmlRefComment {
+				comments++
+			}
+		}
+		// One of a kind was checked on its own as it came.
+		if len(own)-comments > 1 {
+			if rj := cn.joined(own, false); rj != nil {
+				return rj
+			}
+		}
+		if comments > 1 {
+			if rj := cn.joined(own, true); rj != nil {
+				return rj
+			}
+		}
 	}
 	cn.pieces = cn.pieces[:f.pieces]
 	cn.open = cn.open[:len(cn.open)-1]
@@ -1246,23 +1259,14 @@ func (cn *xmlCanon[R]) text(piece xmlPiece, attr [2]int) *Rejection {
 }
 
 // joined checks the concatenation of the texts of those of pieces that
-// are comments, or of those that are not, when there are two or more: one
-// is checked on its own as it comes.
+// are comments, or of those that are not.
 func (cn *xmlCanon[R]) joined(pieces []R, comments bool) *Rejection {
-	n, last := 0, R(0)
-	for _, r := range pieces {
-		if (r&3 == xmlRefComment) == comments {
-			n, last = n+1, r
-		}
-	}
-	if n < 2 {
-		return nil
-	}
 	cn.buf = cn.buf[:0]
+	var last xmlPiece
 	for _, r := range pieces {
 		if (r&3 == xmlRefComment) == comments {
-			pc := cn.piece(r)
-			cn.buf = xmlAppendText(xmlRoom(cn.buf, pc.to-pc.from, len(cn.p)), cn.p, pc)
+			last = cn.piece(r)
+			cn.buf = xmlAppendText(xmlRoom(cn.buf, last.to-last.from, len(cn.p)), cn.p, last)
 		}
 	}
 	k := cn.form.FirstNonNormal(cn.buf)
@@ -1282,7 +1286,7 @@ func (cn *xmlCanon[R]) joined(pieces []R, comments bool) *Rejection {
 		}
 		at += w
 	}
-	return cn.reject(cn.piece(last).to, [2]int{})
+	return cn.reject(last.to, [2]int{})
 }
 
 // reject is the not_normalized Rejection at offset off of the body, inside
