@@ -4,6 +4,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+	"golang.org/x/text/width"
 )
 
 // TestTinyText checks the texts of at most tinyText octets, which
@@ -49,4 +54,55 @@ func TestTinyText(t *testing.T) {
 // ill-formed octets on its own (pieces).
 func referenceOf(f Form, s string) string {
 	return string(pieces(f.info().norm, []byte(s)))
+}
+
+// TestLowerASCII holds the shortcuts of the username profiles for ASCII
+// to x/text: width mapping leaves every ASCII character as it is, and
+// lowercasing maps A-Z to a-z and nothing else, alone or in a word.
+func TestLowerASCII(t *testing.T) {
+	lower := cases.Lower(language.Und, cases.HandleFinalSigma(false))
+	var all []byte
+	for c := range utf8.RuneSelf {
+		all = append(all, byte(c))
+	}
+	for _, s := range []string{string(all), "ABC", "Σ", "xΣ", "IJ"} {
+		var w precisWork
+		if got := width.Fold.String(s); isASCII([]byte(s)) && got != s {
+			t.Errorf("width.Fold(%q) = %q", s, got)
+		}
+		if !isASCII([]byte(s)) {
+			continue
+		}
+		if got, want := string(w.lowerASCII([]byte(s))), lower.String(s); got != want {
+			t.Errorf("lowerASCII(%q) = %q, x/text %q", s, got, want)
+		}
+	}
+	for c := range utf8.RuneSelf {
+		s := string(rune(c))
+		var w precisWork
+		if got, want := string(w.lowerASCII([]byte(s))), lower.String(s); got != want {
+			t.Errorf("lowerASCII(%q) = %q, x/text %q", s, got, want)
+		}
+	}
+}
+
+// TestEnforceTiny holds Enforcer.Append on short values, which take the
+// shortcuts (ASCII lowercasing, utf8.Valid, normalizing without a scan),
+// to Enforce, for every profile.
+func TestEnforceTiny(t *testing.T) {
+	var e Enforcer
+	for _, s := range []string{
+		"ab", "AB", "\uff21B", "\uff21\uff42", "Ab Cd", "a\u0301", "\u00c5", "A\u030a", "\u212b",
+		"\u0130", "\u03a3", "x\u03a3", "\u05d0", "a\u05d0", "\u0661", "1a", "\ufb01", "\u00b2",
+		"\u3000a", "a\u00a0b", "", " ", "\xff", "a\xc3", "\ufdfa", "\uac00\u11a8", "\u1100\u1161",
+		"\uff21" + strings.Repeat("B", 40), "e\u0301" + strings.Repeat("z", 30),
+	} {
+		for _, p := range []Profile{UsernameCaseMapped, UsernameCasePreserved, OpaqueString, Nickname} {
+			want, wantErr := Enforce(p, s)
+			got, err := e.Append([]byte("x"), p, []byte(s))
+			if (err == nil) != (wantErr == nil) || err == nil && string(got) != "x"+want {
+				t.Errorf("Append(%v, %+q) = %+q, %v; Enforce: %+q, %v", p, s, got, err, want, wantErr)
+			}
+		}
+	}
 }
