@@ -159,6 +159,42 @@ func (w *precisWork) normalize(f Form, c []byte) []byte {
 	return w.buf[x]
 }
 
+// foldFullwidthASCII returns c width-mapped, and true, when c holds only
+// ASCII and the fullwidth forms of ASCII (U+FF01-U+FF5E), which width
+// mapping makes the ASCII characters U+0021-U+007E (TestFoldFullwidth
+// holds it to x/text): the text that a fullwidth input method types, made
+// without x/text's transformer. Otherwise it returns c and false, and
+// width.Fold maps it.
+func (w *precisWork) foldFullwidthASCII(c []byte) ([]byte, bool) {
+	x := w.next & 1
+	out := w.buf[x][:0]
+	for i := 0; i < len(c); {
+		b := c[i]
+		if b < utf8.RuneSelf {
+			out = append(out, b)
+			i++
+			continue
+		}
+		if b != 0xEF || i+2 >= len(c) {
+			return c, false
+		}
+		var r rune
+		switch b1, b2 := c[i+1], c[i+2]; {
+		case b1 == 0xBC && b2 >= 0x81 && b2 <= 0xBF:
+			r = 0xFF00 + rune(b2-0x80)
+		case b1 == 0xBD && b2 >= 0x80 && b2 <= 0x9E:
+			r = 0xFF40 + rune(b2-0x80)
+		default:
+			return c, false
+		}
+		out = append(out, byte(r-0xFEE0))
+		i += 3
+	}
+	w.buf[x] = out
+	w.next++
+	return out, true
+}
+
 // shortValue is the longest value that Enforcer.Append has utf8.Valid
 // check first.
 const shortValue = 32
@@ -239,7 +275,9 @@ func (w *precisWork) enforce(dst []byte, p Profile, prof *precis.Profile, value 
 		// one that width mapping made ASCII ("ＡB"), skips x/text's
 		// transformers, whose calls cost most of such a value.
 		if !isASCII(c) {
-			if c, ok = w.apply(foldWidthT, c); !ok {
+			if f, folded := w.foldFullwidthASCII(c); folded {
+				c = f
+			} else if c, ok = w.apply(foldWidthT, c); !ok {
 				return dst, false
 			}
 		}

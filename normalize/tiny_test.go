@@ -94,7 +94,7 @@ func TestEnforceTiny(t *testing.T) {
 	for _, s := range []string{
 		"ab", "AB", "\uff21B", "\uff21\uff42", "Ab Cd", "a\u0301", "\u00c5", "A\u030a", "\u212b",
 		"\u0130", "\u03a3", "x\u03a3", "\u05d0", "a\u05d0", "\u0661", "1a", "\ufb01", "\u00b2",
-		"\u3000a", "a\u00a0b", "", " ", "\xff", "a\xc3", "\ufdfa", "\uac00\u11a8", "\u1100\u1161",
+		"\u3000a", "a\u00a0b", "\uff01\uff5e", "\uff5f", "\uff41\uff3a\uff10", "\uff21\u00e9", "", " ", "\xff", "a\xc3", "\ufdfa", "\uac00\u11a8", "\u1100\u1161",
 		"\uff21" + strings.Repeat("B", 40), "e\u0301" + strings.Repeat("z", 30),
 	} {
 		for _, p := range []Profile{UsernameCaseMapped, UsernameCasePreserved, OpaqueString, Nickname} {
@@ -103,6 +103,34 @@ func TestEnforceTiny(t *testing.T) {
 			if (err == nil) != (wantErr == nil) || err == nil && string(got) != "x"+want {
 				t.Errorf("Append(%v, %+q) = %+q, %v; Enforce: %+q, %v", p, s, got, err, want, wantErr)
 			}
+		}
+	}
+}
+
+// TestFoldFullwidth holds foldFullwidthASCII to width.Fold: on every
+// fullwidth form of ASCII, alone and among ASCII, and it declines every
+// other character of three octets that starts with EF BC or EF BD.
+func TestFoldFullwidth(t *testing.T) {
+	var w precisWork
+	for r := rune(0xFF00); r <= 0xFF7F; r++ {
+		for _, s := range []string{string(r), "a" + string(r) + "B", string(r) + string(r)} {
+			got, ok := w.foldFullwidthASCII([]byte(s))
+			want := width.Fold.String(s)
+			if ok != (r >= 0xFF01 && r <= 0xFF5E) {
+				t.Errorf("foldFullwidthASCII(%+q) ok = %v", s, ok)
+			}
+			if ok && string(got) != want {
+				t.Errorf("foldFullwidthASCII(%+q) = %q, width.Fold %q", s, got, want)
+			}
+			if !ok && string(got) != s {
+				t.Errorf("foldFullwidthASCII(%+q) declined but returned %q", s, got)
+			}
+			w.reset()
+		}
+	}
+	for _, s := range []string{"\xef", "a\xef\xbc", "\u3000", "\uffe0", "\u00e9"} {
+		if _, ok := w.foldFullwidthASCII([]byte(s)); ok {
+			t.Errorf("foldFullwidthASCII(%+q) ok", s)
 		}
 	}
 }
