@@ -331,9 +331,9 @@ var mwCases = []mwCase{
 		return mwMPFields(n, 100, func(i int) string { return fmt.Sprintf("f%d", i) },
 			func(_, room int) string { return mwRepeatRunes(mwNFDE, room) }, " ")
 	}},
-	// mp-nfd-names: 100 parts with long NFD field names. Rewritten, a
-	// name is written as an RFC 2231 parameter, name*=utf-8''%C3%A9...,
-	// three times as long: at 1M, over the body limit.
+	// mp-nfd-names: 100 parts with long NFD field names, each rewritten
+	// to NFC in its quoted name="..." parameter (only a name sent as an
+	// RFC 2231 name*= parameter is written back as one).
 	{name: "mp-nfd-names", route: "/nfc", entry: mwMultipart, worst: func(n int) []byte {
 		per := min(60<<10, n/100-120)
 		return mwMPFields(n, 100, func(i int) string { return fmt.Sprint(i) + mwRepeatRunes(mwNFDE, per) },

@@ -30,9 +30,8 @@ type mediaParam struct {
 }
 
 // mediaParams finds the parameters of v as mime.ParseMediaType reads
-// them, or reports false for a value it would refuse.
-func mediaParams(v string) ([]mediaParam, bool) {
-	var out []mediaParam
+// them, appended to out, or reports false for a value it would refuse.
+func mediaParams(out []mediaParam, v string) ([]mediaParam, bool) {
 	i := strings.IndexByte(v, ';')
 	if i < 0 {
 		return nil, true
@@ -115,7 +114,10 @@ func isTokenByte(c byte) bool { return c > 0x20 && c < 0x7f && !isTSpecial(c) }
 // the form v wrote them, as the comment above says; false where it
 // cannot.
 func rewriteDisposition(v, disp string, params map[string]string, changed []string) (string, bool) {
-	ps, ok := mediaParams(v)
+	// A disposition has a few parameters: name, filename, and their
+	// extended forms, which fit on the stack.
+	var arr [4]mediaParam
+	ps, ok := mediaParams(arr[:0], v)
 	if !ok {
 		return "", false
 	}
@@ -123,7 +125,8 @@ func rewriteDisposition(v, disp string, params map[string]string, changed []stri
 		start, end int
 		text       string
 	}
-	var edits []edit
+	var editArr [4]edit
+	edits := editArr[:0]
 	for _, key := range changed {
 		nv := params[key]
 		plain, ext := -1, -1
@@ -179,7 +182,10 @@ func plainValue(old, nv string) string {
 	if !strings.HasPrefix(old, `"`) && nv != "" && strings.IndexFunc(nv, func(r rune) bool { return r >= 0x80 || !isTokenByte(byte(r)) }) < 0 {
 		return nv
 	}
+	// Sized in advance: a long name grown octet by octet costs an
+	// allocation each time the builder doubles.
 	var b strings.Builder
+	b.Grow(len(nv) + 2 + strings.Count(nv, `"`) + strings.Count(nv, `\`))
 	b.WriteByte('"')
 	for i := 0; i < len(nv); i++ {
 		if c := nv[i]; c == '"' || c == '\\' {
@@ -222,6 +228,7 @@ func extValue(old, nv string) (string, bool) {
 	}
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
+	b.Grow(len(charset) + len(lang) + 3*len(nv) + 4) // every octet escaped, at most
 	if quoted {
 		b.WriteByte('"')
 	}
@@ -232,7 +239,9 @@ func extValue(old, nv string) (string, bool) {
 			b.WriteByte(c)
 			continue
 		}
-		b.WriteString("%" + string(hex[c>>4]) + string(hex[c&15]))
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
 	}
 	if quoted {
 		b.WriteByte('"')

@@ -587,6 +587,12 @@ type mpCounts struct {
 	mem           *mpMem
 	rb            *rebuilder
 	levels        [maxMultipartDepth + 1]*rebuiltLevel
+	// want, when set at a depth, is the rebuilt body the walk reads
+	// there (recheckRebuilt): each part read must be the one written,
+	// part its part the next checkPart compares (nil outside a rebuilt
+	// body).
+	want [maxMultipartDepth + 1]*rebuiltLevel
+	part *rebuiltPart
 }
 
 // memory returns n.mem, made if there is none (a count made without it
@@ -654,13 +660,28 @@ func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts,
 		}
 	}
 	s := newScanner(body, boundary)
+	want, i := n.want[depth], 0
 	for pt := s.next(); pt != nil; pt = s.next() {
+		if want != nil {
+			// As verifyWith: a syntax error before the part, a part
+			// too many or one whose header is not the one written.
+			if s.broken || i == len(want.parts) {
+				return nil, multipartSyntax("")
+			}
+			n.part, i = &want.parts[i], i+1
+			if !n.part.sameHead(pt) {
+				return nil, multipartSyntax(n.part.name)
+			}
+		}
 		if rj := p.checkPart(pt, depth, n); rj != nil {
 			return nil, rj
 		}
 	}
 	if headsOver {
 		return nil, headersRejection(p.Limits.MultipartHeaderLines)
+	}
+	if want != nil && (s.broken || i != len(want.parts)) {
+		return nil, multipartSyntax("") // a syntax error, or parts too few
 	}
 	rb := n.rebuilding()
 	if lv == nil || rb == nil {
@@ -696,6 +717,8 @@ func boundaryRejection(boundary string, depth int) *Rejection {
 // rejection names the field rather than the header that carries it, then
 // its content.
 func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
+	want := n.part // the part written, when this is a rebuilt body read back
+	n.part = nil
 	if n.parts++; p.Limits.MultipartParts >= 0 && n.parts > p.Limits.MultipartParts {
 		return tooMany(rules.Multipart, p.Limits.MultipartParts)
 	}
@@ -740,11 +763,12 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 			n.keep(depth, part, ch, complete, rj)
 			return nil
 		}
-		if rb == nil {
+		if rb == nil && want == nil {
 			return nil // data: not read (NextRawPart drains it)
 		}
 		// Read for the rebuild, which keeps it: a data part of a
-		// nested body, bounded by the body it is in.
+		// nested body, bounded by the body it is in; or read back, to
+		// be compared with what was written.
 	}
 	// A broken part (the body ends inside it) fails the handler's parser
 	// too, but only after a streaming handler has read what came before
@@ -752,6 +776,9 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	m := n.memory()
 	content, raw, buf, truncated, qpOff := pt.readContent(m.bufs[depth][:0], &m.qp)
 	m.bufs[depth] = buf
+	if want != nil && (truncated || qpOff >= 0 || !bytes.Equal(content, want.content)) {
+		return multipartSyntax(want.name) // not the content written
+	}
 	if pt.over {
 		return tooLarge(rules.Multipart, "", pt.max) // text over the body's text limit
 	}
@@ -764,7 +791,18 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 		}
 	}
 	var sub *rebuiltLevel
+	if want != nil && want.nested != nil && nested != want.nested.boundary {
+		return multipartSyntax(want.name) // not the nested body written
+	}
 	if nested != "" {
+		if depth < maxMultipartDepth {
+			// A nested body rebuilt is read back as such; one that
+			// was not is the content compared above.
+			n.want[depth+1] = nil
+			if want != nil {
+				n.want[depth+1] = want.nested
+			}
+		}
 		var rj *Rejection
 		if sub, rj = p.walkLevel(content, nested, depth+1, n, rb != nil); rj != nil {
 			return rj
@@ -893,10 +931,10 @@ const fileNameSyntax = "/\\%"
 //     NextPart presents it;
 //   - is parsed again with multipart.Reader before the handler sees it,
 //     and refused (canonical_syntax) unless it gives back exactly those
-//     parts; and then checked again, whole, as the body as sent was
+//     parts; and checked again, whole, as the body as sent was
 //     (checkLevel), so that canonical names and contents meet the same
-//     policy: classes, field length and counts; it must also fit the body
-//     limit (too_large, 413);
+//     policy: classes, field length and counts (both in one walk,
+//     recheckRebuilt); it must also fit the body limit (too_large, 413);
 //   - has no preamble or epilogue, which no form parser reads.
 //
 // Two distinct field names whose canonical forms are equal ("\u00e9" and
@@ -961,11 +999,7 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	if _, ps, err := mime.ParseMediaType(ct); err != nil || ps["boundary"] != lv.boundary {
 		return nil, multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
-	if field, ok := lv.verifyWith(&m.cmp); !ok {
-		return nil, multipartSyntax(field)
-	}
-	n := mpCounts{mem: m}
-	if rj := p.checkLevel(lv.out, lv.boundary, 0, &n); rj != nil {
+	if rj := p.recheckRebuilt(lv, m); rj != nil {
 		return nil, rj
 	}
 	r.Header.Set("Content-Type", ct)
@@ -1219,7 +1253,8 @@ func (rb *rebuilder) names(pt *mimePart) (out rebuiltPart, field string, changed
 		return out, field, false, nil
 	}
 	sent := hdr.Get("Content-Disposition")
-	var touched []string
+	var keys [2]string // the keys rewritten, of the two: on the stack
+	touched := keys[:0]
 	for _, key := range [...]string{"name", "filename"} {
 		v, ok := params[key]
 		if !ok {
@@ -1247,7 +1282,7 @@ func (rb *rebuilder) names(pt *mimePart) (out rebuiltPart, field string, changed
 	}
 	field = params["name"] // the canonical name names the field
 	out.name, out.file = field, params["filename"]
-	if touched != nil {
+	if len(touched) > 0 {
 		// In the client's form where it can be (disposition.go).
 		cd, ok := rewriteDisposition(sent, pt.disp, params, touched)
 		if !ok {
@@ -1398,7 +1433,18 @@ func (lv *rebuiltLevel) holds(boundary string) bool {
 // writeHeads writes the header block of every part into pt.head, all of
 // them in one buffer: a part costs no allocation of its own.
 func (lv *rebuiltLevel) writeHeads() {
-	var heads []byte
+	// Sized in advance: grown by appending, a hundred header blocks
+	// cost a dozen copies of the ones before.
+	size := 0
+	for i := range lv.parts {
+		for k, vals := range lv.parts[i].header {
+			for _, v := range vals {
+				size += len(k) + len(v) + 4 // "Name: value\r\n"
+			}
+		}
+		size += 2
+	}
+	heads := make([]byte, 0, size)
 	ends := make([]int, len(lv.parts))
 	for i := range lv.parts {
 		heads = appendHeader(heads, lv.parts[i].header)
@@ -1430,6 +1476,40 @@ func appendHeader(dst []byte, hdr textproto.MIMEHeader) []byte {
 		}
 	}
 	return append(dst, "\r\n"...)
+}
+
+// sameHead reports whether pt, a part read back from a rebuilt body, has
+// the header written for want, and the field name and file name meant
+// (as verifyWith compares them: pt.read parses the Content-Disposition as
+// verifyWith does).
+func (want *rebuiltPart) sameHead(pt *mimePart) bool {
+	return maps.EqualFunc(pt.header, want.header, slices.Equal) &&
+		(pt.dispParams != nil) == want.hasDisp && pt.name == want.name && pt.file == want.file
+}
+
+// recheckRebuilt parses lv.out, a rebuilt body, as a handler does and
+// checks it again, whole, as the body as sent was (checkLevel), in one
+// walk: the walk reads back every part, refusing the body
+// (canonical_syntax) unless it reads exactly lv.parts as verifyWith
+// does, and checks each part it reads. Mime's parser costs a dozen
+// allocations a part, so one walk, not one to verify and one to check.
+//
+// What it returns is what verifyWith, then checkLevel, return: a walk
+// stops at the first rejection, a check's or a comparison's, and a part
+// refused by the check may come before one that does not read back, so
+// a refused body is verified whole (verifyWith, the refusal path only)
+// and its rejection is canonical_syntax if that fails.
+func (p *policy) recheckRebuilt(lv *rebuiltLevel, m *mpMem) *Rejection {
+	n := mpCounts{mem: m}
+	n.want[0] = lv
+	rj := p.checkLevel(lv.out, lv.boundary, 0, &n)
+	if rj == nil {
+		return nil
+	}
+	if field, ok := lv.verifyWith(&m.cmp); !ok {
+		return multipartSyntax(field)
+	}
+	return rj
 }
 
 // verify is verifyWith working memory of its own.

@@ -447,11 +447,7 @@ func (s *scratch) canonSpoolMemory(r *http.Request, p *policy, w *mpRebuild, mt 
 	if _, ps, err := mime.ParseMediaType(ct); err != nil || ps["boundary"] != lv.boundary {
 		return multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
-	if field, ok := lv.verifyWith(&w.mem.cmp); !ok {
-		return multipartSyntax(field)
-	}
-	n := mpCounts{mem: w.mem}
-	if rj := p.checkLevel(lv.out, lv.boundary, 0, &n); rj != nil {
+	if rj := p.recheckRebuilt(lv, w.mem); rj != nil {
 		return rj
 	}
 	r.Header.Set("Content-Type", ct)
