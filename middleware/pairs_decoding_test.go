@@ -28,3 +28,26 @@ func TestNeedsDecoding(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexByteNear holds indexByteNear to strings.IndexByte, with the
+// byte at every place around shortField, twice or not at all.
+func TestIndexByteNear(t *testing.T) {
+	for n := 0; n <= 2*shortField+2; n++ {
+		s := strings.Repeat("a", n)
+		if got := indexByteNear(s, '&'); got != -1 {
+			t.Errorf("indexByteNear(%q) = %d", s, got)
+		}
+		for at := range n {
+			for _, also := range []int{-1, at + 1, n - 1} {
+				b := []byte(s)
+				b[at] = '&'
+				if also > at && also < n {
+					b[also] = '&'
+				}
+				if got, want := indexByteNear(string(b), '&'), strings.IndexByte(string(b), '&'); got != want {
+					t.Errorf("indexByteNear(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+}
