@@ -781,15 +781,21 @@ func (js *jsonScratch) release() {
 // made in *buf, which the next string reuses.
 func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64, buf *[]byte) ([]byte, bool, *Rejection) {
 	if node != nil && node.set {
-		s := bytesString(text)
-		out, err := normalize.Enforce(node.profile, s)
+		// Enforced into *buf, as a normal form is made: Enforce
+		// allocated its result, and buffers of its own when a step
+		// changed the value, for every PRECIS string of a body (issue
+		// 14). AppendEnforce gives the same form and the same errors.
+		out, err := normalize.AppendEnforce((*buf)[:0], node.profile, text)
+		if cap(out) > cap(*buf) {
+			*buf = out[:0] // the memory grown, kept for the next string
+		}
 		if err != nil {
 			return nil, false, reject(err, rules.JSON, "", text)
 		}
-		if out == s {
+		if bytes.Equal(out, text) {
 			return text, false, nil
 		}
-		return stringBytes(out), true, nil
+		return out, true, nil
 	}
 	switch {
 	case p.form == normalize.None:

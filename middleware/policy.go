@@ -25,9 +25,14 @@ type policy struct {
 	multiTypes  []mediaPattern
 
 	// Canonicalization (canon.go and each location's file).
-	canon      bool           // something to canonicalize
-	form       normalize.Form // the route's normalization, or None
-	precis     map[precisKey]normalize.Profile
+	canon bool           // something to canonicalize
+	form  normalize.Form // the route's normalization, or None
+	// precis maps a field's name, in the route's normalization form and
+	// case-folded (foldKey), to its PRECIS profile, one map per location:
+	// a lookup by a string key alone, which Go's maps hash faster than a
+	// struct key (issue 14: the lookup is made for every query or form
+	// value on a route with a PRECIS field there).
+	precis     [rules.NumLocations]map[string]normalize.Profile
 	precisLocs uint16      // bit l set when a PRECIS field is in location l
 	jsonPrecis *precisNode // the JSON PRECIS pointers, as a trie (json.go)
 }
@@ -65,25 +70,20 @@ func escapeMode(m sanitize.EscapeMode, c rules.Check) sanitize.EscapeMode {
 	return m
 }
 
-// precisKey names a field for PRECIS: its location and its name in the
-// route's normalization form, case-folded (foldKey).
-type precisKey struct {
-	loc   rules.Location
-	field string
-}
-
 // compileCanon fills in the canonicalization part of c.
 func (c *policy) compileCanon() {
 	c.form = c.Normalization
 	for _, f := range c.Precis {
-		if c.precis == nil {
-			c.precis = make(map[precisKey]normalize.Profile)
+		m := c.precis[f.Location]
+		if m == nil {
+			m = make(map[string]normalize.Profile)
+			c.precis[f.Location] = m
 		}
-		c.precis[precisKey{f.Location, foldKey(c.form.String(f.Field))}] = f.Profile
+		m[foldKey(c.form.String(f.Field))] = f.Profile
 		c.precisLocs |= 1 << f.Location
 	}
 	c.jsonPrecis = c.jsonPointers()
-	c.canon = c.form != normalize.None || c.precis != nil
+	c.canon = c.form != normalize.None || c.precisLocs != 0
 }
 
 // precisProfile returns the PRECIS profile of the field named field (in
@@ -103,7 +103,7 @@ func (c *policy) precisProfile(loc rules.Location, field string) (normalize.Prof
 	if c.precisLocs&(1<<loc) == 0 {
 		return 0, false
 	}
-	prof, ok := c.precis[precisKey{loc, foldKey(field)}]
+	prof, ok := c.precis[loc][foldKey(field)]
 	return prof, ok
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
 	"golang.org/x/text/cases"
@@ -55,8 +56,12 @@ func (e *Enforcer) Append(dst []byte, p Profile, value []byte) ([]byte, error) {
 	if prof == nil {
 		return dst, errors.New("normalize: invalid " + p.String())
 	}
-	if err := sanitize.Validate(value); err != nil {
-		return dst, err
+	// A short value: utf8.Valid checks what Validate does (RFC 3629)
+	// for less than its call costs; Validate still says what is wrong.
+	if len(value) > shortValue || !utf8.Valid(value) {
+		if err := sanitize.Validate(value); err != nil {
+			return dst, err
+		}
 	}
 	out, ok := e.w.enforce(dst, p, prof, value)
 	e.w.reset()
@@ -128,13 +133,90 @@ func (w *precisWork) apply(t transform.SpanningTransformer, src []byte) ([]byte,
 // results (the conformance tests hold them to it) without the allocation
 // that norm's transformer makes for text it changes.
 func (w *precisWork) normalize(f Form, c []byte) []byte {
+	if isASCII(c) {
+		return c // normal in every form
+	}
+	x := w.next & 1
+	if len(c) <= tinyText {
+		// Normalized at once and compared, rather than scanned first:
+		// for a few octets the scanner's call costs more than the
+		// normalizer (appendNormal). c is well-formed, so equal octets
+		// mean c is normal.
+		out := f.Append(w.buf[x][:0], c)
+		w.buf[x] = out[:0]
+		if bytes.Equal(out, c) {
+			return c
+		}
+		w.next++
+		w.buf[x] = out
+		return out
+	}
 	if f.IsNormal(c) {
+		return c
+	}
+	w.next++
+	w.buf[x] = f.Append(w.buf[x][:0], c)
+	return w.buf[x]
+}
+
+// foldFullwidthASCII returns c width-mapped, and true, when c holds only
+// ASCII and the fullwidth forms of ASCII (U+FF01-U+FF5E), which width
+// mapping makes the ASCII characters U+0021-U+007E (TestFoldFullwidth
+// holds it to x/text): the text that a fullwidth input method types, made
+// without x/text's transformer. Otherwise it returns c and false, and
+// width.Fold maps it.
+func (w *precisWork) foldFullwidthASCII(c []byte) ([]byte, bool) {
+	x := w.next & 1
+	out := w.buf[x][:0]
+	for i := 0; i < len(c); {
+		b := c[i]
+		if b < utf8.RuneSelf {
+			out = append(out, b)
+			i++
+			continue
+		}
+		if b != 0xEF || i+2 >= len(c) {
+			return c, false
+		}
+		var r rune
+		switch b1, b2 := c[i+1], c[i+2]; {
+		case b1 == 0xBC && b2 >= 0x81 && b2 <= 0xBF:
+			r = 0xFF00 + rune(b2-0x80)
+		case b1 == 0xBD && b2 >= 0x80 && b2 <= 0x9E:
+			r = 0xFF40 + rune(b2-0x80)
+		default:
+			return c, false
+		}
+		out = append(out, byte(r-0xFEE0))
+		i += 3
+	}
+	w.buf[x] = out
+	w.next++
+	return out, true
+}
+
+// shortValue is the longest value that Enforcer.Append has utf8.Valid
+// check first.
+const shortValue = 32
+
+// lowerASCII returns c, ASCII, with its capital letters made small, as
+// the lowercasing of x/text's profiles maps ASCII (TestLowerASCII): c
+// itself when it has none, else in the buffer of w that c is not in.
+func (w *precisWork) lowerASCII(c []byte) []byte {
+	if !hasUpperASCII(c) {
 		return c
 	}
 	x := w.next & 1
 	w.next++
-	w.buf[x] = f.Append(w.buf[x][:0], c)
-	return w.buf[x]
+	out := w.buf[x][:0]
+	for _, b := range c {
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		out = append(out, b)
+	}
+	w.buf[x] = out
+	return out
 }
 
 // spaces returns c, well-formed UTF-8, with every space of category Zs
@@ -188,10 +270,20 @@ func (w *precisWork) enforce(dst []byte, p Profile, prof *precis.Profile, value 
 	case UsernameCaseMapped, UsernameCasePreserved:
 		// RFC 8265, section 3.2.2 (3.3.2): width mapping, (lowercasing,)
 		// NFC, in x/text's order.
-		if c, ok = w.apply(foldWidthT, c); !ok {
-			return dst, false
+		// Width mapping leaves ASCII as it is (TestLowerASCII), and
+		// lowercases it one octet at a time: a short ASCII value, or
+		// one that width mapping made ASCII ("ＡB"), skips x/text's
+		// transformers, whose calls cost most of such a value.
+		if !isASCII(c) {
+			if f, folded := w.foldFullwidthASCII(c); folded {
+				c = f
+			} else if c, ok = w.apply(foldWidthT, c); !ok {
+				return dst, false
+			}
 		}
-		if p == UsernameCaseMapped {
+		if p == UsernameCaseMapped && isASCII(c) {
+			c = w.lowerASCII(c)
+		} else if p == UsernameCaseMapped {
 			if w.lower == nil {
 				w.lower = cases.Lower(language.Und, cases.HandleFinalSigma(false))
 			}

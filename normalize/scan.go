@@ -829,9 +829,26 @@ const (
 	bulkStretch = 256
 )
 
+// tinyText is the longest rest of a text that appendNormal gives the
+// normalizer whole, once it is known well-formed, rather than look for
+// the regions that need it: over a few octets, the search costs more
+// than the normalizer's own check (quickNormal) of the safe characters.
+const tinyText = 32
+
 // appendNormal appends f(p[i:]) to dst, for a boundary i, copying
 // ill-formed octets as they are.
 func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byte {
+	if fi.native && len(p)-i <= tinyText && validShort(p[i:]) {
+		// A few octets, well-formed: one region from i, a boundary, to
+		// the end, another. The normalizer takes it at once, without
+		// the scanner's search for regions, whose fixed cost is most of
+		// the cost of a short value (issue 14: a query of a thousand
+		// short NFD values).
+		gr := newGrower(fi, len(dst)-i, len(p))
+		if out, _, ok := normRegion(fi, theComposer(), dst, p[i:], false, &gr, i); ok {
+			return out
+		}
+	}
 	var c iters
 	defer c.release()
 	var rs regions

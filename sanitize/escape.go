@@ -1,5 +1,7 @@
 package sanitize
 
+import "unicode/utf8"
+
 // EscapeMode selects the percent-encoding rules of one part of a URL (RFC
 // 3986) or of an application/x-www-form-urlencoded body. One of EscapePath,
 // EscapePathSegment and EscapeQuery, optionally combined with
@@ -51,11 +53,21 @@ func AppendUnescape(dst []byte, s string, mode EscapeMode) ([]byte, error) {
 		c := s[i]
 		switch {
 		case c == '%':
-			dst = append(dst, s[lit:i]...)
-			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			if lit < i {
+				dst = append(dst, s[lit:i]...)
+			}
+			if i+2 >= len(s) {
 				return dst[:start], &Error{Reason: BadEscape, Offset: i}
 			}
-			v := unhex(s[i+1])<<4 | unhex(s[i+2])
+			// One lookup per digit, which also tells a digit from
+			// anything else: a value is often a run of escapes (every
+			// octet of text that is not ASCII), and this loop was most
+			// of the cost of decoding it.
+			hi, lo := hexValue[s[i+1]], hexValue[s[i+2]]
+			if hi|lo > 0x0F {
+				return dst[:start], &Error{Reason: BadEscape, Offset: i}
+			}
+			v := hi<<4 | lo
 			if v == '%' && refuseDouble && escapesHexPair(s, i+3, query) {
 				return dst[:start], &Error{Reason: DoubleEncoding, Offset: i}
 			}
@@ -69,11 +81,35 @@ func AppendUnescape(dst []byte, s string, mode EscapeMode) ([]byte, error) {
 		}
 	}
 	dst = append(dst, s[lit:]...)
-	if k := validPrefix(dst[start:]); k < len(dst)-start {
-		return dst, classify(dst[start:], k)
+	dec := dst[start:]
+	if len(dec) <= shortDecoded && utf8.Valid(dec) {
+		// A short value (a query or form field): utf8.Valid vouches for
+		// it for less than the call of validPrefix costs, and checks
+		// the same thing (RFC 3629). validPrefix still diagnoses an
+		// error.
+		return dst, nil
+	}
+	if k := validPrefix(dec); k < len(dec) {
+		return dst, classify(dec, k)
 	}
 	return dst, nil
 }
+
+// shortDecoded is the longest decoded value that AppendUnescape has
+// utf8.Valid check first.
+const shortDecoded = 32
+
+// hexValue maps an octet to its value as a hexadecimal digit (either
+// case), and every other octet to 0xFF.
+var hexValue = func() (t [256]byte) {
+	for c := range t {
+		t[c] = 0xFF
+		if isHex(byte(c)) {
+			t[c] = unhex(byte(c))
+		}
+	}
+	return t
+}()
 
 // Unescape is like AppendUnescape but returns a string. When s holds nothing
 // to decode it returns s itself, validated, without allocating.

@@ -440,3 +440,60 @@ func TestUnescapeErrors(t *testing.T) {
 		t.Errorf("Unescape(\"a%%C0%%AE\", query) = %q, %v; want the decoded value to repair and overlong", got, err)
 	}
 }
+
+// TestUnescapeDigits tries every octet as either digit of an escape: only
+// the 22 hexadecimal digits make one, of the value they spell.
+func TestUnescapeDigits(t *testing.T) {
+	for c := range 256 {
+		d := byte(c)
+		want := -1
+		switch {
+		case '0' <= d && d <= '9':
+			want = int(d - '0')
+		case 'a' <= d && d <= 'f':
+			want = int(d-'a') + 10
+		case 'A' <= d && d <= 'F':
+			want = int(d-'A') + 10
+		}
+		for _, s := range []string{"%" + string(d) + "0", "%0" + string(d)} {
+			got, err := AppendUnescape(nil, s, EscapeQuery)
+			if want < 0 {
+				var e *Error
+				if !errors.As(err, &e) || e.Reason != BadEscape || e.Offset != 0 || len(got) != 0 {
+					t.Errorf("AppendUnescape(%q) = %q, %v; want BadEscape at 0", s, got, err)
+				}
+				continue
+			}
+			v := byte(want) // the second digit
+			if s[1] == d {
+				v <<= 4 // the first
+			}
+			// A single octet from 80 on is not UTF-8: decoded all the
+			// same, with an encoding error rather than BadEscape.
+			var e *Error
+			if len(got) != 1 || got[0] != v || err != nil && (v < 0x80 || !errors.As(err, &e) || e.Reason == BadEscape) {
+				t.Errorf("AppendUnescape(%q) = %q, %v; want %q", s, got, err, v)
+			}
+		}
+	}
+}
+
+// TestUnescapeShortInvalid checks that a short decoded value, which
+// utf8.Valid vouches for first, is diagnosed as a long one is: the same
+// reason at the same offset, whatever its length around shortDecoded.
+func TestUnescapeShortInvalid(t *testing.T) {
+	for _, bad := range []string{"%FF", "%C0%AF", "%ED%A0%80", "%F4%90%80%80", "%E2%82", "%80", "%C3", "%EF%BF%BE"} {
+		for pad := range shortDecoded + 4 {
+			s := strings.Repeat("a", pad) + bad
+			got, err := AppendUnescape([]byte("x"), s, EscapeQuery)
+			dec, _ := Unescape(s, EscapePath) // no '+': the same octets
+			want := Validate([]byte(dec))
+			if (err == nil) != (want == nil) || err != nil && err.Error() != want.Error() {
+				t.Errorf("AppendUnescape(%q): %v, want %v", s, err, want)
+			}
+			if string(got) != "x"+dec {
+				t.Errorf("AppendUnescape(%q) = %q, want %q", s, got[1:], dec)
+			}
+		}
+	}
+}
