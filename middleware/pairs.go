@@ -549,6 +549,44 @@ type pairCanon struct {
 	seen map[string]int
 	// enf enforces the PRECIS fields' values into norm.
 	enf normalize.Enforcer
+	// profs remembers the PRECIS profiles of the last two field names
+	// looked up (precisProfile): a form repeats a few names, and folding
+	// a name and looking it up in the policy's map cost as much as
+	// enforcing a short value.
+	profs    [2]profMemo
+	profNext int
+}
+
+// profMemo is a field name, copied, and what policy.precisProfile
+// answered for it at loc under p.
+type profMemo struct {
+	p    *policy
+	loc  rules.Location
+	n    int // the name's length; 0: none yet
+	name [32]byte
+	prof normalize.Profile
+	ok   bool
+}
+
+// precisProfile is p.precisProfile, remembered for the last two names of
+// up to 32 octets.
+func (pc *pairCanon) precisProfile(p *policy, loc rules.Location, field string) (normalize.Profile, bool) {
+	if p.precisLocs&(1<<loc) == 0 {
+		return 0, false
+	}
+	if len(field) == 0 || len(field) > len(pc.profs[0].name) {
+		return p.precisProfile(loc, field)
+	}
+	for i := range pc.profs {
+		if m := &pc.profs[i]; m.p == p && m.loc == loc && m.n == len(field) && string(m.name[:m.n]) == field {
+			return m.prof, m.ok
+		}
+	}
+	prof, ok := p.precisProfile(loc, field)
+	m := &pc.profs[pc.profNext]
+	pc.profNext ^= 1
+	m.p, m.loc, m.n, m.prof, m.ok = p, loc, copy(m.name[:], field), prof, ok
+	return prof, ok
 }
 
 // pairKey is one key of the text: raw[raw:rawEnd] as sent, and its
@@ -594,6 +632,7 @@ func (pc *pairCanon) release() {
 	pc.size, pc.spillPair, pc.spillAt, pc.spilled = 0, 0, 0, false
 	clear(pc.seen)
 	pc.enf.Reset()
+	pc.profs, pc.profNext = [2]profMemo{}, 0 // a policy is compared by address: none kept
 	pairCanons.Put(pc)
 }
 
@@ -627,7 +666,7 @@ func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte, rest int)
 // changed form that a PRECIS profile made (writePairs would have to
 // enforce it again).
 func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v []byte) (nv []byte, changed, enforced bool, rj *Rejection) {
-	if prof, ok := p.precisProfile(loc, field); ok {
+	if prof, ok := pc.precisProfile(p, loc, field); ok {
 		out, err := pc.enf.Append(pc.norm[:0], prof, v)
 		if err != nil {
 			return nil, false, false, reject(err, loc, safeField(field), v)
