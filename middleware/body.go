@@ -51,9 +51,11 @@ const upfrontBytes = maxPooledChunks * chunkSize
 const commitShare = 16
 
 // readBody reads the whole body of r, up to limit octets (negative: no
-// limit), into memory of its own. It returns the body and whether it was
-// over the limit; it reads at most limit+1 octets. A declared length over
-// the limit is refused before reading.
+// limit), into memory of its own: in Enforce mode, one declared at most
+// upfrontBytes long into pooled memory it records as the scratch's
+// (lend), which handOn lends to the handler. It returns the body and
+// whether it was over the limit; it reads at most limit+1 octets. A
+// declared length over the limit is refused before reading.
 //
 // The memory it allocates is the body itself, plus, for a body whose
 // length is not declared or declared over upfrontBytes, what it reads
