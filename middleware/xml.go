@@ -346,184 +346,311 @@ func xmlReject(body []byte, e *sanitize.Error) *Rejection {
 // instructions naming another encoding. It returns the first with an
 // offset before stop, or nil.
 //
-// It reads body as xmlLexer does, with the lexer's helpers, but makes no
-// tokens: an attacker chooses the densest markup (<a/>, " b" attributes
-// without a value, <?a?>, <!---->, one octet of text between tags), and a
-// token made, handed over and dispatched for every two to five octets
-// cost more than the check itself. Text runs, tags with their attributes,
-// comments and processing instructions are read in the loop here; CDATA
-// sections and directives by the lexer. TestXMLScanTokens and FuzzXML
-// hold it to xmlScanTokens, the same scan over the lexer's tokens.
+// It reads body as xmlLexer does, but makes no tokens: an attacker
+// chooses the densest markup (<a/>, " b" attributes without a value,
+// <?a?>, <!---->, one octet of text between tags), in a random order, and
+// a token made and dispatched, or a chain of branches the predictor
+// misses, for every two to five octets cost many times the check itself.
+// Where forbid holds no BOM (the presets: only references and other
+// encodings are to be found), the markup is read by xmlTags, a state
+// machine that takes two octets a step from a table, with no branch on
+// what it reads; it hands each reference, each possible <?xml ...?>,
+// CDATA sections, directives and every syntax error to xmlScanUnit, the
+// same scan one token at a time, and goes on after it. With a BOM to
+// look for at the start of each value, xmlScanUnits reads it all.
+// TestXMLScanTokens and FuzzXML hold both to xmlScanTokens, the same scan
+// over the lexer's tokens.
 func xmlScan(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
-	p := body
-	bom := forbid&sanitize.BOM != 0
-	ascii := -1 // whether body is all ASCII, once known
-	// broken checks the rest of the body from a syntax error at i on, as
-	// character data.
-	broken := func(i int) *sanitize.Error {
-		return xmlBefore(xmlCheckValue(p, [2]int{i, len(p)}, true, forbid), stop)
+	if forbid&sanitize.BOM != 0 {
+		return xmlScanUnits(body, forbid, stop)
 	}
-	for i := 0; i < len(p) && i < stop; {
-		if p[i] != '<' {
-			// Text between dense markup is short: look at it octet by
-			// octet first, and where it holds no reference, there is
-			// nothing to check but a BOM.
-			k, lim := i, min(len(p), i+16)
-			for k < lim && xmlOctets[p[k]]&xmlTextOctet == 0 {
-				k++
+	return xmlTags(body, forbid, stop)
+}
+
+// xmlTags is xmlScan where forbid holds no BOM, by the tag machine
+// (xmlTagNext): see there.
+func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
+	ascii := -1 // whether p is all ASCII, once known
+	// The last starts of units, by xmMarkup0 and the others, each the
+	// offset of its pair; [0] takes the pairs where none starts, so that
+	// noting costs a store and no branch.
+	var marks [8]int
+	// resume notes that the machine goes on at i: in tag mode, as after an
+	// attribute, or in text mode, where a unit starts.
+	resume := func(i int, tag bool) uint16 {
+		if tag {
+			marks[xmMarkup0], marks[xmMarkup1], marks[xmAttr0], marks[xmAttr1] = -1, -2, i, i-1
+			return xsTag << 8
+		}
+		marks[xmMarkup0], marks[xmMarkup1], marks[xmAttr0], marks[xmAttr1] = i, i-1, -1, -2
+		return xsText << 8
+	}
+	s := resume(0, false)
+	for i := 0; ; {
+		var a uint8
+		for i+1 < len(p) {
+			x := int(s) | int(xmlTagClass[p[i]])<<4 | int(xmlTagClass[p[i+1]])
+			a = xmlTagAct[x]
+			s = xmlTagNext[x]
+			marks[a&7] = i
+			if a >= 8 {
+				break
 			}
-			if !bom && (k == len(p) || p[k] == '<') {
-				i = k
-				continue
+			i += 2
+		}
+		at := i + int(a>>3&1)
+		switch a >> 4 {
+		case xaNone: // at the end
+			if s == xsText<<8 {
+				if i >= len(p) {
+					return nil
+				}
+				// One octet left, in text mode: the unit decides.
+				a = xaUnit << 4
+				marks[xmMarkup0], marks[xmMarkup1], marks[xmAttr0], marks[xmAttr1] = i, i-1, -1, -2
+			}
+		case xaText:
+			if at >= stop {
+				return nil // and so is every later violation
 			}
 			end := len(p)
-			if m := bytes.IndexByte(p[k:], '<'); m >= 0 {
-				end = k + m
+			if k := bytes.IndexByte(p[at:], '<'); k >= 0 {
+				end = at + k
 			}
-			var e *sanitize.Error
-			if bom {
-				e = xmlCheckValue(p, [2]int{i, end}, true, forbid)
-			} else {
-				e = xmlRefsIn(p, k, end, -1, false, forbid) // no '&' before k
-			}
-			if e != nil {
+			if e := xmlRefsIn(p, at, end, -1, false, forbid); e != nil {
 				return xmlBefore(e, stop)
 			}
-			i = end
+			i, s = end, resume(end, false)
 			continue
-		}
-		if i+1 >= len(p) {
-			return broken(i)
-		}
-		switch p[i+1] {
-		case '/': // an end tag
-			n1 := xmlNameEnd(p, i+2)
-			if n1 == i+2 {
-				return broken(i)
+		case xaDQuoted, xaSQuoted:
+			if at >= stop {
+				return nil
 			}
-			j := xmlSkipSpace(p, n1)
-			if j >= len(p) || p[j] != '>' {
-				return broken(i)
+			q := byte('"')
+			if a>>4 == xaSQuoted {
+				q = '\''
 			}
-			i = j + 1
-			continue
-		case '?': // a processing instruction, as xmlLexer.next reads it
-			n1 := xmlNameEnd(p, i+2)
-			if n1 == i+2 {
-				return broken(i)
-			}
-			j := xmlSkipSpace(p, n1)
-			k := xmlIndexPair(p, j, "?>")
-			if k < 0 {
-				return broken(i)
-			}
-			if xmlDeclTarget(p[i+2 : n1]) {
-				if off := xmlForeignEncoding(p, [2]int{j, k}, &ascii); off >= 0 {
-					return xmlBefore(&sanitize.Error{Reason: sanitize.BadCharset, Offset: off}, stop)
-				}
-			}
-			i = k + 2
-			continue
-		case '!': // a comment, CDATA section or directive, as xmlLexer.bang reads it
-			if i+3 < len(p) && p[i+2] == '-' && p[i+3] == '-' {
-				k := xmlCommentEnd(p, i+4)
-				if k < 0 {
-					return broken(i)
-				}
-				i = k + 3
-				continue
-			}
-			lx := xmlLexer{p: p, i: i}
-			t := lx.bang(i)
-			var e *sanitize.Error
-			switch t.kind {
-			case xmlBroken:
-				return broken(t.from)
-			case xmlCDATA:
-				e = xmlCheckValue(p, t.val, false, forbid)
-			case xmlDirective:
-				e = xmlCheckDTD(p, t.val, forbid)
-			}
-			if e != nil {
-				return xmlBefore(e, stop)
-			}
-			i = lx.i
-			continue
-		}
-		// A start tag: its name, then its attributes, each as
-		// xmlLexer.attr reads them, up to '>' or "/>".
-		n1 := xmlNameEnd(p, i+1)
-		if n1 == i+1 {
-			return broken(i)
-		}
-		i = n1
-		for {
-			j := xmlSkipSpace(p, i)
-			if j >= len(p) {
-				return broken(i)
-			}
-			if p[j] == '>' {
-				i = j + 1
-				break
-			}
-			if p[j] == '/' {
-				if j+1 >= len(p) || p[j+1] != '>' {
-					return broken(j)
-				}
-				i = j + 2
-				break
-			}
-			n1 := xmlNameEnd(p, j)
-			if n1 == j {
-				return broken(j)
-			}
-			k := xmlSkipSpace(p, n1)
-			if k >= len(p) {
-				return broken(j)
-			}
-			if p[k] != '=' {
-				// Strict off: the name is the value.
-				if bom {
-					if e := xmlCheckValue(p, [2]int{j, n1}, false, forbid); e != nil {
-						return xmlBefore(e, stop)
-					}
-				}
-				i = k
-				continue
-			}
-			if k = xmlSkipSpace(p, k+1); k >= len(p) {
-				return broken(j)
-			}
-			if q := p[k]; q == '"' || q == '\'' {
-				// Values are short too: one without '<' and '&' holds
-				// nothing to check but a BOM.
-				m, lim := k+1, min(len(p), k+17)
-				for m < lim && p[m] != q && xmlOctets[p[m]]&xmlTextOctet == 0 {
-					m++
-				}
-				if !bom && m < len(p) && p[m] == q {
-					i = m + 1
-					continue
-				}
-				m = bytes.IndexByte(p[k+1:], q)
-				if m < 0 || bytes.IndexByte(p[k+1:k+1+m], '<') >= 0 {
-					return broken(j)
-				}
-				if e := xmlCheckValue(p, [2]int{k + 1, k + 1 + m}, true, forbid); e != nil {
+			// The value so far holds no '<': if the rest holds none either,
+			// its references are all there is to check.
+			if k := bytes.IndexByte(p[at:], q); k >= 0 && bytes.IndexByte(p[at:at+k], '<') < 0 {
+				if e := xmlRefsIn(p, at, at+k, -1, false, forbid); e != nil {
 					return xmlBefore(e, stop)
 				}
-				i = k + 1 + m + 1
+				i, s = at+k+1, resume(at+k+1, true)
 				continue
 			}
-			// Strict off: an unquoted value, possibly empty, of octets
-			// that hold no reference and no BOM.
-			i = k
-			for i < len(p) && xmlOctets[p[i]]&xmlUnquotedOctet != 0 {
-				i++
+			a = xaUnit << 4 // broken: the unit decides where
+		case xaTarget:
+			if !xmlDeclTarget(p[at-3 : at]) {
+				s = xsPI << 8
+				if p[at] == '?' {
+					s = xsPIQuestion << 8
+				}
+				i = at + 1
+				continue
 			}
+			a = xaUnit << 4
+		}
+		// Hand the unit the octet at i is in to xmlScanUnit: the last
+		// markup, or the last attribute if it started after that.
+		from, tag := max(marks[xmMarkup0], marks[xmMarkup1]+1), false
+		if attr := max(marks[xmAttr0], marks[xmAttr1]+1); attr > from {
+			from, tag = attr, true
+		}
+		if from >= stop {
+			return nil // and so is every later violation
+		}
+		next, inTag, e, done := xmlScanUnit(p, from, tag, forbid, stop, &ascii)
+		if done {
+			return e
+		}
+		if next >= len(p) {
+			return nil
+		}
+		i, s = next, resume(next, inTag)
+	}
+}
+
+// xmlScanUnits is xmlScan one unit at a time (xmlScanUnit).
+func xmlScanUnits(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
+	ascii := -1 // whether body is all ASCII, once known
+	i, tag := 0, false
+	for i < len(body) && (tag || i < stop) {
+		var e *sanitize.Error
+		var done bool
+		if i, tag, e, done = xmlScanUnit(body, i, tag, forbid, stop, &ascii); done {
+			return e
 		}
 	}
 	return nil
+}
+
+// xmlRest checks the rest of the body from a syntax error at i on, as
+// character data, and returns what it finds before stop.
+func xmlRest(p []byte, i int, forbid sanitize.Class, stop int) *sanitize.Error {
+	return xmlBefore(xmlCheckValue(p, [2]int{i, len(p)}, true, forbid), stop)
+}
+
+// xmlScanUnit scans the unit of p at i, as xmlLexer reads it: in text
+// mode (tag false) a run of text or a piece of markup, of a start tag its
+// name only; in tag mode, inside a start tag, an attribute or the end of
+// the tag. It returns where the next unit starts and whether in tag mode,
+// or, when done, the result of the scan: the first violation before stop,
+// or nil. *ascii caches whether p is all ASCII (-1: not known yet).
+func xmlScanUnit(p []byte, i int, tag bool, forbid sanitize.Class, stop int, ascii *int) (next int, inTag bool, e *sanitize.Error, done bool) {
+	bom := forbid&sanitize.BOM != 0
+	if tag {
+		return xmlScanAttr(p, i, forbid, stop)
+	}
+	if p[i] != '<' {
+		// Text between dense markup is short: look at it octet by octet
+		// first, and where it holds no reference, there is nothing to
+		// check but a BOM.
+		k, lim := i, min(len(p), i+16)
+		for k < lim && xmlOctets[p[k]]&xmlTextOctet == 0 {
+			k++
+		}
+		if !bom && (k == len(p) || p[k] == '<') {
+			return k, false, nil, false
+		}
+		end := len(p)
+		if m := bytes.IndexByte(p[k:], '<'); m >= 0 {
+			end = k + m
+		}
+		if bom {
+			e = xmlCheckValue(p, [2]int{i, end}, true, forbid)
+		} else {
+			e = xmlRefsIn(p, k, end, -1, false, forbid) // no '&' before k
+		}
+		if e != nil {
+			return 0, false, xmlBefore(e, stop), true
+		}
+		return end, false, nil, false
+	}
+	if i+1 >= len(p) {
+		return 0, false, xmlRest(p, i, forbid, stop), true
+	}
+	switch p[i+1] {
+	case '/': // an end tag
+		n1 := xmlNameEnd(p, i+2)
+		if n1 == i+2 {
+			return 0, false, xmlRest(p, i, forbid, stop), true
+		}
+		j := xmlSkipSpace(p, n1)
+		if j >= len(p) || p[j] != '>' {
+			return 0, false, xmlRest(p, i, forbid, stop), true
+		}
+		return j + 1, false, nil, false
+	case '?': // a processing instruction, as xmlLexer.next reads it
+		n1 := xmlNameEnd(p, i+2)
+		if n1 == i+2 {
+			return 0, false, xmlRest(p, i, forbid, stop), true
+		}
+		j := xmlSkipSpace(p, n1)
+		k := xmlIndexPair(p, j, "?>")
+		if k < 0 {
+			return 0, false, xmlRest(p, i, forbid, stop), true
+		}
+		if xmlDeclTarget(p[i+2 : n1]) {
+			if off := xmlForeignEncoding(p, [2]int{j, k}, ascii); off >= 0 {
+				return 0, false, xmlBefore(&sanitize.Error{Reason: sanitize.BadCharset, Offset: off}, stop), true
+			}
+		}
+		return k + 2, false, nil, false
+	case '!': // a comment, CDATA section or directive, as xmlLexer.bang reads it
+		if i+3 < len(p) && p[i+2] == '-' && p[i+3] == '-' {
+			k := xmlCommentEnd(p, i+4)
+			if k < 0 {
+				return 0, false, xmlRest(p, i, forbid, stop), true
+			}
+			return k + 3, false, nil, false
+		}
+		lx := xmlLexer{p: p, i: i}
+		t := lx.bang(i)
+		switch t.kind {
+		case xmlBroken:
+			return 0, false, xmlRest(p, t.from, forbid, stop), true
+		case xmlCDATA:
+			e = xmlCheckValue(p, t.val, false, forbid)
+		case xmlDirective:
+			e = xmlCheckDTD(p, t.val, forbid)
+		}
+		if e != nil {
+			return 0, false, xmlBefore(e, stop), true
+		}
+		return lx.i, false, nil, false
+	}
+	// A start tag: its name; its attributes follow in tag mode.
+	n1 := xmlNameEnd(p, i+1)
+	if n1 == i+1 {
+		return 0, false, xmlRest(p, i, forbid, stop), true
+	}
+	return n1, true, nil, false
+}
+
+// xmlScanAttr is xmlScanUnit in tag mode: what follows in a start tag from
+// i on, an attribute or the tag's end, as xmlLexer.attr reads it.
+func xmlScanAttr(p []byte, i int, forbid sanitize.Class, stop int) (next int, inTag bool, e *sanitize.Error, done bool) {
+	bom := forbid&sanitize.BOM != 0
+	j := xmlSkipSpace(p, i)
+	if j >= len(p) {
+		return 0, false, xmlRest(p, i, forbid, stop), true
+	}
+	if p[j] == '>' {
+		return j + 1, false, nil, false
+	}
+	if p[j] == '/' {
+		if j+1 >= len(p) || p[j+1] != '>' {
+			return 0, false, xmlRest(p, j, forbid, stop), true
+		}
+		return j + 2, false, nil, false
+	}
+	n1 := xmlNameEnd(p, j)
+	if n1 == j {
+		return 0, false, xmlRest(p, j, forbid, stop), true
+	}
+	k := xmlSkipSpace(p, n1)
+	if k >= len(p) {
+		return 0, false, xmlRest(p, j, forbid, stop), true
+	}
+	if p[k] != '=' {
+		// Strict off: the name is the value.
+		if bom {
+			if e := xmlCheckValue(p, [2]int{j, n1}, false, forbid); e != nil {
+				return 0, false, xmlBefore(e, stop), true
+			}
+		}
+		return k, true, nil, false
+	}
+	if k = xmlSkipSpace(p, k+1); k >= len(p) {
+		return 0, false, xmlRest(p, j, forbid, stop), true
+	}
+	if q := p[k]; q == '"' || q == '\'' {
+		// Values are short too: one without '<' and '&' holds nothing to
+		// check but a BOM.
+		m, lim := k+1, min(len(p), k+17)
+		for m < lim && p[m] != q && xmlOctets[p[m]]&xmlTextOctet == 0 {
+			m++
+		}
+		if !bom && m < len(p) && p[m] == q {
+			return m + 1, true, nil, false
+		}
+		m = bytes.IndexByte(p[k+1:], q)
+		if m < 0 || bytes.IndexByte(p[k+1:k+1+m], '<') >= 0 {
+			return 0, false, xmlRest(p, j, forbid, stop), true
+		}
+		if e := xmlCheckValue(p, [2]int{k + 1, k + 1 + m}, true, forbid); e != nil {
+			return 0, false, xmlBefore(e, stop), true
+		}
+		return k + 1 + m + 1, true, nil, false
+	}
+	// Strict off: an unquoted value, possibly empty, of octets that hold
+	// no reference and no BOM.
+	i = k
+	for i < len(p) && xmlOctets[p[i]]&xmlUnquotedOctet != 0 {
+		i++
+	}
+	return i, true, nil, false
 }
 
 // xmlBefore returns e if it is before stop, or nil.

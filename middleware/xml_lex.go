@@ -449,3 +449,322 @@ func xmlPathAt(body []byte, off int) string {
 		}
 	}
 }
+
+// The tag machine.
+//
+// xmlTags reads markup as xmlScanUnits does where forbid holds no BOM,
+// with a state machine rather than branches: dense markup in a random
+// order makes every branch on what comes next a miss, and a miss costs
+// more than the octets it decides. The machine takes two octets a step:
+// the class of each (xmlTagClass), the pair's index into the tables of
+// the state it is in, and from there the next state, whether to act and
+// whether a unit starts, all loaded and none branched on but the rare
+// action. The states follow xmlScanUnit's reading of each kind of markup;
+// where it must decide something the machine does not know (a reference,
+// a target that may be "xml", a CDATA section, a directive, any syntax
+// error), it acts: a reference is checked where it is, the rest is handed
+// to xmlScanUnit at the start of the unit it is in (the last '<' of
+// markup, or the last attribute, which the machine notes as it goes), and
+// the machine goes on where the unit ends.
+
+// The classes of octets, as the tag machine tells them apart.
+const (
+	xtOther    = iota // none of the below
+	xtNameU           // a name octet that may be in an unquoted value: [A-Za-z0-9_:]
+	xtNameOnly        // a name octet that may not: '.' and every octet from 0x80 up
+	xtDash            // '-': a name octet, in unquoted values, and what ends a comment
+	xtLT              // '<'
+	xtGT              // '>'
+	xtSlash           // '/'
+	xtQuestion        // '?'
+	xtBang            // '!'
+	xtEquals          // '='
+	xtDQuote          // '"'
+	xtSQuote          // '\''
+	xtAmp             // '&'
+	xtSpace           // XML white space
+	xtClasses
+)
+
+// xmlTagClass holds the class of each octet.
+var xmlTagClass = func() (t [256]uint8) {
+	for c := range t {
+		b := byte(c)
+		switch {
+		case b == '-':
+			t[c] = xtDash
+		case b >= utf8.RuneSelf || b == '.':
+			t[c] = xtNameOnly
+		case xmlUnquotedByte(b):
+			t[c] = xtNameU
+		case xmlSpace(b):
+			t[c] = xtSpace
+		default:
+			t[c] = map[byte]uint8{'<': xtLT, '>': xtGT, '/': xtSlash, '?': xtQuestion, '!': xtBang,
+				'=': xtEquals, '"': xtDQuote, '\'': xtSQuote, '&': xtAmp}[b]
+		}
+	}
+	return t
+}()
+
+// The states of the tag machine.
+const (
+	xsText          = iota // in text, or between units in text mode
+	xsLT                   // after '<'
+	xsEnd0                 // after "</"
+	xsEndName              // in an end tag's name
+	xsEndSpace             // after an end tag's name and white space
+	xsPI0                  // after "<?"
+	xsPIName1              // after a target's first octet
+	xsPIName2              // after its second
+	xsPIName3              // after its third: it may be "xml"
+	xsPINameN              // after more
+	xsPI                   // in an instruction's content
+	xsPIQuestion           // after '?' there
+	xsBang                 // after "<!"
+	xsBangDash             // after "<!-"
+	xsComment              // in a comment
+	xsCommentDash          // after '-' there
+	xsCommentDashes        // after "--": '>' must follow
+	xsTagName              // in a start tag's name
+	xsTag                  // in a start tag, where an attribute or the end may start
+	xsSlash                // after '/' in a start tag
+	xsAttrName             // in an attribute's name
+	xsAttrSpace            // after an attribute's name and white space
+	xsEquals               // after '=' and white space
+	xsUnquoted             // in an unquoted value
+	xsDQuoted              // in a value in double quotes
+	xsSQuoted              // in a value in single quotes
+	xsUnit                 // handed to xmlScanUnit: the table's rows go nowhere
+	xsStates
+)
+
+// The actions of the tag machine, each at the first or second octet of the
+// pair (the low bit of xmlTagAct's high nibble).
+const (
+	xaNone    = iota
+	xaUnit    // hand the unit that holds the octet to xmlScanUnit
+	xaText    // a reference in text
+	xaDQuoted // a reference in a value in double quotes
+	xaSQuoted // a reference in a value in single quotes
+	xaTarget  // the octet ends a target of three octets
+)
+
+// The starts of units the tag machine notes, at the first or the second
+// octet of a pair: the '<' of markup, in text mode, and the first octet of
+// an attribute, in tag mode.
+const (
+	xmNone = iota
+	xmMarkup0
+	xmMarkup1
+	xmAttr0
+	xmAttr1
+)
+
+// xmlTagStep is the machine one octet at a time, from which the tables
+// are made: the next state from state s on an octet of class c, the action
+// and whether a unit starts there (xmMarkup0, xmAttr0 or xmNone).
+func xmlTagStep(s, c int) (next, act, mark int) {
+	name := c == xtNameU || c == xtNameOnly || c == xtDash
+	// inTag is the state after an attribute, or where one may start.
+	inTag := func() (int, int, int) {
+		switch {
+		case c == xtSpace:
+			return xsTag, xaNone, xmNone
+		case c == xtGT:
+			return xsText, xaNone, xmNone
+		case c == xtSlash:
+			return xsSlash, xaNone, xmNone
+		case name:
+			return xsAttrName, xaNone, xmAttr0
+		}
+		return xsUnit, xaUnit, xmNone
+	}
+	unit := func() (int, int, int) { return xsUnit, xaUnit, xmNone }
+	afterTarget := func() (int, int, int) {
+		if c == xtQuestion {
+			return xsPIQuestion, xaNone, xmNone
+		}
+		return xsPI, xaNone, xmNone
+	}
+	switch s {
+	case xsText:
+		switch c {
+		case xtLT:
+			return xsLT, xaNone, xmMarkup0
+		case xtAmp:
+			return xsText, xaText, xmNone
+		}
+		return xsText, xaNone, xmNone
+	case xsLT:
+		switch {
+		case c == xtSlash:
+			return xsEnd0, xaNone, xmNone
+		case c == xtQuestion:
+			return xsPI0, xaNone, xmNone
+		case c == xtBang:
+			return xsBang, xaNone, xmNone
+		case name:
+			return xsTagName, xaNone, xmNone
+		}
+		return unit()
+	case xsEnd0:
+		if name {
+			return xsEndName, xaNone, xmNone
+		}
+		return unit()
+	case xsEndName, xsEndSpace:
+		switch {
+		case name && s == xsEndName:
+			return xsEndName, xaNone, xmNone
+		case c == xtSpace:
+			return xsEndSpace, xaNone, xmNone
+		case c == xtGT:
+			return xsText, xaNone, xmNone
+		}
+		return unit()
+	case xsPI0:
+		if name {
+			return xsPIName1, xaNone, xmNone
+		}
+		return unit()
+	case xsPIName1, xsPIName2:
+		if name {
+			return s + 1, xaNone, xmNone
+		}
+		return afterTarget()
+	case xsPIName3:
+		if name {
+			return xsPINameN, xaNone, xmNone
+		}
+		return xsUnit, xaTarget, xmNone
+	case xsPINameN:
+		if name {
+			return xsPINameN, xaNone, xmNone
+		}
+		return afterTarget()
+	case xsPI, xsPIQuestion:
+		switch {
+		case c == xtQuestion:
+			return xsPIQuestion, xaNone, xmNone
+		case c == xtGT && s == xsPIQuestion:
+			return xsText, xaNone, xmNone
+		}
+		return xsPI, xaNone, xmNone
+	case xsBang:
+		if c == xtDash {
+			return xsBangDash, xaNone, xmNone
+		}
+		return unit() // a CDATA section, a directive or an error
+	case xsBangDash:
+		if c == xtDash {
+			return xsComment, xaNone, xmNone
+		}
+		return unit()
+	case xsComment:
+		if c == xtDash {
+			return xsCommentDash, xaNone, xmNone
+		}
+		return xsComment, xaNone, xmNone
+	case xsCommentDash:
+		if c == xtDash {
+			return xsCommentDashes, xaNone, xmNone
+		}
+		return xsComment, xaNone, xmNone
+	case xsCommentDashes:
+		if c == xtGT {
+			return xsText, xaNone, xmNone
+		}
+		return unit()
+	case xsTagName:
+		if name {
+			return xsTagName, xaNone, xmNone
+		}
+		if c == xtSpace || c == xtGT || c == xtSlash {
+			return inTag()
+		}
+		return unit()
+	case xsTag:
+		return inTag()
+	case xsSlash:
+		if c == xtGT {
+			return xsText, xaNone, xmNone
+		}
+		return unit()
+	case xsAttrName, xsAttrSpace:
+		switch {
+		case name && s == xsAttrName:
+			return xsAttrName, xaNone, xmNone
+		case c == xtSpace:
+			return xsAttrSpace, xaNone, xmNone
+		case c == xtEquals:
+			return xsEquals, xaNone, xmNone
+		}
+		return inTag() // Strict off: the name is the value
+	case xsEquals:
+		switch c {
+		case xtSpace:
+			return xsEquals, xaNone, xmNone
+		case xtDQuote:
+			return xsDQuoted, xaNone, xmNone
+		case xtSQuote:
+			return xsSQuoted, xaNone, xmNone
+		case xtNameU, xtDash:
+			return xsUnquoted, xaNone, xmNone
+		}
+		return inTag() // an empty unquoted value
+	case xsUnquoted:
+		if c == xtNameU || c == xtDash {
+			return xsUnquoted, xaNone, xmNone
+		}
+		return inTag()
+	case xsDQuoted, xsSQuoted:
+		q, a := xtDQuote, xaDQuoted
+		if s == xsSQuoted {
+			q, a = xtSQuote, xaSQuoted
+		}
+		switch c {
+		case q:
+			return xsTag, xaNone, xmNone
+		case xtLT:
+			return unit()
+		case xtAmp:
+			return s, a, xmNone
+		}
+		return s, xaNone, xmNone
+	}
+	return unit()
+}
+
+// The tables of the tag machine, indexed by a state times 256 plus the
+// classes of a pair of octets, the first times 16: the next state, times
+// 256; and the action (times 8, plus 8 when at the second octet) plus the
+// start of a unit (xmMarkup0 and the others), in one octet.
+var xmlTagNext, xmlTagAct = func() (next [xsStates * 256]uint16, act [xsStates * 256]uint8) {
+	for s := range xsStates {
+		for c0 := range xtClasses {
+			for c1 := range xtClasses {
+				x := s<<8 | c0<<4 | c1
+				s1, a0, m0 := xmlTagStep(s, c0)
+				if a0 != xaNone {
+					next[x], act[x] = xsUnit<<8, uint8(a0<<4|m0)
+					continue
+				}
+				s2, a1, m1 := xmlTagStep(s1, c1)
+				m := m0
+				if m1 != xmNone {
+					if m0 != xmNone {
+						panic("middleware: two units start in a pair")
+					}
+					m = m1 + 1 // xmMarkup1, xmAttr1
+				}
+				a := 0
+				if a1 != xaNone {
+					a = a1<<1 | 1
+				}
+				next[x], act[x] = uint16(s2)<<8, uint8(a<<3|m)
+			}
+		}
+	}
+	return
+}()
