@@ -373,25 +373,18 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 	ascii := -1 // whether p is all ASCII, once known
 	// The last starts of units, by xmMarkup0 and the others, each the
 	// offset of its pair; [0] takes the pairs where none starts, so that
-	// noting costs a store and no branch.
-	var marks [8]int
-	// resume notes that the machine goes on at i: in tag mode, as after an
-	// attribute, or in text mode, where a unit starts.
-	resume := func(i int, tag bool) uint16 {
-		if tag {
-			marks[xmMarkup0], marks[xmMarkup1], marks[xmAttr0], marks[xmAttr1] = -1, -2, i, i-1
-			return xsTag << 8
-		}
-		marks[xmMarkup0], marks[xmMarkup1], marks[xmAttr0], marks[xmAttr1] = i, i-1, -1, -2
-		return xsText << 8
-	}
-	s := resume(0, false)
+	// noting costs a store and no branch. In text mode at 0.
+	marks := [8]int{xmMarkup1: -1, xmAttr0: -1, xmAttr1: -2}
+	s := xsText << 8 // the state, times 256
 	for i := 0; ; {
 		var a uint8
 		for i+1 < len(p) {
-			x := int(s) | int(xmlTagClass[p[i]])<<4 | int(xmlTagClass[p[i+1]])
+			// The pair's classes first, off the chain of states: each step
+			// waits for the last one's load alone.
+			pair := int(xmlTagClass[p[i]])<<4 | int(xmlTagClass[p[i+1]])
+			x := s | pair
 			a = xmlTagAct[x]
-			s = xmlTagNext[x]
+			s = int(xmlTagNext[x])
 			marks[a&7] = i
 			if a >= 8 {
 				break
@@ -406,40 +399,35 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 					return nil
 				}
 				// One octet left, in text mode: the unit decides.
-				a = xaUnit << 4
 				marks[xmMarkup0], marks[xmMarkup1], marks[xmAttr0], marks[xmAttr1] = i, i-1, -1, -2
 			}
-		case xaText:
-			if at >= stop {
-				return nil // and so is every later violation
-			}
-			end := len(p)
-			if k := bytes.IndexByte(p[at:], '<'); k >= 0 {
-				end = at + k
-			}
-			if e := xmlRefsIn(p, at, end, -1, false, forbid); e != nil {
-				return xmlBefore(e, stop)
-			}
-			i, s = end, resume(end, false)
-			continue
-		case xaDQuoted, xaSQuoted:
-			if at >= stop {
-				return nil
-			}
-			q := byte('"')
-			if a>>4 == xaSQuoted {
-				q = '\''
-			}
-			// The value so far holds no '<': if the rest holds none either,
-			// its references are all there is to check.
-			if k := bytes.IndexByte(p[at:], q); k >= 0 && bytes.IndexByte(p[at:at+k], '<') < 0 {
-				if e := xmlRefsIn(p, at, at+k, -1, false, forbid); e != nil {
+		case xaText, xaDQuoted, xaSQuoted:
+			// A reference where it is decoded, in text or in a value: it
+			// is checked here, and the machine goes on after it in the
+			// same state. Should the value turn out to be broken (a '<'
+			// or no end), the rest from the attribute on is character
+			// data, whose first violation is still the first bad
+			// reference: the ones before it passed the same check.
+			// References come in runs: the one after this is checked here
+			// too.
+			for {
+				if at >= stop {
+					return nil // and so is every later violation
+				}
+				r, n := xmlRef(p[at:]) // it cannot run past the value's end, '<' or a quote
+				if n == 0 {
+					return xmlBefore(&sanitize.Error{Reason: sanitize.BadEscape, Offset: at}, stop)
+				}
+				if e := xmlCheckRune(r, at, false, forbid); e != nil {
 					return xmlBefore(e, stop)
 				}
-				i, s = at+k+1, resume(at+k+1, true)
-				continue
+				if at += n; at >= len(p) || p[at] != '&' {
+					break
+				}
 			}
-			a = xaUnit << 4 // broken: the unit decides where
+			i = at
+			s = [...]int{xaText: xsText << 8, xaDQuoted: xsDQuoted << 8, xaSQuoted: xsSQuoted << 8}[a>>4]
+			continue
 		case xaTarget:
 			if !xmlDeclTarget(p[at-3 : at]) {
 				s = xsPI << 8
@@ -449,7 +437,6 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 				i = at + 1
 				continue
 			}
-			a = xaUnit << 4
 		}
 		// Hand the unit the octet at i is in to xmlScanUnit: the last
 		// markup, or the last attribute if it started after that.
@@ -467,7 +454,13 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 		if next >= len(p) {
 			return nil
 		}
-		i, s = next, resume(next, inTag)
+		// Go on at next, in the mode the unit ends in, where a unit starts.
+		i, s = next, xsText<<8
+		marks[xmMarkup0], marks[xmMarkup1], marks[xmAttr0], marks[xmAttr1] = next, next-1, -1, -2
+		if inTag {
+			s = xsTag << 8
+			marks[xmMarkup0], marks[xmMarkup1], marks[xmAttr0], marks[xmAttr1] = -1, -2, next, next-1
+		}
 	}
 }
 
