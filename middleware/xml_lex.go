@@ -500,8 +500,10 @@ var xmlTagClass = func() (t [256]uint8) {
 		case xmlSpace(b):
 			t[c] = xtSpace
 		default:
-			t[c] = map[byte]uint8{'<': xtLT, '>': xtGT, '/': xtSlash, '?': xtQuestion, '!': xtBang,
-				'=': xtEquals, '"': xtDQuote, '\'': xtSQuote, '&': xtAmp}[b]
+			// The markup octets, in the order of their classes.
+			if k := strings.IndexByte("<>/?!=\"'&", b); k >= 0 {
+				t[c] = uint8(xtLT + k)
+			}
 		}
 	}
 	return t
