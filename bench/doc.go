@@ -75,7 +75,7 @@
 // Its hostile section (bench/run.sh -only hostile runs it alone) runs, in
 // the same interleaved rounds, BenchmarkHostile (each entry point of
 // sanitize, normalize and the middleware on the worst inputs known for it
-// beside benign input, 16 KiB to 1 MiB) and BenchmarkHostileMW (43
+// beside benign input, 16 KiB to 1 MiB) and BenchmarkHostileMW (some 40
 // constructions through Echo and the middleware on strict, normalizing and
 // PRECIS routes, whose names carry the route and its bound), and
 // cmd/hostile summarizes them against issue 14's goals into
