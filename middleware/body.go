@@ -409,16 +409,30 @@ func putBodyMem(m []byte) {
 // wrapper that reads on after the handler returned gets the rest of this
 // body, and never an octet of another request's. A lentBody is new for
 // every request; only the memory under it is pooled.
+//
+// It is allocated for every request lent a body, so it is kept to 64
+// octets: the pooled memory is held by the address of its first octet,
+// as the pools hold it, with its size beside.
 type lentBody struct {
 	mu      sync.Mutex
-	p       []byte // the body
-	off     int    // how much of it was read
-	mem     []byte // the pooled memory p is in; nil once given back
-	writers int    // the WriteTo calls handing p to their writers, outside the lock
+	writers int32          // the WriteTo calls handing p to their writers, outside the lock
+	size    int32          // the size of the pooled memory: its class's
+	p       []byte         // the body
+	off     int            // how much of it was read
+	mem     unsafe.Pointer // the pooled memory p is in; nil once given back
 	// spare is pooled memory the handler never gets: the body as read,
 	// when p is its canonical form (canonBody). It goes back with mem.
-	spare []byte
+	spare unsafe.Pointer
 }
+
+// newLentBody returns a lentBody reading body, which is in mem, memory
+// takeBodyMem returned.
+func newLentBody(body, mem []byte) *lentBody {
+	return &lentBody{p: body, mem: unsafe.Pointer(unsafe.SliceData(mem)), size: int32(len(mem))}
+}
+
+// memory returns the pooled memory at m, of b's size.
+func (b *lentBody) memory(m unsafe.Pointer) []byte { return unsafe.Slice((*byte)(m), b.size) }
 
 // overlaps reports whether a and b share memory.
 func overlaps(a, b []byte) bool {
@@ -496,10 +510,10 @@ func (b *lentBody) giveBack() {
 	}
 	b.mu.Unlock()
 	if m != nil {
-		putBodyMem(m)
+		putBodyMem(b.memory(m))
 	}
 	if spare != nil {
-		putBodyMem(spare)
+		putBodyMem(b.memory(spare))
 	}
 }
 
@@ -657,7 +671,7 @@ func (s *scratch) handOn(r *http.Request, p *policy, body, sent []byte, rj *Reje
 		r.Body = newBodyReader(sent)
 	case rj == nil:
 		if m := s.mem; m != nil && len(body) != 0 && &body[0] == &m[0] {
-			lb := &lentBody{p: body, mem: m}
+			lb := newLentBody(body, m)
 			s.mem, s.lent = nil, lb
 			install(r, lb, len(body))
 			return
@@ -821,7 +835,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 			// The pooled memory goes back after the handler (giveBack)
 			// if the canonical form is not in it; nothing else of an
 			// accepted request refers to it.
-			if !overlaps(out, lb.mem) {
+			if !overlaps(out, lb.memory(lb.mem)) {
 				lb.spare = lb.mem
 			}
 			lb.p, lb.mem = out, nil

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unsafe"
 	"testing/iotest"
 	"time"
 
@@ -48,7 +49,7 @@ func lend(body []byte) (*lentBody, []byte) {
 	_, size := bodyMemClass(max(len(body), 1))
 	mem := make([]byte, size)
 	copy(mem, body)
-	return &lentBody{p: mem[:len(body):len(body)], mem: mem}, mem
+	return newLentBody(mem[:len(body):len(body)], mem), mem
 }
 
 // TestLentBodyReads: a lentBody reads as any io.Reader must, before the
@@ -173,7 +174,7 @@ func TestLentOnlyWhenHanded(t *testing.T) {
 			switch {
 			case rewritten && (lb.mem != nil || lb.spare == nil):
 				t.Errorf("%s: mem %v, spare %v: want the canonical form in memory of its own and the read memory spare", tc.name, lb.mem != nil, lb.spare != nil)
-			case rewritten && overlaps(lb.p, lb.spare):
+			case rewritten && overlaps(lb.p, lb.memory(lb.spare)):
 				t.Errorf("%s: the canonical form is in the spare memory", tc.name)
 			case !rewritten && (lb.mem == nil || lb.spare != nil):
 				t.Errorf("%s: mem %v, spare %v: want the body in lent memory", tc.name, lb.mem != nil, lb.spare != nil)
@@ -277,8 +278,8 @@ func TestLentLargeBodies(t *testing.T) {
 		if got := h.lent != nil; got != tc.lent {
 			t.Errorf("%+v: lent %v", tc, got)
 		} else if got {
-			if _, size := bodyMemClass(tc.size); len(h.lent.mem) != size {
-				t.Errorf("%+v: lent memory of %d octets, want its class's %d", tc, len(h.lent.mem), size)
+			if _, size := bodyMemClass(tc.size); int(h.lent.size) != size {
+				t.Errorf("%+v: lent memory of %d octets, want its class's %d", tc, h.lent.size, size)
 			}
 		}
 		got, err := io.ReadAll(hand.Body)
@@ -309,5 +310,13 @@ func TestOverlaps(t *testing.T) {
 		if got := overlaps(tc.a, tc.b); got != tc.want {
 			t.Errorf("overlaps(%p+%d, %p+%d) = %v, want %v", tc.a, len(tc.a), tc.b, len(tc.b), got, tc.want)
 		}
+	}
+}
+
+// TestLentBodySize: a lentBody, allocated for every request lent a body,
+// stays within 64 octets (a size class of its own below 80).
+func TestLentBodySize(t *testing.T) {
+	if n := unsafe.Sizeof(lentBody{}); n > 64 {
+		t.Errorf("a lentBody is %d octets, want at most 64", n)
 	}
 }
