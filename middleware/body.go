@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -514,6 +515,56 @@ func (b *lentBody) giveBack() {
 	}
 	if spare != nil {
 		putBodyMem(b.memory(spare))
+	}
+}
+
+// revoke takes the memory back from the body of a refused request, which
+// no handler reads (Enforce mode): from then on the body reads as empty,
+// as that of a request refused before the body was handed on does.
+func (b *lentBody) revoke() {
+	b.mu.Lock()
+	m, spare := b.mem, b.spare
+	b.mem, b.spare, b.p, b.off = nil, nil, nil, 0
+	if b.writers != 0 {
+		m = nil // a writer reads it: not the pool's again
+	}
+	b.mu.Unlock()
+	if m != nil {
+		putBodyMem(b.memory(m))
+	}
+	if spare != nil {
+		putBodyMem(b.memory(spare))
+	}
+}
+
+// reclaim puts back in its pool the memory the body of r, refused in
+// Enforce mode with rj, was read into: no handler reads it. rj, which the
+// log, OnReject and the ErrorHandler get, is first made to refer to
+// memory of its own: its Field may be a member or field name in the body.
+// A Rejection whose Err is not one known to refer to no request memory
+// leaves the body's memory to the collector.
+func (s *scratch) reclaim(r *http.Request, rj *Rejection) {
+	lb := s.lent
+	if lb != nil && r.Body != io.ReadCloser(lb) {
+		lb = nil // replaced, and so not ours to take back
+	}
+	if s.mem == nil && lb == nil {
+		return
+	}
+	switch err := rj.Err; {
+	case err == nil, err == errTooMany, err == errFileTooLarge, err == rj.Reason.Sentinel():
+	default:
+		if _, ok := err.(*sanitize.Error); !ok {
+			return
+		}
+	}
+	rj.Field, rj.Sample = strings.Clone(rj.Field), strings.Clone(rj.Sample)
+	if lb != nil {
+		lb.revoke()
+	}
+	if m := s.mem; m != nil {
+		s.mem = nil
+		putBodyMem(m)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -318,5 +320,59 @@ func TestOverlaps(t *testing.T) {
 func TestLentBodySize(t *testing.T) {
 	if n := unsafe.Sizeof(lentBody{}); n > 64 {
 		t.Errorf("a lentBody is %d octets, want at most 64", n)
+	}
+}
+
+// TestReclaimRefused: in Enforce mode the memory a refused request's body
+// was read into goes back to its pool at once (reclaim), both for a body
+// refused by its check and for one refused once canonicalized (too large
+// in NFKC), and the Rejection refers to memory of its own: a Field that
+// names a member in the body is a copy.
+func TestReclaimRefused(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops entries at random under the race detector")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	nfkc := rules.Strict()
+	nfkc.Normalization = normalize.NFKC
+	const n = 100 << 10 // past upfrontBytes: moved to pooled memory at the commit
+	pad := strings.Repeat(" ", n)
+	for _, tc := range []struct {
+		name string
+		pol  rules.Policy
+		body string
+	}{
+		{"check", rules.Strict(), `{"` + strings.Repeat("k", 40) + "\":\"caf\xc3\"}" + pad},
+		{"collision", rules.Strict(), `{"` + strings.Repeat("k", 40) + `":1,"` + strings.Repeat("k", 40) + `":2}` + pad},
+		{"canonical form too large", nfkc, `{"a":"` + strings.Repeat("\ufdfa", n/3) + `"}`},
+	} {
+		if tc.name == "canonical form too large" {
+			tc.pol.Limits.BodyBytes = int64(len(tc.body)) + 10
+		}
+		g, err := newGuard(tc.pol, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := httptest.NewRequest(http.MethodPost, "/api/items", strings.NewReader(tc.body))
+		r.Header.Set("Content-Type", "application/json")
+		nop := func(any) requestIdentity { return requestIdentity{} }
+		runtime.LockOSThread()
+		_, _, rj, pass, h := g.run(r, "/api/items", nil, nil, false, g.def, nop, nil)
+		if rj == nil || pass || h.lent != nil {
+			runtime.UnlockOSThread()
+			t.Fatalf("%s: rejection %v, pass %v, lent %v: want refused, nothing lent", tc.name, rj, pass, h.lent != nil)
+		}
+		mem := takeBodyMem(len(tc.body))
+		runtime.UnlockOSThread()
+		if !bytes.HasPrefix(mem, []byte(tc.body[:64])) {
+			t.Errorf("%s (%v): the body's memory is not back in its pool", tc.name, rj.Reason)
+		}
+		if overlaps(unsafe.Slice(unsafe.StringData(rj.Field), len(rj.Field)), mem) ||
+			overlaps(unsafe.Slice(unsafe.StringData(rj.Sample), len(rj.Sample)), mem) {
+			t.Errorf("%s: the Rejection refers to the body's memory", tc.name)
+		}
+		if got, _ := io.ReadAll(r.Body); len(got) != 0 && tc.name == "canonical form too large" {
+			t.Errorf("%s: the refused body still reads %d octets", tc.name, len(got))
+		}
 	}
 }
