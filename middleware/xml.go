@@ -284,8 +284,10 @@ func xmlRefsIn(p []byte, a, b, first int, dtd bool, forbid sanitize.Class) *sani
 			}
 			return &sanitize.Error{Reason: sanitize.BadEscape, Offset: j}
 		}
-		if e := xmlCheckRune(r, j, j == first, forbid); e != nil {
-			return e
+		if !xmlPlainRune(r) {
+			if e := xmlCheckRune(r, j, j == first, forbid); e != nil {
+				return e
+			}
 		}
 		j += n
 	}
@@ -418,8 +420,10 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 				if n == 0 {
 					return xmlBefore(&sanitize.Error{Reason: sanitize.BadEscape, Offset: at}, stop)
 				}
-				if e := xmlCheckRune(r, at, false, forbid); e != nil {
-					return xmlBefore(e, stop)
+				if !xmlPlainRune(r) {
+					if e := xmlCheckRune(r, at, false, forbid); e != nil {
+						return xmlBefore(e, stop)
+					}
 				}
 				if at += n; at >= len(p) || p[at] != '&' {
 					break
@@ -717,6 +721,14 @@ func xmlCheckRune(r rune, at int, first bool, forbid sanitize.Class) *sanitize.E
 	return nil
 }
 
+// xmlPlainRune reports whether xmlCheckRune passes the character r of a
+// reference whatever it is given, a test that inlines: printable ASCII
+// (the predefined entities), and the characters of no class between
+// xmlNoClassFrom and xmlNoClassTo (Latin text).
+func xmlPlainRune(r rune) bool {
+	return uint32(r)-0x20 < 0x7F-0x20 || uint32(r)-(xmlNoClassFrom+1) < xmlNoClassTo-(xmlNoClassFrom+1)
+}
+
 // The characters strictly between xmlNoClassFrom (U+00AD, SOFT HYPHEN,
 // default ignorable) and xmlNoClassTo (U+034F, COMBINING GRAPHEME JOINER,
 // the next one) are of no class of sanitize's (no control, bidi control,
@@ -752,9 +764,7 @@ func xmlRef(p []byte) (rune, int) {
 			if d > 0xF {
 				break
 			}
-			if r <= utf8.MaxRune {
-				r = r<<4 | rune(d) // at most 0x10FFFF<<4|15: no overflow
-			}
+			r = min(r, utf8.MaxRune+1)<<4 | rune(d) // no overflow, no branch
 		}
 		if j == 3 {
 			return 0, 0
@@ -765,9 +775,7 @@ func xmlRef(p []byte) (rune, int) {
 			if d > 9 {
 				break
 			}
-			if r <= utf8.MaxRune {
-				r = r*10 + rune(d)
-			}
+			r = min(r, utf8.MaxRune+1)*10 + rune(d)
 		}
 		if j == 2 {
 			return 0, 0

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"testing"
+	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -19,6 +20,22 @@ func TestXMLNoClassRange(t *testing.T) {
 	for _, r := range []rune{xmlNoClassFrom, xmlNoClassTo} {
 		if sanitize.ClassOf(r) == 0 {
 			t.Errorf("U+%04X is of no class: the range could start or end there", r)
+		}
+	}
+}
+
+// TestXMLPlainRune holds xmlPlainRune to xmlCheckRune: every character it
+// passes, xmlCheckRune passes under every class, as the first character
+// of a value or not; and it passes printable ASCII and the range above.
+func TestXMLPlainRune(t *testing.T) {
+	all := sanitize.Class(1<<16 - 1)
+	for r := rune(0); r <= utf8.MaxRune+1; r++ {
+		plain := xmlPlainRune(r)
+		if plain && (xmlCheckRune(r, 0, true, all) != nil || xmlCheckRune(r, 0, false, all) != nil) {
+			t.Fatalf("U+%04X: plain, but xmlCheckRune refuses it", r)
+		}
+		if want := 0x20 <= r && r < 0x7F || xmlNoClassFrom < r && r < xmlNoClassTo; plain != want {
+			t.Fatalf("U+%04X: plain %v, want %v", r, plain, want)
 		}
 	}
 }
