@@ -78,6 +78,13 @@ type mimePart struct {
 	// limit), for a part of a body that streams; over says it had more.
 	max  int64
 	over bool
+	// scan is the scanner that read the part: readContent finds the
+	// content of a part of a body in memory there (mpScanner.readRaw).
+	// inBody says that the content it returned is the body's own
+	// octets, which stay as they are while the body is walked, where
+	// other contents are in memory the next part reuses.
+	scan   *mpScanner
+	inBody bool
 
 	// The Content-Disposition, as multipart.Part reads it: its type (lower
 	// case) and decoded parameters, nil when it is missing or does not
@@ -125,14 +132,18 @@ func (pt *mimePart) nestedBoundary() string {
 func (pt *mimePart) readContent(buf []byte, dec *qpDecoder) (content, raw, grown []byte, truncated bool, qpOff int) {
 	var err error
 	lo := len(buf)
-	if pt.max >= 0 {
+	switch {
+	case pt.scan != nil && pt.scan.body != nil:
+		raw, buf, pt.inBody, err = pt.scan.readRaw(pt.raw, buf)
+	case pt.max >= 0:
 		if buf, pt.over, err = readUpTo(buf, pt.raw, pt.max); pt.over {
 			return nil, nil, buf[:lo], true, -1
 		}
-	} else {
+		raw = buf[lo:len(buf):len(buf)]
+	default:
 		buf, err = readAll(buf, pt.raw)
+		raw = buf[lo:len(buf):len(buf)]
 	}
-	raw = buf[lo:len(buf):len(buf)]
 	// The only error a part of a body in memory can end with, given a
 	// boundary of at most maxBoundary octets, is io.ErrUnexpectedEOF:
 	// the body ends before the part's delimiter. Any other is taken as
@@ -141,6 +152,7 @@ func (pt *mimePart) readContent(buf []byte, dec *qpDecoder) (content, raw, grown
 	if !pt.qp {
 		return raw, raw, buf, truncated, -1
 	}
+	pt.inBody = false // decoded into buf
 	mid := len(buf)
 	buf, err = readAll(buf, dec.reader(raw))
 	content = buf[mid:len(buf):len(buf)]
@@ -205,6 +217,27 @@ func readAll(dst []byte, r io.Reader) ([]byte, error) {
 // part over the limit costs working memory, not garbage, and dst, pooled
 // itself (mpMem), is not outgrown.
 func readUpTo(dst []byte, r io.Reader, limit int64) ([]byte, bool, error) {
+	// Into dst's free room first: pooled too, and what fits there is
+	// not copied again. The rest goes through chunks.
+	lo := len(dst)
+	for len(dst) < cap(dst) {
+		room := dst[len(dst):cap(dst)]
+		if left := limit - int64(len(dst)-lo); int64(len(room)) > left {
+			room = room[:left+1] // one past the limit tells there is more
+		}
+		k, err := r.Read(room)
+		dst = dst[:len(dst)+k]
+		if int64(len(dst)-lo) > limit {
+			return dst[:lo], true, nil
+		}
+		if err == io.EOF {
+			return dst, false, nil
+		}
+		if err != nil {
+			return dst, false, err
+		}
+	}
+	limit -= int64(len(dst) - lo)
 	var arr [maxPooledChunks]*[chunkSize]byte
 	chunks := arr[:0]
 	defer func() {
@@ -227,7 +260,7 @@ func readUpTo(dst []byte, r io.Reader, limit int64) ([]byte, bool, error) {
 		k, err := r.Read(buf)
 		n += int64(k)
 		if n > limit {
-			return dst, true, nil
+			return dst[:lo], true, nil
 		}
 		if err == nil {
 			continue
@@ -337,10 +370,101 @@ type mpScanner struct {
 	// delimiter: a syntax error, or a body that ends early.
 	broken bool
 	part   mimePart // the part next returned
+
+	// body is the body a scan in memory reads, nil for one that streams.
+	// A part's content is a run of its octets (unless quoted-printable):
+	// readRaw looks for it there, from at on, rather than copy it, while
+	// locate holds (it stops at the first part not found where it
+	// looked). delim is "--" + boundary: delimBuf[:delimLen].
+	body     []byte
+	at       int
+	locate   bool
+	delimBuf [maxBoundary + 2]byte
+	delimLen int
 }
 
 func newScanner(body []byte, boundary string) *mpScanner {
-	return &mpScanner{mr: multipart.NewReader(bytes.NewReader(body), boundary), limit: len(body) + 2, max: -1}
+	s := &mpScanner{mr: multipart.NewReader(bytes.NewReader(body), boundary), limit: len(body) + 2, max: -1, body: body}
+	// A longer boundary is refused (boundaryRejection) before a scan.
+	if len(boundary) <= maxBoundary {
+		s.delimLen = copy(s.delimBuf[2:], boundary) + 2
+		s.delimBuf[0], s.delimBuf[1] = '-', '-'
+		s.locate = true
+	}
+	return s
+}
+
+// contentStart returns where the content of the next part is likely to
+// start in s.body: after the next delimiter from s.at on, its line, and
+// the header lines up to the first empty one. It is a guess, -1 when
+// there is none: readRaw compares what Go's reader reads with the octets
+// there. Each call scans from s.at, which readRaw moves past what it
+// scanned, so that the guesses of a body cost one pass over it.
+func (s *mpScanner) contentStart() int {
+	if !s.locate {
+		return -1
+	}
+	i := bytes.Index(s.body[s.at:], s.delimBuf[:s.delimLen])
+	if i < 0 {
+		return -1
+	}
+	p := s.at + i + s.delimLen
+	for {
+		j := bytes.IndexByte(s.body[p:], '\n')
+		if j < 0 {
+			return -1
+		}
+		p += j + 1
+		switch rest := s.body[p:]; {
+		case len(rest) > 0 && rest[0] == '\n':
+			return p + 1
+		case len(rest) > 1 && rest[0] == '\r' && rest[1] == '\n':
+			return p + 2
+		}
+	}
+}
+
+// readRaw reads the content of r, the part just returned, up to its end or
+// an error. When the content is a run of s.body, the guess of
+// contentStart, it returns that run (inBody), and nothing is copied:
+// every octet Go's reader hands out is compared with the body's, so that
+// the run is exactly what a handler reads. Otherwise (the guess is wrong,
+// as it may be after a syntax error) the content is read into buf,
+// appended, and the scan stops guessing.
+func (s *mpScanner) readRaw(r io.Reader, buf []byte) (raw, grown []byte, inBody bool, err error) {
+	c := s.contentStart()
+	if c < 0 {
+		s.locate = false
+		lo := len(buf)
+		buf, err = readAll(buf, r)
+		return buf[lo:len(buf):len(buf)], buf, false, err
+	}
+	chunk := chunkPool.Get().(*[chunkSize]byte)
+	defer chunkPool.Put(chunk)
+	n := 0 // s.body[c:c+n] is what was read
+	for {
+		k, rerr := r.Read(chunk[:])
+		if c+n+k > len(s.body) || !bytes.Equal(chunk[:k], s.body[c+n:c+n+k]) {
+			// Not there: what was read goes into buf, and the rest.
+			s.locate = false
+			lo := len(buf)
+			buf = append(append(slices.Grow(buf, n+k), s.body[c:c+n]...), chunk[:k]...)
+			if rerr == nil {
+				buf, rerr = readAll(buf, r)
+			} else if rerr == io.EOF {
+				rerr = nil
+			}
+			return buf[lo:len(buf):len(buf)], buf, false, rerr
+		}
+		n += k
+		if rerr != nil {
+			if rerr == io.EOF {
+				rerr = nil
+			}
+			s.at = c + n
+			return s.body[c : c+n : c+n], buf, true, rerr
+		}
+	}
 }
 
 // newStreamScanner returns a scanner of the body src reads, as it is read,
@@ -387,7 +511,7 @@ func (s *mpScanner) next() *mimePart {
 		// The scanner's own part, which the next one replaces: nothing
 		// keeps a part past the call that checks (or rebuilds) it.
 		s.part.read(raw)
-		s.part.max = s.max
+		s.part.max, s.part.scan = s.max, s
 		return &s.part
 	}
 	return nil
