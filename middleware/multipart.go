@@ -765,11 +765,13 @@ func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts,
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return nil, rj
 	}
+	// No buffer is reserved for the parts: their contents are the
+	// body's own octets (mpScanner.readRaw) but for quoted-printable
+	// ones, decoded into m.bufs[depth].
 	m := n.memory()
-	m.bufs[depth] = reserve(m.bufs[depth], len(body))
 	var lv *rebuiltLevel
 	if rebuild {
-		lv = &rebuiltLevel{complete: true}
+		lv = &rebuiltLevel{complete: true, mark: len(m.arena)}
 		n.levels[depth] = lv
 	}
 	// A part header with too many lines is refused once the parts
@@ -815,7 +817,7 @@ func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts,
 	if lv.changed && lv.complete {
 		// Written into the arena: its parent's part holds it, and the
 		// parent is written out in turn.
-		if rj := lv.writeTo(rb.boundary, &m.arena); rj != nil {
+		if rj := lv.writeTo(rb.boundary, &m.arena, true); rj != nil {
 			rb.rj = rj
 			return nil, nil
 		}
@@ -1182,6 +1184,10 @@ type rebuiltLevel struct {
 	complete bool   // well formed to its closing delimiter, nested bodies included
 	boundary string // the fresh boundary, once written
 	out      []byte // the body, once written
+	// mark is the length of the arena when the level was begun: what
+	// lies past it is the level's own (its contents, nested bodies and
+	// header blocks), which writeTo replaces with the body written.
+	mark int
 }
 
 // rebuiltPart is one part of a rebuilt body: what is written, and what a
@@ -1195,6 +1201,7 @@ type rebuiltPart struct {
 	name, file string
 	hasDisp    bool
 	nested     *rebuiltLevel // the content is this rebuilt nested body
+	at         int           // where head starts in the body written
 	// data says that the content is a data part's, left in the spool
 	// (rebuilder.stream): content is nil. A walk that checks and rebuilds
 	// at once (mpRebuild) copies it to a spool of its own as it passes:
@@ -1210,8 +1217,7 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return nil, rj // refused by the check already
 	}
-	lv := &rebuiltLevel{complete: true}
-	rb.mem.bufs[depth] = reserve(rb.mem.bufs[depth], len(body))
+	lv := &rebuiltLevel{complete: true, mark: len(rb.mem.arena)}
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
 		part, changed, complete, rj := rb.part(pt, depth)
@@ -1229,11 +1235,7 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 	if lv.changed && lv.complete && !rb.probe {
 		// A nested body is written into the arena: its parent's part
 		// holds it, and the parent is written out in turn.
-		arena := &rb.mem.arena
-		if depth == 0 {
-			arena = nil
-		}
-		if rj := lv.writeTo(rb.boundary, arena); rj != nil {
+		if rj := lv.writeTo(rb.boundary, &rb.mem.arena, depth > 0); rj != nil {
 			return nil, rj
 		}
 	}
@@ -1486,7 +1488,11 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 	if out.data {
 		return out, changed, complete, nil
 	}
-	if !kept && !rb.probe {
+	// A content that is the body's own octets stays where it is: the
+	// body outlives the writing of its level (a nested body is its
+	// parent part's content, and is written before the parent part is
+	// done), and writeTo points the parts at the body written.
+	if !kept && !rb.probe && !pt.inBody {
 		lo := len(rb.mem.arena)
 		rb.mem.arena = append(rb.mem.arena, content...)
 		content = rb.mem.arena[lo:len(rb.mem.arena):len(rb.mem.arena)]
@@ -1501,12 +1507,18 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 // in no header block and no content. draw draws candidates; after a few
 // that all occur, which with 128 random bits does not happen, the body is
 // refused rather than written with one that does.
-func (lv *rebuiltLevel) write(draw func() string) *Rejection { return lv.writeTo(draw, nil) }
+func (lv *rebuiltLevel) write(draw func() string) *Rejection { return lv.writeTo(draw, nil, false) }
 
-// writeTo is write, into memory of its own when arena is nil, and
-// otherwise appended to *arena.
-func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte) *Rejection {
-	lv.writeHeads()
+// writeTo is write, with arena as working memory (nil: none): the header
+// blocks are written there. The body goes into memory of its own, or,
+// nested, into the arena, where it replaces what the level gathered past
+// lv.mark: its contents and nested bodies, which the body written holds.
+// Either way, the parts (and those of nested bodies) are pointed at their
+// octets in the body written (rebase), so that nothing the level
+// gathered is needed any more, and an arena holds a nested body once, not
+// once per level it is nested in.
+func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte, nested bool) *Rejection {
+	lv.writeHeadsInto(arena)
 	size := 0
 	for _, pt := range lv.parts {
 		size += len(pt.head) + len(pt.content)
@@ -1523,26 +1535,51 @@ func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte) *Rejection {
 	}
 	n := size + len(lv.parts)*(len(b)+8) + len(b) + 8
 	var out []byte
-	if arena == nil {
+	if !nested {
 		out = make([]byte, 0, n)
 	} else {
 		*arena = slices.Grow(*arena, n)
 		out = (*arena)[len(*arena):len(*arena)] // its free capacity: n octets at least
 	}
-	for i, pt := range lv.parts {
+	for i := range lv.parts {
+		pt := &lv.parts[i]
 		if i > 0 {
 			out = append(out, "\r\n"...)
 		}
 		out = append(append(append(out, "--"...), b...), "\r\n"...)
+		pt.at = len(out)
 		out = append(append(out, pt.head...), pt.content...)
 	}
 	out = append(append(append(out, "\r\n--"...), b...), "--\r\n"...)
-	if arena != nil {
-		*arena = (*arena)[:len(*arena)+len(out)]
-		out = out[:len(out):len(out)]
+	if nested {
+		// Moved down over what the level gathered, all of it in out.
+		mark := min(lv.mark, len(*arena))
+		k := copy((*arena)[mark:cap(*arena)], out)
+		*arena = (*arena)[:mark+k]
+		out = (*arena)[mark : mark+k : mark+k]
 	}
-	lv.boundary, lv.out = b, out
+	lv.boundary = b
+	lv.rebase(out)
 	return nil
+}
+
+// rebase makes out lv's body and points each part's header block and
+// content, and the parts of its nested body, at their octets in out,
+// where writeTo wrote them.
+func (lv *rebuiltLevel) rebase(out []byte) {
+	lv.out = out
+	for i := range lv.parts {
+		pt := &lv.parts[i]
+		if pt.data {
+			continue // not written here (writeSpool)
+		}
+		c := pt.at + len(pt.head)
+		e := c + len(pt.content)
+		pt.head, pt.content = out[pt.at:c:c], out[c:e:e]
+		if pt.nested != nil {
+			pt.nested.rebase(pt.content)
+		}
+	}
 }
 
 // holds reports whether boundary occurs in a header block or a content of
@@ -1556,7 +1593,10 @@ func (lv *rebuiltLevel) holds(boundary string) bool {
 
 // writeHeads writes the header block of every part into pt.head, all of
 // them in one buffer: a part costs no allocation of its own.
-func (lv *rebuiltLevel) writeHeads() {
+func (lv *rebuiltLevel) writeHeads() { lv.writeHeadsInto(nil) }
+
+// writeHeadsInto is writeHeads, appending to *arena when arena is not nil.
+func (lv *rebuiltLevel) writeHeadsInto(arena *[]byte) {
 	// Sized in advance: grown by appending, a hundred header blocks
 	// cost a dozen copies of the ones before.
 	size := 0
@@ -1568,16 +1608,22 @@ func (lv *rebuiltLevel) writeHeads() {
 		}
 		size += 2
 	}
-	heads := make([]byte, 0, size)
-	ends := make([]int, len(lv.parts))
-	for i := range lv.parts {
-		heads = appendHeader(heads, lv.parts[i].header)
-		ends[i] = len(heads)
+	var heads []byte
+	if arena != nil {
+		*arena = slices.Grow(*arena, size)
+		heads = (*arena)[len(*arena):len(*arena)]
+	} else {
+		heads = make([]byte, 0, size)
 	}
-	lo := 0
+	// Each part's block is cut from heads once all are written: heads
+	// does not move, sized as it is.
 	for i := range lv.parts {
-		lv.parts[i].head = heads[lo:ends[i]:ends[i]]
-		lo = ends[i]
+		lo := len(heads)
+		heads = appendHeader(heads, lv.parts[i].header)
+		lv.parts[i].head = heads[lo:len(heads):len(heads)]
+	}
+	if arena != nil && len(heads) <= size { // else heads outgrew it: cannot happen
+		*arena = (*arena)[:len(*arena)+len(heads)]
 	}
 }
 
