@@ -330,6 +330,26 @@ func reserve(b []byte, n int) []byte {
 	return b[:0]
 }
 
+// growArena makes room for n more octets in *arena, at least doubling it
+// when it must move: grown by a quarter at a time (append, slices.Grow),
+// a body's rebuild in it costs several times its size in copies left
+// behind.
+func growArena(arena *[]byte, n int) {
+	a := *arena
+	if cap(a)-len(a) >= n {
+		return
+	}
+	nb := make([]byte, len(a), max(2*cap(a), len(a)+n))
+	copy(nb, a)
+	*arena = nb
+}
+
+// nestedRoom is the room growArena makes in the arena for a nested body
+// of n octets before its walk: its contents as normalized (no longer
+// than the body, but for the rare characters whose normal form is
+// longer) and, once all are read, its header blocks and the body written.
+func nestedRoom(n int) int { return 2*n + 4096 }
+
 // trimPooled returns b emptied, or nil when it is too large to keep.
 func trimPooled(b []byte, top bool) []byte {
 	if cap(b) > maxPooledMPNested && !top || cap(b) > maxPooledMPTop {
@@ -771,6 +791,7 @@ func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts,
 	m := n.memory()
 	var lv *rebuiltLevel
 	if rebuild {
+		growArena(&m.arena, nestedRoom(len(body)))
 		lv = &rebuiltLevel{complete: true, mark: len(m.arena)}
 		n.levels[depth] = lv
 	}
@@ -1217,6 +1238,9 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return nil, rj // refused by the check already
 	}
+	if depth > 0 && !rb.probe {
+		growArena(&rb.mem.arena, nestedRoom(len(body)))
+	}
 	lv := &rebuiltLevel{complete: true, mark: len(rb.mem.arena)}
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
@@ -1279,6 +1303,7 @@ func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, 
 		return v, true, nil
 	}
 	lo := len(rb.mem.arena)
+	growArena(&rb.mem.arena, len(v)+len(v)/8)
 	rb.mem.arena = p.form.Append(rb.mem.arena, v)
 	return rb.mem.arena[lo:len(rb.mem.arena):len(rb.mem.arena)], true, nil
 }
@@ -1381,6 +1406,11 @@ func (rb *rebuilder) names(pt *mimePart) (out rebuiltPart, field string, changed
 	sent := hdr.Get("Content-Disposition")
 	var keys [2]string // the keys rewritten, of the two: on the stack
 	touched := keys[:0]
+	// A canonical name made in the arena is copied into params: the
+	// arena is given back, so that names do not accumulate there.
+	if rb.mem != nil {
+		defer func(lo int) { rb.mem.arena = rb.mem.arena[:lo] }(len(rb.mem.arena))
+	}
 	for _, key := range [...]string{"name", "filename"} {
 		v, ok := params[key]
 		if !ok {
@@ -1494,6 +1524,7 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 	// done), and writeTo points the parts at the body written.
 	if !kept && !rb.probe && !pt.inBody {
 		lo := len(rb.mem.arena)
+		growArena(&rb.mem.arena, len(content))
 		rb.mem.arena = append(rb.mem.arena, content...)
 		content = rb.mem.arena[lo:len(rb.mem.arena):len(rb.mem.arena)]
 	}
@@ -1538,7 +1569,7 @@ func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte, nested bool) 
 	if !nested {
 		out = make([]byte, 0, n)
 	} else {
-		*arena = slices.Grow(*arena, n)
+		growArena(arena, n)
 		out = (*arena)[len(*arena):len(*arena)] // its free capacity: n octets at least
 	}
 	for i := range lv.parts {
@@ -1610,7 +1641,7 @@ func (lv *rebuiltLevel) writeHeadsInto(arena *[]byte) {
 	}
 	var heads []byte
 	if arena != nil {
-		*arena = slices.Grow(*arena, size)
+		growArena(arena, size)
 		heads = (*arena)[len(*arena):len(*arena)]
 	} else {
 		heads = make([]byte, 0, size)
