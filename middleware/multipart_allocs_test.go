@@ -62,7 +62,7 @@ func TestMultipartNestedAllocs(t *testing.T) {
 		ratio   float64
 		rebuilt bool
 	}{
-		{"strict", strict, "é", 0.5, false}, // 4.3 when each level copied its contents
+		{"strict", strict, "é", 0.5, false},        // 4.3 when each level copied its contents
 		{"nfc-rebuilt", nfc, "e\u0301", 2.5, true}, // 22 when each level held its nested bodies again
 	} {
 		t.Run(tc.name, func(t *testing.T) {
