@@ -300,10 +300,13 @@ var mpMems = sync.Pool{New: func() any { return new(mpMem) }}
 // Past these sizes an mpMem's buffers are not kept for the next request:
 // the top-level ones up to the default body limit, so that a route of
 // uploads does not allocate its body's size again for every request, and
-// the others, which only nested bodies use, up to 64 KiB.
+// the others, which only nested bodies use, up to 64 KiB. The arena up
+// to what the rebuild of a body at the default limit takes: its contents
+// and, while a nested body is written, that body again (nestedRoom).
 const (
 	maxPooledMPTop    = rules.DefaultBodyBytes
 	maxPooledMPNested = 64 << 10
+	maxPooledMPArena  = 2*rules.DefaultBodyBytes + 64<<10
 )
 
 func getMPMem() *mpMem { return mpMems.Get().(*mpMem) }
@@ -313,7 +316,10 @@ func (m *mpMem) release() {
 	for i := range m.bufs {
 		m.bufs[i] = trimPooled(m.bufs[i], i == 0)
 	}
-	m.arena = trimPooled(m.arena, true)
+	if cap(m.arena) > maxPooledMPArena {
+		m.arena = nil
+	}
+	m.arena = m.arena[:0]
 	m.cmp = trimPooled(m.cmp, true)
 	m.qp.src.Reset(nil)
 	mpMems.Put(m)
