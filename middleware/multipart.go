@@ -293,6 +293,23 @@ type mpMem struct {
 	// cmp holds a part read back by rebuiltLevel.verify.
 	cmp []byte
 	qp  qpDecoder
+	// parts holds the parts of a top-level body rebuilt (topParts).
+	parts []rebuiltPart
+}
+
+// maxPooledParts is the most parts of a rebuilt body whose slice is kept
+// for the next request.
+const maxPooledParts = 1024
+
+// topParts appends part to lv.parts, the parts of a top-level body, whose
+// slice is m's: a body of a hundred parts, grown by appending, leaves
+// copies of the ones before behind.
+func (m *mpMem) topParts(lv *rebuiltLevel, part rebuiltPart) {
+	if lv.parts == nil {
+		lv.parts = m.parts[:0]
+	}
+	lv.parts = append(lv.parts, part)
+	m.parts = lv.parts
 }
 
 var mpMems = sync.Pool{New: func() any { return new(mpMem) }}
@@ -320,6 +337,11 @@ func (m *mpMem) release() {
 		m.arena = nil
 	}
 	m.arena = m.arena[:0]
+	clear(m.parts) // what they point at goes
+	if cap(m.parts) > maxPooledParts {
+		m.parts = nil
+	}
+	m.parts = m.parts[:0]
 	m.cmp = trimPooled(m.cmp, true)
 	m.qp.src.Reset(nil)
 	mpMems.Put(m)
@@ -771,7 +793,11 @@ func (n *mpCounts) keep(depth int, part rebuiltPart, changed, complete bool, rj 
 		return
 	}
 	lv := n.levels[depth]
-	lv.parts = append(lv.parts, part)
+	if depth == 0 {
+		n.memory().topParts(lv, part)
+	} else {
+		lv.parts = append(lv.parts, part)
+	}
 	lv.changed = lv.changed || changed
 	lv.complete = lv.complete && complete
 }
@@ -1257,7 +1283,11 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 		if rb.probe {
 			continue // nothing changes yet: nothing to keep
 		}
-		lv.parts = append(lv.parts, part)
+		if depth == 0 {
+			rb.mem.topParts(lv, part)
+		} else {
+			lv.parts = append(lv.parts, part)
+		}
 		lv.changed = lv.changed || changed
 		lv.complete = lv.complete && complete
 	}
