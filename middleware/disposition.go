@@ -121,9 +121,14 @@ func rewriteDisposition(v, disp string, params map[string]string, changed []stri
 	if !ok {
 		return "", false
 	}
+	// A plain value is written straight into the result (text empty,
+	// value set): a long name is copied once, not once into a value and
+	// again into the header.
 	type edit struct {
 		start, end int
 		text       string
+		plain      bool
+		value      string
 	}
 	var editArr [4]edit
 	edits := editArr[:0]
@@ -145,7 +150,7 @@ func rewriteDisposition(v, disp string, params map[string]string, changed []stri
 		}
 		if plain >= 0 {
 			p := ps[plain]
-			edits = append(edits, edit{p.valueStart, p.valueEnd, plainValue(v[p.valueStart:p.valueEnd], nv)})
+			edits = append(edits, edit{start: p.valueStart, end: p.valueEnd, plain: true, value: nv})
 		}
 		if ext >= 0 {
 			p := ps[ext]
@@ -153,21 +158,42 @@ func rewriteDisposition(v, disp string, params map[string]string, changed []stri
 			if !ok {
 				return "", false
 			}
-			edits = append(edits, edit{p.valueStart, p.valueEnd, text})
+			edits = append(edits, edit{start: p.valueStart, end: p.valueEnd, text: text})
 		}
 	}
-	// Apply the edits from the last to the first.
+	// Apply the edits from the first to the last, into one builder
+	// sized for the result.
 	for i := range edits {
 		for j := i + 1; j < len(edits); j++ {
-			if edits[j].start > edits[i].start {
+			if edits[j].start < edits[i].start {
 				edits[i], edits[j] = edits[j], edits[i]
 			}
 		}
 	}
-	out := v
+	size := len(v)
 	for _, e := range edits {
-		out = out[:e.start] + e.text + out[e.end:]
+		size += len(e.text) - (e.end - e.start)
+		if e.plain {
+			size += plainLen(v[e.start:e.end], e.value)
+		}
 	}
+	var b strings.Builder
+	b.Grow(size)
+	pos := 0
+	for _, e := range edits {
+		if e.start < pos {
+			return "", false // cannot happen: parameters do not overlap
+		}
+		b.WriteString(v[pos:e.start])
+		if e.plain {
+			writePlain(&b, v[e.start:e.end], e.value)
+		} else {
+			b.WriteString(e.text)
+		}
+		pos = e.end
+	}
+	b.WriteString(v[pos:])
+	out := b.String()
 	// It must read back as the parameters meant, and nothing else.
 	gotDisp, got, err := mime.ParseMediaType(out)
 	if err != nil || gotDisp != disp || !maps.Equal(got, params) {
@@ -176,16 +202,27 @@ func rewriteDisposition(v, disp string, params map[string]string, changed []stri
 	return out, true
 }
 
-// plainValue writes nv as old was written: a quoted string, or a token
-// where nv is one.
-func plainValue(old, nv string) string {
-	if !strings.HasPrefix(old, `"`) && nv != "" && strings.IndexFunc(nv, func(r rune) bool { return r >= 0x80 || !isTokenByte(byte(r)) }) < 0 {
-		return nv
+// plainToken reports whether nv is written as a token, where old was
+// written as one (writePlain).
+func plainToken(old, nv string) bool {
+	return !strings.HasPrefix(old, `"`) && nv != "" && strings.IndexFunc(nv, func(r rune) bool { return r >= 0x80 || !isTokenByte(byte(r)) }) < 0
+}
+
+// plainLen is the length writePlain writes.
+func plainLen(old, nv string) int {
+	if plainToken(old, nv) {
+		return len(nv)
 	}
-	// Sized in advance: a long name grown octet by octet costs an
-	// allocation each time the builder doubles.
-	var b strings.Builder
-	b.Grow(len(nv) + 2 + strings.Count(nv, `"`) + strings.Count(nv, `\`))
+	return len(nv) + 2 + strings.Count(nv, `"`) + strings.Count(nv, `\`)
+}
+
+// writePlain writes nv to b as old was written: a quoted string, or a
+// token where nv is one.
+func writePlain(b *strings.Builder, old, nv string) {
+	if plainToken(old, nv) {
+		b.WriteString(nv)
+		return
+	}
 	b.WriteByte('"')
 	for i := 0; i < len(nv); i++ {
 		if c := nv[i]; c == '"' || c == '\\' {
@@ -194,7 +231,6 @@ func plainValue(old, nv string) string {
 		b.WriteByte(nv[i])
 	}
 	b.WriteByte('"')
-	return b.String()
 }
 
 // extValue writes nv as the RFC 2231 extended value old was written

@@ -78,6 +78,13 @@ type mimePart struct {
 	// limit), for a part of a body that streams; over says it had more.
 	max  int64
 	over bool
+	// scan is the scanner that read the part: readContent finds the
+	// content of a part of a body in memory there (mpScanner.readRaw).
+	// inBody says that the content it returned is the body's own
+	// octets, which stay as they are while the body is walked, where
+	// other contents are in memory the next part reuses.
+	scan   *mpScanner
+	inBody bool
 
 	// The Content-Disposition, as multipart.Part reads it: its type (lower
 	// case) and decoded parameters, nil when it is missing or does not
@@ -125,14 +132,18 @@ func (pt *mimePart) nestedBoundary() string {
 func (pt *mimePart) readContent(buf []byte, dec *qpDecoder) (content, raw, grown []byte, truncated bool, qpOff int) {
 	var err error
 	lo := len(buf)
-	if pt.max >= 0 {
+	switch {
+	case pt.scan != nil && pt.scan.body != nil:
+		raw, buf, pt.inBody, err = pt.scan.readRaw(pt.raw, buf)
+	case pt.max >= 0:
 		if buf, pt.over, err = readUpTo(buf, pt.raw, pt.max); pt.over {
 			return nil, nil, buf[:lo], true, -1
 		}
-	} else {
+		raw = buf[lo:len(buf):len(buf)]
+	default:
 		buf, err = readAll(buf, pt.raw)
+		raw = buf[lo:len(buf):len(buf)]
 	}
-	raw = buf[lo:len(buf):len(buf)]
 	// The only error a part of a body in memory can end with, given a
 	// boundary of at most maxBoundary octets, is io.ErrUnexpectedEOF:
 	// the body ends before the part's delimiter. Any other is taken as
@@ -141,6 +152,7 @@ func (pt *mimePart) readContent(buf []byte, dec *qpDecoder) (content, raw, grown
 	if !pt.qp {
 		return raw, raw, buf, truncated, -1
 	}
+	pt.inBody = false // decoded into buf
 	mid := len(buf)
 	buf, err = readAll(buf, dec.reader(raw))
 	content = buf[mid:len(buf):len(buf)]
@@ -205,6 +217,27 @@ func readAll(dst []byte, r io.Reader) ([]byte, error) {
 // part over the limit costs working memory, not garbage, and dst, pooled
 // itself (mpMem), is not outgrown.
 func readUpTo(dst []byte, r io.Reader, limit int64) ([]byte, bool, error) {
+	// Into dst's free room first: pooled too, and what fits there is
+	// not copied again. The rest goes through chunks.
+	lo := len(dst)
+	for len(dst) < cap(dst) {
+		room := dst[len(dst):cap(dst)]
+		if left := limit - int64(len(dst)-lo); int64(len(room)) > left {
+			room = room[:left+1] // one past the limit tells there is more
+		}
+		k, err := r.Read(room)
+		dst = dst[:len(dst)+k]
+		if int64(len(dst)-lo) > limit {
+			return dst[:lo], true, nil
+		}
+		if err == io.EOF {
+			return dst, false, nil
+		}
+		if err != nil {
+			return dst, false, err
+		}
+	}
+	limit -= int64(len(dst) - lo)
 	var arr [maxPooledChunks]*[chunkSize]byte
 	chunks := arr[:0]
 	defer func() {
@@ -227,7 +260,7 @@ func readUpTo(dst []byte, r io.Reader, limit int64) ([]byte, bool, error) {
 		k, err := r.Read(buf)
 		n += int64(k)
 		if n > limit {
-			return dst, true, nil
+			return dst[:lo], true, nil
 		}
 		if err == nil {
 			continue
@@ -260,6 +293,23 @@ type mpMem struct {
 	// cmp holds a part read back by rebuiltLevel.verify.
 	cmp []byte
 	qp  qpDecoder
+	// parts holds the parts of a top-level body rebuilt (topParts).
+	parts []rebuiltPart
+}
+
+// maxPooledParts is the most parts of a rebuilt body whose slice is kept
+// for the next request.
+const maxPooledParts = 1024
+
+// topParts appends part to lv.parts, the parts of a top-level body, whose
+// slice is m's: a body of a hundred parts, grown by appending, leaves
+// copies of the ones before behind.
+func (m *mpMem) topParts(lv *rebuiltLevel, part rebuiltPart) {
+	if lv.parts == nil {
+		lv.parts = m.parts[:0]
+	}
+	lv.parts = append(lv.parts, part)
+	m.parts = lv.parts
 }
 
 var mpMems = sync.Pool{New: func() any { return new(mpMem) }}
@@ -267,10 +317,13 @@ var mpMems = sync.Pool{New: func() any { return new(mpMem) }}
 // Past these sizes an mpMem's buffers are not kept for the next request:
 // the top-level ones up to the default body limit, so that a route of
 // uploads does not allocate its body's size again for every request, and
-// the others, which only nested bodies use, up to 64 KiB.
+// the others, which only nested bodies use, up to 64 KiB. The arena up
+// to what the rebuild of a body at the default limit takes: its contents
+// and, while a nested body is written, that body again (nestedRoom).
 const (
 	maxPooledMPTop    = rules.DefaultBodyBytes
 	maxPooledMPNested = 64 << 10
+	maxPooledMPArena  = 2*rules.DefaultBodyBytes + 64<<10
 )
 
 func getMPMem() *mpMem { return mpMems.Get().(*mpMem) }
@@ -280,7 +333,15 @@ func (m *mpMem) release() {
 	for i := range m.bufs {
 		m.bufs[i] = trimPooled(m.bufs[i], i == 0)
 	}
-	m.arena = trimPooled(m.arena, true)
+	if cap(m.arena) > maxPooledMPArena {
+		m.arena = nil
+	}
+	m.arena = m.arena[:0]
+	clear(m.parts) // what they point at goes
+	if cap(m.parts) > maxPooledParts {
+		m.parts = nil
+	}
+	m.parts = m.parts[:0]
 	m.cmp = trimPooled(m.cmp, true)
 	m.qp.src.Reset(nil)
 	mpMems.Put(m)
@@ -296,6 +357,26 @@ func reserve(b []byte, n int) []byte {
 	}
 	return b[:0]
 }
+
+// growArena makes room for n more octets in *arena, at least doubling it
+// when it must move: grown by a quarter at a time (append, slices.Grow),
+// a body's rebuild in it costs several times its size in copies left
+// behind.
+func growArena(arena *[]byte, n int) {
+	a := *arena
+	if cap(a)-len(a) >= n {
+		return
+	}
+	nb := make([]byte, len(a), max(2*cap(a), len(a)+n))
+	copy(nb, a)
+	*arena = nb
+}
+
+// nestedRoom is the room growArena makes in the arena for a nested body
+// of n octets before its walk: its contents as normalized (no longer
+// than the body, but for the rare characters whose normal form is
+// longer) and, once all are read, its header blocks and the body written.
+func nestedRoom(n int) int { return 2*n + 4096 }
 
 // trimPooled returns b emptied, or nil when it is too large to keep.
 func trimPooled(b []byte, top bool) []byte {
@@ -337,10 +418,101 @@ type mpScanner struct {
 	// delimiter: a syntax error, or a body that ends early.
 	broken bool
 	part   mimePart // the part next returned
+
+	// body is the body a scan in memory reads, nil for one that streams.
+	// A part's content is a run of its octets (unless quoted-printable):
+	// readRaw looks for it there, from at on, rather than copy it, while
+	// locate holds (it stops at the first part not found where it
+	// looked). delim is "--" + boundary: delimBuf[:delimLen].
+	body     []byte
+	at       int
+	locate   bool
+	delimBuf [maxBoundary + 2]byte
+	delimLen int
 }
 
 func newScanner(body []byte, boundary string) *mpScanner {
-	return &mpScanner{mr: multipart.NewReader(bytes.NewReader(body), boundary), limit: len(body) + 2, max: -1}
+	s := &mpScanner{mr: multipart.NewReader(bytes.NewReader(body), boundary), limit: len(body) + 2, max: -1, body: body}
+	// A longer boundary is refused (boundaryRejection) before a scan.
+	if len(boundary) <= maxBoundary {
+		s.delimLen = copy(s.delimBuf[2:], boundary) + 2
+		s.delimBuf[0], s.delimBuf[1] = '-', '-'
+		s.locate = true
+	}
+	return s
+}
+
+// contentStart returns where the content of the next part is likely to
+// start in s.body: after the next delimiter from s.at on, its line, and
+// the header lines up to the first empty one. It is a guess, -1 when
+// there is none: readRaw compares what Go's reader reads with the octets
+// there. Each call scans from s.at, which readRaw moves past what it
+// scanned, so that the guesses of a body cost one pass over it.
+func (s *mpScanner) contentStart() int {
+	if !s.locate {
+		return -1
+	}
+	i := bytes.Index(s.body[s.at:], s.delimBuf[:s.delimLen])
+	if i < 0 {
+		return -1
+	}
+	p := s.at + i + s.delimLen
+	for {
+		j := bytes.IndexByte(s.body[p:], '\n')
+		if j < 0 {
+			return -1
+		}
+		p += j + 1
+		switch rest := s.body[p:]; {
+		case len(rest) > 0 && rest[0] == '\n':
+			return p + 1
+		case len(rest) > 1 && rest[0] == '\r' && rest[1] == '\n':
+			return p + 2
+		}
+	}
+}
+
+// readRaw reads the content of r, the part just returned, up to its end or
+// an error. When the content is a run of s.body, the guess of
+// contentStart, it returns that run (inBody), and nothing is copied:
+// every octet Go's reader hands out is compared with the body's, so that
+// the run is exactly what a handler reads. Otherwise (the guess is wrong,
+// as it may be after a syntax error) the content is read into buf,
+// appended, and the scan stops guessing.
+func (s *mpScanner) readRaw(r io.Reader, buf []byte) (raw, grown []byte, inBody bool, err error) {
+	c := s.contentStart()
+	if c < 0 {
+		s.locate = false
+		lo := len(buf)
+		buf, err = readAll(buf, r)
+		return buf[lo:len(buf):len(buf)], buf, false, err
+	}
+	chunk := chunkPool.Get().(*[chunkSize]byte)
+	defer chunkPool.Put(chunk)
+	n := 0 // s.body[c:c+n] is what was read
+	for {
+		k, rerr := r.Read(chunk[:])
+		if c+n+k > len(s.body) || !bytes.Equal(chunk[:k], s.body[c+n:c+n+k]) {
+			// Not there: what was read goes into buf, and the rest.
+			s.locate = false
+			lo := len(buf)
+			buf = append(append(slices.Grow(buf, n+k), s.body[c:c+n]...), chunk[:k]...)
+			if rerr == nil {
+				buf, rerr = readAll(buf, r)
+			} else if rerr == io.EOF {
+				rerr = nil
+			}
+			return buf[lo:len(buf):len(buf)], buf, false, rerr
+		}
+		n += k
+		if rerr != nil {
+			if rerr == io.EOF {
+				rerr = nil
+			}
+			s.at = c + n
+			return s.body[c : c+n : c+n], buf, true, rerr
+		}
+	}
 }
 
 // newStreamScanner returns a scanner of the body src reads, as it is read,
@@ -387,7 +559,7 @@ func (s *mpScanner) next() *mimePart {
 		// The scanner's own part, which the next one replaces: nothing
 		// keeps a part past the call that checks (or rebuilds) it.
 		s.part.read(raw)
-		s.part.max = s.max
+		s.part.max, s.part.scan = s.max, s
 		return &s.part
 	}
 	return nil
@@ -621,7 +793,11 @@ func (n *mpCounts) keep(depth int, part rebuiltPart, changed, complete bool, rj 
 		return
 	}
 	lv := n.levels[depth]
-	lv.parts = append(lv.parts, part)
+	if depth == 0 {
+		n.memory().topParts(lv, part)
+	} else {
+		lv.parts = append(lv.parts, part)
+	}
 	lv.changed = lv.changed || changed
 	lv.complete = lv.complete && complete
 }
@@ -641,11 +817,14 @@ func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts,
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return nil, rj
 	}
+	// No buffer is reserved for the parts: their contents are the
+	// body's own octets (mpScanner.readRaw) but for quoted-printable
+	// ones, decoded into m.bufs[depth].
 	m := n.memory()
-	m.bufs[depth] = reserve(m.bufs[depth], len(body))
 	var lv *rebuiltLevel
 	if rebuild {
-		lv = &rebuiltLevel{complete: true}
+		growArena(&m.arena, nestedRoom(len(body)))
+		lv = &rebuiltLevel{complete: true, mark: len(m.arena)}
 		n.levels[depth] = lv
 	}
 	// A part header with too many lines is refused once the parts
@@ -691,7 +870,7 @@ func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts,
 	if lv.changed && lv.complete {
 		// Written into the arena: its parent's part holds it, and the
 		// parent is written out in turn.
-		if rj := lv.writeTo(rb.boundary, &m.arena); rj != nil {
+		if rj := lv.writeTo(rb.boundary, &m.arena, true); rj != nil {
 			rb.rj = rj
 			return nil, nil
 		}
@@ -1058,6 +1237,10 @@ type rebuiltLevel struct {
 	complete bool   // well formed to its closing delimiter, nested bodies included
 	boundary string // the fresh boundary, once written
 	out      []byte // the body, once written
+	// mark is the length of the arena when the level was begun: what
+	// lies past it is the level's own (its contents, nested bodies and
+	// header blocks), which writeTo replaces with the body written.
+	mark int
 }
 
 // rebuiltPart is one part of a rebuilt body: what is written, and what a
@@ -1071,6 +1254,7 @@ type rebuiltPart struct {
 	name, file string
 	hasDisp    bool
 	nested     *rebuiltLevel // the content is this rebuilt nested body
+	at         int           // where head starts in the body written
 	// data says that the content is a data part's, left in the spool
 	// (rebuilder.stream): content is nil. A walk that checks and rebuilds
 	// at once (mpRebuild) copies it to a spool of its own as it passes:
@@ -1086,8 +1270,10 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return nil, rj // refused by the check already
 	}
-	lv := &rebuiltLevel{complete: true}
-	rb.mem.bufs[depth] = reserve(rb.mem.bufs[depth], len(body))
+	if depth > 0 && !rb.probe {
+		growArena(&rb.mem.arena, nestedRoom(len(body)))
+	}
+	lv := &rebuiltLevel{complete: true, mark: len(rb.mem.arena)}
 	s := newScanner(body, boundary)
 	for pt := s.next(); pt != nil; pt = s.next() {
 		part, changed, complete, rj := rb.part(pt, depth)
@@ -1097,7 +1283,11 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 		if rb.probe {
 			continue // nothing changes yet: nothing to keep
 		}
-		lv.parts = append(lv.parts, part)
+		if depth == 0 {
+			rb.mem.topParts(lv, part)
+		} else {
+			lv.parts = append(lv.parts, part)
+		}
 		lv.changed = lv.changed || changed
 		lv.complete = lv.complete && complete
 	}
@@ -1105,11 +1295,7 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 	if lv.changed && lv.complete && !rb.probe {
 		// A nested body is written into the arena: its parent's part
 		// holds it, and the parent is written out in turn.
-		arena := &rb.mem.arena
-		if depth == 0 {
-			arena = nil
-		}
-		if rj := lv.writeTo(rb.boundary, arena); rj != nil {
+		if rj := lv.writeTo(rb.boundary, &rb.mem.arena, depth > 0); rj != nil {
 			return nil, rj
 		}
 	}
@@ -1153,6 +1339,7 @@ func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, 
 		return v, true, nil
 	}
 	lo := len(rb.mem.arena)
+	growArena(&rb.mem.arena, len(v)+len(v)/8)
 	rb.mem.arena = p.form.Append(rb.mem.arena, v)
 	return rb.mem.arena[lo:len(rb.mem.arena):len(rb.mem.arena)], true, nil
 }
@@ -1255,6 +1442,11 @@ func (rb *rebuilder) names(pt *mimePart) (out rebuiltPart, field string, changed
 	sent := hdr.Get("Content-Disposition")
 	var keys [2]string // the keys rewritten, of the two: on the stack
 	touched := keys[:0]
+	// A canonical name made in the arena is copied into params: the
+	// arena is given back, so that names do not accumulate there.
+	if rb.mem != nil {
+		defer func(lo int) { rb.mem.arena = rb.mem.arena[:lo] }(len(rb.mem.arena))
+	}
 	for _, key := range [...]string{"name", "filename"} {
 		v, ok := params[key]
 		if !ok {
@@ -1362,8 +1554,13 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 	if out.data {
 		return out, changed, complete, nil
 	}
-	if !kept && !rb.probe {
+	// A content that is the body's own octets stays where it is: the
+	// body outlives the writing of its level (a nested body is its
+	// parent part's content, and is written before the parent part is
+	// done), and writeTo points the parts at the body written.
+	if !kept && !rb.probe && !pt.inBody {
 		lo := len(rb.mem.arena)
+		growArena(&rb.mem.arena, len(content))
 		rb.mem.arena = append(rb.mem.arena, content...)
 		content = rb.mem.arena[lo:len(rb.mem.arena):len(rb.mem.arena)]
 	}
@@ -1377,12 +1574,18 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 // in no header block and no content. draw draws candidates; after a few
 // that all occur, which with 128 random bits does not happen, the body is
 // refused rather than written with one that does.
-func (lv *rebuiltLevel) write(draw func() string) *Rejection { return lv.writeTo(draw, nil) }
+func (lv *rebuiltLevel) write(draw func() string) *Rejection { return lv.writeTo(draw, nil, false) }
 
-// writeTo is write, into memory of its own when arena is nil, and
-// otherwise appended to *arena.
-func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte) *Rejection {
-	lv.writeHeads()
+// writeTo is write, with arena as working memory (nil: none): the header
+// blocks are written there. The body goes into memory of its own, or,
+// nested, into the arena, where it replaces what the level gathered past
+// lv.mark: its contents and nested bodies, which the body written holds.
+// Either way, the parts (and those of nested bodies) are pointed at their
+// octets in the body written (rebase), so that nothing the level
+// gathered is needed any more, and an arena holds a nested body once, not
+// once per level it is nested in.
+func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte, nested bool) *Rejection {
+	lv.writeHeadsInto(arena)
 	size := 0
 	for _, pt := range lv.parts {
 		size += len(pt.head) + len(pt.content)
@@ -1399,26 +1602,51 @@ func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte) *Rejection {
 	}
 	n := size + len(lv.parts)*(len(b)+8) + len(b) + 8
 	var out []byte
-	if arena == nil {
+	if !nested {
 		out = make([]byte, 0, n)
 	} else {
-		*arena = slices.Grow(*arena, n)
+		growArena(arena, n)
 		out = (*arena)[len(*arena):len(*arena)] // its free capacity: n octets at least
 	}
-	for i, pt := range lv.parts {
+	for i := range lv.parts {
+		pt := &lv.parts[i]
 		if i > 0 {
 			out = append(out, "\r\n"...)
 		}
 		out = append(append(append(out, "--"...), b...), "\r\n"...)
+		pt.at = len(out)
 		out = append(append(out, pt.head...), pt.content...)
 	}
 	out = append(append(append(out, "\r\n--"...), b...), "--\r\n"...)
-	if arena != nil {
-		*arena = (*arena)[:len(*arena)+len(out)]
-		out = out[:len(out):len(out)]
+	if nested {
+		// Moved down over what the level gathered, all of it in out.
+		mark := min(lv.mark, len(*arena))
+		k := copy((*arena)[mark:cap(*arena)], out)
+		*arena = (*arena)[:mark+k]
+		out = (*arena)[mark : mark+k : mark+k]
 	}
-	lv.boundary, lv.out = b, out
+	lv.boundary = b
+	lv.rebase(out)
 	return nil
+}
+
+// rebase makes out lv's body and points each part's header block and
+// content, and the parts of its nested body, at their octets in out,
+// where writeTo wrote them.
+func (lv *rebuiltLevel) rebase(out []byte) {
+	lv.out = out
+	for i := range lv.parts {
+		pt := &lv.parts[i]
+		if pt.data {
+			continue // not written here (writeSpool)
+		}
+		c := pt.at + len(pt.head)
+		e := c + len(pt.content)
+		pt.head, pt.content = out[pt.at:c:c], out[c:e:e]
+		if pt.nested != nil {
+			pt.nested.rebase(pt.content)
+		}
+	}
 }
 
 // holds reports whether boundary occurs in a header block or a content of
@@ -1432,7 +1660,10 @@ func (lv *rebuiltLevel) holds(boundary string) bool {
 
 // writeHeads writes the header block of every part into pt.head, all of
 // them in one buffer: a part costs no allocation of its own.
-func (lv *rebuiltLevel) writeHeads() {
+func (lv *rebuiltLevel) writeHeads() { lv.writeHeadsInto(nil) }
+
+// writeHeadsInto is writeHeads, appending to *arena when arena is not nil.
+func (lv *rebuiltLevel) writeHeadsInto(arena *[]byte) {
 	// Sized in advance: grown by appending, a hundred header blocks
 	// cost a dozen copies of the ones before.
 	size := 0
@@ -1444,16 +1675,22 @@ func (lv *rebuiltLevel) writeHeads() {
 		}
 		size += 2
 	}
-	heads := make([]byte, 0, size)
-	ends := make([]int, len(lv.parts))
-	for i := range lv.parts {
-		heads = appendHeader(heads, lv.parts[i].header)
-		ends[i] = len(heads)
+	var heads []byte
+	if arena != nil {
+		growArena(arena, size)
+		heads = (*arena)[len(*arena):len(*arena)]
+	} else {
+		heads = make([]byte, 0, size)
 	}
-	lo := 0
+	// Each part's block is cut from heads once all are written: heads
+	// does not move, sized as it is.
 	for i := range lv.parts {
-		lv.parts[i].head = heads[lo:ends[i]:ends[i]]
-		lo = ends[i]
+		lo := len(heads)
+		heads = appendHeader(heads, lv.parts[i].header)
+		lv.parts[i].head = heads[lo:len(heads):len(heads)]
+	}
+	if arena != nil && len(heads) <= size { // else heads outgrew it: cannot happen
+		*arena = (*arena)[:len(*arena)+len(heads)]
 	}
 }
 

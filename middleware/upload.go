@@ -436,7 +436,7 @@ func (s *scratch) canonSpoolMemory(r *http.Request, p *policy, w *mpRebuild, mt 
 			pt.data = false
 		}
 	}
-	if rj := lv.writeTo(rb.boundary, nil); rj != nil {
+	if rj := lv.writeTo(rb.boundary, &w.mem.arena, false); rj != nil {
 		return rj
 	}
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out))-rb.data > lim {

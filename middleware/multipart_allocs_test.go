@@ -1,0 +1,117 @@
+package middleware
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// nestedMultipart returns a multipart body of about n octets, nested depth
+// levels deep (the deepest maxMultipartDepth allows): each level one
+// field of text, repeated to a ninth of n or so (under the field limit up to 512 KiB), and a file part that
+// holds the next level. Its parts are as many whatever n.
+func nestedMultipart(n, depth int, text string) (body []byte, boundary string) {
+	per := max(n/(depth+1)-400, len(text))
+	field := strings.Repeat(text, per/len(text))
+	var inner []byte
+	for d := depth; d >= 0; d-- {
+		var b bytes.Buffer
+		bd := fmt.Sprintf("bnd-%d", d)
+		b.WriteString("--" + bd + "\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\n" + field + "\r\n")
+		if inner != nil {
+			b.WriteString("--" + bd + "\r\nContent-Disposition: attachment; filename=\"n.txt\"\r\n" +
+				"Content-Type: multipart/mixed; boundary=" + fmt.Sprintf("bnd-%d", d+1) + "\r\n\r\n")
+			b.Write(inner)
+			b.WriteString("\r\n")
+		}
+		b.WriteString("--" + bd + "--\r\n")
+		inner = b.Bytes()
+	}
+	return inner, "bnd-0"
+}
+
+// TestMultipartNestedAllocs: a nested multipart body costs a number of
+// allocations that does not grow with its size, and, beyond the body the
+// handler is handed (the one as read, or the one rebuilt), a tenth of its
+// size checked (about a third: the top-level part read), and a few times it rebuilt. Contents
+// of a body in memory are its own octets, not copies (one per nesting
+// level, once), and a rebuilt nested body is held once, not once per level
+// it is nested in.
+func TestMultipartNestedAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	strict := rules.Strict()
+	nfc := strict
+	nfc.Normalization = normalize.NFC
+	for _, tc := range []struct {
+		name string
+		pol  rules.Policy
+		text string
+		// at most, in octets per octet of body, beyond the bodies
+		// handed: the one as read, and the one rebuilt (rebuilt)
+		ratio   float64
+		rebuilt bool
+	}{
+		{"strict", strict, "é", 0.5, false},        // 4.3 when each level copied its contents
+		{"nfc-rebuilt", nfc, "e\u0301", 2.5, true}, // 22 when each level held its nested bodies again
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nop := zerolog.Nop()
+			pol := tc.pol
+			mw, err := HTTPConfig{Rules: &pol, Logger: &nop}.ToHandler()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.WriteHeader(http.StatusOK)
+			}))
+			var counts [2]float64
+			for i, size := range []int{64 << 10, 512 << 10} {
+				body, boundary := nestedMultipart(size, maxMultipartDepth, tc.text)
+				r := httptest.NewRequest(http.MethodPost, "/", nil)
+				r.Header.Set("Content-Type", "multipart/form-data; boundary="+boundary)
+				w := &canonDiscard{h: http.Header{}}
+				br := bytes.NewReader(body)
+				or := &onlyReader{br}
+				allocs, octets := allocsOf(10, func() {
+					br.Reset(body)
+					r.Body = io.NopCloser(or)
+					r.ContentLength = int64(len(body))
+					r.Header.Set("Content-Type", "multipart/form-data; boundary="+boundary)
+					w.code = 0
+					h.ServeHTTP(w, r)
+					if w.code != http.StatusOK {
+						t.Fatalf("status %d", w.code)
+					}
+				})
+				handed := 1.0 // the body as read
+				if tc.rebuilt {
+					handed = 2 // and the body rebuilt
+				}
+				beyond := octets/float64(len(body)) - handed
+				t.Logf("%d octets: %.1f allocations, %.0f octets allocated (%.2f per octet beyond the bodies handed)",
+					len(body), allocs, octets, beyond)
+				if i > 0 && beyond > tc.ratio {
+					t.Errorf("%.2f octets allocated per octet of body beyond the bodies handed, want at most %v", beyond, tc.ratio)
+				}
+				counts[i] = allocs
+			}
+			// A few more at 512 KiB: a collection between requests
+			// empties the pools, whose buffers are then made again.
+			if counts[1] > counts[0]+32 {
+				t.Errorf("%.0f allocations at 512 KiB, %.0f at 64 KiB: they grow with the body", counts[1], counts[0])
+			}
+		})
+	}
+}
