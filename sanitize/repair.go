@@ -56,7 +56,7 @@ func AppendValid(dst, p []byte) []byte {
 		return dst
 	}
 	if useBlocks(len(p) - i) {
-		need, _ := repairLenBlocks(p, i)
+		need, _, _ := repairLenBlocks(p, i)
 		dst = slices.Grow(dst, need)
 		n := len(dst)
 		if o := repairIntoBlocks(dst[n:n+need], 0, p, i); o != need {
@@ -76,14 +76,22 @@ func AppendValid(dst, p []byte) []byte {
 // allocate them once and exactly.
 func repair[T string | []byte](p T, i int) []byte {
 	if useBlocks(len(p) - i) {
-		rest, valid := repairLenBlocks(p, i)
+		rest, _, fill := repairLenBlocks(p, i)
 		need := i + rest
-		if valid == 0 {
+		if fill.in == len(p) {
 			return replaceAll(p, i, need)
 		}
-		out := make([]byte, need)
-		copy(out, p[:i])
-		if o := repairIntoBlocks(out, i, p, i); o != need {
+		var out []byte
+		if 4*fill.out >= rest {
+			// At least a quarter of the result is U+FFFD from i on:
+			// fill it all so, and write from where it ends.
+			out = replaceAll(p, i, need)
+		} else {
+			out = make([]byte, need)
+			copy(out, p[:i])
+			fill = fillEnd{in: i}
+		}
+		if o := repairIntoBlocks(out, i+fill.out, p, fill.in); o != need {
 			panic("sanitize: repair wrote a length other than it counted")
 		}
 		return out

@@ -145,26 +145,39 @@ func writeEdge[T string | []byte](out []byte, o int, p T, a, b int) int {
 }
 
 // repairLenBlocks is repairLen with the kernels; it also returns how many
-// octets of p[i:] are valid, kept as they are: when none is, the result
-// is U+FFFD repeated (see repair).
-func repairLenBlocks[T string | []byte](p T, i int) (m, valid int) {
+// octets of p[i:] are valid, kept as they are, and how far from i none is
+// (see fillEnd): repair has bytes.Repeat write the result up to there.
+func repairLenBlocks[T string | []byte](p T, i int) (m, valid int, fill fillEnd) {
 	n := len(p)
+	fill = fillEnd{in: i}
+	clean := true // no valid octet yet
 	if i < kernelBefore {
 		b := min(i+blockStep, n)
 		m, valid = countEdge(p, i, b)
 		i = b
+		if clean = valid == 0; clean {
+			fill = fillEnd{in: i, out: m}
+		}
 	}
 	for {
 		k := blocksFrom(n, i)
 		if k == 0 {
 			break
 		}
+		if clean {
+			// Until the first valid octet, a few blocks at a time,
+			// so as to know about where it is.
+			k = min(k, fillChunk)
+		}
 		done, c, v := repairCountAVX512(dataAt(p, i), k)
 		m += c
 		valid += v
 		i += done * blockStep
+		if clean = clean && v == 0; clean {
+			fill = fillEnd{in: i, out: m}
+		}
 		if done == k {
-			break
+			continue
 		}
 		// A run of valid blocks: skip the rest of it.
 		e := skipValid(p, i)
@@ -176,8 +189,11 @@ func repairLenBlocks[T string | []byte](p T, i int) (m, valid int) {
 		c, v := countEdge(p, i, n)
 		m += c
 		valid += v
+		if clean && v == 0 {
+			fill = fillEnd{in: n, out: m}
+		}
 	}
-	return m, valid
+	return m, valid, fill
 }
 
 // repairIntoBlocks is repairInto with the kernels, into out[o:], which must

@@ -20,13 +20,13 @@ var hostileRepairUnits = []struct{ name, unit string }{
 func BenchmarkToValidParts(b *testing.B) {
 	for _, c := range hostileRepairUnits {
 		p := []byte(strings.Repeat(c.unit, (16<<10)/len(c.unit)))
-		need, _ := repairLenBlocks(p, 0)
+		need, _, _ := repairLenBlocks(p, 0)
 		out := make([]byte, need)
 		b.Run(c.name+"/count", func(b *testing.B) {
 			b.SetBytes(int64(len(p)))
 			start := processCPU()
 			for b.Loop() {
-				need, _ = repairLenBlocks(p, 0)
+				need, _, _ = repairLenBlocks(p, 0)
 			}
 			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 		})

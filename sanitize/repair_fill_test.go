@@ -55,6 +55,42 @@ func TestToValidOneValid(t *testing.T) {
 	}
 }
 
+// TestToValidFillThenWrite puts one valid character among long errors
+// around where the count pass changes pace (fillChunk blocks) and near
+// the end: repair fills the result up to the block of the character and
+// writes from there, and the two must meet exactly.
+func TestToValidFillThenWrite(t *testing.T) {
+	t.Parallel()
+	chunk := windowFirst + 1 + fillChunk*blockStep // kernelBefore on amd64
+	for _, unit := range []string{"\xff", "\xed\xa0\x80", "\xe2\x82"} {
+		base := strings.Repeat(unit, 4000/len(unit))
+		for _, c := range []string{"a", "€", "😀", "\xe2\x82\xac"} {
+			for _, head := range []string{"", "é"} {
+				filled := 0
+				for k := chunk - 70; k <= len(base); k++ {
+					if k == chunk+70 {
+						k = len(base) - 70
+					}
+					p := []byte(head + base[:k] + c + base[k:])
+					checkFill(t, p, len(head), false)
+					if useBlocks(1 << 20) {
+						rest, _, fill := repairLenBlocks(p, len(head))
+						if fill.in > len(head)+k {
+							t.Fatalf("repairLenBlocks(%+q...) fills to %d, past the valid octet at %d", p[:16], fill.in, len(head)+k)
+						}
+						if 4*fill.out >= rest {
+							filled++
+						}
+					}
+				}
+				if useBlocks(1<<20) && filled == 0 {
+					t.Errorf("%+q, %+q: no input filled", unit, c)
+				}
+			}
+		}
+	}
+}
+
 // TestToValidReplaceAllRandom checks ToValid against refRepair on random
 // strings of error pieces, which two neighbours can turn into a valid
 // character (E2 82 then 80 is €): either way the result must be the
@@ -103,7 +139,7 @@ func checkFill(t *testing.T, p []byte, head int, all bool) (fill bool) {
 	if !useBlocks(len(p) - head) {
 		return false
 	}
-	m, valid := repairLenBlocks(p, head)
+	m, valid, _ := repairLenBlocks(p, head)
 	if head+m != len(want) {
 		t.Fatalf("repairLenBlocks(% X, %d) = %d, reference says %d", p, head, m, len(want)-head)
 	}

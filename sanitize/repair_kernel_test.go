@@ -223,7 +223,7 @@ func BenchmarkToValidShort(b *testing.B) {
 				out := make([]byte, 3*n)
 				for b.Loop() {
 					if blocks {
-						need, _ := repairLenBlocks(p, 0)
+						need, _, _ := repairLenBlocks(p, 0)
 						repairIntoBlocks(out[:need], 0, p, 0)
 					} else {
 						repairInto(out[:repairLen(p, 0)+4], 0, p, 0)
@@ -248,6 +248,9 @@ func FuzzToValidLong(f *testing.F) {
 	f.Add([]byte("\xf0\x9f\x98"), uint8(1))
 	f.Add([]byte("\xed\xa0\x80\xe2\x82"), uint8(2))
 	f.Add([]byte("\xc0\xaf\xff\xf4\x90\x80"), uint8(4))
+	// Errors, then a valid character in a later block: repair fills up
+	// to its block and writes from there.
+	f.Add([]byte(strings.Repeat("\xed\xa0\x80", 70)+"\u20ac"), uint8(2))
 	f.Fuzz(func(t *testing.T, unit []byte, head uint8) {
 		if len(unit) == 0 {
 			return

@@ -6,7 +6,7 @@ package sanitize
 func useBlocks(n int) bool { return false }
 
 // repairLenBlocks is not called (useBlocks is false).
-func repairLenBlocks[T string | []byte](p T, i int) (m, valid int) {
+func repairLenBlocks[T string | []byte](p T, i int) (m, valid int, fill fillEnd) {
 	panic("sanitize: no repair kernel")
 }
 
