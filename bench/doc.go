@@ -72,6 +72,19 @@
 //	bench/run.sh                              # 5 rounds, go test's benchtime
 //	bench/run.sh -n 10 -benchtime=300ms
 //
+// Its hostile section (bench/run.sh -only hostile runs it alone) runs, in
+// the same interleaved rounds, BenchmarkHostile (each entry point of
+// sanitize, normalize and the middleware on the worst inputs known for it
+// beside benign input, 16 KiB to 1 MiB) and BenchmarkHostileMW (some 40
+// constructions through Echo and the middleware on strict, normalizing and
+// PRECIS routes, whose names carry the route and its bound), and
+// cmd/hostile summarizes them against issue 14's goals into
+// results/hostile.md and, with -mw, results/hostile-mw.md, beside their raw
+// output (hostile-raw.txt, hostile-mw-raw.txt):
+//
+//	bench/run.sh -only hostile -n 3           # -hostiletime, -mwtime 100ms
+//	go run ./bench/cmd/hostile -mw bench/results/hostile-mw-raw.txt
+//
 // bench/wrk/run.sh measures the demo server under wrk instead: /strict
 // against /open, requests per second, for a clean GET and a clean 1 KiB
 // JSON POST.

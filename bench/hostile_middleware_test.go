@@ -21,18 +21,28 @@ import (
 // The middleware-level hostile benchmarks (issue 14) serve, through Echo
 // v4's ServeHTTP with the middleware, requests built to be slow for it
 // beside benign requests of the same size at the same entry point (query,
-// form, JSON, XML, multipart, text) on the same route:
+// form, JSON, XML, multipart, text) on the same route. The names carry the
+// case, its route (without the slash), the bound of its ratio, the size and
+// last the input, so that the benign and the worst request of one size run
+// back to back:
 //
-//	BenchmarkHostileMW/case=pairs-nfd/input=benign/size=64K
-//	BenchmarkHostileMW/case=pairs-nfd/input=worst/size=64K
+//	BenchmarkHostileMW/case=pairs-nfd/route=nfc/bound=20/size=64K/impl=benign
+//	BenchmarkHostileMW/case=pairs-nfd/route=nfc/bound=20/size=64K/impl=worst
 //
 // The size is that of the body, or of the query for the query cases, at
 // 16K, 64K, 256K and 1M (KiB and MiB). The targets: the worst input costs
 // at most 10 times the benign one on the strict route and 20 times on a
-// normalizing or PRECIS route, and every case grows linearly, the time
-// exponent log(t(1M)/t(16K)) / log(64) at most 1.1. Run them with
+// normalizing or PRECIS route (the bound= component), and every case grows
+// linearly, the time exponent log(t(1M)/t(16K)) / log(64) at most 1.1.
+// Besides cpu-ns/op (see reportCPU), each reports handed-B/op: the octets
+// the handler is handed per request, the body it reads and the query it
+// sees, for the allocation goal (at most 1.1 times the body allocated
+// beyond what the handler is handed). bench/run.sh -only hostile runs them
+// in its rounds and bench/cmd/hostile -mw summarizes them into
+// hostile-mw.md; by hand:
 //
-//	go test -run '^$' -bench HostileMW -benchmem -cpu=1 -count=5 ./bench/
+//	go test -run '^$' -bench '^BenchmarkHostileMW$' -benchmem -cpu=1 -count=5 ./bench/ > mw.txt
+//	go run ./bench/cmd/hostile -mw mw.txt
 //
 // The routes, each the strict preset with queries allowed as long as the
 // largest size (Limits.QueryBytes 2 MiB; the default, 64 KiB, refuses the
@@ -424,8 +434,9 @@ func mwMPHeaders(n, lines, last int) []byte {
 
 // hostileMWEcho returns Echo with the middleware and the routes of
 // BenchmarkHostileMW, each with a handler that reads the whole body; the
-// log goes to log (nil: nowhere).
-func hostileMWEcho(tb testing.TB, log io.Writer) *echo.Echo {
+// log goes to log (nil: nowhere). The handlers add the octets they are
+// handed, the body they read and the query they see, to *handed.
+func hostileMWEcho(tb testing.TB, log io.Writer, handed *int64) *echo.Echo {
 	strict := rules.Strict()
 	strict.Limits.QueryBytes = 2 << 20
 	nfc, nfkc, precis := strict, strict, strict
@@ -454,8 +465,12 @@ func hostileMWEcho(tb testing.TB, log io.Writer) *echo.Echo {
 	e := echo.New()
 	e.Use(mw)
 	h := func(c echo.Context) error {
-		if _, err := io.Copy(io.Discard, c.Request().Body); err != nil {
+		n, err := io.Copy(io.Discard, c.Request().Body)
+		if err != nil {
 			return err
+		}
+		if handed != nil {
+			*handed += n + int64(len(c.Request().URL.RawQuery))
 		}
 		return c.NoContent(http.StatusOK)
 	}
@@ -467,13 +482,17 @@ func hostileMWEcho(tb testing.TB, log io.Writer) *echo.Echo {
 }
 
 func BenchmarkHostileMW(b *testing.B) {
-	e := hostileMWEcho(b, nil)
+	var handed int64
+	e := hostileMWEcho(b, nil, &handed)
 	for _, hc := range mwCases {
-		b.Run("case="+hc.name, func(b *testing.B) {
-			for _, input := range []string{"benign", "worst"} {
-				b.Run("input="+input, func(b *testing.B) {
-					for _, size := range mwSizes {
-						b.Run("size="+size.name, func(b *testing.B) {
+		// The route and its bound travel in the name, for the summary
+		// (bench/cmd/hostile -mw) to read.
+		name := fmt.Sprintf("case=%s/route=%s/bound=%d", hc.name, strings.TrimPrefix(hc.route, "/"), mwBound(hc.route))
+		b.Run(name, func(b *testing.B) {
+			for _, size := range mwSizes {
+				b.Run("size="+size.name, func(b *testing.B) {
+					for _, input := range []string{"benign", "worst"} {
+						b.Run("impl="+input, func(b *testing.B) {
 							text, status := mwBenign(hc.entry, size.n), http.StatusOK
 							if input == "worst" {
 								text = hc.worst(size.n)
@@ -481,7 +500,7 @@ func BenchmarkHostileMW(b *testing.B) {
 									status = hc.status
 								}
 							}
-							mwServe(b, e, hc.entry.request(hc.route, text), status)
+							mwServe(b, e, &handed, hc.entry.request(hc.route, text), status)
 						})
 					}
 				})
@@ -490,8 +509,20 @@ func BenchmarkHostileMW(b *testing.B) {
 	}
 }
 
+// mwBound returns the highest worst/benign ratio issue 14 allows on route:
+// that of a route that only checks, or of one that normalizes or enforces
+// PRECIS.
+func mwBound(route string) int {
+	if route == "/strict" {
+		return boundStrictRoute
+	}
+	return boundNormRoute
+}
+
 // mwServe serves req through e in a loop; the answer must be status.
-func mwServe(b *testing.B, e *echo.Echo, req mwRequest, status int) {
+// handed is the counter of e's handlers, reported per request as
+// handed-B/op.
+func mwServe(b *testing.B, e *echo.Echo, handed *int64, req mwRequest, status int) {
 	method := http.MethodGet
 	if req.body != nil {
 		method = http.MethodPost
@@ -527,12 +558,16 @@ func mwServe(b *testing.B, e *echo.Echo, req mwRequest, status int) {
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	b.ResetTimer()
+	*handed = 0
 	reportCPU(b, func() {
 		for b.Loop() {
 			reset()
 			mwServeOnce(e, w, r)
 		}
 	})
+	if b.N > 0 {
+		b.ReportMetric(float64(*handed)/float64(b.N), "handed-B/op")
+	}
 }
 
 // mwServeOnce serves one request: a function of its own, so that an
@@ -550,7 +585,7 @@ func TestHostileMWInputs(t *testing.T) {
 		t.Skip("builds every input")
 	}
 	var log bytes.Buffer
-	e := hostileMWEcho(t, &log)
+	e := hostileMWEcho(t, &log, nil)
 	for _, hc := range mwCases {
 		for _, size := range mwSizes[:2] {
 			for _, input := range []string{"benign", "worst"} {

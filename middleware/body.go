@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -52,7 +53,7 @@ const commitShare = 16
 
 // readBody reads the whole body of r, up to limit octets (negative: no
 // limit), into memory of its own: in Enforce mode, one declared at most
-// upfrontBytes long into pooled memory it records as the scratch's
+// maxLentBytes long into pooled memory it records as the scratch's
 // (lend), which handOn lends to the handler. It returns the body and
 // whether it was over the limit; it reads at most limit+1 octets. A
 // declared length over the limit is refused before reading.
@@ -160,6 +161,10 @@ func (s *scratch) readGrowing(r *http.Request, limit int64, keep bool, out, pre 
 	if out == nil && cl > upfrontBytes {
 		commitAt = int(cl / commitShare)
 	}
+	// In Enforce mode a body of declared length up to maxLentBytes moves
+	// into pooled memory (bodyMem) at the commit, which is lent to the
+	// handler as readBody's is when the body fills exactly it.
+	var mem []byte
 	n := 0 // octets in the working memory
 	pending := pre != nil || perr != nil
 	for {
@@ -198,6 +203,9 @@ func (s *scratch) readGrowing(r *http.Request, limit int64, keep bool, out, pre 
 			return nil, true, nil
 		case rerr == io.EOF:
 			if n == 0 && out != nil {
+				if mem != nil {
+					s.mem = mem
+				}
 				return out, false, nil
 			}
 			return s.gather(out, n), false, nil
@@ -207,7 +215,12 @@ func (s *scratch) readGrowing(r *http.Request, limit int64, keep bool, out, pre 
 		if commitAt >= 0 && n >= commitAt {
 			// A commitShare-th of the declared length has come: the rest
 			// goes straight into the body's own memory.
-			out = make([]byte, n, max(int(cl), n))
+			if !keep && cl <= maxLentBytes && int(cl) >= n {
+				mem = takeBodyMem(int(cl))
+				out = mem[:n:cl]
+			} else {
+				out = make([]byte, n, max(int(cl), n))
+			}
 			s.copyOut(out)
 			s.dropChunks()
 			n, commitAt = 0, -1
@@ -328,8 +341,9 @@ func install(r *http.Request, rd io.ReadCloser, n int) {
 }
 
 // The pooled memory of accepted bodies. In Enforce mode a body of
-// declared length at most upfrontBytes is read into memory from
-// bodyMemPools. When the request is accepted and the handler gets that
+// declared length at most maxLentBytes is read into memory from
+// bodyMemPools (one longer than upfrontBytes once a commitShare-th of it
+// has arrived). When the request is accepted and the handler gets that
 // memory as it is, it gets it through a lentBody, and the pipeline puts
 // the memory back once the handler has returned (lentBody.giveBack). Any
 // other way (a refused request, a rewritten or repaired body) leaves the
@@ -338,7 +352,7 @@ func install(r *http.Request, rd io.ReadCloser, n int) {
 // request's.
 //
 // The classes are 512 octets, then four to every doubling up to
-// upfrontBytes (640, 768, 896, 1024, 1280, ...): a body takes memory of the
+// maxLentBytes (640, 768, 896, 1024, 1280, ...): a body takes memory of the
 // smallest class that holds it, new memory of that class's size when its
 // pool has none, so that memory goes back to the class it came from, and
 // a body never has more than a quarter of its length again around it.
@@ -346,14 +360,22 @@ func install(r *http.Request, rd io.ReadCloser, n int) {
 // keeps the whole of it alive and costs the pool no allocation, as a
 // slice would.
 const (
-	bodyMemMinShift = 9 // the smallest class: 512 octets
-	bodyMemClasses  = 1 + 4*(16-bodyMemMinShift)
+	bodyMemMinShift = 9  // the smallest class: 512 octets
+	bodyMemMaxShift = 20 // the largest: maxLentBytes
+	bodyMemClasses  = 1 + 4*(bodyMemMaxShift-bodyMemMinShift)
 )
+
+// maxLentBytes is the longest body read into pooled memory: the default
+// body limit (rules.DefaultBodyBytes). A longer one, on a route whose
+// limit lets it through, is read into memory of its own. A pool keeps
+// what it holds through one garbage collection at most, so the memory
+// pooled is what recent requests' bodies took, no more.
+const maxLentBytes = 1 << bodyMemMaxShift
 
 var bodyMemPools [bodyMemClasses]sync.Pool
 
 // bodyMemClass returns the class of the smallest memory that holds n
-// octets, 0 < n <= upfrontBytes, and its size.
+// octets, 0 < n <= maxLentBytes, and its size.
 func bodyMemClass(n int) (class, size int) {
 	if n <= 1<<bodyMemMinShift {
 		return 0, 1 << bodyMemMinShift
@@ -364,7 +386,7 @@ func bodyMemClass(n int) (class, size int) {
 	return (o-bodyMemMinShift)*4 + q, 1<<o + q*step
 }
 
-// takeBodyMem returns memory for a body of n octets, 0 < n <= upfrontBytes:
+// takeBodyMem returns memory for a body of n octets, 0 < n <= maxLentBytes:
 // pooled, its octets a former body's, or new.
 func takeBodyMem(n int) []byte {
 	c, size := bodyMemClass(n)
@@ -388,12 +410,38 @@ func putBodyMem(m []byte) {
 // wrapper that reads on after the handler returned gets the rest of this
 // body, and never an octet of another request's. A lentBody is new for
 // every request; only the memory under it is pooled.
+//
+// It is allocated for every request lent a body, so it is kept to 64
+// octets: the pooled memory is held by the address of its first octet,
+// as the pools hold it, with its size beside.
 type lentBody struct {
 	mu      sync.Mutex
-	p       []byte // the body
-	off     int    // how much of it was read
-	mem     []byte // the pooled memory p is in; nil once given back
-	writers int    // the WriteTo calls handing p to their writers, outside the lock
+	writers int32          // the WriteTo calls handing p to their writers, outside the lock
+	size    int32          // the size of the pooled memory: its class's
+	p       []byte         // the body
+	off     int            // how much of it was read
+	mem     unsafe.Pointer // the pooled memory p is in; nil once given back
+	// spare is pooled memory the handler never gets: the body as read,
+	// when p is its canonical form (canonBody). It goes back with mem.
+	spare unsafe.Pointer
+}
+
+// newLentBody returns a lentBody reading body, which is in mem, memory
+// takeBodyMem returned.
+func newLentBody(body, mem []byte) *lentBody {
+	return &lentBody{p: body, mem: unsafe.Pointer(unsafe.SliceData(mem)), size: int32(len(mem))}
+}
+
+// memory returns the pooled memory at m, of b's size.
+func (b *lentBody) memory(m unsafe.Pointer) []byte { return unsafe.Slice((*byte)(m), b.size) }
+
+// overlaps reports whether a and b share memory.
+func overlaps(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	a0, b0 := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return a0 < b0+uintptr(len(b)) && b0 < a0+uintptr(len(a))
 }
 
 // Read reads the next octets of the body; io.EOF after the last.
@@ -450,8 +498,8 @@ func (b *lentBody) giveBack() {
 		return
 	}
 	b.mu.Lock()
-	m := b.mem
-	b.mem = nil
+	m, spare := b.mem, b.spare
+	b.mem, b.spare = nil, nil
 	if m != nil && b.writers != 0 {
 		m = nil // the writer reads it: not the pool's again
 	} else if m != nil {
@@ -463,6 +511,59 @@ func (b *lentBody) giveBack() {
 	}
 	b.mu.Unlock()
 	if m != nil {
+		putBodyMem(b.memory(m))
+	}
+	if spare != nil {
+		putBodyMem(b.memory(spare))
+	}
+}
+
+// revoke takes the memory back from the body of a refused request, which
+// no handler reads (Enforce mode): from then on the body reads as empty,
+// as that of a request refused before the body was handed on does.
+func (b *lentBody) revoke() {
+	b.mu.Lock()
+	m, spare := b.mem, b.spare
+	b.mem, b.spare, b.p, b.off = nil, nil, nil, 0
+	if b.writers != 0 {
+		m = nil // a writer reads it: not the pool's again
+	}
+	b.mu.Unlock()
+	if m != nil {
+		putBodyMem(b.memory(m))
+	}
+	if spare != nil {
+		putBodyMem(b.memory(spare))
+	}
+}
+
+// reclaim puts back in its pool the memory the body of r, refused in
+// Enforce mode with rj, was read into: no handler reads it. rj, which the
+// log, OnReject and the ErrorHandler get, is first made to refer to
+// memory of its own: its Field may be a member or field name in the body.
+// A Rejection whose Err is not one known to refer to no request memory
+// leaves the body's memory to the collector.
+func (s *scratch) reclaim(r *http.Request, rj *Rejection) {
+	lb := s.lent
+	if lb != nil && r.Body != io.ReadCloser(lb) {
+		lb = nil // replaced, and so not ours to take back
+	}
+	if s.mem == nil && lb == nil {
+		return
+	}
+	switch err := rj.Err; {
+	case err == nil, err == errTooMany, err == errFileTooLarge, err == rj.Reason.Sentinel():
+	default:
+		if _, ok := err.(*sanitize.Error); !ok {
+			return
+		}
+	}
+	rj.Field, rj.Sample = strings.Clone(rj.Field), strings.Clone(rj.Sample)
+	if lb != nil {
+		lb.revoke()
+	}
+	if m := s.mem; m != nil {
+		s.mem = nil
 		putBodyMem(m)
 	}
 }
@@ -621,7 +722,7 @@ func (s *scratch) handOn(r *http.Request, p *policy, body, sent []byte, rj *Reje
 		r.Body = newBodyReader(sent)
 	case rj == nil:
 		if m := s.mem; m != nil && len(body) != 0 && &body[0] == &m[0] {
-			lb := &lentBody{p: body, mem: m}
+			lb := newLentBody(body, m)
 			s.mem, s.lent = nil, lb
 			install(r, lb, len(body))
 			return
@@ -781,9 +882,14 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	if p.Mode == rules.Enforce {
 		if lb := s.lent; lb != nil && r.Body == io.ReadCloser(lb) {
 			// The body lent a moment ago, which no handler has seen: its
-			// reader reads the canonical form instead, and its memory is
-			// the collector's (lentBody).
-			lb.p, lb.mem, s.lent = out, nil, nil
+			// reader reads the canonical form instead, memory of its own.
+			// The pooled memory goes back after the handler (giveBack)
+			// if the canonical form is not in it; nothing else of an
+			// accepted request refers to it.
+			if !overlaps(out, lb.memory(lb.mem)) {
+				lb.spare = lb.mem
+			}
+			lb.p, lb.mem = out, nil
 			install(r, lb, len(out))
 			return nil
 		}

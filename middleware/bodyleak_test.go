@@ -112,7 +112,7 @@ func (h *leakHandler) stream(r *http.Request, started chan struct{}) {
 func TestBodyLeakAfterTimeout(t *testing.T) {
 	t.Parallel()
 	const (
-		size    = 60 << 10 // the largest: bodies up to 64 KiB are read into pooled memory (lentBody)
+		size    = 200 << 10 // the largest: bodies up to 1 MiB are read into pooled memory (lentBody), those over 64 KiB after a sixteenth has come
 		timeout = 20 * time.Millisecond
 	)
 	clients, perClient := 8, 6

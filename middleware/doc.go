@@ -100,18 +100,25 @@
 // # The body and the handler
 //
 // A body the policy checks is read whole before the handler runs, and the
-// handler gets it as r.Body. A body declared at most 64 KiB long is read
-// straight into one buffer: in Enforce mode pooled memory, which an
-// accepted request's handler reads through a reader of its own (lentBody)
-// and which goes back to its pool once the handler has returned, after
-// the octets the handler had not read yet, if any, have moved to memory of
-// their own. A longer body, or one of unknown length, is read through
-// pooled working memory that no handler sees and then copied once into
-// memory of its own (readBody). So a handler that keeps reading after a
-// timeout wrapper (Echo's Timeout, http.TimeoutHandler) has answered, or
-// from a goroutine after it returned, reads the rest of its own
-// request's octets, never another request's. Echo's HTTPErrorHandler,
-// which runs after the middleware has returned, can read the body as the
+// handler gets it as r.Body. In Enforce mode a body declared at most
+// 1 MiB long (the default body limit) is read into pooled memory: one
+// declared at most 64 KiB at once, a longer one once a sixteenth of it has
+// come through pooled working memory, so that a client that declares much
+// and sends little holds little. An accepted request's handler reads it
+// through a reader of its own (lentBody), and the memory goes back to its
+// pool once the handler has returned, after the octets the handler had not
+// read yet, if any, have moved to memory of their own. When the body is
+// rewritten to its canonical form, the handler reads that, memory of its
+// own, and the memory the body came in goes back too. A refused request's
+// body memory goes back at once: its Rejection refers to memory of its
+// own, and its body reads as empty. A longer body, one of unknown length,
+// and every body in Monitor mode, is read through pooled working memory
+// that no handler sees and then copied once into memory of its own
+// (readBody). So a handler that keeps reading after a timeout wrapper
+// (Echo's Timeout, http.TimeoutHandler) has answered, or from a goroutine
+// after it returned, reads the rest of its own request's octets, never
+// another request's. Echo's HTTPErrorHandler, which runs after the
+// middleware has returned, can read an accepted request's body as the
 // handler left it.
 //
 // # Allocations
@@ -121,9 +128,10 @@
 // next one, is one allocation per request, as for every Echo v4
 // middleware, and the only one for a clean request without a body. The
 // net/http adapter allocates nothing for it. A checked body costs one
-// allocation, its reader, when it is declared at most 64 KiB long and
-// handed on as it came (its memory is pooled, lent to the handler: see
-// The body and the handler); two otherwise, its memory and its reader.
+// allocation, its reader, when it is declared at most 1 MiB long and
+// handed on as it came or rewritten (its memory is pooled, lent to the
+// handler: see The body and the handler; a rewritten body's canonical form
+// is one allocation more); two otherwise, its memory and its reader.
 //
 // # The log line
 //

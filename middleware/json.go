@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
@@ -710,18 +711,24 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 		if p.Mode == rules.Monitor {
 			return nil
 		}
+		if limit >= 0 && int64(len(out)+(i-last)+jsonQuotedLen(nt)) > limit {
+			// What follows can only add to it: refused now, before
+			// the rest is rewritten, or the memory grown past it.
+			return tooLarge(rules.JSON, "", limit)
+		}
 		if out == nil {
-			// Once: the canonical body is about as long as the body.
-			out = make([]byte, 0, len(body)+len(body)/8+64)
+			// Once: the canonical body is about as long as the body,
+			// and no longer than the limit, so that it is not grown
+			// again (a growth would allocate it a second time).
+			c := len(body) + len(body)/8 + 64
+			if limit >= 0 && int64(c) > limit {
+				c = int(limit)
+			}
+			out = make([]byte, 0, c)
 		}
 		out = append(out, body[last:i]...)
 		out = appendJSONQuote(out, nt)
 		last = end
-		if limit >= 0 && int64(len(out)) > limit {
-			// What follows can only add to it: refused now, before
-			// the rest is rewritten.
-			return tooLarge(rules.JSON, "", limit)
-		}
 		return nil
 	}
 	if rj := sc.scan(); rj != nil {
@@ -848,15 +855,15 @@ func (p *policy) normalBoundedTo(dst, text []byte, room int64) ([]byte, bool) {
 	if int64(len(text)) <= room/maxCanonGrowth {
 		return p.form.Append(dst, text), true
 	}
-	nf := norm.NFC
+	nf, bt := norm.NFC, &boundaryTables[0]
 	if p.form == normalize.NFKC {
-		nf = norm.NFKC
+		nf, bt = norm.NFKC, &boundaryTables[1]
 	}
 	const stretch = 4 << 10
 	out := dst
 	for len(text) > 0 {
 		k := min(stretch, len(text))
-		for k < len(text) && !(utf8.RuneStart(text[k]) && nf.Properties(text[k:]).BoundaryBefore()) {
+		for k < len(text) && !(utf8.RuneStart(text[k]) && bt.boundaryBefore(nf, text[k:])) {
 			k++
 		}
 		out = p.form.Append(out, text[:k])
@@ -866,6 +873,43 @@ func (p *policy) normalBoundedTo(dst, text []byte, room int64) ([]byte, bool) {
 		}
 	}
 	return out, true
+}
+
+// boundaryTable remembers, for the code points below boundaryRunes (the
+// planes where the characters without a boundary before them are), what
+// norm's Properties(r).BoundaryBefore() answered in a form: known marks
+// the code points looked up, before those it held for. normalBoundedTo
+// asks at every character of a text with no boundary for a long way (a
+// run of combining marks: issue 14), and a lookup in norm's tables costs
+// several times what the normalization of the character does. Any
+// goroutine fills it in, a bit at a time, with atomic operations.
+type boundaryTable struct {
+	known, before [boundaryRunes / 64]atomic.Uint64
+}
+
+const boundaryRunes = 0x20000
+
+// boundaryTables are the boundary tables of NFC and NFKC.
+var boundaryTables [2]boundaryTable
+
+// boundaryBefore reports whether nf has a boundary before the character
+// that s, valid UTF-8, starts with: nf.Properties(s).BoundaryBefore(),
+// remembered in t, nf's table.
+func (t *boundaryTable) boundaryBefore(nf norm.Form, s []byte) bool {
+	r, n := utf8.DecodeRune(s)
+	if r >= boundaryRunes || n <= 1 && r == utf8.RuneError {
+		return nf.Properties(s).BoundaryBefore()
+	}
+	w, bit := r>>6, uint64(1)<<(r&63)
+	if t.known[w].Load()&bit != 0 {
+		return t.before[w].Load()&bit != 0
+	}
+	b := nf.Properties(s).BoundaryBefore()
+	if b {
+		t.before[w].Or(bit)
+	}
+	t.known[w].Or(bit) // after before's: a reader that sees it known sees the answer
+	return b
 }
 
 // checkCanonical checks the canonical form of a string or key against the

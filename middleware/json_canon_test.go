@@ -9,10 +9,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
+	"golang.org/x/text/unicode/norm"
 )
 
 // The canonical form of a JSON body holds to the policy its input did, and
@@ -406,5 +409,33 @@ func BenchmarkCanonJSONPrecisPointer(b *testing.B) {
 				p.canonJSON(body)
 			}
 		})
+	}
+}
+
+// TestBoundaryTable: boundaryBefore answers as norm's Properties do for
+// every code point, in NFC and NFKC, both when it looks a code point up
+// and when it remembers it, and for a text that is not valid UTF-8.
+func TestBoundaryTable(t *testing.T) {
+	var buf [utf8.UTFMax + 1]byte
+	for _, nf := range []norm.Form{norm.NFC, norm.NFKC} {
+		bt := new(boundaryTable)
+		for pass := 0; pass < 2; pass++ {
+			for r := rune(0); r <= unicode.MaxRune; r++ {
+				if 0xD800 <= r && r <= 0xDFFF {
+					continue
+				}
+				n := utf8.EncodeRune(buf[:], r)
+				buf[n] = 'a'
+				s := buf[:n+1]
+				if got, want := bt.boundaryBefore(nf, s), nf.Properties(s).BoundaryBefore(); got != want {
+					t.Fatalf("form %v, U+%04X, pass %d: %v, want %v", nf, r, pass, got, want)
+				}
+			}
+		}
+		for _, s := range []string{"\xcc", "\xff\xcc\x81", "\xcc\x81"[:1]} {
+			if got, want := bt.boundaryBefore(nf, []byte(s)), nf.Properties([]byte(s)).BoundaryBefore(); got != want {
+				t.Errorf("form %v, %q: %v, want %v", nf, s, got, want)
+			}
+		}
 	}
 }

@@ -1104,8 +1104,25 @@ func packName(s []byte) uint64 {
 
 // asciiName reports whether s is all ASCII, and whether it is ASCII
 // without upper-case letters (so that foldKey leaves it as it is).
+//
+// It goes eight octets at a time: a long key is looked at here once per
+// object it is in (issue 14's long-keys body is made of them).
 func asciiName(s []byte) (ascii, lower bool) {
-	lower = true
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	var high, upper uint64
+	for len(s) >= 8 {
+		w := binary.LittleEndian.Uint64(s)
+		high |= w
+		// Octets 'A' to 'Z', as plainWord tells them; in a word with an
+		// octet over 0x7F the carries make this wrong, but then high
+		// says that s is not ASCII.
+		upper |= (w + (0x80-'A')*lsb) &^ (w + (0x80-'Z'-1)*lsb)
+		s = s[8:]
+	}
+	if high&msb != 0 {
+		return false, false
+	}
+	lower = upper&msb == 0
 	for _, c := range s {
 		if c >= utf8.RuneSelf {
 			return false, false

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -89,6 +90,47 @@ func TestJSONMembersManyNames(t *testing.T) {
 			if rj == nil || rj.Reason.String() != "duplicate_key" || rj.Offset != len(dup)-len(`0":1}`) {
 				t.Errorf("%d names and a duplicate, %s: %v", n, form.Name(), describe(rj))
 			}
+		}
+	}
+}
+
+// TestASCIIName: asciiName, eight octets at a time, answers as the
+// octet-by-octet definition does for every octet value at every place of
+// names up to 24 octets long, in words of letters of both cases and in the
+// tail after them.
+func TestASCIIName(t *testing.T) {
+	ref := func(s []byte) (ascii, lower bool) {
+		lower = true
+		for _, c := range s {
+			if c >= 0x80 {
+				return false, false
+			}
+			if 'A' <= c && c <= 'Z' {
+				lower = false
+			}
+		}
+		return true, lower
+	}
+	for n := 0; n <= 24; n++ {
+		for _, fill := range []byte{'a', 'z', '@', '[', '0', 0x7F} {
+			for i := 0; i < n; i++ {
+				for c := 0; c < 256; c++ {
+					s := bytes.Repeat([]byte{fill}, n)
+					s[i] = byte(c)
+					a, l := asciiName(s)
+					if ra, rl := ref(s); a != ra || l != rl {
+						t.Fatalf("asciiName(%q) = %v, %v, want %v, %v", s, a, l, ra, rl)
+					}
+				}
+			}
+		}
+	}
+	// Octets over 0x7F next to letters, where the word's carries cross
+	// octets.
+	for _, s := range []string{"\xffAAAAAAA", "AAAAAAA\xff", "\x80@@@@@@@", "Z\xff\xff\xff\xff\xff\xffa", "abcdefgh\xc3\xa9", "abcdefghA", "ABCDEFGH"} {
+		a, l := asciiName([]byte(s))
+		if ra, rl := ref([]byte(s)); a != ra || l != rl {
+			t.Errorf("asciiName(%q) = %v, %v, want %v, %v", s, a, l, ra, rl)
 		}
 	}
 }

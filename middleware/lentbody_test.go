@@ -5,22 +5,25 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
+	"unsafe"
 
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// TestBodyMemClass: every body size up to upfrontBytes has a class whose
+// TestBodyMemClass: every body size up to maxLentBytes has a class whose
 // memory holds it with less than a quarter of its length to spare, the
 // classes grow with the size, and memory of a class's size goes back to
 // that class (putBodyMem).
 func TestBodyMemClass(t *testing.T) {
 	prevClass, prevSize := bodyMemClass(1)
-	for n := 1; n <= upfrontBytes; n++ {
+	for n := 1; n <= maxLentBytes; n++ {
 		c, size := bodyMemClass(n)
 		switch {
 		case c < 0 || c >= bodyMemClasses:
@@ -37,8 +40,8 @@ func TestBodyMemClass(t *testing.T) {
 		}
 		prevClass, prevSize = c, size
 	}
-	if prevClass != bodyMemClasses-1 || prevSize != upfrontBytes {
-		t.Fatalf("the largest class is %d of %d octets, want %d of %d", prevClass, prevSize, bodyMemClasses-1, upfrontBytes)
+	if prevClass != bodyMemClasses-1 || prevSize != maxLentBytes {
+		t.Fatalf("the largest class is %d of %d octets, want %d of %d", prevClass, prevSize, bodyMemClasses-1, maxLentBytes)
 	}
 }
 
@@ -48,7 +51,7 @@ func lend(body []byte) (*lentBody, []byte) {
 	_, size := bodyMemClass(max(len(body), 1))
 	mem := make([]byte, size)
 	copy(mem, body)
-	return &lentBody{p: mem[:len(body):len(body)], mem: mem}, mem
+	return newLentBody(mem[:len(body):len(body)], mem), mem
 }
 
 // TestLentBodyReads: a lentBody reads as any io.Reader must, before the
@@ -129,9 +132,10 @@ func TestLentBodyWriteTo(t *testing.T) {
 
 // TestLentOnlyWhenHanded: run hands the adapter the lent memory to give
 // back only for an accepted request whose handler reads it as lent: not
-// for a refused one (its Rejection may point into the body), and not for
-// a body rewritten to its canonical form (read by the same reader, from
-// memory of its own).
+// for a refused one (its Rejection may point into the body). A body
+// rewritten to its canonical form is read by the same reader from memory
+// of its own, and the memory the body was read into goes back as spare,
+// never read by the handler.
 func TestLentOnlyWhenHanded(t *testing.T) {
 	strict := rules.Strict()
 	nfc := rules.Strict()
@@ -145,7 +149,7 @@ func TestLentOnlyWhenHanded(t *testing.T) {
 	}{
 		{"accepted", strict, `{"a":"café"}`, true, true},
 		{"refused", strict, "{\"a\":\"caf\xc3\"}", false, false},
-		{"rewritten", nfc, "{\"a\":\"cafe\u0301\"}", false, true},
+		{"rewritten", nfc, "{\"a\":\"cafe\u0301\"}", true, true},
 		{"normal already", nfc, `{"a":"café"}`, true, true},
 		{"refused after the check", nfc, "{\"\u00e9\":1,\"e\u0301\":2}", false, false},
 	} {
@@ -166,6 +170,17 @@ func TestLentOnlyWhenHanded(t *testing.T) {
 		}
 		if h.lent != nil && hand.Body != io.ReadCloser(h.lent) {
 			t.Errorf("%s: the handler does not read the lent body", tc.name)
+		}
+		if lb := h.lent; lb != nil {
+			rewritten := tc.name == "rewritten"
+			switch {
+			case rewritten && (lb.mem != nil || lb.spare == nil):
+				t.Errorf("%s: mem %v, spare %v: want the canonical form in memory of its own and the read memory spare", tc.name, lb.mem != nil, lb.spare != nil)
+			case rewritten && overlaps(lb.p, lb.memory(lb.spare)):
+				t.Errorf("%s: the canonical form is in the spare memory", tc.name)
+			case !rewritten && (lb.mem == nil || lb.spare != nil):
+				t.Errorf("%s: mem %v, spare %v: want the body in lent memory", tc.name, lb.mem != nil, lb.spare != nil)
+			}
 		}
 		if rj == nil {
 			got, _ := io.ReadAll(hand.Body)
@@ -216,4 +231,148 @@ func stillReads(lb *lentBody, mem []byte) bool {
 	lb.mu.Lock()
 	defer lb.mu.Unlock()
 	return lb.mem == nil && len(lb.p) != 0 && &lb.p[0] == &mem[0]
+}
+
+// TestLentLargeBodies: an accepted body of declared length up to
+// maxLentBytes is lent in pooled memory of its class, one longer than
+// upfrontBytes too (moved there once a commitShare-th has come); a longer
+// body, one of unknown length, and a Monitor-mode body are the handler's
+// own memory.
+func TestLentLargeBodies(t *testing.T) {
+	for _, tc := range []struct {
+		size    int
+		chunked bool
+		monitor bool
+		lent    bool
+	}{
+		{upfrontBytes, false, false, true},
+		{upfrontBytes + 1, false, false, true},
+		{300 << 10, false, false, true},
+		{maxLentBytes, false, false, true},
+		{maxLentBytes + 1, false, false, false},
+		{300 << 10, true, false, false},
+		{300 << 10, false, true, false},
+	} {
+		pol := rules.Strict()
+		pol.Limits.BodyBytes = 2 << 20
+		if tc.monitor {
+			pol.Mode = rules.Monitor
+		}
+		g, err := newGuard(pol, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := leakBody(tc.size, tc.size)
+		var rd io.Reader = bytes.NewReader(body)
+		if tc.chunked {
+			rd = struct{ io.Reader }{rd} // no length: sent chunked
+		}
+		r := httptest.NewRequest(http.MethodPost, "/up", rd)
+		r.Header.Set("Content-Type", "text/plain; charset=utf-8")
+		if tc.chunked {
+			r.ContentLength = -1
+		}
+		nop := func(any) requestIdentity { return requestIdentity{} }
+		hand, _, rj, _, h := g.run(r, "/up", nil, nil, false, g.def, nop, nil)
+		if rj != nil {
+			t.Fatalf("%+v: %v", tc, rj)
+		}
+		if got := h.lent != nil; got != tc.lent {
+			t.Errorf("%+v: lent %v", tc, got)
+		} else if got {
+			if _, size := bodyMemClass(tc.size); int(h.lent.size) != size {
+				t.Errorf("%+v: lent memory of %d octets, want its class's %d", tc, h.lent.size, size)
+			}
+		}
+		got, err := io.ReadAll(hand.Body)
+		if err != nil || !bytes.Equal(got, body) {
+			t.Errorf("%+v: the handler reads %d octets (%v), want the body's %d", tc, len(got), err, len(body))
+		}
+		h.release()
+	}
+}
+
+// TestOverlaps: overlaps tells slices that share memory from slices that
+// do not, adjacent ones included.
+func TestOverlaps(t *testing.T) {
+	m := make([]byte, 100)
+	for _, tc := range []struct {
+		a, b []byte
+		want bool
+	}{
+		{m, m, true},
+		{m[:10], m[9:], true},
+		{m[:10], m[10:], false},
+		{m[50:60], m[:51], true},
+		{m[50:60], m[:50], false},
+		{m[:0], m, false},
+		{nil, m, false},
+		{make([]byte, 10), m, false},
+	} {
+		if got := overlaps(tc.a, tc.b); got != tc.want {
+			t.Errorf("overlaps(%p+%d, %p+%d) = %v, want %v", tc.a, len(tc.a), tc.b, len(tc.b), got, tc.want)
+		}
+	}
+}
+
+// TestLentBodySize: a lentBody, allocated for every request lent a body,
+// stays within 64 octets (a size class of its own below 80).
+func TestLentBodySize(t *testing.T) {
+	if n := unsafe.Sizeof(lentBody{}); n > 64 {
+		t.Errorf("a lentBody is %d octets, want at most 64", n)
+	}
+}
+
+// TestReclaimRefused: in Enforce mode the memory a refused request's body
+// was read into goes back to its pool at once (reclaim), both for a body
+// refused by its check and for one refused once canonicalized (too large
+// in NFKC), and the Rejection refers to memory of its own: a Field that
+// names a member in the body is a copy.
+func TestReclaimRefused(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops entries at random under the race detector")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	nfkc := rules.Strict()
+	nfkc.Normalization = normalize.NFKC
+	const n = 100 << 10 // past upfrontBytes: moved to pooled memory at the commit
+	pad := strings.Repeat(" ", n)
+	for _, tc := range []struct {
+		name string
+		pol  rules.Policy
+		body string
+	}{
+		{"check", rules.Strict(), `{"` + strings.Repeat("k", 40) + "\":\"caf\xc3\"}" + pad},
+		{"collision", rules.Strict(), `{"` + strings.Repeat("k", 40) + `":1,"` + strings.Repeat("k", 40) + `":2}` + pad},
+		{"canonical form too large", nfkc, `{"a":"` + strings.Repeat("\ufdfa", n/3) + `"}`},
+	} {
+		if tc.name == "canonical form too large" {
+			tc.pol.Limits.BodyBytes = int64(len(tc.body)) + 10
+		}
+		g, err := newGuard(tc.pol, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := httptest.NewRequest(http.MethodPost, "/api/items", strings.NewReader(tc.body))
+		r.Header.Set("Content-Type", "application/json")
+		nop := func(any) requestIdentity { return requestIdentity{} }
+		runtime.LockOSThread()
+		_, _, rj, pass, h := g.run(r, "/api/items", nil, nil, false, g.def, nop, nil)
+		if rj == nil || pass || h.lent != nil {
+			runtime.UnlockOSThread()
+			t.Fatalf("%s: rejection %v, pass %v, lent %v: want refused, nothing lent", tc.name, rj, pass, h.lent != nil)
+		}
+		mem := takeBodyMem(len(tc.body))
+		runtime.UnlockOSThread()
+		if !bytes.HasPrefix(mem, []byte(tc.body[:64])) {
+			t.Errorf("%s (%v): the body's memory is not back in its pool", tc.name, rj.Reason)
+		}
+		if overlaps(unsafe.Slice(unsafe.StringData(rj.Field), len(rj.Field)), mem) ||
+			overlaps(unsafe.Slice(unsafe.StringData(rj.Sample), len(rj.Sample)), mem) {
+			t.Errorf("%s: the Rejection refers to the body's memory", tc.name)
+		}
+		if got, _ := io.ReadAll(r.Body); len(got) != 0 && tc.name == "canonical form too large" {
+			t.Errorf("%s: the refused body still reads %d octets", tc.name, len(got))
+		}
+	}
 }

@@ -226,6 +226,10 @@ func (g *guard) run(r *http.Request, route string, names, values []string, escap
 		if lent := ls.s.lent; lent != nil && rj == nil && r.Body == io.ReadCloser(lent) {
 			h.lent = lent
 		}
+		// A refused request's body memory goes back at once.
+		if rj != nil && p.Mode == rules.Enforce {
+			ls.s.reclaim(r, rj)
+		}
 	}
 	ls.release()
 	hand = detachBody(r)

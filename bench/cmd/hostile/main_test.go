@@ -32,7 +32,7 @@ func TestSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := collect(out)
+	cases := collect(out, "Hostile", "entry")
 	if len(cases) != 2 {
 		t.Fatalf("%d cases, want 2", len(cases))
 	}

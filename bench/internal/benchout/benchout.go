@@ -32,6 +32,9 @@ type Result struct {
 	MBPerS      float64 // 0 if the benchmark did not call SetBytes
 	BPerOp      float64
 	AllocsPerOp float64
+	// Metrics holds the other metrics the benchmark reported
+	// (b.ReportMetric), by unit, such as "handed-B/op"; nil if none.
+	Metrics map[string]float64
 }
 
 // A Row is one benchmark (package, name and parameters) with the runs of
@@ -179,6 +182,11 @@ func ParseLine(line string) (Result, bool) {
 			r.BPerOp = v
 		case "allocs/op":
 			r.AllocsPerOp = v
+		default:
+			if r.Metrics == nil {
+				r.Metrics = map[string]float64{}
+			}
+			r.Metrics[f[i+1]] = v
 		}
 	}
 	return r, r.NsPerOp > 0

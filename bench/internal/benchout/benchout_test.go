@@ -37,6 +37,18 @@ func TestParseLine(t *testing.T) {
 	}
 }
 
+// TestParseLineMetrics: the metrics of b.ReportMetric beside the usual
+// ones, by unit.
+func TestParseLineMetrics(t *testing.T) {
+	r, ok := ParseLine("BenchmarkHostileMW/case=x/size=1M/impl=worst \t 9\t 11104763 ns/op\t 94.43 MB/s\t 11112000 cpu-ns/op\t 899621 handed-B/op\t 901144 B/op\t 2 allocs/op")
+	if !ok || r.CPUNsPerOp != 11112000 || r.BPerOp != 901144 || len(r.Metrics) != 1 || r.Metrics["handed-B/op"] != 899621 {
+		t.Errorf("ParseLine: %+v, %v", r, ok)
+	}
+	if r, _ := ParseLine("BenchmarkValidate/impl=x \t 1\t 1 ns/op"); r.Metrics != nil {
+		t.Errorf("Metrics %v, want nil", r.Metrics)
+	}
+}
+
 func TestRead(t *testing.T) {
 	f, err := os.Open("testdata/two-rounds.txt")
 	if err != nil {
