@@ -73,7 +73,10 @@ func AppendValid(dst, p []byte) []byte {
 
 // repair returns p repaired, given that p[:i] is valid and p[i] starts an
 // ill-formed sequence: it counts the octets of the result first, so as to
-// allocate them once and exactly.
+// allocate them once and exactly. With the kernels, when the count finds
+// that a quarter of the result or more, from i on, is U+FFFD alone (dense
+// errors), it has replaceAll allocate and fill the result with U+FFFD and
+// writes only from the first valid octet on.
 func repair[T string | []byte](p T, i int) []byte {
 	if useBlocks(len(p) - i) {
 		rest, _, fill := repairLenBlocks(p, i)
