@@ -151,6 +151,7 @@ func repairLenBlocks[T string | []byte](p T, i int) (m, valid int, fill fillEnd)
 	n := len(p)
 	fill = fillEnd{in: i}
 	clean := true // no valid octet yet
+	chunk := fillChunk
 	if i < kernelBefore {
 		b := min(i+blockStep, n)
 		m, valid = countEdge(p, i, b)
@@ -165,9 +166,13 @@ func repairLenBlocks[T string | []byte](p T, i int) (m, valid int, fill fillEnd)
 			break
 		}
 		if clean {
-			// Until the first valid octet, a few blocks at a time,
-			// so as to know about where it is.
-			k = min(k, fillChunk)
+			// Until the first valid octet, fillChunk blocks at a
+			// time, then twice as many each time: a call for every
+			// few blocks would cost as much as they do, and this
+			// finds where the valid octet is to within half of
+			// what comes before it.
+			k = min(k, chunk)
+			chunk *= 2
 		}
 		done, c, v := repairCountAVX512(dataAt(p, i), k)
 		m += c

@@ -41,6 +41,6 @@ const (
 // i, or the end of a block of the count, or len(p).
 type fillEnd struct{ in, out int }
 
-// fillChunk is how many blocks repairLenBlocks has the kernel count at a
-// time until it finds a valid octet: a call costs about what a block does.
+// fillChunk is how many blocks repairLenBlocks has the kernel count in
+// its first call, when it looks for the first valid octet.
 const fillChunk = 32
