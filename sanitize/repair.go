@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
 	"strings"
@@ -55,7 +56,7 @@ func AppendValid(dst, p []byte) []byte {
 		return dst
 	}
 	if useBlocks(len(p) - i) {
-		need := repairLenBlocks(p, i)
+		need, _, _ := repairLenBlocks(p, i)
 		dst = slices.Grow(dst, need)
 		n := len(dst)
 		if o := repairIntoBlocks(dst[n:n+need], 0, p, i); o != need {
@@ -72,13 +73,28 @@ func AppendValid(dst, p []byte) []byte {
 
 // repair returns p repaired, given that p[:i] is valid and p[i] starts an
 // ill-formed sequence: it counts the octets of the result first, so as to
-// allocate them once and exactly.
+// allocate them once and exactly. With the kernels, when the count finds
+// that a quarter of the result or more, from i on, is U+FFFD alone (dense
+// errors), it has replaceAll allocate and fill the result with U+FFFD and
+// writes only from the first valid octet on.
 func repair[T string | []byte](p T, i int) []byte {
 	if useBlocks(len(p) - i) {
-		need := i + repairLenBlocks(p, i)
-		out := make([]byte, need)
-		copy(out, p[:i])
-		if o := repairIntoBlocks(out, i, p, i); o != need {
+		rest, _, fill := repairLenBlocks(p, i)
+		need := i + rest
+		if fill.in == len(p) {
+			return replaceAll(p, i, need)
+		}
+		var out []byte
+		if 4*fill.out >= rest {
+			// At least a quarter of the result is U+FFFD from i on:
+			// fill it all so, and write from where it ends.
+			out = replaceAll(p, i, need)
+		} else {
+			out = make([]byte, need)
+			copy(out, p[:i])
+			fill = fillEnd{in: i}
+		}
+		if o := repairIntoBlocks(out, i+fill.out, p, fill.in); o != need {
 			panic("sanitize: repair wrote a length other than it counted")
 		}
 		return out
@@ -89,6 +105,30 @@ func repair[T string | []byte](p T, i int) []byte {
 	repairInto(out, i, p, i)
 	return out[:need:need]
 }
+
+// replaceAll returns p[:i] followed by U+FFFD repeated to the length
+// need, which is ToValid's result when no octet of p[i:] is valid: every
+// one starts a maximal subpart or ends one, as in the densest errors (FF,
+// C0 AF, ED A0 80, E2 82, F0 9F 98 repeated, binary data). bytes.Repeat
+// allocates the result without clearing it first and fills it by copies
+// of what it has filled so far, at about the cost of the clearing alone:
+// make and the writing kernel cost that clearing and as much again
+// (issue 14: a quarter of the time of ToValid on 16 KiB of FF, the rest
+// being mostly the collector's work for the 48 KiB allocated).
+//
+// The pattern repeated is U+FFFD turned so that its first octet falls at
+// i. When i is not a multiple of 3, it asks the allocator for 1 or 2
+// octets more than need, which the result does not hold (its capacity is
+// need) and which its size classes almost always round up to anyway.
+func replaceAll[T string | []byte](p T, i, need int) []byte {
+	out := bytes.Repeat(fffdFrom[i%3][:], (need+2)/3)[:need:need]
+	copy(out, p[:i])
+	return out
+}
+
+// fffdFrom[r] is U+FFFD turned so that, repeated, it has its first octet
+// (EF) at the positions r modulo 3.
+var fffdFrom = [3][3]byte{{0xEF, 0xBF, 0xBD}, {0xBD, 0xEF, 0xBF}, {0xBF, 0xBD, 0xEF}}
 
 // repairInto writes p[i:] repaired into out from out[o], given that i is a
 // character boundary, and returns where it stopped in both: at len(p), or

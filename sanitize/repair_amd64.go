@@ -17,13 +17,14 @@ var repairKernel = func() bool {
 }()
 
 // repairCountAVX512 returns how many of the blocks of blockStep octets at
-// p it counted and their length repaired, reading from kernelBefore octets
+// p it counted, their length repaired, and how many of their octets are
+// valid (kept as they are; the rest become U+FFFD or vanish), reading from kernelBefore octets
 // before p to kernelAfter after the start of the last block. It is
 // countSpan (in repair_model_test.go) for each block. It stops early after
 // validRun blocks in a row whose octets are all valid, for skipValid.
 //
 //go:noescape
-func repairCountAVX512(p *byte, blocks int) (done, count int)
+func repairCountAVX512(p *byte, blocks int) (done, count, valid int)
 
 // repairWriteAVX512 writes the blocks of blockStep octets at p repaired
 // to out, as writeSpan does, block after block while the next block and 64
@@ -118,14 +119,15 @@ func edge[T string | []byte](e *[edgeLen]byte, p T, a, b int) (blocks, pad int) 
 	return blocks, blocks*blockStep - (b - a)
 }
 
-// countEdge returns the length of p[a:b] repaired (see edge).
-func countEdge[T string | []byte](p T, a, b int) int {
+// countEdge returns the length of p[a:b] repaired and how many of its
+// octets are valid (see edge).
+func countEdge[T string | []byte](p T, a, b int) (m, valid int) {
 	var e [edgeLen]byte
 	blocks, pad := edge(&e, p, a, b)
-	// The padding is ASCII: one octet each. An edge is shorter than
-	// validRun blocks: the kernel counts all of it.
-	_, m := repairCountAVX512(&e[kernelBefore], blocks)
-	return m - pad
+	// The padding is ASCII: one valid octet each. An edge is shorter
+	// than validRun blocks: the kernel counts all of it.
+	_, m, valid = repairCountAVX512(&e[kernelBefore], blocks)
+	return m - pad, valid - pad
 }
 
 // writeEdge writes p[a:b] repaired to out[o:] (see edge) and returns the
@@ -142,35 +144,61 @@ func writeEdge[T string | []byte](out []byte, o int, p T, a, b int) int {
 	return o + copy(out[o:o+n-pad], w[:n-pad])
 }
 
-// repairLenBlocks is repairLen with the kernels.
-func repairLenBlocks[T string | []byte](p T, i int) int {
+// repairLenBlocks is repairLen with the kernels; it also returns how many
+// octets of p[i:] are valid, kept as they are, and how far from i none is
+// (see fillEnd): repair has bytes.Repeat write the result up to there.
+func repairLenBlocks[T string | []byte](p T, i int) (m, valid int, fill fillEnd) {
 	n := len(p)
-	m := 0
+	fill = fillEnd{in: i}
+	clean := true // no valid octet yet
+	chunk := fillChunk
 	if i < kernelBefore {
 		b := min(i+blockStep, n)
-		m += countEdge(p, i, b)
+		m, valid = countEdge(p, i, b)
 		i = b
+		if clean = valid == 0; clean {
+			fill = fillEnd{in: i, out: m}
+		}
 	}
 	for {
 		k := blocksFrom(n, i)
 		if k == 0 {
 			break
 		}
-		done, c := repairCountAVX512(dataAt(p, i), k)
+		if clean {
+			// Until the first valid octet, fillChunk blocks at a
+			// time, then twice as many each time: a call for every
+			// few blocks would cost as much as they do, and this
+			// finds where the valid octet is to within half of
+			// what comes before it.
+			k = min(k, chunk)
+			chunk *= 2
+		}
+		done, c, v := repairCountAVX512(dataAt(p, i), k)
 		m += c
+		valid += v
 		i += done * blockStep
+		if clean = clean && v == 0; clean {
+			fill = fillEnd{in: i, out: m}
+		}
 		if done == k {
-			break
+			continue
 		}
 		// A run of valid blocks: skip the rest of it.
 		e := skipValid(p, i)
 		m += e - i
+		valid += e - i
 		i = e
 	}
 	if i < n {
-		m += countEdge(p, i, n)
+		c, v := countEdge(p, i, n)
+		m += c
+		valid += v
+		if clean && v == 0 {
+			fill = fillEnd{in: n, out: m}
+		}
 	}
-	return m
+	return m, valid, fill
 }
 
 // repairIntoBlocks is repairInto with the kernels, into out[o:], which must

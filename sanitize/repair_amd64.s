@@ -181,18 +181,22 @@ GLOBL lowHigh<>(SB), RODATA|NOPTR, $128
 	NOTQ  R8; /* R8 = valid := ^ge80 & outMask */ \
 	ANDQ  outMask<>(SB), R8
 
-// func repairCountAVX512(p *byte, blocks int) (done, count int)
+// func repairCountAVX512(p *byte, blocks int) (done, count, valid int)
 //
-// Registers: SI the block, CX the blocks left, AX the count. A block with
+// Registers: SI the block, CX the blocks left, AX the count, DI the valid
+// octets (those kept as they are: repair uses a count of 0 to fill the
+// result with U+FFFD rather than write it block by block). A block with
 // an error costs one more compare and branch; the all-valid ones keep in
 // R14 the value of CX at the last of them (scratch in ABI0: the ABI
 // wrapper restores g), and in done the value at the first of the run.
-TEXT ·repairCountAVX512(SB), NOSPLIT, $0-32
+TEXT ·repairCountAVX512(SB), NOSPLIT, $0-40
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	XORQ AX, AX
+	XORQ DI, DI
 	XORQ R14, R14
 	CONSTS
+	PCALIGN $32
 
 count:
 	LEADS
@@ -208,6 +212,7 @@ countLone:
 countMasks:
 	POPCNTQ R8, R8
 	ADDQ    R8, AX
+	ADDQ    R8, DI
 	POPCNTQ R13, R13
 	LEAQ    (R13)(R13*2), R13
 	ADDQ    R13, AX
@@ -225,6 +230,7 @@ countEnd:
 	SUBQ CX, BX
 	MOVQ BX, done+16(FP)
 	MOVQ AX, count+24(FP)
+	MOVQ DI, valid+32(FP)
 	RET
 
 countSubparts:

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -20,13 +21,13 @@ var hostileRepairUnits = []struct{ name, unit string }{
 func BenchmarkToValidParts(b *testing.B) {
 	for _, c := range hostileRepairUnits {
 		p := []byte(strings.Repeat(c.unit, (16<<10)/len(c.unit)))
-		need := repairLenBlocks(p, 0)
+		need, _, _ := repairLenBlocks(p, 0)
 		out := make([]byte, need)
 		b.Run(c.name+"/count", func(b *testing.B) {
 			b.SetBytes(int64(len(p)))
 			start := processCPU()
 			for b.Loop() {
-				need = repairLenBlocks(p, 0)
+				need, _, _ = repairLenBlocks(p, 0)
 			}
 			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 		})
@@ -128,6 +129,35 @@ func BenchmarkToValidBlockMix(b *testing.B) {
 		}
 		p = p[:16<<10]
 		b.Run(mix.name, func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			var out []byte
+			start := processCPU()
+			for b.Loop() {
+				out = ToValid(p)
+			}
+			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+			_ = out
+		})
+	}
+}
+
+// BenchmarkToValidFill times ToValid on 16 KiB of FF with one "a" placed
+// where it decides how much of the result repair fills with U+FFFD rather
+// than writes block by block (replaceAll): nowhere (all filled), at the
+// end (filled up to its block), a quarter in (filled, then three quarters
+// written) and second (all written, as before the fill). It reports
+// cpu-ns/op.
+func BenchmarkToValidFill(b *testing.B) {
+	const n = 16 << 10
+	for _, c := range []struct {
+		name string
+		at   int
+	}{{"none", -1}, {"end", n - 1}, {"quarter", n / 4}, {"second", 1}} {
+		p := bytes.Repeat([]byte{0xff}, n)
+		if c.at >= 0 {
+			p[c.at] = 'a'
+		}
+		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(p)))
 			var out []byte
 			start := processCPU()

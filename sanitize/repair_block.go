@@ -35,3 +35,12 @@ const (
 	blockStep   = 56                                // octets decided per window
 	windowOut   = (1<<blockStep - 1) << windowFirst // the positions decided
 )
+
+// A fillEnd, from repairLenBlocks(p, i), says that p[i:in] has no valid
+// octet, so that it repairs to U+FFFD repeated, out octets of it; in is
+// i, or the end of a block of the count, or len(p).
+type fillEnd struct{ in, out int }
+
+// fillChunk is how many blocks repairLenBlocks has the kernel count in
+// its first call, when it looks for the first valid octet.
+const fillChunk = 32

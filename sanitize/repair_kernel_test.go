@@ -5,6 +5,7 @@ package sanitize
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -68,8 +69,9 @@ func checkKernelBlocks(t *testing.T, p []byte) (lone int) {
 	for a := kernelBefore; a+kernelAfter <= len(p); a += blockStep {
 		want := make([]byte, 3*blockStep)
 		want = want[:writeSpan(want, 0, p, a, a+blockStep)]
-		if done, got := repairCountAVX512(&p[a], 1); done != 1 || got != len(want) || got != countSpan(p, a, a+blockStep) {
-			t.Fatalf("repairCountAVX512(% X) = %d, %d; model says %d", p[a-kernelBefore:a+kernelAfter], done, got, len(want))
+		v, _ := spanMasks(p, a, a+blockStep)
+		if done, got, valid := repairCountAVX512(&p[a], 1); done != 1 || got != len(want) || got != countSpan(p, a, a+blockStep) || valid != bits.OnesCount64(v) {
+			t.Fatalf("repairCountAVX512(% X) = %d, %d, %d valid; model says %d, %d valid", p[a-kernelBefore:a+kernelAfter], done, got, valid, len(want), bits.OnesCount64(v))
 		}
 		done, n, _ := repairWriteAVX512(&p[a], 1, &out[0], len(out))
 		if done != 1 || !bytes.Equal(out[:n], want) {
@@ -221,7 +223,8 @@ func BenchmarkToValidShort(b *testing.B) {
 				out := make([]byte, 3*n)
 				for b.Loop() {
 					if blocks {
-						repairIntoBlocks(out[:repairLenBlocks(p, 0)], 0, p, 0)
+						need, _, _ := repairLenBlocks(p, 0)
+						repairIntoBlocks(out[:need], 0, p, 0)
 					} else {
 						repairInto(out[:repairLen(p, 0)+4], 0, p, 0)
 					}
@@ -240,6 +243,14 @@ func FuzzToValidLong(f *testing.F) {
 	for _, c := range hostileRepairUnits {
 		f.Add([]byte(c.unit), uint8(3))
 	}
+	// No valid octet after the head (replaceAll), which puts the first
+	// U+FFFD at each phase of the pattern.
+	f.Add([]byte("\xf0\x9f\x98"), uint8(1))
+	f.Add([]byte("\xed\xa0\x80\xe2\x82"), uint8(2))
+	f.Add([]byte("\xc0\xaf\xff\xf4\x90\x80"), uint8(4))
+	// Errors, then a valid character in a later block: repair fills up
+	// to its block and writes from there.
+	f.Add([]byte(strings.Repeat("\xed\xa0\x80", 70)+"\u20ac"), uint8(2))
 	f.Fuzz(func(t *testing.T, unit []byte, head uint8) {
 		if len(unit) == 0 {
 			return

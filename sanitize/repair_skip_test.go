@@ -136,7 +136,7 @@ func TestRepairKernelsStopForRuns(t *testing.T) {
 		for b := range errs + validRun {
 			want += countSpan(p, kernelBefore+b*blockStep, kernelBefore+(b+1)*blockStep)
 		}
-		done, m := repairCountAVX512(&p[kernelBefore], blocks)
+		done, m, _ := repairCountAVX512(&p[kernelBefore], blocks)
 		if done != errs+validRun || m != want {
 			t.Errorf("%d errors: repairCountAVX512 = %d, %d; want %d blocks", errs, done, m, errs+validRun)
 		}
