@@ -62,16 +62,55 @@ const (
 // A composer holds the normalizer's tables, built from compose_tables.go on
 // first use.
 type composer struct {
-	index  [(utf8.MaxRune + 1) >> 7]uint16  // block of each 128 code points
-	blocks [][128]uint32                    // blocks[0] is all zero
-	decomp []struct{ canon, compat []rune } // full decompositions
+	index  [(utf8.MaxRune + 1) >> 7]uint16 // block of each 128 code points
+	blocks [][128]uint32                   // blocks[0] is all zero
+	// decomp holds the full decompositions, by index (eIdxShift): spans
+	// of runes, the canonical one (empty where there is none) and the
+	// compatibility one.
+	decomp []struct{ canon, compat span }
+	runes  []rune
 	// emit holds, by form (0 NFC, 1 NFKC) and decomposition, the normal
 	// form of a starter that decomposes into characters of which none
 	// can combine with what follows (the last is a starter that starts
 	// no pair): U+FDFA's 33 octets under NFKC, written as they are
-	// rather than decomposed and composed again; nil for the others.
-	emit  [2][][]byte
-	pairs [pairSlots]pairSlot // composition: (first, second) -> composite
+	// rather than decomposed and composed again; empty for the others.
+	// Spans of emitted.
+	emit    [2][]span
+	emitted []byte
+	pairs   [pairSlots]pairSlot // composition: (first, second) -> composite
+}
+
+// A span is where a decomposition or an emitted form lies in the
+// composer's runes or emitted. The tables are spans into a few arrays
+// without pointers, not thousands of slices: the collector, which looks
+// at every pointer in the heap in every cycle, then has nothing to look
+// at in them (thousands of slices made each cycle of a process that
+// normalizes a third dearer to mark).
+type span struct{ off, n uint32 }
+
+// canon returns the canonical decomposition of index k, empty if none.
+func (c *composer) canon(k uint32) []rune { return spanOf(c.runes, c.decomp[k].canon) }
+
+// compat returns the compatibility decomposition of index k.
+func (c *composer) compat(k uint32) []rune { return spanOf(c.runes, c.decomp[k].compat) }
+
+// emitOf returns the emitted form of decomposition k in form (0 NFC, 1
+// NFKC), nil if none.
+func (c *composer) emitOf(form int, k uint32) []byte {
+	if sp := c.emit[form][k]; sp.n != 0 {
+		return spanOf(c.emitted, sp)
+	}
+	return nil
+}
+
+// spanOf returns sp of a, its capacity cut to its end.
+func spanOf[T any](a []T, sp span) []T { return a[sp.off : sp.off+sp.n : sp.off+sp.n] }
+
+// addSpan appends x to *a and returns its span there.
+func addSpan[T any](a *[]T, x []T) span {
+	sp := span{uint32(len(*a)), uint32(len(x))}
+	*a = append(*a, x...)
+	return sp
 }
 
 // entry returns the entry of r, a scalar value.
@@ -177,12 +216,16 @@ func newComposer() *composer {
 		}
 		return out
 	}
+	var buf []rune
 	for _, m := range mappings {
 		e := props[m.r]
-		d := struct{ canon, compat []rune }{compat: full(all, m.r, nil)}
+		var d struct{ canon, compat span }
+		buf = full(all, m.r, buf[:0])
+		d.compat = addSpan(&c.runes, buf)
 		e |= eCompat
 		if _, ok := canon[m.r]; ok {
-			d.canon = full(canon, m.r, nil)
+			buf = full(canon, m.r, buf[:0])
+			d.canon = addSpan(&c.runes, buf)
 			e |= eCanon
 		}
 		e |= uint32(len(c.decomp)) << eIdxShift
@@ -198,7 +241,7 @@ func newComposer() *composer {
 		}
 		runes := []rune{rune(r)}
 		if e&eCompat != 0 {
-			runes = c.decomp[e>>eIdxShift].compat
+			runes = c.compat(e >> eIdxShift)
 		}
 		lead, tail := 0, 0
 		for lead < len(runes) && nonStarter(runes[lead]) {
@@ -223,11 +266,11 @@ func newComposer() *composer {
 		c.blocks[b][r&127] = e
 	}
 	for form := range c.emit {
-		c.emit[form] = make([][]byte, len(c.decomp))
-		for k, dd := range c.decomp {
-			d := dd.canon
+		c.emit[form] = make([]span, len(c.decomp))
+		for k := range c.decomp {
+			d := c.canon(uint32(k))
 			if form == 1 {
-				d = dd.compat
+				d = c.compat(uint32(k))
 			}
 			if len(d) == 0 || c.entryOf(d[0])&(eCCC|eBack) != 0 {
 				continue
@@ -239,7 +282,7 @@ func newComposer() *composer {
 			for _, x := range d {
 				seg.insert(x, c.entryOf(x))
 			}
-			c.emit[form][k] = seg.composeAndAppend(c, nil, nil, 0)
+			c.emit[form][k] = addSpan(&c.emitted, seg.composeAndAppend(c, nil, nil, 0))
 		}
 	}
 	return c
@@ -460,7 +503,7 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 				if nfkc {
 					form = 1
 				}
-				if b := c.emit[form][e>>eIdxShift]; b != nil {
+				if b := c.emitOf(form, e>>eIdxShift); b != nil {
 					dst = append(g.room(dst, off+i, len(b)), b...)
 					if cmp && !check() {
 						return dst, lcp, true
@@ -484,9 +527,9 @@ func normRegion[T string | []byte](fi *formInfo, c *composer, dst []byte, r T, c
 			var buf [3]rune
 			d = appendHangul(buf[:0], ch)
 		case nfkc && e&eCompat != 0:
-			d = c.decomp[e>>eIdxShift].compat
+			d = c.compat(e >> eIdxShift)
 		case !nfkc && e&eCanon != 0:
-			d = c.decomp[e>>eIdxShift].canon
+			d = c.canon(e >> eIdxShift)
 		default:
 			if !seg.insert(ch, e) {
 				return dst, 0, false
@@ -730,9 +773,9 @@ func quickNormal[T string | []byte](fi *formInfo, c *composer, r T) bool {
 				if !fi.isSafe(ch) {
 					return false
 				}
-				d := c.decomp[e>>eIdxShift].canon
+				d := c.canon(e >> eIdxShift)
 				if fi.nfkc {
-					d = c.decomp[e>>eIdxShift].compat
+					d = c.compat(e >> eIdxShift)
 				}
 				floor = uint8(c.entry(d[len(d)-1]))
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -39,9 +40,10 @@ func TestComposeTablesFromUCD(t *testing.T) {
 // trailing non-starters for any character.
 func TestSegmentRoom(t *testing.T) {
 	c := theComposer()
-	for _, d := range c.decomp {
-		if len(d.canon) > 18 || len(d.compat) > 18 {
-			t.Errorf("decomposition of %d characters: %U", max(len(d.canon), len(d.compat)), d.compat)
+	for k := range c.decomp {
+		canon, compat := c.canon(uint32(k)), c.compat(uint32(k))
+		if len(canon) > 18 || len(compat) > 18 {
+			t.Errorf("decomposition of %d characters: %U", max(len(canon), len(compat)), compat)
 		}
 	}
 	// A second of a pair that composes has no decomposition (norm would
@@ -127,5 +129,42 @@ func TestComposerDifferentialRandom(t *testing.T) {
 		}
 		differential(t, NFC, norm.NFC, b)
 		differential(t, NFKC, norm.NFKC, b)
+	}
+}
+
+// TestComposerPointerFree: the composer's tables are arrays without
+// pointers (spans into them, not slices), so that the collector has a
+// handful of objects to look at in them in every cycle, not thousands.
+func TestComposerPointerFree(t *testing.T) {
+	var hasPointers func(reflect.Type) bool
+	hasPointers = func(ty reflect.Type) bool {
+		switch ty.Kind() {
+		case reflect.Array:
+			return hasPointers(ty.Elem())
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				if hasPointers(ty.Field(i).Type) {
+					return true
+				}
+			}
+			return false
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.String, reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+			return true
+		}
+		return false
+	}
+	ty := reflect.TypeOf(composer{})
+	for i := range ty.NumField() {
+		f := ty.Field(i)
+		elem := f.Type
+		for elem.Kind() == reflect.Array {
+			elem = elem.Elem()
+		}
+		if elem.Kind() == reflect.Slice {
+			elem = elem.Elem()
+		}
+		if hasPointers(elem) {
+			t.Errorf("composer.%s (%v) holds pointers", f.Name, f.Type)
+		}
 	}
 }

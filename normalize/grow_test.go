@@ -119,9 +119,9 @@ func (c *composer) expansion(nfkc bool) int {
 			}
 			out := size
 			if e&eCompat != 0 && (nfkc || e&eCanon != 0) {
-				d := c.decomp[e>>eIdxShift].canon
+				d := c.canon(e >> eIdxShift)
 				if nfkc {
-					d = c.decomp[e>>eIdxShift].compat
+					d = c.compat(e >> eIdxShift)
 				}
 				out = 0
 				for _, x := range d {
