@@ -88,6 +88,11 @@ func TestToValidAllocs(t *testing.T) {
 		if allocs > 1 {
 			t.Errorf("%+q: %v allocations", unit, allocs)
 		}
+		ps := string(p)
+		var outs string
+		if allocs := testing.AllocsPerRun(5, func() { outs = ToValidString(ps) }); allocs > 1 || outs != string(ToValid(p)) {
+			t.Errorf("%+q: ToValidString: %v allocations, or not ToValid's result", unit, allocs)
+		}
 		// Beyond the result: the room for a character, and the
 		// rounding up of the allocator's size classes.
 		b := allocBytes(func() { out = ToValid(p) })

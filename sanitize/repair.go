@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // replacement is U+FFFD REPLACEMENT CHARACTER in UTF-8.
@@ -37,13 +38,16 @@ func ToValid(p []byte) []byte {
 }
 
 // ToValidString is like ToValid but for a string; it returns s itself when s
-// is valid.
+// is valid, and otherwise allocates once, the result.
 func ToValidString(s string) string {
 	i := validPrefix(s)
 	if i == len(s) {
 		return s
 	}
-	return string(repair(s, i))
+	// The repair is new memory that nothing else refers to or writes:
+	// the string is made of it, not of a copy.
+	b := repair(s, i)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // AppendValid appends p to dst with each maximal subpart of an ill-formed
