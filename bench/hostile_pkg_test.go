@@ -275,6 +275,15 @@ func init() {
 		addHostile(hostileRow{entry: "ToValid", name: c.name, bound: boundPackage,
 			benign: mixText, worst: rep(c.unit), setup: toValid})
 	}
+	// ff-a: ff with one valid octet at the second place, so that the
+	// result is not U+FFFD up to the end of its first quarter and is
+	// written block by block rather than filled (the fill of ff).
+	addHostile(hostileRow{entry: "ToValid", name: "ff-a", bound: boundPackage,
+		benign: mixText, worst: func(n int) []byte {
+			p := bytes.Repeat([]byte{0xFF}, n)
+			p[1] = 'a'
+			return p
+		}, setup: toValid})
 	// Percent-decoding.
 	queryBenign := func(n int) []byte {
 		return repeatTo("q=caf%C3%A9+au+lait&lang=fr&page=2&sort=desc&name=Z%C3%B6e+%C3%85ngstr%C3%B6m&", n, 'x')
