@@ -345,11 +345,15 @@ func install(r *http.Request, rd io.ReadCloser, n int) {
 // bodyMemPools (one longer than upfrontBytes once a commitShare-th of it
 // has arrived). When the request is accepted and the handler gets that
 // memory as it is, it gets it through a lentBody, and the pipeline puts
-// the memory back once the handler has returned (lentBody.giveBack). Any
-// other way (a refused request, a rewritten or repaired body) leaves the
-// memory to the collector: so no Rejection, log line or canonical form
-// that might point into a body is ever written over by another
-// request's.
+// the memory back once the handler has returned (lentBody.giveBack). A
+// body rewritten to its canonical form, which is memory of its own, gives
+// its memory back then too (lentBody.spare), unless the canonical form
+// lies in it. A refused request gives it back at once, after its
+// Rejection has been made to refer to memory of its own (reclaim), unless
+// its error is not one known to refer to none. Any other way (a repaired
+// body, a decoded one) leaves the memory to the collector: so no
+// Rejection, log line or canonical form that might point into a body is
+// ever written over by another request's.
 //
 // The classes are 512 octets, then four to every doubling up to
 // maxLentBytes (640, 768, 896, 1024, 1280, ...): a body takes memory of the
