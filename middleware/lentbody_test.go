@@ -153,14 +153,9 @@ func TestLentOnlyWhenHanded(t *testing.T) {
 		{"normal already", nfc, `{"a":"café"}`, true, true},
 		{"refused after the check", nfc, "{\"\u00e9\":1,\"e\u0301\":2}", false, false},
 	} {
-		g, err := newGuard(tc.pol, nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
 		r := httptest.NewRequest(http.MethodPost, "/api/items", strings.NewReader(tc.body))
 		r.Header.Set("Content-Type", "application/json")
-		nop := func(any) requestIdentity { return requestIdentity{} }
-		hand, _, rj, _, h := g.run(r, "/api/items", nil, nil, false, g.def, nop, nil)
+		hand, rj, _, h := runGuard(t, tc.pol, r)
 		if (rj == nil) != tc.status {
 			t.Errorf("%s: rejection %v", tc.name, rj)
 			continue
@@ -258,10 +253,6 @@ func TestLentLargeBodies(t *testing.T) {
 		if tc.monitor {
 			pol.Mode = rules.Monitor
 		}
-		g, err := newGuard(pol, nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
 		body := leakBody(tc.size, tc.size)
 		var rd io.Reader = bytes.NewReader(body)
 		if tc.chunked {
@@ -272,8 +263,7 @@ func TestLentLargeBodies(t *testing.T) {
 		if tc.chunked {
 			r.ContentLength = -1
 		}
-		nop := func(any) requestIdentity { return requestIdentity{} }
-		hand, _, rj, _, h := g.run(r, "/up", nil, nil, false, g.def, nop, nil)
+		hand, rj, _, h := runGuard(t, pol, r)
 		if rj != nil {
 			t.Fatalf("%+v: %v", tc, rj)
 		}
@@ -349,15 +339,10 @@ func TestReclaimRefused(t *testing.T) {
 		if tc.name == "canonical form too large" {
 			tc.pol.Limits.BodyBytes = int64(len(tc.body)) + 10
 		}
-		g, err := newGuard(tc.pol, nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
 		r := httptest.NewRequest(http.MethodPost, "/api/items", strings.NewReader(tc.body))
 		r.Header.Set("Content-Type", "application/json")
-		nop := func(any) requestIdentity { return requestIdentity{} }
 		runtime.LockOSThread()
-		_, _, rj, pass, h := g.run(r, "/api/items", nil, nil, false, g.def, nop, nil)
+		_, rj, pass, h := runGuard(t, tc.pol, r)
 		if rj == nil || pass || h.lent != nil {
 			runtime.UnlockOSThread()
 			t.Fatalf("%s: rejection %v, pass %v, lent %v: want refused, nothing lent", tc.name, rj, pass, h.lent != nil)
@@ -375,4 +360,18 @@ func TestReclaimRefused(t *testing.T) {
 			t.Errorf("%s: the refused body still reads %d octets", tc.name, len(got))
 		}
 	}
+}
+
+// runGuard runs r through the pipeline under pol, routed to its path: the
+// request the handler gets, the rejection, whether the handler runs, and
+// what the adapter releases after it.
+func runGuard(t *testing.T, pol rules.Policy, r *http.Request) (*http.Request, *Rejection, bool, held) {
+	t.Helper()
+	g, err := newGuard(pol, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nop := func(any) requestIdentity { return requestIdentity{} }
+	hand, _, rj, pass, h := g.run(r, r.URL.Path, nil, nil, false, g.def, nop, nil)
+	return hand, rj, pass, h
 }
