@@ -2,7 +2,6 @@ package middleware
 
 import (
 	"maps"
-	"mime"
 	"strings"
 	"unicode"
 )
@@ -195,8 +194,8 @@ func rewriteDisposition(v, disp string, params map[string]string, changed []stri
 	b.WriteString(v[pos:])
 	out := b.String()
 	// It must read back as the parameters meant, and nothing else.
-	gotDisp, got, err := mime.ParseMediaType(out)
-	if err != nil || gotDisp != disp || !maps.Equal(got, params) {
+	gotDisp, got, parsed := readMediaType(out) // media.go
+	if !parsed || gotDisp != disp || !maps.Equal(got, params) {
 		return "", false
 	}
 	return out, true

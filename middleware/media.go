@@ -3,7 +3,9 @@ package middleware
 import (
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -246,4 +248,276 @@ func requestContentType(r *http.Request) (string, bool) {
 		}
 	}
 	return v[0], true
+}
+
+// readMediaType reads a Content-Type or Content-Disposition value as
+// mime.ParseMediaType does, and so as multipart.Part.FormName and
+// FileName, Request.ParseMultipartForm and every handler that calls
+// ParseMediaType read a part's header: the media type or disposition type,
+// lower case, and the parameters, RFC 2231 extended values and
+// continuations decoded. ok is ParseMediaType's err == nil; where it is
+// false, mediatype is what ParseMediaType returns with its error ("" or
+// the type) and params is nil. FuzzReadMediaType holds the two to the same
+// answers.
+//
+// Only the cost differs. ParseMediaType builds every quoted value one
+// octet at a time, in memory that grows by about a quarter each time it
+// is full: some five times the value's length allocated, on every call,
+// where a part's header can carry a parameter as long as the body allows.
+// Here a quoted value without an escape is the header's own octets, one
+// with escapes is built in memory of its length, and the pieces of a
+// continued value are joined in memory of their total length.
+func readMediaType(v string) (mediatype string, params map[string]string, ok bool) {
+	base, _, _ := strings.Cut(v, ";")
+	mediatype = strings.TrimSpace(strings.ToLower(base))
+	if !typeOrDisposition(mediatype) {
+		return "", nil, false
+	}
+	params = make(map[string]string)
+	// The parameters whose name holds a '*', by the name before it.
+	var continued map[string]map[string]string
+	rest := v[len(base):]
+	for rest != "" {
+		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+		if rest == "" {
+			break
+		}
+		key, value, after, good := readMediaParam(rest)
+		if !good {
+			if strings.TrimSpace(rest) == ";" {
+				break // a trailing ';' is no error
+			}
+			return mediatype, nil, false
+		}
+		pm := params
+		if name, _, star := strings.Cut(key, "*"); star {
+			if continued == nil {
+				continued = make(map[string]map[string]string)
+			}
+			if pm = continued[name]; pm == nil {
+				pm = make(map[string]string)
+				continued[name] = pm
+			}
+		}
+		if old, dup := pm[key]; dup && old != value {
+			return "", nil, false // the same name twice, with other values
+		}
+		pm[key] = value
+		rest = after
+	}
+	for name, pieces := range continued {
+		if ext, ok := pieces[name+"*"]; ok {
+			if dec, ok := decode2231(ext); ok {
+				params[name] = dec
+			}
+			continue
+		}
+		if s, ok := joinPieces(name, pieces); ok {
+			params[name] = s
+		}
+	}
+	return mediatype, params, true
+}
+
+// typeOrDisposition reports whether mt, lower case and trimmed, is a
+// media type ("type/subtype") or a disposition type (one token) as
+// mime.ParseMediaType takes it.
+func typeOrDisposition(mt string) bool {
+	typ, rest := cutToken(mt)
+	if typ == "" {
+		return false
+	}
+	if rest == "" {
+		return true
+	}
+	rest, slash := strings.CutPrefix(rest, "/")
+	if !slash {
+		return false
+	}
+	sub, rest := cutToken(rest)
+	return sub != "" && rest == ""
+}
+
+// cutToken splits v after the token it starts with, possibly empty.
+func cutToken(v string) (token, rest string) {
+	for i := 0; i < len(v); i++ {
+		if !isTokenByte(v[i]) {
+			return v[:i], v[i:]
+		}
+	}
+	return v, ""
+}
+
+// readMediaParam reads the parameter ";name=value" at the start of v, with
+// the white space mime.ParseMediaType skips around its parts: the name
+// lower case, the value unquoted, and what follows.
+func readMediaParam(v string) (key, value, rest string, ok bool) {
+	rest, semi := strings.CutPrefix(strings.TrimLeftFunc(v, unicode.IsSpace), ";")
+	if !semi {
+		return "", "", "", false
+	}
+	key, rest = cutToken(strings.TrimLeftFunc(rest, unicode.IsSpace))
+	if key == "" {
+		return "", "", "", false
+	}
+	key = strings.ToLower(key)
+	rest, eq := strings.CutPrefix(strings.TrimLeftFunc(rest, unicode.IsSpace), "=")
+	if !eq {
+		return "", "", "", false
+	}
+	rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+	if rest != "" && rest[0] == '"' {
+		end := quotedEnd(rest, 0) // disposition.go
+		if end < 0 {
+			return "", "", "", false
+		}
+		return key, unquote(rest[1 : end-1]), rest[end:], true
+	}
+	value, rest = cutToken(rest)
+	if value == "" {
+		return "", "", "", false
+	}
+	return key, value, rest, true
+}
+
+// unquote returns the text of a quoted string, q without its quotes, as
+// mime.ParseMediaType reads it: a backslash before a tspecial stands for
+// the tspecial, any other backslash for itself. Without such an escape it
+// is q itself.
+func unquote(q string) string {
+	n := 0 // escapes
+	for i := 0; i < len(q); i++ {
+		if q[i] == '\\' && i+1 < len(q) && isTSpecial(q[i+1]) {
+			n++
+			i++
+		}
+	}
+	if n == 0 {
+		return q
+	}
+	b := make([]byte, 0, len(q)-n)
+	for i := 0; i < len(q); i++ {
+		if q[i] == '\\' && i+1 < len(q) && isTSpecial(q[i+1]) {
+			i++
+		}
+		b = append(b, q[i])
+	}
+	return bytesString(b)
+}
+
+// decode2231 decodes an RFC 2231 extended value, charset'language'text,
+// as mime.ParseMediaType does: only the charsets UTF-8 and US-ASCII (the
+// octets are taken as they are), the language ignored.
+func decode2231(v string) (string, bool) {
+	charset, v, ok := strings.Cut(v, "'")
+	if !ok {
+		return "", false
+	}
+	_, text, ok := strings.Cut(v, "'")
+	if !ok {
+		return "", false
+	}
+	switch strings.ToLower(charset) {
+	case "us-ascii", "utf-8":
+	default:
+		return "", false
+	}
+	escapes := percentEscapes(text)
+	switch {
+	case escapes < 0:
+		return "", false
+	case escapes == 0:
+		return text, true
+	}
+	return bytesString(appendUnescaped(make([]byte, 0, len(text)-2*escapes), text)), true
+}
+
+// joinPieces joins the pieces of the continued parameter name, name*0,
+// name*1, ... up to the first missing, each plain or, as name*n*,
+// extended (the first with a charset and language, the others
+// percent-escaped only), as mime.ParseMediaType joins them: an extended
+// piece that does not decode adds nothing. It reports false when there is
+// no name*0.
+func joinPieces(name string, pieces map[string]string) (string, bool) {
+	var kb [64]byte
+	key := func(n int, ext bool) []byte {
+		k := strconv.AppendInt(append(append(kb[:0], name...), '*'), int64(n), 10)
+		if ext {
+			k = append(k, '*')
+		}
+		return k
+	}
+	// The pieces' total length first, which the joined value is at most:
+	// the memory it is joined in.
+	n, size := 0, 0
+	for ; ; n++ {
+		if p, ok := pieces[string(key(n, false))]; ok {
+			size += len(p)
+		} else if p, ok := pieces[string(key(n, true))]; ok {
+			size += len(p)
+		} else {
+			break
+		}
+	}
+	if n == 0 {
+		return "", false
+	}
+	b := make([]byte, 0, size)
+	for i := range n {
+		if p, ok := pieces[string(key(i, false))]; ok {
+			b = append(b, p...)
+			continue
+		}
+		p := pieces[string(key(i, true))]
+		if i == 0 {
+			if dec, ok := decode2231(p); ok {
+				b = append(b, dec...)
+			}
+		} else if percentEscapes(p) >= 0 {
+			b = appendUnescaped(b, p)
+		}
+	}
+	return bytesString(b), true
+}
+
+// percentEscapes returns the number of percent-escapes in s, or -1 when a
+// '%' in s does not start an escape of two hex digits (mime's
+// percentHexUnescape refuses s then).
+func percentEscapes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' {
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return -1
+			}
+			n++
+			i += 2
+		}
+	}
+	return n
+}
+
+// appendUnescaped appends s, which percentEscapes takes, with its escapes
+// decoded.
+func appendUnescaped(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' {
+			b = append(b, hexVal(s[i+1])<<4|hexVal(s[i+2]))
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return b
+}
+
+// hexVal is the value of the hex digit c.
+func hexVal(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }

@@ -579,7 +579,7 @@ func (pt *mimePart) read(raw *multipart.Part) {
 		pt.header.Del(cte)
 		pt.qp = true
 	}
-	if disp, params, err := mime.ParseMediaType(pt.header.Get("Content-Disposition")); err == nil {
+	if disp, params, ok := readMediaType(pt.header.Get("Content-Disposition")); ok {
 		pt.disp, pt.dispParams = disp, params
 		pt.name, pt.file = params["name"], params["filename"]
 	}
@@ -597,11 +597,11 @@ func partType(hdr textproto.MIMEHeader) (mt, typ, sub string, params map[string]
 	if strings.TrimSpace(ct) == "" {
 		return "text/plain", "text", "plain", nil
 	}
-	mt, params, err := mime.ParseMediaType(ct)
+	mt, params, ok := readMediaType(ct)
 	if mt == "" {
 		return "text/plain", "text", "plain", nil
 	}
-	if err != nil {
+	if !ok {
 		params = nil
 	}
 	typ, sub, _ = strings.Cut(mt, "/")
@@ -1780,8 +1780,8 @@ func (lv *rebuiltLevel) verifyWith(buf *[]byte) (field string, ok bool) {
 		if !maps.EqualFunc(got.Header, want.header, slices.Equal) {
 			return want.name, false
 		}
-		_, params, derr := mime.ParseMediaType(got.Header.Get("Content-Disposition"))
-		if (derr == nil) != want.hasDisp || params["name"] != want.name || params["filename"] != want.file {
+		_, params, parsed := readMediaType(got.Header.Get("Content-Disposition"))
+		if parsed != want.hasDisp || params["name"] != want.name || params["filename"] != want.file {
 			return want.name, false
 		}
 		*buf, err = readAll((*buf)[:0], got)

@@ -560,8 +560,8 @@ func (lv *rebuiltLevel) verifySpool(out, data *spool) (field string, ok bool) {
 		if !maps.EqualFunc(got.Header, want.header, slices.Equal) {
 			return want.name, false
 		}
-		_, params, derr := mime.ParseMediaType(got.Header.Get("Content-Disposition"))
-		if (derr == nil) != want.hasDisp || params["name"] != want.name || params["filename"] != want.file {
+		_, params, parsed := readMediaType(got.Header.Get("Content-Disposition"))
+		if parsed != want.hasDisp || params["name"] != want.name || params["filename"] != want.file {
 			return want.name, false
 		}
 		if want.data {
