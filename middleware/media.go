@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -70,8 +69,8 @@ func parseMediaType(ct string) (typ, sub, charset string, ok bool) {
 	if typ, sub, charset, ok := simpleMediaType(ct); ok {
 		return typ, sub, charset, true
 	}
-	mt, params, err := mime.ParseMediaType(ct)
-	if err != nil {
+	mt, params, ok := readMediaType(ct)
+	if !ok {
 		return "", "", "", false
 	}
 	typ, sub, _ = strings.Cut(mt, "/")

@@ -1140,8 +1140,8 @@ const fileNameSyntax = "/\\%"
 // enforced form differs counts), rather than passed on with that text as
 // it came.
 func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejection) {
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || params["boundary"] == "" {
+	mt, params, ok := readMediaType(r.Header.Get("Content-Type"))
+	if !ok || params["boundary"] == "" {
 		return nil, nil
 	}
 	m := getMPMem()
@@ -1175,7 +1175,7 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
-	if _, ps, err := mime.ParseMediaType(ct); err != nil || ps["boundary"] != lv.boundary {
+	if _, ps, ok := readMediaType(ct); !ok || ps["boundary"] != lv.boundary {
 		return nil, multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
 	if rj := p.recheckRebuilt(lv, m); rj != nil {

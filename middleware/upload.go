@@ -181,9 +181,9 @@ func (p *policy) checkStream(src *spoolReader, boundary string, w *mpRebuild) *R
 // (io.ReadAll, json.NewDecoder) would get octets no check has seen
 // (FuzzOracle found "multipArt").
 func multipartBoundary(ct string) (string, *Rejection) {
-	_, params, err := mime.ParseMediaType(ct)
+	_, params, ok := readMediaType(ct)
 	boundary := params["boundary"]
-	if err != nil || boundary == "" {
+	if !ok || boundary == "" {
 		rj := badMediaType(rules.Multipart, ct)
 		rj.Field = "boundary"
 		return "", rj
@@ -378,8 +378,8 @@ func (s *scratch) canonSpool(r *http.Request, p *policy) *Rejection {
 	if err := w.data.flush(); err != nil {
 		return &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: err}
 	}
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || params["boundary"] == "" {
+	mt, params, ok := readMediaType(r.Header.Get("Content-Type"))
+	if !ok || params["boundary"] == "" {
 		return multipartSyntax("") // cannot happen: checked
 	}
 	if sp.f == nil {
@@ -392,7 +392,7 @@ func (s *scratch) canonSpool(r *http.Request, p *policy) *Rejection {
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
-	if _, ps, err := mime.ParseMediaType(ct); err != nil || ps["boundary"] != lv.boundary {
+	if _, ps, ok := readMediaType(ct); !ok || ps["boundary"] != lv.boundary {
 		out.release()
 		return multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
@@ -444,7 +444,7 @@ func (s *scratch) canonSpoolMemory(r *http.Request, p *policy, w *mpRebuild, mt 
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
-	if _, ps, err := mime.ParseMediaType(ct); err != nil || ps["boundary"] != lv.boundary {
+	if _, ps, ok := readMediaType(ct); !ok || ps["boundary"] != lv.boundary {
 		return multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
 	if rj := p.recheckRebuilt(lv, w.mem); rj != nil {
