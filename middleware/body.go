@@ -448,7 +448,9 @@ func overlaps(a, b []byte) bool {
 	return a0 < b0+uintptr(len(b)) && b0 < a0+uintptr(len(a))
 }
 
-// Read reads the next octets of the body; io.EOF after the last.
+// Read reads the next octets of the body, and says io.EOF with the last
+// of them, as net/http's request body does: a reader of the whole body
+// (io.ReadAll, a JSON decoder) needs no read more to learn its end.
 func (b *lentBody) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -457,6 +459,9 @@ func (b *lentBody) Read(p []byte) (int, error) {
 	}
 	n := copy(p, b.p[b.off:])
 	b.off += n
+	if b.off == len(b.p) {
+		return n, io.EOF
+	}
 	return n, nil
 }
 

@@ -79,6 +79,25 @@ func TestLentBodyReads(t *testing.T) {
 	}
 }
 
+// TestLentBodyEOF: the read that returns a body's last octets says
+// io.EOF with them, as net/http's body of a declared length does, and
+// every read after it says io.EOF alone.
+func TestLentBodyEOF(t *testing.T) {
+	body := leakBody(1000, 1000)
+	lb, _ := lend(body)
+	buf := make([]byte, 600)
+	if n, err := lb.Read(buf); n != 600 || err != nil {
+		t.Fatalf("first read: %d, %v; want 600, nil", n, err)
+	}
+	if n, err := lb.Read(buf); n != 400 || err != io.EOF {
+		t.Fatalf("last read: %d, %v; want 400, io.EOF", n, err)
+	}
+	if n, err := lb.Read(buf); n != 0 || err != io.EOF {
+		t.Fatalf("read after the end: %d, %v; want 0, io.EOF", n, err)
+	}
+	lb.giveBack()
+}
+
 // blockingWriter blocks in Write until released, and keeps a copy of what
 // it was given.
 type blockingWriter struct {
