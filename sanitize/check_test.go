@@ -136,3 +136,49 @@ func FuzzCheckLong(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckShort compares Check and CheckString with refCheck on every
+// input of up to two octets, every input of three and four octets over an
+// alphabet of ASCII octets of each class and none, and lead and
+// continuation octets, and random inputs of five to seven over it: the
+// short ASCII path (shortASCIIClass) and the inputs it leaves to the
+// general one.
+func TestCheckShort(t *testing.T) {
+	try := func(p []byte) {
+		for _, forbid := range append(checkSets, 0, DEL|TabNewline) {
+			want := refCheck(p, forbid)
+			if got, _ := asError(Check(p, forbid)); got != want {
+				t.Fatalf("Check(% X, %v) = %+v, reference says %+v", p, forbid, got, want)
+			}
+			if got, _ := asError(CheckString(string(p), forbid)); got != want {
+				t.Fatalf("CheckString(% X, %v) = %+v, reference says %+v", p, forbid, got, want)
+			}
+		}
+	}
+	try(nil)
+	for a := range 256 {
+		try([]byte{byte(a)})
+		for b := range 256 {
+			try([]byte{byte(a), byte(b)})
+		}
+	}
+	alphabet := []byte{0x00, 0x01, '\t', '\n', '\r', 0x1f, ' ', 'a', '~', 0x7f, 0x80, 0xbf, 0xc3, 0xe2, 0xef}
+	for _, a := range alphabet {
+		for _, b := range alphabet {
+			for _, c := range alphabet {
+				try([]byte{a, b, c})
+				for _, d := range alphabet {
+					try([]byte{a, b, c, d})
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 7))
+	for range 20000 {
+		p := make([]byte, 5+rng.IntN(3))
+		for i := range p {
+			p[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		try(p)
+	}
+}

@@ -203,6 +203,17 @@ func Check(p []byte, forbid Class) error { return check(p, forbid) }
 func CheckString(s string, forbid Class) error { return check(s, forbid) }
 
 func check[T string | []byte](p T, forbid Class) error {
+	if len(p) < 8 {
+		// A short value of ASCII (a cookie, a query or form value, a
+		// small JSON body) in one loop: well formed, and its first
+		// octet of a class in forbid is the first violation.
+		if i, ascii := shortASCIIClass(p, &asciiMasks[forbid&asciiClasses]); ascii {
+			if i < 0 {
+				return nil
+			}
+			return &Error{Reason: ForbiddenChar, Offset: i, Class: ClassOf(rune(p[i])) & forbid}
+		}
+	}
 	if len(p) >= fusedFrom && forbid != 0 {
 		return checkFused(p, forbid)
 	}
@@ -234,6 +245,21 @@ var asciiMasks = func() (m [asciiClasses + 1][2]uint64) {
 	}
 	return m
 }()
+
+// shortASCIIClass reports whether p, under 8 octets, is all ASCII, and
+// then the offset of its first octet in mask (asciiMasks), or -1.
+func shortASCIIClass[T string | []byte](p T, mask *[2]uint64) (first int, ascii bool) {
+	var or byte
+	first = -1
+	for i := len(p) - 1; i >= 0; i-- {
+		b := p[i]
+		or |= b
+		if mask[(b>>6)&1]&(1<<(b&63)) != 0 {
+			first = i
+		}
+	}
+	return first, or < utf8.RuneSelf
+}
 
 const (
 	lsb = 0x0101010101010101
