@@ -26,11 +26,48 @@ func Structure(p []byte, colons []uint64) (brackets int, backslash, amp bool) {
 	if colons != nil {
 		colons = colons[:Words(len(p))] // bounds: fails before any write
 	}
-	if len(p) >= minLen {
+	switch {
+	case len(p) >= minLen:
 		return structure(p, colons)
+	case len(p) <= shortLen:
+		return structureShort(p, colons)
 	}
 	return structureGeneric(p, colons)
 }
+
+// shortLen is the longest input structureShort takes: up to it, one loop
+// over the octets costs less than the standard library's passes, whose
+// set-up is most of their time on a body like {"id":42} (8 ns against 35
+// for 7 octets, 25 against 37 for 31).
+const shortLen = 32
+
+// structureShort is Structure for at most shortLen octets, an octet at a
+// time.
+func structureShort(p []byte, colons []uint64) (brackets int, backslash, amp bool) {
+	var c uint64
+	var seen uint8
+	for i, b := range p {
+		if k := shortKinds[b]; k != 0 {
+			seen |= k
+			c |= uint64(k&kindColon) >> 3 << i
+			brackets += int(k & kindBracket)
+		}
+	}
+	if len(colons) != 0 { // none for an empty p
+		colons[0] = c
+	}
+	return brackets, seen&kindBackslash != 0, seen&kindAmp != 0
+}
+
+// The kinds of octet structureShort looks for, by octet.
+const (
+	kindBracket   = 1 << 0 // '{' or '['
+	kindBackslash = 1 << 1
+	kindAmp       = 1 << 2
+	kindColon     = 1 << 3
+)
+
+var shortKinds = [256]uint8{'{': kindBracket, '[': kindBracket, '\\': kindBackslash, '&': kindAmp, ':': kindColon}
 
 // structureGeneric is Structure with the standard library.
 func structureGeneric(p []byte, colons []uint64) (brackets int, backslash, amp bool) {
