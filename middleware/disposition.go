@@ -29,7 +29,8 @@ type mediaParam struct {
 }
 
 // mediaParams finds the parameters of v as mime.ParseMediaType reads
-// them, appended to out, or reports false for a value it would refuse.
+// them, appended to out, or reports false for a value it would refuse,
+// with the parameters before the one it refuses.
 func mediaParams(out []mediaParam, v string) ([]mediaParam, bool) {
 	i := strings.IndexByte(v, ';')
 	if i < 0 {
@@ -41,7 +42,7 @@ func mediaParams(out []mediaParam, v string) ([]mediaParam, bool) {
 			break
 		}
 		if v[i] != ';' {
-			return nil, false
+			return out, false
 		}
 		i = skipSpace(v, i+1)
 		ks := i
@@ -52,19 +53,19 @@ func mediaParams(out []mediaParam, v string) ([]mediaParam, bool) {
 			if strings.TrimSpace(v[ks:]) == "" {
 				break // a trailing ';', which mime.ParseMediaType ignores
 			}
-			return nil, false
+			return out, false
 		}
 		key := strings.ToLower(v[ks:i])
 		i = skipSpace(v, i)
 		if i == len(v) || v[i] != '=' {
-			return nil, false
+			return out, false
 		}
 		i = skipSpace(v, i+1)
 		vs := i
 		if i < len(v) && v[i] == '"' {
 			end := quotedEnd(v, i)
 			if end < 0 {
-				return nil, false
+				return out, false
 			}
 			i = end
 		} else {
@@ -73,7 +74,7 @@ func mediaParams(out []mediaParam, v string) ([]mediaParam, bool) {
 			}
 		}
 		if i == vs {
-			return nil, false
+			return out, false
 		}
 		out = append(out, mediaParam{key: key, valueStart: vs, valueEnd: i})
 	}

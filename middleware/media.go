@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -272,21 +271,15 @@ func readMediaType(v string) (mediatype string, params map[string]string, ok boo
 	if !typeOrDisposition(mediatype) {
 		return "", nil, false
 	}
+	var arr [8]mediaParam
+	ps, good := mediaParams(arr[:0], v) // disposition.go
 	params = make(map[string]string)
 	// The parameters whose name holds a '*', by the name before it.
 	var continued map[string]map[string]string
-	rest := v[len(base):]
-	for rest != "" {
-		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
-		if rest == "" {
-			break
-		}
-		key, value, after, good := readMediaParam(rest)
-		if !good {
-			if strings.TrimSpace(rest) == ";" {
-				break // a trailing ';' is no error
-			}
-			return mediatype, nil, false
+	for _, mp := range ps {
+		key, value := mp.key, v[mp.valueStart:mp.valueEnd]
+		if value[0] == '"' {
+			value = unquote(value[1 : len(value)-1])
 		}
 		pm := params
 		if name, _, star := strings.Cut(key, "*"); star {
@@ -302,7 +295,11 @@ func readMediaType(v string) (mediatype string, params map[string]string, ok boo
 			return "", nil, false // the same name twice, with other values
 		}
 		pm[key] = value
-		rest = after
+	}
+	if !good {
+		// Refused after the parameters before it, as ParseMediaType
+		// reads them in order: a duplicate among those comes first.
+		return mediatype, nil, false
 	}
 	for name, pieces := range continued {
 		if ext, ok := pieces[name+"*"]; ok {
@@ -345,38 +342,6 @@ func cutToken(v string) (token, rest string) {
 		}
 	}
 	return v, ""
-}
-
-// readMediaParam reads the parameter ";name=value" at the start of v, with
-// the white space mime.ParseMediaType skips around its parts: the name
-// lower case, the value unquoted, and what follows.
-func readMediaParam(v string) (key, value, rest string, ok bool) {
-	rest, semi := strings.CutPrefix(strings.TrimLeftFunc(v, unicode.IsSpace), ";")
-	if !semi {
-		return "", "", "", false
-	}
-	key, rest = cutToken(strings.TrimLeftFunc(rest, unicode.IsSpace))
-	if key == "" {
-		return "", "", "", false
-	}
-	key = strings.ToLower(key)
-	rest, eq := strings.CutPrefix(strings.TrimLeftFunc(rest, unicode.IsSpace), "=")
-	if !eq {
-		return "", "", "", false
-	}
-	rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
-	if rest != "" && rest[0] == '"' {
-		end := quotedEnd(rest, 0) // disposition.go
-		if end < 0 {
-			return "", "", "", false
-		}
-		return key, unquote(rest[1 : end-1]), rest[end:], true
-	}
-	value, rest = cutToken(rest)
-	if value == "" {
-		return "", "", "", false
-	}
-	return key, value, rest, true
 }
 
 // unquote returns the text of a quoted string, q without its quotes, as
