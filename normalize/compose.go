@@ -154,7 +154,7 @@ func newComposer() *composer {
 	}
 	for _, m := range mappings {
 		limit = max(limit, m.r+1)
-		for _, x := range m.to {
+		for _, x := range m.to() {
 			limit = max(limit, x+1)
 		}
 	}
@@ -167,7 +167,7 @@ func newComposer() *composer {
 	canon := map[rune][]rune{}
 	all := map[rune][]rune{}
 	for _, m := range mappings {
-		to := []rune(m.to)
+		to := []rune(m.to())
 		all[m.r] = to
 		if !m.compat {
 			canon[m.r] = to
@@ -182,7 +182,7 @@ func newComposer() *composer {
 		return false
 	}
 	for _, m := range mappings {
-		to := []rune(m.to)
+		to := []rune(m.to())
 		if m.compat || len(to) != 2 || excluded(m.r) {
 			continue
 		}
@@ -795,3 +795,16 @@ func quickNormal[T string | []byte](fi *formInfo, c *composer, r T) bool {
 	}
 	return true
 }
+
+// mapping is the decomposition mapping of one code point: the n octets of
+// mappingText from off; compat marks a compatibility mapping, one with a
+// <tag> in UnicodeData.txt.
+type mapping struct {
+	r      rune
+	off    uint16
+	n      uint8
+	compat bool
+}
+
+// to returns the text m maps its code point to.
+func (m mapping) to() string { return mappingText[m.off : int(m.off)+int(m.n)] }

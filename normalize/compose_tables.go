@@ -404,5871 +404,6412 @@ var cccRuns = [...]struct {
 }
 
 // mappings lists the decomposition mapping of every code point that has
-// one (field 5 of UnicodeData.txt, one level), in code point order;
-// compat marks a compatibility mapping, one with a <tag>.
-var mappings = [...]struct {
-	r      rune
-	compat bool
-	to     string
-}{
-	{0x00a0, true, " "},
-	{0x00a8, true, " \u0308"},
-	{0x00aa, true, "a"},
-	{0x00af, true, " \u0304"},
-	{0x00b2, true, "2"},
-	{0x00b3, true, "3"},
-	{0x00b4, true, " \u0301"},
-	{0x00b5, true, "\u03bc"},
-	{0x00b8, true, " \u0327"},
-	{0x00b9, true, "1"},
-	{0x00ba, true, "o"},
-	{0x00bc, true, "1\u20444"},
-	{0x00bd, true, "1\u20442"},
-	{0x00be, true, "3\u20444"},
-	{0x00c0, false, "A\u0300"},
-	{0x00c1, false, "A\u0301"},
-	{0x00c2, false, "A\u0302"},
-	{0x00c3, false, "A\u0303"},
-	{0x00c4, false, "A\u0308"},
-	{0x00c5, false, "A\u030a"},
-	{0x00c7, false, "C\u0327"},
-	{0x00c8, false, "E\u0300"},
-	{0x00c9, false, "E\u0301"},
-	{0x00ca, false, "E\u0302"},
-	{0x00cb, false, "E\u0308"},
-	{0x00cc, false, "I\u0300"},
-	{0x00cd, false, "I\u0301"},
-	{0x00ce, false, "I\u0302"},
-	{0x00cf, false, "I\u0308"},
-	{0x00d1, false, "N\u0303"},
-	{0x00d2, false, "O\u0300"},
-	{0x00d3, false, "O\u0301"},
-	{0x00d4, false, "O\u0302"},
-	{0x00d5, false, "O\u0303"},
-	{0x00d6, false, "O\u0308"},
-	{0x00d9, false, "U\u0300"},
-	{0x00da, false, "U\u0301"},
-	{0x00db, false, "U\u0302"},
-	{0x00dc, false, "U\u0308"},
-	{0x00dd, false, "Y\u0301"},
-	{0x00e0, false, "a\u0300"},
-	{0x00e1, false, "a\u0301"},
-	{0x00e2, false, "a\u0302"},
-	{0x00e3, false, "a\u0303"},
-	{0x00e4, false, "a\u0308"},
-	{0x00e5, false, "a\u030a"},
-	{0x00e7, false, "c\u0327"},
-	{0x00e8, false, "e\u0300"},
-	{0x00e9, false, "e\u0301"},
-	{0x00ea, false, "e\u0302"},
-	{0x00eb, false, "e\u0308"},
-	{0x00ec, false, "i\u0300"},
-	{0x00ed, false, "i\u0301"},
-	{0x00ee, false, "i\u0302"},
-	{0x00ef, false, "i\u0308"},
-	{0x00f1, false, "n\u0303"},
-	{0x00f2, false, "o\u0300"},
-	{0x00f3, false, "o\u0301"},
-	{0x00f4, false, "o\u0302"},
-	{0x00f5, false, "o\u0303"},
-	{0x00f6, false, "o\u0308"},
-	{0x00f9, false, "u\u0300"},
-	{0x00fa, false, "u\u0301"},
-	{0x00fb, false, "u\u0302"},
-	{0x00fc, false, "u\u0308"},
-	{0x00fd, false, "y\u0301"},
-	{0x00ff, false, "y\u0308"},
-	{0x0100, false, "A\u0304"},
-	{0x0101, false, "a\u0304"},
-	{0x0102, false, "A\u0306"},
-	{0x0103, false, "a\u0306"},
-	{0x0104, false, "A\u0328"},
-	{0x0105, false, "a\u0328"},
-	{0x0106, false, "C\u0301"},
-	{0x0107, false, "c\u0301"},
-	{0x0108, false, "C\u0302"},
-	{0x0109, false, "c\u0302"},
-	{0x010a, false, "C\u0307"},
-	{0x010b, false, "c\u0307"},
-	{0x010c, false, "C\u030c"},
-	{0x010d, false, "c\u030c"},
-	{0x010e, false, "D\u030c"},
-	{0x010f, false, "d\u030c"},
-	{0x0112, false, "E\u0304"},
-	{0x0113, false, "e\u0304"},
-	{0x0114, false, "E\u0306"},
-	{0x0115, false, "e\u0306"},
-	{0x0116, false, "E\u0307"},
-	{0x0117, false, "e\u0307"},
-	{0x0118, false, "E\u0328"},
-	{0x0119, false, "e\u0328"},
-	{0x011a, false, "E\u030c"},
-	{0x011b, false, "e\u030c"},
-	{0x011c, false, "G\u0302"},
-	{0x011d, false, "g\u0302"},
-	{0x011e, false, "G\u0306"},
-	{0x011f, false, "g\u0306"},
-	{0x0120, false, "G\u0307"},
-	{0x0121, false, "g\u0307"},
-	{0x0122, false, "G\u0327"},
-	{0x0123, false, "g\u0327"},
-	{0x0124, false, "H\u0302"},
-	{0x0125, false, "h\u0302"},
-	{0x0128, false, "I\u0303"},
-	{0x0129, false, "i\u0303"},
-	{0x012a, false, "I\u0304"},
-	{0x012b, false, "i\u0304"},
-	{0x012c, false, "I\u0306"},
-	{0x012d, false, "i\u0306"},
-	{0x012e, false, "I\u0328"},
-	{0x012f, false, "i\u0328"},
-	{0x0130, false, "I\u0307"},
-	{0x0132, true, "IJ"},
-	{0x0133, true, "ij"},
-	{0x0134, false, "J\u0302"},
-	{0x0135, false, "j\u0302"},
-	{0x0136, false, "K\u0327"},
-	{0x0137, false, "k\u0327"},
-	{0x0139, false, "L\u0301"},
-	{0x013a, false, "l\u0301"},
-	{0x013b, false, "L\u0327"},
-	{0x013c, false, "l\u0327"},
-	{0x013d, false, "L\u030c"},
-	{0x013e, false, "l\u030c"},
-	{0x013f, true, "L\u00b7"},
-	{0x0140, true, "l\u00b7"},
-	{0x0143, false, "N\u0301"},
-	{0x0144, false, "n\u0301"},
-	{0x0145, false, "N\u0327"},
-	{0x0146, false, "n\u0327"},
-	{0x0147, false, "N\u030c"},
-	{0x0148, false, "n\u030c"},
-	{0x0149, true, "\u02bcn"},
-	{0x014c, false, "O\u0304"},
-	{0x014d, false, "o\u0304"},
-	{0x014e, false, "O\u0306"},
-	{0x014f, false, "o\u0306"},
-	{0x0150, false, "O\u030b"},
-	{0x0151, false, "o\u030b"},
-	{0x0154, false, "R\u0301"},
-	{0x0155, false, "r\u0301"},
-	{0x0156, false, "R\u0327"},
-	{0x0157, false, "r\u0327"},
-	{0x0158, false, "R\u030c"},
-	{0x0159, false, "r\u030c"},
-	{0x015a, false, "S\u0301"},
-	{0x015b, false, "s\u0301"},
-	{0x015c, false, "S\u0302"},
-	{0x015d, false, "s\u0302"},
-	{0x015e, false, "S\u0327"},
-	{0x015f, false, "s\u0327"},
-	{0x0160, false, "S\u030c"},
-	{0x0161, false, "s\u030c"},
-	{0x0162, false, "T\u0327"},
-	{0x0163, false, "t\u0327"},
-	{0x0164, false, "T\u030c"},
-	{0x0165, false, "t\u030c"},
-	{0x0168, false, "U\u0303"},
-	{0x0169, false, "u\u0303"},
-	{0x016a, false, "U\u0304"},
-	{0x016b, false, "u\u0304"},
-	{0x016c, false, "U\u0306"},
-	{0x016d, false, "u\u0306"},
-	{0x016e, false, "U\u030a"},
-	{0x016f, false, "u\u030a"},
-	{0x0170, false, "U\u030b"},
-	{0x0171, false, "u\u030b"},
-	{0x0172, false, "U\u0328"},
-	{0x0173, false, "u\u0328"},
-	{0x0174, false, "W\u0302"},
-	{0x0175, false, "w\u0302"},
-	{0x0176, false, "Y\u0302"},
-	{0x0177, false, "y\u0302"},
-	{0x0178, false, "Y\u0308"},
-	{0x0179, false, "Z\u0301"},
-	{0x017a, false, "z\u0301"},
-	{0x017b, false, "Z\u0307"},
-	{0x017c, false, "z\u0307"},
-	{0x017d, false, "Z\u030c"},
-	{0x017e, false, "z\u030c"},
-	{0x017f, true, "s"},
-	{0x01a0, false, "O\u031b"},
-	{0x01a1, false, "o\u031b"},
-	{0x01af, false, "U\u031b"},
-	{0x01b0, false, "u\u031b"},
-	{0x01c4, true, "D\u017d"},
-	{0x01c5, true, "D\u017e"},
-	{0x01c6, true, "d\u017e"},
-	{0x01c7, true, "LJ"},
-	{0x01c8, true, "Lj"},
-	{0x01c9, true, "lj"},
-	{0x01ca, true, "NJ"},
-	{0x01cb, true, "Nj"},
-	{0x01cc, true, "nj"},
-	{0x01cd, false, "A\u030c"},
-	{0x01ce, false, "a\u030c"},
-	{0x01cf, false, "I\u030c"},
-	{0x01d0, false, "i\u030c"},
-	{0x01d1, false, "O\u030c"},
-	{0x01d2, false, "o\u030c"},
-	{0x01d3, false, "U\u030c"},
-	{0x01d4, false, "u\u030c"},
-	{0x01d5, false, "\u00dc\u0304"},
-	{0x01d6, false, "\u00fc\u0304"},
-	{0x01d7, false, "\u00dc\u0301"},
-	{0x01d8, false, "\u00fc\u0301"},
-	{0x01d9, false, "\u00dc\u030c"},
-	{0x01da, false, "\u00fc\u030c"},
-	{0x01db, false, "\u00dc\u0300"},
-	{0x01dc, false, "\u00fc\u0300"},
-	{0x01de, false, "\u00c4\u0304"},
-	{0x01df, false, "\u00e4\u0304"},
-	{0x01e0, false, "\u0226\u0304"},
-	{0x01e1, false, "\u0227\u0304"},
-	{0x01e2, false, "\u00c6\u0304"},
-	{0x01e3, false, "\u00e6\u0304"},
-	{0x01e6, false, "G\u030c"},
-	{0x01e7, false, "g\u030c"},
-	{0x01e8, false, "K\u030c"},
-	{0x01e9, false, "k\u030c"},
-	{0x01ea, false, "O\u0328"},
-	{0x01eb, false, "o\u0328"},
-	{0x01ec, false, "\u01ea\u0304"},
-	{0x01ed, false, "\u01eb\u0304"},
-	{0x01ee, false, "\u01b7\u030c"},
-	{0x01ef, false, "\u0292\u030c"},
-	{0x01f0, false, "j\u030c"},
-	{0x01f1, true, "DZ"},
-	{0x01f2, true, "Dz"},
-	{0x01f3, true, "dz"},
-	{0x01f4, false, "G\u0301"},
-	{0x01f5, false, "g\u0301"},
-	{0x01f8, false, "N\u0300"},
-	{0x01f9, false, "n\u0300"},
-	{0x01fa, false, "\u00c5\u0301"},
-	{0x01fb, false, "\u00e5\u0301"},
-	{0x01fc, false, "\u00c6\u0301"},
-	{0x01fd, false, "\u00e6\u0301"},
-	{0x01fe, false, "\u00d8\u0301"},
-	{0x01ff, false, "\u00f8\u0301"},
-	{0x0200, false, "A\u030f"},
-	{0x0201, false, "a\u030f"},
-	{0x0202, false, "A\u0311"},
-	{0x0203, false, "a\u0311"},
-	{0x0204, false, "E\u030f"},
-	{0x0205, false, "e\u030f"},
-	{0x0206, false, "E\u0311"},
-	{0x0207, false, "e\u0311"},
-	{0x0208, false, "I\u030f"},
-	{0x0209, false, "i\u030f"},
-	{0x020a, false, "I\u0311"},
-	{0x020b, false, "i\u0311"},
-	{0x020c, false, "O\u030f"},
-	{0x020d, false, "o\u030f"},
-	{0x020e, false, "O\u0311"},
-	{0x020f, false, "o\u0311"},
-	{0x0210, false, "R\u030f"},
-	{0x0211, false, "r\u030f"},
-	{0x0212, false, "R\u0311"},
-	{0x0213, false, "r\u0311"},
-	{0x0214, false, "U\u030f"},
-	{0x0215, false, "u\u030f"},
-	{0x0216, false, "U\u0311"},
-	{0x0217, false, "u\u0311"},
-	{0x0218, false, "S\u0326"},
-	{0x0219, false, "s\u0326"},
-	{0x021a, false, "T\u0326"},
-	{0x021b, false, "t\u0326"},
-	{0x021e, false, "H\u030c"},
-	{0x021f, false, "h\u030c"},
-	{0x0226, false, "A\u0307"},
-	{0x0227, false, "a\u0307"},
-	{0x0228, false, "E\u0327"},
-	{0x0229, false, "e\u0327"},
-	{0x022a, false, "\u00d6\u0304"},
-	{0x022b, false, "\u00f6\u0304"},
-	{0x022c, false, "\u00d5\u0304"},
-	{0x022d, false, "\u00f5\u0304"},
-	{0x022e, false, "O\u0307"},
-	{0x022f, false, "o\u0307"},
-	{0x0230, false, "\u022e\u0304"},
-	{0x0231, false, "\u022f\u0304"},
-	{0x0232, false, "Y\u0304"},
-	{0x0233, false, "y\u0304"},
-	{0x02b0, true, "h"},
-	{0x02b1, true, "\u0266"},
-	{0x02b2, true, "j"},
-	{0x02b3, true, "r"},
-	{0x02b4, true, "\u0279"},
-	{0x02b5, true, "\u027b"},
-	{0x02b6, true, "\u0281"},
-	{0x02b7, true, "w"},
-	{0x02b8, true, "y"},
-	{0x02d8, true, " \u0306"},
-	{0x02d9, true, " \u0307"},
-	{0x02da, true, " \u030a"},
-	{0x02db, true, " \u0328"},
-	{0x02dc, true, " \u0303"},
-	{0x02dd, true, " \u030b"},
-	{0x02e0, true, "\u0263"},
-	{0x02e1, true, "l"},
-	{0x02e2, true, "s"},
-	{0x02e3, true, "x"},
-	{0x02e4, true, "\u0295"},
-	{0x0340, false, "\u0300"},
-	{0x0341, false, "\u0301"},
-	{0x0343, false, "\u0313"},
-	{0x0344, false, "\u0308\u0301"},
-	{0x0374, false, "\u02b9"},
-	{0x037a, true, " \u0345"},
-	{0x037e, false, ";"},
-	{0x0384, true, " \u0301"},
-	{0x0385, false, "\u00a8\u0301"},
-	{0x0386, false, "\u0391\u0301"},
-	{0x0387, false, "\u00b7"},
-	{0x0388, false, "\u0395\u0301"},
-	{0x0389, false, "\u0397\u0301"},
-	{0x038a, false, "\u0399\u0301"},
-	{0x038c, false, "\u039f\u0301"},
-	{0x038e, false, "\u03a5\u0301"},
-	{0x038f, false, "\u03a9\u0301"},
-	{0x0390, false, "\u03ca\u0301"},
-	{0x03aa, false, "\u0399\u0308"},
-	{0x03ab, false, "\u03a5\u0308"},
-	{0x03ac, false, "\u03b1\u0301"},
-	{0x03ad, false, "\u03b5\u0301"},
-	{0x03ae, false, "\u03b7\u0301"},
-	{0x03af, false, "\u03b9\u0301"},
-	{0x03b0, false, "\u03cb\u0301"},
-	{0x03ca, false, "\u03b9\u0308"},
-	{0x03cb, false, "\u03c5\u0308"},
-	{0x03cc, false, "\u03bf\u0301"},
-	{0x03cd, false, "\u03c5\u0301"},
-	{0x03ce, false, "\u03c9\u0301"},
-	{0x03d0, true, "\u03b2"},
-	{0x03d1, true, "\u03b8"},
-	{0x03d2, true, "\u03a5"},
-	{0x03d3, false, "\u03d2\u0301"},
-	{0x03d4, false, "\u03d2\u0308"},
-	{0x03d5, true, "\u03c6"},
-	{0x03d6, true, "\u03c0"},
-	{0x03f0, true, "\u03ba"},
-	{0x03f1, true, "\u03c1"},
-	{0x03f2, true, "\u03c2"},
-	{0x03f4, true, "\u0398"},
-	{0x03f5, true, "\u03b5"},
-	{0x03f9, true, "\u03a3"},
-	{0x0400, false, "\u0415\u0300"},
-	{0x0401, false, "\u0415\u0308"},
-	{0x0403, false, "\u0413\u0301"},
-	{0x0407, false, "\u0406\u0308"},
-	{0x040c, false, "\u041a\u0301"},
-	{0x040d, false, "\u0418\u0300"},
-	{0x040e, false, "\u0423\u0306"},
-	{0x0419, false, "\u0418\u0306"},
-	{0x0439, false, "\u0438\u0306"},
-	{0x0450, false, "\u0435\u0300"},
-	{0x0451, false, "\u0435\u0308"},
-	{0x0453, false, "\u0433\u0301"},
-	{0x0457, false, "\u0456\u0308"},
-	{0x045c, false, "\u043a\u0301"},
-	{0x045d, false, "\u0438\u0300"},
-	{0x045e, false, "\u0443\u0306"},
-	{0x0476, false, "\u0474\u030f"},
-	{0x0477, false, "\u0475\u030f"},
-	{0x04c1, false, "\u0416\u0306"},
-	{0x04c2, false, "\u0436\u0306"},
-	{0x04d0, false, "\u0410\u0306"},
-	{0x04d1, false, "\u0430\u0306"},
-	{0x04d2, false, "\u0410\u0308"},
-	{0x04d3, false, "\u0430\u0308"},
-	{0x04d6, false, "\u0415\u0306"},
-	{0x04d7, false, "\u0435\u0306"},
-	{0x04da, false, "\u04d8\u0308"},
-	{0x04db, false, "\u04d9\u0308"},
-	{0x04dc, false, "\u0416\u0308"},
-	{0x04dd, false, "\u0436\u0308"},
-	{0x04de, false, "\u0417\u0308"},
-	{0x04df, false, "\u0437\u0308"},
-	{0x04e2, false, "\u0418\u0304"},
-	{0x04e3, false, "\u0438\u0304"},
-	{0x04e4, false, "\u0418\u0308"},
-	{0x04e5, false, "\u0438\u0308"},
-	{0x04e6, false, "\u041e\u0308"},
-	{0x04e7, false, "\u043e\u0308"},
-	{0x04ea, false, "\u04e8\u0308"},
-	{0x04eb, false, "\u04e9\u0308"},
-	{0x04ec, false, "\u042d\u0308"},
-	{0x04ed, false, "\u044d\u0308"},
-	{0x04ee, false, "\u0423\u0304"},
-	{0x04ef, false, "\u0443\u0304"},
-	{0x04f0, false, "\u0423\u0308"},
-	{0x04f1, false, "\u0443\u0308"},
-	{0x04f2, false, "\u0423\u030b"},
-	{0x04f3, false, "\u0443\u030b"},
-	{0x04f4, false, "\u0427\u0308"},
-	{0x04f5, false, "\u0447\u0308"},
-	{0x04f8, false, "\u042b\u0308"},
-	{0x04f9, false, "\u044b\u0308"},
-	{0x0587, true, "\u0565\u0582"},
-	{0x0622, false, "\u0627\u0653"},
-	{0x0623, false, "\u0627\u0654"},
-	{0x0624, false, "\u0648\u0654"},
-	{0x0625, false, "\u0627\u0655"},
-	{0x0626, false, "\u064a\u0654"},
-	{0x0675, true, "\u0627\u0674"},
-	{0x0676, true, "\u0648\u0674"},
-	{0x0677, true, "\u06c7\u0674"},
-	{0x0678, true, "\u064a\u0674"},
-	{0x06c0, false, "\u06d5\u0654"},
-	{0x06c2, false, "\u06c1\u0654"},
-	{0x06d3, false, "\u06d2\u0654"},
-	{0x0929, false, "\u0928\u093c"},
-	{0x0931, false, "\u0930\u093c"},
-	{0x0934, false, "\u0933\u093c"},
-	{0x0958, false, "\u0915\u093c"},
-	{0x0959, false, "\u0916\u093c"},
-	{0x095a, false, "\u0917\u093c"},
-	{0x095b, false, "\u091c\u093c"},
-	{0x095c, false, "\u0921\u093c"},
-	{0x095d, false, "\u0922\u093c"},
-	{0x095e, false, "\u092b\u093c"},
-	{0x095f, false, "\u092f\u093c"},
-	{0x09cb, false, "\u09c7\u09be"},
-	{0x09cc, false, "\u09c7\u09d7"},
-	{0x09dc, false, "\u09a1\u09bc"},
-	{0x09dd, false, "\u09a2\u09bc"},
-	{0x09df, false, "\u09af\u09bc"},
-	{0x0a33, false, "\u0a32\u0a3c"},
-	{0x0a36, false, "\u0a38\u0a3c"},
-	{0x0a59, false, "\u0a16\u0a3c"},
-	{0x0a5a, false, "\u0a17\u0a3c"},
-	{0x0a5b, false, "\u0a1c\u0a3c"},
-	{0x0a5e, false, "\u0a2b\u0a3c"},
-	{0x0b48, false, "\u0b47\u0b56"},
-	{0x0b4b, false, "\u0b47\u0b3e"},
-	{0x0b4c, false, "\u0b47\u0b57"},
-	{0x0b5c, false, "\u0b21\u0b3c"},
-	{0x0b5d, false, "\u0b22\u0b3c"},
-	{0x0b94, false, "\u0b92\u0bd7"},
-	{0x0bca, false, "\u0bc6\u0bbe"},
-	{0x0bcb, false, "\u0bc7\u0bbe"},
-	{0x0bcc, false, "\u0bc6\u0bd7"},
-	{0x0c48, false, "\u0c46\u0c56"},
-	{0x0cc0, false, "\u0cbf\u0cd5"},
-	{0x0cc7, false, "\u0cc6\u0cd5"},
-	{0x0cc8, false, "\u0cc6\u0cd6"},
-	{0x0cca, false, "\u0cc6\u0cc2"},
-	{0x0ccb, false, "\u0cca\u0cd5"},
-	{0x0d4a, false, "\u0d46\u0d3e"},
-	{0x0d4b, false, "\u0d47\u0d3e"},
-	{0x0d4c, false, "\u0d46\u0d57"},
-	{0x0dda, false, "\u0dd9\u0dca"},
-	{0x0ddc, false, "\u0dd9\u0dcf"},
-	{0x0ddd, false, "\u0ddc\u0dca"},
-	{0x0dde, false, "\u0dd9\u0ddf"},
-	{0x0e33, true, "\u0e4d\u0e32"},
-	{0x0eb3, true, "\u0ecd\u0eb2"},
-	{0x0edc, true, "\u0eab\u0e99"},
-	{0x0edd, true, "\u0eab\u0ea1"},
-	{0x0f0c, true, "\u0f0b"},
-	{0x0f43, false, "\u0f42\u0fb7"},
-	{0x0f4d, false, "\u0f4c\u0fb7"},
-	{0x0f52, false, "\u0f51\u0fb7"},
-	{0x0f57, false, "\u0f56\u0fb7"},
-	{0x0f5c, false, "\u0f5b\u0fb7"},
-	{0x0f69, false, "\u0f40\u0fb5"},
-	{0x0f73, false, "\u0f71\u0f72"},
-	{0x0f75, false, "\u0f71\u0f74"},
-	{0x0f76, false, "\u0fb2\u0f80"},
-	{0x0f77, true, "\u0fb2\u0f81"},
-	{0x0f78, false, "\u0fb3\u0f80"},
-	{0x0f79, true, "\u0fb3\u0f81"},
-	{0x0f81, false, "\u0f71\u0f80"},
-	{0x0f93, false, "\u0f92\u0fb7"},
-	{0x0f9d, false, "\u0f9c\u0fb7"},
-	{0x0fa2, false, "\u0fa1\u0fb7"},
-	{0x0fa7, false, "\u0fa6\u0fb7"},
-	{0x0fac, false, "\u0fab\u0fb7"},
-	{0x0fb9, false, "\u0f90\u0fb5"},
-	{0x1026, false, "\u1025\u102e"},
-	{0x10fc, true, "\u10dc"},
-	{0x1b06, false, "\u1b05\u1b35"},
-	{0x1b08, false, "\u1b07\u1b35"},
-	{0x1b0a, false, "\u1b09\u1b35"},
-	{0x1b0c, false, "\u1b0b\u1b35"},
-	{0x1b0e, false, "\u1b0d\u1b35"},
-	{0x1b12, false, "\u1b11\u1b35"},
-	{0x1b3b, false, "\u1b3a\u1b35"},
-	{0x1b3d, false, "\u1b3c\u1b35"},
-	{0x1b40, false, "\u1b3e\u1b35"},
-	{0x1b41, false, "\u1b3f\u1b35"},
-	{0x1b43, false, "\u1b42\u1b35"},
-	{0x1d2c, true, "A"},
-	{0x1d2d, true, "\u00c6"},
-	{0x1d2e, true, "B"},
-	{0x1d30, true, "D"},
-	{0x1d31, true, "E"},
-	{0x1d32, true, "\u018e"},
-	{0x1d33, true, "G"},
-	{0x1d34, true, "H"},
-	{0x1d35, true, "I"},
-	{0x1d36, true, "J"},
-	{0x1d37, true, "K"},
-	{0x1d38, true, "L"},
-	{0x1d39, true, "M"},
-	{0x1d3a, true, "N"},
-	{0x1d3c, true, "O"},
-	{0x1d3d, true, "\u0222"},
-	{0x1d3e, true, "P"},
-	{0x1d3f, true, "R"},
-	{0x1d40, true, "T"},
-	{0x1d41, true, "U"},
-	{0x1d42, true, "W"},
-	{0x1d43, true, "a"},
-	{0x1d44, true, "\u0250"},
-	{0x1d45, true, "\u0251"},
-	{0x1d46, true, "\u1d02"},
-	{0x1d47, true, "b"},
-	{0x1d48, true, "d"},
-	{0x1d49, true, "e"},
-	{0x1d4a, true, "\u0259"},
-	{0x1d4b, true, "\u025b"},
-	{0x1d4c, true, "\u025c"},
-	{0x1d4d, true, "g"},
-	{0x1d4f, true, "k"},
-	{0x1d50, true, "m"},
-	{0x1d51, true, "\u014b"},
-	{0x1d52, true, "o"},
-	{0x1d53, true, "\u0254"},
-	{0x1d54, true, "\u1d16"},
-	{0x1d55, true, "\u1d17"},
-	{0x1d56, true, "p"},
-	{0x1d57, true, "t"},
-	{0x1d58, true, "u"},
-	{0x1d59, true, "\u1d1d"},
-	{0x1d5a, true, "\u026f"},
-	{0x1d5b, true, "v"},
-	{0x1d5c, true, "\u1d25"},
-	{0x1d5d, true, "\u03b2"},
-	{0x1d5e, true, "\u03b3"},
-	{0x1d5f, true, "\u03b4"},
-	{0x1d60, true, "\u03c6"},
-	{0x1d61, true, "\u03c7"},
-	{0x1d62, true, "i"},
-	{0x1d63, true, "r"},
-	{0x1d64, true, "u"},
-	{0x1d65, true, "v"},
-	{0x1d66, true, "\u03b2"},
-	{0x1d67, true, "\u03b3"},
-	{0x1d68, true, "\u03c1"},
-	{0x1d69, true, "\u03c6"},
-	{0x1d6a, true, "\u03c7"},
-	{0x1d78, true, "\u043d"},
-	{0x1d9b, true, "\u0252"},
-	{0x1d9c, true, "c"},
-	{0x1d9d, true, "\u0255"},
-	{0x1d9e, true, "\u00f0"},
-	{0x1d9f, true, "\u025c"},
-	{0x1da0, true, "f"},
-	{0x1da1, true, "\u025f"},
-	{0x1da2, true, "\u0261"},
-	{0x1da3, true, "\u0265"},
-	{0x1da4, true, "\u0268"},
-	{0x1da5, true, "\u0269"},
-	{0x1da6, true, "\u026a"},
-	{0x1da7, true, "\u1d7b"},
-	{0x1da8, true, "\u029d"},
-	{0x1da9, true, "\u026d"},
-	{0x1daa, true, "\u1d85"},
-	{0x1dab, true, "\u029f"},
-	{0x1dac, true, "\u0271"},
-	{0x1dad, true, "\u0270"},
-	{0x1dae, true, "\u0272"},
-	{0x1daf, true, "\u0273"},
-	{0x1db0, true, "\u0274"},
-	{0x1db1, true, "\u0275"},
-	{0x1db2, true, "\u0278"},
-	{0x1db3, true, "\u0282"},
-	{0x1db4, true, "\u0283"},
-	{0x1db5, true, "\u01ab"},
-	{0x1db6, true, "\u0289"},
-	{0x1db7, true, "\u028a"},
-	{0x1db8, true, "\u1d1c"},
-	{0x1db9, true, "\u028b"},
-	{0x1dba, true, "\u028c"},
-	{0x1dbb, true, "z"},
-	{0x1dbc, true, "\u0290"},
-	{0x1dbd, true, "\u0291"},
-	{0x1dbe, true, "\u0292"},
-	{0x1dbf, true, "\u03b8"},
-	{0x1e00, false, "A\u0325"},
-	{0x1e01, false, "a\u0325"},
-	{0x1e02, false, "B\u0307"},
-	{0x1e03, false, "b\u0307"},
-	{0x1e04, false, "B\u0323"},
-	{0x1e05, false, "b\u0323"},
-	{0x1e06, false, "B\u0331"},
-	{0x1e07, false, "b\u0331"},
-	{0x1e08, false, "\u00c7\u0301"},
-	{0x1e09, false, "\u00e7\u0301"},
-	{0x1e0a, false, "D\u0307"},
-	{0x1e0b, false, "d\u0307"},
-	{0x1e0c, false, "D\u0323"},
-	{0x1e0d, false, "d\u0323"},
-	{0x1e0e, false, "D\u0331"},
-	{0x1e0f, false, "d\u0331"},
-	{0x1e10, false, "D\u0327"},
-	{0x1e11, false, "d\u0327"},
-	{0x1e12, false, "D\u032d"},
-	{0x1e13, false, "d\u032d"},
-	{0x1e14, false, "\u0112\u0300"},
-	{0x1e15, false, "\u0113\u0300"},
-	{0x1e16, false, "\u0112\u0301"},
-	{0x1e17, false, "\u0113\u0301"},
-	{0x1e18, false, "E\u032d"},
-	{0x1e19, false, "e\u032d"},
-	{0x1e1a, false, "E\u0330"},
-	{0x1e1b, false, "e\u0330"},
-	{0x1e1c, false, "\u0228\u0306"},
-	{0x1e1d, false, "\u0229\u0306"},
-	{0x1e1e, false, "F\u0307"},
-	{0x1e1f, false, "f\u0307"},
-	{0x1e20, false, "G\u0304"},
-	{0x1e21, false, "g\u0304"},
-	{0x1e22, false, "H\u0307"},
-	{0x1e23, false, "h\u0307"},
-	{0x1e24, false, "H\u0323"},
-	{0x1e25, false, "h\u0323"},
-	{0x1e26, false, "H\u0308"},
-	{0x1e27, false, "h\u0308"},
-	{0x1e28, false, "H\u0327"},
-	{0x1e29, false, "h\u0327"},
-	{0x1e2a, false, "H\u032e"},
-	{0x1e2b, false, "h\u032e"},
-	{0x1e2c, false, "I\u0330"},
-	{0x1e2d, false, "i\u0330"},
-	{0x1e2e, false, "\u00cf\u0301"},
-	{0x1e2f, false, "\u00ef\u0301"},
-	{0x1e30, false, "K\u0301"},
-	{0x1e31, false, "k\u0301"},
-	{0x1e32, false, "K\u0323"},
-	{0x1e33, false, "k\u0323"},
-	{0x1e34, false, "K\u0331"},
-	{0x1e35, false, "k\u0331"},
-	{0x1e36, false, "L\u0323"},
-	{0x1e37, false, "l\u0323"},
-	{0x1e38, false, "\u1e36\u0304"},
-	{0x1e39, false, "\u1e37\u0304"},
-	{0x1e3a, false, "L\u0331"},
-	{0x1e3b, false, "l\u0331"},
-	{0x1e3c, false, "L\u032d"},
-	{0x1e3d, false, "l\u032d"},
-	{0x1e3e, false, "M\u0301"},
-	{0x1e3f, false, "m\u0301"},
-	{0x1e40, false, "M\u0307"},
-	{0x1e41, false, "m\u0307"},
-	{0x1e42, false, "M\u0323"},
-	{0x1e43, false, "m\u0323"},
-	{0x1e44, false, "N\u0307"},
-	{0x1e45, false, "n\u0307"},
-	{0x1e46, false, "N\u0323"},
-	{0x1e47, false, "n\u0323"},
-	{0x1e48, false, "N\u0331"},
-	{0x1e49, false, "n\u0331"},
-	{0x1e4a, false, "N\u032d"},
-	{0x1e4b, false, "n\u032d"},
-	{0x1e4c, false, "\u00d5\u0301"},
-	{0x1e4d, false, "\u00f5\u0301"},
-	{0x1e4e, false, "\u00d5\u0308"},
-	{0x1e4f, false, "\u00f5\u0308"},
-	{0x1e50, false, "\u014c\u0300"},
-	{0x1e51, false, "\u014d\u0300"},
-	{0x1e52, false, "\u014c\u0301"},
-	{0x1e53, false, "\u014d\u0301"},
-	{0x1e54, false, "P\u0301"},
-	{0x1e55, false, "p\u0301"},
-	{0x1e56, false, "P\u0307"},
-	{0x1e57, false, "p\u0307"},
-	{0x1e58, false, "R\u0307"},
-	{0x1e59, false, "r\u0307"},
-	{0x1e5a, false, "R\u0323"},
-	{0x1e5b, false, "r\u0323"},
-	{0x1e5c, false, "\u1e5a\u0304"},
-	{0x1e5d, false, "\u1e5b\u0304"},
-	{0x1e5e, false, "R\u0331"},
-	{0x1e5f, false, "r\u0331"},
-	{0x1e60, false, "S\u0307"},
-	{0x1e61, false, "s\u0307"},
-	{0x1e62, false, "S\u0323"},
-	{0x1e63, false, "s\u0323"},
-	{0x1e64, false, "\u015a\u0307"},
-	{0x1e65, false, "\u015b\u0307"},
-	{0x1e66, false, "\u0160\u0307"},
-	{0x1e67, false, "\u0161\u0307"},
-	{0x1e68, false, "\u1e62\u0307"},
-	{0x1e69, false, "\u1e63\u0307"},
-	{0x1e6a, false, "T\u0307"},
-	{0x1e6b, false, "t\u0307"},
-	{0x1e6c, false, "T\u0323"},
-	{0x1e6d, false, "t\u0323"},
-	{0x1e6e, false, "T\u0331"},
-	{0x1e6f, false, "t\u0331"},
-	{0x1e70, false, "T\u032d"},
-	{0x1e71, false, "t\u032d"},
-	{0x1e72, false, "U\u0324"},
-	{0x1e73, false, "u\u0324"},
-	{0x1e74, false, "U\u0330"},
-	{0x1e75, false, "u\u0330"},
-	{0x1e76, false, "U\u032d"},
-	{0x1e77, false, "u\u032d"},
-	{0x1e78, false, "\u0168\u0301"},
-	{0x1e79, false, "\u0169\u0301"},
-	{0x1e7a, false, "\u016a\u0308"},
-	{0x1e7b, false, "\u016b\u0308"},
-	{0x1e7c, false, "V\u0303"},
-	{0x1e7d, false, "v\u0303"},
-	{0x1e7e, false, "V\u0323"},
-	{0x1e7f, false, "v\u0323"},
-	{0x1e80, false, "W\u0300"},
-	{0x1e81, false, "w\u0300"},
-	{0x1e82, false, "W\u0301"},
-	{0x1e83, false, "w\u0301"},
-	{0x1e84, false, "W\u0308"},
-	{0x1e85, false, "w\u0308"},
-	{0x1e86, false, "W\u0307"},
-	{0x1e87, false, "w\u0307"},
-	{0x1e88, false, "W\u0323"},
-	{0x1e89, false, "w\u0323"},
-	{0x1e8a, false, "X\u0307"},
-	{0x1e8b, false, "x\u0307"},
-	{0x1e8c, false, "X\u0308"},
-	{0x1e8d, false, "x\u0308"},
-	{0x1e8e, false, "Y\u0307"},
-	{0x1e8f, false, "y\u0307"},
-	{0x1e90, false, "Z\u0302"},
-	{0x1e91, false, "z\u0302"},
-	{0x1e92, false, "Z\u0323"},
-	{0x1e93, false, "z\u0323"},
-	{0x1e94, false, "Z\u0331"},
-	{0x1e95, false, "z\u0331"},
-	{0x1e96, false, "h\u0331"},
-	{0x1e97, false, "t\u0308"},
-	{0x1e98, false, "w\u030a"},
-	{0x1e99, false, "y\u030a"},
-	{0x1e9a, true, "a\u02be"},
-	{0x1e9b, false, "\u017f\u0307"},
-	{0x1ea0, false, "A\u0323"},
-	{0x1ea1, false, "a\u0323"},
-	{0x1ea2, false, "A\u0309"},
-	{0x1ea3, false, "a\u0309"},
-	{0x1ea4, false, "\u00c2\u0301"},
-	{0x1ea5, false, "\u00e2\u0301"},
-	{0x1ea6, false, "\u00c2\u0300"},
-	{0x1ea7, false, "\u00e2\u0300"},
-	{0x1ea8, false, "\u00c2\u0309"},
-	{0x1ea9, false, "\u00e2\u0309"},
-	{0x1eaa, false, "\u00c2\u0303"},
-	{0x1eab, false, "\u00e2\u0303"},
-	{0x1eac, false, "\u1ea0\u0302"},
-	{0x1ead, false, "\u1ea1\u0302"},
-	{0x1eae, false, "\u0102\u0301"},
-	{0x1eaf, false, "\u0103\u0301"},
-	{0x1eb0, false, "\u0102\u0300"},
-	{0x1eb1, false, "\u0103\u0300"},
-	{0x1eb2, false, "\u0102\u0309"},
-	{0x1eb3, false, "\u0103\u0309"},
-	{0x1eb4, false, "\u0102\u0303"},
-	{0x1eb5, false, "\u0103\u0303"},
-	{0x1eb6, false, "\u1ea0\u0306"},
-	{0x1eb7, false, "\u1ea1\u0306"},
-	{0x1eb8, false, "E\u0323"},
-	{0x1eb9, false, "e\u0323"},
-	{0x1eba, false, "E\u0309"},
-	{0x1ebb, false, "e\u0309"},
-	{0x1ebc, false, "E\u0303"},
-	{0x1ebd, false, "e\u0303"},
-	{0x1ebe, false, "\u00ca\u0301"},
-	{0x1ebf, false, "\u00ea\u0301"},
-	{0x1ec0, false, "\u00ca\u0300"},
-	{0x1ec1, false, "\u00ea\u0300"},
-	{0x1ec2, false, "\u00ca\u0309"},
-	{0x1ec3, false, "\u00ea\u0309"},
-	{0x1ec4, false, "\u00ca\u0303"},
-	{0x1ec5, false, "\u00ea\u0303"},
-	{0x1ec6, false, "\u1eb8\u0302"},
-	{0x1ec7, false, "\u1eb9\u0302"},
-	{0x1ec8, false, "I\u0309"},
-	{0x1ec9, false, "i\u0309"},
-	{0x1eca, false, "I\u0323"},
-	{0x1ecb, false, "i\u0323"},
-	{0x1ecc, false, "O\u0323"},
-	{0x1ecd, false, "o\u0323"},
-	{0x1ece, false, "O\u0309"},
-	{0x1ecf, false, "o\u0309"},
-	{0x1ed0, false, "\u00d4\u0301"},
-	{0x1ed1, false, "\u00f4\u0301"},
-	{0x1ed2, false, "\u00d4\u0300"},
-	{0x1ed3, false, "\u00f4\u0300"},
-	{0x1ed4, false, "\u00d4\u0309"},
-	{0x1ed5, false, "\u00f4\u0309"},
-	{0x1ed6, false, "\u00d4\u0303"},
-	{0x1ed7, false, "\u00f4\u0303"},
-	{0x1ed8, false, "\u1ecc\u0302"},
-	{0x1ed9, false, "\u1ecd\u0302"},
-	{0x1eda, false, "\u01a0\u0301"},
-	{0x1edb, false, "\u01a1\u0301"},
-	{0x1edc, false, "\u01a0\u0300"},
-	{0x1edd, false, "\u01a1\u0300"},
-	{0x1ede, false, "\u01a0\u0309"},
-	{0x1edf, false, "\u01a1\u0309"},
-	{0x1ee0, false, "\u01a0\u0303"},
-	{0x1ee1, false, "\u01a1\u0303"},
-	{0x1ee2, false, "\u01a0\u0323"},
-	{0x1ee3, false, "\u01a1\u0323"},
-	{0x1ee4, false, "U\u0323"},
-	{0x1ee5, false, "u\u0323"},
-	{0x1ee6, false, "U\u0309"},
-	{0x1ee7, false, "u\u0309"},
-	{0x1ee8, false, "\u01af\u0301"},
-	{0x1ee9, false, "\u01b0\u0301"},
-	{0x1eea, false, "\u01af\u0300"},
-	{0x1eeb, false, "\u01b0\u0300"},
-	{0x1eec, false, "\u01af\u0309"},
-	{0x1eed, false, "\u01b0\u0309"},
-	{0x1eee, false, "\u01af\u0303"},
-	{0x1eef, false, "\u01b0\u0303"},
-	{0x1ef0, false, "\u01af\u0323"},
-	{0x1ef1, false, "\u01b0\u0323"},
-	{0x1ef2, false, "Y\u0300"},
-	{0x1ef3, false, "y\u0300"},
-	{0x1ef4, false, "Y\u0323"},
-	{0x1ef5, false, "y\u0323"},
-	{0x1ef6, false, "Y\u0309"},
-	{0x1ef7, false, "y\u0309"},
-	{0x1ef8, false, "Y\u0303"},
-	{0x1ef9, false, "y\u0303"},
-	{0x1f00, false, "\u03b1\u0313"},
-	{0x1f01, false, "\u03b1\u0314"},
-	{0x1f02, false, "\u1f00\u0300"},
-	{0x1f03, false, "\u1f01\u0300"},
-	{0x1f04, false, "\u1f00\u0301"},
-	{0x1f05, false, "\u1f01\u0301"},
-	{0x1f06, false, "\u1f00\u0342"},
-	{0x1f07, false, "\u1f01\u0342"},
-	{0x1f08, false, "\u0391\u0313"},
-	{0x1f09, false, "\u0391\u0314"},
-	{0x1f0a, false, "\u1f08\u0300"},
-	{0x1f0b, false, "\u1f09\u0300"},
-	{0x1f0c, false, "\u1f08\u0301"},
-	{0x1f0d, false, "\u1f09\u0301"},
-	{0x1f0e, false, "\u1f08\u0342"},
-	{0x1f0f, false, "\u1f09\u0342"},
-	{0x1f10, false, "\u03b5\u0313"},
-	{0x1f11, false, "\u03b5\u0314"},
-	{0x1f12, false, "\u1f10\u0300"},
-	{0x1f13, false, "\u1f11\u0300"},
-	{0x1f14, false, "\u1f10\u0301"},
-	{0x1f15, false, "\u1f11\u0301"},
-	{0x1f18, false, "\u0395\u0313"},
-	{0x1f19, false, "\u0395\u0314"},
-	{0x1f1a, false, "\u1f18\u0300"},
-	{0x1f1b, false, "\u1f19\u0300"},
-	{0x1f1c, false, "\u1f18\u0301"},
-	{0x1f1d, false, "\u1f19\u0301"},
-	{0x1f20, false, "\u03b7\u0313"},
-	{0x1f21, false, "\u03b7\u0314"},
-	{0x1f22, false, "\u1f20\u0300"},
-	{0x1f23, false, "\u1f21\u0300"},
-	{0x1f24, false, "\u1f20\u0301"},
-	{0x1f25, false, "\u1f21\u0301"},
-	{0x1f26, false, "\u1f20\u0342"},
-	{0x1f27, false, "\u1f21\u0342"},
-	{0x1f28, false, "\u0397\u0313"},
-	{0x1f29, false, "\u0397\u0314"},
-	{0x1f2a, false, "\u1f28\u0300"},
-	{0x1f2b, false, "\u1f29\u0300"},
-	{0x1f2c, false, "\u1f28\u0301"},
-	{0x1f2d, false, "\u1f29\u0301"},
-	{0x1f2e, false, "\u1f28\u0342"},
-	{0x1f2f, false, "\u1f29\u0342"},
-	{0x1f30, false, "\u03b9\u0313"},
-	{0x1f31, false, "\u03b9\u0314"},
-	{0x1f32, false, "\u1f30\u0300"},
-	{0x1f33, false, "\u1f31\u0300"},
-	{0x1f34, false, "\u1f30\u0301"},
-	{0x1f35, false, "\u1f31\u0301"},
-	{0x1f36, false, "\u1f30\u0342"},
-	{0x1f37, false, "\u1f31\u0342"},
-	{0x1f38, false, "\u0399\u0313"},
-	{0x1f39, false, "\u0399\u0314"},
-	{0x1f3a, false, "\u1f38\u0300"},
-	{0x1f3b, false, "\u1f39\u0300"},
-	{0x1f3c, false, "\u1f38\u0301"},
-	{0x1f3d, false, "\u1f39\u0301"},
-	{0x1f3e, false, "\u1f38\u0342"},
-	{0x1f3f, false, "\u1f39\u0342"},
-	{0x1f40, false, "\u03bf\u0313"},
-	{0x1f41, false, "\u03bf\u0314"},
-	{0x1f42, false, "\u1f40\u0300"},
-	{0x1f43, false, "\u1f41\u0300"},
-	{0x1f44, false, "\u1f40\u0301"},
-	{0x1f45, false, "\u1f41\u0301"},
-	{0x1f48, false, "\u039f\u0313"},
-	{0x1f49, false, "\u039f\u0314"},
-	{0x1f4a, false, "\u1f48\u0300"},
-	{0x1f4b, false, "\u1f49\u0300"},
-	{0x1f4c, false, "\u1f48\u0301"},
-	{0x1f4d, false, "\u1f49\u0301"},
-	{0x1f50, false, "\u03c5\u0313"},
-	{0x1f51, false, "\u03c5\u0314"},
-	{0x1f52, false, "\u1f50\u0300"},
-	{0x1f53, false, "\u1f51\u0300"},
-	{0x1f54, false, "\u1f50\u0301"},
-	{0x1f55, false, "\u1f51\u0301"},
-	{0x1f56, false, "\u1f50\u0342"},
-	{0x1f57, false, "\u1f51\u0342"},
-	{0x1f59, false, "\u03a5\u0314"},
-	{0x1f5b, false, "\u1f59\u0300"},
-	{0x1f5d, false, "\u1f59\u0301"},
-	{0x1f5f, false, "\u1f59\u0342"},
-	{0x1f60, false, "\u03c9\u0313"},
-	{0x1f61, false, "\u03c9\u0314"},
-	{0x1f62, false, "\u1f60\u0300"},
-	{0x1f63, false, "\u1f61\u0300"},
-	{0x1f64, false, "\u1f60\u0301"},
-	{0x1f65, false, "\u1f61\u0301"},
-	{0x1f66, false, "\u1f60\u0342"},
-	{0x1f67, false, "\u1f61\u0342"},
-	{0x1f68, false, "\u03a9\u0313"},
-	{0x1f69, false, "\u03a9\u0314"},
-	{0x1f6a, false, "\u1f68\u0300"},
-	{0x1f6b, false, "\u1f69\u0300"},
-	{0x1f6c, false, "\u1f68\u0301"},
-	{0x1f6d, false, "\u1f69\u0301"},
-	{0x1f6e, false, "\u1f68\u0342"},
-	{0x1f6f, false, "\u1f69\u0342"},
-	{0x1f70, false, "\u03b1\u0300"},
-	{0x1f71, false, "\u03ac"},
-	{0x1f72, false, "\u03b5\u0300"},
-	{0x1f73, false, "\u03ad"},
-	{0x1f74, false, "\u03b7\u0300"},
-	{0x1f75, false, "\u03ae"},
-	{0x1f76, false, "\u03b9\u0300"},
-	{0x1f77, false, "\u03af"},
-	{0x1f78, false, "\u03bf\u0300"},
-	{0x1f79, false, "\u03cc"},
-	{0x1f7a, false, "\u03c5\u0300"},
-	{0x1f7b, false, "\u03cd"},
-	{0x1f7c, false, "\u03c9\u0300"},
-	{0x1f7d, false, "\u03ce"},
-	{0x1f80, false, "\u1f00\u0345"},
-	{0x1f81, false, "\u1f01\u0345"},
-	{0x1f82, false, "\u1f02\u0345"},
-	{0x1f83, false, "\u1f03\u0345"},
-	{0x1f84, false, "\u1f04\u0345"},
-	{0x1f85, false, "\u1f05\u0345"},
-	{0x1f86, false, "\u1f06\u0345"},
-	{0x1f87, false, "\u1f07\u0345"},
-	{0x1f88, false, "\u1f08\u0345"},
-	{0x1f89, false, "\u1f09\u0345"},
-	{0x1f8a, false, "\u1f0a\u0345"},
-	{0x1f8b, false, "\u1f0b\u0345"},
-	{0x1f8c, false, "\u1f0c\u0345"},
-	{0x1f8d, false, "\u1f0d\u0345"},
-	{0x1f8e, false, "\u1f0e\u0345"},
-	{0x1f8f, false, "\u1f0f\u0345"},
-	{0x1f90, false, "\u1f20\u0345"},
-	{0x1f91, false, "\u1f21\u0345"},
-	{0x1f92, false, "\u1f22\u0345"},
-	{0x1f93, false, "\u1f23\u0345"},
-	{0x1f94, false, "\u1f24\u0345"},
-	{0x1f95, false, "\u1f25\u0345"},
-	{0x1f96, false, "\u1f26\u0345"},
-	{0x1f97, false, "\u1f27\u0345"},
-	{0x1f98, false, "\u1f28\u0345"},
-	{0x1f99, false, "\u1f29\u0345"},
-	{0x1f9a, false, "\u1f2a\u0345"},
-	{0x1f9b, false, "\u1f2b\u0345"},
-	{0x1f9c, false, "\u1f2c\u0345"},
-	{0x1f9d, false, "\u1f2d\u0345"},
-	{0x1f9e, false, "\u1f2e\u0345"},
-	{0x1f9f, false, "\u1f2f\u0345"},
-	{0x1fa0, false, "\u1f60\u0345"},
-	{0x1fa1, false, "\u1f61\u0345"},
-	{0x1fa2, false, "\u1f62\u0345"},
-	{0x1fa3, false, "\u1f63\u0345"},
-	{0x1fa4, false, "\u1f64\u0345"},
-	{0x1fa5, false, "\u1f65\u0345"},
-	{0x1fa6, false, "\u1f66\u0345"},
-	{0x1fa7, false, "\u1f67\u0345"},
-	{0x1fa8, false, "\u1f68\u0345"},
-	{0x1fa9, false, "\u1f69\u0345"},
-	{0x1faa, false, "\u1f6a\u0345"},
-	{0x1fab, false, "\u1f6b\u0345"},
-	{0x1fac, false, "\u1f6c\u0345"},
-	{0x1fad, false, "\u1f6d\u0345"},
-	{0x1fae, false, "\u1f6e\u0345"},
-	{0x1faf, false, "\u1f6f\u0345"},
-	{0x1fb0, false, "\u03b1\u0306"},
-	{0x1fb1, false, "\u03b1\u0304"},
-	{0x1fb2, false, "\u1f70\u0345"},
-	{0x1fb3, false, "\u03b1\u0345"},
-	{0x1fb4, false, "\u03ac\u0345"},
-	{0x1fb6, false, "\u03b1\u0342"},
-	{0x1fb7, false, "\u1fb6\u0345"},
-	{0x1fb8, false, "\u0391\u0306"},
-	{0x1fb9, false, "\u0391\u0304"},
-	{0x1fba, false, "\u0391\u0300"},
-	{0x1fbb, false, "\u0386"},
-	{0x1fbc, false, "\u0391\u0345"},
-	{0x1fbd, true, " \u0313"},
-	{0x1fbe, false, "\u03b9"},
-	{0x1fbf, true, " \u0313"},
-	{0x1fc0, true, " \u0342"},
-	{0x1fc1, false, "\u00a8\u0342"},
-	{0x1fc2, false, "\u1f74\u0345"},
-	{0x1fc3, false, "\u03b7\u0345"},
-	{0x1fc4, false, "\u03ae\u0345"},
-	{0x1fc6, false, "\u03b7\u0342"},
-	{0x1fc7, false, "\u1fc6\u0345"},
-	{0x1fc8, false, "\u0395\u0300"},
-	{0x1fc9, false, "\u0388"},
-	{0x1fca, false, "\u0397\u0300"},
-	{0x1fcb, false, "\u0389"},
-	{0x1fcc, false, "\u0397\u0345"},
-	{0x1fcd, false, "\u1fbf\u0300"},
-	{0x1fce, false, "\u1fbf\u0301"},
-	{0x1fcf, false, "\u1fbf\u0342"},
-	{0x1fd0, false, "\u03b9\u0306"},
-	{0x1fd1, false, "\u03b9\u0304"},
-	{0x1fd2, false, "\u03ca\u0300"},
-	{0x1fd3, false, "\u0390"},
-	{0x1fd6, false, "\u03b9\u0342"},
-	{0x1fd7, false, "\u03ca\u0342"},
-	{0x1fd8, false, "\u0399\u0306"},
-	{0x1fd9, false, "\u0399\u0304"},
-	{0x1fda, false, "\u0399\u0300"},
-	{0x1fdb, false, "\u038a"},
-	{0x1fdd, false, "\u1ffe\u0300"},
-	{0x1fde, false, "\u1ffe\u0301"},
-	{0x1fdf, false, "\u1ffe\u0342"},
-	{0x1fe0, false, "\u03c5\u0306"},
-	{0x1fe1, false, "\u03c5\u0304"},
-	{0x1fe2, false, "\u03cb\u0300"},
-	{0x1fe3, false, "\u03b0"},
-	{0x1fe4, false, "\u03c1\u0313"},
-	{0x1fe5, false, "\u03c1\u0314"},
-	{0x1fe6, false, "\u03c5\u0342"},
-	{0x1fe7, false, "\u03cb\u0342"},
-	{0x1fe8, false, "\u03a5\u0306"},
-	{0x1fe9, false, "\u03a5\u0304"},
-	{0x1fea, false, "\u03a5\u0300"},
-	{0x1feb, false, "\u038e"},
-	{0x1fec, false, "\u03a1\u0314"},
-	{0x1fed, false, "\u00a8\u0300"},
-	{0x1fee, false, "\u0385"},
-	{0x1fef, false, "`"},
-	{0x1ff2, false, "\u1f7c\u0345"},
-	{0x1ff3, false, "\u03c9\u0345"},
-	{0x1ff4, false, "\u03ce\u0345"},
-	{0x1ff6, false, "\u03c9\u0342"},
-	{0x1ff7, false, "\u1ff6\u0345"},
-	{0x1ff8, false, "\u039f\u0300"},
-	{0x1ff9, false, "\u038c"},
-	{0x1ffa, false, "\u03a9\u0300"},
-	{0x1ffb, false, "\u038f"},
-	{0x1ffc, false, "\u03a9\u0345"},
-	{0x1ffd, false, "\u00b4"},
-	{0x1ffe, true, " \u0314"},
-	{0x2000, false, "\u2002"},
-	{0x2001, false, "\u2003"},
-	{0x2002, true, " "},
-	{0x2003, true, " "},
-	{0x2004, true, " "},
-	{0x2005, true, " "},
-	{0x2006, true, " "},
-	{0x2007, true, " "},
-	{0x2008, true, " "},
-	{0x2009, true, " "},
-	{0x200a, true, " "},
-	{0x2011, true, "\u2010"},
-	{0x2017, true, " \u0333"},
-	{0x2024, true, "."},
-	{0x2025, true, ".."},
-	{0x2026, true, "..."},
-	{0x202f, true, " "},
-	{0x2033, true, "\u2032\u2032"},
-	{0x2034, true, "\u2032\u2032\u2032"},
-	{0x2036, true, "\u2035\u2035"},
-	{0x2037, true, "\u2035\u2035\u2035"},
-	{0x203c, true, "!!"},
-	{0x203e, true, " \u0305"},
-	{0x2047, true, "??"},
-	{0x2048, true, "?!"},
-	{0x2049, true, "!?"},
-	{0x2057, true, "\u2032\u2032\u2032\u2032"},
-	{0x205f, true, " "},
-	{0x2070, true, "0"},
-	{0x2071, true, "i"},
-	{0x2074, true, "4"},
-	{0x2075, true, "5"},
-	{0x2076, true, "6"},
-	{0x2077, true, "7"},
-	{0x2078, true, "8"},
-	{0x2079, true, "9"},
-	{0x207a, true, "+"},
-	{0x207b, true, "\u2212"},
-	{0x207c, true, "="},
-	{0x207d, true, "("},
-	{0x207e, true, ")"},
-	{0x207f, true, "n"},
-	{0x2080, true, "0"},
-	{0x2081, true, "1"},
-	{0x2082, true, "2"},
-	{0x2083, true, "3"},
-	{0x2084, true, "4"},
-	{0x2085, true, "5"},
-	{0x2086, true, "6"},
-	{0x2087, true, "7"},
-	{0x2088, true, "8"},
-	{0x2089, true, "9"},
-	{0x208a, true, "+"},
-	{0x208b, true, "\u2212"},
-	{0x208c, true, "="},
-	{0x208d, true, "("},
-	{0x208e, true, ")"},
-	{0x2090, true, "a"},
-	{0x2091, true, "e"},
-	{0x2092, true, "o"},
-	{0x2093, true, "x"},
-	{0x2094, true, "\u0259"},
-	{0x2095, true, "h"},
-	{0x2096, true, "k"},
-	{0x2097, true, "l"},
-	{0x2098, true, "m"},
-	{0x2099, true, "n"},
-	{0x209a, true, "p"},
-	{0x209b, true, "s"},
-	{0x209c, true, "t"},
-	{0x20a8, true, "Rs"},
-	{0x2100, true, "a/c"},
-	{0x2101, true, "a/s"},
-	{0x2102, true, "C"},
-	{0x2103, true, "\u00b0C"},
-	{0x2105, true, "c/o"},
-	{0x2106, true, "c/u"},
-	{0x2107, true, "\u0190"},
-	{0x2109, true, "\u00b0F"},
-	{0x210a, true, "g"},
-	{0x210b, true, "H"},
-	{0x210c, true, "H"},
-	{0x210d, true, "H"},
-	{0x210e, true, "h"},
-	{0x210f, true, "\u0127"},
-	{0x2110, true, "I"},
-	{0x2111, true, "I"},
-	{0x2112, true, "L"},
-	{0x2113, true, "l"},
-	{0x2115, true, "N"},
-	{0x2116, true, "No"},
-	{0x2119, true, "P"},
-	{0x211a, true, "Q"},
-	{0x211b, true, "R"},
-	{0x211c, true, "R"},
-	{0x211d, true, "R"},
-	{0x2120, true, "SM"},
-	{0x2121, true, "TEL"},
-	{0x2122, true, "TM"},
-	{0x2124, true, "Z"},
-	{0x2126, false, "\u03a9"},
-	{0x2128, true, "Z"},
-	{0x212a, false, "K"},
-	{0x212b, false, "\u00c5"},
-	{0x212c, true, "B"},
-	{0x212d, true, "C"},
-	{0x212f, true, "e"},
-	{0x2130, true, "E"},
-	{0x2131, true, "F"},
-	{0x2133, true, "M"},
-	{0x2134, true, "o"},
-	{0x2135, true, "\u05d0"},
-	{0x2136, true, "\u05d1"},
-	{0x2137, true, "\u05d2"},
-	{0x2138, true, "\u05d3"},
-	{0x2139, true, "i"},
-	{0x213b, true, "FAX"},
-	{0x213c, true, "\u03c0"},
-	{0x213d, true, "\u03b3"},
-	{0x213e, true, "\u0393"},
-	{0x213f, true, "\u03a0"},
-	{0x2140, true, "\u2211"},
-	{0x2145, true, "D"},
-	{0x2146, true, "d"},
-	{0x2147, true, "e"},
-	{0x2148, true, "i"},
-	{0x2149, true, "j"},
-	{0x2150, true, "1\u20447"},
-	{0x2151, true, "1\u20449"},
-	{0x2152, true, "1\u204410"},
-	{0x2153, true, "1\u20443"},
-	{0x2154, true, "2\u20443"},
-	{0x2155, true, "1\u20445"},
-	{0x2156, true, "2\u20445"},
-	{0x2157, true, "3\u20445"},
-	{0x2158, true, "4\u20445"},
-	{0x2159, true, "1\u20446"},
-	{0x215a, true, "5\u20446"},
-	{0x215b, true, "1\u20448"},
-	{0x215c, true, "3\u20448"},
-	{0x215d, true, "5\u20448"},
-	{0x215e, true, "7\u20448"},
-	{0x215f, true, "1\u2044"},
-	{0x2160, true, "I"},
-	{0x2161, true, "II"},
-	{0x2162, true, "III"},
-	{0x2163, true, "IV"},
-	{0x2164, true, "V"},
-	{0x2165, true, "VI"},
-	{0x2166, true, "VII"},
-	{0x2167, true, "VIII"},
-	{0x2168, true, "IX"},
-	{0x2169, true, "X"},
-	{0x216a, true, "XI"},
-	{0x216b, true, "XII"},
-	{0x216c, true, "L"},
-	{0x216d, true, "C"},
-	{0x216e, true, "D"},
-	{0x216f, true, "M"},
-	{0x2170, true, "i"},
-	{0x2171, true, "ii"},
-	{0x2172, true, "iii"},
-	{0x2173, true, "iv"},
-	{0x2174, true, "v"},
-	{0x2175, true, "vi"},
-	{0x2176, true, "vii"},
-	{0x2177, true, "viii"},
-	{0x2178, true, "ix"},
-	{0x2179, true, "x"},
-	{0x217a, true, "xi"},
-	{0x217b, true, "xii"},
-	{0x217c, true, "l"},
-	{0x217d, true, "c"},
-	{0x217e, true, "d"},
-	{0x217f, true, "m"},
-	{0x2189, true, "0\u20443"},
-	{0x219a, false, "\u2190\u0338"},
-	{0x219b, false, "\u2192\u0338"},
-	{0x21ae, false, "\u2194\u0338"},
-	{0x21cd, false, "\u21d0\u0338"},
-	{0x21ce, false, "\u21d4\u0338"},
-	{0x21cf, false, "\u21d2\u0338"},
-	{0x2204, false, "\u2203\u0338"},
-	{0x2209, false, "\u2208\u0338"},
-	{0x220c, false, "\u220b\u0338"},
-	{0x2224, false, "\u2223\u0338"},
-	{0x2226, false, "\u2225\u0338"},
-	{0x222c, true, "\u222b\u222b"},
-	{0x222d, true, "\u222b\u222b\u222b"},
-	{0x222f, true, "\u222e\u222e"},
-	{0x2230, true, "\u222e\u222e\u222e"},
-	{0x2241, false, "\u223c\u0338"},
-	{0x2244, false, "\u2243\u0338"},
-	{0x2247, false, "\u2245\u0338"},
-	{0x2249, false, "\u2248\u0338"},
-	{0x2260, false, "=\u0338"},
-	{0x2262, false, "\u2261\u0338"},
-	{0x226d, false, "\u224d\u0338"},
-	{0x226e, false, "<\u0338"},
-	{0x226f, false, ">\u0338"},
-	{0x2270, false, "\u2264\u0338"},
-	{0x2271, false, "\u2265\u0338"},
-	{0x2274, false, "\u2272\u0338"},
-	{0x2275, false, "\u2273\u0338"},
-	{0x2278, false, "\u2276\u0338"},
-	{0x2279, false, "\u2277\u0338"},
-	{0x2280, false, "\u227a\u0338"},
-	{0x2281, false, "\u227b\u0338"},
-	{0x2284, false, "\u2282\u0338"},
-	{0x2285, false, "\u2283\u0338"},
-	{0x2288, false, "\u2286\u0338"},
-	{0x2289, false, "\u2287\u0338"},
-	{0x22ac, false, "\u22a2\u0338"},
-	{0x22ad, false, "\u22a8\u0338"},
-	{0x22ae, false, "\u22a9\u0338"},
-	{0x22af, false, "\u22ab\u0338"},
-	{0x22e0, false, "\u227c\u0338"},
-	{0x22e1, false, "\u227d\u0338"},
-	{0x22e2, false, "\u2291\u0338"},
-	{0x22e3, false, "\u2292\u0338"},
-	{0x22ea, false, "\u22b2\u0338"},
-	{0x22eb, false, "\u22b3\u0338"},
-	{0x22ec, false, "\u22b4\u0338"},
-	{0x22ed, false, "\u22b5\u0338"},
-	{0x2329, false, "\u3008"},
-	{0x232a, false, "\u3009"},
-	{0x2460, true, "1"},
-	{0x2461, true, "2"},
-	{0x2462, true, "3"},
-	{0x2463, true, "4"},
-	{0x2464, true, "5"},
-	{0x2465, true, "6"},
-	{0x2466, true, "7"},
-	{0x2467, true, "8"},
-	{0x2468, true, "9"},
-	{0x2469, true, "10"},
-	{0x246a, true, "11"},
-	{0x246b, true, "12"},
-	{0x246c, true, "13"},
-	{0x246d, true, "14"},
-	{0x246e, true, "15"},
-	{0x246f, true, "16"},
-	{0x2470, true, "17"},
-	{0x2471, true, "18"},
-	{0x2472, true, "19"},
-	{0x2473, true, "20"},
-	{0x2474, true, "(1)"},
-	{0x2475, true, "(2)"},
-	{0x2476, true, "(3)"},
-	{0x2477, true, "(4)"},
-	{0x2478, true, "(5)"},
-	{0x2479, true, "(6)"},
-	{0x247a, true, "(7)"},
-	{0x247b, true, "(8)"},
-	{0x247c, true, "(9)"},
-	{0x247d, true, "(10)"},
-	{0x247e, true, "(11)"},
-	{0x247f, true, "(12)"},
-	{0x2480, true, "(13)"},
-	{0x2481, true, "(14)"},
-	{0x2482, true, "(15)"},
-	{0x2483, true, "(16)"},
-	{0x2484, true, "(17)"},
-	{0x2485, true, "(18)"},
-	{0x2486, true, "(19)"},
-	{0x2487, true, "(20)"},
-	{0x2488, true, "1."},
-	{0x2489, true, "2."},
-	{0x248a, true, "3."},
-	{0x248b, true, "4."},
-	{0x248c, true, "5."},
-	{0x248d, true, "6."},
-	{0x248e, true, "7."},
-	{0x248f, true, "8."},
-	{0x2490, true, "9."},
-	{0x2491, true, "10."},
-	{0x2492, true, "11."},
-	{0x2493, true, "12."},
-	{0x2494, true, "13."},
-	{0x2495, true, "14."},
-	{0x2496, true, "15."},
-	{0x2497, true, "16."},
-	{0x2498, true, "17."},
-	{0x2499, true, "18."},
-	{0x249a, true, "19."},
-	{0x249b, true, "20."},
-	{0x249c, true, "(a)"},
-	{0x249d, true, "(b)"},
-	{0x249e, true, "(c)"},
-	{0x249f, true, "(d)"},
-	{0x24a0, true, "(e)"},
-	{0x24a1, true, "(f)"},
-	{0x24a2, true, "(g)"},
-	{0x24a3, true, "(h)"},
-	{0x24a4, true, "(i)"},
-	{0x24a5, true, "(j)"},
-	{0x24a6, true, "(k)"},
-	{0x24a7, true, "(l)"},
-	{0x24a8, true, "(m)"},
-	{0x24a9, true, "(n)"},
-	{0x24aa, true, "(o)"},
-	{0x24ab, true, "(p)"},
-	{0x24ac, true, "(q)"},
-	{0x24ad, true, "(r)"},
-	{0x24ae, true, "(s)"},
-	{0x24af, true, "(t)"},
-	{0x24b0, true, "(u)"},
-	{0x24b1, true, "(v)"},
-	{0x24b2, true, "(w)"},
-	{0x24b3, true, "(x)"},
-	{0x24b4, true, "(y)"},
-	{0x24b5, true, "(z)"},
-	{0x24b6, true, "A"},
-	{0x24b7, true, "B"},
-	{0x24b8, true, "C"},
-	{0x24b9, true, "D"},
-	{0x24ba, true, "E"},
-	{0x24bb, true, "F"},
-	{0x24bc, true, "G"},
-	{0x24bd, true, "H"},
-	{0x24be, true, "I"},
-	{0x24bf, true, "J"},
-	{0x24c0, true, "K"},
-	{0x24c1, true, "L"},
-	{0x24c2, true, "M"},
-	{0x24c3, true, "N"},
-	{0x24c4, true, "O"},
-	{0x24c5, true, "P"},
-	{0x24c6, true, "Q"},
-	{0x24c7, true, "R"},
-	{0x24c8, true, "S"},
-	{0x24c9, true, "T"},
-	{0x24ca, true, "U"},
-	{0x24cb, true, "V"},
-	{0x24cc, true, "W"},
-	{0x24cd, true, "X"},
-	{0x24ce, true, "Y"},
-	{0x24cf, true, "Z"},
-	{0x24d0, true, "a"},
-	{0x24d1, true, "b"},
-	{0x24d2, true, "c"},
-	{0x24d3, true, "d"},
-	{0x24d4, true, "e"},
-	{0x24d5, true, "f"},
-	{0x24d6, true, "g"},
-	{0x24d7, true, "h"},
-	{0x24d8, true, "i"},
-	{0x24d9, true, "j"},
-	{0x24da, true, "k"},
-	{0x24db, true, "l"},
-	{0x24dc, true, "m"},
-	{0x24dd, true, "n"},
-	{0x24de, true, "o"},
-	{0x24df, true, "p"},
-	{0x24e0, true, "q"},
-	{0x24e1, true, "r"},
-	{0x24e2, true, "s"},
-	{0x24e3, true, "t"},
-	{0x24e4, true, "u"},
-	{0x24e5, true, "v"},
-	{0x24e6, true, "w"},
-	{0x24e7, true, "x"},
-	{0x24e8, true, "y"},
-	{0x24e9, true, "z"},
-	{0x24ea, true, "0"},
-	{0x2a0c, true, "\u222b\u222b\u222b\u222b"},
-	{0x2a74, true, "::="},
-	{0x2a75, true, "=="},
-	{0x2a76, true, "==="},
-	{0x2adc, false, "\u2add\u0338"},
-	{0x2c7c, true, "j"},
-	{0x2c7d, true, "V"},
-	{0x2d6f, true, "\u2d61"},
-	{0x2e9f, true, "\u6bcd"},
-	{0x2ef3, true, "\u9f9f"},
-	{0x2f00, true, "\u4e00"},
-	{0x2f01, true, "\u4e28"},
-	{0x2f02, true, "\u4e36"},
-	{0x2f03, true, "\u4e3f"},
-	{0x2f04, true, "\u4e59"},
-	{0x2f05, true, "\u4e85"},
-	{0x2f06, true, "\u4e8c"},
-	{0x2f07, true, "\u4ea0"},
-	{0x2f08, true, "\u4eba"},
-	{0x2f09, true, "\u513f"},
-	{0x2f0a, true, "\u5165"},
-	{0x2f0b, true, "\u516b"},
-	{0x2f0c, true, "\u5182"},
-	{0x2f0d, true, "\u5196"},
-	{0x2f0e, true, "\u51ab"},
-	{0x2f0f, true, "\u51e0"},
-	{0x2f10, true, "\u51f5"},
-	{0x2f11, true, "\u5200"},
-	{0x2f12, true, "\u529b"},
-	{0x2f13, true, "\u52f9"},
-	{0x2f14, true, "\u5315"},
-	{0x2f15, true, "\u531a"},
-	{0x2f16, true, "\u5338"},
-	{0x2f17, true, "\u5341"},
-	{0x2f18, true, "\u535c"},
-	{0x2f19, true, "\u5369"},
-	{0x2f1a, true, "\u5382"},
-	{0x2f1b, true, "\u53b6"},
-	{0x2f1c, true, "\u53c8"},
-	{0x2f1d, true, "\u53e3"},
-	{0x2f1e, true, "\u56d7"},
-	{0x2f1f, true, "\u571f"},
-	{0x2f20, true, "\u58eb"},
-	{0x2f21, true, "\u5902"},
-	{0x2f22, true, "\u590a"},
-	{0x2f23, true, "\u5915"},
-	{0x2f24, true, "\u5927"},
-	{0x2f25, true, "\u5973"},
-	{0x2f26, true, "\u5b50"},
-	{0x2f27, true, "\u5b80"},
-	{0x2f28, true, "\u5bf8"},
-	{0x2f29, true, "\u5c0f"},
-	{0x2f2a, true, "\u5c22"},
-	{0x2f2b, true, "\u5c38"},
-	{0x2f2c, true, "\u5c6e"},
-	{0x2f2d, true, "\u5c71"},
-	{0x2f2e, true, "\u5ddb"},
-	{0x2f2f, true, "\u5de5"},
-	{0x2f30, true, "\u5df1"},
-	{0x2f31, true, "\u5dfe"},
-	{0x2f32, true, "\u5e72"},
-	{0x2f33, true, "\u5e7a"},
-	{0x2f34, true, "\u5e7f"},
-	{0x2f35, true, "\u5ef4"},
-	{0x2f36, true, "\u5efe"},
-	{0x2f37, true, "\u5f0b"},
-	{0x2f38, true, "\u5f13"},
-	{0x2f39, true, "\u5f50"},
-	{0x2f3a, true, "\u5f61"},
-	{0x2f3b, true, "\u5f73"},
-	{0x2f3c, true, "\u5fc3"},
-	{0x2f3d, true, "\u6208"},
-	{0x2f3e, true, "\u6236"},
-	{0x2f3f, true, "\u624b"},
-	{0x2f40, true, "\u652f"},
-	{0x2f41, true, "\u6534"},
-	{0x2f42, true, "\u6587"},
-	{0x2f43, true, "\u6597"},
-	{0x2f44, true, "\u65a4"},
-	{0x2f45, true, "\u65b9"},
-	{0x2f46, true, "\u65e0"},
-	{0x2f47, true, "\u65e5"},
-	{0x2f48, true, "\u66f0"},
-	{0x2f49, true, "\u6708"},
-	{0x2f4a, true, "\u6728"},
-	{0x2f4b, true, "\u6b20"},
-	{0x2f4c, true, "\u6b62"},
-	{0x2f4d, true, "\u6b79"},
-	{0x2f4e, true, "\u6bb3"},
-	{0x2f4f, true, "\u6bcb"},
-	{0x2f50, true, "\u6bd4"},
-	{0x2f51, true, "\u6bdb"},
-	{0x2f52, true, "\u6c0f"},
-	{0x2f53, true, "\u6c14"},
-	{0x2f54, true, "\u6c34"},
-	{0x2f55, true, "\u706b"},
-	{0x2f56, true, "\u722a"},
-	{0x2f57, true, "\u7236"},
-	{0x2f58, true, "\u723b"},
-	{0x2f59, true, "\u723f"},
-	{0x2f5a, true, "\u7247"},
-	{0x2f5b, true, "\u7259"},
-	{0x2f5c, true, "\u725b"},
-	{0x2f5d, true, "\u72ac"},
-	{0x2f5e, true, "\u7384"},
-	{0x2f5f, true, "\u7389"},
-	{0x2f60, true, "\u74dc"},
-	{0x2f61, true, "\u74e6"},
-	{0x2f62, true, "\u7518"},
-	{0x2f63, true, "\u751f"},
-	{0x2f64, true, "\u7528"},
-	{0x2f65, true, "\u7530"},
-	{0x2f66, true, "\u758b"},
-	{0x2f67, true, "\u7592"},
-	{0x2f68, true, "\u7676"},
-	{0x2f69, true, "\u767d"},
-	{0x2f6a, true, "\u76ae"},
-	{0x2f6b, true, "\u76bf"},
-	{0x2f6c, true, "\u76ee"},
-	{0x2f6d, true, "\u77db"},
-	{0x2f6e, true, "\u77e2"},
-	{0x2f6f, true, "\u77f3"},
-	{0x2f70, true, "\u793a"},
-	{0x2f71, true, "\u79b8"},
-	{0x2f72, true, "\u79be"},
-	{0x2f73, true, "\u7a74"},
-	{0x2f74, true, "\u7acb"},
-	{0x2f75, true, "\u7af9"},
-	{0x2f76, true, "\u7c73"},
-	{0x2f77, true, "\u7cf8"},
-	{0x2f78, true, "\u7f36"},
-	{0x2f79, true, "\u7f51"},
-	{0x2f7a, true, "\u7f8a"},
-	{0x2f7b, true, "\u7fbd"},
-	{0x2f7c, true, "\u8001"},
-	{0x2f7d, true, "\u800c"},
-	{0x2f7e, true, "\u8012"},
-	{0x2f7f, true, "\u8033"},
-	{0x2f80, true, "\u807f"},
-	{0x2f81, true, "\u8089"},
-	{0x2f82, true, "\u81e3"},
-	{0x2f83, true, "\u81ea"},
-	{0x2f84, true, "\u81f3"},
-	{0x2f85, true, "\u81fc"},
-	{0x2f86, true, "\u820c"},
-	{0x2f87, true, "\u821b"},
-	{0x2f88, true, "\u821f"},
-	{0x2f89, true, "\u826e"},
-	{0x2f8a, true, "\u8272"},
-	{0x2f8b, true, "\u8278"},
-	{0x2f8c, true, "\u864d"},
-	{0x2f8d, true, "\u866b"},
-	{0x2f8e, true, "\u8840"},
-	{0x2f8f, true, "\u884c"},
-	{0x2f90, true, "\u8863"},
-	{0x2f91, true, "\u897e"},
-	{0x2f92, true, "\u898b"},
-	{0x2f93, true, "\u89d2"},
-	{0x2f94, true, "\u8a00"},
-	{0x2f95, true, "\u8c37"},
-	{0x2f96, true, "\u8c46"},
-	{0x2f97, true, "\u8c55"},
-	{0x2f98, true, "\u8c78"},
-	{0x2f99, true, "\u8c9d"},
-	{0x2f9a, true, "\u8d64"},
-	{0x2f9b, true, "\u8d70"},
-	{0x2f9c, true, "\u8db3"},
-	{0x2f9d, true, "\u8eab"},
-	{0x2f9e, true, "\u8eca"},
-	{0x2f9f, true, "\u8f9b"},
-	{0x2fa0, true, "\u8fb0"},
-	{0x2fa1, true, "\u8fb5"},
-	{0x2fa2, true, "\u9091"},
-	{0x2fa3, true, "\u9149"},
-	{0x2fa4, true, "\u91c6"},
-	{0x2fa5, true, "\u91cc"},
-	{0x2fa6, true, "\u91d1"},
-	{0x2fa7, true, "\u9577"},
-	{0x2fa8, true, "\u9580"},
-	{0x2fa9, true, "\u961c"},
-	{0x2faa, true, "\u96b6"},
-	{0x2fab, true, "\u96b9"},
-	{0x2fac, true, "\u96e8"},
-	{0x2fad, true, "\u9751"},
-	{0x2fae, true, "\u975e"},
-	{0x2faf, true, "\u9762"},
-	{0x2fb0, true, "\u9769"},
-	{0x2fb1, true, "\u97cb"},
-	{0x2fb2, true, "\u97ed"},
-	{0x2fb3, true, "\u97f3"},
-	{0x2fb4, true, "\u9801"},
-	{0x2fb5, true, "\u98a8"},
-	{0x2fb6, true, "\u98db"},
-	{0x2fb7, true, "\u98df"},
-	{0x2fb8, true, "\u9996"},
-	{0x2fb9, true, "\u9999"},
-	{0x2fba, true, "\u99ac"},
-	{0x2fbb, true, "\u9aa8"},
-	{0x2fbc, true, "\u9ad8"},
-	{0x2fbd, true, "\u9adf"},
-	{0x2fbe, true, "\u9b25"},
-	{0x2fbf, true, "\u9b2f"},
-	{0x2fc0, true, "\u9b32"},
-	{0x2fc1, true, "\u9b3c"},
-	{0x2fc2, true, "\u9b5a"},
-	{0x2fc3, true, "\u9ce5"},
-	{0x2fc4, true, "\u9e75"},
-	{0x2fc5, true, "\u9e7f"},
-	{0x2fc6, true, "\u9ea5"},
-	{0x2fc7, true, "\u9ebb"},
-	{0x2fc8, true, "\u9ec3"},
-	{0x2fc9, true, "\u9ecd"},
-	{0x2fca, true, "\u9ed1"},
-	{0x2fcb, true, "\u9ef9"},
-	{0x2fcc, true, "\u9efd"},
-	{0x2fcd, true, "\u9f0e"},
-	{0x2fce, true, "\u9f13"},
-	{0x2fcf, true, "\u9f20"},
-	{0x2fd0, true, "\u9f3b"},
-	{0x2fd1, true, "\u9f4a"},
-	{0x2fd2, true, "\u9f52"},
-	{0x2fd3, true, "\u9f8d"},
-	{0x2fd4, true, "\u9f9c"},
-	{0x2fd5, true, "\u9fa0"},
-	{0x3000, true, " "},
-	{0x3036, true, "\u3012"},
-	{0x3038, true, "\u5341"},
-	{0x3039, true, "\u5344"},
-	{0x303a, true, "\u5345"},
-	{0x304c, false, "\u304b\u3099"},
-	{0x304e, false, "\u304d\u3099"},
-	{0x3050, false, "\u304f\u3099"},
-	{0x3052, false, "\u3051\u3099"},
-	{0x3054, false, "\u3053\u3099"},
-	{0x3056, false, "\u3055\u3099"},
-	{0x3058, false, "\u3057\u3099"},
-	{0x305a, false, "\u3059\u3099"},
-	{0x305c, false, "\u305b\u3099"},
-	{0x305e, false, "\u305d\u3099"},
-	{0x3060, false, "\u305f\u3099"},
-	{0x3062, false, "\u3061\u3099"},
-	{0x3065, false, "\u3064\u3099"},
-	{0x3067, false, "\u3066\u3099"},
-	{0x3069, false, "\u3068\u3099"},
-	{0x3070, false, "\u306f\u3099"},
-	{0x3071, false, "\u306f\u309a"},
-	{0x3073, false, "\u3072\u3099"},
-	{0x3074, false, "\u3072\u309a"},
-	{0x3076, false, "\u3075\u3099"},
-	{0x3077, false, "\u3075\u309a"},
-	{0x3079, false, "\u3078\u3099"},
-	{0x307a, false, "\u3078\u309a"},
-	{0x307c, false, "\u307b\u3099"},
-	{0x307d, false, "\u307b\u309a"},
-	{0x3094, false, "\u3046\u3099"},
-	{0x309b, true, " \u3099"},
-	{0x309c, true, " \u309a"},
-	{0x309e, false, "\u309d\u3099"},
-	{0x309f, true, "\u3088\u308a"},
-	{0x30ac, false, "\u30ab\u3099"},
-	{0x30ae, false, "\u30ad\u3099"},
-	{0x30b0, false, "\u30af\u3099"},
-	{0x30b2, false, "\u30b1\u3099"},
-	{0x30b4, false, "\u30b3\u3099"},
-	{0x30b6, false, "\u30b5\u3099"},
-	{0x30b8, false, "\u30b7\u3099"},
-	{0x30ba, false, "\u30b9\u3099"},
-	{0x30bc, false, "\u30bb\u3099"},
-	{0x30be, false, "\u30bd\u3099"},
-	{0x30c0, false, "\u30bf\u3099"},
-	{0x30c2, false, "\u30c1\u3099"},
-	{0x30c5, false, "\u30c4\u3099"},
-	{0x30c7, false, "\u30c6\u3099"},
-	{0x30c9, false, "\u30c8\u3099"},
-	{0x30d0, false, "\u30cf\u3099"},
-	{0x30d1, false, "\u30cf\u309a"},
-	{0x30d3, false, "\u30d2\u3099"},
-	{0x30d4, false, "\u30d2\u309a"},
-	{0x30d6, false, "\u30d5\u3099"},
-	{0x30d7, false, "\u30d5\u309a"},
-	{0x30d9, false, "\u30d8\u3099"},
-	{0x30da, false, "\u30d8\u309a"},
-	{0x30dc, false, "\u30db\u3099"},
-	{0x30dd, false, "\u30db\u309a"},
-	{0x30f4, false, "\u30a6\u3099"},
-	{0x30f7, false, "\u30ef\u3099"},
-	{0x30f8, false, "\u30f0\u3099"},
-	{0x30f9, false, "\u30f1\u3099"},
-	{0x30fa, false, "\u30f2\u3099"},
-	{0x30fe, false, "\u30fd\u3099"},
-	{0x30ff, true, "\u30b3\u30c8"},
-	{0x3131, true, "\u1100"},
-	{0x3132, true, "\u1101"},
-	{0x3133, true, "\u11aa"},
-	{0x3134, true, "\u1102"},
-	{0x3135, true, "\u11ac"},
-	{0x3136, true, "\u11ad"},
-	{0x3137, true, "\u1103"},
-	{0x3138, true, "\u1104"},
-	{0x3139, true, "\u1105"},
-	{0x313a, true, "\u11b0"},
-	{0x313b, true, "\u11b1"},
-	{0x313c, true, "\u11b2"},
-	{0x313d, true, "\u11b3"},
-	{0x313e, true, "\u11b4"},
-	{0x313f, true, "\u11b5"},
-	{0x3140, true, "\u111a"},
-	{0x3141, true, "\u1106"},
-	{0x3142, true, "\u1107"},
-	{0x3143, true, "\u1108"},
-	{0x3144, true, "\u1121"},
-	{0x3145, true, "\u1109"},
-	{0x3146, true, "\u110a"},
-	{0x3147, true, "\u110b"},
-	{0x3148, true, "\u110c"},
-	{0x3149, true, "\u110d"},
-	{0x314a, true, "\u110e"},
-	{0x314b, true, "\u110f"},
-	{0x314c, true, "\u1110"},
-	{0x314d, true, "\u1111"},
-	{0x314e, true, "\u1112"},
-	{0x314f, true, "\u1161"},
-	{0x3150, true, "\u1162"},
-	{0x3151, true, "\u1163"},
-	{0x3152, true, "\u1164"},
-	{0x3153, true, "\u1165"},
-	{0x3154, true, "\u1166"},
-	{0x3155, true, "\u1167"},
-	{0x3156, true, "\u1168"},
-	{0x3157, true, "\u1169"},
-	{0x3158, true, "\u116a"},
-	{0x3159, true, "\u116b"},
-	{0x315a, true, "\u116c"},
-	{0x315b, true, "\u116d"},
-	{0x315c, true, "\u116e"},
-	{0x315d, true, "\u116f"},
-	{0x315e, true, "\u1170"},
-	{0x315f, true, "\u1171"},
-	{0x3160, true, "\u1172"},
-	{0x3161, true, "\u1173"},
-	{0x3162, true, "\u1174"},
-	{0x3163, true, "\u1175"},
-	{0x3164, true, "\u1160"},
-	{0x3165, true, "\u1114"},
-	{0x3166, true, "\u1115"},
-	{0x3167, true, "\u11c7"},
-	{0x3168, true, "\u11c8"},
-	{0x3169, true, "\u11cc"},
-	{0x316a, true, "\u11ce"},
-	{0x316b, true, "\u11d3"},
-	{0x316c, true, "\u11d7"},
-	{0x316d, true, "\u11d9"},
-	{0x316e, true, "\u111c"},
-	{0x316f, true, "\u11dd"},
-	{0x3170, true, "\u11df"},
-	{0x3171, true, "\u111d"},
-	{0x3172, true, "\u111e"},
-	{0x3173, true, "\u1120"},
-	{0x3174, true, "\u1122"},
-	{0x3175, true, "\u1123"},
-	{0x3176, true, "\u1127"},
-	{0x3177, true, "\u1129"},
-	{0x3178, true, "\u112b"},
-	{0x3179, true, "\u112c"},
-	{0x317a, true, "\u112d"},
-	{0x317b, true, "\u112e"},
-	{0x317c, true, "\u112f"},
-	{0x317d, true, "\u1132"},
-	{0x317e, true, "\u1136"},
-	{0x317f, true, "\u1140"},
-	{0x3180, true, "\u1147"},
-	{0x3181, true, "\u114c"},
-	{0x3182, true, "\u11f1"},
-	{0x3183, true, "\u11f2"},
-	{0x3184, true, "\u1157"},
-	{0x3185, true, "\u1158"},
-	{0x3186, true, "\u1159"},
-	{0x3187, true, "\u1184"},
-	{0x3188, true, "\u1185"},
-	{0x3189, true, "\u1188"},
-	{0x318a, true, "\u1191"},
-	{0x318b, true, "\u1192"},
-	{0x318c, true, "\u1194"},
-	{0x318d, true, "\u119e"},
-	{0x318e, true, "\u11a1"},
-	{0x3192, true, "\u4e00"},
-	{0x3193, true, "\u4e8c"},
-	{0x3194, true, "\u4e09"},
-	{0x3195, true, "\u56db"},
-	{0x3196, true, "\u4e0a"},
-	{0x3197, true, "\u4e2d"},
-	{0x3198, true, "\u4e0b"},
-	{0x3199, true, "\u7532"},
-	{0x319a, true, "\u4e59"},
-	{0x319b, true, "\u4e19"},
-	{0x319c, true, "\u4e01"},
-	{0x319d, true, "\u5929"},
-	{0x319e, true, "\u5730"},
-	{0x319f, true, "\u4eba"},
-	{0x3200, true, "(\u1100)"},
-	{0x3201, true, "(\u1102)"},
-	{0x3202, true, "(\u1103)"},
-	{0x3203, true, "(\u1105)"},
-	{0x3204, true, "(\u1106)"},
-	{0x3205, true, "(\u1107)"},
-	{0x3206, true, "(\u1109)"},
-	{0x3207, true, "(\u110b)"},
-	{0x3208, true, "(\u110c)"},
-	{0x3209, true, "(\u110e)"},
-	{0x320a, true, "(\u110f)"},
-	{0x320b, true, "(\u1110)"},
-	{0x320c, true, "(\u1111)"},
-	{0x320d, true, "(\u1112)"},
-	{0x320e, true, "(\u1100\u1161)"},
-	{0x320f, true, "(\u1102\u1161)"},
-	{0x3210, true, "(\u1103\u1161)"},
-	{0x3211, true, "(\u1105\u1161)"},
-	{0x3212, true, "(\u1106\u1161)"},
-	{0x3213, true, "(\u1107\u1161)"},
-	{0x3214, true, "(\u1109\u1161)"},
-	{0x3215, true, "(\u110b\u1161)"},
-	{0x3216, true, "(\u110c\u1161)"},
-	{0x3217, true, "(\u110e\u1161)"},
-	{0x3218, true, "(\u110f\u1161)"},
-	{0x3219, true, "(\u1110\u1161)"},
-	{0x321a, true, "(\u1111\u1161)"},
-	{0x321b, true, "(\u1112\u1161)"},
-	{0x321c, true, "(\u110c\u116e)"},
-	{0x321d, true, "(\u110b\u1169\u110c\u1165\u11ab)"},
-	{0x321e, true, "(\u110b\u1169\u1112\u116e)"},
-	{0x3220, true, "(\u4e00)"},
-	{0x3221, true, "(\u4e8c)"},
-	{0x3222, true, "(\u4e09)"},
-	{0x3223, true, "(\u56db)"},
-	{0x3224, true, "(\u4e94)"},
-	{0x3225, true, "(\u516d)"},
-	{0x3226, true, "(\u4e03)"},
-	{0x3227, true, "(\u516b)"},
-	{0x3228, true, "(\u4e5d)"},
-	{0x3229, true, "(\u5341)"},
-	{0x322a, true, "(\u6708)"},
-	{0x322b, true, "(\u706b)"},
-	{0x322c, true, "(\u6c34)"},
-	{0x322d, true, "(\u6728)"},
-	{0x322e, true, "(\u91d1)"},
-	{0x322f, true, "(\u571f)"},
-	{0x3230, true, "(\u65e5)"},
-	{0x3231, true, "(\u682a)"},
-	{0x3232, true, "(\u6709)"},
-	{0x3233, true, "(\u793e)"},
-	{0x3234, true, "(\u540d)"},
-	{0x3235, true, "(\u7279)"},
-	{0x3236, true, "(\u8ca1)"},
-	{0x3237, true, "(\u795d)"},
-	{0x3238, true, "(\u52b4)"},
-	{0x3239, true, "(\u4ee3)"},
-	{0x323a, true, "(\u547c)"},
-	{0x323b, true, "(\u5b66)"},
-	{0x323c, true, "(\u76e3)"},
-	{0x323d, true, "(\u4f01)"},
-	{0x323e, true, "(\u8cc7)"},
-	{0x323f, true, "(\u5354)"},
-	{0x3240, true, "(\u796d)"},
-	{0x3241, true, "(\u4f11)"},
-	{0x3242, true, "(\u81ea)"},
-	{0x3243, true, "(\u81f3)"},
-	{0x3244, true, "\u554f"},
-	{0x3245, true, "\u5e7c"},
-	{0x3246, true, "\u6587"},
-	{0x3247, true, "\u7b8f"},
-	{0x3250, true, "PTE"},
-	{0x3251, true, "21"},
-	{0x3252, true, "22"},
-	{0x3253, true, "23"},
-	{0x3254, true, "24"},
-	{0x3255, true, "25"},
-	{0x3256, true, "26"},
-	{0x3257, true, "27"},
-	{0x3258, true, "28"},
-	{0x3259, true, "29"},
-	{0x325a, true, "30"},
-	{0x325b, true, "31"},
-	{0x325c, true, "32"},
-	{0x325d, true, "33"},
-	{0x325e, true, "34"},
-	{0x325f, true, "35"},
-	{0x3260, true, "\u1100"},
-	{0x3261, true, "\u1102"},
-	{0x3262, true, "\u1103"},
-	{0x3263, true, "\u1105"},
-	{0x3264, true, "\u1106"},
-	{0x3265, true, "\u1107"},
-	{0x3266, true, "\u1109"},
-	{0x3267, true, "\u110b"},
-	{0x3268, true, "\u110c"},
-	{0x3269, true, "\u110e"},
-	{0x326a, true, "\u110f"},
-	{0x326b, true, "\u1110"},
-	{0x326c, true, "\u1111"},
-	{0x326d, true, "\u1112"},
-	{0x326e, true, "\u1100\u1161"},
-	{0x326f, true, "\u1102\u1161"},
-	{0x3270, true, "\u1103\u1161"},
-	{0x3271, true, "\u1105\u1161"},
-	{0x3272, true, "\u1106\u1161"},
-	{0x3273, true, "\u1107\u1161"},
-	{0x3274, true, "\u1109\u1161"},
-	{0x3275, true, "\u110b\u1161"},
-	{0x3276, true, "\u110c\u1161"},
-	{0x3277, true, "\u110e\u1161"},
-	{0x3278, true, "\u110f\u1161"},
-	{0x3279, true, "\u1110\u1161"},
-	{0x327a, true, "\u1111\u1161"},
-	{0x327b, true, "\u1112\u1161"},
-	{0x327c, true, "\u110e\u1161\u11b7\u1100\u1169"},
-	{0x327d, true, "\u110c\u116e\u110b\u1174"},
-	{0x327e, true, "\u110b\u116e"},
-	{0x3280, true, "\u4e00"},
-	{0x3281, true, "\u4e8c"},
-	{0x3282, true, "\u4e09"},
-	{0x3283, true, "\u56db"},
-	{0x3284, true, "\u4e94"},
-	{0x3285, true, "\u516d"},
-	{0x3286, true, "\u4e03"},
-	{0x3287, true, "\u516b"},
-	{0x3288, true, "\u4e5d"},
-	{0x3289, true, "\u5341"},
-	{0x328a, true, "\u6708"},
-	{0x328b, true, "\u706b"},
-	{0x328c, true, "\u6c34"},
-	{0x328d, true, "\u6728"},
-	{0x328e, true, "\u91d1"},
-	{0x328f, true, "\u571f"},
-	{0x3290, true, "\u65e5"},
-	{0x3291, true, "\u682a"},
-	{0x3292, true, "\u6709"},
-	{0x3293, true, "\u793e"},
-	{0x3294, true, "\u540d"},
-	{0x3295, true, "\u7279"},
-	{0x3296, true, "\u8ca1"},
-	{0x3297, true, "\u795d"},
-	{0x3298, true, "\u52b4"},
-	{0x3299, true, "\u79d8"},
-	{0x329a, true, "\u7537"},
-	{0x329b, true, "\u5973"},
-	{0x329c, true, "\u9069"},
-	{0x329d, true, "\u512a"},
-	{0x329e, true, "\u5370"},
-	{0x329f, true, "\u6ce8"},
-	{0x32a0, true, "\u9805"},
-	{0x32a1, true, "\u4f11"},
-	{0x32a2, true, "\u5199"},
-	{0x32a3, true, "\u6b63"},
-	{0x32a4, true, "\u4e0a"},
-	{0x32a5, true, "\u4e2d"},
-	{0x32a6, true, "\u4e0b"},
-	{0x32a7, true, "\u5de6"},
-	{0x32a8, true, "\u53f3"},
-	{0x32a9, true, "\u533b"},
-	{0x32aa, true, "\u5b97"},
-	{0x32ab, true, "\u5b66"},
-	{0x32ac, true, "\u76e3"},
-	{0x32ad, true, "\u4f01"},
-	{0x32ae, true, "\u8cc7"},
-	{0x32af, true, "\u5354"},
-	{0x32b0, true, "\u591c"},
-	{0x32b1, true, "36"},
-	{0x32b2, true, "37"},
-	{0x32b3, true, "38"},
-	{0x32b4, true, "39"},
-	{0x32b5, true, "40"},
-	{0x32b6, true, "41"},
-	{0x32b7, true, "42"},
-	{0x32b8, true, "43"},
-	{0x32b9, true, "44"},
-	{0x32ba, true, "45"},
-	{0x32bb, true, "46"},
-	{0x32bc, true, "47"},
-	{0x32bd, true, "48"},
-	{0x32be, true, "49"},
-	{0x32bf, true, "50"},
-	{0x32c0, true, "1\u6708"},
-	{0x32c1, true, "2\u6708"},
-	{0x32c2, true, "3\u6708"},
-	{0x32c3, true, "4\u6708"},
-	{0x32c4, true, "5\u6708"},
-	{0x32c5, true, "6\u6708"},
-	{0x32c6, true, "7\u6708"},
-	{0x32c7, true, "8\u6708"},
-	{0x32c8, true, "9\u6708"},
-	{0x32c9, true, "10\u6708"},
-	{0x32ca, true, "11\u6708"},
-	{0x32cb, true, "12\u6708"},
-	{0x32cc, true, "Hg"},
-	{0x32cd, true, "erg"},
-	{0x32ce, true, "eV"},
-	{0x32cf, true, "LTD"},
-	{0x32d0, true, "\u30a2"},
-	{0x32d1, true, "\u30a4"},
-	{0x32d2, true, "\u30a6"},
-	{0x32d3, true, "\u30a8"},
-	{0x32d4, true, "\u30aa"},
-	{0x32d5, true, "\u30ab"},
-	{0x32d6, true, "\u30ad"},
-	{0x32d7, true, "\u30af"},
-	{0x32d8, true, "\u30b1"},
-	{0x32d9, true, "\u30b3"},
-	{0x32da, true, "\u30b5"},
-	{0x32db, true, "\u30b7"},
-	{0x32dc, true, "\u30b9"},
-	{0x32dd, true, "\u30bb"},
-	{0x32de, true, "\u30bd"},
-	{0x32df, true, "\u30bf"},
-	{0x32e0, true, "\u30c1"},
-	{0x32e1, true, "\u30c4"},
-	{0x32e2, true, "\u30c6"},
-	{0x32e3, true, "\u30c8"},
-	{0x32e4, true, "\u30ca"},
-	{0x32e5, true, "\u30cb"},
-	{0x32e6, true, "\u30cc"},
-	{0x32e7, true, "\u30cd"},
-	{0x32e8, true, "\u30ce"},
-	{0x32e9, true, "\u30cf"},
-	{0x32ea, true, "\u30d2"},
-	{0x32eb, true, "\u30d5"},
-	{0x32ec, true, "\u30d8"},
-	{0x32ed, true, "\u30db"},
-	{0x32ee, true, "\u30de"},
-	{0x32ef, true, "\u30df"},
-	{0x32f0, true, "\u30e0"},
-	{0x32f1, true, "\u30e1"},
-	{0x32f2, true, "\u30e2"},
-	{0x32f3, true, "\u30e4"},
-	{0x32f4, true, "\u30e6"},
-	{0x32f5, true, "\u30e8"},
-	{0x32f6, true, "\u30e9"},
-	{0x32f7, true, "\u30ea"},
-	{0x32f8, true, "\u30eb"},
-	{0x32f9, true, "\u30ec"},
-	{0x32fa, true, "\u30ed"},
-	{0x32fb, true, "\u30ef"},
-	{0x32fc, true, "\u30f0"},
-	{0x32fd, true, "\u30f1"},
-	{0x32fe, true, "\u30f2"},
-	{0x32ff, true, "\u4ee4\u548c"},
-	{0x3300, true, "\u30a2\u30d1\u30fc\u30c8"},
-	{0x3301, true, "\u30a2\u30eb\u30d5\u30a1"},
-	{0x3302, true, "\u30a2\u30f3\u30da\u30a2"},
-	{0x3303, true, "\u30a2\u30fc\u30eb"},
-	{0x3304, true, "\u30a4\u30cb\u30f3\u30b0"},
-	{0x3305, true, "\u30a4\u30f3\u30c1"},
-	{0x3306, true, "\u30a6\u30a9\u30f3"},
-	{0x3307, true, "\u30a8\u30b9\u30af\u30fc\u30c9"},
-	{0x3308, true, "\u30a8\u30fc\u30ab\u30fc"},
-	{0x3309, true, "\u30aa\u30f3\u30b9"},
-	{0x330a, true, "\u30aa\u30fc\u30e0"},
-	{0x330b, true, "\u30ab\u30a4\u30ea"},
-	{0x330c, true, "\u30ab\u30e9\u30c3\u30c8"},
-	{0x330d, true, "\u30ab\u30ed\u30ea\u30fc"},
-	{0x330e, true, "\u30ac\u30ed\u30f3"},
-	{0x330f, true, "\u30ac\u30f3\u30de"},
-	{0x3310, true, "\u30ae\u30ac"},
-	{0x3311, true, "\u30ae\u30cb\u30fc"},
-	{0x3312, true, "\u30ad\u30e5\u30ea\u30fc"},
-	{0x3313, true, "\u30ae\u30eb\u30c0\u30fc"},
-	{0x3314, true, "\u30ad\u30ed"},
-	{0x3315, true, "\u30ad\u30ed\u30b0\u30e9\u30e0"},
-	{0x3316, true, "\u30ad\u30ed\u30e1\u30fc\u30c8\u30eb"},
-	{0x3317, true, "\u30ad\u30ed\u30ef\u30c3\u30c8"},
-	{0x3318, true, "\u30b0\u30e9\u30e0"},
-	{0x3319, true, "\u30b0\u30e9\u30e0\u30c8\u30f3"},
-	{0x331a, true, "\u30af\u30eb\u30bc\u30a4\u30ed"},
-	{0x331b, true, "\u30af\u30ed\u30fc\u30cd"},
-	{0x331c, true, "\u30b1\u30fc\u30b9"},
-	{0x331d, true, "\u30b3\u30eb\u30ca"},
-	{0x331e, true, "\u30b3\u30fc\u30dd"},
-	{0x331f, true, "\u30b5\u30a4\u30af\u30eb"},
-	{0x3320, true, "\u30b5\u30f3\u30c1\u30fc\u30e0"},
-	{0x3321, true, "\u30b7\u30ea\u30f3\u30b0"},
-	{0x3322, true, "\u30bb\u30f3\u30c1"},
-	{0x3323, true, "\u30bb\u30f3\u30c8"},
-	{0x3324, true, "\u30c0\u30fc\u30b9"},
-	{0x3325, true, "\u30c7\u30b7"},
-	{0x3326, true, "\u30c9\u30eb"},
-	{0x3327, true, "\u30c8\u30f3"},
-	{0x3328, true, "\u30ca\u30ce"},
-	{0x3329, true, "\u30ce\u30c3\u30c8"},
-	{0x332a, true, "\u30cf\u30a4\u30c4"},
-	{0x332b, true, "\u30d1\u30fc\u30bb\u30f3\u30c8"},
-	{0x332c, true, "\u30d1\u30fc\u30c4"},
-	{0x332d, true, "\u30d0\u30fc\u30ec\u30eb"},
-	{0x332e, true, "\u30d4\u30a2\u30b9\u30c8\u30eb"},
-	{0x332f, true, "\u30d4\u30af\u30eb"},
-	{0x3330, true, "\u30d4\u30b3"},
-	{0x3331, true, "\u30d3\u30eb"},
-	{0x3332, true, "\u30d5\u30a1\u30e9\u30c3\u30c9"},
-	{0x3333, true, "\u30d5\u30a3\u30fc\u30c8"},
-	{0x3334, true, "\u30d6\u30c3\u30b7\u30a7\u30eb"},
-	{0x3335, true, "\u30d5\u30e9\u30f3"},
-	{0x3336, true, "\u30d8\u30af\u30bf\u30fc\u30eb"},
-	{0x3337, true, "\u30da\u30bd"},
-	{0x3338, true, "\u30da\u30cb\u30d2"},
-	{0x3339, true, "\u30d8\u30eb\u30c4"},
-	{0x333a, true, "\u30da\u30f3\u30b9"},
-	{0x333b, true, "\u30da\u30fc\u30b8"},
-	{0x333c, true, "\u30d9\u30fc\u30bf"},
-	{0x333d, true, "\u30dd\u30a4\u30f3\u30c8"},
-	{0x333e, true, "\u30dc\u30eb\u30c8"},
-	{0x333f, true, "\u30db\u30f3"},
-	{0x3340, true, "\u30dd\u30f3\u30c9"},
-	{0x3341, true, "\u30db\u30fc\u30eb"},
-	{0x3342, true, "\u30db\u30fc\u30f3"},
-	{0x3343, true, "\u30de\u30a4\u30af\u30ed"},
-	{0x3344, true, "\u30de\u30a4\u30eb"},
-	{0x3345, true, "\u30de\u30c3\u30cf"},
-	{0x3346, true, "\u30de\u30eb\u30af"},
-	{0x3347, true, "\u30de\u30f3\u30b7\u30e7\u30f3"},
-	{0x3348, true, "\u30df\u30af\u30ed\u30f3"},
-	{0x3349, true, "\u30df\u30ea"},
-	{0x334a, true, "\u30df\u30ea\u30d0\u30fc\u30eb"},
-	{0x334b, true, "\u30e1\u30ac"},
-	{0x334c, true, "\u30e1\u30ac\u30c8\u30f3"},
-	{0x334d, true, "\u30e1\u30fc\u30c8\u30eb"},
-	{0x334e, true, "\u30e4\u30fc\u30c9"},
-	{0x334f, true, "\u30e4\u30fc\u30eb"},
-	{0x3350, true, "\u30e6\u30a2\u30f3"},
-	{0x3351, true, "\u30ea\u30c3\u30c8\u30eb"},
-	{0x3352, true, "\u30ea\u30e9"},
-	{0x3353, true, "\u30eb\u30d4\u30fc"},
-	{0x3354, true, "\u30eb\u30fc\u30d6\u30eb"},
-	{0x3355, true, "\u30ec\u30e0"},
-	{0x3356, true, "\u30ec\u30f3\u30c8\u30b2\u30f3"},
-	{0x3357, true, "\u30ef\u30c3\u30c8"},
-	{0x3358, true, "0\u70b9"},
-	{0x3359, true, "1\u70b9"},
-	{0x335a, true, "2\u70b9"},
-	{0x335b, true, "3\u70b9"},
-	{0x335c, true, "4\u70b9"},
-	{0x335d, true, "5\u70b9"},
-	{0x335e, true, "6\u70b9"},
-	{0x335f, true, "7\u70b9"},
-	{0x3360, true, "8\u70b9"},
-	{0x3361, true, "9\u70b9"},
-	{0x3362, true, "10\u70b9"},
-	{0x3363, true, "11\u70b9"},
-	{0x3364, true, "12\u70b9"},
-	{0x3365, true, "13\u70b9"},
-	{0x3366, true, "14\u70b9"},
-	{0x3367, true, "15\u70b9"},
-	{0x3368, true, "16\u70b9"},
-	{0x3369, true, "17\u70b9"},
-	{0x336a, true, "18\u70b9"},
-	{0x336b, true, "19\u70b9"},
-	{0x336c, true, "20\u70b9"},
-	{0x336d, true, "21\u70b9"},
-	{0x336e, true, "22\u70b9"},
-	{0x336f, true, "23\u70b9"},
-	{0x3370, true, "24\u70b9"},
-	{0x3371, true, "hPa"},
-	{0x3372, true, "da"},
-	{0x3373, true, "AU"},
-	{0x3374, true, "bar"},
-	{0x3375, true, "oV"},
-	{0x3376, true, "pc"},
-	{0x3377, true, "dm"},
-	{0x3378, true, "dm\u00b2"},
-	{0x3379, true, "dm\u00b3"},
-	{0x337a, true, "IU"},
-	{0x337b, true, "\u5e73\u6210"},
-	{0x337c, true, "\u662d\u548c"},
-	{0x337d, true, "\u5927\u6b63"},
-	{0x337e, true, "\u660e\u6cbb"},
-	{0x337f, true, "\u682a\u5f0f\u4f1a\u793e"},
-	{0x3380, true, "pA"},
-	{0x3381, true, "nA"},
-	{0x3382, true, "\u03bcA"},
-	{0x3383, true, "mA"},
-	{0x3384, true, "kA"},
-	{0x3385, true, "KB"},
-	{0x3386, true, "MB"},
-	{0x3387, true, "GB"},
-	{0x3388, true, "cal"},
-	{0x3389, true, "kcal"},
-	{0x338a, true, "pF"},
-	{0x338b, true, "nF"},
-	{0x338c, true, "\u03bcF"},
-	{0x338d, true, "\u03bcg"},
-	{0x338e, true, "mg"},
-	{0x338f, true, "kg"},
-	{0x3390, true, "Hz"},
-	{0x3391, true, "kHz"},
-	{0x3392, true, "MHz"},
-	{0x3393, true, "GHz"},
-	{0x3394, true, "THz"},
-	{0x3395, true, "\u03bc\u2113"},
-	{0x3396, true, "m\u2113"},
-	{0x3397, true, "d\u2113"},
-	{0x3398, true, "k\u2113"},
-	{0x3399, true, "fm"},
-	{0x339a, true, "nm"},
-	{0x339b, true, "\u03bcm"},
-	{0x339c, true, "mm"},
-	{0x339d, true, "cm"},
-	{0x339e, true, "km"},
-	{0x339f, true, "mm\u00b2"},
-	{0x33a0, true, "cm\u00b2"},
-	{0x33a1, true, "m\u00b2"},
-	{0x33a2, true, "km\u00b2"},
-	{0x33a3, true, "mm\u00b3"},
-	{0x33a4, true, "cm\u00b3"},
-	{0x33a5, true, "m\u00b3"},
-	{0x33a6, true, "km\u00b3"},
-	{0x33a7, true, "m\u2215s"},
-	{0x33a8, true, "m\u2215s\u00b2"},
-	{0x33a9, true, "Pa"},
-	{0x33aa, true, "kPa"},
-	{0x33ab, true, "MPa"},
-	{0x33ac, true, "GPa"},
-	{0x33ad, true, "rad"},
-	{0x33ae, true, "rad\u2215s"},
-	{0x33af, true, "rad\u2215s\u00b2"},
-	{0x33b0, true, "ps"},
-	{0x33b1, true, "ns"},
-	{0x33b2, true, "\u03bcs"},
-	{0x33b3, true, "ms"},
-	{0x33b4, true, "pV"},
-	{0x33b5, true, "nV"},
-	{0x33b6, true, "\u03bcV"},
-	{0x33b7, true, "mV"},
-	{0x33b8, true, "kV"},
-	{0x33b9, true, "MV"},
-	{0x33ba, true, "pW"},
-	{0x33bb, true, "nW"},
-	{0x33bc, true, "\u03bcW"},
-	{0x33bd, true, "mW"},
-	{0x33be, true, "kW"},
-	{0x33bf, true, "MW"},
-	{0x33c0, true, "k\u03a9"},
-	{0x33c1, true, "M\u03a9"},
-	{0x33c2, true, "a.m."},
-	{0x33c3, true, "Bq"},
-	{0x33c4, true, "cc"},
-	{0x33c5, true, "cd"},
-	{0x33c6, true, "C\u2215kg"},
-	{0x33c7, true, "Co."},
-	{0x33c8, true, "dB"},
-	{0x33c9, true, "Gy"},
-	{0x33ca, true, "ha"},
-	{0x33cb, true, "HP"},
-	{0x33cc, true, "in"},
-	{0x33cd, true, "KK"},
-	{0x33ce, true, "KM"},
-	{0x33cf, true, "kt"},
-	{0x33d0, true, "lm"},
-	{0x33d1, true, "ln"},
-	{0x33d2, true, "log"},
-	{0x33d3, true, "lx"},
-	{0x33d4, true, "mb"},
-	{0x33d5, true, "mil"},
-	{0x33d6, true, "mol"},
-	{0x33d7, true, "PH"},
-	{0x33d8, true, "p.m."},
-	{0x33d9, true, "PPM"},
-	{0x33da, true, "PR"},
-	{0x33db, true, "sr"},
-	{0x33dc, true, "Sv"},
-	{0x33dd, true, "Wb"},
-	{0x33de, true, "V\u2215m"},
-	{0x33df, true, "A\u2215m"},
-	{0x33e0, true, "1\u65e5"},
-	{0x33e1, true, "2\u65e5"},
-	{0x33e2, true, "3\u65e5"},
-	{0x33e3, true, "4\u65e5"},
-	{0x33e4, true, "5\u65e5"},
-	{0x33e5, true, "6\u65e5"},
-	{0x33e6, true, "7\u65e5"},
-	{0x33e7, true, "8\u65e5"},
-	{0x33e8, true, "9\u65e5"},
-	{0x33e9, true, "10\u65e5"},
-	{0x33ea, true, "11\u65e5"},
-	{0x33eb, true, "12\u65e5"},
-	{0x33ec, true, "13\u65e5"},
-	{0x33ed, true, "14\u65e5"},
-	{0x33ee, true, "15\u65e5"},
-	{0x33ef, true, "16\u65e5"},
-	{0x33f0, true, "17\u65e5"},
-	{0x33f1, true, "18\u65e5"},
-	{0x33f2, true, "19\u65e5"},
-	{0x33f3, true, "20\u65e5"},
-	{0x33f4, true, "21\u65e5"},
-	{0x33f5, true, "22\u65e5"},
-	{0x33f6, true, "23\u65e5"},
-	{0x33f7, true, "24\u65e5"},
-	{0x33f8, true, "25\u65e5"},
-	{0x33f9, true, "26\u65e5"},
-	{0x33fa, true, "27\u65e5"},
-	{0x33fb, true, "28\u65e5"},
-	{0x33fc, true, "29\u65e5"},
-	{0x33fd, true, "30\u65e5"},
-	{0x33fe, true, "31\u65e5"},
-	{0x33ff, true, "gal"},
-	{0xa69c, true, "\u044a"},
-	{0xa69d, true, "\u044c"},
-	{0xa770, true, "\ua76f"},
-	{0xa7f2, true, "C"},
-	{0xa7f3, true, "F"},
-	{0xa7f4, true, "Q"},
-	{0xa7f8, true, "\u0126"},
-	{0xa7f9, true, "\u0153"},
-	{0xab5c, true, "\ua727"},
-	{0xab5d, true, "\uab37"},
-	{0xab5e, true, "\u026b"},
-	{0xab5f, true, "\uab52"},
-	{0xab69, true, "\u028d"},
-	{0xf900, false, "\u8c48"},
-	{0xf901, false, "\u66f4"},
-	{0xf902, false, "\u8eca"},
-	{0xf903, false, "\u8cc8"},
-	{0xf904, false, "\u6ed1"},
-	{0xf905, false, "\u4e32"},
-	{0xf906, false, "\u53e5"},
-	{0xf907, false, "\u9f9c"},
-	{0xf908, false, "\u9f9c"},
-	{0xf909, false, "\u5951"},
-	{0xf90a, false, "\u91d1"},
-	{0xf90b, false, "\u5587"},
-	{0xf90c, false, "\u5948"},
-	{0xf90d, false, "\u61f6"},
-	{0xf90e, false, "\u7669"},
-	{0xf90f, false, "\u7f85"},
-	{0xf910, false, "\u863f"},
-	{0xf911, false, "\u87ba"},
-	{0xf912, false, "\u88f8"},
-	{0xf913, false, "\u908f"},
-	{0xf914, false, "\u6a02"},
-	{0xf915, false, "\u6d1b"},
-	{0xf916, false, "\u70d9"},
-	{0xf917, false, "\u73de"},
-	{0xf918, false, "\u843d"},
-	{0xf919, false, "\u916a"},
-	{0xf91a, false, "\u99f1"},
-	{0xf91b, false, "\u4e82"},
-	{0xf91c, false, "\u5375"},
-	{0xf91d, false, "\u6b04"},
-	{0xf91e, false, "\u721b"},
-	{0xf91f, false, "\u862d"},
-	{0xf920, false, "\u9e1e"},
-	{0xf921, false, "\u5d50"},
-	{0xf922, false, "\u6feb"},
-	{0xf923, false, "\u85cd"},
-	{0xf924, false, "\u8964"},
-	{0xf925, false, "\u62c9"},
-	{0xf926, false, "\u81d8"},
-	{0xf927, false, "\u881f"},
-	{0xf928, false, "\u5eca"},
-	{0xf929, false, "\u6717"},
-	{0xf92a, false, "\u6d6a"},
-	{0xf92b, false, "\u72fc"},
-	{0xf92c, false, "\u90ce"},
-	{0xf92d, false, "\u4f86"},
-	{0xf92e, false, "\u51b7"},
-	{0xf92f, false, "\u52de"},
-	{0xf930, false, "\u64c4"},
-	{0xf931, false, "\u6ad3"},
-	{0xf932, false, "\u7210"},
-	{0xf933, false, "\u76e7"},
-	{0xf934, false, "\u8001"},
-	{0xf935, false, "\u8606"},
-	{0xf936, false, "\u865c"},
-	{0xf937, false, "\u8def"},
-	{0xf938, false, "\u9732"},
-	{0xf939, false, "\u9b6f"},
-	{0xf93a, false, "\u9dfa"},
-	{0xf93b, false, "\u788c"},
-	{0xf93c, false, "\u797f"},
-	{0xf93d, false, "\u7da0"},
-	{0xf93e, false, "\u83c9"},
-	{0xf93f, false, "\u9304"},
-	{0xf940, false, "\u9e7f"},
-	{0xf941, false, "\u8ad6"},
-	{0xf942, false, "\u58df"},
-	{0xf943, false, "\u5f04"},
-	{0xf944, false, "\u7c60"},
-	{0xf945, false, "\u807e"},
-	{0xf946, false, "\u7262"},
-	{0xf947, false, "\u78ca"},
-	{0xf948, false, "\u8cc2"},
-	{0xf949, false, "\u96f7"},
-	{0xf94a, false, "\u58d8"},
-	{0xf94b, false, "\u5c62"},
-	{0xf94c, false, "\u6a13"},
-	{0xf94d, false, "\u6dda"},
-	{0xf94e, false, "\u6f0f"},
-	{0xf94f, false, "\u7d2f"},
-	{0xf950, false, "\u7e37"},
-	{0xf951, false, "\u964b"},
-	{0xf952, false, "\u52d2"},
-	{0xf953, false, "\u808b"},
-	{0xf954, false, "\u51dc"},
-	{0xf955, false, "\u51cc"},
-	{0xf956, false, "\u7a1c"},
-	{0xf957, false, "\u7dbe"},
-	{0xf958, false, "\u83f1"},
-	{0xf959, false, "\u9675"},
-	{0xf95a, false, "\u8b80"},
-	{0xf95b, false, "\u62cf"},
-	{0xf95c, false, "\u6a02"},
-	{0xf95d, false, "\u8afe"},
-	{0xf95e, false, "\u4e39"},
-	{0xf95f, false, "\u5be7"},
-	{0xf960, false, "\u6012"},
-	{0xf961, false, "\u7387"},
-	{0xf962, false, "\u7570"},
-	{0xf963, false, "\u5317"},
-	{0xf964, false, "\u78fb"},
-	{0xf965, false, "\u4fbf"},
-	{0xf966, false, "\u5fa9"},
-	{0xf967, false, "\u4e0d"},
-	{0xf968, false, "\u6ccc"},
-	{0xf969, false, "\u6578"},
-	{0xf96a, false, "\u7d22"},
-	{0xf96b, false, "\u53c3"},
-	{0xf96c, false, "\u585e"},
-	{0xf96d, false, "\u7701"},
-	{0xf96e, false, "\u8449"},
-	{0xf96f, false, "\u8aaa"},
-	{0xf970, false, "\u6bba"},
-	{0xf971, false, "\u8fb0"},
-	{0xf972, false, "\u6c88"},
-	{0xf973, false, "\u62fe"},
-	{0xf974, false, "\u82e5"},
-	{0xf975, false, "\u63a0"},
-	{0xf976, false, "\u7565"},
-	{0xf977, false, "\u4eae"},
-	{0xf978, false, "\u5169"},
-	{0xf979, false, "\u51c9"},
-	{0xf97a, false, "\u6881"},
-	{0xf97b, false, "\u7ce7"},
-	{0xf97c, false, "\u826f"},
-	{0xf97d, false, "\u8ad2"},
-	{0xf97e, false, "\u91cf"},
-	{0xf97f, false, "\u52f5"},
-	{0xf980, false, "\u5442"},
-	{0xf981, false, "\u5973"},
-	{0xf982, false, "\u5eec"},
-	{0xf983, false, "\u65c5"},
-	{0xf984, false, "\u6ffe"},
-	{0xf985, false, "\u792a"},
-	{0xf986, false, "\u95ad"},
-	{0xf987, false, "\u9a6a"},
-	{0xf988, false, "\u9e97"},
-	{0xf989, false, "\u9ece"},
-	{0xf98a, false, "\u529b"},
-	{0xf98b, false, "\u66c6"},
-	{0xf98c, false, "\u6b77"},
-	{0xf98d, false, "\u8f62"},
-	{0xf98e, false, "\u5e74"},
-	{0xf98f, false, "\u6190"},
-	{0xf990, false, "\u6200"},
-	{0xf991, false, "\u649a"},
-	{0xf992, false, "\u6f23"},
-	{0xf993, false, "\u7149"},
-	{0xf994, false, "\u7489"},
-	{0xf995, false, "\u79ca"},
-	{0xf996, false, "\u7df4"},
-	{0xf997, false, "\u806f"},
-	{0xf998, false, "\u8f26"},
-	{0xf999, false, "\u84ee"},
-	{0xf99a, false, "\u9023"},
-	{0xf99b, false, "\u934a"},
-	{0xf99c, false, "\u5217"},
-	{0xf99d, false, "\u52a3"},
-	{0xf99e, false, "\u54bd"},
-	{0xf99f, false, "\u70c8"},
-	{0xf9a0, false, "\u88c2"},
-	{0xf9a1, false, "\u8aaa"},
-	{0xf9a2, false, "\u5ec9"},
-	{0xf9a3, false, "\u5ff5"},
-	{0xf9a4, false, "\u637b"},
-	{0xf9a5, false, "\u6bae"},
-	{0xf9a6, false, "\u7c3e"},
-	{0xf9a7, false, "\u7375"},
-	{0xf9a8, false, "\u4ee4"},
-	{0xf9a9, false, "\u56f9"},
-	{0xf9aa, false, "\u5be7"},
-	{0xf9ab, false, "\u5dba"},
-	{0xf9ac, false, "\u601c"},
-	{0xf9ad, false, "\u73b2"},
-	{0xf9ae, false, "\u7469"},
-	{0xf9af, false, "\u7f9a"},
-	{0xf9b0, false, "\u8046"},
-	{0xf9b1, false, "\u9234"},
-	{0xf9b2, false, "\u96f6"},
-	{0xf9b3, false, "\u9748"},
-	{0xf9b4, false, "\u9818"},
-	{0xf9b5, false, "\u4f8b"},
-	{0xf9b6, false, "\u79ae"},
-	{0xf9b7, false, "\u91b4"},
-	{0xf9b8, false, "\u96b8"},
-	{0xf9b9, false, "\u60e1"},
-	{0xf9ba, false, "\u4e86"},
-	{0xf9bb, false, "\u50da"},
-	{0xf9bc, false, "\u5bee"},
-	{0xf9bd, false, "\u5c3f"},
-	{0xf9be, false, "\u6599"},
-	{0xf9bf, false, "\u6a02"},
-	{0xf9c0, false, "\u71ce"},
-	{0xf9c1, false, "\u7642"},
-	{0xf9c2, false, "\u84fc"},
-	{0xf9c3, false, "\u907c"},
-	{0xf9c4, false, "\u9f8d"},
-	{0xf9c5, false, "\u6688"},
-	{0xf9c6, false, "\u962e"},
-	{0xf9c7, false, "\u5289"},
-	{0xf9c8, false, "\u677b"},
-	{0xf9c9, false, "\u67f3"},
-	{0xf9ca, false, "\u6d41"},
-	{0xf9cb, false, "\u6e9c"},
-	{0xf9cc, false, "\u7409"},
-	{0xf9cd, false, "\u7559"},
-	{0xf9ce, false, "\u786b"},
-	{0xf9cf, false, "\u7d10"},
-	{0xf9d0, false, "\u985e"},
-	{0xf9d1, false, "\u516d"},
-	{0xf9d2, false, "\u622e"},
-	{0xf9d3, false, "\u9678"},
-	{0xf9d4, false, "\u502b"},
-	{0xf9d5, false, "\u5d19"},
-	{0xf9d6, false, "\u6dea"},
-	{0xf9d7, false, "\u8f2a"},
-	{0xf9d8, false, "\u5f8b"},
-	{0xf9d9, false, "\u6144"},
-	{0xf9da, false, "\u6817"},
-	{0xf9db, false, "\u7387"},
-	{0xf9dc, false, "\u9686"},
-	{0xf9dd, false, "\u5229"},
-	{0xf9de, false, "\u540f"},
-	{0xf9df, false, "\u5c65"},
-	{0xf9e0, false, "\u6613"},
-	{0xf9e1, false, "\u674e"},
-	{0xf9e2, false, "\u68a8"},
-	{0xf9e3, false, "\u6ce5"},
-	{0xf9e4, false, "\u7406"},
-	{0xf9e5, false, "\u75e2"},
-	{0xf9e6, false, "\u7f79"},
-	{0xf9e7, false, "\u88cf"},
-	{0xf9e8, false, "\u88e1"},
-	{0xf9e9, false, "\u91cc"},
-	{0xf9ea, false, "\u96e2"},
-	{0xf9eb, false, "\u533f"},
-	{0xf9ec, false, "\u6eba"},
-	{0xf9ed, false, "\u541d"},
-	{0xf9ee, false, "\u71d0"},
-	{0xf9ef, false, "\u7498"},
-	{0xf9f0, false, "\u85fa"},
-	{0xf9f1, false, "\u96a3"},
-	{0xf9f2, false, "\u9c57"},
-	{0xf9f3, false, "\u9e9f"},
-	{0xf9f4, false, "\u6797"},
-	{0xf9f5, false, "\u6dcb"},
-	{0xf9f6, false, "\u81e8"},
-	{0xf9f7, false, "\u7acb"},
-	{0xf9f8, false, "\u7b20"},
-	{0xf9f9, false, "\u7c92"},
-	{0xf9fa, false, "\u72c0"},
-	{0xf9fb, false, "\u7099"},
-	{0xf9fc, false, "\u8b58"},
-	{0xf9fd, false, "\u4ec0"},
-	{0xf9fe, false, "\u8336"},
-	{0xf9ff, false, "\u523a"},
-	{0xfa00, false, "\u5207"},
-	{0xfa01, false, "\u5ea6"},
-	{0xfa02, false, "\u62d3"},
-	{0xfa03, false, "\u7cd6"},
-	{0xfa04, false, "\u5b85"},
-	{0xfa05, false, "\u6d1e"},
-	{0xfa06, false, "\u66b4"},
-	{0xfa07, false, "\u8f3b"},
-	{0xfa08, false, "\u884c"},
-	{0xfa09, false, "\u964d"},
-	{0xfa0a, false, "\u898b"},
-	{0xfa0b, false, "\u5ed3"},
-	{0xfa0c, false, "\u5140"},
-	{0xfa0d, false, "\u55c0"},
-	{0xfa10, false, "\u585a"},
-	{0xfa12, false, "\u6674"},
-	{0xfa15, false, "\u51de"},
-	{0xfa16, false, "\u732a"},
-	{0xfa17, false, "\u76ca"},
-	{0xfa18, false, "\u793c"},
-	{0xfa19, false, "\u795e"},
-	{0xfa1a, false, "\u7965"},
-	{0xfa1b, false, "\u798f"},
-	{0xfa1c, false, "\u9756"},
-	{0xfa1d, false, "\u7cbe"},
-	{0xfa1e, false, "\u7fbd"},
-	{0xfa20, false, "\u8612"},
-	{0xfa22, false, "\u8af8"},
-	{0xfa25, false, "\u9038"},
-	{0xfa26, false, "\u90fd"},
-	{0xfa2a, false, "\u98ef"},
-	{0xfa2b, false, "\u98fc"},
-	{0xfa2c, false, "\u9928"},
-	{0xfa2d, false, "\u9db4"},
-	{0xfa2e, false, "\u90de"},
-	{0xfa2f, false, "\u96b7"},
-	{0xfa30, false, "\u4fae"},
-	{0xfa31, false, "\u50e7"},
-	{0xfa32, false, "\u514d"},
-	{0xfa33, false, "\u52c9"},
-	{0xfa34, false, "\u52e4"},
-	{0xfa35, false, "\u5351"},
-	{0xfa36, false, "\u559d"},
-	{0xfa37, false, "\u5606"},
-	{0xfa38, false, "\u5668"},
-	{0xfa39, false, "\u5840"},
-	{0xfa3a, false, "\u58a8"},
-	{0xfa3b, false, "\u5c64"},
-	{0xfa3c, false, "\u5c6e"},
-	{0xfa3d, false, "\u6094"},
-	{0xfa3e, false, "\u6168"},
-	{0xfa3f, false, "\u618e"},
-	{0xfa40, false, "\u61f2"},
-	{0xfa41, false, "\u654f"},
-	{0xfa42, false, "\u65e2"},
-	{0xfa43, false, "\u6691"},
-	{0xfa44, false, "\u6885"},
-	{0xfa45, false, "\u6d77"},
-	{0xfa46, false, "\u6e1a"},
-	{0xfa47, false, "\u6f22"},
-	{0xfa48, false, "\u716e"},
-	{0xfa49, false, "\u722b"},
-	{0xfa4a, false, "\u7422"},
-	{0xfa4b, false, "\u7891"},
-	{0xfa4c, false, "\u793e"},
-	{0xfa4d, false, "\u7949"},
-	{0xfa4e, false, "\u7948"},
-	{0xfa4f, false, "\u7950"},
-	{0xfa50, false, "\u7956"},
-	{0xfa51, false, "\u795d"},
-	{0xfa52, false, "\u798d"},
-	{0xfa53, false, "\u798e"},
-	{0xfa54, false, "\u7a40"},
-	{0xfa55, false, "\u7a81"},
-	{0xfa56, false, "\u7bc0"},
-	{0xfa57, false, "\u7df4"},
-	{0xfa58, false, "\u7e09"},
-	{0xfa59, false, "\u7e41"},
-	{0xfa5a, false, "\u7f72"},
-	{0xfa5b, false, "\u8005"},
-	{0xfa5c, false, "\u81ed"},
-	{0xfa5d, false, "\u8279"},
-	{0xfa5e, false, "\u8279"},
-	{0xfa5f, false, "\u8457"},
-	{0xfa60, false, "\u8910"},
-	{0xfa61, false, "\u8996"},
-	{0xfa62, false, "\u8b01"},
-	{0xfa63, false, "\u8b39"},
-	{0xfa64, false, "\u8cd3"},
-	{0xfa65, false, "\u8d08"},
-	{0xfa66, false, "\u8fb6"},
-	{0xfa67, false, "\u9038"},
-	{0xfa68, false, "\u96e3"},
-	{0xfa69, false, "\u97ff"},
-	{0xfa6a, false, "\u983b"},
-	{0xfa6b, false, "\u6075"},
-	{0xfa6c, false, "\U000242ee"},
-	{0xfa6d, false, "\u8218"},
-	{0xfa70, false, "\u4e26"},
-	{0xfa71, false, "\u51b5"},
-	{0xfa72, false, "\u5168"},
-	{0xfa73, false, "\u4f80"},
-	{0xfa74, false, "\u5145"},
-	{0xfa75, false, "\u5180"},
-	{0xfa76, false, "\u52c7"},
-	{0xfa77, false, "\u52fa"},
-	{0xfa78, false, "\u559d"},
-	{0xfa79, false, "\u5555"},
-	{0xfa7a, false, "\u5599"},
-	{0xfa7b, false, "\u55e2"},
-	{0xfa7c, false, "\u585a"},
-	{0xfa7d, false, "\u58b3"},
-	{0xfa7e, false, "\u5944"},
-	{0xfa7f, false, "\u5954"},
-	{0xfa80, false, "\u5a62"},
-	{0xfa81, false, "\u5b28"},
-	{0xfa82, false, "\u5ed2"},
-	{0xfa83, false, "\u5ed9"},
-	{0xfa84, false, "\u5f69"},
-	{0xfa85, false, "\u5fad"},
-	{0xfa86, false, "\u60d8"},
-	{0xfa87, false, "\u614e"},
-	{0xfa88, false, "\u6108"},
-	{0xfa89, false, "\u618e"},
-	{0xfa8a, false, "\u6160"},
-	{0xfa8b, false, "\u61f2"},
-	{0xfa8c, false, "\u6234"},
-	{0xfa8d, false, "\u63c4"},
-	{0xfa8e, false, "\u641c"},
-	{0xfa8f, false, "\u6452"},
-	{0xfa90, false, "\u6556"},
-	{0xfa91, false, "\u6674"},
-	{0xfa92, false, "\u6717"},
-	{0xfa93, false, "\u671b"},
-	{0xfa94, false, "\u6756"},
-	{0xfa95, false, "\u6b79"},
-	{0xfa96, false, "\u6bba"},
-	{0xfa97, false, "\u6d41"},
-	{0xfa98, false, "\u6edb"},
-	{0xfa99, false, "\u6ecb"},
-	{0xfa9a, false, "\u6f22"},
-	{0xfa9b, false, "\u701e"},
-	{0xfa9c, false, "\u716e"},
-	{0xfa9d, false, "\u77a7"},
-	{0xfa9e, false, "\u7235"},
-	{0xfa9f, false, "\u72af"},
-	{0xfaa0, false, "\u732a"},
-	{0xfaa1, false, "\u7471"},
-	{0xfaa2, false, "\u7506"},
-	{0xfaa3, false, "\u753b"},
-	{0xfaa4, false, "\u761d"},
-	{0xfaa5, false, "\u761f"},
-	{0xfaa6, false, "\u76ca"},
-	{0xfaa7, false, "\u76db"},
-	{0xfaa8, false, "\u76f4"},
-	{0xfaa9, false, "\u774a"},
-	{0xfaaa, false, "\u7740"},
-	{0xfaab, false, "\u78cc"},
-	{0xfaac, false, "\u7ab1"},
-	{0xfaad, false, "\u7bc0"},
-	{0xfaae, false, "\u7c7b"},
-	{0xfaaf, false, "\u7d5b"},
-	{0xfab0, false, "\u7df4"},
-	{0xfab1, false, "\u7f3e"},
-	{0xfab2, false, "\u8005"},
-	{0xfab3, false, "\u8352"},
-	{0xfab4, false, "\u83ef"},
-	{0xfab5, false, "\u8779"},
-	{0xfab6, false, "\u8941"},
-	{0xfab7, false, "\u8986"},
-	{0xfab8, false, "\u8996"},
-	{0xfab9, false, "\u8abf"},
-	{0xfaba, false, "\u8af8"},
-	{0xfabb, false, "\u8acb"},
-	{0xfabc, false, "\u8b01"},
-	{0xfabd, false, "\u8afe"},
-	{0xfabe, false, "\u8aed"},
-	{0xfabf, false, "\u8b39"},
-	{0xfac0, false, "\u8b8a"},
-	{0xfac1, false, "\u8d08"},
-	{0xfac2, false, "\u8f38"},
-	{0xfac3, false, "\u9072"},
-	{0xfac4, false, "\u9199"},
-	{0xfac5, false, "\u9276"},
-	{0xfac6, false, "\u967c"},
-	{0xfac7, false, "\u96e3"},
-	{0xfac8, false, "\u9756"},
-	{0xfac9, false, "\u97db"},
-	{0xfaca, false, "\u97ff"},
-	{0xfacb, false, "\u980b"},
-	{0xfacc, false, "\u983b"},
-	{0xfacd, false, "\u9b12"},
-	{0xface, false, "\u9f9c"},
-	{0xfacf, false, "\U0002284a"},
-	{0xfad0, false, "\U00022844"},
-	{0xfad1, false, "\U000233d5"},
-	{0xfad2, false, "\u3b9d"},
-	{0xfad3, false, "\u4018"},
-	{0xfad4, false, "\u4039"},
-	{0xfad5, false, "\U00025249"},
-	{0xfad6, false, "\U00025cd0"},
-	{0xfad7, false, "\U00027ed3"},
-	{0xfad8, false, "\u9f43"},
-	{0xfad9, false, "\u9f8e"},
-	{0xfb00, true, "ff"},
-	{0xfb01, true, "fi"},
-	{0xfb02, true, "fl"},
-	{0xfb03, true, "ffi"},
-	{0xfb04, true, "ffl"},
-	{0xfb05, true, "\u017ft"},
-	{0xfb06, true, "st"},
-	{0xfb13, true, "\u0574\u0576"},
-	{0xfb14, true, "\u0574\u0565"},
-	{0xfb15, true, "\u0574\u056b"},
-	{0xfb16, true, "\u057e\u0576"},
-	{0xfb17, true, "\u0574\u056d"},
-	{0xfb1d, false, "\u05d9\u05b4"},
-	{0xfb1f, false, "\u05f2\u05b7"},
-	{0xfb20, true, "\u05e2"},
-	{0xfb21, true, "\u05d0"},
-	{0xfb22, true, "\u05d3"},
-	{0xfb23, true, "\u05d4"},
-	{0xfb24, true, "\u05db"},
-	{0xfb25, true, "\u05dc"},
-	{0xfb26, true, "\u05dd"},
-	{0xfb27, true, "\u05e8"},
-	{0xfb28, true, "\u05ea"},
-	{0xfb29, true, "+"},
-	{0xfb2a, false, "\u05e9\u05c1"},
-	{0xfb2b, false, "\u05e9\u05c2"},
-	{0xfb2c, false, "\ufb49\u05c1"},
-	{0xfb2d, false, "\ufb49\u05c2"},
-	{0xfb2e, false, "\u05d0\u05b7"},
-	{0xfb2f, false, "\u05d0\u05b8"},
-	{0xfb30, false, "\u05d0\u05bc"},
-	{0xfb31, false, "\u05d1\u05bc"},
-	{0xfb32, false, "\u05d2\u05bc"},
-	{0xfb33, false, "\u05d3\u05bc"},
-	{0xfb34, false, "\u05d4\u05bc"},
-	{0xfb35, false, "\u05d5\u05bc"},
-	{0xfb36, false, "\u05d6\u05bc"},
-	{0xfb38, false, "\u05d8\u05bc"},
-	{0xfb39, false, "\u05d9\u05bc"},
-	{0xfb3a, false, "\u05da\u05bc"},
-	{0xfb3b, false, "\u05db\u05bc"},
-	{0xfb3c, false, "\u05dc\u05bc"},
-	{0xfb3e, false, "\u05de\u05bc"},
-	{0xfb40, false, "\u05e0\u05bc"},
-	{0xfb41, false, "\u05e1\u05bc"},
-	{0xfb43, false, "\u05e3\u05bc"},
-	{0xfb44, false, "\u05e4\u05bc"},
-	{0xfb46, false, "\u05e6\u05bc"},
-	{0xfb47, false, "\u05e7\u05bc"},
-	{0xfb48, false, "\u05e8\u05bc"},
-	{0xfb49, false, "\u05e9\u05bc"},
-	{0xfb4a, false, "\u05ea\u05bc"},
-	{0xfb4b, false, "\u05d5\u05b9"},
-	{0xfb4c, false, "\u05d1\u05bf"},
-	{0xfb4d, false, "\u05db\u05bf"},
-	{0xfb4e, false, "\u05e4\u05bf"},
-	{0xfb4f, true, "\u05d0\u05dc"},
-	{0xfb50, true, "\u0671"},
-	{0xfb51, true, "\u0671"},
-	{0xfb52, true, "\u067b"},
-	{0xfb53, true, "\u067b"},
-	{0xfb54, true, "\u067b"},
-	{0xfb55, true, "\u067b"},
-	{0xfb56, true, "\u067e"},
-	{0xfb57, true, "\u067e"},
-	{0xfb58, true, "\u067e"},
-	{0xfb59, true, "\u067e"},
-	{0xfb5a, true, "\u0680"},
-	{0xfb5b, true, "\u0680"},
-	{0xfb5c, true, "\u0680"},
-	{0xfb5d, true, "\u0680"},
-	{0xfb5e, true, "\u067a"},
-	{0xfb5f, true, "\u067a"},
-	{0xfb60, true, "\u067a"},
-	{0xfb61, true, "\u067a"},
-	{0xfb62, true, "\u067f"},
-	{0xfb63, true, "\u067f"},
-	{0xfb64, true, "\u067f"},
-	{0xfb65, true, "\u067f"},
-	{0xfb66, true, "\u0679"},
-	{0xfb67, true, "\u0679"},
-	{0xfb68, true, "\u0679"},
-	{0xfb69, true, "\u0679"},
-	{0xfb6a, true, "\u06a4"},
-	{0xfb6b, true, "\u06a4"},
-	{0xfb6c, true, "\u06a4"},
-	{0xfb6d, true, "\u06a4"},
-	{0xfb6e, true, "\u06a6"},
-	{0xfb6f, true, "\u06a6"},
-	{0xfb70, true, "\u06a6"},
-	{0xfb71, true, "\u06a6"},
-	{0xfb72, true, "\u0684"},
-	{0xfb73, true, "\u0684"},
-	{0xfb74, true, "\u0684"},
-	{0xfb75, true, "\u0684"},
-	{0xfb76, true, "\u0683"},
-	{0xfb77, true, "\u0683"},
-	{0xfb78, true, "\u0683"},
-	{0xfb79, true, "\u0683"},
-	{0xfb7a, true, "\u0686"},
-	{0xfb7b, true, "\u0686"},
-	{0xfb7c, true, "\u0686"},
-	{0xfb7d, true, "\u0686"},
-	{0xfb7e, true, "\u0687"},
-	{0xfb7f, true, "\u0687"},
-	{0xfb80, true, "\u0687"},
-	{0xfb81, true, "\u0687"},
-	{0xfb82, true, "\u068d"},
-	{0xfb83, true, "\u068d"},
-	{0xfb84, true, "\u068c"},
-	{0xfb85, true, "\u068c"},
-	{0xfb86, true, "\u068e"},
-	{0xfb87, true, "\u068e"},
-	{0xfb88, true, "\u0688"},
-	{0xfb89, true, "\u0688"},
-	{0xfb8a, true, "\u0698"},
-	{0xfb8b, true, "\u0698"},
-	{0xfb8c, true, "\u0691"},
-	{0xfb8d, true, "\u0691"},
-	{0xfb8e, true, "\u06a9"},
-	{0xfb8f, true, "\u06a9"},
-	{0xfb90, true, "\u06a9"},
-	{0xfb91, true, "\u06a9"},
-	{0xfb92, true, "\u06af"},
-	{0xfb93, true, "\u06af"},
-	{0xfb94, true, "\u06af"},
-	{0xfb95, true, "\u06af"},
-	{0xfb96, true, "\u06b3"},
-	{0xfb97, true, "\u06b3"},
-	{0xfb98, true, "\u06b3"},
-	{0xfb99, true, "\u06b3"},
-	{0xfb9a, true, "\u06b1"},
-	{0xfb9b, true, "\u06b1"},
-	{0xfb9c, true, "\u06b1"},
-	{0xfb9d, true, "\u06b1"},
-	{0xfb9e, true, "\u06ba"},
-	{0xfb9f, true, "\u06ba"},
-	{0xfba0, true, "\u06bb"},
-	{0xfba1, true, "\u06bb"},
-	{0xfba2, true, "\u06bb"},
-	{0xfba3, true, "\u06bb"},
-	{0xfba4, true, "\u06c0"},
-	{0xfba5, true, "\u06c0"},
-	{0xfba6, true, "\u06c1"},
-	{0xfba7, true, "\u06c1"},
-	{0xfba8, true, "\u06c1"},
-	{0xfba9, true, "\u06c1"},
-	{0xfbaa, true, "\u06be"},
-	{0xfbab, true, "\u06be"},
-	{0xfbac, true, "\u06be"},
-	{0xfbad, true, "\u06be"},
-	{0xfbae, true, "\u06d2"},
-	{0xfbaf, true, "\u06d2"},
-	{0xfbb0, true, "\u06d3"},
-	{0xfbb1, true, "\u06d3"},
-	{0xfbd3, true, "\u06ad"},
-	{0xfbd4, true, "\u06ad"},
-	{0xfbd5, true, "\u06ad"},
-	{0xfbd6, true, "\u06ad"},
-	{0xfbd7, true, "\u06c7"},
-	{0xfbd8, true, "\u06c7"},
-	{0xfbd9, true, "\u06c6"},
-	{0xfbda, true, "\u06c6"},
-	{0xfbdb, true, "\u06c8"},
-	{0xfbdc, true, "\u06c8"},
-	{0xfbdd, true, "\u0677"},
-	{0xfbde, true, "\u06cb"},
-	{0xfbdf, true, "\u06cb"},
-	{0xfbe0, true, "\u06c5"},
-	{0xfbe1, true, "\u06c5"},
-	{0xfbe2, true, "\u06c9"},
-	{0xfbe3, true, "\u06c9"},
-	{0xfbe4, true, "\u06d0"},
-	{0xfbe5, true, "\u06d0"},
-	{0xfbe6, true, "\u06d0"},
-	{0xfbe7, true, "\u06d0"},
-	{0xfbe8, true, "\u0649"},
-	{0xfbe9, true, "\u0649"},
-	{0xfbea, true, "\u0626\u0627"},
-	{0xfbeb, true, "\u0626\u0627"},
-	{0xfbec, true, "\u0626\u06d5"},
-	{0xfbed, true, "\u0626\u06d5"},
-	{0xfbee, true, "\u0626\u0648"},
-	{0xfbef, true, "\u0626\u0648"},
-	{0xfbf0, true, "\u0626\u06c7"},
-	{0xfbf1, true, "\u0626\u06c7"},
-	{0xfbf2, true, "\u0626\u06c6"},
-	{0xfbf3, true, "\u0626\u06c6"},
-	{0xfbf4, true, "\u0626\u06c8"},
-	{0xfbf5, true, "\u0626\u06c8"},
-	{0xfbf6, true, "\u0626\u06d0"},
-	{0xfbf7, true, "\u0626\u06d0"},
-	{0xfbf8, true, "\u0626\u06d0"},
-	{0xfbf9, true, "\u0626\u0649"},
-	{0xfbfa, true, "\u0626\u0649"},
-	{0xfbfb, true, "\u0626\u0649"},
-	{0xfbfc, true, "\u06cc"},
-	{0xfbfd, true, "\u06cc"},
-	{0xfbfe, true, "\u06cc"},
-	{0xfbff, true, "\u06cc"},
-	{0xfc00, true, "\u0626\u062c"},
-	{0xfc01, true, "\u0626\u062d"},
-	{0xfc02, true, "\u0626\u0645"},
-	{0xfc03, true, "\u0626\u0649"},
-	{0xfc04, true, "\u0626\u064a"},
-	{0xfc05, true, "\u0628\u062c"},
-	{0xfc06, true, "\u0628\u062d"},
-	{0xfc07, true, "\u0628\u062e"},
-	{0xfc08, true, "\u0628\u0645"},
-	{0xfc09, true, "\u0628\u0649"},
-	{0xfc0a, true, "\u0628\u064a"},
-	{0xfc0b, true, "\u062a\u062c"},
-	{0xfc0c, true, "\u062a\u062d"},
-	{0xfc0d, true, "\u062a\u062e"},
-	{0xfc0e, true, "\u062a\u0645"},
-	{0xfc0f, true, "\u062a\u0649"},
-	{0xfc10, true, "\u062a\u064a"},
-	{0xfc11, true, "\u062b\u062c"},
-	{0xfc12, true, "\u062b\u0645"},
-	{0xfc13, true, "\u062b\u0649"},
-	{0xfc14, true, "\u062b\u064a"},
-	{0xfc15, true, "\u062c\u062d"},
-	{0xfc16, true, "\u062c\u0645"},
-	{0xfc17, true, "\u062d\u062c"},
-	{0xfc18, true, "\u062d\u0645"},
-	{0xfc19, true, "\u062e\u062c"},
-	{0xfc1a, true, "\u062e\u062d"},
-	{0xfc1b, true, "\u062e\u0645"},
-	{0xfc1c, true, "\u0633\u062c"},
-	{0xfc1d, true, "\u0633\u062d"},
-	{0xfc1e, true, "\u0633\u062e"},
-	{0xfc1f, true, "\u0633\u0645"},
-	{0xfc20, true, "\u0635\u062d"},
-	{0xfc21, true, "\u0635\u0645"},
-	{0xfc22, true, "\u0636\u062c"},
-	{0xfc23, true, "\u0636\u062d"},
-	{0xfc24, true, "\u0636\u062e"},
-	{0xfc25, true, "\u0636\u0645"},
-	{0xfc26, true, "\u0637\u062d"},
-	{0xfc27, true, "\u0637\u0645"},
-	{0xfc28, true, "\u0638\u0645"},
-	{0xfc29, true, "\u0639\u062c"},
-	{0xfc2a, true, "\u0639\u0645"},
-	{0xfc2b, true, "\u063a\u062c"},
-	{0xfc2c, true, "\u063a\u0645"},
-	{0xfc2d, true, "\u0641\u062c"},
-	{0xfc2e, true, "\u0641\u062d"},
-	{0xfc2f, true, "\u0641\u062e"},
-	{0xfc30, true, "\u0641\u0645"},
-	{0xfc31, true, "\u0641\u0649"},
-	{0xfc32, true, "\u0641\u064a"},
-	{0xfc33, true, "\u0642\u062d"},
-	{0xfc34, true, "\u0642\u0645"},
-	{0xfc35, true, "\u0642\u0649"},
-	{0xfc36, true, "\u0642\u064a"},
-	{0xfc37, true, "\u0643\u0627"},
-	{0xfc38, true, "\u0643\u062c"},
-	{0xfc39, true, "\u0643\u062d"},
-	{0xfc3a, true, "\u0643\u062e"},
-	{0xfc3b, true, "\u0643\u0644"},
-	{0xfc3c, true, "\u0643\u0645"},
-	{0xfc3d, true, "\u0643\u0649"},
-	{0xfc3e, true, "\u0643\u064a"},
-	{0xfc3f, true, "\u0644\u062c"},
-	{0xfc40, true, "\u0644\u062d"},
-	{0xfc41, true, "\u0644\u062e"},
-	{0xfc42, true, "\u0644\u0645"},
-	{0xfc43, true, "\u0644\u0649"},
-	{0xfc44, true, "\u0644\u064a"},
-	{0xfc45, true, "\u0645\u062c"},
-	{0xfc46, true, "\u0645\u062d"},
-	{0xfc47, true, "\u0645\u062e"},
-	{0xfc48, true, "\u0645\u0645"},
-	{0xfc49, true, "\u0645\u0649"},
-	{0xfc4a, true, "\u0645\u064a"},
-	{0xfc4b, true, "\u0646\u062c"},
-	{0xfc4c, true, "\u0646\u062d"},
-	{0xfc4d, true, "\u0646\u062e"},
-	{0xfc4e, true, "\u0646\u0645"},
-	{0xfc4f, true, "\u0646\u0649"},
-	{0xfc50, true, "\u0646\u064a"},
-	{0xfc51, true, "\u0647\u062c"},
-	{0xfc52, true, "\u0647\u0645"},
-	{0xfc53, true, "\u0647\u0649"},
-	{0xfc54, true, "\u0647\u064a"},
-	{0xfc55, true, "\u064a\u062c"},
-	{0xfc56, true, "\u064a\u062d"},
-	{0xfc57, true, "\u064a\u062e"},
-	{0xfc58, true, "\u064a\u0645"},
-	{0xfc59, true, "\u064a\u0649"},
-	{0xfc5a, true, "\u064a\u064a"},
-	{0xfc5b, true, "\u0630\u0670"},
-	{0xfc5c, true, "\u0631\u0670"},
-	{0xfc5d, true, "\u0649\u0670"},
-	{0xfc5e, true, " \u064c\u0651"},
-	{0xfc5f, true, " \u064d\u0651"},
-	{0xfc60, true, " \u064e\u0651"},
-	{0xfc61, true, " \u064f\u0651"},
-	{0xfc62, true, " \u0650\u0651"},
-	{0xfc63, true, " \u0651\u0670"},
-	{0xfc64, true, "\u0626\u0631"},
-	{0xfc65, true, "\u0626\u0632"},
-	{0xfc66, true, "\u0626\u0645"},
-	{0xfc67, true, "\u0626\u0646"},
-	{0xfc68, true, "\u0626\u0649"},
-	{0xfc69, true, "\u0626\u064a"},
-	{0xfc6a, true, "\u0628\u0631"},
-	{0xfc6b, true, "\u0628\u0632"},
-	{0xfc6c, true, "\u0628\u0645"},
-	{0xfc6d, true, "\u0628\u0646"},
-	{0xfc6e, true, "\u0628\u0649"},
-	{0xfc6f, true, "\u0628\u064a"},
-	{0xfc70, true, "\u062a\u0631"},
-	{0xfc71, true, "\u062a\u0632"},
-	{0xfc72, true, "\u062a\u0645"},
-	{0xfc73, true, "\u062a\u0646"},
-	{0xfc74, true, "\u062a\u0649"},
-	{0xfc75, true, "\u062a\u064a"},
-	{0xfc76, true, "\u062b\u0631"},
-	{0xfc77, true, "\u062b\u0632"},
-	{0xfc78, true, "\u062b\u0645"},
-	{0xfc79, true, "\u062b\u0646"},
-	{0xfc7a, true, "\u062b\u0649"},
-	{0xfc7b, true, "\u062b\u064a"},
-	{0xfc7c, true, "\u0641\u0649"},
-	{0xfc7d, true, "\u0641\u064a"},
-	{0xfc7e, true, "\u0642\u0649"},
-	{0xfc7f, true, "\u0642\u064a"},
-	{0xfc80, true, "\u0643\u0627"},
-	{0xfc81, true, "\u0643\u0644"},
-	{0xfc82, true, "\u0643\u0645"},
-	{0xfc83, true, "\u0643\u0649"},
-	{0xfc84, true, "\u0643\u064a"},
-	{0xfc85, true, "\u0644\u0645"},
-	{0xfc86, true, "\u0644\u0649"},
-	{0xfc87, true, "\u0644\u064a"},
-	{0xfc88, true, "\u0645\u0627"},
-	{0xfc89, true, "\u0645\u0645"},
-	{0xfc8a, true, "\u0646\u0631"},
-	{0xfc8b, true, "\u0646\u0632"},
-	{0xfc8c, true, "\u0646\u0645"},
-	{0xfc8d, true, "\u0646\u0646"},
-	{0xfc8e, true, "\u0646\u0649"},
-	{0xfc8f, true, "\u0646\u064a"},
-	{0xfc90, true, "\u0649\u0670"},
-	{0xfc91, true, "\u064a\u0631"},
-	{0xfc92, true, "\u064a\u0632"},
-	{0xfc93, true, "\u064a\u0645"},
-	{0xfc94, true, "\u064a\u0646"},
-	{0xfc95, true, "\u064a\u0649"},
-	{0xfc96, true, "\u064a\u064a"},
-	{0xfc97, true, "\u0626\u062c"},
-	{0xfc98, true, "\u0626\u062d"},
-	{0xfc99, true, "\u0626\u062e"},
-	{0xfc9a, true, "\u0626\u0645"},
-	{0xfc9b, true, "\u0626\u0647"},
-	{0xfc9c, true, "\u0628\u062c"},
-	{0xfc9d, true, "\u0628\u062d"},
-	{0xfc9e, true, "\u0628\u062e"},
-	{0xfc9f, true, "\u0628\u0645"},
-	{0xfca0, true, "\u0628\u0647"},
-	{0xfca1, true, "\u062a\u062c"},
-	{0xfca2, true, "\u062a\u062d"},
-	{0xfca3, true, "\u062a\u062e"},
-	{0xfca4, true, "\u062a\u0645"},
-	{0xfca5, true, "\u062a\u0647"},
-	{0xfca6, true, "\u062b\u0645"},
-	{0xfca7, true, "\u062c\u062d"},
-	{0xfca8, true, "\u062c\u0645"},
-	{0xfca9, true, "\u062d\u062c"},
-	{0xfcaa, true, "\u062d\u0645"},
-	{0xfcab, true, "\u062e\u062c"},
-	{0xfcac, true, "\u062e\u0645"},
-	{0xfcad, true, "\u0633\u062c"},
-	{0xfcae, true, "\u0633\u062d"},
-	{0xfcaf, true, "\u0633\u062e"},
-	{0xfcb0, true, "\u0633\u0645"},
-	{0xfcb1, true, "\u0635\u062d"},
-	{0xfcb2, true, "\u0635\u062e"},
-	{0xfcb3, true, "\u0635\u0645"},
-	{0xfcb4, true, "\u0636\u062c"},
-	{0xfcb5, true, "\u0636\u062d"},
-	{0xfcb6, true, "\u0636\u062e"},
-	{0xfcb7, true, "\u0636\u0645"},
-	{0xfcb8, true, "\u0637\u062d"},
-	{0xfcb9, true, "\u0638\u0645"},
-	{0xfcba, true, "\u0639\u062c"},
-	{0xfcbb, true, "\u0639\u0645"},
-	{0xfcbc, true, "\u063a\u062c"},
-	{0xfcbd, true, "\u063a\u0645"},
-	{0xfcbe, true, "\u0641\u062c"},
-	{0xfcbf, true, "\u0641\u062d"},
-	{0xfcc0, true, "\u0641\u062e"},
-	{0xfcc1, true, "\u0641\u0645"},
-	{0xfcc2, true, "\u0642\u062d"},
-	{0xfcc3, true, "\u0642\u0645"},
-	{0xfcc4, true, "\u0643\u062c"},
-	{0xfcc5, true, "\u0643\u062d"},
-	{0xfcc6, true, "\u0643\u062e"},
-	{0xfcc7, true, "\u0643\u0644"},
-	{0xfcc8, true, "\u0643\u0645"},
-	{0xfcc9, true, "\u0644\u062c"},
-	{0xfcca, true, "\u0644\u062d"},
-	{0xfccb, true, "\u0644\u062e"},
-	{0xfccc, true, "\u0644\u0645"},
-	{0xfccd, true, "\u0644\u0647"},
-	{0xfcce, true, "\u0645\u062c"},
-	{0xfccf, true, "\u0645\u062d"},
-	{0xfcd0, true, "\u0645\u062e"},
-	{0xfcd1, true, "\u0645\u0645"},
-	{0xfcd2, true, "\u0646\u062c"},
-	{0xfcd3, true, "\u0646\u062d"},
-	{0xfcd4, true, "\u0646\u062e"},
-	{0xfcd5, true, "\u0646\u0645"},
-	{0xfcd6, true, "\u0646\u0647"},
-	{0xfcd7, true, "\u0647\u062c"},
-	{0xfcd8, true, "\u0647\u0645"},
-	{0xfcd9, true, "\u0647\u0670"},
-	{0xfcda, true, "\u064a\u062c"},
-	{0xfcdb, true, "\u064a\u062d"},
-	{0xfcdc, true, "\u064a\u062e"},
-	{0xfcdd, true, "\u064a\u0645"},
-	{0xfcde, true, "\u064a\u0647"},
-	{0xfcdf, true, "\u0626\u0645"},
-	{0xfce0, true, "\u0626\u0647"},
-	{0xfce1, true, "\u0628\u0645"},
-	{0xfce2, true, "\u0628\u0647"},
-	{0xfce3, true, "\u062a\u0645"},
-	{0xfce4, true, "\u062a\u0647"},
-	{0xfce5, true, "\u062b\u0645"},
-	{0xfce6, true, "\u062b\u0647"},
-	{0xfce7, true, "\u0633\u0645"},
-	{0xfce8, true, "\u0633\u0647"},
-	{0xfce9, true, "\u0634\u0645"},
-	{0xfcea, true, "\u0634\u0647"},
-	{0xfceb, true, "\u0643\u0644"},
-	{0xfcec, true, "\u0643\u0645"},
-	{0xfced, true, "\u0644\u0645"},
-	{0xfcee, true, "\u0646\u0645"},
-	{0xfcef, true, "\u0646\u0647"},
-	{0xfcf0, true, "\u064a\u0645"},
-	{0xfcf1, true, "\u064a\u0647"},
-	{0xfcf2, true, "\u0640\u064e\u0651"},
-	{0xfcf3, true, "\u0640\u064f\u0651"},
-	{0xfcf4, true, "\u0640\u0650\u0651"},
-	{0xfcf5, true, "\u0637\u0649"},
-	{0xfcf6, true, "\u0637\u064a"},
-	{0xfcf7, true, "\u0639\u0649"},
-	{0xfcf8, true, "\u0639\u064a"},
-	{0xfcf9, true, "\u063a\u0649"},
-	{0xfcfa, true, "\u063a\u064a"},
-	{0xfcfb, true, "\u0633\u0649"},
-	{0xfcfc, true, "\u0633\u064a"},
-	{0xfcfd, true, "\u0634\u0649"},
-	{0xfcfe, true, "\u0634\u064a"},
-	{0xfcff, true, "\u062d\u0649"},
-	{0xfd00, true, "\u062d\u064a"},
-	{0xfd01, true, "\u062c\u0649"},
-	{0xfd02, true, "\u062c\u064a"},
-	{0xfd03, true, "\u062e\u0649"},
-	{0xfd04, true, "\u062e\u064a"},
-	{0xfd05, true, "\u0635\u0649"},
-	{0xfd06, true, "\u0635\u064a"},
-	{0xfd07, true, "\u0636\u0649"},
-	{0xfd08, true, "\u0636\u064a"},
-	{0xfd09, true, "\u0634\u062c"},
-	{0xfd0a, true, "\u0634\u062d"},
-	{0xfd0b, true, "\u0634\u062e"},
-	{0xfd0c, true, "\u0634\u0645"},
-	{0xfd0d, true, "\u0634\u0631"},
-	{0xfd0e, true, "\u0633\u0631"},
-	{0xfd0f, true, "\u0635\u0631"},
-	{0xfd10, true, "\u0636\u0631"},
-	{0xfd11, true, "\u0637\u0649"},
-	{0xfd12, true, "\u0637\u064a"},
-	{0xfd13, true, "\u0639\u0649"},
-	{0xfd14, true, "\u0639\u064a"},
-	{0xfd15, true, "\u063a\u0649"},
-	{0xfd16, true, "\u063a\u064a"},
-	{0xfd17, true, "\u0633\u0649"},
-	{0xfd18, true, "\u0633\u064a"},
-	{0xfd19, true, "\u0634\u0649"},
-	{0xfd1a, true, "\u0634\u064a"},
-	{0xfd1b, true, "\u062d\u0649"},
-	{0xfd1c, true, "\u062d\u064a"},
-	{0xfd1d, true, "\u062c\u0649"},
-	{0xfd1e, true, "\u062c\u064a"},
-	{0xfd1f, true, "\u062e\u0649"},
-	{0xfd20, true, "\u062e\u064a"},
-	{0xfd21, true, "\u0635\u0649"},
-	{0xfd22, true, "\u0635\u064a"},
-	{0xfd23, true, "\u0636\u0649"},
-	{0xfd24, true, "\u0636\u064a"},
-	{0xfd25, true, "\u0634\u062c"},
-	{0xfd26, true, "\u0634\u062d"},
-	{0xfd27, true, "\u0634\u062e"},
-	{0xfd28, true, "\u0634\u0645"},
-	{0xfd29, true, "\u0634\u0631"},
-	{0xfd2a, true, "\u0633\u0631"},
-	{0xfd2b, true, "\u0635\u0631"},
-	{0xfd2c, true, "\u0636\u0631"},
-	{0xfd2d, true, "\u0634\u062c"},
-	{0xfd2e, true, "\u0634\u062d"},
-	{0xfd2f, true, "\u0634\u062e"},
-	{0xfd30, true, "\u0634\u0645"},
-	{0xfd31, true, "\u0633\u0647"},
-	{0xfd32, true, "\u0634\u0647"},
-	{0xfd33, true, "\u0637\u0645"},
-	{0xfd34, true, "\u0633\u062c"},
-	{0xfd35, true, "\u0633\u062d"},
-	{0xfd36, true, "\u0633\u062e"},
-	{0xfd37, true, "\u0634\u062c"},
-	{0xfd38, true, "\u0634\u062d"},
-	{0xfd39, true, "\u0634\u062e"},
-	{0xfd3a, true, "\u0637\u0645"},
-	{0xfd3b, true, "\u0638\u0645"},
-	{0xfd3c, true, "\u0627\u064b"},
-	{0xfd3d, true, "\u0627\u064b"},
-	{0xfd50, true, "\u062a\u062c\u0645"},
-	{0xfd51, true, "\u062a\u062d\u062c"},
-	{0xfd52, true, "\u062a\u062d\u062c"},
-	{0xfd53, true, "\u062a\u062d\u0645"},
-	{0xfd54, true, "\u062a\u062e\u0645"},
-	{0xfd55, true, "\u062a\u0645\u062c"},
-	{0xfd56, true, "\u062a\u0645\u062d"},
-	{0xfd57, true, "\u062a\u0645\u062e"},
-	{0xfd58, true, "\u062c\u0645\u062d"},
-	{0xfd59, true, "\u062c\u0645\u062d"},
-	{0xfd5a, true, "\u062d\u0645\u064a"},
-	{0xfd5b, true, "\u062d\u0645\u0649"},
-	{0xfd5c, true, "\u0633\u062d\u062c"},
-	{0xfd5d, true, "\u0633\u062c\u062d"},
-	{0xfd5e, true, "\u0633\u062c\u0649"},
-	{0xfd5f, true, "\u0633\u0645\u062d"},
-	{0xfd60, true, "\u0633\u0645\u062d"},
-	{0xfd61, true, "\u0633\u0645\u062c"},
-	{0xfd62, true, "\u0633\u0645\u0645"},
-	{0xfd63, true, "\u0633\u0645\u0645"},
-	{0xfd64, true, "\u0635\u062d\u062d"},
-	{0xfd65, true, "\u0635\u062d\u062d"},
-	{0xfd66, true, "\u0635\u0645\u0645"},
-	{0xfd67, true, "\u0634\u062d\u0645"},
-	{0xfd68, true, "\u0634\u062d\u0645"},
-	{0xfd69, true, "\u0634\u062c\u064a"},
-	{0xfd6a, true, "\u0634\u0645\u062e"},
-	{0xfd6b, true, "\u0634\u0645\u062e"},
-	{0xfd6c, true, "\u0634\u0645\u0645"},
-	{0xfd6d, true, "\u0634\u0645\u0645"},
-	{0xfd6e, true, "\u0636\u062d\u0649"},
-	{0xfd6f, true, "\u0636\u062e\u0645"},
-	{0xfd70, true, "\u0636\u062e\u0645"},
-	{0xfd71, true, "\u0637\u0645\u062d"},
-	{0xfd72, true, "\u0637\u0645\u062d"},
-	{0xfd73, true, "\u0637\u0645\u0645"},
-	{0xfd74, true, "\u0637\u0645\u064a"},
-	{0xfd75, true, "\u0639\u062c\u0645"},
-	{0xfd76, true, "\u0639\u0645\u0645"},
-	{0xfd77, true, "\u0639\u0645\u0645"},
-	{0xfd78, true, "\u0639\u0645\u0649"},
-	{0xfd79, true, "\u063a\u0645\u0645"},
-	{0xfd7a, true, "\u063a\u0645\u064a"},
-	{0xfd7b, true, "\u063a\u0645\u0649"},
-	{0xfd7c, true, "\u0641\u062e\u0645"},
-	{0xfd7d, true, "\u0641\u062e\u0645"},
-	{0xfd7e, true, "\u0642\u0645\u062d"},
-	{0xfd7f, true, "\u0642\u0645\u0645"},
-	{0xfd80, true, "\u0644\u062d\u0645"},
-	{0xfd81, true, "\u0644\u062d\u064a"},
-	{0xfd82, true, "\u0644\u062d\u0649"},
-	{0xfd83, true, "\u0644\u062c\u062c"},
-	{0xfd84, true, "\u0644\u062c\u062c"},
-	{0xfd85, true, "\u0644\u062e\u0645"},
-	{0xfd86, true, "\u0644\u062e\u0645"},
-	{0xfd87, true, "\u0644\u0645\u062d"},
-	{0xfd88, true, "\u0644\u0645\u062d"},
-	{0xfd89, true, "\u0645\u062d\u062c"},
-	{0xfd8a, true, "\u0645\u062d\u0645"},
-	{0xfd8b, true, "\u0645\u062d\u064a"},
-	{0xfd8c, true, "\u0645\u062c\u062d"},
-	{0xfd8d, true, "\u0645\u062c\u0645"},
-	{0xfd8e, true, "\u0645\u062e\u062c"},
-	{0xfd8f, true, "\u0645\u062e\u0645"},
-	{0xfd92, true, "\u0645\u062c\u062e"},
-	{0xfd93, true, "\u0647\u0645\u062c"},
-	{0xfd94, true, "\u0647\u0645\u0645"},
-	{0xfd95, true, "\u0646\u062d\u0645"},
-	{0xfd96, true, "\u0646\u062d\u0649"},
-	{0xfd97, true, "\u0646\u062c\u0645"},
-	{0xfd98, true, "\u0646\u062c\u0645"},
-	{0xfd99, true, "\u0646\u062c\u0649"},
-	{0xfd9a, true, "\u0646\u0645\u064a"},
-	{0xfd9b, true, "\u0646\u0645\u0649"},
-	{0xfd9c, true, "\u064a\u0645\u0645"},
-	{0xfd9d, true, "\u064a\u0645\u0645"},
-	{0xfd9e, true, "\u0628\u062e\u064a"},
-	{0xfd9f, true, "\u062a\u062c\u064a"},
-	{0xfda0, true, "\u062a\u062c\u0649"},
-	{0xfda1, true, "\u062a\u062e\u064a"},
-	{0xfda2, true, "\u062a\u062e\u0649"},
-	{0xfda3, true, "\u062a\u0645\u064a"},
-	{0xfda4, true, "\u062a\u0645\u0649"},
-	{0xfda5, true, "\u062c\u0645\u064a"},
-	{0xfda6, true, "\u062c\u062d\u0649"},
-	{0xfda7, true, "\u062c\u0645\u0649"},
-	{0xfda8, true, "\u0633\u062e\u0649"},
-	{0xfda9, true, "\u0635\u062d\u064a"},
-	{0xfdaa, true, "\u0634\u062d\u064a"},
-	{0xfdab, true, "\u0636\u062d\u064a"},
-	{0xfdac, true, "\u0644\u062c\u064a"},
-	{0xfdad, true, "\u0644\u0645\u064a"},
-	{0xfdae, true, "\u064a\u062d\u064a"},
-	{0xfdaf, true, "\u064a\u062c\u064a"},
-	{0xfdb0, true, "\u064a\u0645\u064a"},
-	{0xfdb1, true, "\u0645\u0645\u064a"},
-	{0xfdb2, true, "\u0642\u0645\u064a"},
-	{0xfdb3, true, "\u0646\u062d\u064a"},
-	{0xfdb4, true, "\u0642\u0645\u062d"},
-	{0xfdb5, true, "\u0644\u062d\u0645"},
-	{0xfdb6, true, "\u0639\u0645\u064a"},
-	{0xfdb7, true, "\u0643\u0645\u064a"},
-	{0xfdb8, true, "\u0646\u062c\u062d"},
-	{0xfdb9, true, "\u0645\u062e\u064a"},
-	{0xfdba, true, "\u0644\u062c\u0645"},
-	{0xfdbb, true, "\u0643\u0645\u0645"},
-	{0xfdbc, true, "\u0644\u062c\u0645"},
-	{0xfdbd, true, "\u0646\u062c\u062d"},
-	{0xfdbe, true, "\u062c\u062d\u064a"},
-	{0xfdbf, true, "\u062d\u062c\u064a"},
-	{0xfdc0, true, "\u0645\u062c\u064a"},
-	{0xfdc1, true, "\u0641\u0645\u064a"},
-	{0xfdc2, true, "\u0628\u062d\u064a"},
-	{0xfdc3, true, "\u0643\u0645\u0645"},
-	{0xfdc4, true, "\u0639\u062c\u0645"},
-	{0xfdc5, true, "\u0635\u0645\u0645"},
-	{0xfdc6, true, "\u0633\u062e\u064a"},
-	{0xfdc7, true, "\u0646\u062c\u064a"},
-	{0xfdf0, true, "\u0635\u0644\u06d2"},
-	{0xfdf1, true, "\u0642\u0644\u06d2"},
-	{0xfdf2, true, "\u0627\u0644\u0644\u0647"},
-	{0xfdf3, true, "\u0627\u0643\u0628\u0631"},
-	{0xfdf4, true, "\u0645\u062d\u0645\u062f"},
-	{0xfdf5, true, "\u0635\u0644\u0639\u0645"},
-	{0xfdf6, true, "\u0631\u0633\u0648\u0644"},
-	{0xfdf7, true, "\u0639\u0644\u064a\u0647"},
-	{0xfdf8, true, "\u0648\u0633\u0644\u0645"},
-	{0xfdf9, true, "\u0635\u0644\u0649"},
-	{0xfdfa, true, "\u0635\u0644\u0649 \u0627\u0644\u0644\u0647 \u0639\u0644\u064a\u0647 \u0648\u0633\u0644\u0645"},
-	{0xfdfb, true, "\u062c\u0644 \u062c\u0644\u0627\u0644\u0647"},
-	{0xfdfc, true, "\u0631\u06cc\u0627\u0644"},
-	{0xfe10, true, ","},
-	{0xfe11, true, "\u3001"},
-	{0xfe12, true, "\u3002"},
-	{0xfe13, true, ":"},
-	{0xfe14, true, ";"},
-	{0xfe15, true, "!"},
-	{0xfe16, true, "?"},
-	{0xfe17, true, "\u3016"},
-	{0xfe18, true, "\u3017"},
-	{0xfe19, true, "\u2026"},
-	{0xfe30, true, "\u2025"},
-	{0xfe31, true, "\u2014"},
-	{0xfe32, true, "\u2013"},
-	{0xfe33, true, "_"},
-	{0xfe34, true, "_"},
-	{0xfe35, true, "("},
-	{0xfe36, true, ")"},
-	{0xfe37, true, "{"},
-	{0xfe38, true, "}"},
-	{0xfe39, true, "\u3014"},
-	{0xfe3a, true, "\u3015"},
-	{0xfe3b, true, "\u3010"},
-	{0xfe3c, true, "\u3011"},
-	{0xfe3d, true, "\u300a"},
-	{0xfe3e, true, "\u300b"},
-	{0xfe3f, true, "\u3008"},
-	{0xfe40, true, "\u3009"},
-	{0xfe41, true, "\u300c"},
-	{0xfe42, true, "\u300d"},
-	{0xfe43, true, "\u300e"},
-	{0xfe44, true, "\u300f"},
-	{0xfe47, true, "["},
-	{0xfe48, true, "]"},
-	{0xfe49, true, "\u203e"},
-	{0xfe4a, true, "\u203e"},
-	{0xfe4b, true, "\u203e"},
-	{0xfe4c, true, "\u203e"},
-	{0xfe4d, true, "_"},
-	{0xfe4e, true, "_"},
-	{0xfe4f, true, "_"},
-	{0xfe50, true, ","},
-	{0xfe51, true, "\u3001"},
-	{0xfe52, true, "."},
-	{0xfe54, true, ";"},
-	{0xfe55, true, ":"},
-	{0xfe56, true, "?"},
-	{0xfe57, true, "!"},
-	{0xfe58, true, "\u2014"},
-	{0xfe59, true, "("},
-	{0xfe5a, true, ")"},
-	{0xfe5b, true, "{"},
-	{0xfe5c, true, "}"},
-	{0xfe5d, true, "\u3014"},
-	{0xfe5e, true, "\u3015"},
-	{0xfe5f, true, "#"},
-	{0xfe60, true, "&"},
-	{0xfe61, true, "*"},
-	{0xfe62, true, "+"},
-	{0xfe63, true, "-"},
-	{0xfe64, true, "<"},
-	{0xfe65, true, ">"},
-	{0xfe66, true, "="},
-	{0xfe68, true, "\\"},
-	{0xfe69, true, "$"},
-	{0xfe6a, true, "%"},
-	{0xfe6b, true, "@"},
-	{0xfe70, true, " \u064b"},
-	{0xfe71, true, "\u0640\u064b"},
-	{0xfe72, true, " \u064c"},
-	{0xfe74, true, " \u064d"},
-	{0xfe76, true, " \u064e"},
-	{0xfe77, true, "\u0640\u064e"},
-	{0xfe78, true, " \u064f"},
-	{0xfe79, true, "\u0640\u064f"},
-	{0xfe7a, true, " \u0650"},
-	{0xfe7b, true, "\u0640\u0650"},
-	{0xfe7c, true, " \u0651"},
-	{0xfe7d, true, "\u0640\u0651"},
-	{0xfe7e, true, " \u0652"},
-	{0xfe7f, true, "\u0640\u0652"},
-	{0xfe80, true, "\u0621"},
-	{0xfe81, true, "\u0622"},
-	{0xfe82, true, "\u0622"},
-	{0xfe83, true, "\u0623"},
-	{0xfe84, true, "\u0623"},
-	{0xfe85, true, "\u0624"},
-	{0xfe86, true, "\u0624"},
-	{0xfe87, true, "\u0625"},
-	{0xfe88, true, "\u0625"},
-	{0xfe89, true, "\u0626"},
-	{0xfe8a, true, "\u0626"},
-	{0xfe8b, true, "\u0626"},
-	{0xfe8c, true, "\u0626"},
-	{0xfe8d, true, "\u0627"},
-	{0xfe8e, true, "\u0627"},
-	{0xfe8f, true, "\u0628"},
-	{0xfe90, true, "\u0628"},
-	{0xfe91, true, "\u0628"},
-	{0xfe92, true, "\u0628"},
-	{0xfe93, true, "\u0629"},
-	{0xfe94, true, "\u0629"},
-	{0xfe95, true, "\u062a"},
-	{0xfe96, true, "\u062a"},
-	{0xfe97, true, "\u062a"},
-	{0xfe98, true, "\u062a"},
-	{0xfe99, true, "\u062b"},
-	{0xfe9a, true, "\u062b"},
-	{0xfe9b, true, "\u062b"},
-	{0xfe9c, true, "\u062b"},
-	{0xfe9d, true, "\u062c"},
-	{0xfe9e, true, "\u062c"},
-	{0xfe9f, true, "\u062c"},
-	{0xfea0, true, "\u062c"},
-	{0xfea1, true, "\u062d"},
-	{0xfea2, true, "\u062d"},
-	{0xfea3, true, "\u062d"},
-	{0xfea4, true, "\u062d"},
-	{0xfea5, true, "\u062e"},
-	{0xfea6, true, "\u062e"},
-	{0xfea7, true, "\u062e"},
-	{0xfea8, true, "\u062e"},
-	{0xfea9, true, "\u062f"},
-	{0xfeaa, true, "\u062f"},
-	{0xfeab, true, "\u0630"},
-	{0xfeac, true, "\u0630"},
-	{0xfead, true, "\u0631"},
-	{0xfeae, true, "\u0631"},
-	{0xfeaf, true, "\u0632"},
-	{0xfeb0, true, "\u0632"},
-	{0xfeb1, true, "\u0633"},
-	{0xfeb2, true, "\u0633"},
-	{0xfeb3, true, "\u0633"},
-	{0xfeb4, true, "\u0633"},
-	{0xfeb5, true, "\u0634"},
-	{0xfeb6, true, "\u0634"},
-	{0xfeb7, true, "\u0634"},
-	{0xfeb8, true, "\u0634"},
-	{0xfeb9, true, "\u0635"},
-	{0xfeba, true, "\u0635"},
-	{0xfebb, true, "\u0635"},
-	{0xfebc, true, "\u0635"},
-	{0xfebd, true, "\u0636"},
-	{0xfebe, true, "\u0636"},
-	{0xfebf, true, "\u0636"},
-	{0xfec0, true, "\u0636"},
-	{0xfec1, true, "\u0637"},
-	{0xfec2, true, "\u0637"},
-	{0xfec3, true, "\u0637"},
-	{0xfec4, true, "\u0637"},
-	{0xfec5, true, "\u0638"},
-	{0xfec6, true, "\u0638"},
-	{0xfec7, true, "\u0638"},
-	{0xfec8, true, "\u0638"},
-	{0xfec9, true, "\u0639"},
-	{0xfeca, true, "\u0639"},
-	{0xfecb, true, "\u0639"},
-	{0xfecc, true, "\u0639"},
-	{0xfecd, true, "\u063a"},
-	{0xfece, true, "\u063a"},
-	{0xfecf, true, "\u063a"},
-	{0xfed0, true, "\u063a"},
-	{0xfed1, true, "\u0641"},
-	{0xfed2, true, "\u0641"},
-	{0xfed3, true, "\u0641"},
-	{0xfed4, true, "\u0641"},
-	{0xfed5, true, "\u0642"},
-	{0xfed6, true, "\u0642"},
-	{0xfed7, true, "\u0642"},
-	{0xfed8, true, "\u0642"},
-	{0xfed9, true, "\u0643"},
-	{0xfeda, true, "\u0643"},
-	{0xfedb, true, "\u0643"},
-	{0xfedc, true, "\u0643"},
-	{0xfedd, true, "\u0644"},
-	{0xfede, true, "\u0644"},
-	{0xfedf, true, "\u0644"},
-	{0xfee0, true, "\u0644"},
-	{0xfee1, true, "\u0645"},
-	{0xfee2, true, "\u0645"},
-	{0xfee3, true, "\u0645"},
-	{0xfee4, true, "\u0645"},
-	{0xfee5, true, "\u0646"},
-	{0xfee6, true, "\u0646"},
-	{0xfee7, true, "\u0646"},
-	{0xfee8, true, "\u0646"},
-	{0xfee9, true, "\u0647"},
-	{0xfeea, true, "\u0647"},
-	{0xfeeb, true, "\u0647"},
-	{0xfeec, true, "\u0647"},
-	{0xfeed, true, "\u0648"},
-	{0xfeee, true, "\u0648"},
-	{0xfeef, true, "\u0649"},
-	{0xfef0, true, "\u0649"},
-	{0xfef1, true, "\u064a"},
-	{0xfef2, true, "\u064a"},
-	{0xfef3, true, "\u064a"},
-	{0xfef4, true, "\u064a"},
-	{0xfef5, true, "\u0644\u0622"},
-	{0xfef6, true, "\u0644\u0622"},
-	{0xfef7, true, "\u0644\u0623"},
-	{0xfef8, true, "\u0644\u0623"},
-	{0xfef9, true, "\u0644\u0625"},
-	{0xfefa, true, "\u0644\u0625"},
-	{0xfefb, true, "\u0644\u0627"},
-	{0xfefc, true, "\u0644\u0627"},
-	{0xff01, true, "!"},
-	{0xff02, true, "\""},
-	{0xff03, true, "#"},
-	{0xff04, true, "$"},
-	{0xff05, true, "%"},
-	{0xff06, true, "&"},
-	{0xff07, true, "'"},
-	{0xff08, true, "("},
-	{0xff09, true, ")"},
-	{0xff0a, true, "*"},
-	{0xff0b, true, "+"},
-	{0xff0c, true, ","},
-	{0xff0d, true, "-"},
-	{0xff0e, true, "."},
-	{0xff0f, true, "/"},
-	{0xff10, true, "0"},
-	{0xff11, true, "1"},
-	{0xff12, true, "2"},
-	{0xff13, true, "3"},
-	{0xff14, true, "4"},
-	{0xff15, true, "5"},
-	{0xff16, true, "6"},
-	{0xff17, true, "7"},
-	{0xff18, true, "8"},
-	{0xff19, true, "9"},
-	{0xff1a, true, ":"},
-	{0xff1b, true, ";"},
-	{0xff1c, true, "<"},
-	{0xff1d, true, "="},
-	{0xff1e, true, ">"},
-	{0xff1f, true, "?"},
-	{0xff20, true, "@"},
-	{0xff21, true, "A"},
-	{0xff22, true, "B"},
-	{0xff23, true, "C"},
-	{0xff24, true, "D"},
-	{0xff25, true, "E"},
-	{0xff26, true, "F"},
-	{0xff27, true, "G"},
-	{0xff28, true, "H"},
-	{0xff29, true, "I"},
-	{0xff2a, true, "J"},
-	{0xff2b, true, "K"},
-	{0xff2c, true, "L"},
-	{0xff2d, true, "M"},
-	{0xff2e, true, "N"},
-	{0xff2f, true, "O"},
-	{0xff30, true, "P"},
-	{0xff31, true, "Q"},
-	{0xff32, true, "R"},
-	{0xff33, true, "S"},
-	{0xff34, true, "T"},
-	{0xff35, true, "U"},
-	{0xff36, true, "V"},
-	{0xff37, true, "W"},
-	{0xff38, true, "X"},
-	{0xff39, true, "Y"},
-	{0xff3a, true, "Z"},
-	{0xff3b, true, "["},
-	{0xff3c, true, "\\"},
-	{0xff3d, true, "]"},
-	{0xff3e, true, "^"},
-	{0xff3f, true, "_"},
-	{0xff40, true, "`"},
-	{0xff41, true, "a"},
-	{0xff42, true, "b"},
-	{0xff43, true, "c"},
-	{0xff44, true, "d"},
-	{0xff45, true, "e"},
-	{0xff46, true, "f"},
-	{0xff47, true, "g"},
-	{0xff48, true, "h"},
-	{0xff49, true, "i"},
-	{0xff4a, true, "j"},
-	{0xff4b, true, "k"},
-	{0xff4c, true, "l"},
-	{0xff4d, true, "m"},
-	{0xff4e, true, "n"},
-	{0xff4f, true, "o"},
-	{0xff50, true, "p"},
-	{0xff51, true, "q"},
-	{0xff52, true, "r"},
-	{0xff53, true, "s"},
-	{0xff54, true, "t"},
-	{0xff55, true, "u"},
-	{0xff56, true, "v"},
-	{0xff57, true, "w"},
-	{0xff58, true, "x"},
-	{0xff59, true, "y"},
-	{0xff5a, true, "z"},
-	{0xff5b, true, "{"},
-	{0xff5c, true, "|"},
-	{0xff5d, true, "}"},
-	{0xff5e, true, "~"},
-	{0xff5f, true, "\u2985"},
-	{0xff60, true, "\u2986"},
-	{0xff61, true, "\u3002"},
-	{0xff62, true, "\u300c"},
-	{0xff63, true, "\u300d"},
-	{0xff64, true, "\u3001"},
-	{0xff65, true, "\u30fb"},
-	{0xff66, true, "\u30f2"},
-	{0xff67, true, "\u30a1"},
-	{0xff68, true, "\u30a3"},
-	{0xff69, true, "\u30a5"},
-	{0xff6a, true, "\u30a7"},
-	{0xff6b, true, "\u30a9"},
-	{0xff6c, true, "\u30e3"},
-	{0xff6d, true, "\u30e5"},
-	{0xff6e, true, "\u30e7"},
-	{0xff6f, true, "\u30c3"},
-	{0xff70, true, "\u30fc"},
-	{0xff71, true, "\u30a2"},
-	{0xff72, true, "\u30a4"},
-	{0xff73, true, "\u30a6"},
-	{0xff74, true, "\u30a8"},
-	{0xff75, true, "\u30aa"},
-	{0xff76, true, "\u30ab"},
-	{0xff77, true, "\u30ad"},
-	{0xff78, true, "\u30af"},
-	{0xff79, true, "\u30b1"},
-	{0xff7a, true, "\u30b3"},
-	{0xff7b, true, "\u30b5"},
-	{0xff7c, true, "\u30b7"},
-	{0xff7d, true, "\u30b9"},
-	{0xff7e, true, "\u30bb"},
-	{0xff7f, true, "\u30bd"},
-	{0xff80, true, "\u30bf"},
-	{0xff81, true, "\u30c1"},
-	{0xff82, true, "\u30c4"},
-	{0xff83, true, "\u30c6"},
-	{0xff84, true, "\u30c8"},
-	{0xff85, true, "\u30ca"},
-	{0xff86, true, "\u30cb"},
-	{0xff87, true, "\u30cc"},
-	{0xff88, true, "\u30cd"},
-	{0xff89, true, "\u30ce"},
-	{0xff8a, true, "\u30cf"},
-	{0xff8b, true, "\u30d2"},
-	{0xff8c, true, "\u30d5"},
-	{0xff8d, true, "\u30d8"},
-	{0xff8e, true, "\u30db"},
-	{0xff8f, true, "\u30de"},
-	{0xff90, true, "\u30df"},
-	{0xff91, true, "\u30e0"},
-	{0xff92, true, "\u30e1"},
-	{0xff93, true, "\u30e2"},
-	{0xff94, true, "\u30e4"},
-	{0xff95, true, "\u30e6"},
-	{0xff96, true, "\u30e8"},
-	{0xff97, true, "\u30e9"},
-	{0xff98, true, "\u30ea"},
-	{0xff99, true, "\u30eb"},
-	{0xff9a, true, "\u30ec"},
-	{0xff9b, true, "\u30ed"},
-	{0xff9c, true, "\u30ef"},
-	{0xff9d, true, "\u30f3"},
-	{0xff9e, true, "\u3099"},
-	{0xff9f, true, "\u309a"},
-	{0xffa0, true, "\u3164"},
-	{0xffa1, true, "\u3131"},
-	{0xffa2, true, "\u3132"},
-	{0xffa3, true, "\u3133"},
-	{0xffa4, true, "\u3134"},
-	{0xffa5, true, "\u3135"},
-	{0xffa6, true, "\u3136"},
-	{0xffa7, true, "\u3137"},
-	{0xffa8, true, "\u3138"},
-	{0xffa9, true, "\u3139"},
-	{0xffaa, true, "\u313a"},
-	{0xffab, true, "\u313b"},
-	{0xffac, true, "\u313c"},
-	{0xffad, true, "\u313d"},
-	{0xffae, true, "\u313e"},
-	{0xffaf, true, "\u313f"},
-	{0xffb0, true, "\u3140"},
-	{0xffb1, true, "\u3141"},
-	{0xffb2, true, "\u3142"},
-	{0xffb3, true, "\u3143"},
-	{0xffb4, true, "\u3144"},
-	{0xffb5, true, "\u3145"},
-	{0xffb6, true, "\u3146"},
-	{0xffb7, true, "\u3147"},
-	{0xffb8, true, "\u3148"},
-	{0xffb9, true, "\u3149"},
-	{0xffba, true, "\u314a"},
-	{0xffbb, true, "\u314b"},
-	{0xffbc, true, "\u314c"},
-	{0xffbd, true, "\u314d"},
-	{0xffbe, true, "\u314e"},
-	{0xffc2, true, "\u314f"},
-	{0xffc3, true, "\u3150"},
-	{0xffc4, true, "\u3151"},
-	{0xffc5, true, "\u3152"},
-	{0xffc6, true, "\u3153"},
-	{0xffc7, true, "\u3154"},
-	{0xffca, true, "\u3155"},
-	{0xffcb, true, "\u3156"},
-	{0xffcc, true, "\u3157"},
-	{0xffcd, true, "\u3158"},
-	{0xffce, true, "\u3159"},
-	{0xffcf, true, "\u315a"},
-	{0xffd2, true, "\u315b"},
-	{0xffd3, true, "\u315c"},
-	{0xffd4, true, "\u315d"},
-	{0xffd5, true, "\u315e"},
-	{0xffd6, true, "\u315f"},
-	{0xffd7, true, "\u3160"},
-	{0xffda, true, "\u3161"},
-	{0xffdb, true, "\u3162"},
-	{0xffdc, true, "\u3163"},
-	{0xffe0, true, "\u00a2"},
-	{0xffe1, true, "\u00a3"},
-	{0xffe2, true, "\u00ac"},
-	{0xffe3, true, "\u00af"},
-	{0xffe4, true, "\u00a6"},
-	{0xffe5, true, "\u00a5"},
-	{0xffe6, true, "\u20a9"},
-	{0xffe8, true, "\u2502"},
-	{0xffe9, true, "\u2190"},
-	{0xffea, true, "\u2191"},
-	{0xffeb, true, "\u2192"},
-	{0xffec, true, "\u2193"},
-	{0xffed, true, "\u25a0"},
-	{0xffee, true, "\u25cb"},
-	{0x10781, true, "\u02d0"},
-	{0x10782, true, "\u02d1"},
-	{0x10783, true, "\u00e6"},
-	{0x10784, true, "\u0299"},
-	{0x10785, true, "\u0253"},
-	{0x10787, true, "\u02a3"},
-	{0x10788, true, "\uab66"},
-	{0x10789, true, "\u02a5"},
-	{0x1078a, true, "\u02a4"},
-	{0x1078b, true, "\u0256"},
-	{0x1078c, true, "\u0257"},
-	{0x1078d, true, "\u1d91"},
-	{0x1078e, true, "\u0258"},
-	{0x1078f, true, "\u025e"},
-	{0x10790, true, "\u02a9"},
-	{0x10791, true, "\u0264"},
-	{0x10792, true, "\u0262"},
-	{0x10793, true, "\u0260"},
-	{0x10794, true, "\u029b"},
-	{0x10795, true, "\u0127"},
-	{0x10796, true, "\u029c"},
-	{0x10797, true, "\u0267"},
-	{0x10798, true, "\u0284"},
-	{0x10799, true, "\u02aa"},
-	{0x1079a, true, "\u02ab"},
-	{0x1079b, true, "\u026c"},
-	{0x1079c, true, "\U0001df04"},
-	{0x1079d, true, "\ua78e"},
-	{0x1079e, true, "\u026e"},
-	{0x1079f, true, "\U0001df05"},
-	{0x107a0, true, "\u028e"},
-	{0x107a1, true, "\U0001df06"},
-	{0x107a2, true, "\u00f8"},
-	{0x107a3, true, "\u0276"},
-	{0x107a4, true, "\u0277"},
-	{0x107a5, true, "q"},
-	{0x107a6, true, "\u027a"},
-	{0x107a7, true, "\U0001df08"},
-	{0x107a8, true, "\u027d"},
-	{0x107a9, true, "\u027e"},
-	{0x107aa, true, "\u0280"},
-	{0x107ab, true, "\u02a8"},
-	{0x107ac, true, "\u02a6"},
-	{0x107ad, true, "\uab67"},
-	{0x107ae, true, "\u02a7"},
-	{0x107af, true, "\u0288"},
-	{0x107b0, true, "\u2c71"},
-	{0x107b2, true, "\u028f"},
-	{0x107b3, true, "\u02a1"},
-	{0x107b4, true, "\u02a2"},
-	{0x107b5, true, "\u0298"},
-	{0x107b6, true, "\u01c0"},
-	{0x107b7, true, "\u01c1"},
-	{0x107b8, true, "\u01c2"},
-	{0x107b9, true, "\U0001df0a"},
-	{0x107ba, true, "\U0001df1e"},
-	{0x1109a, false, "\U00011099\U000110ba"},
-	{0x1109c, false, "\U0001109b\U000110ba"},
-	{0x110ab, false, "\U000110a5\U000110ba"},
-	{0x1112e, false, "\U00011131\U00011127"},
-	{0x1112f, false, "\U00011132\U00011127"},
-	{0x1134b, false, "\U00011347\U0001133e"},
-	{0x1134c, false, "\U00011347\U00011357"},
-	{0x114bb, false, "\U000114b9\U000114ba"},
-	{0x114bc, false, "\U000114b9\U000114b0"},
-	{0x114be, false, "\U000114b9\U000114bd"},
-	{0x115ba, false, "\U000115b8\U000115af"},
-	{0x115bb, false, "\U000115b9\U000115af"},
-	{0x11938, false, "\U00011935\U00011930"},
-	{0x1d15e, false, "\U0001d157\U0001d165"},
-	{0x1d15f, false, "\U0001d158\U0001d165"},
-	{0x1d160, false, "\U0001d15f\U0001d16e"},
-	{0x1d161, false, "\U0001d15f\U0001d16f"},
-	{0x1d162, false, "\U0001d15f\U0001d170"},
-	{0x1d163, false, "\U0001d15f\U0001d171"},
-	{0x1d164, false, "\U0001d15f\U0001d172"},
-	{0x1d1bb, false, "\U0001d1b9\U0001d165"},
-	{0x1d1bc, false, "\U0001d1ba\U0001d165"},
-	{0x1d1bd, false, "\U0001d1bb\U0001d16e"},
-	{0x1d1be, false, "\U0001d1bc\U0001d16e"},
-	{0x1d1bf, false, "\U0001d1bb\U0001d16f"},
-	{0x1d1c0, false, "\U0001d1bc\U0001d16f"},
-	{0x1d400, true, "A"},
-	{0x1d401, true, "B"},
-	{0x1d402, true, "C"},
-	{0x1d403, true, "D"},
-	{0x1d404, true, "E"},
-	{0x1d405, true, "F"},
-	{0x1d406, true, "G"},
-	{0x1d407, true, "H"},
-	{0x1d408, true, "I"},
-	{0x1d409, true, "J"},
-	{0x1d40a, true, "K"},
-	{0x1d40b, true, "L"},
-	{0x1d40c, true, "M"},
-	{0x1d40d, true, "N"},
-	{0x1d40e, true, "O"},
-	{0x1d40f, true, "P"},
-	{0x1d410, true, "Q"},
-	{0x1d411, true, "R"},
-	{0x1d412, true, "S"},
-	{0x1d413, true, "T"},
-	{0x1d414, true, "U"},
-	{0x1d415, true, "V"},
-	{0x1d416, true, "W"},
-	{0x1d417, true, "X"},
-	{0x1d418, true, "Y"},
-	{0x1d419, true, "Z"},
-	{0x1d41a, true, "a"},
-	{0x1d41b, true, "b"},
-	{0x1d41c, true, "c"},
-	{0x1d41d, true, "d"},
-	{0x1d41e, true, "e"},
-	{0x1d41f, true, "f"},
-	{0x1d420, true, "g"},
-	{0x1d421, true, "h"},
-	{0x1d422, true, "i"},
-	{0x1d423, true, "j"},
-	{0x1d424, true, "k"},
-	{0x1d425, true, "l"},
-	{0x1d426, true, "m"},
-	{0x1d427, true, "n"},
-	{0x1d428, true, "o"},
-	{0x1d429, true, "p"},
-	{0x1d42a, true, "q"},
-	{0x1d42b, true, "r"},
-	{0x1d42c, true, "s"},
-	{0x1d42d, true, "t"},
-	{0x1d42e, true, "u"},
-	{0x1d42f, true, "v"},
-	{0x1d430, true, "w"},
-	{0x1d431, true, "x"},
-	{0x1d432, true, "y"},
-	{0x1d433, true, "z"},
-	{0x1d434, true, "A"},
-	{0x1d435, true, "B"},
-	{0x1d436, true, "C"},
-	{0x1d437, true, "D"},
-	{0x1d438, true, "E"},
-	{0x1d439, true, "F"},
-	{0x1d43a, true, "G"},
-	{0x1d43b, true, "H"},
-	{0x1d43c, true, "I"},
-	{0x1d43d, true, "J"},
-	{0x1d43e, true, "K"},
-	{0x1d43f, true, "L"},
-	{0x1d440, true, "M"},
-	{0x1d441, true, "N"},
-	{0x1d442, true, "O"},
-	{0x1d443, true, "P"},
-	{0x1d444, true, "Q"},
-	{0x1d445, true, "R"},
-	{0x1d446, true, "S"},
-	{0x1d447, true, "T"},
-	{0x1d448, true, "U"},
-	{0x1d449, true, "V"},
-	{0x1d44a, true, "W"},
-	{0x1d44b, true, "X"},
-	{0x1d44c, true, "Y"},
-	{0x1d44d, true, "Z"},
-	{0x1d44e, true, "a"},
-	{0x1d44f, true, "b"},
-	{0x1d450, true, "c"},
-	{0x1d451, true, "d"},
-	{0x1d452, true, "e"},
-	{0x1d453, true, "f"},
-	{0x1d454, true, "g"},
-	{0x1d456, true, "i"},
-	{0x1d457, true, "j"},
-	{0x1d458, true, "k"},
-	{0x1d459, true, "l"},
-	{0x1d45a, true, "m"},
-	{0x1d45b, true, "n"},
-	{0x1d45c, true, "o"},
-	{0x1d45d, true, "p"},
-	{0x1d45e, true, "q"},
-	{0x1d45f, true, "r"},
-	{0x1d460, true, "s"},
-	{0x1d461, true, "t"},
-	{0x1d462, true, "u"},
-	{0x1d463, true, "v"},
-	{0x1d464, true, "w"},
-	{0x1d465, true, "x"},
-	{0x1d466, true, "y"},
-	{0x1d467, true, "z"},
-	{0x1d468, true, "A"},
-	{0x1d469, true, "B"},
-	{0x1d46a, true, "C"},
-	{0x1d46b, true, "D"},
-	{0x1d46c, true, "E"},
-	{0x1d46d, true, "F"},
-	{0x1d46e, true, "G"},
-	{0x1d46f, true, "H"},
-	{0x1d470, true, "I"},
-	{0x1d471, true, "J"},
-	{0x1d472, true, "K"},
-	{0x1d473, true, "L"},
-	{0x1d474, true, "M"},
-	{0x1d475, true, "N"},
-	{0x1d476, true, "O"},
-	{0x1d477, true, "P"},
-	{0x1d478, true, "Q"},
-	{0x1d479, true, "R"},
-	{0x1d47a, true, "S"},
-	{0x1d47b, true, "T"},
-	{0x1d47c, true, "U"},
-	{0x1d47d, true, "V"},
-	{0x1d47e, true, "W"},
-	{0x1d47f, true, "X"},
-	{0x1d480, true, "Y"},
-	{0x1d481, true, "Z"},
-	{0x1d482, true, "a"},
-	{0x1d483, true, "b"},
-	{0x1d484, true, "c"},
-	{0x1d485, true, "d"},
-	{0x1d486, true, "e"},
-	{0x1d487, true, "f"},
-	{0x1d488, true, "g"},
-	{0x1d489, true, "h"},
-	{0x1d48a, true, "i"},
-	{0x1d48b, true, "j"},
-	{0x1d48c, true, "k"},
-	{0x1d48d, true, "l"},
-	{0x1d48e, true, "m"},
-	{0x1d48f, true, "n"},
-	{0x1d490, true, "o"},
-	{0x1d491, true, "p"},
-	{0x1d492, true, "q"},
-	{0x1d493, true, "r"},
-	{0x1d494, true, "s"},
-	{0x1d495, true, "t"},
-	{0x1d496, true, "u"},
-	{0x1d497, true, "v"},
-	{0x1d498, true, "w"},
-	{0x1d499, true, "x"},
-	{0x1d49a, true, "y"},
-	{0x1d49b, true, "z"},
-	{0x1d49c, true, "A"},
-	{0x1d49e, true, "C"},
-	{0x1d49f, true, "D"},
-	{0x1d4a2, true, "G"},
-	{0x1d4a5, true, "J"},
-	{0x1d4a6, true, "K"},
-	{0x1d4a9, true, "N"},
-	{0x1d4aa, true, "O"},
-	{0x1d4ab, true, "P"},
-	{0x1d4ac, true, "Q"},
-	{0x1d4ae, true, "S"},
-	{0x1d4af, true, "T"},
-	{0x1d4b0, true, "U"},
-	{0x1d4b1, true, "V"},
-	{0x1d4b2, true, "W"},
-	{0x1d4b3, true, "X"},
-	{0x1d4b4, true, "Y"},
-	{0x1d4b5, true, "Z"},
-	{0x1d4b6, true, "a"},
-	{0x1d4b7, true, "b"},
-	{0x1d4b8, true, "c"},
-	{0x1d4b9, true, "d"},
-	{0x1d4bb, true, "f"},
-	{0x1d4bd, true, "h"},
-	{0x1d4be, true, "i"},
-	{0x1d4bf, true, "j"},
-	{0x1d4c0, true, "k"},
-	{0x1d4c1, true, "l"},
-	{0x1d4c2, true, "m"},
-	{0x1d4c3, true, "n"},
-	{0x1d4c5, true, "p"},
-	{0x1d4c6, true, "q"},
-	{0x1d4c7, true, "r"},
-	{0x1d4c8, true, "s"},
-	{0x1d4c9, true, "t"},
-	{0x1d4ca, true, "u"},
-	{0x1d4cb, true, "v"},
-	{0x1d4cc, true, "w"},
-	{0x1d4cd, true, "x"},
-	{0x1d4ce, true, "y"},
-	{0x1d4cf, true, "z"},
-	{0x1d4d0, true, "A"},
-	{0x1d4d1, true, "B"},
-	{0x1d4d2, true, "C"},
-	{0x1d4d3, true, "D"},
-	{0x1d4d4, true, "E"},
-	{0x1d4d5, true, "F"},
-	{0x1d4d6, true, "G"},
-	{0x1d4d7, true, "H"},
-	{0x1d4d8, true, "I"},
-	{0x1d4d9, true, "J"},
-	{0x1d4da, true, "K"},
-	{0x1d4db, true, "L"},
-	{0x1d4dc, true, "M"},
-	{0x1d4dd, true, "N"},
-	{0x1d4de, true, "O"},
-	{0x1d4df, true, "P"},
-	{0x1d4e0, true, "Q"},
-	{0x1d4e1, true, "R"},
-	{0x1d4e2, true, "S"},
-	{0x1d4e3, true, "T"},
-	{0x1d4e4, true, "U"},
-	{0x1d4e5, true, "V"},
-	{0x1d4e6, true, "W"},
-	{0x1d4e7, true, "X"},
-	{0x1d4e8, true, "Y"},
-	{0x1d4e9, true, "Z"},
-	{0x1d4ea, true, "a"},
-	{0x1d4eb, true, "b"},
-	{0x1d4ec, true, "c"},
-	{0x1d4ed, true, "d"},
-	{0x1d4ee, true, "e"},
-	{0x1d4ef, true, "f"},
-	{0x1d4f0, true, "g"},
-	{0x1d4f1, true, "h"},
-	{0x1d4f2, true, "i"},
-	{0x1d4f3, true, "j"},
-	{0x1d4f4, true, "k"},
-	{0x1d4f5, true, "l"},
-	{0x1d4f6, true, "m"},
-	{0x1d4f7, true, "n"},
-	{0x1d4f8, true, "o"},
-	{0x1d4f9, true, "p"},
-	{0x1d4fa, true, "q"},
-	{0x1d4fb, true, "r"},
-	{0x1d4fc, true, "s"},
-	{0x1d4fd, true, "t"},
-	{0x1d4fe, true, "u"},
-	{0x1d4ff, true, "v"},
-	{0x1d500, true, "w"},
-	{0x1d501, true, "x"},
-	{0x1d502, true, "y"},
-	{0x1d503, true, "z"},
-	{0x1d504, true, "A"},
-	{0x1d505, true, "B"},
-	{0x1d507, true, "D"},
-	{0x1d508, true, "E"},
-	{0x1d509, true, "F"},
-	{0x1d50a, true, "G"},
-	{0x1d50d, true, "J"},
-	{0x1d50e, true, "K"},
-	{0x1d50f, true, "L"},
-	{0x1d510, true, "M"},
-	{0x1d511, true, "N"},
-	{0x1d512, true, "O"},
-	{0x1d513, true, "P"},
-	{0x1d514, true, "Q"},
-	{0x1d516, true, "S"},
-	{0x1d517, true, "T"},
-	{0x1d518, true, "U"},
-	{0x1d519, true, "V"},
-	{0x1d51a, true, "W"},
-	{0x1d51b, true, "X"},
-	{0x1d51c, true, "Y"},
-	{0x1d51e, true, "a"},
-	{0x1d51f, true, "b"},
-	{0x1d520, true, "c"},
-	{0x1d521, true, "d"},
-	{0x1d522, true, "e"},
-	{0x1d523, true, "f"},
-	{0x1d524, true, "g"},
-	{0x1d525, true, "h"},
-	{0x1d526, true, "i"},
-	{0x1d527, true, "j"},
-	{0x1d528, true, "k"},
-	{0x1d529, true, "l"},
-	{0x1d52a, true, "m"},
-	{0x1d52b, true, "n"},
-	{0x1d52c, true, "o"},
-	{0x1d52d, true, "p"},
-	{0x1d52e, true, "q"},
-	{0x1d52f, true, "r"},
-	{0x1d530, true, "s"},
-	{0x1d531, true, "t"},
-	{0x1d532, true, "u"},
-	{0x1d533, true, "v"},
-	{0x1d534, true, "w"},
-	{0x1d535, true, "x"},
-	{0x1d536, true, "y"},
-	{0x1d537, true, "z"},
-	{0x1d538, true, "A"},
-	{0x1d539, true, "B"},
-	{0x1d53b, true, "D"},
-	{0x1d53c, true, "E"},
-	{0x1d53d, true, "F"},
-	{0x1d53e, true, "G"},
-	{0x1d540, true, "I"},
-	{0x1d541, true, "J"},
-	{0x1d542, true, "K"},
-	{0x1d543, true, "L"},
-	{0x1d544, true, "M"},
-	{0x1d546, true, "O"},
-	{0x1d54a, true, "S"},
-	{0x1d54b, true, "T"},
-	{0x1d54c, true, "U"},
-	{0x1d54d, true, "V"},
-	{0x1d54e, true, "W"},
-	{0x1d54f, true, "X"},
-	{0x1d550, true, "Y"},
-	{0x1d552, true, "a"},
-	{0x1d553, true, "b"},
-	{0x1d554, true, "c"},
-	{0x1d555, true, "d"},
-	{0x1d556, true, "e"},
-	{0x1d557, true, "f"},
-	{0x1d558, true, "g"},
-	{0x1d559, true, "h"},
-	{0x1d55a, true, "i"},
-	{0x1d55b, true, "j"},
-	{0x1d55c, true, "k"},
-	{0x1d55d, true, "l"},
-	{0x1d55e, true, "m"},
-	{0x1d55f, true, "n"},
-	{0x1d560, true, "o"},
-	{0x1d561, true, "p"},
-	{0x1d562, true, "q"},
-	{0x1d563, true, "r"},
-	{0x1d564, true, "s"},
-	{0x1d565, true, "t"},
-	{0x1d566, true, "u"},
-	{0x1d567, true, "v"},
-	{0x1d568, true, "w"},
-	{0x1d569, true, "x"},
-	{0x1d56a, true, "y"},
-	{0x1d56b, true, "z"},
-	{0x1d56c, true, "A"},
-	{0x1d56d, true, "B"},
-	{0x1d56e, true, "C"},
-	{0x1d56f, true, "D"},
-	{0x1d570, true, "E"},
-	{0x1d571, true, "F"},
-	{0x1d572, true, "G"},
-	{0x1d573, true, "H"},
-	{0x1d574, true, "I"},
-	{0x1d575, true, "J"},
-	{0x1d576, true, "K"},
-	{0x1d577, true, "L"},
-	{0x1d578, true, "M"},
-	{0x1d579, true, "N"},
-	{0x1d57a, true, "O"},
-	{0x1d57b, true, "P"},
-	{0x1d57c, true, "Q"},
-	{0x1d57d, true, "R"},
-	{0x1d57e, true, "S"},
-	{0x1d57f, true, "T"},
-	{0x1d580, true, "U"},
-	{0x1d581, true, "V"},
-	{0x1d582, true, "W"},
-	{0x1d583, true, "X"},
-	{0x1d584, true, "Y"},
-	{0x1d585, true, "Z"},
-	{0x1d586, true, "a"},
-	{0x1d587, true, "b"},
-	{0x1d588, true, "c"},
-	{0x1d589, true, "d"},
-	{0x1d58a, true, "e"},
-	{0x1d58b, true, "f"},
-	{0x1d58c, true, "g"},
-	{0x1d58d, true, "h"},
-	{0x1d58e, true, "i"},
-	{0x1d58f, true, "j"},
-	{0x1d590, true, "k"},
-	{0x1d591, true, "l"},
-	{0x1d592, true, "m"},
-	{0x1d593, true, "n"},
-	{0x1d594, true, "o"},
-	{0x1d595, true, "p"},
-	{0x1d596, true, "q"},
-	{0x1d597, true, "r"},
-	{0x1d598, true, "s"},
-	{0x1d599, true, "t"},
-	{0x1d59a, true, "u"},
-	{0x1d59b, true, "v"},
-	{0x1d59c, true, "w"},
-	{0x1d59d, true, "x"},
-	{0x1d59e, true, "y"},
-	{0x1d59f, true, "z"},
-	{0x1d5a0, true, "A"},
-	{0x1d5a1, true, "B"},
-	{0x1d5a2, true, "C"},
-	{0x1d5a3, true, "D"},
-	{0x1d5a4, true, "E"},
-	{0x1d5a5, true, "F"},
-	{0x1d5a6, true, "G"},
-	{0x1d5a7, true, "H"},
-	{0x1d5a8, true, "I"},
-	{0x1d5a9, true, "J"},
-	{0x1d5aa, true, "K"},
-	{0x1d5ab, true, "L"},
-	{0x1d5ac, true, "M"},
-	{0x1d5ad, true, "N"},
-	{0x1d5ae, true, "O"},
-	{0x1d5af, true, "P"},
-	{0x1d5b0, true, "Q"},
-	{0x1d5b1, true, "R"},
-	{0x1d5b2, true, "S"},
-	{0x1d5b3, true, "T"},
-	{0x1d5b4, true, "U"},
-	{0x1d5b5, true, "V"},
-	{0x1d5b6, true, "W"},
-	{0x1d5b7, true, "X"},
-	{0x1d5b8, true, "Y"},
-	{0x1d5b9, true, "Z"},
-	{0x1d5ba, true, "a"},
-	{0x1d5bb, true, "b"},
-	{0x1d5bc, true, "c"},
-	{0x1d5bd, true, "d"},
-	{0x1d5be, true, "e"},
-	{0x1d5bf, true, "f"},
-	{0x1d5c0, true, "g"},
-	{0x1d5c1, true, "h"},
-	{0x1d5c2, true, "i"},
-	{0x1d5c3, true, "j"},
-	{0x1d5c4, true, "k"},
-	{0x1d5c5, true, "l"},
-	{0x1d5c6, true, "m"},
-	{0x1d5c7, true, "n"},
-	{0x1d5c8, true, "o"},
-	{0x1d5c9, true, "p"},
-	{0x1d5ca, true, "q"},
-	{0x1d5cb, true, "r"},
-	{0x1d5cc, true, "s"},
-	{0x1d5cd, true, "t"},
-	{0x1d5ce, true, "u"},
-	{0x1d5cf, true, "v"},
-	{0x1d5d0, true, "w"},
-	{0x1d5d1, true, "x"},
-	{0x1d5d2, true, "y"},
-	{0x1d5d3, true, "z"},
-	{0x1d5d4, true, "A"},
-	{0x1d5d5, true, "B"},
-	{0x1d5d6, true, "C"},
-	{0x1d5d7, true, "D"},
-	{0x1d5d8, true, "E"},
-	{0x1d5d9, true, "F"},
-	{0x1d5da, true, "G"},
-	{0x1d5db, true, "H"},
-	{0x1d5dc, true, "I"},
-	{0x1d5dd, true, "J"},
-	{0x1d5de, true, "K"},
-	{0x1d5df, true, "L"},
-	{0x1d5e0, true, "M"},
-	{0x1d5e1, true, "N"},
-	{0x1d5e2, true, "O"},
-	{0x1d5e3, true, "P"},
-	{0x1d5e4, true, "Q"},
-	{0x1d5e5, true, "R"},
-	{0x1d5e6, true, "S"},
-	{0x1d5e7, true, "T"},
-	{0x1d5e8, true, "U"},
-	{0x1d5e9, true, "V"},
-	{0x1d5ea, true, "W"},
-	{0x1d5eb, true, "X"},
-	{0x1d5ec, true, "Y"},
-	{0x1d5ed, true, "Z"},
-	{0x1d5ee, true, "a"},
-	{0x1d5ef, true, "b"},
-	{0x1d5f0, true, "c"},
-	{0x1d5f1, true, "d"},
-	{0x1d5f2, true, "e"},
-	{0x1d5f3, true, "f"},
-	{0x1d5f4, true, "g"},
-	{0x1d5f5, true, "h"},
-	{0x1d5f6, true, "i"},
-	{0x1d5f7, true, "j"},
-	{0x1d5f8, true, "k"},
-	{0x1d5f9, true, "l"},
-	{0x1d5fa, true, "m"},
-	{0x1d5fb, true, "n"},
-	{0x1d5fc, true, "o"},
-	{0x1d5fd, true, "p"},
-	{0x1d5fe, true, "q"},
-	{0x1d5ff, true, "r"},
-	{0x1d600, true, "s"},
-	{0x1d601, true, "t"},
-	{0x1d602, true, "u"},
-	{0x1d603, true, "v"},
-	{0x1d604, true, "w"},
-	{0x1d605, true, "x"},
-	{0x1d606, true, "y"},
-	{0x1d607, true, "z"},
-	{0x1d608, true, "A"},
-	{0x1d609, true, "B"},
-	{0x1d60a, true, "C"},
-	{0x1d60b, true, "D"},
-	{0x1d60c, true, "E"},
-	{0x1d60d, true, "F"},
-	{0x1d60e, true, "G"},
-	{0x1d60f, true, "H"},
-	{0x1d610, true, "I"},
-	{0x1d611, true, "J"},
-	{0x1d612, true, "K"},
-	{0x1d613, true, "L"},
-	{0x1d614, true, "M"},
-	{0x1d615, true, "N"},
-	{0x1d616, true, "O"},
-	{0x1d617, true, "P"},
-	{0x1d618, true, "Q"},
-	{0x1d619, true, "R"},
-	{0x1d61a, true, "S"},
-	{0x1d61b, true, "T"},
-	{0x1d61c, true, "U"},
-	{0x1d61d, true, "V"},
-	{0x1d61e, true, "W"},
-	{0x1d61f, true, "X"},
-	{0x1d620, true, "Y"},
-	{0x1d621, true, "Z"},
-	{0x1d622, true, "a"},
-	{0x1d623, true, "b"},
-	{0x1d624, true, "c"},
-	{0x1d625, true, "d"},
-	{0x1d626, true, "e"},
-	{0x1d627, true, "f"},
-	{0x1d628, true, "g"},
-	{0x1d629, true, "h"},
-	{0x1d62a, true, "i"},
-	{0x1d62b, true, "j"},
-	{0x1d62c, true, "k"},
-	{0x1d62d, true, "l"},
-	{0x1d62e, true, "m"},
-	{0x1d62f, true, "n"},
-	{0x1d630, true, "o"},
-	{0x1d631, true, "p"},
-	{0x1d632, true, "q"},
-	{0x1d633, true, "r"},
-	{0x1d634, true, "s"},
-	{0x1d635, true, "t"},
-	{0x1d636, true, "u"},
-	{0x1d637, true, "v"},
-	{0x1d638, true, "w"},
-	{0x1d639, true, "x"},
-	{0x1d63a, true, "y"},
-	{0x1d63b, true, "z"},
-	{0x1d63c, true, "A"},
-	{0x1d63d, true, "B"},
-	{0x1d63e, true, "C"},
-	{0x1d63f, true, "D"},
-	{0x1d640, true, "E"},
-	{0x1d641, true, "F"},
-	{0x1d642, true, "G"},
-	{0x1d643, true, "H"},
-	{0x1d644, true, "I"},
-	{0x1d645, true, "J"},
-	{0x1d646, true, "K"},
-	{0x1d647, true, "L"},
-	{0x1d648, true, "M"},
-	{0x1d649, true, "N"},
-	{0x1d64a, true, "O"},
-	{0x1d64b, true, "P"},
-	{0x1d64c, true, "Q"},
-	{0x1d64d, true, "R"},
-	{0x1d64e, true, "S"},
-	{0x1d64f, true, "T"},
-	{0x1d650, true, "U"},
-	{0x1d651, true, "V"},
-	{0x1d652, true, "W"},
-	{0x1d653, true, "X"},
-	{0x1d654, true, "Y"},
-	{0x1d655, true, "Z"},
-	{0x1d656, true, "a"},
-	{0x1d657, true, "b"},
-	{0x1d658, true, "c"},
-	{0x1d659, true, "d"},
-	{0x1d65a, true, "e"},
-	{0x1d65b, true, "f"},
-	{0x1d65c, true, "g"},
-	{0x1d65d, true, "h"},
-	{0x1d65e, true, "i"},
-	{0x1d65f, true, "j"},
-	{0x1d660, true, "k"},
-	{0x1d661, true, "l"},
-	{0x1d662, true, "m"},
-	{0x1d663, true, "n"},
-	{0x1d664, true, "o"},
-	{0x1d665, true, "p"},
-	{0x1d666, true, "q"},
-	{0x1d667, true, "r"},
-	{0x1d668, true, "s"},
-	{0x1d669, true, "t"},
-	{0x1d66a, true, "u"},
-	{0x1d66b, true, "v"},
-	{0x1d66c, true, "w"},
-	{0x1d66d, true, "x"},
-	{0x1d66e, true, "y"},
-	{0x1d66f, true, "z"},
-	{0x1d670, true, "A"},
-	{0x1d671, true, "B"},
-	{0x1d672, true, "C"},
-	{0x1d673, true, "D"},
-	{0x1d674, true, "E"},
-	{0x1d675, true, "F"},
-	{0x1d676, true, "G"},
-	{0x1d677, true, "H"},
-	{0x1d678, true, "I"},
-	{0x1d679, true, "J"},
-	{0x1d67a, true, "K"},
-	{0x1d67b, true, "L"},
-	{0x1d67c, true, "M"},
-	{0x1d67d, true, "N"},
-	{0x1d67e, true, "O"},
-	{0x1d67f, true, "P"},
-	{0x1d680, true, "Q"},
-	{0x1d681, true, "R"},
-	{0x1d682, true, "S"},
-	{0x1d683, true, "T"},
-	{0x1d684, true, "U"},
-	{0x1d685, true, "V"},
-	{0x1d686, true, "W"},
-	{0x1d687, true, "X"},
-	{0x1d688, true, "Y"},
-	{0x1d689, true, "Z"},
-	{0x1d68a, true, "a"},
-	{0x1d68b, true, "b"},
-	{0x1d68c, true, "c"},
-	{0x1d68d, true, "d"},
-	{0x1d68e, true, "e"},
-	{0x1d68f, true, "f"},
-	{0x1d690, true, "g"},
-	{0x1d691, true, "h"},
-	{0x1d692, true, "i"},
-	{0x1d693, true, "j"},
-	{0x1d694, true, "k"},
-	{0x1d695, true, "l"},
-	{0x1d696, true, "m"},
-	{0x1d697, true, "n"},
-	{0x1d698, true, "o"},
-	{0x1d699, true, "p"},
-	{0x1d69a, true, "q"},
-	{0x1d69b, true, "r"},
-	{0x1d69c, true, "s"},
-	{0x1d69d, true, "t"},
-	{0x1d69e, true, "u"},
-	{0x1d69f, true, "v"},
-	{0x1d6a0, true, "w"},
-	{0x1d6a1, true, "x"},
-	{0x1d6a2, true, "y"},
-	{0x1d6a3, true, "z"},
-	{0x1d6a4, true, "\u0131"},
-	{0x1d6a5, true, "\u0237"},
-	{0x1d6a8, true, "\u0391"},
-	{0x1d6a9, true, "\u0392"},
-	{0x1d6aa, true, "\u0393"},
-	{0x1d6ab, true, "\u0394"},
-	{0x1d6ac, true, "\u0395"},
-	{0x1d6ad, true, "\u0396"},
-	{0x1d6ae, true, "\u0397"},
-	{0x1d6af, true, "\u0398"},
-	{0x1d6b0, true, "\u0399"},
-	{0x1d6b1, true, "\u039a"},
-	{0x1d6b2, true, "\u039b"},
-	{0x1d6b3, true, "\u039c"},
-	{0x1d6b4, true, "\u039d"},
-	{0x1d6b5, true, "\u039e"},
-	{0x1d6b6, true, "\u039f"},
-	{0x1d6b7, true, "\u03a0"},
-	{0x1d6b8, true, "\u03a1"},
-	{0x1d6b9, true, "\u03f4"},
-	{0x1d6ba, true, "\u03a3"},
-	{0x1d6bb, true, "\u03a4"},
-	{0x1d6bc, true, "\u03a5"},
-	{0x1d6bd, true, "\u03a6"},
-	{0x1d6be, true, "\u03a7"},
-	{0x1d6bf, true, "\u03a8"},
-	{0x1d6c0, true, "\u03a9"},
-	{0x1d6c1, true, "\u2207"},
-	{0x1d6c2, true, "\u03b1"},
-	{0x1d6c3, true, "\u03b2"},
-	{0x1d6c4, true, "\u03b3"},
-	{0x1d6c5, true, "\u03b4"},
-	{0x1d6c6, true, "\u03b5"},
-	{0x1d6c7, true, "\u03b6"},
-	{0x1d6c8, true, "\u03b7"},
-	{0x1d6c9, true, "\u03b8"},
-	{0x1d6ca, true, "\u03b9"},
-	{0x1d6cb, true, "\u03ba"},
-	{0x1d6cc, true, "\u03bb"},
-	{0x1d6cd, true, "\u03bc"},
-	{0x1d6ce, true, "\u03bd"},
-	{0x1d6cf, true, "\u03be"},
-	{0x1d6d0, true, "\u03bf"},
-	{0x1d6d1, true, "\u03c0"},
-	{0x1d6d2, true, "\u03c1"},
-	{0x1d6d3, true, "\u03c2"},
-	{0x1d6d4, true, "\u03c3"},
-	{0x1d6d5, true, "\u03c4"},
-	{0x1d6d6, true, "\u03c5"},
-	{0x1d6d7, true, "\u03c6"},
-	{0x1d6d8, true, "\u03c7"},
-	{0x1d6d9, true, "\u03c8"},
-	{0x1d6da, true, "\u03c9"},
-	{0x1d6db, true, "\u2202"},
-	{0x1d6dc, true, "\u03f5"},
-	{0x1d6dd, true, "\u03d1"},
-	{0x1d6de, true, "\u03f0"},
-	{0x1d6df, true, "\u03d5"},
-	{0x1d6e0, true, "\u03f1"},
-	{0x1d6e1, true, "\u03d6"},
-	{0x1d6e2, true, "\u0391"},
-	{0x1d6e3, true, "\u0392"},
-	{0x1d6e4, true, "\u0393"},
-	{0x1d6e5, true, "\u0394"},
-	{0x1d6e6, true, "\u0395"},
-	{0x1d6e7, true, "\u0396"},
-	{0x1d6e8, true, "\u0397"},
-	{0x1d6e9, true, "\u0398"},
-	{0x1d6ea, true, "\u0399"},
-	{0x1d6eb, true, "\u039a"},
-	{0x1d6ec, true, "\u039b"},
-	{0x1d6ed, true, "\u039c"},
-	{0x1d6ee, true, "\u039d"},
-	{0x1d6ef, true, "\u039e"},
-	{0x1d6f0, true, "\u039f"},
-	{0x1d6f1, true, "\u03a0"},
-	{0x1d6f2, true, "\u03a1"},
-	{0x1d6f3, true, "\u03f4"},
-	{0x1d6f4, true, "\u03a3"},
-	{0x1d6f5, true, "\u03a4"},
-	{0x1d6f6, true, "\u03a5"},
-	{0x1d6f7, true, "\u03a6"},
-	{0x1d6f8, true, "\u03a7"},
-	{0x1d6f9, true, "\u03a8"},
-	{0x1d6fa, true, "\u03a9"},
-	{0x1d6fb, true, "\u2207"},
-	{0x1d6fc, true, "\u03b1"},
-	{0x1d6fd, true, "\u03b2"},
-	{0x1d6fe, true, "\u03b3"},
-	{0x1d6ff, true, "\u03b4"},
-	{0x1d700, true, "\u03b5"},
-	{0x1d701, true, "\u03b6"},
-	{0x1d702, true, "\u03b7"},
-	{0x1d703, true, "\u03b8"},
-	{0x1d704, true, "\u03b9"},
-	{0x1d705, true, "\u03ba"},
-	{0x1d706, true, "\u03bb"},
-	{0x1d707, true, "\u03bc"},
-	{0x1d708, true, "\u03bd"},
-	{0x1d709, true, "\u03be"},
-	{0x1d70a, true, "\u03bf"},
-	{0x1d70b, true, "\u03c0"},
-	{0x1d70c, true, "\u03c1"},
-	{0x1d70d, true, "\u03c2"},
-	{0x1d70e, true, "\u03c3"},
-	{0x1d70f, true, "\u03c4"},
-	{0x1d710, true, "\u03c5"},
-	{0x1d711, true, "\u03c6"},
-	{0x1d712, true, "\u03c7"},
-	{0x1d713, true, "\u03c8"},
-	{0x1d714, true, "\u03c9"},
-	{0x1d715, true, "\u2202"},
-	{0x1d716, true, "\u03f5"},
-	{0x1d717, true, "\u03d1"},
-	{0x1d718, true, "\u03f0"},
-	{0x1d719, true, "\u03d5"},
-	{0x1d71a, true, "\u03f1"},
-	{0x1d71b, true, "\u03d6"},
-	{0x1d71c, true, "\u0391"},
-	{0x1d71d, true, "\u0392"},
-	{0x1d71e, true, "\u0393"},
-	{0x1d71f, true, "\u0394"},
-	{0x1d720, true, "\u0395"},
-	{0x1d721, true, "\u0396"},
-	{0x1d722, true, "\u0397"},
-	{0x1d723, true, "\u0398"},
-	{0x1d724, true, "\u0399"},
-	{0x1d725, true, "\u039a"},
-	{0x1d726, true, "\u039b"},
-	{0x1d727, true, "\u039c"},
-	{0x1d728, true, "\u039d"},
-	{0x1d729, true, "\u039e"},
-	{0x1d72a, true, "\u039f"},
-	{0x1d72b, true, "\u03a0"},
-	{0x1d72c, true, "\u03a1"},
-	{0x1d72d, true, "\u03f4"},
-	{0x1d72e, true, "\u03a3"},
-	{0x1d72f, true, "\u03a4"},
-	{0x1d730, true, "\u03a5"},
-	{0x1d731, true, "\u03a6"},
-	{0x1d732, true, "\u03a7"},
-	{0x1d733, true, "\u03a8"},
-	{0x1d734, true, "\u03a9"},
-	{0x1d735, true, "\u2207"},
-	{0x1d736, true, "\u03b1"},
-	{0x1d737, true, "\u03b2"},
-	{0x1d738, true, "\u03b3"},
-	{0x1d739, true, "\u03b4"},
-	{0x1d73a, true, "\u03b5"},
-	{0x1d73b, true, "\u03b6"},
-	{0x1d73c, true, "\u03b7"},
-	{0x1d73d, true, "\u03b8"},
-	{0x1d73e, true, "\u03b9"},
-	{0x1d73f, true, "\u03ba"},
-	{0x1d740, true, "\u03bb"},
-	{0x1d741, true, "\u03bc"},
-	{0x1d742, true, "\u03bd"},
-	{0x1d743, true, "\u03be"},
-	{0x1d744, true, "\u03bf"},
-	{0x1d745, true, "\u03c0"},
-	{0x1d746, true, "\u03c1"},
-	{0x1d747, true, "\u03c2"},
-	{0x1d748, true, "\u03c3"},
-	{0x1d749, true, "\u03c4"},
-	{0x1d74a, true, "\u03c5"},
-	{0x1d74b, true, "\u03c6"},
-	{0x1d74c, true, "\u03c7"},
-	{0x1d74d, true, "\u03c8"},
-	{0x1d74e, true, "\u03c9"},
-	{0x1d74f, true, "\u2202"},
-	{0x1d750, true, "\u03f5"},
-	{0x1d751, true, "\u03d1"},
-	{0x1d752, true, "\u03f0"},
-	{0x1d753, true, "\u03d5"},
-	{0x1d754, true, "\u03f1"},
-	{0x1d755, true, "\u03d6"},
-	{0x1d756, true, "\u0391"},
-	{0x1d757, true, "\u0392"},
-	{0x1d758, true, "\u0393"},
-	{0x1d759, true, "\u0394"},
-	{0x1d75a, true, "\u0395"},
-	{0x1d75b, true, "\u0396"},
-	{0x1d75c, true, "\u0397"},
-	{0x1d75d, true, "\u0398"},
-	{0x1d75e, true, "\u0399"},
-	{0x1d75f, true, "\u039a"},
-	{0x1d760, true, "\u039b"},
-	{0x1d761, true, "\u039c"},
-	{0x1d762, true, "\u039d"},
-	{0x1d763, true, "\u039e"},
-	{0x1d764, true, "\u039f"},
-	{0x1d765, true, "\u03a0"},
-	{0x1d766, true, "\u03a1"},
-	{0x1d767, true, "\u03f4"},
-	{0x1d768, true, "\u03a3"},
-	{0x1d769, true, "\u03a4"},
-	{0x1d76a, true, "\u03a5"},
-	{0x1d76b, true, "\u03a6"},
-	{0x1d76c, true, "\u03a7"},
-	{0x1d76d, true, "\u03a8"},
-	{0x1d76e, true, "\u03a9"},
-	{0x1d76f, true, "\u2207"},
-	{0x1d770, true, "\u03b1"},
-	{0x1d771, true, "\u03b2"},
-	{0x1d772, true, "\u03b3"},
-	{0x1d773, true, "\u03b4"},
-	{0x1d774, true, "\u03b5"},
-	{0x1d775, true, "\u03b6"},
-	{0x1d776, true, "\u03b7"},
-	{0x1d777, true, "\u03b8"},
-	{0x1d778, true, "\u03b9"},
-	{0x1d779, true, "\u03ba"},
-	{0x1d77a, true, "\u03bb"},
-	{0x1d77b, true, "\u03bc"},
-	{0x1d77c, true, "\u03bd"},
-	{0x1d77d, true, "\u03be"},
-	{0x1d77e, true, "\u03bf"},
-	{0x1d77f, true, "\u03c0"},
-	{0x1d780, true, "\u03c1"},
-	{0x1d781, true, "\u03c2"},
-	{0x1d782, true, "\u03c3"},
-	{0x1d783, true, "\u03c4"},
-	{0x1d784, true, "\u03c5"},
-	{0x1d785, true, "\u03c6"},
-	{0x1d786, true, "\u03c7"},
-	{0x1d787, true, "\u03c8"},
-	{0x1d788, true, "\u03c9"},
-	{0x1d789, true, "\u2202"},
-	{0x1d78a, true, "\u03f5"},
-	{0x1d78b, true, "\u03d1"},
-	{0x1d78c, true, "\u03f0"},
-	{0x1d78d, true, "\u03d5"},
-	{0x1d78e, true, "\u03f1"},
-	{0x1d78f, true, "\u03d6"},
-	{0x1d790, true, "\u0391"},
-	{0x1d791, true, "\u0392"},
-	{0x1d792, true, "\u0393"},
-	{0x1d793, true, "\u0394"},
-	{0x1d794, true, "\u0395"},
-	{0x1d795, true, "\u0396"},
-	{0x1d796, true, "\u0397"},
-	{0x1d797, true, "\u0398"},
-	{0x1d798, true, "\u0399"},
-	{0x1d799, true, "\u039a"},
-	{0x1d79a, true, "\u039b"},
-	{0x1d79b, true, "\u039c"},
-	{0x1d79c, true, "\u039d"},
-	{0x1d79d, true, "\u039e"},
-	{0x1d79e, true, "\u039f"},
-	{0x1d79f, true, "\u03a0"},
-	{0x1d7a0, true, "\u03a1"},
-	{0x1d7a1, true, "\u03f4"},
-	{0x1d7a2, true, "\u03a3"},
-	{0x1d7a3, true, "\u03a4"},
-	{0x1d7a4, true, "\u03a5"},
-	{0x1d7a5, true, "\u03a6"},
-	{0x1d7a6, true, "\u03a7"},
-	{0x1d7a7, true, "\u03a8"},
-	{0x1d7a8, true, "\u03a9"},
-	{0x1d7a9, true, "\u2207"},
-	{0x1d7aa, true, "\u03b1"},
-	{0x1d7ab, true, "\u03b2"},
-	{0x1d7ac, true, "\u03b3"},
-	{0x1d7ad, true, "\u03b4"},
-	{0x1d7ae, true, "\u03b5"},
-	{0x1d7af, true, "\u03b6"},
-	{0x1d7b0, true, "\u03b7"},
-	{0x1d7b1, true, "\u03b8"},
-	{0x1d7b2, true, "\u03b9"},
-	{0x1d7b3, true, "\u03ba"},
-	{0x1d7b4, true, "\u03bb"},
-	{0x1d7b5, true, "\u03bc"},
-	{0x1d7b6, true, "\u03bd"},
-	{0x1d7b7, true, "\u03be"},
-	{0x1d7b8, true, "\u03bf"},
-	{0x1d7b9, true, "\u03c0"},
-	{0x1d7ba, true, "\u03c1"},
-	{0x1d7bb, true, "\u03c2"},
-	{0x1d7bc, true, "\u03c3"},
-	{0x1d7bd, true, "\u03c4"},
-	{0x1d7be, true, "\u03c5"},
-	{0x1d7bf, true, "\u03c6"},
-	{0x1d7c0, true, "\u03c7"},
-	{0x1d7c1, true, "\u03c8"},
-	{0x1d7c2, true, "\u03c9"},
-	{0x1d7c3, true, "\u2202"},
-	{0x1d7c4, true, "\u03f5"},
-	{0x1d7c5, true, "\u03d1"},
-	{0x1d7c6, true, "\u03f0"},
-	{0x1d7c7, true, "\u03d5"},
-	{0x1d7c8, true, "\u03f1"},
-	{0x1d7c9, true, "\u03d6"},
-	{0x1d7ca, true, "\u03dc"},
-	{0x1d7cb, true, "\u03dd"},
-	{0x1d7ce, true, "0"},
-	{0x1d7cf, true, "1"},
-	{0x1d7d0, true, "2"},
-	{0x1d7d1, true, "3"},
-	{0x1d7d2, true, "4"},
-	{0x1d7d3, true, "5"},
-	{0x1d7d4, true, "6"},
-	{0x1d7d5, true, "7"},
-	{0x1d7d6, true, "8"},
-	{0x1d7d7, true, "9"},
-	{0x1d7d8, true, "0"},
-	{0x1d7d9, true, "1"},
-	{0x1d7da, true, "2"},
-	{0x1d7db, true, "3"},
-	{0x1d7dc, true, "4"},
-	{0x1d7dd, true, "5"},
-	{0x1d7de, true, "6"},
-	{0x1d7df, true, "7"},
-	{0x1d7e0, true, "8"},
-	{0x1d7e1, true, "9"},
-	{0x1d7e2, true, "0"},
-	{0x1d7e3, true, "1"},
-	{0x1d7e4, true, "2"},
-	{0x1d7e5, true, "3"},
-	{0x1d7e6, true, "4"},
-	{0x1d7e7, true, "5"},
-	{0x1d7e8, true, "6"},
-	{0x1d7e9, true, "7"},
-	{0x1d7ea, true, "8"},
-	{0x1d7eb, true, "9"},
-	{0x1d7ec, true, "0"},
-	{0x1d7ed, true, "1"},
-	{0x1d7ee, true, "2"},
-	{0x1d7ef, true, "3"},
-	{0x1d7f0, true, "4"},
-	{0x1d7f1, true, "5"},
-	{0x1d7f2, true, "6"},
-	{0x1d7f3, true, "7"},
-	{0x1d7f4, true, "8"},
-	{0x1d7f5, true, "9"},
-	{0x1d7f6, true, "0"},
-	{0x1d7f7, true, "1"},
-	{0x1d7f8, true, "2"},
-	{0x1d7f9, true, "3"},
-	{0x1d7fa, true, "4"},
-	{0x1d7fb, true, "5"},
-	{0x1d7fc, true, "6"},
-	{0x1d7fd, true, "7"},
-	{0x1d7fe, true, "8"},
-	{0x1d7ff, true, "9"},
-	{0x1e030, true, "\u0430"},
-	{0x1e031, true, "\u0431"},
-	{0x1e032, true, "\u0432"},
-	{0x1e033, true, "\u0433"},
-	{0x1e034, true, "\u0434"},
-	{0x1e035, true, "\u0435"},
-	{0x1e036, true, "\u0436"},
-	{0x1e037, true, "\u0437"},
-	{0x1e038, true, "\u0438"},
-	{0x1e039, true, "\u043a"},
-	{0x1e03a, true, "\u043b"},
-	{0x1e03b, true, "\u043c"},
-	{0x1e03c, true, "\u043e"},
-	{0x1e03d, true, "\u043f"},
-	{0x1e03e, true, "\u0440"},
-	{0x1e03f, true, "\u0441"},
-	{0x1e040, true, "\u0442"},
-	{0x1e041, true, "\u0443"},
-	{0x1e042, true, "\u0444"},
-	{0x1e043, true, "\u0445"},
-	{0x1e044, true, "\u0446"},
-	{0x1e045, true, "\u0447"},
-	{0x1e046, true, "\u0448"},
-	{0x1e047, true, "\u044b"},
-	{0x1e048, true, "\u044d"},
-	{0x1e049, true, "\u044e"},
-	{0x1e04a, true, "\ua689"},
-	{0x1e04b, true, "\u04d9"},
-	{0x1e04c, true, "\u0456"},
-	{0x1e04d, true, "\u0458"},
-	{0x1e04e, true, "\u04e9"},
-	{0x1e04f, true, "\u04af"},
-	{0x1e050, true, "\u04cf"},
-	{0x1e051, true, "\u0430"},
-	{0x1e052, true, "\u0431"},
-	{0x1e053, true, "\u0432"},
-	{0x1e054, true, "\u0433"},
-	{0x1e055, true, "\u0434"},
-	{0x1e056, true, "\u0435"},
-	{0x1e057, true, "\u0436"},
-	{0x1e058, true, "\u0437"},
-	{0x1e059, true, "\u0438"},
-	{0x1e05a, true, "\u043a"},
-	{0x1e05b, true, "\u043b"},
-	{0x1e05c, true, "\u043e"},
-	{0x1e05d, true, "\u043f"},
-	{0x1e05e, true, "\u0441"},
-	{0x1e05f, true, "\u0443"},
-	{0x1e060, true, "\u0444"},
-	{0x1e061, true, "\u0445"},
-	{0x1e062, true, "\u0446"},
-	{0x1e063, true, "\u0447"},
-	{0x1e064, true, "\u0448"},
-	{0x1e065, true, "\u044a"},
-	{0x1e066, true, "\u044b"},
-	{0x1e067, true, "\u0491"},
-	{0x1e068, true, "\u0456"},
-	{0x1e069, true, "\u0455"},
-	{0x1e06a, true, "\u045f"},
-	{0x1e06b, true, "\u04ab"},
-	{0x1e06c, true, "\ua651"},
-	{0x1e06d, true, "\u04b1"},
-	{0x1ee00, true, "\u0627"},
-	{0x1ee01, true, "\u0628"},
-	{0x1ee02, true, "\u062c"},
-	{0x1ee03, true, "\u062f"},
-	{0x1ee05, true, "\u0648"},
-	{0x1ee06, true, "\u0632"},
-	{0x1ee07, true, "\u062d"},
-	{0x1ee08, true, "\u0637"},
-	{0x1ee09, true, "\u064a"},
-	{0x1ee0a, true, "\u0643"},
-	{0x1ee0b, true, "\u0644"},
-	{0x1ee0c, true, "\u0645"},
-	{0x1ee0d, true, "\u0646"},
-	{0x1ee0e, true, "\u0633"},
-	{0x1ee0f, true, "\u0639"},
-	{0x1ee10, true, "\u0641"},
-	{0x1ee11, true, "\u0635"},
-	{0x1ee12, true, "\u0642"},
-	{0x1ee13, true, "\u0631"},
-	{0x1ee14, true, "\u0634"},
-	{0x1ee15, true, "\u062a"},
-	{0x1ee16, true, "\u062b"},
-	{0x1ee17, true, "\u062e"},
-	{0x1ee18, true, "\u0630"},
-	{0x1ee19, true, "\u0636"},
-	{0x1ee1a, true, "\u0638"},
-	{0x1ee1b, true, "\u063a"},
-	{0x1ee1c, true, "\u066e"},
-	{0x1ee1d, true, "\u06ba"},
-	{0x1ee1e, true, "\u06a1"},
-	{0x1ee1f, true, "\u066f"},
-	{0x1ee21, true, "\u0628"},
-	{0x1ee22, true, "\u062c"},
-	{0x1ee24, true, "\u0647"},
-	{0x1ee27, true, "\u062d"},
-	{0x1ee29, true, "\u064a"},
-	{0x1ee2a, true, "\u0643"},
-	{0x1ee2b, true, "\u0644"},
-	{0x1ee2c, true, "\u0645"},
-	{0x1ee2d, true, "\u0646"},
-	{0x1ee2e, true, "\u0633"},
-	{0x1ee2f, true, "\u0639"},
-	{0x1ee30, true, "\u0641"},
-	{0x1ee31, true, "\u0635"},
-	{0x1ee32, true, "\u0642"},
-	{0x1ee34, true, "\u0634"},
-	{0x1ee35, true, "\u062a"},
-	{0x1ee36, true, "\u062b"},
-	{0x1ee37, true, "\u062e"},
-	{0x1ee39, true, "\u0636"},
-	{0x1ee3b, true, "\u063a"},
-	{0x1ee42, true, "\u062c"},
-	{0x1ee47, true, "\u062d"},
-	{0x1ee49, true, "\u064a"},
-	{0x1ee4b, true, "\u0644"},
-	{0x1ee4d, true, "\u0646"},
-	{0x1ee4e, true, "\u0633"},
-	{0x1ee4f, true, "\u0639"},
-	{0x1ee51, true, "\u0635"},
-	{0x1ee52, true, "\u0642"},
-	{0x1ee54, true, "\u0634"},
-	{0x1ee57, true, "\u062e"},
-	{0x1ee59, true, "\u0636"},
-	{0x1ee5b, true, "\u063a"},
-	{0x1ee5d, true, "\u06ba"},
-	{0x1ee5f, true, "\u066f"},
-	{0x1ee61, true, "\u0628"},
-	{0x1ee62, true, "\u062c"},
-	{0x1ee64, true, "\u0647"},
-	{0x1ee67, true, "\u062d"},
-	{0x1ee68, true, "\u0637"},
-	{0x1ee69, true, "\u064a"},
-	{0x1ee6a, true, "\u0643"},
-	{0x1ee6c, true, "\u0645"},
-	{0x1ee6d, true, "\u0646"},
-	{0x1ee6e, true, "\u0633"},
-	{0x1ee6f, true, "\u0639"},
-	{0x1ee70, true, "\u0641"},
-	{0x1ee71, true, "\u0635"},
-	{0x1ee72, true, "\u0642"},
-	{0x1ee74, true, "\u0634"},
-	{0x1ee75, true, "\u062a"},
-	{0x1ee76, true, "\u062b"},
-	{0x1ee77, true, "\u062e"},
-	{0x1ee79, true, "\u0636"},
-	{0x1ee7a, true, "\u0638"},
-	{0x1ee7b, true, "\u063a"},
-	{0x1ee7c, true, "\u066e"},
-	{0x1ee7e, true, "\u06a1"},
-	{0x1ee80, true, "\u0627"},
-	{0x1ee81, true, "\u0628"},
-	{0x1ee82, true, "\u062c"},
-	{0x1ee83, true, "\u062f"},
-	{0x1ee84, true, "\u0647"},
-	{0x1ee85, true, "\u0648"},
-	{0x1ee86, true, "\u0632"},
-	{0x1ee87, true, "\u062d"},
-	{0x1ee88, true, "\u0637"},
-	{0x1ee89, true, "\u064a"},
-	{0x1ee8b, true, "\u0644"},
-	{0x1ee8c, true, "\u0645"},
-	{0x1ee8d, true, "\u0646"},
-	{0x1ee8e, true, "\u0633"},
-	{0x1ee8f, true, "\u0639"},
-	{0x1ee90, true, "\u0641"},
-	{0x1ee91, true, "\u0635"},
-	{0x1ee92, true, "\u0642"},
-	{0x1ee93, true, "\u0631"},
-	{0x1ee94, true, "\u0634"},
-	{0x1ee95, true, "\u062a"},
-	{0x1ee96, true, "\u062b"},
-	{0x1ee97, true, "\u062e"},
-	{0x1ee98, true, "\u0630"},
-	{0x1ee99, true, "\u0636"},
-	{0x1ee9a, true, "\u0638"},
-	{0x1ee9b, true, "\u063a"},
-	{0x1eea1, true, "\u0628"},
-	{0x1eea2, true, "\u062c"},
-	{0x1eea3, true, "\u062f"},
-	{0x1eea5, true, "\u0648"},
-	{0x1eea6, true, "\u0632"},
-	{0x1eea7, true, "\u062d"},
-	{0x1eea8, true, "\u0637"},
-	{0x1eea9, true, "\u064a"},
-	{0x1eeab, true, "\u0644"},
-	{0x1eeac, true, "\u0645"},
-	{0x1eead, true, "\u0646"},
-	{0x1eeae, true, "\u0633"},
-	{0x1eeaf, true, "\u0639"},
-	{0x1eeb0, true, "\u0641"},
-	{0x1eeb1, true, "\u0635"},
-	{0x1eeb2, true, "\u0642"},
-	{0x1eeb3, true, "\u0631"},
-	{0x1eeb4, true, "\u0634"},
-	{0x1eeb5, true, "\u062a"},
-	{0x1eeb6, true, "\u062b"},
-	{0x1eeb7, true, "\u062e"},
-	{0x1eeb8, true, "\u0630"},
-	{0x1eeb9, true, "\u0636"},
-	{0x1eeba, true, "\u0638"},
-	{0x1eebb, true, "\u063a"},
-	{0x1f100, true, "0."},
-	{0x1f101, true, "0,"},
-	{0x1f102, true, "1,"},
-	{0x1f103, true, "2,"},
-	{0x1f104, true, "3,"},
-	{0x1f105, true, "4,"},
-	{0x1f106, true, "5,"},
-	{0x1f107, true, "6,"},
-	{0x1f108, true, "7,"},
-	{0x1f109, true, "8,"},
-	{0x1f10a, true, "9,"},
-	{0x1f110, true, "(A)"},
-	{0x1f111, true, "(B)"},
-	{0x1f112, true, "(C)"},
-	{0x1f113, true, "(D)"},
-	{0x1f114, true, "(E)"},
-	{0x1f115, true, "(F)"},
-	{0x1f116, true, "(G)"},
-	{0x1f117, true, "(H)"},
-	{0x1f118, true, "(I)"},
-	{0x1f119, true, "(J)"},
-	{0x1f11a, true, "(K)"},
-	{0x1f11b, true, "(L)"},
-	{0x1f11c, true, "(M)"},
-	{0x1f11d, true, "(N)"},
-	{0x1f11e, true, "(O)"},
-	{0x1f11f, true, "(P)"},
-	{0x1f120, true, "(Q)"},
-	{0x1f121, true, "(R)"},
-	{0x1f122, true, "(S)"},
-	{0x1f123, true, "(T)"},
-	{0x1f124, true, "(U)"},
-	{0x1f125, true, "(V)"},
-	{0x1f126, true, "(W)"},
-	{0x1f127, true, "(X)"},
-	{0x1f128, true, "(Y)"},
-	{0x1f129, true, "(Z)"},
-	{0x1f12a, true, "\u3014S\u3015"},
-	{0x1f12b, true, "C"},
-	{0x1f12c, true, "R"},
-	{0x1f12d, true, "CD"},
-	{0x1f12e, true, "WZ"},
-	{0x1f130, true, "A"},
-	{0x1f131, true, "B"},
-	{0x1f132, true, "C"},
-	{0x1f133, true, "D"},
-	{0x1f134, true, "E"},
-	{0x1f135, true, "F"},
-	{0x1f136, true, "G"},
-	{0x1f137, true, "H"},
-	{0x1f138, true, "I"},
-	{0x1f139, true, "J"},
-	{0x1f13a, true, "K"},
-	{0x1f13b, true, "L"},
-	{0x1f13c, true, "M"},
-	{0x1f13d, true, "N"},
-	{0x1f13e, true, "O"},
-	{0x1f13f, true, "P"},
-	{0x1f140, true, "Q"},
-	{0x1f141, true, "R"},
-	{0x1f142, true, "S"},
-	{0x1f143, true, "T"},
-	{0x1f144, true, "U"},
-	{0x1f145, true, "V"},
-	{0x1f146, true, "W"},
-	{0x1f147, true, "X"},
-	{0x1f148, true, "Y"},
-	{0x1f149, true, "Z"},
-	{0x1f14a, true, "HV"},
-	{0x1f14b, true, "MV"},
-	{0x1f14c, true, "SD"},
-	{0x1f14d, true, "SS"},
-	{0x1f14e, true, "PPV"},
-	{0x1f14f, true, "WC"},
-	{0x1f16a, true, "MC"},
-	{0x1f16b, true, "MD"},
-	{0x1f16c, true, "MR"},
-	{0x1f190, true, "DJ"},
-	{0x1f200, true, "\u307b\u304b"},
-	{0x1f201, true, "\u30b3\u30b3"},
-	{0x1f202, true, "\u30b5"},
-	{0x1f210, true, "\u624b"},
-	{0x1f211, true, "\u5b57"},
-	{0x1f212, true, "\u53cc"},
-	{0x1f213, true, "\u30c7"},
-	{0x1f214, true, "\u4e8c"},
-	{0x1f215, true, "\u591a"},
-	{0x1f216, true, "\u89e3"},
-	{0x1f217, true, "\u5929"},
-	{0x1f218, true, "\u4ea4"},
-	{0x1f219, true, "\u6620"},
-	{0x1f21a, true, "\u7121"},
-	{0x1f21b, true, "\u6599"},
-	{0x1f21c, true, "\u524d"},
-	{0x1f21d, true, "\u5f8c"},
-	{0x1f21e, true, "\u518d"},
-	{0x1f21f, true, "\u65b0"},
-	{0x1f220, true, "\u521d"},
-	{0x1f221, true, "\u7d42"},
-	{0x1f222, true, "\u751f"},
-	{0x1f223, true, "\u8ca9"},
-	{0x1f224, true, "\u58f0"},
-	{0x1f225, true, "\u5439"},
-	{0x1f226, true, "\u6f14"},
-	{0x1f227, true, "\u6295"},
-	{0x1f228, true, "\u6355"},
-	{0x1f229, true, "\u4e00"},
-	{0x1f22a, true, "\u4e09"},
-	{0x1f22b, true, "\u904a"},
-	{0x1f22c, true, "\u5de6"},
-	{0x1f22d, true, "\u4e2d"},
-	{0x1f22e, true, "\u53f3"},
-	{0x1f22f, true, "\u6307"},
-	{0x1f230, true, "\u8d70"},
-	{0x1f231, true, "\u6253"},
-	{0x1f232, true, "\u7981"},
-	{0x1f233, true, "\u7a7a"},
-	{0x1f234, true, "\u5408"},
-	{0x1f235, true, "\u6e80"},
-	{0x1f236, true, "\u6709"},
-	{0x1f237, true, "\u6708"},
-	{0x1f238, true, "\u7533"},
-	{0x1f239, true, "\u5272"},
-	{0x1f23a, true, "\u55b6"},
-	{0x1f23b, true, "\u914d"},
-	{0x1f240, true, "\u3014\u672c\u3015"},
-	{0x1f241, true, "\u3014\u4e09\u3015"},
-	{0x1f242, true, "\u3014\u4e8c\u3015"},
-	{0x1f243, true, "\u3014\u5b89\u3015"},
-	{0x1f244, true, "\u3014\u70b9\u3015"},
-	{0x1f245, true, "\u3014\u6253\u3015"},
-	{0x1f246, true, "\u3014\u76d7\u3015"},
-	{0x1f247, true, "\u3014\u52dd\u3015"},
-	{0x1f248, true, "\u3014\u6557\u3015"},
-	{0x1f250, true, "\u5f97"},
-	{0x1f251, true, "\u53ef"},
-	{0x1fbf0, true, "0"},
-	{0x1fbf1, true, "1"},
-	{0x1fbf2, true, "2"},
-	{0x1fbf3, true, "3"},
-	{0x1fbf4, true, "4"},
-	{0x1fbf5, true, "5"},
-	{0x1fbf6, true, "6"},
-	{0x1fbf7, true, "7"},
-	{0x1fbf8, true, "8"},
-	{0x1fbf9, true, "9"},
-	{0x2f800, false, "\u4e3d"},
-	{0x2f801, false, "\u4e38"},
-	{0x2f802, false, "\u4e41"},
-	{0x2f803, false, "\U00020122"},
-	{0x2f804, false, "\u4f60"},
-	{0x2f805, false, "\u4fae"},
-	{0x2f806, false, "\u4fbb"},
-	{0x2f807, false, "\u5002"},
-	{0x2f808, false, "\u507a"},
-	{0x2f809, false, "\u5099"},
-	{0x2f80a, false, "\u50e7"},
-	{0x2f80b, false, "\u50cf"},
-	{0x2f80c, false, "\u349e"},
-	{0x2f80d, false, "\U0002063a"},
-	{0x2f80e, false, "\u514d"},
-	{0x2f80f, false, "\u5154"},
-	{0x2f810, false, "\u5164"},
-	{0x2f811, false, "\u5177"},
-	{0x2f812, false, "\U0002051c"},
-	{0x2f813, false, "\u34b9"},
-	{0x2f814, false, "\u5167"},
-	{0x2f815, false, "\u518d"},
-	{0x2f816, false, "\U0002054b"},
-	{0x2f817, false, "\u5197"},
-	{0x2f818, false, "\u51a4"},
-	{0x2f819, false, "\u4ecc"},
-	{0x2f81a, false, "\u51ac"},
-	{0x2f81b, false, "\u51b5"},
-	{0x2f81c, false, "\U000291df"},
-	{0x2f81d, false, "\u51f5"},
-	{0x2f81e, false, "\u5203"},
-	{0x2f81f, false, "\u34df"},
-	{0x2f820, false, "\u523b"},
-	{0x2f821, false, "\u5246"},
-	{0x2f822, false, "\u5272"},
-	{0x2f823, false, "\u5277"},
-	{0x2f824, false, "\u3515"},
-	{0x2f825, false, "\u52c7"},
-	{0x2f826, false, "\u52c9"},
-	{0x2f827, false, "\u52e4"},
-	{0x2f828, false, "\u52fa"},
-	{0x2f829, false, "\u5305"},
-	{0x2f82a, false, "\u5306"},
-	{0x2f82b, false, "\u5317"},
-	{0x2f82c, false, "\u5349"},
-	{0x2f82d, false, "\u5351"},
-	{0x2f82e, false, "\u535a"},
-	{0x2f82f, false, "\u5373"},
-	{0x2f830, false, "\u537d"},
-	{0x2f831, false, "\u537f"},
-	{0x2f832, false, "\u537f"},
-	{0x2f833, false, "\u537f"},
-	{0x2f834, false, "\U00020a2c"},
-	{0x2f835, false, "\u7070"},
-	{0x2f836, false, "\u53ca"},
-	{0x2f837, false, "\u53df"},
-	{0x2f838, false, "\U00020b63"},
-	{0x2f839, false, "\u53eb"},
-	{0x2f83a, false, "\u53f1"},
-	{0x2f83b, false, "\u5406"},
-	{0x2f83c, false, "\u549e"},
-	{0x2f83d, false, "\u5438"},
-	{0x2f83e, false, "\u5448"},
-	{0x2f83f, false, "\u5468"},
-	{0x2f840, false, "\u54a2"},
-	{0x2f841, false, "\u54f6"},
-	{0x2f842, false, "\u5510"},
-	{0x2f843, false, "\u5553"},
-	{0x2f844, false, "\u5563"},
-	{0x2f845, false, "\u5584"},
-	{0x2f846, false, "\u5584"},
-	{0x2f847, false, "\u5599"},
-	{0x2f848, false, "\u55ab"},
-	{0x2f849, false, "\u55b3"},
-	{0x2f84a, false, "\u55c2"},
-	{0x2f84b, false, "\u5716"},
-	{0x2f84c, false, "\u5606"},
-	{0x2f84d, false, "\u5717"},
-	{0x2f84e, false, "\u5651"},
-	{0x2f84f, false, "\u5674"},
-	{0x2f850, false, "\u5207"},
-	{0x2f851, false, "\u58ee"},
-	{0x2f852, false, "\u57ce"},
-	{0x2f853, false, "\u57f4"},
-	{0x2f854, false, "\u580d"},
-	{0x2f855, false, "\u578b"},
-	{0x2f856, false, "\u5832"},
-	{0x2f857, false, "\u5831"},
-	{0x2f858, false, "\u58ac"},
-	{0x2f859, false, "\U000214e4"},
-	{0x2f85a, false, "\u58f2"},
-	{0x2f85b, false, "\u58f7"},
-	{0x2f85c, false, "\u5906"},
-	{0x2f85d, false, "\u591a"},
-	{0x2f85e, false, "\u5922"},
-	{0x2f85f, false, "\u5962"},
-	{0x2f860, false, "\U000216a8"},
-	{0x2f861, false, "\U000216ea"},
-	{0x2f862, false, "\u59ec"},
-	{0x2f863, false, "\u5a1b"},
-	{0x2f864, false, "\u5a27"},
-	{0x2f865, false, "\u59d8"},
-	{0x2f866, false, "\u5a66"},
-	{0x2f867, false, "\u36ee"},
-	{0x2f868, false, "\u36fc"},
-	{0x2f869, false, "\u5b08"},
-	{0x2f86a, false, "\u5b3e"},
-	{0x2f86b, false, "\u5b3e"},
-	{0x2f86c, false, "\U000219c8"},
-	{0x2f86d, false, "\u5bc3"},
-	{0x2f86e, false, "\u5bd8"},
-	{0x2f86f, false, "\u5be7"},
-	{0x2f870, false, "\u5bf3"},
-	{0x2f871, false, "\U00021b18"},
-	{0x2f872, false, "\u5bff"},
-	{0x2f873, false, "\u5c06"},
-	{0x2f874, false, "\u5f53"},
-	{0x2f875, false, "\u5c22"},
-	{0x2f876, false, "\u3781"},
-	{0x2f877, false, "\u5c60"},
-	{0x2f878, false, "\u5c6e"},
-	{0x2f879, false, "\u5cc0"},
-	{0x2f87a, false, "\u5c8d"},
-	{0x2f87b, false, "\U00021de4"},
-	{0x2f87c, false, "\u5d43"},
-	{0x2f87d, false, "\U00021de6"},
-	{0x2f87e, false, "\u5d6e"},
-	{0x2f87f, false, "\u5d6b"},
-	{0x2f880, false, "\u5d7c"},
-	{0x2f881, false, "\u5de1"},
-	{0x2f882, false, "\u5de2"},
-	{0x2f883, false, "\u382f"},
-	{0x2f884, false, "\u5dfd"},
-	{0x2f885, false, "\u5e28"},
-	{0x2f886, false, "\u5e3d"},
-	{0x2f887, false, "\u5e69"},
-	{0x2f888, false, "\u3862"},
-	{0x2f889, false, "\U00022183"},
-	{0x2f88a, false, "\u387c"},
-	{0x2f88b, false, "\u5eb0"},
-	{0x2f88c, false, "\u5eb3"},
-	{0x2f88d, false, "\u5eb6"},
-	{0x2f88e, false, "\u5eca"},
-	{0x2f88f, false, "\U0002a392"},
-	{0x2f890, false, "\u5efe"},
-	{0x2f891, false, "\U00022331"},
-	{0x2f892, false, "\U00022331"},
-	{0x2f893, false, "\u8201"},
-	{0x2f894, false, "\u5f22"},
-	{0x2f895, false, "\u5f22"},
-	{0x2f896, false, "\u38c7"},
-	{0x2f897, false, "\U000232b8"},
-	{0x2f898, false, "\U000261da"},
-	{0x2f899, false, "\u5f62"},
-	{0x2f89a, false, "\u5f6b"},
-	{0x2f89b, false, "\u38e3"},
-	{0x2f89c, false, "\u5f9a"},
-	{0x2f89d, false, "\u5fcd"},
-	{0x2f89e, false, "\u5fd7"},
-	{0x2f89f, false, "\u5ff9"},
-	{0x2f8a0, false, "\u6081"},
-	{0x2f8a1, false, "\u393a"},
-	{0x2f8a2, false, "\u391c"},
-	{0x2f8a3, false, "\u6094"},
-	{0x2f8a4, false, "\U000226d4"},
-	{0x2f8a5, false, "\u60c7"},
-	{0x2f8a6, false, "\u6148"},
-	{0x2f8a7, false, "\u614c"},
-	{0x2f8a8, false, "\u614e"},
-	{0x2f8a9, false, "\u614c"},
-	{0x2f8aa, false, "\u617a"},
-	{0x2f8ab, false, "\u618e"},
-	{0x2f8ac, false, "\u61b2"},
-	{0x2f8ad, false, "\u61a4"},
-	{0x2f8ae, false, "\u61af"},
-	{0x2f8af, false, "\u61de"},
-	{0x2f8b0, false, "\u61f2"},
-	{0x2f8b1, false, "\u61f6"},
-	{0x2f8b2, false, "\u6210"},
-	{0x2f8b3, false, "\u621b"},
-	{0x2f8b4, false, "\u625d"},
-	{0x2f8b5, false, "\u62b1"},
-	{0x2f8b6, false, "\u62d4"},
-	{0x2f8b7, false, "\u6350"},
-	{0x2f8b8, false, "\U00022b0c"},
-	{0x2f8b9, false, "\u633d"},
-	{0x2f8ba, false, "\u62fc"},
-	{0x2f8bb, false, "\u6368"},
-	{0x2f8bc, false, "\u6383"},
-	{0x2f8bd, false, "\u63e4"},
-	{0x2f8be, false, "\U00022bf1"},
-	{0x2f8bf, false, "\u6422"},
-	{0x2f8c0, false, "\u63c5"},
-	{0x2f8c1, false, "\u63a9"},
-	{0x2f8c2, false, "\u3a2e"},
-	{0x2f8c3, false, "\u6469"},
-	{0x2f8c4, false, "\u647e"},
-	{0x2f8c5, false, "\u649d"},
-	{0x2f8c6, false, "\u6477"},
-	{0x2f8c7, false, "\u3a6c"},
-	{0x2f8c8, false, "\u654f"},
-	{0x2f8c9, false, "\u656c"},
-	{0x2f8ca, false, "\U0002300a"},
-	{0x2f8cb, false, "\u65e3"},
-	{0x2f8cc, false, "\u66f8"},
-	{0x2f8cd, false, "\u6649"},
-	{0x2f8ce, false, "\u3b19"},
-	{0x2f8cf, false, "\u6691"},
-	{0x2f8d0, false, "\u3b08"},
-	{0x2f8d1, false, "\u3ae4"},
-	{0x2f8d2, false, "\u5192"},
-	{0x2f8d3, false, "\u5195"},
-	{0x2f8d4, false, "\u6700"},
-	{0x2f8d5, false, "\u669c"},
-	{0x2f8d6, false, "\u80ad"},
-	{0x2f8d7, false, "\u43d9"},
-	{0x2f8d8, false, "\u6717"},
-	{0x2f8d9, false, "\u671b"},
-	{0x2f8da, false, "\u6721"},
-	{0x2f8db, false, "\u675e"},
-	{0x2f8dc, false, "\u6753"},
-	{0x2f8dd, false, "\U000233c3"},
-	{0x2f8de, false, "\u3b49"},
-	{0x2f8df, false, "\u67fa"},
-	{0x2f8e0, false, "\u6785"},
-	{0x2f8e1, false, "\u6852"},
-	{0x2f8e2, false, "\u6885"},
-	{0x2f8e3, false, "\U0002346d"},
-	{0x2f8e4, false, "\u688e"},
-	{0x2f8e5, false, "\u681f"},
-	{0x2f8e6, false, "\u6914"},
-	{0x2f8e7, false, "\u3b9d"},
-	{0x2f8e8, false, "\u6942"},
-	{0x2f8e9, false, "\u69a3"},
-	{0x2f8ea, false, "\u69ea"},
-	{0x2f8eb, false, "\u6aa8"},
-	{0x2f8ec, false, "\U000236a3"},
-	{0x2f8ed, false, "\u6adb"},
-	{0x2f8ee, false, "\u3c18"},
-	{0x2f8ef, false, "\u6b21"},
-	{0x2f8f0, false, "\U000238a7"},
-	{0x2f8f1, false, "\u6b54"},
-	{0x2f8f2, false, "\u3c4e"},
-	{0x2f8f3, false, "\u6b72"},
-	{0x2f8f4, false, "\u6b9f"},
-	{0x2f8f5, false, "\u6bba"},
-	{0x2f8f6, false, "\u6bbb"},
-	{0x2f8f7, false, "\U00023a8d"},
-	{0x2f8f8, false, "\U00021d0b"},
-	{0x2f8f9, false, "\U00023afa"},
-	{0x2f8fa, false, "\u6c4e"},
-	{0x2f8fb, false, "\U00023cbc"},
-	{0x2f8fc, false, "\u6cbf"},
-	{0x2f8fd, false, "\u6ccd"},
-	{0x2f8fe, false, "\u6c67"},
-	{0x2f8ff, false, "\u6d16"},
-	{0x2f900, false, "\u6d3e"},
-	{0x2f901, false, "\u6d77"},
-	{0x2f902, false, "\u6d41"},
-	{0x2f903, false, "\u6d69"},
-	{0x2f904, false, "\u6d78"},
-	{0x2f905, false, "\u6d85"},
-	{0x2f906, false, "\U00023d1e"},
-	{0x2f907, false, "\u6d34"},
-	{0x2f908, false, "\u6e2f"},
-	{0x2f909, false, "\u6e6e"},
-	{0x2f90a, false, "\u3d33"},
-	{0x2f90b, false, "\u6ecb"},
-	{0x2f90c, false, "\u6ec7"},
-	{0x2f90d, false, "\U00023ed1"},
-	{0x2f90e, false, "\u6df9"},
-	{0x2f90f, false, "\u6f6e"},
-	{0x2f910, false, "\U00023f5e"},
-	{0x2f911, false, "\U00023f8e"},
-	{0x2f912, false, "\u6fc6"},
-	{0x2f913, false, "\u7039"},
-	{0x2f914, false, "\u701e"},
-	{0x2f915, false, "\u701b"},
-	{0x2f916, false, "\u3d96"},
-	{0x2f917, false, "\u704a"},
-	{0x2f918, false, "\u707d"},
-	{0x2f919, false, "\u7077"},
-	{0x2f91a, false, "\u70ad"},
-	{0x2f91b, false, "\U00020525"},
-	{0x2f91c, false, "\u7145"},
-	{0x2f91d, false, "\U00024263"},
-	{0x2f91e, false, "\u719c"},
-	{0x2f91f, false, "\U000243ab"},
-	{0x2f920, false, "\u7228"},
-	{0x2f921, false, "\u7235"},
-	{0x2f922, false, "\u7250"},
-	{0x2f923, false, "\U00024608"},
-	{0x2f924, false, "\u7280"},
-	{0x2f925, false, "\u7295"},
-	{0x2f926, false, "\U00024735"},
-	{0x2f927, false, "\U00024814"},
-	{0x2f928, false, "\u737a"},
-	{0x2f929, false, "\u738b"},
-	{0x2f92a, false, "\u3eac"},
-	{0x2f92b, false, "\u73a5"},
-	{0x2f92c, false, "\u3eb8"},
-	{0x2f92d, false, "\u3eb8"},
-	{0x2f92e, false, "\u7447"},
-	{0x2f92f, false, "\u745c"},
-	{0x2f930, false, "\u7471"},
-	{0x2f931, false, "\u7485"},
-	{0x2f932, false, "\u74ca"},
-	{0x2f933, false, "\u3f1b"},
-	{0x2f934, false, "\u7524"},
-	{0x2f935, false, "\U00024c36"},
-	{0x2f936, false, "\u753e"},
-	{0x2f937, false, "\U00024c92"},
-	{0x2f938, false, "\u7570"},
-	{0x2f939, false, "\U0002219f"},
-	{0x2f93a, false, "\u7610"},
-	{0x2f93b, false, "\U00024fa1"},
-	{0x2f93c, false, "\U00024fb8"},
-	{0x2f93d, false, "\U00025044"},
-	{0x2f93e, false, "\u3ffc"},
-	{0x2f93f, false, "\u4008"},
-	{0x2f940, false, "\u76f4"},
-	{0x2f941, false, "\U000250f3"},
-	{0x2f942, false, "\U000250f2"},
-	{0x2f943, false, "\U00025119"},
-	{0x2f944, false, "\U00025133"},
-	{0x2f945, false, "\u771e"},
-	{0x2f946, false, "\u771f"},
-	{0x2f947, false, "\u771f"},
-	{0x2f948, false, "\u774a"},
-	{0x2f949, false, "\u4039"},
-	{0x2f94a, false, "\u778b"},
-	{0x2f94b, false, "\u4046"},
-	{0x2f94c, false, "\u4096"},
-	{0x2f94d, false, "\U0002541d"},
-	{0x2f94e, false, "\u784e"},
-	{0x2f94f, false, "\u788c"},
-	{0x2f950, false, "\u78cc"},
-	{0x2f951, false, "\u40e3"},
-	{0x2f952, false, "\U00025626"},
-	{0x2f953, false, "\u7956"},
-	{0x2f954, false, "\U0002569a"},
-	{0x2f955, false, "\U000256c5"},
-	{0x2f956, false, "\u798f"},
-	{0x2f957, false, "\u79eb"},
-	{0x2f958, false, "\u412f"},
-	{0x2f959, false, "\u7a40"},
-	{0x2f95a, false, "\u7a4a"},
-	{0x2f95b, false, "\u7a4f"},
-	{0x2f95c, false, "\U0002597c"},
-	{0x2f95d, false, "\U00025aa7"},
-	{0x2f95e, false, "\U00025aa7"},
-	{0x2f95f, false, "\u7aee"},
-	{0x2f960, false, "\u4202"},
-	{0x2f961, false, "\U00025bab"},
-	{0x2f962, false, "\u7bc6"},
-	{0x2f963, false, "\u7bc9"},
-	{0x2f964, false, "\u4227"},
-	{0x2f965, false, "\U00025c80"},
-	{0x2f966, false, "\u7cd2"},
-	{0x2f967, false, "\u42a0"},
-	{0x2f968, false, "\u7ce8"},
-	{0x2f969, false, "\u7ce3"},
-	{0x2f96a, false, "\u7d00"},
-	{0x2f96b, false, "\U00025f86"},
-	{0x2f96c, false, "\u7d63"},
-	{0x2f96d, false, "\u4301"},
-	{0x2f96e, false, "\u7dc7"},
-	{0x2f96f, false, "\u7e02"},
-	{0x2f970, false, "\u7e45"},
-	{0x2f971, false, "\u4334"},
-	{0x2f972, false, "\U00026228"},
-	{0x2f973, false, "\U00026247"},
-	{0x2f974, false, "\u4359"},
-	{0x2f975, false, "\U000262d9"},
-	{0x2f976, false, "\u7f7a"},
-	{0x2f977, false, "\U0002633e"},
-	{0x2f978, false, "\u7f95"},
-	{0x2f979, false, "\u7ffa"},
-	{0x2f97a, false, "\u8005"},
-	{0x2f97b, false, "\U000264da"},
-	{0x2f97c, false, "\U00026523"},
-	{0x2f97d, false, "\u8060"},
-	{0x2f97e, false, "\U000265a8"},
-	{0x2f97f, false, "\u8070"},
-	{0x2f980, false, "\U0002335f"},
-	{0x2f981, false, "\u43d5"},
-	{0x2f982, false, "\u80b2"},
-	{0x2f983, false, "\u8103"},
-	{0x2f984, false, "\u440b"},
-	{0x2f985, false, "\u813e"},
-	{0x2f986, false, "\u5ab5"},
-	{0x2f987, false, "\U000267a7"},
-	{0x2f988, false, "\U000267b5"},
-	{0x2f989, false, "\U00023393"},
-	{0x2f98a, false, "\U0002339c"},
-	{0x2f98b, false, "\u8201"},
-	{0x2f98c, false, "\u8204"},
-	{0x2f98d, false, "\u8f9e"},
-	{0x2f98e, false, "\u446b"},
-	{0x2f98f, false, "\u8291"},
-	{0x2f990, false, "\u828b"},
-	{0x2f991, false, "\u829d"},
-	{0x2f992, false, "\u52b3"},
-	{0x2f993, false, "\u82b1"},
-	{0x2f994, false, "\u82b3"},
-	{0x2f995, false, "\u82bd"},
-	{0x2f996, false, "\u82e6"},
-	{0x2f997, false, "\U00026b3c"},
-	{0x2f998, false, "\u82e5"},
-	{0x2f999, false, "\u831d"},
-	{0x2f99a, false, "\u8363"},
-	{0x2f99b, false, "\u83ad"},
-	{0x2f99c, false, "\u8323"},
-	{0x2f99d, false, "\u83bd"},
-	{0x2f99e, false, "\u83e7"},
-	{0x2f99f, false, "\u8457"},
-	{0x2f9a0, false, "\u8353"},
-	{0x2f9a1, false, "\u83ca"},
-	{0x2f9a2, false, "\u83cc"},
-	{0x2f9a3, false, "\u83dc"},
-	{0x2f9a4, false, "\U00026c36"},
-	{0x2f9a5, false, "\U00026d6b"},
-	{0x2f9a6, false, "\U00026cd5"},
-	{0x2f9a7, false, "\u452b"},
-	{0x2f9a8, false, "\u84f1"},
-	{0x2f9a9, false, "\u84f3"},
-	{0x2f9aa, false, "\u8516"},
-	{0x2f9ab, false, "\U000273ca"},
-	{0x2f9ac, false, "\u8564"},
-	{0x2f9ad, false, "\U00026f2c"},
-	{0x2f9ae, false, "\u455d"},
-	{0x2f9af, false, "\u4561"},
-	{0x2f9b0, false, "\U00026fb1"},
-	{0x2f9b1, false, "\U000270d2"},
-	{0x2f9b2, false, "\u456b"},
-	{0x2f9b3, false, "\u8650"},
-	{0x2f9b4, false, "\u865c"},
-	{0x2f9b5, false, "\u8667"},
-	{0x2f9b6, false, "\u8669"},
-	{0x2f9b7, false, "\u86a9"},
-	{0x2f9b8, false, "\u8688"},
-	{0x2f9b9, false, "\u870e"},
-	{0x2f9ba, false, "\u86e2"},
-	{0x2f9bb, false, "\u8779"},
-	{0x2f9bc, false, "\u8728"},
-	{0x2f9bd, false, "\u876b"},
-	{0x2f9be, false, "\u8786"},
-	{0x2f9bf, false, "\u45d7"},
-	{0x2f9c0, false, "\u87e1"},
-	{0x2f9c1, false, "\u8801"},
-	{0x2f9c2, false, "\u45f9"},
-	{0x2f9c3, false, "\u8860"},
-	{0x2f9c4, false, "\u8863"},
-	{0x2f9c5, false, "\U00027667"},
-	{0x2f9c6, false, "\u88d7"},
-	{0x2f9c7, false, "\u88de"},
-	{0x2f9c8, false, "\u4635"},
-	{0x2f9c9, false, "\u88fa"},
-	{0x2f9ca, false, "\u34bb"},
-	{0x2f9cb, false, "\U000278ae"},
-	{0x2f9cc, false, "\U00027966"},
-	{0x2f9cd, false, "\u46be"},
-	{0x2f9ce, false, "\u46c7"},
-	{0x2f9cf, false, "\u8aa0"},
-	{0x2f9d0, false, "\u8aed"},
-	{0x2f9d1, false, "\u8b8a"},
-	{0x2f9d2, false, "\u8c55"},
-	{0x2f9d3, false, "\U00027ca8"},
-	{0x2f9d4, false, "\u8cab"},
-	{0x2f9d5, false, "\u8cc1"},
-	{0x2f9d6, false, "\u8d1b"},
-	{0x2f9d7, false, "\u8d77"},
-	{0x2f9d8, false, "\U00027f2f"},
-	{0x2f9d9, false, "\U00020804"},
-	{0x2f9da, false, "\u8dcb"},
-	{0x2f9db, false, "\u8dbc"},
-	{0x2f9dc, false, "\u8df0"},
-	{0x2f9dd, false, "\U000208de"},
-	{0x2f9de, false, "\u8ed4"},
-	{0x2f9df, false, "\u8f38"},
-	{0x2f9e0, false, "\U000285d2"},
-	{0x2f9e1, false, "\U000285ed"},
-	{0x2f9e2, false, "\u9094"},
-	{0x2f9e3, false, "\u90f1"},
-	{0x2f9e4, false, "\u9111"},
-	{0x2f9e5, false, "\U0002872e"},
-	{0x2f9e6, false, "\u911b"},
-	{0x2f9e7, false, "\u9238"},
-	{0x2f9e8, false, "\u92d7"},
-	{0x2f9e9, false, "\u92d8"},
-	{0x2f9ea, false, "\u927c"},
-	{0x2f9eb, false, "\u93f9"},
-	{0x2f9ec, false, "\u9415"},
-	{0x2f9ed, false, "\U00028bfa"},
-	{0x2f9ee, false, "\u958b"},
-	{0x2f9ef, false, "\u4995"},
-	{0x2f9f0, false, "\u95b7"},
-	{0x2f9f1, false, "\U00028d77"},
-	{0x2f9f2, false, "\u49e6"},
-	{0x2f9f3, false, "\u96c3"},
-	{0x2f9f4, false, "\u5db2"},
-	{0x2f9f5, false, "\u9723"},
-	{0x2f9f6, false, "\U00029145"},
-	{0x2f9f7, false, "\U0002921a"},
-	{0x2f9f8, false, "\u4a6e"},
-	{0x2f9f9, false, "\u4a76"},
-	{0x2f9fa, false, "\u97e0"},
-	{0x2f9fb, false, "\U0002940a"},
-	{0x2f9fc, false, "\u4ab2"},
-	{0x2f9fd, false, "\U00029496"},
-	{0x2f9fe, false, "\u980b"},
-	{0x2f9ff, false, "\u980b"},
-	{0x2fa00, false, "\u9829"},
-	{0x2fa01, false, "\U000295b6"},
-	{0x2fa02, false, "\u98e2"},
-	{0x2fa03, false, "\u4b33"},
-	{0x2fa04, false, "\u9929"},
-	{0x2fa05, false, "\u99a7"},
-	{0x2fa06, false, "\u99c2"},
-	{0x2fa07, false, "\u99fe"},
-	{0x2fa08, false, "\u4bce"},
-	{0x2fa09, false, "\U00029b30"},
-	{0x2fa0a, false, "\u9b12"},
-	{0x2fa0b, false, "\u9c40"},
-	{0x2fa0c, false, "\u9cfd"},
-	{0x2fa0d, false, "\u4cce"},
-	{0x2fa0e, false, "\u4ced"},
-	{0x2fa0f, false, "\u9d67"},
-	{0x2fa10, false, "\U0002a0ce"},
-	{0x2fa11, false, "\u4cf8"},
-	{0x2fa12, false, "\U0002a105"},
-	{0x2fa13, false, "\U0002a20e"},
-	{0x2fa14, false, "\U0002a291"},
-	{0x2fa15, false, "\u9ebb"},
-	{0x2fa16, false, "\u4d56"},
-	{0x2fa17, false, "\u9ef9"},
-	{0x2fa18, false, "\u9efe"},
-	{0x2fa19, false, "\u9f05"},
-	{0x2fa1a, false, "\u9f0f"},
-	{0x2fa1b, false, "\u9f16"},
-	{0x2fa1c, false, "\u9f3b"},
-	{0x2fa1d, false, "\U0002a600"},
+// one (field 5 of UnicodeData.txt, one level), in code point order, as
+// spans of mappingText (mapping.to).
+var mappings = [...]mapping{
+	{0x00a0, 0, 1, true},       // " "
+	{0x00a8, 1, 3, true},       // " \u0308"
+	{0x00aa, 4, 1, true},       // "a"
+	{0x00af, 5, 3, true},       // " \u0304"
+	{0x00b2, 8, 1, true},       // "2"
+	{0x00b3, 9, 1, true},       // "3"
+	{0x00b4, 10, 3, true},      // " \u0301"
+	{0x00b5, 13, 2, true},      // "\u03bc"
+	{0x00b8, 15, 3, true},      // " \u0327"
+	{0x00b9, 18, 1, true},      // "1"
+	{0x00ba, 19, 1, true},      // "o"
+	{0x00bc, 20, 5, true},      // "1\u20444"
+	{0x00bd, 25, 5, true},      // "1\u20442"
+	{0x00be, 30, 5, true},      // "3\u20444"
+	{0x00c0, 35, 3, false},     // "A\u0300"
+	{0x00c1, 38, 3, false},     // "A\u0301"
+	{0x00c2, 41, 3, false},     // "A\u0302"
+	{0x00c3, 44, 3, false},     // "A\u0303"
+	{0x00c4, 47, 3, false},     // "A\u0308"
+	{0x00c5, 50, 3, false},     // "A\u030a"
+	{0x00c7, 53, 3, false},     // "C\u0327"
+	{0x00c8, 56, 3, false},     // "E\u0300"
+	{0x00c9, 59, 3, false},     // "E\u0301"
+	{0x00ca, 62, 3, false},     // "E\u0302"
+	{0x00cb, 65, 3, false},     // "E\u0308"
+	{0x00cc, 68, 3, false},     // "I\u0300"
+	{0x00cd, 71, 3, false},     // "I\u0301"
+	{0x00ce, 74, 3, false},     // "I\u0302"
+	{0x00cf, 77, 3, false},     // "I\u0308"
+	{0x00d1, 80, 3, false},     // "N\u0303"
+	{0x00d2, 83, 3, false},     // "O\u0300"
+	{0x00d3, 86, 3, false},     // "O\u0301"
+	{0x00d4, 89, 3, false},     // "O\u0302"
+	{0x00d5, 92, 3, false},     // "O\u0303"
+	{0x00d6, 95, 3, false},     // "O\u0308"
+	{0x00d9, 98, 3, false},     // "U\u0300"
+	{0x00da, 101, 3, false},    // "U\u0301"
+	{0x00db, 104, 3, false},    // "U\u0302"
+	{0x00dc, 107, 3, false},    // "U\u0308"
+	{0x00dd, 110, 3, false},    // "Y\u0301"
+	{0x00e0, 113, 3, false},    // "a\u0300"
+	{0x00e1, 116, 3, false},    // "a\u0301"
+	{0x00e2, 119, 3, false},    // "a\u0302"
+	{0x00e3, 122, 3, false},    // "a\u0303"
+	{0x00e4, 125, 3, false},    // "a\u0308"
+	{0x00e5, 128, 3, false},    // "a\u030a"
+	{0x00e7, 131, 3, false},    // "c\u0327"
+	{0x00e8, 134, 3, false},    // "e\u0300"
+	{0x00e9, 137, 3, false},    // "e\u0301"
+	{0x00ea, 140, 3, false},    // "e\u0302"
+	{0x00eb, 143, 3, false},    // "e\u0308"
+	{0x00ec, 146, 3, false},    // "i\u0300"
+	{0x00ed, 149, 3, false},    // "i\u0301"
+	{0x00ee, 152, 3, false},    // "i\u0302"
+	{0x00ef, 155, 3, false},    // "i\u0308"
+	{0x00f1, 158, 3, false},    // "n\u0303"
+	{0x00f2, 161, 3, false},    // "o\u0300"
+	{0x00f3, 164, 3, false},    // "o\u0301"
+	{0x00f4, 167, 3, false},    // "o\u0302"
+	{0x00f5, 170, 3, false},    // "o\u0303"
+	{0x00f6, 173, 3, false},    // "o\u0308"
+	{0x00f9, 176, 3, false},    // "u\u0300"
+	{0x00fa, 179, 3, false},    // "u\u0301"
+	{0x00fb, 182, 3, false},    // "u\u0302"
+	{0x00fc, 185, 3, false},    // "u\u0308"
+	{0x00fd, 188, 3, false},    // "y\u0301"
+	{0x00ff, 191, 3, false},    // "y\u0308"
+	{0x0100, 194, 3, false},    // "A\u0304"
+	{0x0101, 197, 3, false},    // "a\u0304"
+	{0x0102, 200, 3, false},    // "A\u0306"
+	{0x0103, 203, 3, false},    // "a\u0306"
+	{0x0104, 206, 3, false},    // "A\u0328"
+	{0x0105, 209, 3, false},    // "a\u0328"
+	{0x0106, 212, 3, false},    // "C\u0301"
+	{0x0107, 215, 3, false},    // "c\u0301"
+	{0x0108, 218, 3, false},    // "C\u0302"
+	{0x0109, 221, 3, false},    // "c\u0302"
+	{0x010a, 224, 3, false},    // "C\u0307"
+	{0x010b, 227, 3, false},    // "c\u0307"
+	{0x010c, 230, 3, false},    // "C\u030c"
+	{0x010d, 233, 3, false},    // "c\u030c"
+	{0x010e, 236, 3, false},    // "D\u030c"
+	{0x010f, 239, 3, false},    // "d\u030c"
+	{0x0112, 242, 3, false},    // "E\u0304"
+	{0x0113, 245, 3, false},    // "e\u0304"
+	{0x0114, 248, 3, false},    // "E\u0306"
+	{0x0115, 251, 3, false},    // "e\u0306"
+	{0x0116, 254, 3, false},    // "E\u0307"
+	{0x0117, 257, 3, false},    // "e\u0307"
+	{0x0118, 260, 3, false},    // "E\u0328"
+	{0x0119, 263, 3, false},    // "e\u0328"
+	{0x011a, 266, 3, false},    // "E\u030c"
+	{0x011b, 269, 3, false},    // "e\u030c"
+	{0x011c, 272, 3, false},    // "G\u0302"
+	{0x011d, 275, 3, false},    // "g\u0302"
+	{0x011e, 278, 3, false},    // "G\u0306"
+	{0x011f, 281, 3, false},    // "g\u0306"
+	{0x0120, 284, 3, false},    // "G\u0307"
+	{0x0121, 287, 3, false},    // "g\u0307"
+	{0x0122, 290, 3, false},    // "G\u0327"
+	{0x0123, 293, 3, false},    // "g\u0327"
+	{0x0124, 296, 3, false},    // "H\u0302"
+	{0x0125, 299, 3, false},    // "h\u0302"
+	{0x0128, 302, 3, false},    // "I\u0303"
+	{0x0129, 305, 3, false},    // "i\u0303"
+	{0x012a, 308, 3, false},    // "I\u0304"
+	{0x012b, 311, 3, false},    // "i\u0304"
+	{0x012c, 314, 3, false},    // "I\u0306"
+	{0x012d, 317, 3, false},    // "i\u0306"
+	{0x012e, 320, 3, false},    // "I\u0328"
+	{0x012f, 323, 3, false},    // "i\u0328"
+	{0x0130, 326, 3, false},    // "I\u0307"
+	{0x0132, 329, 2, true},     // "IJ"
+	{0x0133, 331, 2, true},     // "ij"
+	{0x0134, 333, 3, false},    // "J\u0302"
+	{0x0135, 336, 3, false},    // "j\u0302"
+	{0x0136, 339, 3, false},    // "K\u0327"
+	{0x0137, 342, 3, false},    // "k\u0327"
+	{0x0139, 345, 3, false},    // "L\u0301"
+	{0x013a, 348, 3, false},    // "l\u0301"
+	{0x013b, 351, 3, false},    // "L\u0327"
+	{0x013c, 354, 3, false},    // "l\u0327"
+	{0x013d, 357, 3, false},    // "L\u030c"
+	{0x013e, 360, 3, false},    // "l\u030c"
+	{0x013f, 363, 3, true},     // "L\u00b7"
+	{0x0140, 366, 3, true},     // "l\u00b7"
+	{0x0143, 369, 3, false},    // "N\u0301"
+	{0x0144, 372, 3, false},    // "n\u0301"
+	{0x0145, 375, 3, false},    // "N\u0327"
+	{0x0146, 378, 3, false},    // "n\u0327"
+	{0x0147, 381, 3, false},    // "N\u030c"
+	{0x0148, 384, 3, false},    // "n\u030c"
+	{0x0149, 387, 3, true},     // "\u02bcn"
+	{0x014c, 390, 3, false},    // "O\u0304"
+	{0x014d, 393, 3, false},    // "o\u0304"
+	{0x014e, 396, 3, false},    // "O\u0306"
+	{0x014f, 399, 3, false},    // "o\u0306"
+	{0x0150, 402, 3, false},    // "O\u030b"
+	{0x0151, 405, 3, false},    // "o\u030b"
+	{0x0154, 408, 3, false},    // "R\u0301"
+	{0x0155, 411, 3, false},    // "r\u0301"
+	{0x0156, 414, 3, false},    // "R\u0327"
+	{0x0157, 417, 3, false},    // "r\u0327"
+	{0x0158, 420, 3, false},    // "R\u030c"
+	{0x0159, 423, 3, false},    // "r\u030c"
+	{0x015a, 426, 3, false},    // "S\u0301"
+	{0x015b, 429, 3, false},    // "s\u0301"
+	{0x015c, 432, 3, false},    // "S\u0302"
+	{0x015d, 435, 3, false},    // "s\u0302"
+	{0x015e, 438, 3, false},    // "S\u0327"
+	{0x015f, 441, 3, false},    // "s\u0327"
+	{0x0160, 444, 3, false},    // "S\u030c"
+	{0x0161, 447, 3, false},    // "s\u030c"
+	{0x0162, 450, 3, false},    // "T\u0327"
+	{0x0163, 453, 3, false},    // "t\u0327"
+	{0x0164, 456, 3, false},    // "T\u030c"
+	{0x0165, 459, 3, false},    // "t\u030c"
+	{0x0168, 462, 3, false},    // "U\u0303"
+	{0x0169, 465, 3, false},    // "u\u0303"
+	{0x016a, 468, 3, false},    // "U\u0304"
+	{0x016b, 471, 3, false},    // "u\u0304"
+	{0x016c, 474, 3, false},    // "U\u0306"
+	{0x016d, 477, 3, false},    // "u\u0306"
+	{0x016e, 480, 3, false},    // "U\u030a"
+	{0x016f, 483, 3, false},    // "u\u030a"
+	{0x0170, 486, 3, false},    // "U\u030b"
+	{0x0171, 489, 3, false},    // "u\u030b"
+	{0x0172, 492, 3, false},    // "U\u0328"
+	{0x0173, 495, 3, false},    // "u\u0328"
+	{0x0174, 498, 3, false},    // "W\u0302"
+	{0x0175, 501, 3, false},    // "w\u0302"
+	{0x0176, 504, 3, false},    // "Y\u0302"
+	{0x0177, 507, 3, false},    // "y\u0302"
+	{0x0178, 510, 3, false},    // "Y\u0308"
+	{0x0179, 513, 3, false},    // "Z\u0301"
+	{0x017a, 516, 3, false},    // "z\u0301"
+	{0x017b, 519, 3, false},    // "Z\u0307"
+	{0x017c, 522, 3, false},    // "z\u0307"
+	{0x017d, 525, 3, false},    // "Z\u030c"
+	{0x017e, 528, 3, false},    // "z\u030c"
+	{0x017f, 531, 1, true},     // "s"
+	{0x01a0, 532, 3, false},    // "O\u031b"
+	{0x01a1, 535, 3, false},    // "o\u031b"
+	{0x01af, 538, 3, false},    // "U\u031b"
+	{0x01b0, 541, 3, false},    // "u\u031b"
+	{0x01c4, 544, 3, true},     // "D\u017d"
+	{0x01c5, 547, 3, true},     // "D\u017e"
+	{0x01c6, 550, 3, true},     // "d\u017e"
+	{0x01c7, 553, 2, true},     // "LJ"
+	{0x01c8, 555, 2, true},     // "Lj"
+	{0x01c9, 557, 2, true},     // "lj"
+	{0x01ca, 559, 2, true},     // "NJ"
+	{0x01cb, 561, 2, true},     // "Nj"
+	{0x01cc, 563, 2, true},     // "nj"
+	{0x01cd, 565, 3, false},    // "A\u030c"
+	{0x01ce, 568, 3, false},    // "a\u030c"
+	{0x01cf, 571, 3, false},    // "I\u030c"
+	{0x01d0, 574, 3, false},    // "i\u030c"
+	{0x01d1, 577, 3, false},    // "O\u030c"
+	{0x01d2, 580, 3, false},    // "o\u030c"
+	{0x01d3, 583, 3, false},    // "U\u030c"
+	{0x01d4, 586, 3, false},    // "u\u030c"
+	{0x01d5, 589, 4, false},    // "\u00dc\u0304"
+	{0x01d6, 593, 4, false},    // "\u00fc\u0304"
+	{0x01d7, 597, 4, false},    // "\u00dc\u0301"
+	{0x01d8, 601, 4, false},    // "\u00fc\u0301"
+	{0x01d9, 605, 4, false},    // "\u00dc\u030c"
+	{0x01da, 609, 4, false},    // "\u00fc\u030c"
+	{0x01db, 613, 4, false},    // "\u00dc\u0300"
+	{0x01dc, 617, 4, false},    // "\u00fc\u0300"
+	{0x01de, 621, 4, false},    // "\u00c4\u0304"
+	{0x01df, 625, 4, false},    // "\u00e4\u0304"
+	{0x01e0, 629, 4, false},    // "\u0226\u0304"
+	{0x01e1, 633, 4, false},    // "\u0227\u0304"
+	{0x01e2, 637, 4, false},    // "\u00c6\u0304"
+	{0x01e3, 641, 4, false},    // "\u00e6\u0304"
+	{0x01e6, 645, 3, false},    // "G\u030c"
+	{0x01e7, 648, 3, false},    // "g\u030c"
+	{0x01e8, 651, 3, false},    // "K\u030c"
+	{0x01e9, 654, 3, false},    // "k\u030c"
+	{0x01ea, 657, 3, false},    // "O\u0328"
+	{0x01eb, 660, 3, false},    // "o\u0328"
+	{0x01ec, 663, 4, false},    // "\u01ea\u0304"
+	{0x01ed, 667, 4, false},    // "\u01eb\u0304"
+	{0x01ee, 671, 4, false},    // "\u01b7\u030c"
+	{0x01ef, 675, 4, false},    // "\u0292\u030c"
+	{0x01f0, 679, 3, false},    // "j\u030c"
+	{0x01f1, 682, 2, true},     // "DZ"
+	{0x01f2, 684, 2, true},     // "Dz"
+	{0x01f3, 686, 2, true},     // "dz"
+	{0x01f4, 688, 3, false},    // "G\u0301"
+	{0x01f5, 691, 3, false},    // "g\u0301"
+	{0x01f8, 694, 3, false},    // "N\u0300"
+	{0x01f9, 697, 3, false},    // "n\u0300"
+	{0x01fa, 700, 4, false},    // "\u00c5\u0301"
+	{0x01fb, 704, 4, false},    // "\u00e5\u0301"
+	{0x01fc, 708, 4, false},    // "\u00c6\u0301"
+	{0x01fd, 712, 4, false},    // "\u00e6\u0301"
+	{0x01fe, 716, 4, false},    // "\u00d8\u0301"
+	{0x01ff, 720, 4, false},    // "\u00f8\u0301"
+	{0x0200, 724, 3, false},    // "A\u030f"
+	{0x0201, 727, 3, false},    // "a\u030f"
+	{0x0202, 730, 3, false},    // "A\u0311"
+	{0x0203, 733, 3, false},    // "a\u0311"
+	{0x0204, 736, 3, false},    // "E\u030f"
+	{0x0205, 739, 3, false},    // "e\u030f"
+	{0x0206, 742, 3, false},    // "E\u0311"
+	{0x0207, 745, 3, false},    // "e\u0311"
+	{0x0208, 748, 3, false},    // "I\u030f"
+	{0x0209, 751, 3, false},    // "i\u030f"
+	{0x020a, 754, 3, false},    // "I\u0311"
+	{0x020b, 757, 3, false},    // "i\u0311"
+	{0x020c, 760, 3, false},    // "O\u030f"
+	{0x020d, 763, 3, false},    // "o\u030f"
+	{0x020e, 766, 3, false},    // "O\u0311"
+	{0x020f, 769, 3, false},    // "o\u0311"
+	{0x0210, 772, 3, false},    // "R\u030f"
+	{0x0211, 775, 3, false},    // "r\u030f"
+	{0x0212, 778, 3, false},    // "R\u0311"
+	{0x0213, 781, 3, false},    // "r\u0311"
+	{0x0214, 784, 3, false},    // "U\u030f"
+	{0x0215, 787, 3, false},    // "u\u030f"
+	{0x0216, 790, 3, false},    // "U\u0311"
+	{0x0217, 793, 3, false},    // "u\u0311"
+	{0x0218, 796, 3, false},    // "S\u0326"
+	{0x0219, 799, 3, false},    // "s\u0326"
+	{0x021a, 802, 3, false},    // "T\u0326"
+	{0x021b, 805, 3, false},    // "t\u0326"
+	{0x021e, 808, 3, false},    // "H\u030c"
+	{0x021f, 811, 3, false},    // "h\u030c"
+	{0x0226, 814, 3, false},    // "A\u0307"
+	{0x0227, 817, 3, false},    // "a\u0307"
+	{0x0228, 820, 3, false},    // "E\u0327"
+	{0x0229, 823, 3, false},    // "e\u0327"
+	{0x022a, 826, 4, false},    // "\u00d6\u0304"
+	{0x022b, 830, 4, false},    // "\u00f6\u0304"
+	{0x022c, 834, 4, false},    // "\u00d5\u0304"
+	{0x022d, 838, 4, false},    // "\u00f5\u0304"
+	{0x022e, 842, 3, false},    // "O\u0307"
+	{0x022f, 845, 3, false},    // "o\u0307"
+	{0x0230, 848, 4, false},    // "\u022e\u0304"
+	{0x0231, 852, 4, false},    // "\u022f\u0304"
+	{0x0232, 856, 3, false},    // "Y\u0304"
+	{0x0233, 859, 3, false},    // "y\u0304"
+	{0x02b0, 862, 1, true},     // "h"
+	{0x02b1, 863, 2, true},     // "\u0266"
+	{0x02b2, 865, 1, true},     // "j"
+	{0x02b3, 866, 1, true},     // "r"
+	{0x02b4, 867, 2, true},     // "\u0279"
+	{0x02b5, 869, 2, true},     // "\u027b"
+	{0x02b6, 871, 2, true},     // "\u0281"
+	{0x02b7, 873, 1, true},     // "w"
+	{0x02b8, 874, 1, true},     // "y"
+	{0x02d8, 875, 3, true},     // " \u0306"
+	{0x02d9, 878, 3, true},     // " \u0307"
+	{0x02da, 881, 3, true},     // " \u030a"
+	{0x02db, 884, 3, true},     // " \u0328"
+	{0x02dc, 887, 3, true},     // " \u0303"
+	{0x02dd, 890, 3, true},     // " \u030b"
+	{0x02e0, 893, 2, true},     // "\u0263"
+	{0x02e1, 895, 1, true},     // "l"
+	{0x02e2, 896, 1, true},     // "s"
+	{0x02e3, 897, 1, true},     // "x"
+	{0x02e4, 898, 2, true},     // "\u0295"
+	{0x0340, 900, 2, false},    // "\u0300"
+	{0x0341, 902, 2, false},    // "\u0301"
+	{0x0343, 904, 2, false},    // "\u0313"
+	{0x0344, 906, 4, false},    // "\u0308\u0301"
+	{0x0374, 910, 2, false},    // "\u02b9"
+	{0x037a, 912, 3, true},     // " \u0345"
+	{0x037e, 915, 1, false},    // ";"
+	{0x0384, 916, 3, true},     // " \u0301"
+	{0x0385, 919, 4, false},    // "\u00a8\u0301"
+	{0x0386, 923, 4, false},    // "\u0391\u0301"
+	{0x0387, 927, 2, false},    // "\u00b7"
+	{0x0388, 929, 4, false},    // "\u0395\u0301"
+	{0x0389, 933, 4, false},    // "\u0397\u0301"
+	{0x038a, 937, 4, false},    // "\u0399\u0301"
+	{0x038c, 941, 4, false},    // "\u039f\u0301"
+	{0x038e, 945, 4, false},    // "\u03a5\u0301"
+	{0x038f, 949, 4, false},    // "\u03a9\u0301"
+	{0x0390, 953, 4, false},    // "\u03ca\u0301"
+	{0x03aa, 957, 4, false},    // "\u0399\u0308"
+	{0x03ab, 961, 4, false},    // "\u03a5\u0308"
+	{0x03ac, 965, 4, false},    // "\u03b1\u0301"
+	{0x03ad, 969, 4, false},    // "\u03b5\u0301"
+	{0x03ae, 973, 4, false},    // "\u03b7\u0301"
+	{0x03af, 977, 4, false},    // "\u03b9\u0301"
+	{0x03b0, 981, 4, false},    // "\u03cb\u0301"
+	{0x03ca, 985, 4, false},    // "\u03b9\u0308"
+	{0x03cb, 989, 4, false},    // "\u03c5\u0308"
+	{0x03cc, 993, 4, false},    // "\u03bf\u0301"
+	{0x03cd, 997, 4, false},    // "\u03c5\u0301"
+	{0x03ce, 1001, 4, false},   // "\u03c9\u0301"
+	{0x03d0, 1005, 2, true},    // "\u03b2"
+	{0x03d1, 1007, 2, true},    // "\u03b8"
+	{0x03d2, 1009, 2, true},    // "\u03a5"
+	{0x03d3, 1011, 4, false},   // "\u03d2\u0301"
+	{0x03d4, 1015, 4, false},   // "\u03d2\u0308"
+	{0x03d5, 1019, 2, true},    // "\u03c6"
+	{0x03d6, 1021, 2, true},    // "\u03c0"
+	{0x03f0, 1023, 2, true},    // "\u03ba"
+	{0x03f1, 1025, 2, true},    // "\u03c1"
+	{0x03f2, 1027, 2, true},    // "\u03c2"
+	{0x03f4, 1029, 2, true},    // "\u0398"
+	{0x03f5, 1031, 2, true},    // "\u03b5"
+	{0x03f9, 1033, 2, true},    // "\u03a3"
+	{0x0400, 1035, 4, false},   // "\u0415\u0300"
+	{0x0401, 1039, 4, false},   // "\u0415\u0308"
+	{0x0403, 1043, 4, false},   // "\u0413\u0301"
+	{0x0407, 1047, 4, false},   // "\u0406\u0308"
+	{0x040c, 1051, 4, false},   // "\u041a\u0301"
+	{0x040d, 1055, 4, false},   // "\u0418\u0300"
+	{0x040e, 1059, 4, false},   // "\u0423\u0306"
+	{0x0419, 1063, 4, false},   // "\u0418\u0306"
+	{0x0439, 1067, 4, false},   // "\u0438\u0306"
+	{0x0450, 1071, 4, false},   // "\u0435\u0300"
+	{0x0451, 1075, 4, false},   // "\u0435\u0308"
+	{0x0453, 1079, 4, false},   // "\u0433\u0301"
+	{0x0457, 1083, 4, false},   // "\u0456\u0308"
+	{0x045c, 1087, 4, false},   // "\u043a\u0301"
+	{0x045d, 1091, 4, false},   // "\u0438\u0300"
+	{0x045e, 1095, 4, false},   // "\u0443\u0306"
+	{0x0476, 1099, 4, false},   // "\u0474\u030f"
+	{0x0477, 1103, 4, false},   // "\u0475\u030f"
+	{0x04c1, 1107, 4, false},   // "\u0416\u0306"
+	{0x04c2, 1111, 4, false},   // "\u0436\u0306"
+	{0x04d0, 1115, 4, false},   // "\u0410\u0306"
+	{0x04d1, 1119, 4, false},   // "\u0430\u0306"
+	{0x04d2, 1123, 4, false},   // "\u0410\u0308"
+	{0x04d3, 1127, 4, false},   // "\u0430\u0308"
+	{0x04d6, 1131, 4, false},   // "\u0415\u0306"
+	{0x04d7, 1135, 4, false},   // "\u0435\u0306"
+	{0x04da, 1139, 4, false},   // "\u04d8\u0308"
+	{0x04db, 1143, 4, false},   // "\u04d9\u0308"
+	{0x04dc, 1147, 4, false},   // "\u0416\u0308"
+	{0x04dd, 1151, 4, false},   // "\u0436\u0308"
+	{0x04de, 1155, 4, false},   // "\u0417\u0308"
+	{0x04df, 1159, 4, false},   // "\u0437\u0308"
+	{0x04e2, 1163, 4, false},   // "\u0418\u0304"
+	{0x04e3, 1167, 4, false},   // "\u0438\u0304"
+	{0x04e4, 1171, 4, false},   // "\u0418\u0308"
+	{0x04e5, 1175, 4, false},   // "\u0438\u0308"
+	{0x04e6, 1179, 4, false},   // "\u041e\u0308"
+	{0x04e7, 1183, 4, false},   // "\u043e\u0308"
+	{0x04ea, 1187, 4, false},   // "\u04e8\u0308"
+	{0x04eb, 1191, 4, false},   // "\u04e9\u0308"
+	{0x04ec, 1195, 4, false},   // "\u042d\u0308"
+	{0x04ed, 1199, 4, false},   // "\u044d\u0308"
+	{0x04ee, 1203, 4, false},   // "\u0423\u0304"
+	{0x04ef, 1207, 4, false},   // "\u0443\u0304"
+	{0x04f0, 1211, 4, false},   // "\u0423\u0308"
+	{0x04f1, 1215, 4, false},   // "\u0443\u0308"
+	{0x04f2, 1219, 4, false},   // "\u0423\u030b"
+	{0x04f3, 1223, 4, false},   // "\u0443\u030b"
+	{0x04f4, 1227, 4, false},   // "\u0427\u0308"
+	{0x04f5, 1231, 4, false},   // "\u0447\u0308"
+	{0x04f8, 1235, 4, false},   // "\u042b\u0308"
+	{0x04f9, 1239, 4, false},   // "\u044b\u0308"
+	{0x0587, 1243, 4, true},    // "\u0565\u0582"
+	{0x0622, 1247, 4, false},   // "\u0627\u0653"
+	{0x0623, 1251, 4, false},   // "\u0627\u0654"
+	{0x0624, 1255, 4, false},   // "\u0648\u0654"
+	{0x0625, 1259, 4, false},   // "\u0627\u0655"
+	{0x0626, 1263, 4, false},   // "\u064a\u0654"
+	{0x0675, 1267, 4, true},    // "\u0627\u0674"
+	{0x0676, 1271, 4, true},    // "\u0648\u0674"
+	{0x0677, 1275, 4, true},    // "\u06c7\u0674"
+	{0x0678, 1279, 4, true},    // "\u064a\u0674"
+	{0x06c0, 1283, 4, false},   // "\u06d5\u0654"
+	{0x06c2, 1287, 4, false},   // "\u06c1\u0654"
+	{0x06d3, 1291, 4, false},   // "\u06d2\u0654"
+	{0x0929, 1295, 6, false},   // "\u0928\u093c"
+	{0x0931, 1301, 6, false},   // "\u0930\u093c"
+	{0x0934, 1307, 6, false},   // "\u0933\u093c"
+	{0x0958, 1313, 6, false},   // "\u0915\u093c"
+	{0x0959, 1319, 6, false},   // "\u0916\u093c"
+	{0x095a, 1325, 6, false},   // "\u0917\u093c"
+	{0x095b, 1331, 6, false},   // "\u091c\u093c"
+	{0x095c, 1337, 6, false},   // "\u0921\u093c"
+	{0x095d, 1343, 6, false},   // "\u0922\u093c"
+	{0x095e, 1349, 6, false},   // "\u092b\u093c"
+	{0x095f, 1355, 6, false},   // "\u092f\u093c"
+	{0x09cb, 1361, 6, false},   // "\u09c7\u09be"
+	{0x09cc, 1367, 6, false},   // "\u09c7\u09d7"
+	{0x09dc, 1373, 6, false},   // "\u09a1\u09bc"
+	{0x09dd, 1379, 6, false},   // "\u09a2\u09bc"
+	{0x09df, 1385, 6, false},   // "\u09af\u09bc"
+	{0x0a33, 1391, 6, false},   // "\u0a32\u0a3c"
+	{0x0a36, 1397, 6, false},   // "\u0a38\u0a3c"
+	{0x0a59, 1403, 6, false},   // "\u0a16\u0a3c"
+	{0x0a5a, 1409, 6, false},   // "\u0a17\u0a3c"
+	{0x0a5b, 1415, 6, false},   // "\u0a1c\u0a3c"
+	{0x0a5e, 1421, 6, false},   // "\u0a2b\u0a3c"
+	{0x0b48, 1427, 6, false},   // "\u0b47\u0b56"
+	{0x0b4b, 1433, 6, false},   // "\u0b47\u0b3e"
+	{0x0b4c, 1439, 6, false},   // "\u0b47\u0b57"
+	{0x0b5c, 1445, 6, false},   // "\u0b21\u0b3c"
+	{0x0b5d, 1451, 6, false},   // "\u0b22\u0b3c"
+	{0x0b94, 1457, 6, false},   // "\u0b92\u0bd7"
+	{0x0bca, 1463, 6, false},   // "\u0bc6\u0bbe"
+	{0x0bcb, 1469, 6, false},   // "\u0bc7\u0bbe"
+	{0x0bcc, 1475, 6, false},   // "\u0bc6\u0bd7"
+	{0x0c48, 1481, 6, false},   // "\u0c46\u0c56"
+	{0x0cc0, 1487, 6, false},   // "\u0cbf\u0cd5"
+	{0x0cc7, 1493, 6, false},   // "\u0cc6\u0cd5"
+	{0x0cc8, 1499, 6, false},   // "\u0cc6\u0cd6"
+	{0x0cca, 1505, 6, false},   // "\u0cc6\u0cc2"
+	{0x0ccb, 1511, 6, false},   // "\u0cca\u0cd5"
+	{0x0d4a, 1517, 6, false},   // "\u0d46\u0d3e"
+	{0x0d4b, 1523, 6, false},   // "\u0d47\u0d3e"
+	{0x0d4c, 1529, 6, false},   // "\u0d46\u0d57"
+	{0x0dda, 1535, 6, false},   // "\u0dd9\u0dca"
+	{0x0ddc, 1541, 6, false},   // "\u0dd9\u0dcf"
+	{0x0ddd, 1547, 6, false},   // "\u0ddc\u0dca"
+	{0x0dde, 1553, 6, false},   // "\u0dd9\u0ddf"
+	{0x0e33, 1559, 6, true},    // "\u0e4d\u0e32"
+	{0x0eb3, 1565, 6, true},    // "\u0ecd\u0eb2"
+	{0x0edc, 1571, 6, true},    // "\u0eab\u0e99"
+	{0x0edd, 1577, 6, true},    // "\u0eab\u0ea1"
+	{0x0f0c, 1583, 3, true},    // "\u0f0b"
+	{0x0f43, 1586, 6, false},   // "\u0f42\u0fb7"
+	{0x0f4d, 1592, 6, false},   // "\u0f4c\u0fb7"
+	{0x0f52, 1598, 6, false},   // "\u0f51\u0fb7"
+	{0x0f57, 1604, 6, false},   // "\u0f56\u0fb7"
+	{0x0f5c, 1610, 6, false},   // "\u0f5b\u0fb7"
+	{0x0f69, 1616, 6, false},   // "\u0f40\u0fb5"
+	{0x0f73, 1622, 6, false},   // "\u0f71\u0f72"
+	{0x0f75, 1628, 6, false},   // "\u0f71\u0f74"
+	{0x0f76, 1634, 6, false},   // "\u0fb2\u0f80"
+	{0x0f77, 1640, 6, true},    // "\u0fb2\u0f81"
+	{0x0f78, 1646, 6, false},   // "\u0fb3\u0f80"
+	{0x0f79, 1652, 6, true},    // "\u0fb3\u0f81"
+	{0x0f81, 1658, 6, false},   // "\u0f71\u0f80"
+	{0x0f93, 1664, 6, false},   // "\u0f92\u0fb7"
+	{0x0f9d, 1670, 6, false},   // "\u0f9c\u0fb7"
+	{0x0fa2, 1676, 6, false},   // "\u0fa1\u0fb7"
+	{0x0fa7, 1682, 6, false},   // "\u0fa6\u0fb7"
+	{0x0fac, 1688, 6, false},   // "\u0fab\u0fb7"
+	{0x0fb9, 1694, 6, false},   // "\u0f90\u0fb5"
+	{0x1026, 1700, 6, false},   // "\u1025\u102e"
+	{0x10fc, 1706, 3, true},    // "\u10dc"
+	{0x1b06, 1709, 6, false},   // "\u1b05\u1b35"
+	{0x1b08, 1715, 6, false},   // "\u1b07\u1b35"
+	{0x1b0a, 1721, 6, false},   // "\u1b09\u1b35"
+	{0x1b0c, 1727, 6, false},   // "\u1b0b\u1b35"
+	{0x1b0e, 1733, 6, false},   // "\u1b0d\u1b35"
+	{0x1b12, 1739, 6, false},   // "\u1b11\u1b35"
+	{0x1b3b, 1745, 6, false},   // "\u1b3a\u1b35"
+	{0x1b3d, 1751, 6, false},   // "\u1b3c\u1b35"
+	{0x1b40, 1757, 6, false},   // "\u1b3e\u1b35"
+	{0x1b41, 1763, 6, false},   // "\u1b3f\u1b35"
+	{0x1b43, 1769, 6, false},   // "\u1b42\u1b35"
+	{0x1d2c, 1775, 1, true},    // "A"
+	{0x1d2d, 1776, 2, true},    // "\u00c6"
+	{0x1d2e, 1778, 1, true},    // "B"
+	{0x1d30, 1779, 1, true},    // "D"
+	{0x1d31, 1780, 1, true},    // "E"
+	{0x1d32, 1781, 2, true},    // "\u018e"
+	{0x1d33, 1783, 1, true},    // "G"
+	{0x1d34, 1784, 1, true},    // "H"
+	{0x1d35, 1785, 1, true},    // "I"
+	{0x1d36, 1786, 1, true},    // "J"
+	{0x1d37, 1787, 1, true},    // "K"
+	{0x1d38, 1788, 1, true},    // "L"
+	{0x1d39, 1789, 1, true},    // "M"
+	{0x1d3a, 1790, 1, true},    // "N"
+	{0x1d3c, 1791, 1, true},    // "O"
+	{0x1d3d, 1792, 2, true},    // "\u0222"
+	{0x1d3e, 1794, 1, true},    // "P"
+	{0x1d3f, 1795, 1, true},    // "R"
+	{0x1d40, 1796, 1, true},    // "T"
+	{0x1d41, 1797, 1, true},    // "U"
+	{0x1d42, 1798, 1, true},    // "W"
+	{0x1d43, 1799, 1, true},    // "a"
+	{0x1d44, 1800, 2, true},    // "\u0250"
+	{0x1d45, 1802, 2, true},    // "\u0251"
+	{0x1d46, 1804, 3, true},    // "\u1d02"
+	{0x1d47, 1807, 1, true},    // "b"
+	{0x1d48, 1808, 1, true},    // "d"
+	{0x1d49, 1809, 1, true},    // "e"
+	{0x1d4a, 1810, 2, true},    // "\u0259"
+	{0x1d4b, 1812, 2, true},    // "\u025b"
+	{0x1d4c, 1814, 2, true},    // "\u025c"
+	{0x1d4d, 1816, 1, true},    // "g"
+	{0x1d4f, 1817, 1, true},    // "k"
+	{0x1d50, 1818, 1, true},    // "m"
+	{0x1d51, 1819, 2, true},    // "\u014b"
+	{0x1d52, 1821, 1, true},    // "o"
+	{0x1d53, 1822, 2, true},    // "\u0254"
+	{0x1d54, 1824, 3, true},    // "\u1d16"
+	{0x1d55, 1827, 3, true},    // "\u1d17"
+	{0x1d56, 1830, 1, true},    // "p"
+	{0x1d57, 1831, 1, true},    // "t"
+	{0x1d58, 1832, 1, true},    // "u"
+	{0x1d59, 1833, 3, true},    // "\u1d1d"
+	{0x1d5a, 1836, 2, true},    // "\u026f"
+	{0x1d5b, 1838, 1, true},    // "v"
+	{0x1d5c, 1839, 3, true},    // "\u1d25"
+	{0x1d5d, 1842, 2, true},    // "\u03b2"
+	{0x1d5e, 1844, 2, true},    // "\u03b3"
+	{0x1d5f, 1846, 2, true},    // "\u03b4"
+	{0x1d60, 1848, 2, true},    // "\u03c6"
+	{0x1d61, 1850, 2, true},    // "\u03c7"
+	{0x1d62, 1852, 1, true},    // "i"
+	{0x1d63, 1853, 1, true},    // "r"
+	{0x1d64, 1854, 1, true},    // "u"
+	{0x1d65, 1855, 1, true},    // "v"
+	{0x1d66, 1856, 2, true},    // "\u03b2"
+	{0x1d67, 1858, 2, true},    // "\u03b3"
+	{0x1d68, 1860, 2, true},    // "\u03c1"
+	{0x1d69, 1862, 2, true},    // "\u03c6"
+	{0x1d6a, 1864, 2, true},    // "\u03c7"
+	{0x1d78, 1866, 2, true},    // "\u043d"
+	{0x1d9b, 1868, 2, true},    // "\u0252"
+	{0x1d9c, 1870, 1, true},    // "c"
+	{0x1d9d, 1871, 2, true},    // "\u0255"
+	{0x1d9e, 1873, 2, true},    // "\u00f0"
+	{0x1d9f, 1875, 2, true},    // "\u025c"
+	{0x1da0, 1877, 1, true},    // "f"
+	{0x1da1, 1878, 2, true},    // "\u025f"
+	{0x1da2, 1880, 2, true},    // "\u0261"
+	{0x1da3, 1882, 2, true},    // "\u0265"
+	{0x1da4, 1884, 2, true},    // "\u0268"
+	{0x1da5, 1886, 2, true},    // "\u0269"
+	{0x1da6, 1888, 2, true},    // "\u026a"
+	{0x1da7, 1890, 3, true},    // "\u1d7b"
+	{0x1da8, 1893, 2, true},    // "\u029d"
+	{0x1da9, 1895, 2, true},    // "\u026d"
+	{0x1daa, 1897, 3, true},    // "\u1d85"
+	{0x1dab, 1900, 2, true},    // "\u029f"
+	{0x1dac, 1902, 2, true},    // "\u0271"
+	{0x1dad, 1904, 2, true},    // "\u0270"
+	{0x1dae, 1906, 2, true},    // "\u0272"
+	{0x1daf, 1908, 2, true},    // "\u0273"
+	{0x1db0, 1910, 2, true},    // "\u0274"
+	{0x1db1, 1912, 2, true},    // "\u0275"
+	{0x1db2, 1914, 2, true},    // "\u0278"
+	{0x1db3, 1916, 2, true},    // "\u0282"
+	{0x1db4, 1918, 2, true},    // "\u0283"
+	{0x1db5, 1920, 2, true},    // "\u01ab"
+	{0x1db6, 1922, 2, true},    // "\u0289"
+	{0x1db7, 1924, 2, true},    // "\u028a"
+	{0x1db8, 1926, 3, true},    // "\u1d1c"
+	{0x1db9, 1929, 2, true},    // "\u028b"
+	{0x1dba, 1931, 2, true},    // "\u028c"
+	{0x1dbb, 1933, 1, true},    // "z"
+	{0x1dbc, 1934, 2, true},    // "\u0290"
+	{0x1dbd, 1936, 2, true},    // "\u0291"
+	{0x1dbe, 1938, 2, true},    // "\u0292"
+	{0x1dbf, 1940, 2, true},    // "\u03b8"
+	{0x1e00, 1942, 3, false},   // "A\u0325"
+	{0x1e01, 1945, 3, false},   // "a\u0325"
+	{0x1e02, 1948, 3, false},   // "B\u0307"
+	{0x1e03, 1951, 3, false},   // "b\u0307"
+	{0x1e04, 1954, 3, false},   // "B\u0323"
+	{0x1e05, 1957, 3, false},   // "b\u0323"
+	{0x1e06, 1960, 3, false},   // "B\u0331"
+	{0x1e07, 1963, 3, false},   // "b\u0331"
+	{0x1e08, 1966, 4, false},   // "\u00c7\u0301"
+	{0x1e09, 1970, 4, false},   // "\u00e7\u0301"
+	{0x1e0a, 1974, 3, false},   // "D\u0307"
+	{0x1e0b, 1977, 3, false},   // "d\u0307"
+	{0x1e0c, 1980, 3, false},   // "D\u0323"
+	{0x1e0d, 1983, 3, false},   // "d\u0323"
+	{0x1e0e, 1986, 3, false},   // "D\u0331"
+	{0x1e0f, 1989, 3, false},   // "d\u0331"
+	{0x1e10, 1992, 3, false},   // "D\u0327"
+	{0x1e11, 1995, 3, false},   // "d\u0327"
+	{0x1e12, 1998, 3, false},   // "D\u032d"
+	{0x1e13, 2001, 3, false},   // "d\u032d"
+	{0x1e14, 2004, 4, false},   // "\u0112\u0300"
+	{0x1e15, 2008, 4, false},   // "\u0113\u0300"
+	{0x1e16, 2012, 4, false},   // "\u0112\u0301"
+	{0x1e17, 2016, 4, false},   // "\u0113\u0301"
+	{0x1e18, 2020, 3, false},   // "E\u032d"
+	{0x1e19, 2023, 3, false},   // "e\u032d"
+	{0x1e1a, 2026, 3, false},   // "E\u0330"
+	{0x1e1b, 2029, 3, false},   // "e\u0330"
+	{0x1e1c, 2032, 4, false},   // "\u0228\u0306"
+	{0x1e1d, 2036, 4, false},   // "\u0229\u0306"
+	{0x1e1e, 2040, 3, false},   // "F\u0307"
+	{0x1e1f, 2043, 3, false},   // "f\u0307"
+	{0x1e20, 2046, 3, false},   // "G\u0304"
+	{0x1e21, 2049, 3, false},   // "g\u0304"
+	{0x1e22, 2052, 3, false},   // "H\u0307"
+	{0x1e23, 2055, 3, false},   // "h\u0307"
+	{0x1e24, 2058, 3, false},   // "H\u0323"
+	{0x1e25, 2061, 3, false},   // "h\u0323"
+	{0x1e26, 2064, 3, false},   // "H\u0308"
+	{0x1e27, 2067, 3, false},   // "h\u0308"
+	{0x1e28, 2070, 3, false},   // "H\u0327"
+	{0x1e29, 2073, 3, false},   // "h\u0327"
+	{0x1e2a, 2076, 3, false},   // "H\u032e"
+	{0x1e2b, 2079, 3, false},   // "h\u032e"
+	{0x1e2c, 2082, 3, false},   // "I\u0330"
+	{0x1e2d, 2085, 3, false},   // "i\u0330"
+	{0x1e2e, 2088, 4, false},   // "\u00cf\u0301"
+	{0x1e2f, 2092, 4, false},   // "\u00ef\u0301"
+	{0x1e30, 2096, 3, false},   // "K\u0301"
+	{0x1e31, 2099, 3, false},   // "k\u0301"
+	{0x1e32, 2102, 3, false},   // "K\u0323"
+	{0x1e33, 2105, 3, false},   // "k\u0323"
+	{0x1e34, 2108, 3, false},   // "K\u0331"
+	{0x1e35, 2111, 3, false},   // "k\u0331"
+	{0x1e36, 2114, 3, false},   // "L\u0323"
+	{0x1e37, 2117, 3, false},   // "l\u0323"
+	{0x1e38, 2120, 5, false},   // "\u1e36\u0304"
+	{0x1e39, 2125, 5, false},   // "\u1e37\u0304"
+	{0x1e3a, 2130, 3, false},   // "L\u0331"
+	{0x1e3b, 2133, 3, false},   // "l\u0331"
+	{0x1e3c, 2136, 3, false},   // "L\u032d"
+	{0x1e3d, 2139, 3, false},   // "l\u032d"
+	{0x1e3e, 2142, 3, false},   // "M\u0301"
+	{0x1e3f, 2145, 3, false},   // "m\u0301"
+	{0x1e40, 2148, 3, false},   // "M\u0307"
+	{0x1e41, 2151, 3, false},   // "m\u0307"
+	{0x1e42, 2154, 3, false},   // "M\u0323"
+	{0x1e43, 2157, 3, false},   // "m\u0323"
+	{0x1e44, 2160, 3, false},   // "N\u0307"
+	{0x1e45, 2163, 3, false},   // "n\u0307"
+	{0x1e46, 2166, 3, false},   // "N\u0323"
+	{0x1e47, 2169, 3, false},   // "n\u0323"
+	{0x1e48, 2172, 3, false},   // "N\u0331"
+	{0x1e49, 2175, 3, false},   // "n\u0331"
+	{0x1e4a, 2178, 3, false},   // "N\u032d"
+	{0x1e4b, 2181, 3, false},   // "n\u032d"
+	{0x1e4c, 2184, 4, false},   // "\u00d5\u0301"
+	{0x1e4d, 2188, 4, false},   // "\u00f5\u0301"
+	{0x1e4e, 2192, 4, false},   // "\u00d5\u0308"
+	{0x1e4f, 2196, 4, false},   // "\u00f5\u0308"
+	{0x1e50, 2200, 4, false},   // "\u014c\u0300"
+	{0x1e51, 2204, 4, false},   // "\u014d\u0300"
+	{0x1e52, 2208, 4, false},   // "\u014c\u0301"
+	{0x1e53, 2212, 4, false},   // "\u014d\u0301"
+	{0x1e54, 2216, 3, false},   // "P\u0301"
+	{0x1e55, 2219, 3, false},   // "p\u0301"
+	{0x1e56, 2222, 3, false},   // "P\u0307"
+	{0x1e57, 2225, 3, false},   // "p\u0307"
+	{0x1e58, 2228, 3, false},   // "R\u0307"
+	{0x1e59, 2231, 3, false},   // "r\u0307"
+	{0x1e5a, 2234, 3, false},   // "R\u0323"
+	{0x1e5b, 2237, 3, false},   // "r\u0323"
+	{0x1e5c, 2240, 5, false},   // "\u1e5a\u0304"
+	{0x1e5d, 2245, 5, false},   // "\u1e5b\u0304"
+	{0x1e5e, 2250, 3, false},   // "R\u0331"
+	{0x1e5f, 2253, 3, false},   // "r\u0331"
+	{0x1e60, 2256, 3, false},   // "S\u0307"
+	{0x1e61, 2259, 3, false},   // "s\u0307"
+	{0x1e62, 2262, 3, false},   // "S\u0323"
+	{0x1e63, 2265, 3, false},   // "s\u0323"
+	{0x1e64, 2268, 4, false},   // "\u015a\u0307"
+	{0x1e65, 2272, 4, false},   // "\u015b\u0307"
+	{0x1e66, 2276, 4, false},   // "\u0160\u0307"
+	{0x1e67, 2280, 4, false},   // "\u0161\u0307"
+	{0x1e68, 2284, 5, false},   // "\u1e62\u0307"
+	{0x1e69, 2289, 5, false},   // "\u1e63\u0307"
+	{0x1e6a, 2294, 3, false},   // "T\u0307"
+	{0x1e6b, 2297, 3, false},   // "t\u0307"
+	{0x1e6c, 2300, 3, false},   // "T\u0323"
+	{0x1e6d, 2303, 3, false},   // "t\u0323"
+	{0x1e6e, 2306, 3, false},   // "T\u0331"
+	{0x1e6f, 2309, 3, false},   // "t\u0331"
+	{0x1e70, 2312, 3, false},   // "T\u032d"
+	{0x1e71, 2315, 3, false},   // "t\u032d"
+	{0x1e72, 2318, 3, false},   // "U\u0324"
+	{0x1e73, 2321, 3, false},   // "u\u0324"
+	{0x1e74, 2324, 3, false},   // "U\u0330"
+	{0x1e75, 2327, 3, false},   // "u\u0330"
+	{0x1e76, 2330, 3, false},   // "U\u032d"
+	{0x1e77, 2333, 3, false},   // "u\u032d"
+	{0x1e78, 2336, 4, false},   // "\u0168\u0301"
+	{0x1e79, 2340, 4, false},   // "\u0169\u0301"
+	{0x1e7a, 2344, 4, false},   // "\u016a\u0308"
+	{0x1e7b, 2348, 4, false},   // "\u016b\u0308"
+	{0x1e7c, 2352, 3, false},   // "V\u0303"
+	{0x1e7d, 2355, 3, false},   // "v\u0303"
+	{0x1e7e, 2358, 3, false},   // "V\u0323"
+	{0x1e7f, 2361, 3, false},   // "v\u0323"
+	{0x1e80, 2364, 3, false},   // "W\u0300"
+	{0x1e81, 2367, 3, false},   // "w\u0300"
+	{0x1e82, 2370, 3, false},   // "W\u0301"
+	{0x1e83, 2373, 3, false},   // "w\u0301"
+	{0x1e84, 2376, 3, false},   // "W\u0308"
+	{0x1e85, 2379, 3, false},   // "w\u0308"
+	{0x1e86, 2382, 3, false},   // "W\u0307"
+	{0x1e87, 2385, 3, false},   // "w\u0307"
+	{0x1e88, 2388, 3, false},   // "W\u0323"
+	{0x1e89, 2391, 3, false},   // "w\u0323"
+	{0x1e8a, 2394, 3, false},   // "X\u0307"
+	{0x1e8b, 2397, 3, false},   // "x\u0307"
+	{0x1e8c, 2400, 3, false},   // "X\u0308"
+	{0x1e8d, 2403, 3, false},   // "x\u0308"
+	{0x1e8e, 2406, 3, false},   // "Y\u0307"
+	{0x1e8f, 2409, 3, false},   // "y\u0307"
+	{0x1e90, 2412, 3, false},   // "Z\u0302"
+	{0x1e91, 2415, 3, false},   // "z\u0302"
+	{0x1e92, 2418, 3, false},   // "Z\u0323"
+	{0x1e93, 2421, 3, false},   // "z\u0323"
+	{0x1e94, 2424, 3, false},   // "Z\u0331"
+	{0x1e95, 2427, 3, false},   // "z\u0331"
+	{0x1e96, 2430, 3, false},   // "h\u0331"
+	{0x1e97, 2433, 3, false},   // "t\u0308"
+	{0x1e98, 2436, 3, false},   // "w\u030a"
+	{0x1e99, 2439, 3, false},   // "y\u030a"
+	{0x1e9a, 2442, 3, true},    // "a\u02be"
+	{0x1e9b, 2445, 4, false},   // "\u017f\u0307"
+	{0x1ea0, 2449, 3, false},   // "A\u0323"
+	{0x1ea1, 2452, 3, false},   // "a\u0323"
+	{0x1ea2, 2455, 3, false},   // "A\u0309"
+	{0x1ea3, 2458, 3, false},   // "a\u0309"
+	{0x1ea4, 2461, 4, false},   // "\u00c2\u0301"
+	{0x1ea5, 2465, 4, false},   // "\u00e2\u0301"
+	{0x1ea6, 2469, 4, false},   // "\u00c2\u0300"
+	{0x1ea7, 2473, 4, false},   // "\u00e2\u0300"
+	{0x1ea8, 2477, 4, false},   // "\u00c2\u0309"
+	{0x1ea9, 2481, 4, false},   // "\u00e2\u0309"
+	{0x1eaa, 2485, 4, false},   // "\u00c2\u0303"
+	{0x1eab, 2489, 4, false},   // "\u00e2\u0303"
+	{0x1eac, 2493, 5, false},   // "\u1ea0\u0302"
+	{0x1ead, 2498, 5, false},   // "\u1ea1\u0302"
+	{0x1eae, 2503, 4, false},   // "\u0102\u0301"
+	{0x1eaf, 2507, 4, false},   // "\u0103\u0301"
+	{0x1eb0, 2511, 4, false},   // "\u0102\u0300"
+	{0x1eb1, 2515, 4, false},   // "\u0103\u0300"
+	{0x1eb2, 2519, 4, false},   // "\u0102\u0309"
+	{0x1eb3, 2523, 4, false},   // "\u0103\u0309"
+	{0x1eb4, 2527, 4, false},   // "\u0102\u0303"
+	{0x1eb5, 2531, 4, false},   // "\u0103\u0303"
+	{0x1eb6, 2535, 5, false},   // "\u1ea0\u0306"
+	{0x1eb7, 2540, 5, false},   // "\u1ea1\u0306"
+	{0x1eb8, 2545, 3, false},   // "E\u0323"
+	{0x1eb9, 2548, 3, false},   // "e\u0323"
+	{0x1eba, 2551, 3, false},   // "E\u0309"
+	{0x1ebb, 2554, 3, false},   // "e\u0309"
+	{0x1ebc, 2557, 3, false},   // "E\u0303"
+	{0x1ebd, 2560, 3, false},   // "e\u0303"
+	{0x1ebe, 2563, 4, false},   // "\u00ca\u0301"
+	{0x1ebf, 2567, 4, false},   // "\u00ea\u0301"
+	{0x1ec0, 2571, 4, false},   // "\u00ca\u0300"
+	{0x1ec1, 2575, 4, false},   // "\u00ea\u0300"
+	{0x1ec2, 2579, 4, false},   // "\u00ca\u0309"
+	{0x1ec3, 2583, 4, false},   // "\u00ea\u0309"
+	{0x1ec4, 2587, 4, false},   // "\u00ca\u0303"
+	{0x1ec5, 2591, 4, false},   // "\u00ea\u0303"
+	{0x1ec6, 2595, 5, false},   // "\u1eb8\u0302"
+	{0x1ec7, 2600, 5, false},   // "\u1eb9\u0302"
+	{0x1ec8, 2605, 3, false},   // "I\u0309"
+	{0x1ec9, 2608, 3, false},   // "i\u0309"
+	{0x1eca, 2611, 3, false},   // "I\u0323"
+	{0x1ecb, 2614, 3, false},   // "i\u0323"
+	{0x1ecc, 2617, 3, false},   // "O\u0323"
+	{0x1ecd, 2620, 3, false},   // "o\u0323"
+	{0x1ece, 2623, 3, false},   // "O\u0309"
+	{0x1ecf, 2626, 3, false},   // "o\u0309"
+	{0x1ed0, 2629, 4, false},   // "\u00d4\u0301"
+	{0x1ed1, 2633, 4, false},   // "\u00f4\u0301"
+	{0x1ed2, 2637, 4, false},   // "\u00d4\u0300"
+	{0x1ed3, 2641, 4, false},   // "\u00f4\u0300"
+	{0x1ed4, 2645, 4, false},   // "\u00d4\u0309"
+	{0x1ed5, 2649, 4, false},   // "\u00f4\u0309"
+	{0x1ed6, 2653, 4, false},   // "\u00d4\u0303"
+	{0x1ed7, 2657, 4, false},   // "\u00f4\u0303"
+	{0x1ed8, 2661, 5, false},   // "\u1ecc\u0302"
+	{0x1ed9, 2666, 5, false},   // "\u1ecd\u0302"
+	{0x1eda, 2671, 4, false},   // "\u01a0\u0301"
+	{0x1edb, 2675, 4, false},   // "\u01a1\u0301"
+	{0x1edc, 2679, 4, false},   // "\u01a0\u0300"
+	{0x1edd, 2683, 4, false},   // "\u01a1\u0300"
+	{0x1ede, 2687, 4, false},   // "\u01a0\u0309"
+	{0x1edf, 2691, 4, false},   // "\u01a1\u0309"
+	{0x1ee0, 2695, 4, false},   // "\u01a0\u0303"
+	{0x1ee1, 2699, 4, false},   // "\u01a1\u0303"
+	{0x1ee2, 2703, 4, false},   // "\u01a0\u0323"
+	{0x1ee3, 2707, 4, false},   // "\u01a1\u0323"
+	{0x1ee4, 2711, 3, false},   // "U\u0323"
+	{0x1ee5, 2714, 3, false},   // "u\u0323"
+	{0x1ee6, 2717, 3, false},   // "U\u0309"
+	{0x1ee7, 2720, 3, false},   // "u\u0309"
+	{0x1ee8, 2723, 4, false},   // "\u01af\u0301"
+	{0x1ee9, 2727, 4, false},   // "\u01b0\u0301"
+	{0x1eea, 2731, 4, false},   // "\u01af\u0300"
+	{0x1eeb, 2735, 4, false},   // "\u01b0\u0300"
+	{0x1eec, 2739, 4, false},   // "\u01af\u0309"
+	{0x1eed, 2743, 4, false},   // "\u01b0\u0309"
+	{0x1eee, 2747, 4, false},   // "\u01af\u0303"
+	{0x1eef, 2751, 4, false},   // "\u01b0\u0303"
+	{0x1ef0, 2755, 4, false},   // "\u01af\u0323"
+	{0x1ef1, 2759, 4, false},   // "\u01b0\u0323"
+	{0x1ef2, 2763, 3, false},   // "Y\u0300"
+	{0x1ef3, 2766, 3, false},   // "y\u0300"
+	{0x1ef4, 2769, 3, false},   // "Y\u0323"
+	{0x1ef5, 2772, 3, false},   // "y\u0323"
+	{0x1ef6, 2775, 3, false},   // "Y\u0309"
+	{0x1ef7, 2778, 3, false},   // "y\u0309"
+	{0x1ef8, 2781, 3, false},   // "Y\u0303"
+	{0x1ef9, 2784, 3, false},   // "y\u0303"
+	{0x1f00, 2787, 4, false},   // "\u03b1\u0313"
+	{0x1f01, 2791, 4, false},   // "\u03b1\u0314"
+	{0x1f02, 2795, 5, false},   // "\u1f00\u0300"
+	{0x1f03, 2800, 5, false},   // "\u1f01\u0300"
+	{0x1f04, 2805, 5, false},   // "\u1f00\u0301"
+	{0x1f05, 2810, 5, false},   // "\u1f01\u0301"
+	{0x1f06, 2815, 5, false},   // "\u1f00\u0342"
+	{0x1f07, 2820, 5, false},   // "\u1f01\u0342"
+	{0x1f08, 2825, 4, false},   // "\u0391\u0313"
+	{0x1f09, 2829, 4, false},   // "\u0391\u0314"
+	{0x1f0a, 2833, 5, false},   // "\u1f08\u0300"
+	{0x1f0b, 2838, 5, false},   // "\u1f09\u0300"
+	{0x1f0c, 2843, 5, false},   // "\u1f08\u0301"
+	{0x1f0d, 2848, 5, false},   // "\u1f09\u0301"
+	{0x1f0e, 2853, 5, false},   // "\u1f08\u0342"
+	{0x1f0f, 2858, 5, false},   // "\u1f09\u0342"
+	{0x1f10, 2863, 4, false},   // "\u03b5\u0313"
+	{0x1f11, 2867, 4, false},   // "\u03b5\u0314"
+	{0x1f12, 2871, 5, false},   // "\u1f10\u0300"
+	{0x1f13, 2876, 5, false},   // "\u1f11\u0300"
+	{0x1f14, 2881, 5, false},   // "\u1f10\u0301"
+	{0x1f15, 2886, 5, false},   // "\u1f11\u0301"
+	{0x1f18, 2891, 4, false},   // "\u0395\u0313"
+	{0x1f19, 2895, 4, false},   // "\u0395\u0314"
+	{0x1f1a, 2899, 5, false},   // "\u1f18\u0300"
+	{0x1f1b, 2904, 5, false},   // "\u1f19\u0300"
+	{0x1f1c, 2909, 5, false},   // "\u1f18\u0301"
+	{0x1f1d, 2914, 5, false},   // "\u1f19\u0301"
+	{0x1f20, 2919, 4, false},   // "\u03b7\u0313"
+	{0x1f21, 2923, 4, false},   // "\u03b7\u0314"
+	{0x1f22, 2927, 5, false},   // "\u1f20\u0300"
+	{0x1f23, 2932, 5, false},   // "\u1f21\u0300"
+	{0x1f24, 2937, 5, false},   // "\u1f20\u0301"
+	{0x1f25, 2942, 5, false},   // "\u1f21\u0301"
+	{0x1f26, 2947, 5, false},   // "\u1f20\u0342"
+	{0x1f27, 2952, 5, false},   // "\u1f21\u0342"
+	{0x1f28, 2957, 4, false},   // "\u0397\u0313"
+	{0x1f29, 2961, 4, false},   // "\u0397\u0314"
+	{0x1f2a, 2965, 5, false},   // "\u1f28\u0300"
+	{0x1f2b, 2970, 5, false},   // "\u1f29\u0300"
+	{0x1f2c, 2975, 5, false},   // "\u1f28\u0301"
+	{0x1f2d, 2980, 5, false},   // "\u1f29\u0301"
+	{0x1f2e, 2985, 5, false},   // "\u1f28\u0342"
+	{0x1f2f, 2990, 5, false},   // "\u1f29\u0342"
+	{0x1f30, 2995, 4, false},   // "\u03b9\u0313"
+	{0x1f31, 2999, 4, false},   // "\u03b9\u0314"
+	{0x1f32, 3003, 5, false},   // "\u1f30\u0300"
+	{0x1f33, 3008, 5, false},   // "\u1f31\u0300"
+	{0x1f34, 3013, 5, false},   // "\u1f30\u0301"
+	{0x1f35, 3018, 5, false},   // "\u1f31\u0301"
+	{0x1f36, 3023, 5, false},   // "\u1f30\u0342"
+	{0x1f37, 3028, 5, false},   // "\u1f31\u0342"
+	{0x1f38, 3033, 4, false},   // "\u0399\u0313"
+	{0x1f39, 3037, 4, false},   // "\u0399\u0314"
+	{0x1f3a, 3041, 5, false},   // "\u1f38\u0300"
+	{0x1f3b, 3046, 5, false},   // "\u1f39\u0300"
+	{0x1f3c, 3051, 5, false},   // "\u1f38\u0301"
+	{0x1f3d, 3056, 5, false},   // "\u1f39\u0301"
+	{0x1f3e, 3061, 5, false},   // "\u1f38\u0342"
+	{0x1f3f, 3066, 5, false},   // "\u1f39\u0342"
+	{0x1f40, 3071, 4, false},   // "\u03bf\u0313"
+	{0x1f41, 3075, 4, false},   // "\u03bf\u0314"
+	{0x1f42, 3079, 5, false},   // "\u1f40\u0300"
+	{0x1f43, 3084, 5, false},   // "\u1f41\u0300"
+	{0x1f44, 3089, 5, false},   // "\u1f40\u0301"
+	{0x1f45, 3094, 5, false},   // "\u1f41\u0301"
+	{0x1f48, 3099, 4, false},   // "\u039f\u0313"
+	{0x1f49, 3103, 4, false},   // "\u039f\u0314"
+	{0x1f4a, 3107, 5, false},   // "\u1f48\u0300"
+	{0x1f4b, 3112, 5, false},   // "\u1f49\u0300"
+	{0x1f4c, 3117, 5, false},   // "\u1f48\u0301"
+	{0x1f4d, 3122, 5, false},   // "\u1f49\u0301"
+	{0x1f50, 3127, 4, false},   // "\u03c5\u0313"
+	{0x1f51, 3131, 4, false},   // "\u03c5\u0314"
+	{0x1f52, 3135, 5, false},   // "\u1f50\u0300"
+	{0x1f53, 3140, 5, false},   // "\u1f51\u0300"
+	{0x1f54, 3145, 5, false},   // "\u1f50\u0301"
+	{0x1f55, 3150, 5, false},   // "\u1f51\u0301"
+	{0x1f56, 3155, 5, false},   // "\u1f50\u0342"
+	{0x1f57, 3160, 5, false},   // "\u1f51\u0342"
+	{0x1f59, 3165, 4, false},   // "\u03a5\u0314"
+	{0x1f5b, 3169, 5, false},   // "\u1f59\u0300"
+	{0x1f5d, 3174, 5, false},   // "\u1f59\u0301"
+	{0x1f5f, 3179, 5, false},   // "\u1f59\u0342"
+	{0x1f60, 3184, 4, false},   // "\u03c9\u0313"
+	{0x1f61, 3188, 4, false},   // "\u03c9\u0314"
+	{0x1f62, 3192, 5, false},   // "\u1f60\u0300"
+	{0x1f63, 3197, 5, false},   // "\u1f61\u0300"
+	{0x1f64, 3202, 5, false},   // "\u1f60\u0301"
+	{0x1f65, 3207, 5, false},   // "\u1f61\u0301"
+	{0x1f66, 3212, 5, false},   // "\u1f60\u0342"
+	{0x1f67, 3217, 5, false},   // "\u1f61\u0342"
+	{0x1f68, 3222, 4, false},   // "\u03a9\u0313"
+	{0x1f69, 3226, 4, false},   // "\u03a9\u0314"
+	{0x1f6a, 3230, 5, false},   // "\u1f68\u0300"
+	{0x1f6b, 3235, 5, false},   // "\u1f69\u0300"
+	{0x1f6c, 3240, 5, false},   // "\u1f68\u0301"
+	{0x1f6d, 3245, 5, false},   // "\u1f69\u0301"
+	{0x1f6e, 3250, 5, false},   // "\u1f68\u0342"
+	{0x1f6f, 3255, 5, false},   // "\u1f69\u0342"
+	{0x1f70, 3260, 4, false},   // "\u03b1\u0300"
+	{0x1f71, 3264, 2, false},   // "\u03ac"
+	{0x1f72, 3266, 4, false},   // "\u03b5\u0300"
+	{0x1f73, 3270, 2, false},   // "\u03ad"
+	{0x1f74, 3272, 4, false},   // "\u03b7\u0300"
+	{0x1f75, 3276, 2, false},   // "\u03ae"
+	{0x1f76, 3278, 4, false},   // "\u03b9\u0300"
+	{0x1f77, 3282, 2, false},   // "\u03af"
+	{0x1f78, 3284, 4, false},   // "\u03bf\u0300"
+	{0x1f79, 3288, 2, false},   // "\u03cc"
+	{0x1f7a, 3290, 4, false},   // "\u03c5\u0300"
+	{0x1f7b, 3294, 2, false},   // "\u03cd"
+	{0x1f7c, 3296, 4, false},   // "\u03c9\u0300"
+	{0x1f7d, 3300, 2, false},   // "\u03ce"
+	{0x1f80, 3302, 5, false},   // "\u1f00\u0345"
+	{0x1f81, 3307, 5, false},   // "\u1f01\u0345"
+	{0x1f82, 3312, 5, false},   // "\u1f02\u0345"
+	{0x1f83, 3317, 5, false},   // "\u1f03\u0345"
+	{0x1f84, 3322, 5, false},   // "\u1f04\u0345"
+	{0x1f85, 3327, 5, false},   // "\u1f05\u0345"
+	{0x1f86, 3332, 5, false},   // "\u1f06\u0345"
+	{0x1f87, 3337, 5, false},   // "\u1f07\u0345"
+	{0x1f88, 3342, 5, false},   // "\u1f08\u0345"
+	{0x1f89, 3347, 5, false},   // "\u1f09\u0345"
+	{0x1f8a, 3352, 5, false},   // "\u1f0a\u0345"
+	{0x1f8b, 3357, 5, false},   // "\u1f0b\u0345"
+	{0x1f8c, 3362, 5, false},   // "\u1f0c\u0345"
+	{0x1f8d, 3367, 5, false},   // "\u1f0d\u0345"
+	{0x1f8e, 3372, 5, false},   // "\u1f0e\u0345"
+	{0x1f8f, 3377, 5, false},   // "\u1f0f\u0345"
+	{0x1f90, 3382, 5, false},   // "\u1f20\u0345"
+	{0x1f91, 3387, 5, false},   // "\u1f21\u0345"
+	{0x1f92, 3392, 5, false},   // "\u1f22\u0345"
+	{0x1f93, 3397, 5, false},   // "\u1f23\u0345"
+	{0x1f94, 3402, 5, false},   // "\u1f24\u0345"
+	{0x1f95, 3407, 5, false},   // "\u1f25\u0345"
+	{0x1f96, 3412, 5, false},   // "\u1f26\u0345"
+	{0x1f97, 3417, 5, false},   // "\u1f27\u0345"
+	{0x1f98, 3422, 5, false},   // "\u1f28\u0345"
+	{0x1f99, 3427, 5, false},   // "\u1f29\u0345"
+	{0x1f9a, 3432, 5, false},   // "\u1f2a\u0345"
+	{0x1f9b, 3437, 5, false},   // "\u1f2b\u0345"
+	{0x1f9c, 3442, 5, false},   // "\u1f2c\u0345"
+	{0x1f9d, 3447, 5, false},   // "\u1f2d\u0345"
+	{0x1f9e, 3452, 5, false},   // "\u1f2e\u0345"
+	{0x1f9f, 3457, 5, false},   // "\u1f2f\u0345"
+	{0x1fa0, 3462, 5, false},   // "\u1f60\u0345"
+	{0x1fa1, 3467, 5, false},   // "\u1f61\u0345"
+	{0x1fa2, 3472, 5, false},   // "\u1f62\u0345"
+	{0x1fa3, 3477, 5, false},   // "\u1f63\u0345"
+	{0x1fa4, 3482, 5, false},   // "\u1f64\u0345"
+	{0x1fa5, 3487, 5, false},   // "\u1f65\u0345"
+	{0x1fa6, 3492, 5, false},   // "\u1f66\u0345"
+	{0x1fa7, 3497, 5, false},   // "\u1f67\u0345"
+	{0x1fa8, 3502, 5, false},   // "\u1f68\u0345"
+	{0x1fa9, 3507, 5, false},   // "\u1f69\u0345"
+	{0x1faa, 3512, 5, false},   // "\u1f6a\u0345"
+	{0x1fab, 3517, 5, false},   // "\u1f6b\u0345"
+	{0x1fac, 3522, 5, false},   // "\u1f6c\u0345"
+	{0x1fad, 3527, 5, false},   // "\u1f6d\u0345"
+	{0x1fae, 3532, 5, false},   // "\u1f6e\u0345"
+	{0x1faf, 3537, 5, false},   // "\u1f6f\u0345"
+	{0x1fb0, 3542, 4, false},   // "\u03b1\u0306"
+	{0x1fb1, 3546, 4, false},   // "\u03b1\u0304"
+	{0x1fb2, 3550, 5, false},   // "\u1f70\u0345"
+	{0x1fb3, 3555, 4, false},   // "\u03b1\u0345"
+	{0x1fb4, 3559, 4, false},   // "\u03ac\u0345"
+	{0x1fb6, 3563, 4, false},   // "\u03b1\u0342"
+	{0x1fb7, 3567, 5, false},   // "\u1fb6\u0345"
+	{0x1fb8, 3572, 4, false},   // "\u0391\u0306"
+	{0x1fb9, 3576, 4, false},   // "\u0391\u0304"
+	{0x1fba, 3580, 4, false},   // "\u0391\u0300"
+	{0x1fbb, 3584, 2, false},   // "\u0386"
+	{0x1fbc, 3586, 4, false},   // "\u0391\u0345"
+	{0x1fbd, 3590, 3, true},    // " \u0313"
+	{0x1fbe, 3593, 2, false},   // "\u03b9"
+	{0x1fbf, 3595, 3, true},    // " \u0313"
+	{0x1fc0, 3598, 3, true},    // " \u0342"
+	{0x1fc1, 3601, 4, false},   // "\u00a8\u0342"
+	{0x1fc2, 3605, 5, false},   // "\u1f74\u0345"
+	{0x1fc3, 3610, 4, false},   // "\u03b7\u0345"
+	{0x1fc4, 3614, 4, false},   // "\u03ae\u0345"
+	{0x1fc6, 3618, 4, false},   // "\u03b7\u0342"
+	{0x1fc7, 3622, 5, false},   // "\u1fc6\u0345"
+	{0x1fc8, 3627, 4, false},   // "\u0395\u0300"
+	{0x1fc9, 3631, 2, false},   // "\u0388"
+	{0x1fca, 3633, 4, false},   // "\u0397\u0300"
+	{0x1fcb, 3637, 2, false},   // "\u0389"
+	{0x1fcc, 3639, 4, false},   // "\u0397\u0345"
+	{0x1fcd, 3643, 5, false},   // "\u1fbf\u0300"
+	{0x1fce, 3648, 5, false},   // "\u1fbf\u0301"
+	{0x1fcf, 3653, 5, false},   // "\u1fbf\u0342"
+	{0x1fd0, 3658, 4, false},   // "\u03b9\u0306"
+	{0x1fd1, 3662, 4, false},   // "\u03b9\u0304"
+	{0x1fd2, 3666, 4, false},   // "\u03ca\u0300"
+	{0x1fd3, 3670, 2, false},   // "\u0390"
+	{0x1fd6, 3672, 4, false},   // "\u03b9\u0342"
+	{0x1fd7, 3676, 4, false},   // "\u03ca\u0342"
+	{0x1fd8, 3680, 4, false},   // "\u0399\u0306"
+	{0x1fd9, 3684, 4, false},   // "\u0399\u0304"
+	{0x1fda, 3688, 4, false},   // "\u0399\u0300"
+	{0x1fdb, 3692, 2, false},   // "\u038a"
+	{0x1fdd, 3694, 5, false},   // "\u1ffe\u0300"
+	{0x1fde, 3699, 5, false},   // "\u1ffe\u0301"
+	{0x1fdf, 3704, 5, false},   // "\u1ffe\u0342"
+	{0x1fe0, 3709, 4, false},   // "\u03c5\u0306"
+	{0x1fe1, 3713, 4, false},   // "\u03c5\u0304"
+	{0x1fe2, 3717, 4, false},   // "\u03cb\u0300"
+	{0x1fe3, 3721, 2, false},   // "\u03b0"
+	{0x1fe4, 3723, 4, false},   // "\u03c1\u0313"
+	{0x1fe5, 3727, 4, false},   // "\u03c1\u0314"
+	{0x1fe6, 3731, 4, false},   // "\u03c5\u0342"
+	{0x1fe7, 3735, 4, false},   // "\u03cb\u0342"
+	{0x1fe8, 3739, 4, false},   // "\u03a5\u0306"
+	{0x1fe9, 3743, 4, false},   // "\u03a5\u0304"
+	{0x1fea, 3747, 4, false},   // "\u03a5\u0300"
+	{0x1feb, 3751, 2, false},   // "\u038e"
+	{0x1fec, 3753, 4, false},   // "\u03a1\u0314"
+	{0x1fed, 3757, 4, false},   // "\u00a8\u0300"
+	{0x1fee, 3761, 2, false},   // "\u0385"
+	{0x1fef, 3763, 1, false},   // "`"
+	{0x1ff2, 3764, 5, false},   // "\u1f7c\u0345"
+	{0x1ff3, 3769, 4, false},   // "\u03c9\u0345"
+	{0x1ff4, 3773, 4, false},   // "\u03ce\u0345"
+	{0x1ff6, 3777, 4, false},   // "\u03c9\u0342"
+	{0x1ff7, 3781, 5, false},   // "\u1ff6\u0345"
+	{0x1ff8, 3786, 4, false},   // "\u039f\u0300"
+	{0x1ff9, 3790, 2, false},   // "\u038c"
+	{0x1ffa, 3792, 4, false},   // "\u03a9\u0300"
+	{0x1ffb, 3796, 2, false},   // "\u038f"
+	{0x1ffc, 3798, 4, false},   // "\u03a9\u0345"
+	{0x1ffd, 3802, 2, false},   // "\u00b4"
+	{0x1ffe, 3804, 3, true},    // " \u0314"
+	{0x2000, 3807, 3, false},   // "\u2002"
+	{0x2001, 3810, 3, false},   // "\u2003"
+	{0x2002, 3813, 1, true},    // " "
+	{0x2003, 3814, 1, true},    // " "
+	{0x2004, 3815, 1, true},    // " "
+	{0x2005, 3816, 1, true},    // " "
+	{0x2006, 3817, 1, true},    // " "
+	{0x2007, 3818, 1, true},    // " "
+	{0x2008, 3819, 1, true},    // " "
+	{0x2009, 3820, 1, true},    // " "
+	{0x200a, 3821, 1, true},    // " "
+	{0x2011, 3822, 3, true},    // "\u2010"
+	{0x2017, 3825, 3, true},    // " \u0333"
+	{0x2024, 3828, 1, true},    // "."
+	{0x2025, 3829, 2, true},    // ".."
+	{0x2026, 3831, 3, true},    // "..."
+	{0x202f, 3834, 1, true},    // " "
+	{0x2033, 3835, 6, true},    // "\u2032\u2032"
+	{0x2034, 3841, 9, true},    // "\u2032\u2032\u2032"
+	{0x2036, 3850, 6, true},    // "\u2035\u2035"
+	{0x2037, 3856, 9, true},    // "\u2035\u2035\u2035"
+	{0x203c, 3865, 2, true},    // "!!"
+	{0x203e, 3867, 3, true},    // " \u0305"
+	{0x2047, 3870, 2, true},    // "??"
+	{0x2048, 3872, 2, true},    // "?!"
+	{0x2049, 3874, 2, true},    // "!?"
+	{0x2057, 3876, 12, true},   // "\u2032\u2032\u2032\u2032"
+	{0x205f, 3888, 1, true},    // " "
+	{0x2070, 3889, 1, true},    // "0"
+	{0x2071, 3890, 1, true},    // "i"
+	{0x2074, 3891, 1, true},    // "4"
+	{0x2075, 3892, 1, true},    // "5"
+	{0x2076, 3893, 1, true},    // "6"
+	{0x2077, 3894, 1, true},    // "7"
+	{0x2078, 3895, 1, true},    // "8"
+	{0x2079, 3896, 1, true},    // "9"
+	{0x207a, 3897, 1, true},    // "+"
+	{0x207b, 3898, 3, true},    // "\u2212"
+	{0x207c, 3901, 1, true},    // "="
+	{0x207d, 3902, 1, true},    // "("
+	{0x207e, 3903, 1, true},    // ")"
+	{0x207f, 3904, 1, true},    // "n"
+	{0x2080, 3905, 1, true},    // "0"
+	{0x2081, 3906, 1, true},    // "1"
+	{0x2082, 3907, 1, true},    // "2"
+	{0x2083, 3908, 1, true},    // "3"
+	{0x2084, 3909, 1, true},    // "4"
+	{0x2085, 3910, 1, true},    // "5"
+	{0x2086, 3911, 1, true},    // "6"
+	{0x2087, 3912, 1, true},    // "7"
+	{0x2088, 3913, 1, true},    // "8"
+	{0x2089, 3914, 1, true},    // "9"
+	{0x208a, 3915, 1, true},    // "+"
+	{0x208b, 3916, 3, true},    // "\u2212"
+	{0x208c, 3919, 1, true},    // "="
+	{0x208d, 3920, 1, true},    // "("
+	{0x208e, 3921, 1, true},    // ")"
+	{0x2090, 3922, 1, true},    // "a"
+	{0x2091, 3923, 1, true},    // "e"
+	{0x2092, 3924, 1, true},    // "o"
+	{0x2093, 3925, 1, true},    // "x"
+	{0x2094, 3926, 2, true},    // "\u0259"
+	{0x2095, 3928, 1, true},    // "h"
+	{0x2096, 3929, 1, true},    // "k"
+	{0x2097, 3930, 1, true},    // "l"
+	{0x2098, 3931, 1, true},    // "m"
+	{0x2099, 3932, 1, true},    // "n"
+	{0x209a, 3933, 1, true},    // "p"
+	{0x209b, 3934, 1, true},    // "s"
+	{0x209c, 3935, 1, true},    // "t"
+	{0x20a8, 3936, 2, true},    // "Rs"
+	{0x2100, 3938, 3, true},    // "a/c"
+	{0x2101, 3941, 3, true},    // "a/s"
+	{0x2102, 3944, 1, true},    // "C"
+	{0x2103, 3945, 3, true},    // "\u00b0C"
+	{0x2105, 3948, 3, true},    // "c/o"
+	{0x2106, 3951, 3, true},    // "c/u"
+	{0x2107, 3954, 2, true},    // "\u0190"
+	{0x2109, 3956, 3, true},    // "\u00b0F"
+	{0x210a, 3959, 1, true},    // "g"
+	{0x210b, 3960, 1, true},    // "H"
+	{0x210c, 3961, 1, true},    // "H"
+	{0x210d, 3962, 1, true},    // "H"
+	{0x210e, 3963, 1, true},    // "h"
+	{0x210f, 3964, 2, true},    // "\u0127"
+	{0x2110, 3966, 1, true},    // "I"
+	{0x2111, 3967, 1, true},    // "I"
+	{0x2112, 3968, 1, true},    // "L"
+	{0x2113, 3969, 1, true},    // "l"
+	{0x2115, 3970, 1, true},    // "N"
+	{0x2116, 3971, 2, true},    // "No"
+	{0x2119, 3973, 1, true},    // "P"
+	{0x211a, 3974, 1, true},    // "Q"
+	{0x211b, 3975, 1, true},    // "R"
+	{0x211c, 3976, 1, true},    // "R"
+	{0x211d, 3977, 1, true},    // "R"
+	{0x2120, 3978, 2, true},    // "SM"
+	{0x2121, 3980, 3, true},    // "TEL"
+	{0x2122, 3983, 2, true},    // "TM"
+	{0x2124, 3985, 1, true},    // "Z"
+	{0x2126, 3986, 2, false},   // "\u03a9"
+	{0x2128, 3988, 1, true},    // "Z"
+	{0x212a, 3989, 1, false},   // "K"
+	{0x212b, 3990, 2, false},   // "\u00c5"
+	{0x212c, 3992, 1, true},    // "B"
+	{0x212d, 3993, 1, true},    // "C"
+	{0x212f, 3994, 1, true},    // "e"
+	{0x2130, 3995, 1, true},    // "E"
+	{0x2131, 3996, 1, true},    // "F"
+	{0x2133, 3997, 1, true},    // "M"
+	{0x2134, 3998, 1, true},    // "o"
+	{0x2135, 3999, 2, true},    // "\u05d0"
+	{0x2136, 4001, 2, true},    // "\u05d1"
+	{0x2137, 4003, 2, true},    // "\u05d2"
+	{0x2138, 4005, 2, true},    // "\u05d3"
+	{0x2139, 4007, 1, true},    // "i"
+	{0x213b, 4008, 3, true},    // "FAX"
+	{0x213c, 4011, 2, true},    // "\u03c0"
+	{0x213d, 4013, 2, true},    // "\u03b3"
+	{0x213e, 4015, 2, true},    // "\u0393"
+	{0x213f, 4017, 2, true},    // "\u03a0"
+	{0x2140, 4019, 3, true},    // "\u2211"
+	{0x2145, 4022, 1, true},    // "D"
+	{0x2146, 4023, 1, true},    // "d"
+	{0x2147, 4024, 1, true},    // "e"
+	{0x2148, 4025, 1, true},    // "i"
+	{0x2149, 4026, 1, true},    // "j"
+	{0x2150, 4027, 5, true},    // "1\u20447"
+	{0x2151, 4032, 5, true},    // "1\u20449"
+	{0x2152, 4037, 6, true},    // "1\u204410"
+	{0x2153, 4043, 5, true},    // "1\u20443"
+	{0x2154, 4048, 5, true},    // "2\u20443"
+	{0x2155, 4053, 5, true},    // "1\u20445"
+	{0x2156, 4058, 5, true},    // "2\u20445"
+	{0x2157, 4063, 5, true},    // "3\u20445"
+	{0x2158, 4068, 5, true},    // "4\u20445"
+	{0x2159, 4073, 5, true},    // "1\u20446"
+	{0x215a, 4078, 5, true},    // "5\u20446"
+	{0x215b, 4083, 5, true},    // "1\u20448"
+	{0x215c, 4088, 5, true},    // "3\u20448"
+	{0x215d, 4093, 5, true},    // "5\u20448"
+	{0x215e, 4098, 5, true},    // "7\u20448"
+	{0x215f, 4103, 4, true},    // "1\u2044"
+	{0x2160, 4107, 1, true},    // "I"
+	{0x2161, 4108, 2, true},    // "II"
+	{0x2162, 4110, 3, true},    // "III"
+	{0x2163, 4113, 2, true},    // "IV"
+	{0x2164, 4115, 1, true},    // "V"
+	{0x2165, 4116, 2, true},    // "VI"
+	{0x2166, 4118, 3, true},    // "VII"
+	{0x2167, 4121, 4, true},    // "VIII"
+	{0x2168, 4125, 2, true},    // "IX"
+	{0x2169, 4127, 1, true},    // "X"
+	{0x216a, 4128, 2, true},    // "XI"
+	{0x216b, 4130, 3, true},    // "XII"
+	{0x216c, 4133, 1, true},    // "L"
+	{0x216d, 4134, 1, true},    // "C"
+	{0x216e, 4135, 1, true},    // "D"
+	{0x216f, 4136, 1, true},    // "M"
+	{0x2170, 4137, 1, true},    // "i"
+	{0x2171, 4138, 2, true},    // "ii"
+	{0x2172, 4140, 3, true},    // "iii"
+	{0x2173, 4143, 2, true},    // "iv"
+	{0x2174, 4145, 1, true},    // "v"
+	{0x2175, 4146, 2, true},    // "vi"
+	{0x2176, 4148, 3, true},    // "vii"
+	{0x2177, 4151, 4, true},    // "viii"
+	{0x2178, 4155, 2, true},    // "ix"
+	{0x2179, 4157, 1, true},    // "x"
+	{0x217a, 4158, 2, true},    // "xi"
+	{0x217b, 4160, 3, true},    // "xii"
+	{0x217c, 4163, 1, true},    // "l"
+	{0x217d, 4164, 1, true},    // "c"
+	{0x217e, 4165, 1, true},    // "d"
+	{0x217f, 4166, 1, true},    // "m"
+	{0x2189, 4167, 5, true},    // "0\u20443"
+	{0x219a, 4172, 5, false},   // "\u2190\u0338"
+	{0x219b, 4177, 5, false},   // "\u2192\u0338"
+	{0x21ae, 4182, 5, false},   // "\u2194\u0338"
+	{0x21cd, 4187, 5, false},   // "\u21d0\u0338"
+	{0x21ce, 4192, 5, false},   // "\u21d4\u0338"
+	{0x21cf, 4197, 5, false},   // "\u21d2\u0338"
+	{0x2204, 4202, 5, false},   // "\u2203\u0338"
+	{0x2209, 4207, 5, false},   // "\u2208\u0338"
+	{0x220c, 4212, 5, false},   // "\u220b\u0338"
+	{0x2224, 4217, 5, false},   // "\u2223\u0338"
+	{0x2226, 4222, 5, false},   // "\u2225\u0338"
+	{0x222c, 4227, 6, true},    // "\u222b\u222b"
+	{0x222d, 4233, 9, true},    // "\u222b\u222b\u222b"
+	{0x222f, 4242, 6, true},    // "\u222e\u222e"
+	{0x2230, 4248, 9, true},    // "\u222e\u222e\u222e"
+	{0x2241, 4257, 5, false},   // "\u223c\u0338"
+	{0x2244, 4262, 5, false},   // "\u2243\u0338"
+	{0x2247, 4267, 5, false},   // "\u2245\u0338"
+	{0x2249, 4272, 5, false},   // "\u2248\u0338"
+	{0x2260, 4277, 3, false},   // "=\u0338"
+	{0x2262, 4280, 5, false},   // "\u2261\u0338"
+	{0x226d, 4285, 5, false},   // "\u224d\u0338"
+	{0x226e, 4290, 3, false},   // "<\u0338"
+	{0x226f, 4293, 3, false},   // ">\u0338"
+	{0x2270, 4296, 5, false},   // "\u2264\u0338"
+	{0x2271, 4301, 5, false},   // "\u2265\u0338"
+	{0x2274, 4306, 5, false},   // "\u2272\u0338"
+	{0x2275, 4311, 5, false},   // "\u2273\u0338"
+	{0x2278, 4316, 5, false},   // "\u2276\u0338"
+	{0x2279, 4321, 5, false},   // "\u2277\u0338"
+	{0x2280, 4326, 5, false},   // "\u227a\u0338"
+	{0x2281, 4331, 5, false},   // "\u227b\u0338"
+	{0x2284, 4336, 5, false},   // "\u2282\u0338"
+	{0x2285, 4341, 5, false},   // "\u2283\u0338"
+	{0x2288, 4346, 5, false},   // "\u2286\u0338"
+	{0x2289, 4351, 5, false},   // "\u2287\u0338"
+	{0x22ac, 4356, 5, false},   // "\u22a2\u0338"
+	{0x22ad, 4361, 5, false},   // "\u22a8\u0338"
+	{0x22ae, 4366, 5, false},   // "\u22a9\u0338"
+	{0x22af, 4371, 5, false},   // "\u22ab\u0338"
+	{0x22e0, 4376, 5, false},   // "\u227c\u0338"
+	{0x22e1, 4381, 5, false},   // "\u227d\u0338"
+	{0x22e2, 4386, 5, false},   // "\u2291\u0338"
+	{0x22e3, 4391, 5, false},   // "\u2292\u0338"
+	{0x22ea, 4396, 5, false},   // "\u22b2\u0338"
+	{0x22eb, 4401, 5, false},   // "\u22b3\u0338"
+	{0x22ec, 4406, 5, false},   // "\u22b4\u0338"
+	{0x22ed, 4411, 5, false},   // "\u22b5\u0338"
+	{0x2329, 4416, 3, false},   // "\u3008"
+	{0x232a, 4419, 3, false},   // "\u3009"
+	{0x2460, 4422, 1, true},    // "1"
+	{0x2461, 4423, 1, true},    // "2"
+	{0x2462, 4424, 1, true},    // "3"
+	{0x2463, 4425, 1, true},    // "4"
+	{0x2464, 4426, 1, true},    // "5"
+	{0x2465, 4427, 1, true},    // "6"
+	{0x2466, 4428, 1, true},    // "7"
+	{0x2467, 4429, 1, true},    // "8"
+	{0x2468, 4430, 1, true},    // "9"
+	{0x2469, 4431, 2, true},    // "10"
+	{0x246a, 4433, 2, true},    // "11"
+	{0x246b, 4435, 2, true},    // "12"
+	{0x246c, 4437, 2, true},    // "13"
+	{0x246d, 4439, 2, true},    // "14"
+	{0x246e, 4441, 2, true},    // "15"
+	{0x246f, 4443, 2, true},    // "16"
+	{0x2470, 4445, 2, true},    // "17"
+	{0x2471, 4447, 2, true},    // "18"
+	{0x2472, 4449, 2, true},    // "19"
+	{0x2473, 4451, 2, true},    // "20"
+	{0x2474, 4453, 3, true},    // "(1)"
+	{0x2475, 4456, 3, true},    // "(2)"
+	{0x2476, 4459, 3, true},    // "(3)"
+	{0x2477, 4462, 3, true},    // "(4)"
+	{0x2478, 4465, 3, true},    // "(5)"
+	{0x2479, 4468, 3, true},    // "(6)"
+	{0x247a, 4471, 3, true},    // "(7)"
+	{0x247b, 4474, 3, true},    // "(8)"
+	{0x247c, 4477, 3, true},    // "(9)"
+	{0x247d, 4480, 4, true},    // "(10)"
+	{0x247e, 4484, 4, true},    // "(11)"
+	{0x247f, 4488, 4, true},    // "(12)"
+	{0x2480, 4492, 4, true},    // "(13)"
+	{0x2481, 4496, 4, true},    // "(14)"
+	{0x2482, 4500, 4, true},    // "(15)"
+	{0x2483, 4504, 4, true},    // "(16)"
+	{0x2484, 4508, 4, true},    // "(17)"
+	{0x2485, 4512, 4, true},    // "(18)"
+	{0x2486, 4516, 4, true},    // "(19)"
+	{0x2487, 4520, 4, true},    // "(20)"
+	{0x2488, 4524, 2, true},    // "1."
+	{0x2489, 4526, 2, true},    // "2."
+	{0x248a, 4528, 2, true},    // "3."
+	{0x248b, 4530, 2, true},    // "4."
+	{0x248c, 4532, 2, true},    // "5."
+	{0x248d, 4534, 2, true},    // "6."
+	{0x248e, 4536, 2, true},    // "7."
+	{0x248f, 4538, 2, true},    // "8."
+	{0x2490, 4540, 2, true},    // "9."
+	{0x2491, 4542, 3, true},    // "10."
+	{0x2492, 4545, 3, true},    // "11."
+	{0x2493, 4548, 3, true},    // "12."
+	{0x2494, 4551, 3, true},    // "13."
+	{0x2495, 4554, 3, true},    // "14."
+	{0x2496, 4557, 3, true},    // "15."
+	{0x2497, 4560, 3, true},    // "16."
+	{0x2498, 4563, 3, true},    // "17."
+	{0x2499, 4566, 3, true},    // "18."
+	{0x249a, 4569, 3, true},    // "19."
+	{0x249b, 4572, 3, true},    // "20."
+	{0x249c, 4575, 3, true},    // "(a)"
+	{0x249d, 4578, 3, true},    // "(b)"
+	{0x249e, 4581, 3, true},    // "(c)"
+	{0x249f, 4584, 3, true},    // "(d)"
+	{0x24a0, 4587, 3, true},    // "(e)"
+	{0x24a1, 4590, 3, true},    // "(f)"
+	{0x24a2, 4593, 3, true},    // "(g)"
+	{0x24a3, 4596, 3, true},    // "(h)"
+	{0x24a4, 4599, 3, true},    // "(i)"
+	{0x24a5, 4602, 3, true},    // "(j)"
+	{0x24a6, 4605, 3, true},    // "(k)"
+	{0x24a7, 4608, 3, true},    // "(l)"
+	{0x24a8, 4611, 3, true},    // "(m)"
+	{0x24a9, 4614, 3, true},    // "(n)"
+	{0x24aa, 4617, 3, true},    // "(o)"
+	{0x24ab, 4620, 3, true},    // "(p)"
+	{0x24ac, 4623, 3, true},    // "(q)"
+	{0x24ad, 4626, 3, true},    // "(r)"
+	{0x24ae, 4629, 3, true},    // "(s)"
+	{0x24af, 4632, 3, true},    // "(t)"
+	{0x24b0, 4635, 3, true},    // "(u)"
+	{0x24b1, 4638, 3, true},    // "(v)"
+	{0x24b2, 4641, 3, true},    // "(w)"
+	{0x24b3, 4644, 3, true},    // "(x)"
+	{0x24b4, 4647, 3, true},    // "(y)"
+	{0x24b5, 4650, 3, true},    // "(z)"
+	{0x24b6, 4653, 1, true},    // "A"
+	{0x24b7, 4654, 1, true},    // "B"
+	{0x24b8, 4655, 1, true},    // "C"
+	{0x24b9, 4656, 1, true},    // "D"
+	{0x24ba, 4657, 1, true},    // "E"
+	{0x24bb, 4658, 1, true},    // "F"
+	{0x24bc, 4659, 1, true},    // "G"
+	{0x24bd, 4660, 1, true},    // "H"
+	{0x24be, 4661, 1, true},    // "I"
+	{0x24bf, 4662, 1, true},    // "J"
+	{0x24c0, 4663, 1, true},    // "K"
+	{0x24c1, 4664, 1, true},    // "L"
+	{0x24c2, 4665, 1, true},    // "M"
+	{0x24c3, 4666, 1, true},    // "N"
+	{0x24c4, 4667, 1, true},    // "O"
+	{0x24c5, 4668, 1, true},    // "P"
+	{0x24c6, 4669, 1, true},    // "Q"
+	{0x24c7, 4670, 1, true},    // "R"
+	{0x24c8, 4671, 1, true},    // "S"
+	{0x24c9, 4672, 1, true},    // "T"
+	{0x24ca, 4673, 1, true},    // "U"
+	{0x24cb, 4674, 1, true},    // "V"
+	{0x24cc, 4675, 1, true},    // "W"
+	{0x24cd, 4676, 1, true},    // "X"
+	{0x24ce, 4677, 1, true},    // "Y"
+	{0x24cf, 4678, 1, true},    // "Z"
+	{0x24d0, 4679, 1, true},    // "a"
+	{0x24d1, 4680, 1, true},    // "b"
+	{0x24d2, 4681, 1, true},    // "c"
+	{0x24d3, 4682, 1, true},    // "d"
+	{0x24d4, 4683, 1, true},    // "e"
+	{0x24d5, 4684, 1, true},    // "f"
+	{0x24d6, 4685, 1, true},    // "g"
+	{0x24d7, 4686, 1, true},    // "h"
+	{0x24d8, 4687, 1, true},    // "i"
+	{0x24d9, 4688, 1, true},    // "j"
+	{0x24da, 4689, 1, true},    // "k"
+	{0x24db, 4690, 1, true},    // "l"
+	{0x24dc, 4691, 1, true},    // "m"
+	{0x24dd, 4692, 1, true},    // "n"
+	{0x24de, 4693, 1, true},    // "o"
+	{0x24df, 4694, 1, true},    // "p"
+	{0x24e0, 4695, 1, true},    // "q"
+	{0x24e1, 4696, 1, true},    // "r"
+	{0x24e2, 4697, 1, true},    // "s"
+	{0x24e3, 4698, 1, true},    // "t"
+	{0x24e4, 4699, 1, true},    // "u"
+	{0x24e5, 4700, 1, true},    // "v"
+	{0x24e6, 4701, 1, true},    // "w"
+	{0x24e7, 4702, 1, true},    // "x"
+	{0x24e8, 4703, 1, true},    // "y"
+	{0x24e9, 4704, 1, true},    // "z"
+	{0x24ea, 4705, 1, true},    // "0"
+	{0x2a0c, 4706, 12, true},   // "\u222b\u222b\u222b\u222b"
+	{0x2a74, 4718, 3, true},    // "::="
+	{0x2a75, 4721, 2, true},    // "=="
+	{0x2a76, 4723, 3, true},    // "==="
+	{0x2adc, 4726, 5, false},   // "\u2add\u0338"
+	{0x2c7c, 4731, 1, true},    // "j"
+	{0x2c7d, 4732, 1, true},    // "V"
+	{0x2d6f, 4733, 3, true},    // "\u2d61"
+	{0x2e9f, 4736, 3, true},    // "\u6bcd"
+	{0x2ef3, 4739, 3, true},    // "\u9f9f"
+	{0x2f00, 4742, 3, true},    // "\u4e00"
+	{0x2f01, 4745, 3, true},    // "\u4e28"
+	{0x2f02, 4748, 3, true},    // "\u4e36"
+	{0x2f03, 4751, 3, true},    // "\u4e3f"
+	{0x2f04, 4754, 3, true},    // "\u4e59"
+	{0x2f05, 4757, 3, true},    // "\u4e85"
+	{0x2f06, 4760, 3, true},    // "\u4e8c"
+	{0x2f07, 4763, 3, true},    // "\u4ea0"
+	{0x2f08, 4766, 3, true},    // "\u4eba"
+	{0x2f09, 4769, 3, true},    // "\u513f"
+	{0x2f0a, 4772, 3, true},    // "\u5165"
+	{0x2f0b, 4775, 3, true},    // "\u516b"
+	{0x2f0c, 4778, 3, true},    // "\u5182"
+	{0x2f0d, 4781, 3, true},    // "\u5196"
+	{0x2f0e, 4784, 3, true},    // "\u51ab"
+	{0x2f0f, 4787, 3, true},    // "\u51e0"
+	{0x2f10, 4790, 3, true},    // "\u51f5"
+	{0x2f11, 4793, 3, true},    // "\u5200"
+	{0x2f12, 4796, 3, true},    // "\u529b"
+	{0x2f13, 4799, 3, true},    // "\u52f9"
+	{0x2f14, 4802, 3, true},    // "\u5315"
+	{0x2f15, 4805, 3, true},    // "\u531a"
+	{0x2f16, 4808, 3, true},    // "\u5338"
+	{0x2f17, 4811, 3, true},    // "\u5341"
+	{0x2f18, 4814, 3, true},    // "\u535c"
+	{0x2f19, 4817, 3, true},    // "\u5369"
+	{0x2f1a, 4820, 3, true},    // "\u5382"
+	{0x2f1b, 4823, 3, true},    // "\u53b6"
+	{0x2f1c, 4826, 3, true},    // "\u53c8"
+	{0x2f1d, 4829, 3, true},    // "\u53e3"
+	{0x2f1e, 4832, 3, true},    // "\u56d7"
+	{0x2f1f, 4835, 3, true},    // "\u571f"
+	{0x2f20, 4838, 3, true},    // "\u58eb"
+	{0x2f21, 4841, 3, true},    // "\u5902"
+	{0x2f22, 4844, 3, true},    // "\u590a"
+	{0x2f23, 4847, 3, true},    // "\u5915"
+	{0x2f24, 4850, 3, true},    // "\u5927"
+	{0x2f25, 4853, 3, true},    // "\u5973"
+	{0x2f26, 4856, 3, true},    // "\u5b50"
+	{0x2f27, 4859, 3, true},    // "\u5b80"
+	{0x2f28, 4862, 3, true},    // "\u5bf8"
+	{0x2f29, 4865, 3, true},    // "\u5c0f"
+	{0x2f2a, 4868, 3, true},    // "\u5c22"
+	{0x2f2b, 4871, 3, true},    // "\u5c38"
+	{0x2f2c, 4874, 3, true},    // "\u5c6e"
+	{0x2f2d, 4877, 3, true},    // "\u5c71"
+	{0x2f2e, 4880, 3, true},    // "\u5ddb"
+	{0x2f2f, 4883, 3, true},    // "\u5de5"
+	{0x2f30, 4886, 3, true},    // "\u5df1"
+	{0x2f31, 4889, 3, true},    // "\u5dfe"
+	{0x2f32, 4892, 3, true},    // "\u5e72"
+	{0x2f33, 4895, 3, true},    // "\u5e7a"
+	{0x2f34, 4898, 3, true},    // "\u5e7f"
+	{0x2f35, 4901, 3, true},    // "\u5ef4"
+	{0x2f36, 4904, 3, true},    // "\u5efe"
+	{0x2f37, 4907, 3, true},    // "\u5f0b"
+	{0x2f38, 4910, 3, true},    // "\u5f13"
+	{0x2f39, 4913, 3, true},    // "\u5f50"
+	{0x2f3a, 4916, 3, true},    // "\u5f61"
+	{0x2f3b, 4919, 3, true},    // "\u5f73"
+	{0x2f3c, 4922, 3, true},    // "\u5fc3"
+	{0x2f3d, 4925, 3, true},    // "\u6208"
+	{0x2f3e, 4928, 3, true},    // "\u6236"
+	{0x2f3f, 4931, 3, true},    // "\u624b"
+	{0x2f40, 4934, 3, true},    // "\u652f"
+	{0x2f41, 4937, 3, true},    // "\u6534"
+	{0x2f42, 4940, 3, true},    // "\u6587"
+	{0x2f43, 4943, 3, true},    // "\u6597"
+	{0x2f44, 4946, 3, true},    // "\u65a4"
+	{0x2f45, 4949, 3, true},    // "\u65b9"
+	{0x2f46, 4952, 3, true},    // "\u65e0"
+	{0x2f47, 4955, 3, true},    // "\u65e5"
+	{0x2f48, 4958, 3, true},    // "\u66f0"
+	{0x2f49, 4961, 3, true},    // "\u6708"
+	{0x2f4a, 4964, 3, true},    // "\u6728"
+	{0x2f4b, 4967, 3, true},    // "\u6b20"
+	{0x2f4c, 4970, 3, true},    // "\u6b62"
+	{0x2f4d, 4973, 3, true},    // "\u6b79"
+	{0x2f4e, 4976, 3, true},    // "\u6bb3"
+	{0x2f4f, 4979, 3, true},    // "\u6bcb"
+	{0x2f50, 4982, 3, true},    // "\u6bd4"
+	{0x2f51, 4985, 3, true},    // "\u6bdb"
+	{0x2f52, 4988, 3, true},    // "\u6c0f"
+	{0x2f53, 4991, 3, true},    // "\u6c14"
+	{0x2f54, 4994, 3, true},    // "\u6c34"
+	{0x2f55, 4997, 3, true},    // "\u706b"
+	{0x2f56, 5000, 3, true},    // "\u722a"
+	{0x2f57, 5003, 3, true},    // "\u7236"
+	{0x2f58, 5006, 3, true},    // "\u723b"
+	{0x2f59, 5009, 3, true},    // "\u723f"
+	{0x2f5a, 5012, 3, true},    // "\u7247"
+	{0x2f5b, 5015, 3, true},    // "\u7259"
+	{0x2f5c, 5018, 3, true},    // "\u725b"
+	{0x2f5d, 5021, 3, true},    // "\u72ac"
+	{0x2f5e, 5024, 3, true},    // "\u7384"
+	{0x2f5f, 5027, 3, true},    // "\u7389"
+	{0x2f60, 5030, 3, true},    // "\u74dc"
+	{0x2f61, 5033, 3, true},    // "\u74e6"
+	{0x2f62, 5036, 3, true},    // "\u7518"
+	{0x2f63, 5039, 3, true},    // "\u751f"
+	{0x2f64, 5042, 3, true},    // "\u7528"
+	{0x2f65, 5045, 3, true},    // "\u7530"
+	{0x2f66, 5048, 3, true},    // "\u758b"
+	{0x2f67, 5051, 3, true},    // "\u7592"
+	{0x2f68, 5054, 3, true},    // "\u7676"
+	{0x2f69, 5057, 3, true},    // "\u767d"
+	{0x2f6a, 5060, 3, true},    // "\u76ae"
+	{0x2f6b, 5063, 3, true},    // "\u76bf"
+	{0x2f6c, 5066, 3, true},    // "\u76ee"
+	{0x2f6d, 5069, 3, true},    // "\u77db"
+	{0x2f6e, 5072, 3, true},    // "\u77e2"
+	{0x2f6f, 5075, 3, true},    // "\u77f3"
+	{0x2f70, 5078, 3, true},    // "\u793a"
+	{0x2f71, 5081, 3, true},    // "\u79b8"
+	{0x2f72, 5084, 3, true},    // "\u79be"
+	{0x2f73, 5087, 3, true},    // "\u7a74"
+	{0x2f74, 5090, 3, true},    // "\u7acb"
+	{0x2f75, 5093, 3, true},    // "\u7af9"
+	{0x2f76, 5096, 3, true},    // "\u7c73"
+	{0x2f77, 5099, 3, true},    // "\u7cf8"
+	{0x2f78, 5102, 3, true},    // "\u7f36"
+	{0x2f79, 5105, 3, true},    // "\u7f51"
+	{0x2f7a, 5108, 3, true},    // "\u7f8a"
+	{0x2f7b, 5111, 3, true},    // "\u7fbd"
+	{0x2f7c, 5114, 3, true},    // "\u8001"
+	{0x2f7d, 5117, 3, true},    // "\u800c"
+	{0x2f7e, 5120, 3, true},    // "\u8012"
+	{0x2f7f, 5123, 3, true},    // "\u8033"
+	{0x2f80, 5126, 3, true},    // "\u807f"
+	{0x2f81, 5129, 3, true},    // "\u8089"
+	{0x2f82, 5132, 3, true},    // "\u81e3"
+	{0x2f83, 5135, 3, true},    // "\u81ea"
+	{0x2f84, 5138, 3, true},    // "\u81f3"
+	{0x2f85, 5141, 3, true},    // "\u81fc"
+	{0x2f86, 5144, 3, true},    // "\u820c"
+	{0x2f87, 5147, 3, true},    // "\u821b"
+	{0x2f88, 5150, 3, true},    // "\u821f"
+	{0x2f89, 5153, 3, true},    // "\u826e"
+	{0x2f8a, 5156, 3, true},    // "\u8272"
+	{0x2f8b, 5159, 3, true},    // "\u8278"
+	{0x2f8c, 5162, 3, true},    // "\u864d"
+	{0x2f8d, 5165, 3, true},    // "\u866b"
+	{0x2f8e, 5168, 3, true},    // "\u8840"
+	{0x2f8f, 5171, 3, true},    // "\u884c"
+	{0x2f90, 5174, 3, true},    // "\u8863"
+	{0x2f91, 5177, 3, true},    // "\u897e"
+	{0x2f92, 5180, 3, true},    // "\u898b"
+	{0x2f93, 5183, 3, true},    // "\u89d2"
+	{0x2f94, 5186, 3, true},    // "\u8a00"
+	{0x2f95, 5189, 3, true},    // "\u8c37"
+	{0x2f96, 5192, 3, true},    // "\u8c46"
+	{0x2f97, 5195, 3, true},    // "\u8c55"
+	{0x2f98, 5198, 3, true},    // "\u8c78"
+	{0x2f99, 5201, 3, true},    // "\u8c9d"
+	{0x2f9a, 5204, 3, true},    // "\u8d64"
+	{0x2f9b, 5207, 3, true},    // "\u8d70"
+	{0x2f9c, 5210, 3, true},    // "\u8db3"
+	{0x2f9d, 5213, 3, true},    // "\u8eab"
+	{0x2f9e, 5216, 3, true},    // "\u8eca"
+	{0x2f9f, 5219, 3, true},    // "\u8f9b"
+	{0x2fa0, 5222, 3, true},    // "\u8fb0"
+	{0x2fa1, 5225, 3, true},    // "\u8fb5"
+	{0x2fa2, 5228, 3, true},    // "\u9091"
+	{0x2fa3, 5231, 3, true},    // "\u9149"
+	{0x2fa4, 5234, 3, true},    // "\u91c6"
+	{0x2fa5, 5237, 3, true},    // "\u91cc"
+	{0x2fa6, 5240, 3, true},    // "\u91d1"
+	{0x2fa7, 5243, 3, true},    // "\u9577"
+	{0x2fa8, 5246, 3, true},    // "\u9580"
+	{0x2fa9, 5249, 3, true},    // "\u961c"
+	{0x2faa, 5252, 3, true},    // "\u96b6"
+	{0x2fab, 5255, 3, true},    // "\u96b9"
+	{0x2fac, 5258, 3, true},    // "\u96e8"
+	{0x2fad, 5261, 3, true},    // "\u9751"
+	{0x2fae, 5264, 3, true},    // "\u975e"
+	{0x2faf, 5267, 3, true},    // "\u9762"
+	{0x2fb0, 5270, 3, true},    // "\u9769"
+	{0x2fb1, 5273, 3, true},    // "\u97cb"
+	{0x2fb2, 5276, 3, true},    // "\u97ed"
+	{0x2fb3, 5279, 3, true},    // "\u97f3"
+	{0x2fb4, 5282, 3, true},    // "\u9801"
+	{0x2fb5, 5285, 3, true},    // "\u98a8"
+	{0x2fb6, 5288, 3, true},    // "\u98db"
+	{0x2fb7, 5291, 3, true},    // "\u98df"
+	{0x2fb8, 5294, 3, true},    // "\u9996"
+	{0x2fb9, 5297, 3, true},    // "\u9999"
+	{0x2fba, 5300, 3, true},    // "\u99ac"
+	{0x2fbb, 5303, 3, true},    // "\u9aa8"
+	{0x2fbc, 5306, 3, true},    // "\u9ad8"
+	{0x2fbd, 5309, 3, true},    // "\u9adf"
+	{0x2fbe, 5312, 3, true},    // "\u9b25"
+	{0x2fbf, 5315, 3, true},    // "\u9b2f"
+	{0x2fc0, 5318, 3, true},    // "\u9b32"
+	{0x2fc1, 5321, 3, true},    // "\u9b3c"
+	{0x2fc2, 5324, 3, true},    // "\u9b5a"
+	{0x2fc3, 5327, 3, true},    // "\u9ce5"
+	{0x2fc4, 5330, 3, true},    // "\u9e75"
+	{0x2fc5, 5333, 3, true},    // "\u9e7f"
+	{0x2fc6, 5336, 3, true},    // "\u9ea5"
+	{0x2fc7, 5339, 3, true},    // "\u9ebb"
+	{0x2fc8, 5342, 3, true},    // "\u9ec3"
+	{0x2fc9, 5345, 3, true},    // "\u9ecd"
+	{0x2fca, 5348, 3, true},    // "\u9ed1"
+	{0x2fcb, 5351, 3, true},    // "\u9ef9"
+	{0x2fcc, 5354, 3, true},    // "\u9efd"
+	{0x2fcd, 5357, 3, true},    // "\u9f0e"
+	{0x2fce, 5360, 3, true},    // "\u9f13"
+	{0x2fcf, 5363, 3, true},    // "\u9f20"
+	{0x2fd0, 5366, 3, true},    // "\u9f3b"
+	{0x2fd1, 5369, 3, true},    // "\u9f4a"
+	{0x2fd2, 5372, 3, true},    // "\u9f52"
+	{0x2fd3, 5375, 3, true},    // "\u9f8d"
+	{0x2fd4, 5378, 3, true},    // "\u9f9c"
+	{0x2fd5, 5381, 3, true},    // "\u9fa0"
+	{0x3000, 5384, 1, true},    // " "
+	{0x3036, 5385, 3, true},    // "\u3012"
+	{0x3038, 5388, 3, true},    // "\u5341"
+	{0x3039, 5391, 3, true},    // "\u5344"
+	{0x303a, 5394, 3, true},    // "\u5345"
+	{0x304c, 5397, 6, false},   // "\u304b\u3099"
+	{0x304e, 5403, 6, false},   // "\u304d\u3099"
+	{0x3050, 5409, 6, false},   // "\u304f\u3099"
+	{0x3052, 5415, 6, false},   // "\u3051\u3099"
+	{0x3054, 5421, 6, false},   // "\u3053\u3099"
+	{0x3056, 5427, 6, false},   // "\u3055\u3099"
+	{0x3058, 5433, 6, false},   // "\u3057\u3099"
+	{0x305a, 5439, 6, false},   // "\u3059\u3099"
+	{0x305c, 5445, 6, false},   // "\u305b\u3099"
+	{0x305e, 5451, 6, false},   // "\u305d\u3099"
+	{0x3060, 5457, 6, false},   // "\u305f\u3099"
+	{0x3062, 5463, 6, false},   // "\u3061\u3099"
+	{0x3065, 5469, 6, false},   // "\u3064\u3099"
+	{0x3067, 5475, 6, false},   // "\u3066\u3099"
+	{0x3069, 5481, 6, false},   // "\u3068\u3099"
+	{0x3070, 5487, 6, false},   // "\u306f\u3099"
+	{0x3071, 5493, 6, false},   // "\u306f\u309a"
+	{0x3073, 5499, 6, false},   // "\u3072\u3099"
+	{0x3074, 5505, 6, false},   // "\u3072\u309a"
+	{0x3076, 5511, 6, false},   // "\u3075\u3099"
+	{0x3077, 5517, 6, false},   // "\u3075\u309a"
+	{0x3079, 5523, 6, false},   // "\u3078\u3099"
+	{0x307a, 5529, 6, false},   // "\u3078\u309a"
+	{0x307c, 5535, 6, false},   // "\u307b\u3099"
+	{0x307d, 5541, 6, false},   // "\u307b\u309a"
+	{0x3094, 5547, 6, false},   // "\u3046\u3099"
+	{0x309b, 5553, 4, true},    // " \u3099"
+	{0x309c, 5557, 4, true},    // " \u309a"
+	{0x309e, 5561, 6, false},   // "\u309d\u3099"
+	{0x309f, 5567, 6, true},    // "\u3088\u308a"
+	{0x30ac, 5573, 6, false},   // "\u30ab\u3099"
+	{0x30ae, 5579, 6, false},   // "\u30ad\u3099"
+	{0x30b0, 5585, 6, false},   // "\u30af\u3099"
+	{0x30b2, 5591, 6, false},   // "\u30b1\u3099"
+	{0x30b4, 5597, 6, false},   // "\u30b3\u3099"
+	{0x30b6, 5603, 6, false},   // "\u30b5\u3099"
+	{0x30b8, 5609, 6, false},   // "\u30b7\u3099"
+	{0x30ba, 5615, 6, false},   // "\u30b9\u3099"
+	{0x30bc, 5621, 6, false},   // "\u30bb\u3099"
+	{0x30be, 5627, 6, false},   // "\u30bd\u3099"
+	{0x30c0, 5633, 6, false},   // "\u30bf\u3099"
+	{0x30c2, 5639, 6, false},   // "\u30c1\u3099"
+	{0x30c5, 5645, 6, false},   // "\u30c4\u3099"
+	{0x30c7, 5651, 6, false},   // "\u30c6\u3099"
+	{0x30c9, 5657, 6, false},   // "\u30c8\u3099"
+	{0x30d0, 5663, 6, false},   // "\u30cf\u3099"
+	{0x30d1, 5669, 6, false},   // "\u30cf\u309a"
+	{0x30d3, 5675, 6, false},   // "\u30d2\u3099"
+	{0x30d4, 5681, 6, false},   // "\u30d2\u309a"
+	{0x30d6, 5687, 6, false},   // "\u30d5\u3099"
+	{0x30d7, 5693, 6, false},   // "\u30d5\u309a"
+	{0x30d9, 5699, 6, false},   // "\u30d8\u3099"
+	{0x30da, 5705, 6, false},   // "\u30d8\u309a"
+	{0x30dc, 5711, 6, false},   // "\u30db\u3099"
+	{0x30dd, 5717, 6, false},   // "\u30db\u309a"
+	{0x30f4, 5723, 6, false},   // "\u30a6\u3099"
+	{0x30f7, 5729, 6, false},   // "\u30ef\u3099"
+	{0x30f8, 5735, 6, false},   // "\u30f0\u3099"
+	{0x30f9, 5741, 6, false},   // "\u30f1\u3099"
+	{0x30fa, 5747, 6, false},   // "\u30f2\u3099"
+	{0x30fe, 5753, 6, false},   // "\u30fd\u3099"
+	{0x30ff, 5759, 6, true},    // "\u30b3\u30c8"
+	{0x3131, 5765, 3, true},    // "\u1100"
+	{0x3132, 5768, 3, true},    // "\u1101"
+	{0x3133, 5771, 3, true},    // "\u11aa"
+	{0x3134, 5774, 3, true},    // "\u1102"
+	{0x3135, 5777, 3, true},    // "\u11ac"
+	{0x3136, 5780, 3, true},    // "\u11ad"
+	{0x3137, 5783, 3, true},    // "\u1103"
+	{0x3138, 5786, 3, true},    // "\u1104"
+	{0x3139, 5789, 3, true},    // "\u1105"
+	{0x313a, 5792, 3, true},    // "\u11b0"
+	{0x313b, 5795, 3, true},    // "\u11b1"
+	{0x313c, 5798, 3, true},    // "\u11b2"
+	{0x313d, 5801, 3, true},    // "\u11b3"
+	{0x313e, 5804, 3, true},    // "\u11b4"
+	{0x313f, 5807, 3, true},    // "\u11b5"
+	{0x3140, 5810, 3, true},    // "\u111a"
+	{0x3141, 5813, 3, true},    // "\u1106"
+	{0x3142, 5816, 3, true},    // "\u1107"
+	{0x3143, 5819, 3, true},    // "\u1108"
+	{0x3144, 5822, 3, true},    // "\u1121"
+	{0x3145, 5825, 3, true},    // "\u1109"
+	{0x3146, 5828, 3, true},    // "\u110a"
+	{0x3147, 5831, 3, true},    // "\u110b"
+	{0x3148, 5834, 3, true},    // "\u110c"
+	{0x3149, 5837, 3, true},    // "\u110d"
+	{0x314a, 5840, 3, true},    // "\u110e"
+	{0x314b, 5843, 3, true},    // "\u110f"
+	{0x314c, 5846, 3, true},    // "\u1110"
+	{0x314d, 5849, 3, true},    // "\u1111"
+	{0x314e, 5852, 3, true},    // "\u1112"
+	{0x314f, 5855, 3, true},    // "\u1161"
+	{0x3150, 5858, 3, true},    // "\u1162"
+	{0x3151, 5861, 3, true},    // "\u1163"
+	{0x3152, 5864, 3, true},    // "\u1164"
+	{0x3153, 5867, 3, true},    // "\u1165"
+	{0x3154, 5870, 3, true},    // "\u1166"
+	{0x3155, 5873, 3, true},    // "\u1167"
+	{0x3156, 5876, 3, true},    // "\u1168"
+	{0x3157, 5879, 3, true},    // "\u1169"
+	{0x3158, 5882, 3, true},    // "\u116a"
+	{0x3159, 5885, 3, true},    // "\u116b"
+	{0x315a, 5888, 3, true},    // "\u116c"
+	{0x315b, 5891, 3, true},    // "\u116d"
+	{0x315c, 5894, 3, true},    // "\u116e"
+	{0x315d, 5897, 3, true},    // "\u116f"
+	{0x315e, 5900, 3, true},    // "\u1170"
+	{0x315f, 5903, 3, true},    // "\u1171"
+	{0x3160, 5906, 3, true},    // "\u1172"
+	{0x3161, 5909, 3, true},    // "\u1173"
+	{0x3162, 5912, 3, true},    // "\u1174"
+	{0x3163, 5915, 3, true},    // "\u1175"
+	{0x3164, 5918, 3, true},    // "\u1160"
+	{0x3165, 5921, 3, true},    // "\u1114"
+	{0x3166, 5924, 3, true},    // "\u1115"
+	{0x3167, 5927, 3, true},    // "\u11c7"
+	{0x3168, 5930, 3, true},    // "\u11c8"
+	{0x3169, 5933, 3, true},    // "\u11cc"
+	{0x316a, 5936, 3, true},    // "\u11ce"
+	{0x316b, 5939, 3, true},    // "\u11d3"
+	{0x316c, 5942, 3, true},    // "\u11d7"
+	{0x316d, 5945, 3, true},    // "\u11d9"
+	{0x316e, 5948, 3, true},    // "\u111c"
+	{0x316f, 5951, 3, true},    // "\u11dd"
+	{0x3170, 5954, 3, true},    // "\u11df"
+	{0x3171, 5957, 3, true},    // "\u111d"
+	{0x3172, 5960, 3, true},    // "\u111e"
+	{0x3173, 5963, 3, true},    // "\u1120"
+	{0x3174, 5966, 3, true},    // "\u1122"
+	{0x3175, 5969, 3, true},    // "\u1123"
+	{0x3176, 5972, 3, true},    // "\u1127"
+	{0x3177, 5975, 3, true},    // "\u1129"
+	{0x3178, 5978, 3, true},    // "\u112b"
+	{0x3179, 5981, 3, true},    // "\u112c"
+	{0x317a, 5984, 3, true},    // "\u112d"
+	{0x317b, 5987, 3, true},    // "\u112e"
+	{0x317c, 5990, 3, true},    // "\u112f"
+	{0x317d, 5993, 3, true},    // "\u1132"
+	{0x317e, 5996, 3, true},    // "\u1136"
+	{0x317f, 5999, 3, true},    // "\u1140"
+	{0x3180, 6002, 3, true},    // "\u1147"
+	{0x3181, 6005, 3, true},    // "\u114c"
+	{0x3182, 6008, 3, true},    // "\u11f1"
+	{0x3183, 6011, 3, true},    // "\u11f2"
+	{0x3184, 6014, 3, true},    // "\u1157"
+	{0x3185, 6017, 3, true},    // "\u1158"
+	{0x3186, 6020, 3, true},    // "\u1159"
+	{0x3187, 6023, 3, true},    // "\u1184"
+	{0x3188, 6026, 3, true},    // "\u1185"
+	{0x3189, 6029, 3, true},    // "\u1188"
+	{0x318a, 6032, 3, true},    // "\u1191"
+	{0x318b, 6035, 3, true},    // "\u1192"
+	{0x318c, 6038, 3, true},    // "\u1194"
+	{0x318d, 6041, 3, true},    // "\u119e"
+	{0x318e, 6044, 3, true},    // "\u11a1"
+	{0x3192, 6047, 3, true},    // "\u4e00"
+	{0x3193, 6050, 3, true},    // "\u4e8c"
+	{0x3194, 6053, 3, true},    // "\u4e09"
+	{0x3195, 6056, 3, true},    // "\u56db"
+	{0x3196, 6059, 3, true},    // "\u4e0a"
+	{0x3197, 6062, 3, true},    // "\u4e2d"
+	{0x3198, 6065, 3, true},    // "\u4e0b"
+	{0x3199, 6068, 3, true},    // "\u7532"
+	{0x319a, 6071, 3, true},    // "\u4e59"
+	{0x319b, 6074, 3, true},    // "\u4e19"
+	{0x319c, 6077, 3, true},    // "\u4e01"
+	{0x319d, 6080, 3, true},    // "\u5929"
+	{0x319e, 6083, 3, true},    // "\u5730"
+	{0x319f, 6086, 3, true},    // "\u4eba"
+	{0x3200, 6089, 5, true},    // "(\u1100)"
+	{0x3201, 6094, 5, true},    // "(\u1102)"
+	{0x3202, 6099, 5, true},    // "(\u1103)"
+	{0x3203, 6104, 5, true},    // "(\u1105)"
+	{0x3204, 6109, 5, true},    // "(\u1106)"
+	{0x3205, 6114, 5, true},    // "(\u1107)"
+	{0x3206, 6119, 5, true},    // "(\u1109)"
+	{0x3207, 6124, 5, true},    // "(\u110b)"
+	{0x3208, 6129, 5, true},    // "(\u110c)"
+	{0x3209, 6134, 5, true},    // "(\u110e)"
+	{0x320a, 6139, 5, true},    // "(\u110f)"
+	{0x320b, 6144, 5, true},    // "(\u1110)"
+	{0x320c, 6149, 5, true},    // "(\u1111)"
+	{0x320d, 6154, 5, true},    // "(\u1112)"
+	{0x320e, 6159, 8, true},    // "(\u1100\u1161)"
+	{0x320f, 6167, 8, true},    // "(\u1102\u1161)"
+	{0x3210, 6175, 8, true},    // "(\u1103\u1161)"
+	{0x3211, 6183, 8, true},    // "(\u1105\u1161)"
+	{0x3212, 6191, 8, true},    // "(\u1106\u1161)"
+	{0x3213, 6199, 8, true},    // "(\u1107\u1161)"
+	{0x3214, 6207, 8, true},    // "(\u1109\u1161)"
+	{0x3215, 6215, 8, true},    // "(\u110b\u1161)"
+	{0x3216, 6223, 8, true},    // "(\u110c\u1161)"
+	{0x3217, 6231, 8, true},    // "(\u110e\u1161)"
+	{0x3218, 6239, 8, true},    // "(\u110f\u1161)"
+	{0x3219, 6247, 8, true},    // "(\u1110\u1161)"
+	{0x321a, 6255, 8, true},    // "(\u1111\u1161)"
+	{0x321b, 6263, 8, true},    // "(\u1112\u1161)"
+	{0x321c, 6271, 8, true},    // "(\u110c\u116e)"
+	{0x321d, 6279, 17, true},   // "(\u110b\u1169\u110c\u1165\u11ab)"
+	{0x321e, 6296, 14, true},   // "(\u110b\u1169\u1112\u116e)"
+	{0x3220, 6310, 5, true},    // "(\u4e00)"
+	{0x3221, 6315, 5, true},    // "(\u4e8c)"
+	{0x3222, 6320, 5, true},    // "(\u4e09)"
+	{0x3223, 6325, 5, true},    // "(\u56db)"
+	{0x3224, 6330, 5, true},    // "(\u4e94)"
+	{0x3225, 6335, 5, true},    // "(\u516d)"
+	{0x3226, 6340, 5, true},    // "(\u4e03)"
+	{0x3227, 6345, 5, true},    // "(\u516b)"
+	{0x3228, 6350, 5, true},    // "(\u4e5d)"
+	{0x3229, 6355, 5, true},    // "(\u5341)"
+	{0x322a, 6360, 5, true},    // "(\u6708)"
+	{0x322b, 6365, 5, true},    // "(\u706b)"
+	{0x322c, 6370, 5, true},    // "(\u6c34)"
+	{0x322d, 6375, 5, true},    // "(\u6728)"
+	{0x322e, 6380, 5, true},    // "(\u91d1)"
+	{0x322f, 6385, 5, true},    // "(\u571f)"
+	{0x3230, 6390, 5, true},    // "(\u65e5)"
+	{0x3231, 6395, 5, true},    // "(\u682a)"
+	{0x3232, 6400, 5, true},    // "(\u6709)"
+	{0x3233, 6405, 5, true},    // "(\u793e)"
+	{0x3234, 6410, 5, true},    // "(\u540d)"
+	{0x3235, 6415, 5, true},    // "(\u7279)"
+	{0x3236, 6420, 5, true},    // "(\u8ca1)"
+	{0x3237, 6425, 5, true},    // "(\u795d)"
+	{0x3238, 6430, 5, true},    // "(\u52b4)"
+	{0x3239, 6435, 5, true},    // "(\u4ee3)"
+	{0x323a, 6440, 5, true},    // "(\u547c)"
+	{0x323b, 6445, 5, true},    // "(\u5b66)"
+	{0x323c, 6450, 5, true},    // "(\u76e3)"
+	{0x323d, 6455, 5, true},    // "(\u4f01)"
+	{0x323e, 6460, 5, true},    // "(\u8cc7)"
+	{0x323f, 6465, 5, true},    // "(\u5354)"
+	{0x3240, 6470, 5, true},    // "(\u796d)"
+	{0x3241, 6475, 5, true},    // "(\u4f11)"
+	{0x3242, 6480, 5, true},    // "(\u81ea)"
+	{0x3243, 6485, 5, true},    // "(\u81f3)"
+	{0x3244, 6490, 3, true},    // "\u554f"
+	{0x3245, 6493, 3, true},    // "\u5e7c"
+	{0x3246, 6496, 3, true},    // "\u6587"
+	{0x3247, 6499, 3, true},    // "\u7b8f"
+	{0x3250, 6502, 3, true},    // "PTE"
+	{0x3251, 6505, 2, true},    // "21"
+	{0x3252, 6507, 2, true},    // "22"
+	{0x3253, 6509, 2, true},    // "23"
+	{0x3254, 6511, 2, true},    // "24"
+	{0x3255, 6513, 2, true},    // "25"
+	{0x3256, 6515, 2, true},    // "26"
+	{0x3257, 6517, 2, true},    // "27"
+	{0x3258, 6519, 2, true},    // "28"
+	{0x3259, 6521, 2, true},    // "29"
+	{0x325a, 6523, 2, true},    // "30"
+	{0x325b, 6525, 2, true},    // "31"
+	{0x325c, 6527, 2, true},    // "32"
+	{0x325d, 6529, 2, true},    // "33"
+	{0x325e, 6531, 2, true},    // "34"
+	{0x325f, 6533, 2, true},    // "35"
+	{0x3260, 6535, 3, true},    // "\u1100"
+	{0x3261, 6538, 3, true},    // "\u1102"
+	{0x3262, 6541, 3, true},    // "\u1103"
+	{0x3263, 6544, 3, true},    // "\u1105"
+	{0x3264, 6547, 3, true},    // "\u1106"
+	{0x3265, 6550, 3, true},    // "\u1107"
+	{0x3266, 6553, 3, true},    // "\u1109"
+	{0x3267, 6556, 3, true},    // "\u110b"
+	{0x3268, 6559, 3, true},    // "\u110c"
+	{0x3269, 6562, 3, true},    // "\u110e"
+	{0x326a, 6565, 3, true},    // "\u110f"
+	{0x326b, 6568, 3, true},    // "\u1110"
+	{0x326c, 6571, 3, true},    // "\u1111"
+	{0x326d, 6574, 3, true},    // "\u1112"
+	{0x326e, 6577, 6, true},    // "\u1100\u1161"
+	{0x326f, 6583, 6, true},    // "\u1102\u1161"
+	{0x3270, 6589, 6, true},    // "\u1103\u1161"
+	{0x3271, 6595, 6, true},    // "\u1105\u1161"
+	{0x3272, 6601, 6, true},    // "\u1106\u1161"
+	{0x3273, 6607, 6, true},    // "\u1107\u1161"
+	{0x3274, 6613, 6, true},    // "\u1109\u1161"
+	{0x3275, 6619, 6, true},    // "\u110b\u1161"
+	{0x3276, 6625, 6, true},    // "\u110c\u1161"
+	{0x3277, 6631, 6, true},    // "\u110e\u1161"
+	{0x3278, 6637, 6, true},    // "\u110f\u1161"
+	{0x3279, 6643, 6, true},    // "\u1110\u1161"
+	{0x327a, 6649, 6, true},    // "\u1111\u1161"
+	{0x327b, 6655, 6, true},    // "\u1112\u1161"
+	{0x327c, 6661, 15, true},   // "\u110e\u1161\u11b7\u1100\u1169"
+	{0x327d, 6676, 12, true},   // "\u110c\u116e\u110b\u1174"
+	{0x327e, 6688, 6, true},    // "\u110b\u116e"
+	{0x3280, 6694, 3, true},    // "\u4e00"
+	{0x3281, 6697, 3, true},    // "\u4e8c"
+	{0x3282, 6700, 3, true},    // "\u4e09"
+	{0x3283, 6703, 3, true},    // "\u56db"
+	{0x3284, 6706, 3, true},    // "\u4e94"
+	{0x3285, 6709, 3, true},    // "\u516d"
+	{0x3286, 6712, 3, true},    // "\u4e03"
+	{0x3287, 6715, 3, true},    // "\u516b"
+	{0x3288, 6718, 3, true},    // "\u4e5d"
+	{0x3289, 6721, 3, true},    // "\u5341"
+	{0x328a, 6724, 3, true},    // "\u6708"
+	{0x328b, 6727, 3, true},    // "\u706b"
+	{0x328c, 6730, 3, true},    // "\u6c34"
+	{0x328d, 6733, 3, true},    // "\u6728"
+	{0x328e, 6736, 3, true},    // "\u91d1"
+	{0x328f, 6739, 3, true},    // "\u571f"
+	{0x3290, 6742, 3, true},    // "\u65e5"
+	{0x3291, 6745, 3, true},    // "\u682a"
+	{0x3292, 6748, 3, true},    // "\u6709"
+	{0x3293, 6751, 3, true},    // "\u793e"
+	{0x3294, 6754, 3, true},    // "\u540d"
+	{0x3295, 6757, 3, true},    // "\u7279"
+	{0x3296, 6760, 3, true},    // "\u8ca1"
+	{0x3297, 6763, 3, true},    // "\u795d"
+	{0x3298, 6766, 3, true},    // "\u52b4"
+	{0x3299, 6769, 3, true},    // "\u79d8"
+	{0x329a, 6772, 3, true},    // "\u7537"
+	{0x329b, 6775, 3, true},    // "\u5973"
+	{0x329c, 6778, 3, true},    // "\u9069"
+	{0x329d, 6781, 3, true},    // "\u512a"
+	{0x329e, 6784, 3, true},    // "\u5370"
+	{0x329f, 6787, 3, true},    // "\u6ce8"
+	{0x32a0, 6790, 3, true},    // "\u9805"
+	{0x32a1, 6793, 3, true},    // "\u4f11"
+	{0x32a2, 6796, 3, true},    // "\u5199"
+	{0x32a3, 6799, 3, true},    // "\u6b63"
+	{0x32a4, 6802, 3, true},    // "\u4e0a"
+	{0x32a5, 6805, 3, true},    // "\u4e2d"
+	{0x32a6, 6808, 3, true},    // "\u4e0b"
+	{0x32a7, 6811, 3, true},    // "\u5de6"
+	{0x32a8, 6814, 3, true},    // "\u53f3"
+	{0x32a9, 6817, 3, true},    // "\u533b"
+	{0x32aa, 6820, 3, true},    // "\u5b97"
+	{0x32ab, 6823, 3, true},    // "\u5b66"
+	{0x32ac, 6826, 3, true},    // "\u76e3"
+	{0x32ad, 6829, 3, true},    // "\u4f01"
+	{0x32ae, 6832, 3, true},    // "\u8cc7"
+	{0x32af, 6835, 3, true},    // "\u5354"
+	{0x32b0, 6838, 3, true},    // "\u591c"
+	{0x32b1, 6841, 2, true},    // "36"
+	{0x32b2, 6843, 2, true},    // "37"
+	{0x32b3, 6845, 2, true},    // "38"
+	{0x32b4, 6847, 2, true},    // "39"
+	{0x32b5, 6849, 2, true},    // "40"
+	{0x32b6, 6851, 2, true},    // "41"
+	{0x32b7, 6853, 2, true},    // "42"
+	{0x32b8, 6855, 2, true},    // "43"
+	{0x32b9, 6857, 2, true},    // "44"
+	{0x32ba, 6859, 2, true},    // "45"
+	{0x32bb, 6861, 2, true},    // "46"
+	{0x32bc, 6863, 2, true},    // "47"
+	{0x32bd, 6865, 2, true},    // "48"
+	{0x32be, 6867, 2, true},    // "49"
+	{0x32bf, 6869, 2, true},    // "50"
+	{0x32c0, 6871, 4, true},    // "1\u6708"
+	{0x32c1, 6875, 4, true},    // "2\u6708"
+	{0x32c2, 6879, 4, true},    // "3\u6708"
+	{0x32c3, 6883, 4, true},    // "4\u6708"
+	{0x32c4, 6887, 4, true},    // "5\u6708"
+	{0x32c5, 6891, 4, true},    // "6\u6708"
+	{0x32c6, 6895, 4, true},    // "7\u6708"
+	{0x32c7, 6899, 4, true},    // "8\u6708"
+	{0x32c8, 6903, 4, true},    // "9\u6708"
+	{0x32c9, 6907, 5, true},    // "10\u6708"
+	{0x32ca, 6912, 5, true},    // "11\u6708"
+	{0x32cb, 6917, 5, true},    // "12\u6708"
+	{0x32cc, 6922, 2, true},    // "Hg"
+	{0x32cd, 6924, 3, true},    // "erg"
+	{0x32ce, 6927, 2, true},    // "eV"
+	{0x32cf, 6929, 3, true},    // "LTD"
+	{0x32d0, 6932, 3, true},    // "\u30a2"
+	{0x32d1, 6935, 3, true},    // "\u30a4"
+	{0x32d2, 6938, 3, true},    // "\u30a6"
+	{0x32d3, 6941, 3, true},    // "\u30a8"
+	{0x32d4, 6944, 3, true},    // "\u30aa"
+	{0x32d5, 6947, 3, true},    // "\u30ab"
+	{0x32d6, 6950, 3, true},    // "\u30ad"
+	{0x32d7, 6953, 3, true},    // "\u30af"
+	{0x32d8, 6956, 3, true},    // "\u30b1"
+	{0x32d9, 6959, 3, true},    // "\u30b3"
+	{0x32da, 6962, 3, true},    // "\u30b5"
+	{0x32db, 6965, 3, true},    // "\u30b7"
+	{0x32dc, 6968, 3, true},    // "\u30b9"
+	{0x32dd, 6971, 3, true},    // "\u30bb"
+	{0x32de, 6974, 3, true},    // "\u30bd"
+	{0x32df, 6977, 3, true},    // "\u30bf"
+	{0x32e0, 6980, 3, true},    // "\u30c1"
+	{0x32e1, 6983, 3, true},    // "\u30c4"
+	{0x32e2, 6986, 3, true},    // "\u30c6"
+	{0x32e3, 6989, 3, true},    // "\u30c8"
+	{0x32e4, 6992, 3, true},    // "\u30ca"
+	{0x32e5, 6995, 3, true},    // "\u30cb"
+	{0x32e6, 6998, 3, true},    // "\u30cc"
+	{0x32e7, 7001, 3, true},    // "\u30cd"
+	{0x32e8, 7004, 3, true},    // "\u30ce"
+	{0x32e9, 7007, 3, true},    // "\u30cf"
+	{0x32ea, 7010, 3, true},    // "\u30d2"
+	{0x32eb, 7013, 3, true},    // "\u30d5"
+	{0x32ec, 7016, 3, true},    // "\u30d8"
+	{0x32ed, 7019, 3, true},    // "\u30db"
+	{0x32ee, 7022, 3, true},    // "\u30de"
+	{0x32ef, 7025, 3, true},    // "\u30df"
+	{0x32f0, 7028, 3, true},    // "\u30e0"
+	{0x32f1, 7031, 3, true},    // "\u30e1"
+	{0x32f2, 7034, 3, true},    // "\u30e2"
+	{0x32f3, 7037, 3, true},    // "\u30e4"
+	{0x32f4, 7040, 3, true},    // "\u30e6"
+	{0x32f5, 7043, 3, true},    // "\u30e8"
+	{0x32f6, 7046, 3, true},    // "\u30e9"
+	{0x32f7, 7049, 3, true},    // "\u30ea"
+	{0x32f8, 7052, 3, true},    // "\u30eb"
+	{0x32f9, 7055, 3, true},    // "\u30ec"
+	{0x32fa, 7058, 3, true},    // "\u30ed"
+	{0x32fb, 7061, 3, true},    // "\u30ef"
+	{0x32fc, 7064, 3, true},    // "\u30f0"
+	{0x32fd, 7067, 3, true},    // "\u30f1"
+	{0x32fe, 7070, 3, true},    // "\u30f2"
+	{0x32ff, 7073, 6, true},    // "\u4ee4\u548c"
+	{0x3300, 7079, 12, true},   // "\u30a2\u30d1\u30fc\u30c8"
+	{0x3301, 7091, 12, true},   // "\u30a2\u30eb\u30d5\u30a1"
+	{0x3302, 7103, 12, true},   // "\u30a2\u30f3\u30da\u30a2"
+	{0x3303, 7115, 9, true},    // "\u30a2\u30fc\u30eb"
+	{0x3304, 7124, 12, true},   // "\u30a4\u30cb\u30f3\u30b0"
+	{0x3305, 7136, 9, true},    // "\u30a4\u30f3\u30c1"
+	{0x3306, 7145, 9, true},    // "\u30a6\u30a9\u30f3"
+	{0x3307, 7154, 15, true},   // "\u30a8\u30b9\u30af\u30fc\u30c9"
+	{0x3308, 7169, 12, true},   // "\u30a8\u30fc\u30ab\u30fc"
+	{0x3309, 7181, 9, true},    // "\u30aa\u30f3\u30b9"
+	{0x330a, 7190, 9, true},    // "\u30aa\u30fc\u30e0"
+	{0x330b, 7199, 9, true},    // "\u30ab\u30a4\u30ea"
+	{0x330c, 7208, 12, true},   // "\u30ab\u30e9\u30c3\u30c8"
+	{0x330d, 7220, 12, true},   // "\u30ab\u30ed\u30ea\u30fc"
+	{0x330e, 7232, 9, true},    // "\u30ac\u30ed\u30f3"
+	{0x330f, 7241, 9, true},    // "\u30ac\u30f3\u30de"
+	{0x3310, 7250, 6, true},    // "\u30ae\u30ac"
+	{0x3311, 7256, 9, true},    // "\u30ae\u30cb\u30fc"
+	{0x3312, 7265, 12, true},   // "\u30ad\u30e5\u30ea\u30fc"
+	{0x3313, 7277, 12, true},   // "\u30ae\u30eb\u30c0\u30fc"
+	{0x3314, 7289, 6, true},    // "\u30ad\u30ed"
+	{0x3315, 7295, 15, true},   // "\u30ad\u30ed\u30b0\u30e9\u30e0"
+	{0x3316, 7310, 18, true},   // "\u30ad\u30ed\u30e1\u30fc\u30c8\u30eb"
+	{0x3317, 7328, 15, true},   // "\u30ad\u30ed\u30ef\u30c3\u30c8"
+	{0x3318, 7343, 9, true},    // "\u30b0\u30e9\u30e0"
+	{0x3319, 7352, 15, true},   // "\u30b0\u30e9\u30e0\u30c8\u30f3"
+	{0x331a, 7367, 15, true},   // "\u30af\u30eb\u30bc\u30a4\u30ed"
+	{0x331b, 7382, 12, true},   // "\u30af\u30ed\u30fc\u30cd"
+	{0x331c, 7394, 9, true},    // "\u30b1\u30fc\u30b9"
+	{0x331d, 7403, 9, true},    // "\u30b3\u30eb\u30ca"
+	{0x331e, 7412, 9, true},    // "\u30b3\u30fc\u30dd"
+	{0x331f, 7421, 12, true},   // "\u30b5\u30a4\u30af\u30eb"
+	{0x3320, 7433, 15, true},   // "\u30b5\u30f3\u30c1\u30fc\u30e0"
+	{0x3321, 7448, 12, true},   // "\u30b7\u30ea\u30f3\u30b0"
+	{0x3322, 7460, 9, true},    // "\u30bb\u30f3\u30c1"
+	{0x3323, 7469, 9, true},    // "\u30bb\u30f3\u30c8"
+	{0x3324, 7478, 9, true},    // "\u30c0\u30fc\u30b9"
+	{0x3325, 7487, 6, true},    // "\u30c7\u30b7"
+	{0x3326, 7493, 6, true},    // "\u30c9\u30eb"
+	{0x3327, 7499, 6, true},    // "\u30c8\u30f3"
+	{0x3328, 7505, 6, true},    // "\u30ca\u30ce"
+	{0x3329, 7511, 9, true},    // "\u30ce\u30c3\u30c8"
+	{0x332a, 7520, 9, true},    // "\u30cf\u30a4\u30c4"
+	{0x332b, 7529, 15, true},   // "\u30d1\u30fc\u30bb\u30f3\u30c8"
+	{0x332c, 7544, 9, true},    // "\u30d1\u30fc\u30c4"
+	{0x332d, 7553, 12, true},   // "\u30d0\u30fc\u30ec\u30eb"
+	{0x332e, 7565, 15, true},   // "\u30d4\u30a2\u30b9\u30c8\u30eb"
+	{0x332f, 7580, 9, true},    // "\u30d4\u30af\u30eb"
+	{0x3330, 7589, 6, true},    // "\u30d4\u30b3"
+	{0x3331, 7595, 6, true},    // "\u30d3\u30eb"
+	{0x3332, 7601, 15, true},   // "\u30d5\u30a1\u30e9\u30c3\u30c9"
+	{0x3333, 7616, 12, true},   // "\u30d5\u30a3\u30fc\u30c8"
+	{0x3334, 7628, 15, true},   // "\u30d6\u30c3\u30b7\u30a7\u30eb"
+	{0x3335, 7643, 9, true},    // "\u30d5\u30e9\u30f3"
+	{0x3336, 7652, 15, true},   // "\u30d8\u30af\u30bf\u30fc\u30eb"
+	{0x3337, 7667, 6, true},    // "\u30da\u30bd"
+	{0x3338, 7673, 9, true},    // "\u30da\u30cb\u30d2"
+	{0x3339, 7682, 9, true},    // "\u30d8\u30eb\u30c4"
+	{0x333a, 7691, 9, true},    // "\u30da\u30f3\u30b9"
+	{0x333b, 7700, 9, true},    // "\u30da\u30fc\u30b8"
+	{0x333c, 7709, 9, true},    // "\u30d9\u30fc\u30bf"
+	{0x333d, 7718, 12, true},   // "\u30dd\u30a4\u30f3\u30c8"
+	{0x333e, 7730, 9, true},    // "\u30dc\u30eb\u30c8"
+	{0x333f, 7739, 6, true},    // "\u30db\u30f3"
+	{0x3340, 7745, 9, true},    // "\u30dd\u30f3\u30c9"
+	{0x3341, 7754, 9, true},    // "\u30db\u30fc\u30eb"
+	{0x3342, 7763, 9, true},    // "\u30db\u30fc\u30f3"
+	{0x3343, 7772, 12, true},   // "\u30de\u30a4\u30af\u30ed"
+	{0x3344, 7784, 9, true},    // "\u30de\u30a4\u30eb"
+	{0x3345, 7793, 9, true},    // "\u30de\u30c3\u30cf"
+	{0x3346, 7802, 9, true},    // "\u30de\u30eb\u30af"
+	{0x3347, 7811, 15, true},   // "\u30de\u30f3\u30b7\u30e7\u30f3"
+	{0x3348, 7826, 12, true},   // "\u30df\u30af\u30ed\u30f3"
+	{0x3349, 7838, 6, true},    // "\u30df\u30ea"
+	{0x334a, 7844, 15, true},   // "\u30df\u30ea\u30d0\u30fc\u30eb"
+	{0x334b, 7859, 6, true},    // "\u30e1\u30ac"
+	{0x334c, 7865, 12, true},   // "\u30e1\u30ac\u30c8\u30f3"
+	{0x334d, 7877, 12, true},   // "\u30e1\u30fc\u30c8\u30eb"
+	{0x334e, 7889, 9, true},    // "\u30e4\u30fc\u30c9"
+	{0x334f, 7898, 9, true},    // "\u30e4\u30fc\u30eb"
+	{0x3350, 7907, 9, true},    // "\u30e6\u30a2\u30f3"
+	{0x3351, 7916, 12, true},   // "\u30ea\u30c3\u30c8\u30eb"
+	{0x3352, 7928, 6, true},    // "\u30ea\u30e9"
+	{0x3353, 7934, 9, true},    // "\u30eb\u30d4\u30fc"
+	{0x3354, 7943, 12, true},   // "\u30eb\u30fc\u30d6\u30eb"
+	{0x3355, 7955, 6, true},    // "\u30ec\u30e0"
+	{0x3356, 7961, 15, true},   // "\u30ec\u30f3\u30c8\u30b2\u30f3"
+	{0x3357, 7976, 9, true},    // "\u30ef\u30c3\u30c8"
+	{0x3358, 7985, 4, true},    // "0\u70b9"
+	{0x3359, 7989, 4, true},    // "1\u70b9"
+	{0x335a, 7993, 4, true},    // "2\u70b9"
+	{0x335b, 7997, 4, true},    // "3\u70b9"
+	{0x335c, 8001, 4, true},    // "4\u70b9"
+	{0x335d, 8005, 4, true},    // "5\u70b9"
+	{0x335e, 8009, 4, true},    // "6\u70b9"
+	{0x335f, 8013, 4, true},    // "7\u70b9"
+	{0x3360, 8017, 4, true},    // "8\u70b9"
+	{0x3361, 8021, 4, true},    // "9\u70b9"
+	{0x3362, 8025, 5, true},    // "10\u70b9"
+	{0x3363, 8030, 5, true},    // "11\u70b9"
+	{0x3364, 8035, 5, true},    // "12\u70b9"
+	{0x3365, 8040, 5, true},    // "13\u70b9"
+	{0x3366, 8045, 5, true},    // "14\u70b9"
+	{0x3367, 8050, 5, true},    // "15\u70b9"
+	{0x3368, 8055, 5, true},    // "16\u70b9"
+	{0x3369, 8060, 5, true},    // "17\u70b9"
+	{0x336a, 8065, 5, true},    // "18\u70b9"
+	{0x336b, 8070, 5, true},    // "19\u70b9"
+	{0x336c, 8075, 5, true},    // "20\u70b9"
+	{0x336d, 8080, 5, true},    // "21\u70b9"
+	{0x336e, 8085, 5, true},    // "22\u70b9"
+	{0x336f, 8090, 5, true},    // "23\u70b9"
+	{0x3370, 8095, 5, true},    // "24\u70b9"
+	{0x3371, 8100, 3, true},    // "hPa"
+	{0x3372, 8103, 2, true},    // "da"
+	{0x3373, 8105, 2, true},    // "AU"
+	{0x3374, 8107, 3, true},    // "bar"
+	{0x3375, 8110, 2, true},    // "oV"
+	{0x3376, 8112, 2, true},    // "pc"
+	{0x3377, 8114, 2, true},    // "dm"
+	{0x3378, 8116, 4, true},    // "dm\u00b2"
+	{0x3379, 8120, 4, true},    // "dm\u00b3"
+	{0x337a, 8124, 2, true},    // "IU"
+	{0x337b, 8126, 6, true},    // "\u5e73\u6210"
+	{0x337c, 8132, 6, true},    // "\u662d\u548c"
+	{0x337d, 8138, 6, true},    // "\u5927\u6b63"
+	{0x337e, 8144, 6, true},    // "\u660e\u6cbb"
+	{0x337f, 8150, 12, true},   // "\u682a\u5f0f\u4f1a\u793e"
+	{0x3380, 8162, 2, true},    // "pA"
+	{0x3381, 8164, 2, true},    // "nA"
+	{0x3382, 8166, 3, true},    // "\u03bcA"
+	{0x3383, 8169, 2, true},    // "mA"
+	{0x3384, 8171, 2, true},    // "kA"
+	{0x3385, 8173, 2, true},    // "KB"
+	{0x3386, 8175, 2, true},    // "MB"
+	{0x3387, 8177, 2, true},    // "GB"
+	{0x3388, 8179, 3, true},    // "cal"
+	{0x3389, 8182, 4, true},    // "kcal"
+	{0x338a, 8186, 2, true},    // "pF"
+	{0x338b, 8188, 2, true},    // "nF"
+	{0x338c, 8190, 3, true},    // "\u03bcF"
+	{0x338d, 8193, 3, true},    // "\u03bcg"
+	{0x338e, 8196, 2, true},    // "mg"
+	{0x338f, 8198, 2, true},    // "kg"
+	{0x3390, 8200, 2, true},    // "Hz"
+	{0x3391, 8202, 3, true},    // "kHz"
+	{0x3392, 8205, 3, true},    // "MHz"
+	{0x3393, 8208, 3, true},    // "GHz"
+	{0x3394, 8211, 3, true},    // "THz"
+	{0x3395, 8214, 5, true},    // "\u03bc\u2113"
+	{0x3396, 8219, 4, true},    // "m\u2113"
+	{0x3397, 8223, 4, true},    // "d\u2113"
+	{0x3398, 8227, 4, true},    // "k\u2113"
+	{0x3399, 8231, 2, true},    // "fm"
+	{0x339a, 8233, 2, true},    // "nm"
+	{0x339b, 8235, 3, true},    // "\u03bcm"
+	{0x339c, 8238, 2, true},    // "mm"
+	{0x339d, 8240, 2, true},    // "cm"
+	{0x339e, 8242, 2, true},    // "km"
+	{0x339f, 8244, 4, true},    // "mm\u00b2"
+	{0x33a0, 8248, 4, true},    // "cm\u00b2"
+	{0x33a1, 8252, 3, true},    // "m\u00b2"
+	{0x33a2, 8255, 4, true},    // "km\u00b2"
+	{0x33a3, 8259, 4, true},    // "mm\u00b3"
+	{0x33a4, 8263, 4, true},    // "cm\u00b3"
+	{0x33a5, 8267, 3, true},    // "m\u00b3"
+	{0x33a6, 8270, 4, true},    // "km\u00b3"
+	{0x33a7, 8274, 5, true},    // "m\u2215s"
+	{0x33a8, 8279, 7, true},    // "m\u2215s\u00b2"
+	{0x33a9, 8286, 2, true},    // "Pa"
+	{0x33aa, 8288, 3, true},    // "kPa"
+	{0x33ab, 8291, 3, true},    // "MPa"
+	{0x33ac, 8294, 3, true},    // "GPa"
+	{0x33ad, 8297, 3, true},    // "rad"
+	{0x33ae, 8300, 7, true},    // "rad\u2215s"
+	{0x33af, 8307, 9, true},    // "rad\u2215s\u00b2"
+	{0x33b0, 8316, 2, true},    // "ps"
+	{0x33b1, 8318, 2, true},    // "ns"
+	{0x33b2, 8320, 3, true},    // "\u03bcs"
+	{0x33b3, 8323, 2, true},    // "ms"
+	{0x33b4, 8325, 2, true},    // "pV"
+	{0x33b5, 8327, 2, true},    // "nV"
+	{0x33b6, 8329, 3, true},    // "\u03bcV"
+	{0x33b7, 8332, 2, true},    // "mV"
+	{0x33b8, 8334, 2, true},    // "kV"
+	{0x33b9, 8336, 2, true},    // "MV"
+	{0x33ba, 8338, 2, true},    // "pW"
+	{0x33bb, 8340, 2, true},    // "nW"
+	{0x33bc, 8342, 3, true},    // "\u03bcW"
+	{0x33bd, 8345, 2, true},    // "mW"
+	{0x33be, 8347, 2, true},    // "kW"
+	{0x33bf, 8349, 2, true},    // "MW"
+	{0x33c0, 8351, 3, true},    // "k\u03a9"
+	{0x33c1, 8354, 3, true},    // "M\u03a9"
+	{0x33c2, 8357, 4, true},    // "a.m."
+	{0x33c3, 8361, 2, true},    // "Bq"
+	{0x33c4, 8363, 2, true},    // "cc"
+	{0x33c5, 8365, 2, true},    // "cd"
+	{0x33c6, 8367, 6, true},    // "C\u2215kg"
+	{0x33c7, 8373, 3, true},    // "Co."
+	{0x33c8, 8376, 2, true},    // "dB"
+	{0x33c9, 8378, 2, true},    // "Gy"
+	{0x33ca, 8380, 2, true},    // "ha"
+	{0x33cb, 8382, 2, true},    // "HP"
+	{0x33cc, 8384, 2, true},    // "in"
+	{0x33cd, 8386, 2, true},    // "KK"
+	{0x33ce, 8388, 2, true},    // "KM"
+	{0x33cf, 8390, 2, true},    // "kt"
+	{0x33d0, 8392, 2, true},    // "lm"
+	{0x33d1, 8394, 2, true},    // "ln"
+	{0x33d2, 8396, 3, true},    // "log"
+	{0x33d3, 8399, 2, true},    // "lx"
+	{0x33d4, 8401, 2, true},    // "mb"
+	{0x33d5, 8403, 3, true},    // "mil"
+	{0x33d6, 8406, 3, true},    // "mol"
+	{0x33d7, 8409, 2, true},    // "PH"
+	{0x33d8, 8411, 4, true},    // "p.m."
+	{0x33d9, 8415, 3, true},    // "PPM"
+	{0x33da, 8418, 2, true},    // "PR"
+	{0x33db, 8420, 2, true},    // "sr"
+	{0x33dc, 8422, 2, true},    // "Sv"
+	{0x33dd, 8424, 2, true},    // "Wb"
+	{0x33de, 8426, 5, true},    // "V\u2215m"
+	{0x33df, 8431, 5, true},    // "A\u2215m"
+	{0x33e0, 8436, 4, true},    // "1\u65e5"
+	{0x33e1, 8440, 4, true},    // "2\u65e5"
+	{0x33e2, 8444, 4, true},    // "3\u65e5"
+	{0x33e3, 8448, 4, true},    // "4\u65e5"
+	{0x33e4, 8452, 4, true},    // "5\u65e5"
+	{0x33e5, 8456, 4, true},    // "6\u65e5"
+	{0x33e6, 8460, 4, true},    // "7\u65e5"
+	{0x33e7, 8464, 4, true},    // "8\u65e5"
+	{0x33e8, 8468, 4, true},    // "9\u65e5"
+	{0x33e9, 8472, 5, true},    // "10\u65e5"
+	{0x33ea, 8477, 5, true},    // "11\u65e5"
+	{0x33eb, 8482, 5, true},    // "12\u65e5"
+	{0x33ec, 8487, 5, true},    // "13\u65e5"
+	{0x33ed, 8492, 5, true},    // "14\u65e5"
+	{0x33ee, 8497, 5, true},    // "15\u65e5"
+	{0x33ef, 8502, 5, true},    // "16\u65e5"
+	{0x33f0, 8507, 5, true},    // "17\u65e5"
+	{0x33f1, 8512, 5, true},    // "18\u65e5"
+	{0x33f2, 8517, 5, true},    // "19\u65e5"
+	{0x33f3, 8522, 5, true},    // "20\u65e5"
+	{0x33f4, 8527, 5, true},    // "21\u65e5"
+	{0x33f5, 8532, 5, true},    // "22\u65e5"
+	{0x33f6, 8537, 5, true},    // "23\u65e5"
+	{0x33f7, 8542, 5, true},    // "24\u65e5"
+	{0x33f8, 8547, 5, true},    // "25\u65e5"
+	{0x33f9, 8552, 5, true},    // "26\u65e5"
+	{0x33fa, 8557, 5, true},    // "27\u65e5"
+	{0x33fb, 8562, 5, true},    // "28\u65e5"
+	{0x33fc, 8567, 5, true},    // "29\u65e5"
+	{0x33fd, 8572, 5, true},    // "30\u65e5"
+	{0x33fe, 8577, 5, true},    // "31\u65e5"
+	{0x33ff, 8582, 3, true},    // "gal"
+	{0xa69c, 8585, 2, true},    // "\u044a"
+	{0xa69d, 8587, 2, true},    // "\u044c"
+	{0xa770, 8589, 3, true},    // "\ua76f"
+	{0xa7f2, 8592, 1, true},    // "C"
+	{0xa7f3, 8593, 1, true},    // "F"
+	{0xa7f4, 8594, 1, true},    // "Q"
+	{0xa7f8, 8595, 2, true},    // "\u0126"
+	{0xa7f9, 8597, 2, true},    // "\u0153"
+	{0xab5c, 8599, 3, true},    // "\ua727"
+	{0xab5d, 8602, 3, true},    // "\uab37"
+	{0xab5e, 8605, 2, true},    // "\u026b"
+	{0xab5f, 8607, 3, true},    // "\uab52"
+	{0xab69, 8610, 2, true},    // "\u028d"
+	{0xf900, 8612, 3, false},   // "\u8c48"
+	{0xf901, 8615, 3, false},   // "\u66f4"
+	{0xf902, 8618, 3, false},   // "\u8eca"
+	{0xf903, 8621, 3, false},   // "\u8cc8"
+	{0xf904, 8624, 3, false},   // "\u6ed1"
+	{0xf905, 8627, 3, false},   // "\u4e32"
+	{0xf906, 8630, 3, false},   // "\u53e5"
+	{0xf907, 8633, 3, false},   // "\u9f9c"
+	{0xf908, 8636, 3, false},   // "\u9f9c"
+	{0xf909, 8639, 3, false},   // "\u5951"
+	{0xf90a, 8642, 3, false},   // "\u91d1"
+	{0xf90b, 8645, 3, false},   // "\u5587"
+	{0xf90c, 8648, 3, false},   // "\u5948"
+	{0xf90d, 8651, 3, false},   // "\u61f6"
+	{0xf90e, 8654, 3, false},   // "\u7669"
+	{0xf90f, 8657, 3, false},   // "\u7f85"
+	{0xf910, 8660, 3, false},   // "\u863f"
+	{0xf911, 8663, 3, false},   // "\u87ba"
+	{0xf912, 8666, 3, false},   // "\u88f8"
+	{0xf913, 8669, 3, false},   // "\u908f"
+	{0xf914, 8672, 3, false},   // "\u6a02"
+	{0xf915, 8675, 3, false},   // "\u6d1b"
+	{0xf916, 8678, 3, false},   // "\u70d9"
+	{0xf917, 8681, 3, false},   // "\u73de"
+	{0xf918, 8684, 3, false},   // "\u843d"
+	{0xf919, 8687, 3, false},   // "\u916a"
+	{0xf91a, 8690, 3, false},   // "\u99f1"
+	{0xf91b, 8693, 3, false},   // "\u4e82"
+	{0xf91c, 8696, 3, false},   // "\u5375"
+	{0xf91d, 8699, 3, false},   // "\u6b04"
+	{0xf91e, 8702, 3, false},   // "\u721b"
+	{0xf91f, 8705, 3, false},   // "\u862d"
+	{0xf920, 8708, 3, false},   // "\u9e1e"
+	{0xf921, 8711, 3, false},   // "\u5d50"
+	{0xf922, 8714, 3, false},   // "\u6feb"
+	{0xf923, 8717, 3, false},   // "\u85cd"
+	{0xf924, 8720, 3, false},   // "\u8964"
+	{0xf925, 8723, 3, false},   // "\u62c9"
+	{0xf926, 8726, 3, false},   // "\u81d8"
+	{0xf927, 8729, 3, false},   // "\u881f"
+	{0xf928, 8732, 3, false},   // "\u5eca"
+	{0xf929, 8735, 3, false},   // "\u6717"
+	{0xf92a, 8738, 3, false},   // "\u6d6a"
+	{0xf92b, 8741, 3, false},   // "\u72fc"
+	{0xf92c, 8744, 3, false},   // "\u90ce"
+	{0xf92d, 8747, 3, false},   // "\u4f86"
+	{0xf92e, 8750, 3, false},   // "\u51b7"
+	{0xf92f, 8753, 3, false},   // "\u52de"
+	{0xf930, 8756, 3, false},   // "\u64c4"
+	{0xf931, 8759, 3, false},   // "\u6ad3"
+	{0xf932, 8762, 3, false},   // "\u7210"
+	{0xf933, 8765, 3, false},   // "\u76e7"
+	{0xf934, 8768, 3, false},   // "\u8001"
+	{0xf935, 8771, 3, false},   // "\u8606"
+	{0xf936, 8774, 3, false},   // "\u865c"
+	{0xf937, 8777, 3, false},   // "\u8def"
+	{0xf938, 8780, 3, false},   // "\u9732"
+	{0xf939, 8783, 3, false},   // "\u9b6f"
+	{0xf93a, 8786, 3, false},   // "\u9dfa"
+	{0xf93b, 8789, 3, false},   // "\u788c"
+	{0xf93c, 8792, 3, false},   // "\u797f"
+	{0xf93d, 8795, 3, false},   // "\u7da0"
+	{0xf93e, 8798, 3, false},   // "\u83c9"
+	{0xf93f, 8801, 3, false},   // "\u9304"
+	{0xf940, 8804, 3, false},   // "\u9e7f"
+	{0xf941, 8807, 3, false},   // "\u8ad6"
+	{0xf942, 8810, 3, false},   // "\u58df"
+	{0xf943, 8813, 3, false},   // "\u5f04"
+	{0xf944, 8816, 3, false},   // "\u7c60"
+	{0xf945, 8819, 3, false},   // "\u807e"
+	{0xf946, 8822, 3, false},   // "\u7262"
+	{0xf947, 8825, 3, false},   // "\u78ca"
+	{0xf948, 8828, 3, false},   // "\u8cc2"
+	{0xf949, 8831, 3, false},   // "\u96f7"
+	{0xf94a, 8834, 3, false},   // "\u58d8"
+	{0xf94b, 8837, 3, false},   // "\u5c62"
+	{0xf94c, 8840, 3, false},   // "\u6a13"
+	{0xf94d, 8843, 3, false},   // "\u6dda"
+	{0xf94e, 8846, 3, false},   // "\u6f0f"
+	{0xf94f, 8849, 3, false},   // "\u7d2f"
+	{0xf950, 8852, 3, false},   // "\u7e37"
+	{0xf951, 8855, 3, false},   // "\u964b"
+	{0xf952, 8858, 3, false},   // "\u52d2"
+	{0xf953, 8861, 3, false},   // "\u808b"
+	{0xf954, 8864, 3, false},   // "\u51dc"
+	{0xf955, 8867, 3, false},   // "\u51cc"
+	{0xf956, 8870, 3, false},   // "\u7a1c"
+	{0xf957, 8873, 3, false},   // "\u7dbe"
+	{0xf958, 8876, 3, false},   // "\u83f1"
+	{0xf959, 8879, 3, false},   // "\u9675"
+	{0xf95a, 8882, 3, false},   // "\u8b80"
+	{0xf95b, 8885, 3, false},   // "\u62cf"
+	{0xf95c, 8888, 3, false},   // "\u6a02"
+	{0xf95d, 8891, 3, false},   // "\u8afe"
+	{0xf95e, 8894, 3, false},   // "\u4e39"
+	{0xf95f, 8897, 3, false},   // "\u5be7"
+	{0xf960, 8900, 3, false},   // "\u6012"
+	{0xf961, 8903, 3, false},   // "\u7387"
+	{0xf962, 8906, 3, false},   // "\u7570"
+	{0xf963, 8909, 3, false},   // "\u5317"
+	{0xf964, 8912, 3, false},   // "\u78fb"
+	{0xf965, 8915, 3, false},   // "\u4fbf"
+	{0xf966, 8918, 3, false},   // "\u5fa9"
+	{0xf967, 8921, 3, false},   // "\u4e0d"
+	{0xf968, 8924, 3, false},   // "\u6ccc"
+	{0xf969, 8927, 3, false},   // "\u6578"
+	{0xf96a, 8930, 3, false},   // "\u7d22"
+	{0xf96b, 8933, 3, false},   // "\u53c3"
+	{0xf96c, 8936, 3, false},   // "\u585e"
+	{0xf96d, 8939, 3, false},   // "\u7701"
+	{0xf96e, 8942, 3, false},   // "\u8449"
+	{0xf96f, 8945, 3, false},   // "\u8aaa"
+	{0xf970, 8948, 3, false},   // "\u6bba"
+	{0xf971, 8951, 3, false},   // "\u8fb0"
+	{0xf972, 8954, 3, false},   // "\u6c88"
+	{0xf973, 8957, 3, false},   // "\u62fe"
+	{0xf974, 8960, 3, false},   // "\u82e5"
+	{0xf975, 8963, 3, false},   // "\u63a0"
+	{0xf976, 8966, 3, false},   // "\u7565"
+	{0xf977, 8969, 3, false},   // "\u4eae"
+	{0xf978, 8972, 3, false},   // "\u5169"
+	{0xf979, 8975, 3, false},   // "\u51c9"
+	{0xf97a, 8978, 3, false},   // "\u6881"
+	{0xf97b, 8981, 3, false},   // "\u7ce7"
+	{0xf97c, 8984, 3, false},   // "\u826f"
+	{0xf97d, 8987, 3, false},   // "\u8ad2"
+	{0xf97e, 8990, 3, false},   // "\u91cf"
+	{0xf97f, 8993, 3, false},   // "\u52f5"
+	{0xf980, 8996, 3, false},   // "\u5442"
+	{0xf981, 8999, 3, false},   // "\u5973"
+	{0xf982, 9002, 3, false},   // "\u5eec"
+	{0xf983, 9005, 3, false},   // "\u65c5"
+	{0xf984, 9008, 3, false},   // "\u6ffe"
+	{0xf985, 9011, 3, false},   // "\u792a"
+	{0xf986, 9014, 3, false},   // "\u95ad"
+	{0xf987, 9017, 3, false},   // "\u9a6a"
+	{0xf988, 9020, 3, false},   // "\u9e97"
+	{0xf989, 9023, 3, false},   // "\u9ece"
+	{0xf98a, 9026, 3, false},   // "\u529b"
+	{0xf98b, 9029, 3, false},   // "\u66c6"
+	{0xf98c, 9032, 3, false},   // "\u6b77"
+	{0xf98d, 9035, 3, false},   // "\u8f62"
+	{0xf98e, 9038, 3, false},   // "\u5e74"
+	{0xf98f, 9041, 3, false},   // "\u6190"
+	{0xf990, 9044, 3, false},   // "\u6200"
+	{0xf991, 9047, 3, false},   // "\u649a"
+	{0xf992, 9050, 3, false},   // "\u6f23"
+	{0xf993, 9053, 3, false},   // "\u7149"
+	{0xf994, 9056, 3, false},   // "\u7489"
+	{0xf995, 9059, 3, false},   // "\u79ca"
+	{0xf996, 9062, 3, false},   // "\u7df4"
+	{0xf997, 9065, 3, false},   // "\u806f"
+	{0xf998, 9068, 3, false},   // "\u8f26"
+	{0xf999, 9071, 3, false},   // "\u84ee"
+	{0xf99a, 9074, 3, false},   // "\u9023"
+	{0xf99b, 9077, 3, false},   // "\u934a"
+	{0xf99c, 9080, 3, false},   // "\u5217"
+	{0xf99d, 9083, 3, false},   // "\u52a3"
+	{0xf99e, 9086, 3, false},   // "\u54bd"
+	{0xf99f, 9089, 3, false},   // "\u70c8"
+	{0xf9a0, 9092, 3, false},   // "\u88c2"
+	{0xf9a1, 9095, 3, false},   // "\u8aaa"
+	{0xf9a2, 9098, 3, false},   // "\u5ec9"
+	{0xf9a3, 9101, 3, false},   // "\u5ff5"
+	{0xf9a4, 9104, 3, false},   // "\u637b"
+	{0xf9a5, 9107, 3, false},   // "\u6bae"
+	{0xf9a6, 9110, 3, false},   // "\u7c3e"
+	{0xf9a7, 9113, 3, false},   // "\u7375"
+	{0xf9a8, 9116, 3, false},   // "\u4ee4"
+	{0xf9a9, 9119, 3, false},   // "\u56f9"
+	{0xf9aa, 9122, 3, false},   // "\u5be7"
+	{0xf9ab, 9125, 3, false},   // "\u5dba"
+	{0xf9ac, 9128, 3, false},   // "\u601c"
+	{0xf9ad, 9131, 3, false},   // "\u73b2"
+	{0xf9ae, 9134, 3, false},   // "\u7469"
+	{0xf9af, 9137, 3, false},   // "\u7f9a"
+	{0xf9b0, 9140, 3, false},   // "\u8046"
+	{0xf9b1, 9143, 3, false},   // "\u9234"
+	{0xf9b2, 9146, 3, false},   // "\u96f6"
+	{0xf9b3, 9149, 3, false},   // "\u9748"
+	{0xf9b4, 9152, 3, false},   // "\u9818"
+	{0xf9b5, 9155, 3, false},   // "\u4f8b"
+	{0xf9b6, 9158, 3, false},   // "\u79ae"
+	{0xf9b7, 9161, 3, false},   // "\u91b4"
+	{0xf9b8, 9164, 3, false},   // "\u96b8"
+	{0xf9b9, 9167, 3, false},   // "\u60e1"
+	{0xf9ba, 9170, 3, false},   // "\u4e86"
+	{0xf9bb, 9173, 3, false},   // "\u50da"
+	{0xf9bc, 9176, 3, false},   // "\u5bee"
+	{0xf9bd, 9179, 3, false},   // "\u5c3f"
+	{0xf9be, 9182, 3, false},   // "\u6599"
+	{0xf9bf, 9185, 3, false},   // "\u6a02"
+	{0xf9c0, 9188, 3, false},   // "\u71ce"
+	{0xf9c1, 9191, 3, false},   // "\u7642"
+	{0xf9c2, 9194, 3, false},   // "\u84fc"
+	{0xf9c3, 9197, 3, false},   // "\u907c"
+	{0xf9c4, 9200, 3, false},   // "\u9f8d"
+	{0xf9c5, 9203, 3, false},   // "\u6688"
+	{0xf9c6, 9206, 3, false},   // "\u962e"
+	{0xf9c7, 9209, 3, false},   // "\u5289"
+	{0xf9c8, 9212, 3, false},   // "\u677b"
+	{0xf9c9, 9215, 3, false},   // "\u67f3"
+	{0xf9ca, 9218, 3, false},   // "\u6d41"
+	{0xf9cb, 9221, 3, false},   // "\u6e9c"
+	{0xf9cc, 9224, 3, false},   // "\u7409"
+	{0xf9cd, 9227, 3, false},   // "\u7559"
+	{0xf9ce, 9230, 3, false},   // "\u786b"
+	{0xf9cf, 9233, 3, false},   // "\u7d10"
+	{0xf9d0, 9236, 3, false},   // "\u985e"
+	{0xf9d1, 9239, 3, false},   // "\u516d"
+	{0xf9d2, 9242, 3, false},   // "\u622e"
+	{0xf9d3, 9245, 3, false},   // "\u9678"
+	{0xf9d4, 9248, 3, false},   // "\u502b"
+	{0xf9d5, 9251, 3, false},   // "\u5d19"
+	{0xf9d6, 9254, 3, false},   // "\u6dea"
+	{0xf9d7, 9257, 3, false},   // "\u8f2a"
+	{0xf9d8, 9260, 3, false},   // "\u5f8b"
+	{0xf9d9, 9263, 3, false},   // "\u6144"
+	{0xf9da, 9266, 3, false},   // "\u6817"
+	{0xf9db, 9269, 3, false},   // "\u7387"
+	{0xf9dc, 9272, 3, false},   // "\u9686"
+	{0xf9dd, 9275, 3, false},   // "\u5229"
+	{0xf9de, 9278, 3, false},   // "\u540f"
+	{0xf9df, 9281, 3, false},   // "\u5c65"
+	{0xf9e0, 9284, 3, false},   // "\u6613"
+	{0xf9e1, 9287, 3, false},   // "\u674e"
+	{0xf9e2, 9290, 3, false},   // "\u68a8"
+	{0xf9e3, 9293, 3, false},   // "\u6ce5"
+	{0xf9e4, 9296, 3, false},   // "\u7406"
+	{0xf9e5, 9299, 3, false},   // "\u75e2"
+	{0xf9e6, 9302, 3, false},   // "\u7f79"
+	{0xf9e7, 9305, 3, false},   // "\u88cf"
+	{0xf9e8, 9308, 3, false},   // "\u88e1"
+	{0xf9e9, 9311, 3, false},   // "\u91cc"
+	{0xf9ea, 9314, 3, false},   // "\u96e2"
+	{0xf9eb, 9317, 3, false},   // "\u533f"
+	{0xf9ec, 9320, 3, false},   // "\u6eba"
+	{0xf9ed, 9323, 3, false},   // "\u541d"
+	{0xf9ee, 9326, 3, false},   // "\u71d0"
+	{0xf9ef, 9329, 3, false},   // "\u7498"
+	{0xf9f0, 9332, 3, false},   // "\u85fa"
+	{0xf9f1, 9335, 3, false},   // "\u96a3"
+	{0xf9f2, 9338, 3, false},   // "\u9c57"
+	{0xf9f3, 9341, 3, false},   // "\u9e9f"
+	{0xf9f4, 9344, 3, false},   // "\u6797"
+	{0xf9f5, 9347, 3, false},   // "\u6dcb"
+	{0xf9f6, 9350, 3, false},   // "\u81e8"
+	{0xf9f7, 9353, 3, false},   // "\u7acb"
+	{0xf9f8, 9356, 3, false},   // "\u7b20"
+	{0xf9f9, 9359, 3, false},   // "\u7c92"
+	{0xf9fa, 9362, 3, false},   // "\u72c0"
+	{0xf9fb, 9365, 3, false},   // "\u7099"
+	{0xf9fc, 9368, 3, false},   // "\u8b58"
+	{0xf9fd, 9371, 3, false},   // "\u4ec0"
+	{0xf9fe, 9374, 3, false},   // "\u8336"
+	{0xf9ff, 9377, 3, false},   // "\u523a"
+	{0xfa00, 9380, 3, false},   // "\u5207"
+	{0xfa01, 9383, 3, false},   // "\u5ea6"
+	{0xfa02, 9386, 3, false},   // "\u62d3"
+	{0xfa03, 9389, 3, false},   // "\u7cd6"
+	{0xfa04, 9392, 3, false},   // "\u5b85"
+	{0xfa05, 9395, 3, false},   // "\u6d1e"
+	{0xfa06, 9398, 3, false},   // "\u66b4"
+	{0xfa07, 9401, 3, false},   // "\u8f3b"
+	{0xfa08, 9404, 3, false},   // "\u884c"
+	{0xfa09, 9407, 3, false},   // "\u964d"
+	{0xfa0a, 9410, 3, false},   // "\u898b"
+	{0xfa0b, 9413, 3, false},   // "\u5ed3"
+	{0xfa0c, 9416, 3, false},   // "\u5140"
+	{0xfa0d, 9419, 3, false},   // "\u55c0"
+	{0xfa10, 9422, 3, false},   // "\u585a"
+	{0xfa12, 9425, 3, false},   // "\u6674"
+	{0xfa15, 9428, 3, false},   // "\u51de"
+	{0xfa16, 9431, 3, false},   // "\u732a"
+	{0xfa17, 9434, 3, false},   // "\u76ca"
+	{0xfa18, 9437, 3, false},   // "\u793c"
+	{0xfa19, 9440, 3, false},   // "\u795e"
+	{0xfa1a, 9443, 3, false},   // "\u7965"
+	{0xfa1b, 9446, 3, false},   // "\u798f"
+	{0xfa1c, 9449, 3, false},   // "\u9756"
+	{0xfa1d, 9452, 3, false},   // "\u7cbe"
+	{0xfa1e, 9455, 3, false},   // "\u7fbd"
+	{0xfa20, 9458, 3, false},   // "\u8612"
+	{0xfa22, 9461, 3, false},   // "\u8af8"
+	{0xfa25, 9464, 3, false},   // "\u9038"
+	{0xfa26, 9467, 3, false},   // "\u90fd"
+	{0xfa2a, 9470, 3, false},   // "\u98ef"
+	{0xfa2b, 9473, 3, false},   // "\u98fc"
+	{0xfa2c, 9476, 3, false},   // "\u9928"
+	{0xfa2d, 9479, 3, false},   // "\u9db4"
+	{0xfa2e, 9482, 3, false},   // "\u90de"
+	{0xfa2f, 9485, 3, false},   // "\u96b7"
+	{0xfa30, 9488, 3, false},   // "\u4fae"
+	{0xfa31, 9491, 3, false},   // "\u50e7"
+	{0xfa32, 9494, 3, false},   // "\u514d"
+	{0xfa33, 9497, 3, false},   // "\u52c9"
+	{0xfa34, 9500, 3, false},   // "\u52e4"
+	{0xfa35, 9503, 3, false},   // "\u5351"
+	{0xfa36, 9506, 3, false},   // "\u559d"
+	{0xfa37, 9509, 3, false},   // "\u5606"
+	{0xfa38, 9512, 3, false},   // "\u5668"
+	{0xfa39, 9515, 3, false},   // "\u5840"
+	{0xfa3a, 9518, 3, false},   // "\u58a8"
+	{0xfa3b, 9521, 3, false},   // "\u5c64"
+	{0xfa3c, 9524, 3, false},   // "\u5c6e"
+	{0xfa3d, 9527, 3, false},   // "\u6094"
+	{0xfa3e, 9530, 3, false},   // "\u6168"
+	{0xfa3f, 9533, 3, false},   // "\u618e"
+	{0xfa40, 9536, 3, false},   // "\u61f2"
+	{0xfa41, 9539, 3, false},   // "\u654f"
+	{0xfa42, 9542, 3, false},   // "\u65e2"
+	{0xfa43, 9545, 3, false},   // "\u6691"
+	{0xfa44, 9548, 3, false},   // "\u6885"
+	{0xfa45, 9551, 3, false},   // "\u6d77"
+	{0xfa46, 9554, 3, false},   // "\u6e1a"
+	{0xfa47, 9557, 3, false},   // "\u6f22"
+	{0xfa48, 9560, 3, false},   // "\u716e"
+	{0xfa49, 9563, 3, false},   // "\u722b"
+	{0xfa4a, 9566, 3, false},   // "\u7422"
+	{0xfa4b, 9569, 3, false},   // "\u7891"
+	{0xfa4c, 9572, 3, false},   // "\u793e"
+	{0xfa4d, 9575, 3, false},   // "\u7949"
+	{0xfa4e, 9578, 3, false},   // "\u7948"
+	{0xfa4f, 9581, 3, false},   // "\u7950"
+	{0xfa50, 9584, 3, false},   // "\u7956"
+	{0xfa51, 9587, 3, false},   // "\u795d"
+	{0xfa52, 9590, 3, false},   // "\u798d"
+	{0xfa53, 9593, 3, false},   // "\u798e"
+	{0xfa54, 9596, 3, false},   // "\u7a40"
+	{0xfa55, 9599, 3, false},   // "\u7a81"
+	{0xfa56, 9602, 3, false},   // "\u7bc0"
+	{0xfa57, 9605, 3, false},   // "\u7df4"
+	{0xfa58, 9608, 3, false},   // "\u7e09"
+	{0xfa59, 9611, 3, false},   // "\u7e41"
+	{0xfa5a, 9614, 3, false},   // "\u7f72"
+	{0xfa5b, 9617, 3, false},   // "\u8005"
+	{0xfa5c, 9620, 3, false},   // "\u81ed"
+	{0xfa5d, 9623, 3, false},   // "\u8279"
+	{0xfa5e, 9626, 3, false},   // "\u8279"
+	{0xfa5f, 9629, 3, false},   // "\u8457"
+	{0xfa60, 9632, 3, false},   // "\u8910"
+	{0xfa61, 9635, 3, false},   // "\u8996"
+	{0xfa62, 9638, 3, false},   // "\u8b01"
+	{0xfa63, 9641, 3, false},   // "\u8b39"
+	{0xfa64, 9644, 3, false},   // "\u8cd3"
+	{0xfa65, 9647, 3, false},   // "\u8d08"
+	{0xfa66, 9650, 3, false},   // "\u8fb6"
+	{0xfa67, 9653, 3, false},   // "\u9038"
+	{0xfa68, 9656, 3, false},   // "\u96e3"
+	{0xfa69, 9659, 3, false},   // "\u97ff"
+	{0xfa6a, 9662, 3, false},   // "\u983b"
+	{0xfa6b, 9665, 3, false},   // "\u6075"
+	{0xfa6c, 9668, 4, false},   // "\U000242ee"
+	{0xfa6d, 9672, 3, false},   // "\u8218"
+	{0xfa70, 9675, 3, false},   // "\u4e26"
+	{0xfa71, 9678, 3, false},   // "\u51b5"
+	{0xfa72, 9681, 3, false},   // "\u5168"
+	{0xfa73, 9684, 3, false},   // "\u4f80"
+	{0xfa74, 9687, 3, false},   // "\u5145"
+	{0xfa75, 9690, 3, false},   // "\u5180"
+	{0xfa76, 9693, 3, false},   // "\u52c7"
+	{0xfa77, 9696, 3, false},   // "\u52fa"
+	{0xfa78, 9699, 3, false},   // "\u559d"
+	{0xfa79, 9702, 3, false},   // "\u5555"
+	{0xfa7a, 9705, 3, false},   // "\u5599"
+	{0xfa7b, 9708, 3, false},   // "\u55e2"
+	{0xfa7c, 9711, 3, false},   // "\u585a"
+	{0xfa7d, 9714, 3, false},   // "\u58b3"
+	{0xfa7e, 9717, 3, false},   // "\u5944"
+	{0xfa7f, 9720, 3, false},   // "\u5954"
+	{0xfa80, 9723, 3, false},   // "\u5a62"
+	{0xfa81, 9726, 3, false},   // "\u5b28"
+	{0xfa82, 9729, 3, false},   // "\u5ed2"
+	{0xfa83, 9732, 3, false},   // "\u5ed9"
+	{0xfa84, 9735, 3, false},   // "\u5f69"
+	{0xfa85, 9738, 3, false},   // "\u5fad"
+	{0xfa86, 9741, 3, false},   // "\u60d8"
+	{0xfa87, 9744, 3, false},   // "\u614e"
+	{0xfa88, 9747, 3, false},   // "\u6108"
+	{0xfa89, 9750, 3, false},   // "\u618e"
+	{0xfa8a, 9753, 3, false},   // "\u6160"
+	{0xfa8b, 9756, 3, false},   // "\u61f2"
+	{0xfa8c, 9759, 3, false},   // "\u6234"
+	{0xfa8d, 9762, 3, false},   // "\u63c4"
+	{0xfa8e, 9765, 3, false},   // "\u641c"
+	{0xfa8f, 9768, 3, false},   // "\u6452"
+	{0xfa90, 9771, 3, false},   // "\u6556"
+	{0xfa91, 9774, 3, false},   // "\u6674"
+	{0xfa92, 9777, 3, false},   // "\u6717"
+	{0xfa93, 9780, 3, false},   // "\u671b"
+	{0xfa94, 9783, 3, false},   // "\u6756"
+	{0xfa95, 9786, 3, false},   // "\u6b79"
+	{0xfa96, 9789, 3, false},   // "\u6bba"
+	{0xfa97, 9792, 3, false},   // "\u6d41"
+	{0xfa98, 9795, 3, false},   // "\u6edb"
+	{0xfa99, 9798, 3, false},   // "\u6ecb"
+	{0xfa9a, 9801, 3, false},   // "\u6f22"
+	{0xfa9b, 9804, 3, false},   // "\u701e"
+	{0xfa9c, 9807, 3, false},   // "\u716e"
+	{0xfa9d, 9810, 3, false},   // "\u77a7"
+	{0xfa9e, 9813, 3, false},   // "\u7235"
+	{0xfa9f, 9816, 3, false},   // "\u72af"
+	{0xfaa0, 9819, 3, false},   // "\u732a"
+	{0xfaa1, 9822, 3, false},   // "\u7471"
+	{0xfaa2, 9825, 3, false},   // "\u7506"
+	{0xfaa3, 9828, 3, false},   // "\u753b"
+	{0xfaa4, 9831, 3, false},   // "\u761d"
+	{0xfaa5, 9834, 3, false},   // "\u761f"
+	{0xfaa6, 9837, 3, false},   // "\u76ca"
+	{0xfaa7, 9840, 3, false},   // "\u76db"
+	{0xfaa8, 9843, 3, false},   // "\u76f4"
+	{0xfaa9, 9846, 3, false},   // "\u774a"
+	{0xfaaa, 9849, 3, false},   // "\u7740"
+	{0xfaab, 9852, 3, false},   // "\u78cc"
+	{0xfaac, 9855, 3, false},   // "\u7ab1"
+	{0xfaad, 9858, 3, false},   // "\u7bc0"
+	{0xfaae, 9861, 3, false},   // "\u7c7b"
+	{0xfaaf, 9864, 3, false},   // "\u7d5b"
+	{0xfab0, 9867, 3, false},   // "\u7df4"
+	{0xfab1, 9870, 3, false},   // "\u7f3e"
+	{0xfab2, 9873, 3, false},   // "\u8005"
+	{0xfab3, 9876, 3, false},   // "\u8352"
+	{0xfab4, 9879, 3, false},   // "\u83ef"
+	{0xfab5, 9882, 3, false},   // "\u8779"
+	{0xfab6, 9885, 3, false},   // "\u8941"
+	{0xfab7, 9888, 3, false},   // "\u8986"
+	{0xfab8, 9891, 3, false},   // "\u8996"
+	{0xfab9, 9894, 3, false},   // "\u8abf"
+	{0xfaba, 9897, 3, false},   // "\u8af8"
+	{0xfabb, 9900, 3, false},   // "\u8acb"
+	{0xfabc, 9903, 3, false},   // "\u8b01"
+	{0xfabd, 9906, 3, false},   // "\u8afe"
+	{0xfabe, 9909, 3, false},   // "\u8aed"
+	{0xfabf, 9912, 3, false},   // "\u8b39"
+	{0xfac0, 9915, 3, false},   // "\u8b8a"
+	{0xfac1, 9918, 3, false},   // "\u8d08"
+	{0xfac2, 9921, 3, false},   // "\u8f38"
+	{0xfac3, 9924, 3, false},   // "\u9072"
+	{0xfac4, 9927, 3, false},   // "\u9199"
+	{0xfac5, 9930, 3, false},   // "\u9276"
+	{0xfac6, 9933, 3, false},   // "\u967c"
+	{0xfac7, 9936, 3, false},   // "\u96e3"
+	{0xfac8, 9939, 3, false},   // "\u9756"
+	{0xfac9, 9942, 3, false},   // "\u97db"
+	{0xfaca, 9945, 3, false},   // "\u97ff"
+	{0xfacb, 9948, 3, false},   // "\u980b"
+	{0xfacc, 9951, 3, false},   // "\u983b"
+	{0xfacd, 9954, 3, false},   // "\u9b12"
+	{0xface, 9957, 3, false},   // "\u9f9c"
+	{0xfacf, 9960, 4, false},   // "\U0002284a"
+	{0xfad0, 9964, 4, false},   // "\U00022844"
+	{0xfad1, 9968, 4, false},   // "\U000233d5"
+	{0xfad2, 9972, 3, false},   // "\u3b9d"
+	{0xfad3, 9975, 3, false},   // "\u4018"
+	{0xfad4, 9978, 3, false},   // "\u4039"
+	{0xfad5, 9981, 4, false},   // "\U00025249"
+	{0xfad6, 9985, 4, false},   // "\U00025cd0"
+	{0xfad7, 9989, 4, false},   // "\U00027ed3"
+	{0xfad8, 9993, 3, false},   // "\u9f43"
+	{0xfad9, 9996, 3, false},   // "\u9f8e"
+	{0xfb00, 9999, 2, true},    // "ff"
+	{0xfb01, 10001, 2, true},   // "fi"
+	{0xfb02, 10003, 2, true},   // "fl"
+	{0xfb03, 10005, 3, true},   // "ffi"
+	{0xfb04, 10008, 3, true},   // "ffl"
+	{0xfb05, 10011, 3, true},   // "\u017ft"
+	{0xfb06, 10014, 2, true},   // "st"
+	{0xfb13, 10016, 4, true},   // "\u0574\u0576"
+	{0xfb14, 10020, 4, true},   // "\u0574\u0565"
+	{0xfb15, 10024, 4, true},   // "\u0574\u056b"
+	{0xfb16, 10028, 4, true},   // "\u057e\u0576"
+	{0xfb17, 10032, 4, true},   // "\u0574\u056d"
+	{0xfb1d, 10036, 4, false},  // "\u05d9\u05b4"
+	{0xfb1f, 10040, 4, false},  // "\u05f2\u05b7"
+	{0xfb20, 10044, 2, true},   // "\u05e2"
+	{0xfb21, 10046, 2, true},   // "\u05d0"
+	{0xfb22, 10048, 2, true},   // "\u05d3"
+	{0xfb23, 10050, 2, true},   // "\u05d4"
+	{0xfb24, 10052, 2, true},   // "\u05db"
+	{0xfb25, 10054, 2, true},   // "\u05dc"
+	{0xfb26, 10056, 2, true},   // "\u05dd"
+	{0xfb27, 10058, 2, true},   // "\u05e8"
+	{0xfb28, 10060, 2, true},   // "\u05ea"
+	{0xfb29, 10062, 1, true},   // "+"
+	{0xfb2a, 10063, 4, false},  // "\u05e9\u05c1"
+	{0xfb2b, 10067, 4, false},  // "\u05e9\u05c2"
+	{0xfb2c, 10071, 5, false},  // "\ufb49\u05c1"
+	{0xfb2d, 10076, 5, false},  // "\ufb49\u05c2"
+	{0xfb2e, 10081, 4, false},  // "\u05d0\u05b7"
+	{0xfb2f, 10085, 4, false},  // "\u05d0\u05b8"
+	{0xfb30, 10089, 4, false},  // "\u05d0\u05bc"
+	{0xfb31, 10093, 4, false},  // "\u05d1\u05bc"
+	{0xfb32, 10097, 4, false},  // "\u05d2\u05bc"
+	{0xfb33, 10101, 4, false},  // "\u05d3\u05bc"
+	{0xfb34, 10105, 4, false},  // "\u05d4\u05bc"
+	{0xfb35, 10109, 4, false},  // "\u05d5\u05bc"
+	{0xfb36, 10113, 4, false},  // "\u05d6\u05bc"
+	{0xfb38, 10117, 4, false},  // "\u05d8\u05bc"
+	{0xfb39, 10121, 4, false},  // "\u05d9\u05bc"
+	{0xfb3a, 10125, 4, false},  // "\u05da\u05bc"
+	{0xfb3b, 10129, 4, false},  // "\u05db\u05bc"
+	{0xfb3c, 10133, 4, false},  // "\u05dc\u05bc"
+	{0xfb3e, 10137, 4, false},  // "\u05de\u05bc"
+	{0xfb40, 10141, 4, false},  // "\u05e0\u05bc"
+	{0xfb41, 10145, 4, false},  // "\u05e1\u05bc"
+	{0xfb43, 10149, 4, false},  // "\u05e3\u05bc"
+	{0xfb44, 10153, 4, false},  // "\u05e4\u05bc"
+	{0xfb46, 10157, 4, false},  // "\u05e6\u05bc"
+	{0xfb47, 10161, 4, false},  // "\u05e7\u05bc"
+	{0xfb48, 10165, 4, false},  // "\u05e8\u05bc"
+	{0xfb49, 10169, 4, false},  // "\u05e9\u05bc"
+	{0xfb4a, 10173, 4, false},  // "\u05ea\u05bc"
+	{0xfb4b, 10177, 4, false},  // "\u05d5\u05b9"
+	{0xfb4c, 10181, 4, false},  // "\u05d1\u05bf"
+	{0xfb4d, 10185, 4, false},  // "\u05db\u05bf"
+	{0xfb4e, 10189, 4, false},  // "\u05e4\u05bf"
+	{0xfb4f, 10193, 4, true},   // "\u05d0\u05dc"
+	{0xfb50, 10197, 2, true},   // "\u0671"
+	{0xfb51, 10199, 2, true},   // "\u0671"
+	{0xfb52, 10201, 2, true},   // "\u067b"
+	{0xfb53, 10203, 2, true},   // "\u067b"
+	{0xfb54, 10205, 2, true},   // "\u067b"
+	{0xfb55, 10207, 2, true},   // "\u067b"
+	{0xfb56, 10209, 2, true},   // "\u067e"
+	{0xfb57, 10211, 2, true},   // "\u067e"
+	{0xfb58, 10213, 2, true},   // "\u067e"
+	{0xfb59, 10215, 2, true},   // "\u067e"
+	{0xfb5a, 10217, 2, true},   // "\u0680"
+	{0xfb5b, 10219, 2, true},   // "\u0680"
+	{0xfb5c, 10221, 2, true},   // "\u0680"
+	{0xfb5d, 10223, 2, true},   // "\u0680"
+	{0xfb5e, 10225, 2, true},   // "\u067a"
+	{0xfb5f, 10227, 2, true},   // "\u067a"
+	{0xfb60, 10229, 2, true},   // "\u067a"
+	{0xfb61, 10231, 2, true},   // "\u067a"
+	{0xfb62, 10233, 2, true},   // "\u067f"
+	{0xfb63, 10235, 2, true},   // "\u067f"
+	{0xfb64, 10237, 2, true},   // "\u067f"
+	{0xfb65, 10239, 2, true},   // "\u067f"
+	{0xfb66, 10241, 2, true},   // "\u0679"
+	{0xfb67, 10243, 2, true},   // "\u0679"
+	{0xfb68, 10245, 2, true},   // "\u0679"
+	{0xfb69, 10247, 2, true},   // "\u0679"
+	{0xfb6a, 10249, 2, true},   // "\u06a4"
+	{0xfb6b, 10251, 2, true},   // "\u06a4"
+	{0xfb6c, 10253, 2, true},   // "\u06a4"
+	{0xfb6d, 10255, 2, true},   // "\u06a4"
+	{0xfb6e, 10257, 2, true},   // "\u06a6"
+	{0xfb6f, 10259, 2, true},   // "\u06a6"
+	{0xfb70, 10261, 2, true},   // "\u06a6"
+	{0xfb71, 10263, 2, true},   // "\u06a6"
+	{0xfb72, 10265, 2, true},   // "\u0684"
+	{0xfb73, 10267, 2, true},   // "\u0684"
+	{0xfb74, 10269, 2, true},   // "\u0684"
+	{0xfb75, 10271, 2, true},   // "\u0684"
+	{0xfb76, 10273, 2, true},   // "\u0683"
+	{0xfb77, 10275, 2, true},   // "\u0683"
+	{0xfb78, 10277, 2, true},   // "\u0683"
+	{0xfb79, 10279, 2, true},   // "\u0683"
+	{0xfb7a, 10281, 2, true},   // "\u0686"
+	{0xfb7b, 10283, 2, true},   // "\u0686"
+	{0xfb7c, 10285, 2, true},   // "\u0686"
+	{0xfb7d, 10287, 2, true},   // "\u0686"
+	{0xfb7e, 10289, 2, true},   // "\u0687"
+	{0xfb7f, 10291, 2, true},   // "\u0687"
+	{0xfb80, 10293, 2, true},   // "\u0687"
+	{0xfb81, 10295, 2, true},   // "\u0687"
+	{0xfb82, 10297, 2, true},   // "\u068d"
+	{0xfb83, 10299, 2, true},   // "\u068d"
+	{0xfb84, 10301, 2, true},   // "\u068c"
+	{0xfb85, 10303, 2, true},   // "\u068c"
+	{0xfb86, 10305, 2, true},   // "\u068e"
+	{0xfb87, 10307, 2, true},   // "\u068e"
+	{0xfb88, 10309, 2, true},   // "\u0688"
+	{0xfb89, 10311, 2, true},   // "\u0688"
+	{0xfb8a, 10313, 2, true},   // "\u0698"
+	{0xfb8b, 10315, 2, true},   // "\u0698"
+	{0xfb8c, 10317, 2, true},   // "\u0691"
+	{0xfb8d, 10319, 2, true},   // "\u0691"
+	{0xfb8e, 10321, 2, true},   // "\u06a9"
+	{0xfb8f, 10323, 2, true},   // "\u06a9"
+	{0xfb90, 10325, 2, true},   // "\u06a9"
+	{0xfb91, 10327, 2, true},   // "\u06a9"
+	{0xfb92, 10329, 2, true},   // "\u06af"
+	{0xfb93, 10331, 2, true},   // "\u06af"
+	{0xfb94, 10333, 2, true},   // "\u06af"
+	{0xfb95, 10335, 2, true},   // "\u06af"
+	{0xfb96, 10337, 2, true},   // "\u06b3"
+	{0xfb97, 10339, 2, true},   // "\u06b3"
+	{0xfb98, 10341, 2, true},   // "\u06b3"
+	{0xfb99, 10343, 2, true},   // "\u06b3"
+	{0xfb9a, 10345, 2, true},   // "\u06b1"
+	{0xfb9b, 10347, 2, true},   // "\u06b1"
+	{0xfb9c, 10349, 2, true},   // "\u06b1"
+	{0xfb9d, 10351, 2, true},   // "\u06b1"
+	{0xfb9e, 10353, 2, true},   // "\u06ba"
+	{0xfb9f, 10355, 2, true},   // "\u06ba"
+	{0xfba0, 10357, 2, true},   // "\u06bb"
+	{0xfba1, 10359, 2, true},   // "\u06bb"
+	{0xfba2, 10361, 2, true},   // "\u06bb"
+	{0xfba3, 10363, 2, true},   // "\u06bb"
+	{0xfba4, 10365, 2, true},   // "\u06c0"
+	{0xfba5, 10367, 2, true},   // "\u06c0"
+	{0xfba6, 10369, 2, true},   // "\u06c1"
+	{0xfba7, 10371, 2, true},   // "\u06c1"
+	{0xfba8, 10373, 2, true},   // "\u06c1"
+	{0xfba9, 10375, 2, true},   // "\u06c1"
+	{0xfbaa, 10377, 2, true},   // "\u06be"
+	{0xfbab, 10379, 2, true},   // "\u06be"
+	{0xfbac, 10381, 2, true},   // "\u06be"
+	{0xfbad, 10383, 2, true},   // "\u06be"
+	{0xfbae, 10385, 2, true},   // "\u06d2"
+	{0xfbaf, 10387, 2, true},   // "\u06d2"
+	{0xfbb0, 10389, 2, true},   // "\u06d3"
+	{0xfbb1, 10391, 2, true},   // "\u06d3"
+	{0xfbd3, 10393, 2, true},   // "\u06ad"
+	{0xfbd4, 10395, 2, true},   // "\u06ad"
+	{0xfbd5, 10397, 2, true},   // "\u06ad"
+	{0xfbd6, 10399, 2, true},   // "\u06ad"
+	{0xfbd7, 10401, 2, true},   // "\u06c7"
+	{0xfbd8, 10403, 2, true},   // "\u06c7"
+	{0xfbd9, 10405, 2, true},   // "\u06c6"
+	{0xfbda, 10407, 2, true},   // "\u06c6"
+	{0xfbdb, 10409, 2, true},   // "\u06c8"
+	{0xfbdc, 10411, 2, true},   // "\u06c8"
+	{0xfbdd, 10413, 2, true},   // "\u0677"
+	{0xfbde, 10415, 2, true},   // "\u06cb"
+	{0xfbdf, 10417, 2, true},   // "\u06cb"
+	{0xfbe0, 10419, 2, true},   // "\u06c5"
+	{0xfbe1, 10421, 2, true},   // "\u06c5"
+	{0xfbe2, 10423, 2, true},   // "\u06c9"
+	{0xfbe3, 10425, 2, true},   // "\u06c9"
+	{0xfbe4, 10427, 2, true},   // "\u06d0"
+	{0xfbe5, 10429, 2, true},   // "\u06d0"
+	{0xfbe6, 10431, 2, true},   // "\u06d0"
+	{0xfbe7, 10433, 2, true},   // "\u06d0"
+	{0xfbe8, 10435, 2, true},   // "\u0649"
+	{0xfbe9, 10437, 2, true},   // "\u0649"
+	{0xfbea, 10439, 4, true},   // "\u0626\u0627"
+	{0xfbeb, 10443, 4, true},   // "\u0626\u0627"
+	{0xfbec, 10447, 4, true},   // "\u0626\u06d5"
+	{0xfbed, 10451, 4, true},   // "\u0626\u06d5"
+	{0xfbee, 10455, 4, true},   // "\u0626\u0648"
+	{0xfbef, 10459, 4, true},   // "\u0626\u0648"
+	{0xfbf0, 10463, 4, true},   // "\u0626\u06c7"
+	{0xfbf1, 10467, 4, true},   // "\u0626\u06c7"
+	{0xfbf2, 10471, 4, true},   // "\u0626\u06c6"
+	{0xfbf3, 10475, 4, true},   // "\u0626\u06c6"
+	{0xfbf4, 10479, 4, true},   // "\u0626\u06c8"
+	{0xfbf5, 10483, 4, true},   // "\u0626\u06c8"
+	{0xfbf6, 10487, 4, true},   // "\u0626\u06d0"
+	{0xfbf7, 10491, 4, true},   // "\u0626\u06d0"
+	{0xfbf8, 10495, 4, true},   // "\u0626\u06d0"
+	{0xfbf9, 10499, 4, true},   // "\u0626\u0649"
+	{0xfbfa, 10503, 4, true},   // "\u0626\u0649"
+	{0xfbfb, 10507, 4, true},   // "\u0626\u0649"
+	{0xfbfc, 10511, 2, true},   // "\u06cc"
+	{0xfbfd, 10513, 2, true},   // "\u06cc"
+	{0xfbfe, 10515, 2, true},   // "\u06cc"
+	{0xfbff, 10517, 2, true},   // "\u06cc"
+	{0xfc00, 10519, 4, true},   // "\u0626\u062c"
+	{0xfc01, 10523, 4, true},   // "\u0626\u062d"
+	{0xfc02, 10527, 4, true},   // "\u0626\u0645"
+	{0xfc03, 10531, 4, true},   // "\u0626\u0649"
+	{0xfc04, 10535, 4, true},   // "\u0626\u064a"
+	{0xfc05, 10539, 4, true},   // "\u0628\u062c"
+	{0xfc06, 10543, 4, true},   // "\u0628\u062d"
+	{0xfc07, 10547, 4, true},   // "\u0628\u062e"
+	{0xfc08, 10551, 4, true},   // "\u0628\u0645"
+	{0xfc09, 10555, 4, true},   // "\u0628\u0649"
+	{0xfc0a, 10559, 4, true},   // "\u0628\u064a"
+	{0xfc0b, 10563, 4, true},   // "\u062a\u062c"
+	{0xfc0c, 10567, 4, true},   // "\u062a\u062d"
+	{0xfc0d, 10571, 4, true},   // "\u062a\u062e"
+	{0xfc0e, 10575, 4, true},   // "\u062a\u0645"
+	{0xfc0f, 10579, 4, true},   // "\u062a\u0649"
+	{0xfc10, 10583, 4, true},   // "\u062a\u064a"
+	{0xfc11, 10587, 4, true},   // "\u062b\u062c"
+	{0xfc12, 10591, 4, true},   // "\u062b\u0645"
+	{0xfc13, 10595, 4, true},   // "\u062b\u0649"
+	{0xfc14, 10599, 4, true},   // "\u062b\u064a"
+	{0xfc15, 10603, 4, true},   // "\u062c\u062d"
+	{0xfc16, 10607, 4, true},   // "\u062c\u0645"
+	{0xfc17, 10611, 4, true},   // "\u062d\u062c"
+	{0xfc18, 10615, 4, true},   // "\u062d\u0645"
+	{0xfc19, 10619, 4, true},   // "\u062e\u062c"
+	{0xfc1a, 10623, 4, true},   // "\u062e\u062d"
+	{0xfc1b, 10627, 4, true},   // "\u062e\u0645"
+	{0xfc1c, 10631, 4, true},   // "\u0633\u062c"
+	{0xfc1d, 10635, 4, true},   // "\u0633\u062d"
+	{0xfc1e, 10639, 4, true},   // "\u0633\u062e"
+	{0xfc1f, 10643, 4, true},   // "\u0633\u0645"
+	{0xfc20, 10647, 4, true},   // "\u0635\u062d"
+	{0xfc21, 10651, 4, true},   // "\u0635\u0645"
+	{0xfc22, 10655, 4, true},   // "\u0636\u062c"
+	{0xfc23, 10659, 4, true},   // "\u0636\u062d"
+	{0xfc24, 10663, 4, true},   // "\u0636\u062e"
+	{0xfc25, 10667, 4, true},   // "\u0636\u0645"
+	{0xfc26, 10671, 4, true},   // "\u0637\u062d"
+	{0xfc27, 10675, 4, true},   // "\u0637\u0645"
+	{0xfc28, 10679, 4, true},   // "\u0638\u0645"
+	{0xfc29, 10683, 4, true},   // "\u0639\u062c"
+	{0xfc2a, 10687, 4, true},   // "\u0639\u0645"
+	{0xfc2b, 10691, 4, true},   // "\u063a\u062c"
+	{0xfc2c, 10695, 4, true},   // "\u063a\u0645"
+	{0xfc2d, 10699, 4, true},   // "\u0641\u062c"
+	{0xfc2e, 10703, 4, true},   // "\u0641\u062d"
+	{0xfc2f, 10707, 4, true},   // "\u0641\u062e"
+	{0xfc30, 10711, 4, true},   // "\u0641\u0645"
+	{0xfc31, 10715, 4, true},   // "\u0641\u0649"
+	{0xfc32, 10719, 4, true},   // "\u0641\u064a"
+	{0xfc33, 10723, 4, true},   // "\u0642\u062d"
+	{0xfc34, 10727, 4, true},   // "\u0642\u0645"
+	{0xfc35, 10731, 4, true},   // "\u0642\u0649"
+	{0xfc36, 10735, 4, true},   // "\u0642\u064a"
+	{0xfc37, 10739, 4, true},   // "\u0643\u0627"
+	{0xfc38, 10743, 4, true},   // "\u0643\u062c"
+	{0xfc39, 10747, 4, true},   // "\u0643\u062d"
+	{0xfc3a, 10751, 4, true},   // "\u0643\u062e"
+	{0xfc3b, 10755, 4, true},   // "\u0643\u0644"
+	{0xfc3c, 10759, 4, true},   // "\u0643\u0645"
+	{0xfc3d, 10763, 4, true},   // "\u0643\u0649"
+	{0xfc3e, 10767, 4, true},   // "\u0643\u064a"
+	{0xfc3f, 10771, 4, true},   // "\u0644\u062c"
+	{0xfc40, 10775, 4, true},   // "\u0644\u062d"
+	{0xfc41, 10779, 4, true},   // "\u0644\u062e"
+	{0xfc42, 10783, 4, true},   // "\u0644\u0645"
+	{0xfc43, 10787, 4, true},   // "\u0644\u0649"
+	{0xfc44, 10791, 4, true},   // "\u0644\u064a"
+	{0xfc45, 10795, 4, true},   // "\u0645\u062c"
+	{0xfc46, 10799, 4, true},   // "\u0645\u062d"
+	{0xfc47, 10803, 4, true},   // "\u0645\u062e"
+	{0xfc48, 10807, 4, true},   // "\u0645\u0645"
+	{0xfc49, 10811, 4, true},   // "\u0645\u0649"
+	{0xfc4a, 10815, 4, true},   // "\u0645\u064a"
+	{0xfc4b, 10819, 4, true},   // "\u0646\u062c"
+	{0xfc4c, 10823, 4, true},   // "\u0646\u062d"
+	{0xfc4d, 10827, 4, true},   // "\u0646\u062e"
+	{0xfc4e, 10831, 4, true},   // "\u0646\u0645"
+	{0xfc4f, 10835, 4, true},   // "\u0646\u0649"
+	{0xfc50, 10839, 4, true},   // "\u0646\u064a"
+	{0xfc51, 10843, 4, true},   // "\u0647\u062c"
+	{0xfc52, 10847, 4, true},   // "\u0647\u0645"
+	{0xfc53, 10851, 4, true},   // "\u0647\u0649"
+	{0xfc54, 10855, 4, true},   // "\u0647\u064a"
+	{0xfc55, 10859, 4, true},   // "\u064a\u062c"
+	{0xfc56, 10863, 4, true},   // "\u064a\u062d"
+	{0xfc57, 10867, 4, true},   // "\u064a\u062e"
+	{0xfc58, 10871, 4, true},   // "\u064a\u0645"
+	{0xfc59, 10875, 4, true},   // "\u064a\u0649"
+	{0xfc5a, 10879, 4, true},   // "\u064a\u064a"
+	{0xfc5b, 10883, 4, true},   // "\u0630\u0670"
+	{0xfc5c, 10887, 4, true},   // "\u0631\u0670"
+	{0xfc5d, 10891, 4, true},   // "\u0649\u0670"
+	{0xfc5e, 10895, 5, true},   // " \u064c\u0651"
+	{0xfc5f, 10900, 5, true},   // " \u064d\u0651"
+	{0xfc60, 10905, 5, true},   // " \u064e\u0651"
+	{0xfc61, 10910, 5, true},   // " \u064f\u0651"
+	{0xfc62, 10915, 5, true},   // " \u0650\u0651"
+	{0xfc63, 10920, 5, true},   // " \u0651\u0670"
+	{0xfc64, 10925, 4, true},   // "\u0626\u0631"
+	{0xfc65, 10929, 4, true},   // "\u0626\u0632"
+	{0xfc66, 10933, 4, true},   // "\u0626\u0645"
+	{0xfc67, 10937, 4, true},   // "\u0626\u0646"
+	{0xfc68, 10941, 4, true},   // "\u0626\u0649"
+	{0xfc69, 10945, 4, true},   // "\u0626\u064a"
+	{0xfc6a, 10949, 4, true},   // "\u0628\u0631"
+	{0xfc6b, 10953, 4, true},   // "\u0628\u0632"
+	{0xfc6c, 10957, 4, true},   // "\u0628\u0645"
+	{0xfc6d, 10961, 4, true},   // "\u0628\u0646"
+	{0xfc6e, 10965, 4, true},   // "\u0628\u0649"
+	{0xfc6f, 10969, 4, true},   // "\u0628\u064a"
+	{0xfc70, 10973, 4, true},   // "\u062a\u0631"
+	{0xfc71, 10977, 4, true},   // "\u062a\u0632"
+	{0xfc72, 10981, 4, true},   // "\u062a\u0645"
+	{0xfc73, 10985, 4, true},   // "\u062a\u0646"
+	{0xfc74, 10989, 4, true},   // "\u062a\u0649"
+	{0xfc75, 10993, 4, true},   // "\u062a\u064a"
+	{0xfc76, 10997, 4, true},   // "\u062b\u0631"
+	{0xfc77, 11001, 4, true},   // "\u062b\u0632"
+	{0xfc78, 11005, 4, true},   // "\u062b\u0645"
+	{0xfc79, 11009, 4, true},   // "\u062b\u0646"
+	{0xfc7a, 11013, 4, true},   // "\u062b\u0649"
+	{0xfc7b, 11017, 4, true},   // "\u062b\u064a"
+	{0xfc7c, 11021, 4, true},   // "\u0641\u0649"
+	{0xfc7d, 11025, 4, true},   // "\u0641\u064a"
+	{0xfc7e, 11029, 4, true},   // "\u0642\u0649"
+	{0xfc7f, 11033, 4, true},   // "\u0642\u064a"
+	{0xfc80, 11037, 4, true},   // "\u0643\u0627"
+	{0xfc81, 11041, 4, true},   // "\u0643\u0644"
+	{0xfc82, 11045, 4, true},   // "\u0643\u0645"
+	{0xfc83, 11049, 4, true},   // "\u0643\u0649"
+	{0xfc84, 11053, 4, true},   // "\u0643\u064a"
+	{0xfc85, 11057, 4, true},   // "\u0644\u0645"
+	{0xfc86, 11061, 4, true},   // "\u0644\u0649"
+	{0xfc87, 11065, 4, true},   // "\u0644\u064a"
+	{0xfc88, 11069, 4, true},   // "\u0645\u0627"
+	{0xfc89, 11073, 4, true},   // "\u0645\u0645"
+	{0xfc8a, 11077, 4, true},   // "\u0646\u0631"
+	{0xfc8b, 11081, 4, true},   // "\u0646\u0632"
+	{0xfc8c, 11085, 4, true},   // "\u0646\u0645"
+	{0xfc8d, 11089, 4, true},   // "\u0646\u0646"
+	{0xfc8e, 11093, 4, true},   // "\u0646\u0649"
+	{0xfc8f, 11097, 4, true},   // "\u0646\u064a"
+	{0xfc90, 11101, 4, true},   // "\u0649\u0670"
+	{0xfc91, 11105, 4, true},   // "\u064a\u0631"
+	{0xfc92, 11109, 4, true},   // "\u064a\u0632"
+	{0xfc93, 11113, 4, true},   // "\u064a\u0645"
+	{0xfc94, 11117, 4, true},   // "\u064a\u0646"
+	{0xfc95, 11121, 4, true},   // "\u064a\u0649"
+	{0xfc96, 11125, 4, true},   // "\u064a\u064a"
+	{0xfc97, 11129, 4, true},   // "\u0626\u062c"
+	{0xfc98, 11133, 4, true},   // "\u0626\u062d"
+	{0xfc99, 11137, 4, true},   // "\u0626\u062e"
+	{0xfc9a, 11141, 4, true},   // "\u0626\u0645"
+	{0xfc9b, 11145, 4, true},   // "\u0626\u0647"
+	{0xfc9c, 11149, 4, true},   // "\u0628\u062c"
+	{0xfc9d, 11153, 4, true},   // "\u0628\u062d"
+	{0xfc9e, 11157, 4, true},   // "\u0628\u062e"
+	{0xfc9f, 11161, 4, true},   // "\u0628\u0645"
+	{0xfca0, 11165, 4, true},   // "\u0628\u0647"
+	{0xfca1, 11169, 4, true},   // "\u062a\u062c"
+	{0xfca2, 11173, 4, true},   // "\u062a\u062d"
+	{0xfca3, 11177, 4, true},   // "\u062a\u062e"
+	{0xfca4, 11181, 4, true},   // "\u062a\u0645"
+	{0xfca5, 11185, 4, true},   // "\u062a\u0647"
+	{0xfca6, 11189, 4, true},   // "\u062b\u0645"
+	{0xfca7, 11193, 4, true},   // "\u062c\u062d"
+	{0xfca8, 11197, 4, true},   // "\u062c\u0645"
+	{0xfca9, 11201, 4, true},   // "\u062d\u062c"
+	{0xfcaa, 11205, 4, true},   // "\u062d\u0645"
+	{0xfcab, 11209, 4, true},   // "\u062e\u062c"
+	{0xfcac, 11213, 4, true},   // "\u062e\u0645"
+	{0xfcad, 11217, 4, true},   // "\u0633\u062c"
+	{0xfcae, 11221, 4, true},   // "\u0633\u062d"
+	{0xfcaf, 11225, 4, true},   // "\u0633\u062e"
+	{0xfcb0, 11229, 4, true},   // "\u0633\u0645"
+	{0xfcb1, 11233, 4, true},   // "\u0635\u062d"
+	{0xfcb2, 11237, 4, true},   // "\u0635\u062e"
+	{0xfcb3, 11241, 4, true},   // "\u0635\u0645"
+	{0xfcb4, 11245, 4, true},   // "\u0636\u062c"
+	{0xfcb5, 11249, 4, true},   // "\u0636\u062d"
+	{0xfcb6, 11253, 4, true},   // "\u0636\u062e"
+	{0xfcb7, 11257, 4, true},   // "\u0636\u0645"
+	{0xfcb8, 11261, 4, true},   // "\u0637\u062d"
+	{0xfcb9, 11265, 4, true},   // "\u0638\u0645"
+	{0xfcba, 11269, 4, true},   // "\u0639\u062c"
+	{0xfcbb, 11273, 4, true},   // "\u0639\u0645"
+	{0xfcbc, 11277, 4, true},   // "\u063a\u062c"
+	{0xfcbd, 11281, 4, true},   // "\u063a\u0645"
+	{0xfcbe, 11285, 4, true},   // "\u0641\u062c"
+	{0xfcbf, 11289, 4, true},   // "\u0641\u062d"
+	{0xfcc0, 11293, 4, true},   // "\u0641\u062e"
+	{0xfcc1, 11297, 4, true},   // "\u0641\u0645"
+	{0xfcc2, 11301, 4, true},   // "\u0642\u062d"
+	{0xfcc3, 11305, 4, true},   // "\u0642\u0645"
+	{0xfcc4, 11309, 4, true},   // "\u0643\u062c"
+	{0xfcc5, 11313, 4, true},   // "\u0643\u062d"
+	{0xfcc6, 11317, 4, true},   // "\u0643\u062e"
+	{0xfcc7, 11321, 4, true},   // "\u0643\u0644"
+	{0xfcc8, 11325, 4, true},   // "\u0643\u0645"
+	{0xfcc9, 11329, 4, true},   // "\u0644\u062c"
+	{0xfcca, 11333, 4, true},   // "\u0644\u062d"
+	{0xfccb, 11337, 4, true},   // "\u0644\u062e"
+	{0xfccc, 11341, 4, true},   // "\u0644\u0645"
+	{0xfccd, 11345, 4, true},   // "\u0644\u0647"
+	{0xfcce, 11349, 4, true},   // "\u0645\u062c"
+	{0xfccf, 11353, 4, true},   // "\u0645\u062d"
+	{0xfcd0, 11357, 4, true},   // "\u0645\u062e"
+	{0xfcd1, 11361, 4, true},   // "\u0645\u0645"
+	{0xfcd2, 11365, 4, true},   // "\u0646\u062c"
+	{0xfcd3, 11369, 4, true},   // "\u0646\u062d"
+	{0xfcd4, 11373, 4, true},   // "\u0646\u062e"
+	{0xfcd5, 11377, 4, true},   // "\u0646\u0645"
+	{0xfcd6, 11381, 4, true},   // "\u0646\u0647"
+	{0xfcd7, 11385, 4, true},   // "\u0647\u062c"
+	{0xfcd8, 11389, 4, true},   // "\u0647\u0645"
+	{0xfcd9, 11393, 4, true},   // "\u0647\u0670"
+	{0xfcda, 11397, 4, true},   // "\u064a\u062c"
+	{0xfcdb, 11401, 4, true},   // "\u064a\u062d"
+	{0xfcdc, 11405, 4, true},   // "\u064a\u062e"
+	{0xfcdd, 11409, 4, true},   // "\u064a\u0645"
+	{0xfcde, 11413, 4, true},   // "\u064a\u0647"
+	{0xfcdf, 11417, 4, true},   // "\u0626\u0645"
+	{0xfce0, 11421, 4, true},   // "\u0626\u0647"
+	{0xfce1, 11425, 4, true},   // "\u0628\u0645"
+	{0xfce2, 11429, 4, true},   // "\u0628\u0647"
+	{0xfce3, 11433, 4, true},   // "\u062a\u0645"
+	{0xfce4, 11437, 4, true},   // "\u062a\u0647"
+	{0xfce5, 11441, 4, true},   // "\u062b\u0645"
+	{0xfce6, 11445, 4, true},   // "\u062b\u0647"
+	{0xfce7, 11449, 4, true},   // "\u0633\u0645"
+	{0xfce8, 11453, 4, true},   // "\u0633\u0647"
+	{0xfce9, 11457, 4, true},   // "\u0634\u0645"
+	{0xfcea, 11461, 4, true},   // "\u0634\u0647"
+	{0xfceb, 11465, 4, true},   // "\u0643\u0644"
+	{0xfcec, 11469, 4, true},   // "\u0643\u0645"
+	{0xfced, 11473, 4, true},   // "\u0644\u0645"
+	{0xfcee, 11477, 4, true},   // "\u0646\u0645"
+	{0xfcef, 11481, 4, true},   // "\u0646\u0647"
+	{0xfcf0, 11485, 4, true},   // "\u064a\u0645"
+	{0xfcf1, 11489, 4, true},   // "\u064a\u0647"
+	{0xfcf2, 11493, 6, true},   // "\u0640\u064e\u0651"
+	{0xfcf3, 11499, 6, true},   // "\u0640\u064f\u0651"
+	{0xfcf4, 11505, 6, true},   // "\u0640\u0650\u0651"
+	{0xfcf5, 11511, 4, true},   // "\u0637\u0649"
+	{0xfcf6, 11515, 4, true},   // "\u0637\u064a"
+	{0xfcf7, 11519, 4, true},   // "\u0639\u0649"
+	{0xfcf8, 11523, 4, true},   // "\u0639\u064a"
+	{0xfcf9, 11527, 4, true},   // "\u063a\u0649"
+	{0xfcfa, 11531, 4, true},   // "\u063a\u064a"
+	{0xfcfb, 11535, 4, true},   // "\u0633\u0649"
+	{0xfcfc, 11539, 4, true},   // "\u0633\u064a"
+	{0xfcfd, 11543, 4, true},   // "\u0634\u0649"
+	{0xfcfe, 11547, 4, true},   // "\u0634\u064a"
+	{0xfcff, 11551, 4, true},   // "\u062d\u0649"
+	{0xfd00, 11555, 4, true},   // "\u062d\u064a"
+	{0xfd01, 11559, 4, true},   // "\u062c\u0649"
+	{0xfd02, 11563, 4, true},   // "\u062c\u064a"
+	{0xfd03, 11567, 4, true},   // "\u062e\u0649"
+	{0xfd04, 11571, 4, true},   // "\u062e\u064a"
+	{0xfd05, 11575, 4, true},   // "\u0635\u0649"
+	{0xfd06, 11579, 4, true},   // "\u0635\u064a"
+	{0xfd07, 11583, 4, true},   // "\u0636\u0649"
+	{0xfd08, 11587, 4, true},   // "\u0636\u064a"
+	{0xfd09, 11591, 4, true},   // "\u0634\u062c"
+	{0xfd0a, 11595, 4, true},   // "\u0634\u062d"
+	{0xfd0b, 11599, 4, true},   // "\u0634\u062e"
+	{0xfd0c, 11603, 4, true},   // "\u0634\u0645"
+	{0xfd0d, 11607, 4, true},   // "\u0634\u0631"
+	{0xfd0e, 11611, 4, true},   // "\u0633\u0631"
+	{0xfd0f, 11615, 4, true},   // "\u0635\u0631"
+	{0xfd10, 11619, 4, true},   // "\u0636\u0631"
+	{0xfd11, 11623, 4, true},   // "\u0637\u0649"
+	{0xfd12, 11627, 4, true},   // "\u0637\u064a"
+	{0xfd13, 11631, 4, true},   // "\u0639\u0649"
+	{0xfd14, 11635, 4, true},   // "\u0639\u064a"
+	{0xfd15, 11639, 4, true},   // "\u063a\u0649"
+	{0xfd16, 11643, 4, true},   // "\u063a\u064a"
+	{0xfd17, 11647, 4, true},   // "\u0633\u0649"
+	{0xfd18, 11651, 4, true},   // "\u0633\u064a"
+	{0xfd19, 11655, 4, true},   // "\u0634\u0649"
+	{0xfd1a, 11659, 4, true},   // "\u0634\u064a"
+	{0xfd1b, 11663, 4, true},   // "\u062d\u0649"
+	{0xfd1c, 11667, 4, true},   // "\u062d\u064a"
+	{0xfd1d, 11671, 4, true},   // "\u062c\u0649"
+	{0xfd1e, 11675, 4, true},   // "\u062c\u064a"
+	{0xfd1f, 11679, 4, true},   // "\u062e\u0649"
+	{0xfd20, 11683, 4, true},   // "\u062e\u064a"
+	{0xfd21, 11687, 4, true},   // "\u0635\u0649"
+	{0xfd22, 11691, 4, true},   // "\u0635\u064a"
+	{0xfd23, 11695, 4, true},   // "\u0636\u0649"
+	{0xfd24, 11699, 4, true},   // "\u0636\u064a"
+	{0xfd25, 11703, 4, true},   // "\u0634\u062c"
+	{0xfd26, 11707, 4, true},   // "\u0634\u062d"
+	{0xfd27, 11711, 4, true},   // "\u0634\u062e"
+	{0xfd28, 11715, 4, true},   // "\u0634\u0645"
+	{0xfd29, 11719, 4, true},   // "\u0634\u0631"
+	{0xfd2a, 11723, 4, true},   // "\u0633\u0631"
+	{0xfd2b, 11727, 4, true},   // "\u0635\u0631"
+	{0xfd2c, 11731, 4, true},   // "\u0636\u0631"
+	{0xfd2d, 11735, 4, true},   // "\u0634\u062c"
+	{0xfd2e, 11739, 4, true},   // "\u0634\u062d"
+	{0xfd2f, 11743, 4, true},   // "\u0634\u062e"
+	{0xfd30, 11747, 4, true},   // "\u0634\u0645"
+	{0xfd31, 11751, 4, true},   // "\u0633\u0647"
+	{0xfd32, 11755, 4, true},   // "\u0634\u0647"
+	{0xfd33, 11759, 4, true},   // "\u0637\u0645"
+	{0xfd34, 11763, 4, true},   // "\u0633\u062c"
+	{0xfd35, 11767, 4, true},   // "\u0633\u062d"
+	{0xfd36, 11771, 4, true},   // "\u0633\u062e"
+	{0xfd37, 11775, 4, true},   // "\u0634\u062c"
+	{0xfd38, 11779, 4, true},   // "\u0634\u062d"
+	{0xfd39, 11783, 4, true},   // "\u0634\u062e"
+	{0xfd3a, 11787, 4, true},   // "\u0637\u0645"
+	{0xfd3b, 11791, 4, true},   // "\u0638\u0645"
+	{0xfd3c, 11795, 4, true},   // "\u0627\u064b"
+	{0xfd3d, 11799, 4, true},   // "\u0627\u064b"
+	{0xfd50, 11803, 6, true},   // "\u062a\u062c\u0645"
+	{0xfd51, 11809, 6, true},   // "\u062a\u062d\u062c"
+	{0xfd52, 11815, 6, true},   // "\u062a\u062d\u062c"
+	{0xfd53, 11821, 6, true},   // "\u062a\u062d\u0645"
+	{0xfd54, 11827, 6, true},   // "\u062a\u062e\u0645"
+	{0xfd55, 11833, 6, true},   // "\u062a\u0645\u062c"
+	{0xfd56, 11839, 6, true},   // "\u062a\u0645\u062d"
+	{0xfd57, 11845, 6, true},   // "\u062a\u0645\u062e"
+	{0xfd58, 11851, 6, true},   // "\u062c\u0645\u062d"
+	{0xfd59, 11857, 6, true},   // "\u062c\u0645\u062d"
+	{0xfd5a, 11863, 6, true},   // "\u062d\u0645\u064a"
+	{0xfd5b, 11869, 6, true},   // "\u062d\u0645\u0649"
+	{0xfd5c, 11875, 6, true},   // "\u0633\u062d\u062c"
+	{0xfd5d, 11881, 6, true},   // "\u0633\u062c\u062d"
+	{0xfd5e, 11887, 6, true},   // "\u0633\u062c\u0649"
+	{0xfd5f, 11893, 6, true},   // "\u0633\u0645\u062d"
+	{0xfd60, 11899, 6, true},   // "\u0633\u0645\u062d"
+	{0xfd61, 11905, 6, true},   // "\u0633\u0645\u062c"
+	{0xfd62, 11911, 6, true},   // "\u0633\u0645\u0645"
+	{0xfd63, 11917, 6, true},   // "\u0633\u0645\u0645"
+	{0xfd64, 11923, 6, true},   // "\u0635\u062d\u062d"
+	{0xfd65, 11929, 6, true},   // "\u0635\u062d\u062d"
+	{0xfd66, 11935, 6, true},   // "\u0635\u0645\u0645"
+	{0xfd67, 11941, 6, true},   // "\u0634\u062d\u0645"
+	{0xfd68, 11947, 6, true},   // "\u0634\u062d\u0645"
+	{0xfd69, 11953, 6, true},   // "\u0634\u062c\u064a"
+	{0xfd6a, 11959, 6, true},   // "\u0634\u0645\u062e"
+	{0xfd6b, 11965, 6, true},   // "\u0634\u0645\u062e"
+	{0xfd6c, 11971, 6, true},   // "\u0634\u0645\u0645"
+	{0xfd6d, 11977, 6, true},   // "\u0634\u0645\u0645"
+	{0xfd6e, 11983, 6, true},   // "\u0636\u062d\u0649"
+	{0xfd6f, 11989, 6, true},   // "\u0636\u062e\u0645"
+	{0xfd70, 11995, 6, true},   // "\u0636\u062e\u0645"
+	{0xfd71, 12001, 6, true},   // "\u0637\u0645\u062d"
+	{0xfd72, 12007, 6, true},   // "\u0637\u0645\u062d"
+	{0xfd73, 12013, 6, true},   // "\u0637\u0645\u0645"
+	{0xfd74, 12019, 6, true},   // "\u0637\u0645\u064a"
+	{0xfd75, 12025, 6, true},   // "\u0639\u062c\u0645"
+	{0xfd76, 12031, 6, true},   // "\u0639\u0645\u0645"
+	{0xfd77, 12037, 6, true},   // "\u0639\u0645\u0645"
+	{0xfd78, 12043, 6, true},   // "\u0639\u0645\u0649"
+	{0xfd79, 12049, 6, true},   // "\u063a\u0645\u0645"
+	{0xfd7a, 12055, 6, true},   // "\u063a\u0645\u064a"
+	{0xfd7b, 12061, 6, true},   // "\u063a\u0645\u0649"
+	{0xfd7c, 12067, 6, true},   // "\u0641\u062e\u0645"
+	{0xfd7d, 12073, 6, true},   // "\u0641\u062e\u0645"
+	{0xfd7e, 12079, 6, true},   // "\u0642\u0645\u062d"
+	{0xfd7f, 12085, 6, true},   // "\u0642\u0645\u0645"
+	{0xfd80, 12091, 6, true},   // "\u0644\u062d\u0645"
+	{0xfd81, 12097, 6, true},   // "\u0644\u062d\u064a"
+	{0xfd82, 12103, 6, true},   // "\u0644\u062d\u0649"
+	{0xfd83, 12109, 6, true},   // "\u0644\u062c\u062c"
+	{0xfd84, 12115, 6, true},   // "\u0644\u062c\u062c"
+	{0xfd85, 12121, 6, true},   // "\u0644\u062e\u0645"
+	{0xfd86, 12127, 6, true},   // "\u0644\u062e\u0645"
+	{0xfd87, 12133, 6, true},   // "\u0644\u0645\u062d"
+	{0xfd88, 12139, 6, true},   // "\u0644\u0645\u062d"
+	{0xfd89, 12145, 6, true},   // "\u0645\u062d\u062c"
+	{0xfd8a, 12151, 6, true},   // "\u0645\u062d\u0645"
+	{0xfd8b, 12157, 6, true},   // "\u0645\u062d\u064a"
+	{0xfd8c, 12163, 6, true},   // "\u0645\u062c\u062d"
+	{0xfd8d, 12169, 6, true},   // "\u0645\u062c\u0645"
+	{0xfd8e, 12175, 6, true},   // "\u0645\u062e\u062c"
+	{0xfd8f, 12181, 6, true},   // "\u0645\u062e\u0645"
+	{0xfd92, 12187, 6, true},   // "\u0645\u062c\u062e"
+	{0xfd93, 12193, 6, true},   // "\u0647\u0645\u062c"
+	{0xfd94, 12199, 6, true},   // "\u0647\u0645\u0645"
+	{0xfd95, 12205, 6, true},   // "\u0646\u062d\u0645"
+	{0xfd96, 12211, 6, true},   // "\u0646\u062d\u0649"
+	{0xfd97, 12217, 6, true},   // "\u0646\u062c\u0645"
+	{0xfd98, 12223, 6, true},   // "\u0646\u062c\u0645"
+	{0xfd99, 12229, 6, true},   // "\u0646\u062c\u0649"
+	{0xfd9a, 12235, 6, true},   // "\u0646\u0645\u064a"
+	{0xfd9b, 12241, 6, true},   // "\u0646\u0645\u0649"
+	{0xfd9c, 12247, 6, true},   // "\u064a\u0645\u0645"
+	{0xfd9d, 12253, 6, true},   // "\u064a\u0645\u0645"
+	{0xfd9e, 12259, 6, true},   // "\u0628\u062e\u064a"
+	{0xfd9f, 12265, 6, true},   // "\u062a\u062c\u064a"
+	{0xfda0, 12271, 6, true},   // "\u062a\u062c\u0649"
+	{0xfda1, 12277, 6, true},   // "\u062a\u062e\u064a"
+	{0xfda2, 12283, 6, true},   // "\u062a\u062e\u0649"
+	{0xfda3, 12289, 6, true},   // "\u062a\u0645\u064a"
+	{0xfda4, 12295, 6, true},   // "\u062a\u0645\u0649"
+	{0xfda5, 12301, 6, true},   // "\u062c\u0645\u064a"
+	{0xfda6, 12307, 6, true},   // "\u062c\u062d\u0649"
+	{0xfda7, 12313, 6, true},   // "\u062c\u0645\u0649"
+	{0xfda8, 12319, 6, true},   // "\u0633\u062e\u0649"
+	{0xfda9, 12325, 6, true},   // "\u0635\u062d\u064a"
+	{0xfdaa, 12331, 6, true},   // "\u0634\u062d\u064a"
+	{0xfdab, 12337, 6, true},   // "\u0636\u062d\u064a"
+	{0xfdac, 12343, 6, true},   // "\u0644\u062c\u064a"
+	{0xfdad, 12349, 6, true},   // "\u0644\u0645\u064a"
+	{0xfdae, 12355, 6, true},   // "\u064a\u062d\u064a"
+	{0xfdaf, 12361, 6, true},   // "\u064a\u062c\u064a"
+	{0xfdb0, 12367, 6, true},   // "\u064a\u0645\u064a"
+	{0xfdb1, 12373, 6, true},   // "\u0645\u0645\u064a"
+	{0xfdb2, 12379, 6, true},   // "\u0642\u0645\u064a"
+	{0xfdb3, 12385, 6, true},   // "\u0646\u062d\u064a"
+	{0xfdb4, 12391, 6, true},   // "\u0642\u0645\u062d"
+	{0xfdb5, 12397, 6, true},   // "\u0644\u062d\u0645"
+	{0xfdb6, 12403, 6, true},   // "\u0639\u0645\u064a"
+	{0xfdb7, 12409, 6, true},   // "\u0643\u0645\u064a"
+	{0xfdb8, 12415, 6, true},   // "\u0646\u062c\u062d"
+	{0xfdb9, 12421, 6, true},   // "\u0645\u062e\u064a"
+	{0xfdba, 12427, 6, true},   // "\u0644\u062c\u0645"
+	{0xfdbb, 12433, 6, true},   // "\u0643\u0645\u0645"
+	{0xfdbc, 12439, 6, true},   // "\u0644\u062c\u0645"
+	{0xfdbd, 12445, 6, true},   // "\u0646\u062c\u062d"
+	{0xfdbe, 12451, 6, true},   // "\u062c\u062d\u064a"
+	{0xfdbf, 12457, 6, true},   // "\u062d\u062c\u064a"
+	{0xfdc0, 12463, 6, true},   // "\u0645\u062c\u064a"
+	{0xfdc1, 12469, 6, true},   // "\u0641\u0645\u064a"
+	{0xfdc2, 12475, 6, true},   // "\u0628\u062d\u064a"
+	{0xfdc3, 12481, 6, true},   // "\u0643\u0645\u0645"
+	{0xfdc4, 12487, 6, true},   // "\u0639\u062c\u0645"
+	{0xfdc5, 12493, 6, true},   // "\u0635\u0645\u0645"
+	{0xfdc6, 12499, 6, true},   // "\u0633\u062e\u064a"
+	{0xfdc7, 12505, 6, true},   // "\u0646\u062c\u064a"
+	{0xfdf0, 12511, 6, true},   // "\u0635\u0644\u06d2"
+	{0xfdf1, 12517, 6, true},   // "\u0642\u0644\u06d2"
+	{0xfdf2, 12523, 8, true},   // "\u0627\u0644\u0644\u0647"
+	{0xfdf3, 12531, 8, true},   // "\u0627\u0643\u0628\u0631"
+	{0xfdf4, 12539, 8, true},   // "\u0645\u062d\u0645\u062f"
+	{0xfdf5, 12547, 8, true},   // "\u0635\u0644\u0639\u0645"
+	{0xfdf6, 12555, 8, true},   // "\u0631\u0633\u0648\u0644"
+	{0xfdf7, 12563, 8, true},   // "\u0639\u0644\u064a\u0647"
+	{0xfdf8, 12571, 8, true},   // "\u0648\u0633\u0644\u0645"
+	{0xfdf9, 12579, 6, true},   // "\u0635\u0644\u0649"
+	{0xfdfa, 12585, 33, true},  // "\u0635\u0644\u0649 \u0627\u0644\u0644\u0647 \u0639\u0644\u064a\u0647 \u0648\u0633\u0644\u0645"
+	{0xfdfb, 12618, 15, true},  // "\u062c\u0644 \u062c\u0644\u0627\u0644\u0647"
+	{0xfdfc, 12633, 8, true},   // "\u0631\u06cc\u0627\u0644"
+	{0xfe10, 12641, 1, true},   // ","
+	{0xfe11, 12642, 3, true},   // "\u3001"
+	{0xfe12, 12645, 3, true},   // "\u3002"
+	{0xfe13, 12648, 1, true},   // ":"
+	{0xfe14, 12649, 1, true},   // ";"
+	{0xfe15, 12650, 1, true},   // "!"
+	{0xfe16, 12651, 1, true},   // "?"
+	{0xfe17, 12652, 3, true},   // "\u3016"
+	{0xfe18, 12655, 3, true},   // "\u3017"
+	{0xfe19, 12658, 3, true},   // "\u2026"
+	{0xfe30, 12661, 3, true},   // "\u2025"
+	{0xfe31, 12664, 3, true},   // "\u2014"
+	{0xfe32, 12667, 3, true},   // "\u2013"
+	{0xfe33, 12670, 1, true},   // "_"
+	{0xfe34, 12671, 1, true},   // "_"
+	{0xfe35, 12672, 1, true},   // "("
+	{0xfe36, 12673, 1, true},   // ")"
+	{0xfe37, 12674, 1, true},   // "{"
+	{0xfe38, 12675, 1, true},   // "}"
+	{0xfe39, 12676, 3, true},   // "\u3014"
+	{0xfe3a, 12679, 3, true},   // "\u3015"
+	{0xfe3b, 12682, 3, true},   // "\u3010"
+	{0xfe3c, 12685, 3, true},   // "\u3011"
+	{0xfe3d, 12688, 3, true},   // "\u300a"
+	{0xfe3e, 12691, 3, true},   // "\u300b"
+	{0xfe3f, 12694, 3, true},   // "\u3008"
+	{0xfe40, 12697, 3, true},   // "\u3009"
+	{0xfe41, 12700, 3, true},   // "\u300c"
+	{0xfe42, 12703, 3, true},   // "\u300d"
+	{0xfe43, 12706, 3, true},   // "\u300e"
+	{0xfe44, 12709, 3, true},   // "\u300f"
+	{0xfe47, 12712, 1, true},   // "["
+	{0xfe48, 12713, 1, true},   // "]"
+	{0xfe49, 12714, 3, true},   // "\u203e"
+	{0xfe4a, 12717, 3, true},   // "\u203e"
+	{0xfe4b, 12720, 3, true},   // "\u203e"
+	{0xfe4c, 12723, 3, true},   // "\u203e"
+	{0xfe4d, 12726, 1, true},   // "_"
+	{0xfe4e, 12727, 1, true},   // "_"
+	{0xfe4f, 12728, 1, true},   // "_"
+	{0xfe50, 12729, 1, true},   // ","
+	{0xfe51, 12730, 3, true},   // "\u3001"
+	{0xfe52, 12733, 1, true},   // "."
+	{0xfe54, 12734, 1, true},   // ";"
+	{0xfe55, 12735, 1, true},   // ":"
+	{0xfe56, 12736, 1, true},   // "?"
+	{0xfe57, 12737, 1, true},   // "!"
+	{0xfe58, 12738, 3, true},   // "\u2014"
+	{0xfe59, 12741, 1, true},   // "("
+	{0xfe5a, 12742, 1, true},   // ")"
+	{0xfe5b, 12743, 1, true},   // "{"
+	{0xfe5c, 12744, 1, true},   // "}"
+	{0xfe5d, 12745, 3, true},   // "\u3014"
+	{0xfe5e, 12748, 3, true},   // "\u3015"
+	{0xfe5f, 12751, 1, true},   // "#"
+	{0xfe60, 12752, 1, true},   // "&"
+	{0xfe61, 12753, 1, true},   // "*"
+	{0xfe62, 12754, 1, true},   // "+"
+	{0xfe63, 12755, 1, true},   // "-"
+	{0xfe64, 12756, 1, true},   // "<"
+	{0xfe65, 12757, 1, true},   // ">"
+	{0xfe66, 12758, 1, true},   // "="
+	{0xfe68, 12759, 1, true},   // "\\"
+	{0xfe69, 12760, 1, true},   // "$"
+	{0xfe6a, 12761, 1, true},   // "%"
+	{0xfe6b, 12762, 1, true},   // "@"
+	{0xfe70, 12763, 3, true},   // " \u064b"
+	{0xfe71, 12766, 4, true},   // "\u0640\u064b"
+	{0xfe72, 12770, 3, true},   // " \u064c"
+	{0xfe74, 12773, 3, true},   // " \u064d"
+	{0xfe76, 12776, 3, true},   // " \u064e"
+	{0xfe77, 12779, 4, true},   // "\u0640\u064e"
+	{0xfe78, 12783, 3, true},   // " \u064f"
+	{0xfe79, 12786, 4, true},   // "\u0640\u064f"
+	{0xfe7a, 12790, 3, true},   // " \u0650"
+	{0xfe7b, 12793, 4, true},   // "\u0640\u0650"
+	{0xfe7c, 12797, 3, true},   // " \u0651"
+	{0xfe7d, 12800, 4, true},   // "\u0640\u0651"
+	{0xfe7e, 12804, 3, true},   // " \u0652"
+	{0xfe7f, 12807, 4, true},   // "\u0640\u0652"
+	{0xfe80, 12811, 2, true},   // "\u0621"
+	{0xfe81, 12813, 2, true},   // "\u0622"
+	{0xfe82, 12815, 2, true},   // "\u0622"
+	{0xfe83, 12817, 2, true},   // "\u0623"
+	{0xfe84, 12819, 2, true},   // "\u0623"
+	{0xfe85, 12821, 2, true},   // "\u0624"
+	{0xfe86, 12823, 2, true},   // "\u0624"
+	{0xfe87, 12825, 2, true},   // "\u0625"
+	{0xfe88, 12827, 2, true},   // "\u0625"
+	{0xfe89, 12829, 2, true},   // "\u0626"
+	{0xfe8a, 12831, 2, true},   // "\u0626"
+	{0xfe8b, 12833, 2, true},   // "\u0626"
+	{0xfe8c, 12835, 2, true},   // "\u0626"
+	{0xfe8d, 12837, 2, true},   // "\u0627"
+	{0xfe8e, 12839, 2, true},   // "\u0627"
+	{0xfe8f, 12841, 2, true},   // "\u0628"
+	{0xfe90, 12843, 2, true},   // "\u0628"
+	{0xfe91, 12845, 2, true},   // "\u0628"
+	{0xfe92, 12847, 2, true},   // "\u0628"
+	{0xfe93, 12849, 2, true},   // "\u0629"
+	{0xfe94, 12851, 2, true},   // "\u0629"
+	{0xfe95, 12853, 2, true},   // "\u062a"
+	{0xfe96, 12855, 2, true},   // "\u062a"
+	{0xfe97, 12857, 2, true},   // "\u062a"
+	{0xfe98, 12859, 2, true},   // "\u062a"
+	{0xfe99, 12861, 2, true},   // "\u062b"
+	{0xfe9a, 12863, 2, true},   // "\u062b"
+	{0xfe9b, 12865, 2, true},   // "\u062b"
+	{0xfe9c, 12867, 2, true},   // "\u062b"
+	{0xfe9d, 12869, 2, true},   // "\u062c"
+	{0xfe9e, 12871, 2, true},   // "\u062c"
+	{0xfe9f, 12873, 2, true},   // "\u062c"
+	{0xfea0, 12875, 2, true},   // "\u062c"
+	{0xfea1, 12877, 2, true},   // "\u062d"
+	{0xfea2, 12879, 2, true},   // "\u062d"
+	{0xfea3, 12881, 2, true},   // "\u062d"
+	{0xfea4, 12883, 2, true},   // "\u062d"
+	{0xfea5, 12885, 2, true},   // "\u062e"
+	{0xfea6, 12887, 2, true},   // "\u062e"
+	{0xfea7, 12889, 2, true},   // "\u062e"
+	{0xfea8, 12891, 2, true},   // "\u062e"
+	{0xfea9, 12893, 2, true},   // "\u062f"
+	{0xfeaa, 12895, 2, true},   // "\u062f"
+	{0xfeab, 12897, 2, true},   // "\u0630"
+	{0xfeac, 12899, 2, true},   // "\u0630"
+	{0xfead, 12901, 2, true},   // "\u0631"
+	{0xfeae, 12903, 2, true},   // "\u0631"
+	{0xfeaf, 12905, 2, true},   // "\u0632"
+	{0xfeb0, 12907, 2, true},   // "\u0632"
+	{0xfeb1, 12909, 2, true},   // "\u0633"
+	{0xfeb2, 12911, 2, true},   // "\u0633"
+	{0xfeb3, 12913, 2, true},   // "\u0633"
+	{0xfeb4, 12915, 2, true},   // "\u0633"
+	{0xfeb5, 12917, 2, true},   // "\u0634"
+	{0xfeb6, 12919, 2, true},   // "\u0634"
+	{0xfeb7, 12921, 2, true},   // "\u0634"
+	{0xfeb8, 12923, 2, true},   // "\u0634"
+	{0xfeb9, 12925, 2, true},   // "\u0635"
+	{0xfeba, 12927, 2, true},   // "\u0635"
+	{0xfebb, 12929, 2, true},   // "\u0635"
+	{0xfebc, 12931, 2, true},   // "\u0635"
+	{0xfebd, 12933, 2, true},   // "\u0636"
+	{0xfebe, 12935, 2, true},   // "\u0636"
+	{0xfebf, 12937, 2, true},   // "\u0636"
+	{0xfec0, 12939, 2, true},   // "\u0636"
+	{0xfec1, 12941, 2, true},   // "\u0637"
+	{0xfec2, 12943, 2, true},   // "\u0637"
+	{0xfec3, 12945, 2, true},   // "\u0637"
+	{0xfec4, 12947, 2, true},   // "\u0637"
+	{0xfec5, 12949, 2, true},   // "\u0638"
+	{0xfec6, 12951, 2, true},   // "\u0638"
+	{0xfec7, 12953, 2, true},   // "\u0638"
+	{0xfec8, 12955, 2, true},   // "\u0638"
+	{0xfec9, 12957, 2, true},   // "\u0639"
+	{0xfeca, 12959, 2, true},   // "\u0639"
+	{0xfecb, 12961, 2, true},   // "\u0639"
+	{0xfecc, 12963, 2, true},   // "\u0639"
+	{0xfecd, 12965, 2, true},   // "\u063a"
+	{0xfece, 12967, 2, true},   // "\u063a"
+	{0xfecf, 12969, 2, true},   // "\u063a"
+	{0xfed0, 12971, 2, true},   // "\u063a"
+	{0xfed1, 12973, 2, true},   // "\u0641"
+	{0xfed2, 12975, 2, true},   // "\u0641"
+	{0xfed3, 12977, 2, true},   // "\u0641"
+	{0xfed4, 12979, 2, true},   // "\u0641"
+	{0xfed5, 12981, 2, true},   // "\u0642"
+	{0xfed6, 12983, 2, true},   // "\u0642"
+	{0xfed7, 12985, 2, true},   // "\u0642"
+	{0xfed8, 12987, 2, true},   // "\u0642"
+	{0xfed9, 12989, 2, true},   // "\u0643"
+	{0xfeda, 12991, 2, true},   // "\u0643"
+	{0xfedb, 12993, 2, true},   // "\u0643"
+	{0xfedc, 12995, 2, true},   // "\u0643"
+	{0xfedd, 12997, 2, true},   // "\u0644"
+	{0xfede, 12999, 2, true},   // "\u0644"
+	{0xfedf, 13001, 2, true},   // "\u0644"
+	{0xfee0, 13003, 2, true},   // "\u0644"
+	{0xfee1, 13005, 2, true},   // "\u0645"
+	{0xfee2, 13007, 2, true},   // "\u0645"
+	{0xfee3, 13009, 2, true},   // "\u0645"
+	{0xfee4, 13011, 2, true},   // "\u0645"
+	{0xfee5, 13013, 2, true},   // "\u0646"
+	{0xfee6, 13015, 2, true},   // "\u0646"
+	{0xfee7, 13017, 2, true},   // "\u0646"
+	{0xfee8, 13019, 2, true},   // "\u0646"
+	{0xfee9, 13021, 2, true},   // "\u0647"
+	{0xfeea, 13023, 2, true},   // "\u0647"
+	{0xfeeb, 13025, 2, true},   // "\u0647"
+	{0xfeec, 13027, 2, true},   // "\u0647"
+	{0xfeed, 13029, 2, true},   // "\u0648"
+	{0xfeee, 13031, 2, true},   // "\u0648"
+	{0xfeef, 13033, 2, true},   // "\u0649"
+	{0xfef0, 13035, 2, true},   // "\u0649"
+	{0xfef1, 13037, 2, true},   // "\u064a"
+	{0xfef2, 13039, 2, true},   // "\u064a"
+	{0xfef3, 13041, 2, true},   // "\u064a"
+	{0xfef4, 13043, 2, true},   // "\u064a"
+	{0xfef5, 13045, 4, true},   // "\u0644\u0622"
+	{0xfef6, 13049, 4, true},   // "\u0644\u0622"
+	{0xfef7, 13053, 4, true},   // "\u0644\u0623"
+	{0xfef8, 13057, 4, true},   // "\u0644\u0623"
+	{0xfef9, 13061, 4, true},   // "\u0644\u0625"
+	{0xfefa, 13065, 4, true},   // "\u0644\u0625"
+	{0xfefb, 13069, 4, true},   // "\u0644\u0627"
+	{0xfefc, 13073, 4, true},   // "\u0644\u0627"
+	{0xff01, 13077, 1, true},   // "!"
+	{0xff02, 13078, 1, true},   // "\""
+	{0xff03, 13079, 1, true},   // "#"
+	{0xff04, 13080, 1, true},   // "$"
+	{0xff05, 13081, 1, true},   // "%"
+	{0xff06, 13082, 1, true},   // "&"
+	{0xff07, 13083, 1, true},   // "'"
+	{0xff08, 13084, 1, true},   // "("
+	{0xff09, 13085, 1, true},   // ")"
+	{0xff0a, 13086, 1, true},   // "*"
+	{0xff0b, 13087, 1, true},   // "+"
+	{0xff0c, 13088, 1, true},   // ","
+	{0xff0d, 13089, 1, true},   // "-"
+	{0xff0e, 13090, 1, true},   // "."
+	{0xff0f, 13091, 1, true},   // "/"
+	{0xff10, 13092, 1, true},   // "0"
+	{0xff11, 13093, 1, true},   // "1"
+	{0xff12, 13094, 1, true},   // "2"
+	{0xff13, 13095, 1, true},   // "3"
+	{0xff14, 13096, 1, true},   // "4"
+	{0xff15, 13097, 1, true},   // "5"
+	{0xff16, 13098, 1, true},   // "6"
+	{0xff17, 13099, 1, true},   // "7"
+	{0xff18, 13100, 1, true},   // "8"
+	{0xff19, 13101, 1, true},   // "9"
+	{0xff1a, 13102, 1, true},   // ":"
+	{0xff1b, 13103, 1, true},   // ";"
+	{0xff1c, 13104, 1, true},   // "<"
+	{0xff1d, 13105, 1, true},   // "="
+	{0xff1e, 13106, 1, true},   // ">"
+	{0xff1f, 13107, 1, true},   // "?"
+	{0xff20, 13108, 1, true},   // "@"
+	{0xff21, 13109, 1, true},   // "A"
+	{0xff22, 13110, 1, true},   // "B"
+	{0xff23, 13111, 1, true},   // "C"
+	{0xff24, 13112, 1, true},   // "D"
+	{0xff25, 13113, 1, true},   // "E"
+	{0xff26, 13114, 1, true},   // "F"
+	{0xff27, 13115, 1, true},   // "G"
+	{0xff28, 13116, 1, true},   // "H"
+	{0xff29, 13117, 1, true},   // "I"
+	{0xff2a, 13118, 1, true},   // "J"
+	{0xff2b, 13119, 1, true},   // "K"
+	{0xff2c, 13120, 1, true},   // "L"
+	{0xff2d, 13121, 1, true},   // "M"
+	{0xff2e, 13122, 1, true},   // "N"
+	{0xff2f, 13123, 1, true},   // "O"
+	{0xff30, 13124, 1, true},   // "P"
+	{0xff31, 13125, 1, true},   // "Q"
+	{0xff32, 13126, 1, true},   // "R"
+	{0xff33, 13127, 1, true},   // "S"
+	{0xff34, 13128, 1, true},   // "T"
+	{0xff35, 13129, 1, true},   // "U"
+	{0xff36, 13130, 1, true},   // "V"
+	{0xff37, 13131, 1, true},   // "W"
+	{0xff38, 13132, 1, true},   // "X"
+	{0xff39, 13133, 1, true},   // "Y"
+	{0xff3a, 13134, 1, true},   // "Z"
+	{0xff3b, 13135, 1, true},   // "["
+	{0xff3c, 13136, 1, true},   // "\\"
+	{0xff3d, 13137, 1, true},   // "]"
+	{0xff3e, 13138, 1, true},   // "^"
+	{0xff3f, 13139, 1, true},   // "_"
+	{0xff40, 13140, 1, true},   // "`"
+	{0xff41, 13141, 1, true},   // "a"
+	{0xff42, 13142, 1, true},   // "b"
+	{0xff43, 13143, 1, true},   // "c"
+	{0xff44, 13144, 1, true},   // "d"
+	{0xff45, 13145, 1, true},   // "e"
+	{0xff46, 13146, 1, true},   // "f"
+	{0xff47, 13147, 1, true},   // "g"
+	{0xff48, 13148, 1, true},   // "h"
+	{0xff49, 13149, 1, true},   // "i"
+	{0xff4a, 13150, 1, true},   // "j"
+	{0xff4b, 13151, 1, true},   // "k"
+	{0xff4c, 13152, 1, true},   // "l"
+	{0xff4d, 13153, 1, true},   // "m"
+	{0xff4e, 13154, 1, true},   // "n"
+	{0xff4f, 13155, 1, true},   // "o"
+	{0xff50, 13156, 1, true},   // "p"
+	{0xff51, 13157, 1, true},   // "q"
+	{0xff52, 13158, 1, true},   // "r"
+	{0xff53, 13159, 1, true},   // "s"
+	{0xff54, 13160, 1, true},   // "t"
+	{0xff55, 13161, 1, true},   // "u"
+	{0xff56, 13162, 1, true},   // "v"
+	{0xff57, 13163, 1, true},   // "w"
+	{0xff58, 13164, 1, true},   // "x"
+	{0xff59, 13165, 1, true},   // "y"
+	{0xff5a, 13166, 1, true},   // "z"
+	{0xff5b, 13167, 1, true},   // "{"
+	{0xff5c, 13168, 1, true},   // "|"
+	{0xff5d, 13169, 1, true},   // "}"
+	{0xff5e, 13170, 1, true},   // "~"
+	{0xff5f, 13171, 3, true},   // "\u2985"
+	{0xff60, 13174, 3, true},   // "\u2986"
+	{0xff61, 13177, 3, true},   // "\u3002"
+	{0xff62, 13180, 3, true},   // "\u300c"
+	{0xff63, 13183, 3, true},   // "\u300d"
+	{0xff64, 13186, 3, true},   // "\u3001"
+	{0xff65, 13189, 3, true},   // "\u30fb"
+	{0xff66, 13192, 3, true},   // "\u30f2"
+	{0xff67, 13195, 3, true},   // "\u30a1"
+	{0xff68, 13198, 3, true},   // "\u30a3"
+	{0xff69, 13201, 3, true},   // "\u30a5"
+	{0xff6a, 13204, 3, true},   // "\u30a7"
+	{0xff6b, 13207, 3, true},   // "\u30a9"
+	{0xff6c, 13210, 3, true},   // "\u30e3"
+	{0xff6d, 13213, 3, true},   // "\u30e5"
+	{0xff6e, 13216, 3, true},   // "\u30e7"
+	{0xff6f, 13219, 3, true},   // "\u30c3"
+	{0xff70, 13222, 3, true},   // "\u30fc"
+	{0xff71, 13225, 3, true},   // "\u30a2"
+	{0xff72, 13228, 3, true},   // "\u30a4"
+	{0xff73, 13231, 3, true},   // "\u30a6"
+	{0xff74, 13234, 3, true},   // "\u30a8"
+	{0xff75, 13237, 3, true},   // "\u30aa"
+	{0xff76, 13240, 3, true},   // "\u30ab"
+	{0xff77, 13243, 3, true},   // "\u30ad"
+	{0xff78, 13246, 3, true},   // "\u30af"
+	{0xff79, 13249, 3, true},   // "\u30b1"
+	{0xff7a, 13252, 3, true},   // "\u30b3"
+	{0xff7b, 13255, 3, true},   // "\u30b5"
+	{0xff7c, 13258, 3, true},   // "\u30b7"
+	{0xff7d, 13261, 3, true},   // "\u30b9"
+	{0xff7e, 13264, 3, true},   // "\u30bb"
+	{0xff7f, 13267, 3, true},   // "\u30bd"
+	{0xff80, 13270, 3, true},   // "\u30bf"
+	{0xff81, 13273, 3, true},   // "\u30c1"
+	{0xff82, 13276, 3, true},   // "\u30c4"
+	{0xff83, 13279, 3, true},   // "\u30c6"
+	{0xff84, 13282, 3, true},   // "\u30c8"
+	{0xff85, 13285, 3, true},   // "\u30ca"
+	{0xff86, 13288, 3, true},   // "\u30cb"
+	{0xff87, 13291, 3, true},   // "\u30cc"
+	{0xff88, 13294, 3, true},   // "\u30cd"
+	{0xff89, 13297, 3, true},   // "\u30ce"
+	{0xff8a, 13300, 3, true},   // "\u30cf"
+	{0xff8b, 13303, 3, true},   // "\u30d2"
+	{0xff8c, 13306, 3, true},   // "\u30d5"
+	{0xff8d, 13309, 3, true},   // "\u30d8"
+	{0xff8e, 13312, 3, true},   // "\u30db"
+	{0xff8f, 13315, 3, true},   // "\u30de"
+	{0xff90, 13318, 3, true},   // "\u30df"
+	{0xff91, 13321, 3, true},   // "\u30e0"
+	{0xff92, 13324, 3, true},   // "\u30e1"
+	{0xff93, 13327, 3, true},   // "\u30e2"
+	{0xff94, 13330, 3, true},   // "\u30e4"
+	{0xff95, 13333, 3, true},   // "\u30e6"
+	{0xff96, 13336, 3, true},   // "\u30e8"
+	{0xff97, 13339, 3, true},   // "\u30e9"
+	{0xff98, 13342, 3, true},   // "\u30ea"
+	{0xff99, 13345, 3, true},   // "\u30eb"
+	{0xff9a, 13348, 3, true},   // "\u30ec"
+	{0xff9b, 13351, 3, true},   // "\u30ed"
+	{0xff9c, 13354, 3, true},   // "\u30ef"
+	{0xff9d, 13357, 3, true},   // "\u30f3"
+	{0xff9e, 13360, 3, true},   // "\u3099"
+	{0xff9f, 13363, 3, true},   // "\u309a"
+	{0xffa0, 13366, 3, true},   // "\u3164"
+	{0xffa1, 13369, 3, true},   // "\u3131"
+	{0xffa2, 13372, 3, true},   // "\u3132"
+	{0xffa3, 13375, 3, true},   // "\u3133"
+	{0xffa4, 13378, 3, true},   // "\u3134"
+	{0xffa5, 13381, 3, true},   // "\u3135"
+	{0xffa6, 13384, 3, true},   // "\u3136"
+	{0xffa7, 13387, 3, true},   // "\u3137"
+	{0xffa8, 13390, 3, true},   // "\u3138"
+	{0xffa9, 13393, 3, true},   // "\u3139"
+	{0xffaa, 13396, 3, true},   // "\u313a"
+	{0xffab, 13399, 3, true},   // "\u313b"
+	{0xffac, 13402, 3, true},   // "\u313c"
+	{0xffad, 13405, 3, true},   // "\u313d"
+	{0xffae, 13408, 3, true},   // "\u313e"
+	{0xffaf, 13411, 3, true},   // "\u313f"
+	{0xffb0, 13414, 3, true},   // "\u3140"
+	{0xffb1, 13417, 3, true},   // "\u3141"
+	{0xffb2, 13420, 3, true},   // "\u3142"
+	{0xffb3, 13423, 3, true},   // "\u3143"
+	{0xffb4, 13426, 3, true},   // "\u3144"
+	{0xffb5, 13429, 3, true},   // "\u3145"
+	{0xffb6, 13432, 3, true},   // "\u3146"
+	{0xffb7, 13435, 3, true},   // "\u3147"
+	{0xffb8, 13438, 3, true},   // "\u3148"
+	{0xffb9, 13441, 3, true},   // "\u3149"
+	{0xffba, 13444, 3, true},   // "\u314a"
+	{0xffbb, 13447, 3, true},   // "\u314b"
+	{0xffbc, 13450, 3, true},   // "\u314c"
+	{0xffbd, 13453, 3, true},   // "\u314d"
+	{0xffbe, 13456, 3, true},   // "\u314e"
+	{0xffc2, 13459, 3, true},   // "\u314f"
+	{0xffc3, 13462, 3, true},   // "\u3150"
+	{0xffc4, 13465, 3, true},   // "\u3151"
+	{0xffc5, 13468, 3, true},   // "\u3152"
+	{0xffc6, 13471, 3, true},   // "\u3153"
+	{0xffc7, 13474, 3, true},   // "\u3154"
+	{0xffca, 13477, 3, true},   // "\u3155"
+	{0xffcb, 13480, 3, true},   // "\u3156"
+	{0xffcc, 13483, 3, true},   // "\u3157"
+	{0xffcd, 13486, 3, true},   // "\u3158"
+	{0xffce, 13489, 3, true},   // "\u3159"
+	{0xffcf, 13492, 3, true},   // "\u315a"
+	{0xffd2, 13495, 3, true},   // "\u315b"
+	{0xffd3, 13498, 3, true},   // "\u315c"
+	{0xffd4, 13501, 3, true},   // "\u315d"
+	{0xffd5, 13504, 3, true},   // "\u315e"
+	{0xffd6, 13507, 3, true},   // "\u315f"
+	{0xffd7, 13510, 3, true},   // "\u3160"
+	{0xffda, 13513, 3, true},   // "\u3161"
+	{0xffdb, 13516, 3, true},   // "\u3162"
+	{0xffdc, 13519, 3, true},   // "\u3163"
+	{0xffe0, 13522, 2, true},   // "\u00a2"
+	{0xffe1, 13524, 2, true},   // "\u00a3"
+	{0xffe2, 13526, 2, true},   // "\u00ac"
+	{0xffe3, 13528, 2, true},   // "\u00af"
+	{0xffe4, 13530, 2, true},   // "\u00a6"
+	{0xffe5, 13532, 2, true},   // "\u00a5"
+	{0xffe6, 13534, 3, true},   // "\u20a9"
+	{0xffe8, 13537, 3, true},   // "\u2502"
+	{0xffe9, 13540, 3, true},   // "\u2190"
+	{0xffea, 13543, 3, true},   // "\u2191"
+	{0xffeb, 13546, 3, true},   // "\u2192"
+	{0xffec, 13549, 3, true},   // "\u2193"
+	{0xffed, 13552, 3, true},   // "\u25a0"
+	{0xffee, 13555, 3, true},   // "\u25cb"
+	{0x10781, 13558, 2, true},  // "\u02d0"
+	{0x10782, 13560, 2, true},  // "\u02d1"
+	{0x10783, 13562, 2, true},  // "\u00e6"
+	{0x10784, 13564, 2, true},  // "\u0299"
+	{0x10785, 13566, 2, true},  // "\u0253"
+	{0x10787, 13568, 2, true},  // "\u02a3"
+	{0x10788, 13570, 3, true},  // "\uab66"
+	{0x10789, 13573, 2, true},  // "\u02a5"
+	{0x1078a, 13575, 2, true},  // "\u02a4"
+	{0x1078b, 13577, 2, true},  // "\u0256"
+	{0x1078c, 13579, 2, true},  // "\u0257"
+	{0x1078d, 13581, 3, true},  // "\u1d91"
+	{0x1078e, 13584, 2, true},  // "\u0258"
+	{0x1078f, 13586, 2, true},  // "\u025e"
+	{0x10790, 13588, 2, true},  // "\u02a9"
+	{0x10791, 13590, 2, true},  // "\u0264"
+	{0x10792, 13592, 2, true},  // "\u0262"
+	{0x10793, 13594, 2, true},  // "\u0260"
+	{0x10794, 13596, 2, true},  // "\u029b"
+	{0x10795, 13598, 2, true},  // "\u0127"
+	{0x10796, 13600, 2, true},  // "\u029c"
+	{0x10797, 13602, 2, true},  // "\u0267"
+	{0x10798, 13604, 2, true},  // "\u0284"
+	{0x10799, 13606, 2, true},  // "\u02aa"
+	{0x1079a, 13608, 2, true},  // "\u02ab"
+	{0x1079b, 13610, 2, true},  // "\u026c"
+	{0x1079c, 13612, 4, true},  // "\U0001df04"
+	{0x1079d, 13616, 3, true},  // "\ua78e"
+	{0x1079e, 13619, 2, true},  // "\u026e"
+	{0x1079f, 13621, 4, true},  // "\U0001df05"
+	{0x107a0, 13625, 2, true},  // "\u028e"
+	{0x107a1, 13627, 4, true},  // "\U0001df06"
+	{0x107a2, 13631, 2, true},  // "\u00f8"
+	{0x107a3, 13633, 2, true},  // "\u0276"
+	{0x107a4, 13635, 2, true},  // "\u0277"
+	{0x107a5, 13637, 1, true},  // "q"
+	{0x107a6, 13638, 2, true},  // "\u027a"
+	{0x107a7, 13640, 4, true},  // "\U0001df08"
+	{0x107a8, 13644, 2, true},  // "\u027d"
+	{0x107a9, 13646, 2, true},  // "\u027e"
+	{0x107aa, 13648, 2, true},  // "\u0280"
+	{0x107ab, 13650, 2, true},  // "\u02a8"
+	{0x107ac, 13652, 2, true},  // "\u02a6"
+	{0x107ad, 13654, 3, true},  // "\uab67"
+	{0x107ae, 13657, 2, true},  // "\u02a7"
+	{0x107af, 13659, 2, true},  // "\u0288"
+	{0x107b0, 13661, 3, true},  // "\u2c71"
+	{0x107b2, 13664, 2, true},  // "\u028f"
+	{0x107b3, 13666, 2, true},  // "\u02a1"
+	{0x107b4, 13668, 2, true},  // "\u02a2"
+	{0x107b5, 13670, 2, true},  // "\u0298"
+	{0x107b6, 13672, 2, true},  // "\u01c0"
+	{0x107b7, 13674, 2, true},  // "\u01c1"
+	{0x107b8, 13676, 2, true},  // "\u01c2"
+	{0x107b9, 13678, 4, true},  // "\U0001df0a"
+	{0x107ba, 13682, 4, true},  // "\U0001df1e"
+	{0x1109a, 13686, 8, false}, // "\U00011099\U000110ba"
+	{0x1109c, 13694, 8, false}, // "\U0001109b\U000110ba"
+	{0x110ab, 13702, 8, false}, // "\U000110a5\U000110ba"
+	{0x1112e, 13710, 8, false}, // "\U00011131\U00011127"
+	{0x1112f, 13718, 8, false}, // "\U00011132\U00011127"
+	{0x1134b, 13726, 8, false}, // "\U00011347\U0001133e"
+	{0x1134c, 13734, 8, false}, // "\U00011347\U00011357"
+	{0x114bb, 13742, 8, false}, // "\U000114b9\U000114ba"
+	{0x114bc, 13750, 8, false}, // "\U000114b9\U000114b0"
+	{0x114be, 13758, 8, false}, // "\U000114b9\U000114bd"
+	{0x115ba, 13766, 8, false}, // "\U000115b8\U000115af"
+	{0x115bb, 13774, 8, false}, // "\U000115b9\U000115af"
+	{0x11938, 13782, 8, false}, // "\U00011935\U00011930"
+	{0x1d15e, 13790, 8, false}, // "\U0001d157\U0001d165"
+	{0x1d15f, 13798, 8, false}, // "\U0001d158\U0001d165"
+	{0x1d160, 13806, 8, false}, // "\U0001d15f\U0001d16e"
+	{0x1d161, 13814, 8, false}, // "\U0001d15f\U0001d16f"
+	{0x1d162, 13822, 8, false}, // "\U0001d15f\U0001d170"
+	{0x1d163, 13830, 8, false}, // "\U0001d15f\U0001d171"
+	{0x1d164, 13838, 8, false}, // "\U0001d15f\U0001d172"
+	{0x1d1bb, 13846, 8, false}, // "\U0001d1b9\U0001d165"
+	{0x1d1bc, 13854, 8, false}, // "\U0001d1ba\U0001d165"
+	{0x1d1bd, 13862, 8, false}, // "\U0001d1bb\U0001d16e"
+	{0x1d1be, 13870, 8, false}, // "\U0001d1bc\U0001d16e"
+	{0x1d1bf, 13878, 8, false}, // "\U0001d1bb\U0001d16f"
+	{0x1d1c0, 13886, 8, false}, // "\U0001d1bc\U0001d16f"
+	{0x1d400, 13894, 1, true},  // "A"
+	{0x1d401, 13895, 1, true},  // "B"
+	{0x1d402, 13896, 1, true},  // "C"
+	{0x1d403, 13897, 1, true},  // "D"
+	{0x1d404, 13898, 1, true},  // "E"
+	{0x1d405, 13899, 1, true},  // "F"
+	{0x1d406, 13900, 1, true},  // "G"
+	{0x1d407, 13901, 1, true},  // "H"
+	{0x1d408, 13902, 1, true},  // "I"
+	{0x1d409, 13903, 1, true},  // "J"
+	{0x1d40a, 13904, 1, true},  // "K"
+	{0x1d40b, 13905, 1, true},  // "L"
+	{0x1d40c, 13906, 1, true},  // "M"
+	{0x1d40d, 13907, 1, true},  // "N"
+	{0x1d40e, 13908, 1, true},  // "O"
+	{0x1d40f, 13909, 1, true},  // "P"
+	{0x1d410, 13910, 1, true},  // "Q"
+	{0x1d411, 13911, 1, true},  // "R"
+	{0x1d412, 13912, 1, true},  // "S"
+	{0x1d413, 13913, 1, true},  // "T"
+	{0x1d414, 13914, 1, true},  // "U"
+	{0x1d415, 13915, 1, true},  // "V"
+	{0x1d416, 13916, 1, true},  // "W"
+	{0x1d417, 13917, 1, true},  // "X"
+	{0x1d418, 13918, 1, true},  // "Y"
+	{0x1d419, 13919, 1, true},  // "Z"
+	{0x1d41a, 13920, 1, true},  // "a"
+	{0x1d41b, 13921, 1, true},  // "b"
+	{0x1d41c, 13922, 1, true},  // "c"
+	{0x1d41d, 13923, 1, true},  // "d"
+	{0x1d41e, 13924, 1, true},  // "e"
+	{0x1d41f, 13925, 1, true},  // "f"
+	{0x1d420, 13926, 1, true},  // "g"
+	{0x1d421, 13927, 1, true},  // "h"
+	{0x1d422, 13928, 1, true},  // "i"
+	{0x1d423, 13929, 1, true},  // "j"
+	{0x1d424, 13930, 1, true},  // "k"
+	{0x1d425, 13931, 1, true},  // "l"
+	{0x1d426, 13932, 1, true},  // "m"
+	{0x1d427, 13933, 1, true},  // "n"
+	{0x1d428, 13934, 1, true},  // "o"
+	{0x1d429, 13935, 1, true},  // "p"
+	{0x1d42a, 13936, 1, true},  // "q"
+	{0x1d42b, 13937, 1, true},  // "r"
+	{0x1d42c, 13938, 1, true},  // "s"
+	{0x1d42d, 13939, 1, true},  // "t"
+	{0x1d42e, 13940, 1, true},  // "u"
+	{0x1d42f, 13941, 1, true},  // "v"
+	{0x1d430, 13942, 1, true},  // "w"
+	{0x1d431, 13943, 1, true},  // "x"
+	{0x1d432, 13944, 1, true},  // "y"
+	{0x1d433, 13945, 1, true},  // "z"
+	{0x1d434, 13946, 1, true},  // "A"
+	{0x1d435, 13947, 1, true},  // "B"
+	{0x1d436, 13948, 1, true},  // "C"
+	{0x1d437, 13949, 1, true},  // "D"
+	{0x1d438, 13950, 1, true},  // "E"
+	{0x1d439, 13951, 1, true},  // "F"
+	{0x1d43a, 13952, 1, true},  // "G"
+	{0x1d43b, 13953, 1, true},  // "H"
+	{0x1d43c, 13954, 1, true},  // "I"
+	{0x1d43d, 13955, 1, true},  // "J"
+	{0x1d43e, 13956, 1, true},  // "K"
+	{0x1d43f, 13957, 1, true},  // "L"
+	{0x1d440, 13958, 1, true},  // "M"
+	{0x1d441, 13959, 1, true},  // "N"
+	{0x1d442, 13960, 1, true},  // "O"
+	{0x1d443, 13961, 1, true},  // "P"
+	{0x1d444, 13962, 1, true},  // "Q"
+	{0x1d445, 13963, 1, true},  // "R"
+	{0x1d446, 13964, 1, true},  // "S"
+	{0x1d447, 13965, 1, true},  // "T"
+	{0x1d448, 13966, 1, true},  // "U"
+	{0x1d449, 13967, 1, true},  // "V"
+	{0x1d44a, 13968, 1, true},  // "W"
+	{0x1d44b, 13969, 1, true},  // "X"
+	{0x1d44c, 13970, 1, true},  // "Y"
+	{0x1d44d, 13971, 1, true},  // "Z"
+	{0x1d44e, 13972, 1, true},  // "a"
+	{0x1d44f, 13973, 1, true},  // "b"
+	{0x1d450, 13974, 1, true},  // "c"
+	{0x1d451, 13975, 1, true},  // "d"
+	{0x1d452, 13976, 1, true},  // "e"
+	{0x1d453, 13977, 1, true},  // "f"
+	{0x1d454, 13978, 1, true},  // "g"
+	{0x1d456, 13979, 1, true},  // "i"
+	{0x1d457, 13980, 1, true},  // "j"
+	{0x1d458, 13981, 1, true},  // "k"
+	{0x1d459, 13982, 1, true},  // "l"
+	{0x1d45a, 13983, 1, true},  // "m"
+	{0x1d45b, 13984, 1, true},  // "n"
+	{0x1d45c, 13985, 1, true},  // "o"
+	{0x1d45d, 13986, 1, true},  // "p"
+	{0x1d45e, 13987, 1, true},  // "q"
+	{0x1d45f, 13988, 1, true},  // "r"
+	{0x1d460, 13989, 1, true},  // "s"
+	{0x1d461, 13990, 1, true},  // "t"
+	{0x1d462, 13991, 1, true},  // "u"
+	{0x1d463, 13992, 1, true},  // "v"
+	{0x1d464, 13993, 1, true},  // "w"
+	{0x1d465, 13994, 1, true},  // "x"
+	{0x1d466, 13995, 1, true},  // "y"
+	{0x1d467, 13996, 1, true},  // "z"
+	{0x1d468, 13997, 1, true},  // "A"
+	{0x1d469, 13998, 1, true},  // "B"
+	{0x1d46a, 13999, 1, true},  // "C"
+	{0x1d46b, 14000, 1, true},  // "D"
+	{0x1d46c, 14001, 1, true},  // "E"
+	{0x1d46d, 14002, 1, true},  // "F"
+	{0x1d46e, 14003, 1, true},  // "G"
+	{0x1d46f, 14004, 1, true},  // "H"
+	{0x1d470, 14005, 1, true},  // "I"
+	{0x1d471, 14006, 1, true},  // "J"
+	{0x1d472, 14007, 1, true},  // "K"
+	{0x1d473, 14008, 1, true},  // "L"
+	{0x1d474, 14009, 1, true},  // "M"
+	{0x1d475, 14010, 1, true},  // "N"
+	{0x1d476, 14011, 1, true},  // "O"
+	{0x1d477, 14012, 1, true},  // "P"
+	{0x1d478, 14013, 1, true},  // "Q"
+	{0x1d479, 14014, 1, true},  // "R"
+	{0x1d47a, 14015, 1, true},  // "S"
+	{0x1d47b, 14016, 1, true},  // "T"
+	{0x1d47c, 14017, 1, true},  // "U"
+	{0x1d47d, 14018, 1, true},  // "V"
+	{0x1d47e, 14019, 1, true},  // "W"
+	{0x1d47f, 14020, 1, true},  // "X"
+	{0x1d480, 14021, 1, true},  // "Y"
+	{0x1d481, 14022, 1, true},  // "Z"
+	{0x1d482, 14023, 1, true},  // "a"
+	{0x1d483, 14024, 1, true},  // "b"
+	{0x1d484, 14025, 1, true},  // "c"
+	{0x1d485, 14026, 1, true},  // "d"
+	{0x1d486, 14027, 1, true},  // "e"
+	{0x1d487, 14028, 1, true},  // "f"
+	{0x1d488, 14029, 1, true},  // "g"
+	{0x1d489, 14030, 1, true},  // "h"
+	{0x1d48a, 14031, 1, true},  // "i"
+	{0x1d48b, 14032, 1, true},  // "j"
+	{0x1d48c, 14033, 1, true},  // "k"
+	{0x1d48d, 14034, 1, true},  // "l"
+	{0x1d48e, 14035, 1, true},  // "m"
+	{0x1d48f, 14036, 1, true},  // "n"
+	{0x1d490, 14037, 1, true},  // "o"
+	{0x1d491, 14038, 1, true},  // "p"
+	{0x1d492, 14039, 1, true},  // "q"
+	{0x1d493, 14040, 1, true},  // "r"
+	{0x1d494, 14041, 1, true},  // "s"
+	{0x1d495, 14042, 1, true},  // "t"
+	{0x1d496, 14043, 1, true},  // "u"
+	{0x1d497, 14044, 1, true},  // "v"
+	{0x1d498, 14045, 1, true},  // "w"
+	{0x1d499, 14046, 1, true},  // "x"
+	{0x1d49a, 14047, 1, true},  // "y"
+	{0x1d49b, 14048, 1, true},  // "z"
+	{0x1d49c, 14049, 1, true},  // "A"
+	{0x1d49e, 14050, 1, true},  // "C"
+	{0x1d49f, 14051, 1, true},  // "D"
+	{0x1d4a2, 14052, 1, true},  // "G"
+	{0x1d4a5, 14053, 1, true},  // "J"
+	{0x1d4a6, 14054, 1, true},  // "K"
+	{0x1d4a9, 14055, 1, true},  // "N"
+	{0x1d4aa, 14056, 1, true},  // "O"
+	{0x1d4ab, 14057, 1, true},  // "P"
+	{0x1d4ac, 14058, 1, true},  // "Q"
+	{0x1d4ae, 14059, 1, true},  // "S"
+	{0x1d4af, 14060, 1, true},  // "T"
+	{0x1d4b0, 14061, 1, true},  // "U"
+	{0x1d4b1, 14062, 1, true},  // "V"
+	{0x1d4b2, 14063, 1, true},  // "W"
+	{0x1d4b3, 14064, 1, true},  // "X"
+	{0x1d4b4, 14065, 1, true},  // "Y"
+	{0x1d4b5, 14066, 1, true},  // "Z"
+	{0x1d4b6, 14067, 1, true},  // "a"
+	{0x1d4b7, 14068, 1, true},  // "b"
+	{0x1d4b8, 14069, 1, true},  // "c"
+	{0x1d4b9, 14070, 1, true},  // "d"
+	{0x1d4bb, 14071, 1, true},  // "f"
+	{0x1d4bd, 14072, 1, true},  // "h"
+	{0x1d4be, 14073, 1, true},  // "i"
+	{0x1d4bf, 14074, 1, true},  // "j"
+	{0x1d4c0, 14075, 1, true},  // "k"
+	{0x1d4c1, 14076, 1, true},  // "l"
+	{0x1d4c2, 14077, 1, true},  // "m"
+	{0x1d4c3, 14078, 1, true},  // "n"
+	{0x1d4c5, 14079, 1, true},  // "p"
+	{0x1d4c6, 14080, 1, true},  // "q"
+	{0x1d4c7, 14081, 1, true},  // "r"
+	{0x1d4c8, 14082, 1, true},  // "s"
+	{0x1d4c9, 14083, 1, true},  // "t"
+	{0x1d4ca, 14084, 1, true},  // "u"
+	{0x1d4cb, 14085, 1, true},  // "v"
+	{0x1d4cc, 14086, 1, true},  // "w"
+	{0x1d4cd, 14087, 1, true},  // "x"
+	{0x1d4ce, 14088, 1, true},  // "y"
+	{0x1d4cf, 14089, 1, true},  // "z"
+	{0x1d4d0, 14090, 1, true},  // "A"
+	{0x1d4d1, 14091, 1, true},  // "B"
+	{0x1d4d2, 14092, 1, true},  // "C"
+	{0x1d4d3, 14093, 1, true},  // "D"
+	{0x1d4d4, 14094, 1, true},  // "E"
+	{0x1d4d5, 14095, 1, true},  // "F"
+	{0x1d4d6, 14096, 1, true},  // "G"
+	{0x1d4d7, 14097, 1, true},  // "H"
+	{0x1d4d8, 14098, 1, true},  // "I"
+	{0x1d4d9, 14099, 1, true},  // "J"
+	{0x1d4da, 14100, 1, true},  // "K"
+	{0x1d4db, 14101, 1, true},  // "L"
+	{0x1d4dc, 14102, 1, true},  // "M"
+	{0x1d4dd, 14103, 1, true},  // "N"
+	{0x1d4de, 14104, 1, true},  // "O"
+	{0x1d4df, 14105, 1, true},  // "P"
+	{0x1d4e0, 14106, 1, true},  // "Q"
+	{0x1d4e1, 14107, 1, true},  // "R"
+	{0x1d4e2, 14108, 1, true},  // "S"
+	{0x1d4e3, 14109, 1, true},  // "T"
+	{0x1d4e4, 14110, 1, true},  // "U"
+	{0x1d4e5, 14111, 1, true},  // "V"
+	{0x1d4e6, 14112, 1, true},  // "W"
+	{0x1d4e7, 14113, 1, true},  // "X"
+	{0x1d4e8, 14114, 1, true},  // "Y"
+	{0x1d4e9, 14115, 1, true},  // "Z"
+	{0x1d4ea, 14116, 1, true},  // "a"
+	{0x1d4eb, 14117, 1, true},  // "b"
+	{0x1d4ec, 14118, 1, true},  // "c"
+	{0x1d4ed, 14119, 1, true},  // "d"
+	{0x1d4ee, 14120, 1, true},  // "e"
+	{0x1d4ef, 14121, 1, true},  // "f"
+	{0x1d4f0, 14122, 1, true},  // "g"
+	{0x1d4f1, 14123, 1, true},  // "h"
+	{0x1d4f2, 14124, 1, true},  // "i"
+	{0x1d4f3, 14125, 1, true},  // "j"
+	{0x1d4f4, 14126, 1, true},  // "k"
+	{0x1d4f5, 14127, 1, true},  // "l"
+	{0x1d4f6, 14128, 1, true},  // "m"
+	{0x1d4f7, 14129, 1, true},  // "n"
+	{0x1d4f8, 14130, 1, true},  // "o"
+	{0x1d4f9, 14131, 1, true},  // "p"
+	{0x1d4fa, 14132, 1, true},  // "q"
+	{0x1d4fb, 14133, 1, true},  // "r"
+	{0x1d4fc, 14134, 1, true},  // "s"
+	{0x1d4fd, 14135, 1, true},  // "t"
+	{0x1d4fe, 14136, 1, true},  // "u"
+	{0x1d4ff, 14137, 1, true},  // "v"
+	{0x1d500, 14138, 1, true},  // "w"
+	{0x1d501, 14139, 1, true},  // "x"
+	{0x1d502, 14140, 1, true},  // "y"
+	{0x1d503, 14141, 1, true},  // "z"
+	{0x1d504, 14142, 1, true},  // "A"
+	{0x1d505, 14143, 1, true},  // "B"
+	{0x1d507, 14144, 1, true},  // "D"
+	{0x1d508, 14145, 1, true},  // "E"
+	{0x1d509, 14146, 1, true},  // "F"
+	{0x1d50a, 14147, 1, true},  // "G"
+	{0x1d50d, 14148, 1, true},  // "J"
+	{0x1d50e, 14149, 1, true},  // "K"
+	{0x1d50f, 14150, 1, true},  // "L"
+	{0x1d510, 14151, 1, true},  // "M"
+	{0x1d511, 14152, 1, true},  // "N"
+	{0x1d512, 14153, 1, true},  // "O"
+	{0x1d513, 14154, 1, true},  // "P"
+	{0x1d514, 14155, 1, true},  // "Q"
+	{0x1d516, 14156, 1, true},  // "S"
+	{0x1d517, 14157, 1, true},  // "T"
+	{0x1d518, 14158, 1, true},  // "U"
+	{0x1d519, 14159, 1, true},  // "V"
+	{0x1d51a, 14160, 1, true},  // "W"
+	{0x1d51b, 14161, 1, true},  // "X"
+	{0x1d51c, 14162, 1, true},  // "Y"
+	{0x1d51e, 14163, 1, true},  // "a"
+	{0x1d51f, 14164, 1, true},  // "b"
+	{0x1d520, 14165, 1, true},  // "c"
+	{0x1d521, 14166, 1, true},  // "d"
+	{0x1d522, 14167, 1, true},  // "e"
+	{0x1d523, 14168, 1, true},  // "f"
+	{0x1d524, 14169, 1, true},  // "g"
+	{0x1d525, 14170, 1, true},  // "h"
+	{0x1d526, 14171, 1, true},  // "i"
+	{0x1d527, 14172, 1, true},  // "j"
+	{0x1d528, 14173, 1, true},  // "k"
+	{0x1d529, 14174, 1, true},  // "l"
+	{0x1d52a, 14175, 1, true},  // "m"
+	{0x1d52b, 14176, 1, true},  // "n"
+	{0x1d52c, 14177, 1, true},  // "o"
+	{0x1d52d, 14178, 1, true},  // "p"
+	{0x1d52e, 14179, 1, true},  // "q"
+	{0x1d52f, 14180, 1, true},  // "r"
+	{0x1d530, 14181, 1, true},  // "s"
+	{0x1d531, 14182, 1, true},  // "t"
+	{0x1d532, 14183, 1, true},  // "u"
+	{0x1d533, 14184, 1, true},  // "v"
+	{0x1d534, 14185, 1, true},  // "w"
+	{0x1d535, 14186, 1, true},  // "x"
+	{0x1d536, 14187, 1, true},  // "y"
+	{0x1d537, 14188, 1, true},  // "z"
+	{0x1d538, 14189, 1, true},  // "A"
+	{0x1d539, 14190, 1, true},  // "B"
+	{0x1d53b, 14191, 1, true},  // "D"
+	{0x1d53c, 14192, 1, true},  // "E"
+	{0x1d53d, 14193, 1, true},  // "F"
+	{0x1d53e, 14194, 1, true},  // "G"
+	{0x1d540, 14195, 1, true},  // "I"
+	{0x1d541, 14196, 1, true},  // "J"
+	{0x1d542, 14197, 1, true},  // "K"
+	{0x1d543, 14198, 1, true},  // "L"
+	{0x1d544, 14199, 1, true},  // "M"
+	{0x1d546, 14200, 1, true},  // "O"
+	{0x1d54a, 14201, 1, true},  // "S"
+	{0x1d54b, 14202, 1, true},  // "T"
+	{0x1d54c, 14203, 1, true},  // "U"
+	{0x1d54d, 14204, 1, true},  // "V"
+	{0x1d54e, 14205, 1, true},  // "W"
+	{0x1d54f, 14206, 1, true},  // "X"
+	{0x1d550, 14207, 1, true},  // "Y"
+	{0x1d552, 14208, 1, true},  // "a"
+	{0x1d553, 14209, 1, true},  // "b"
+	{0x1d554, 14210, 1, true},  // "c"
+	{0x1d555, 14211, 1, true},  // "d"
+	{0x1d556, 14212, 1, true},  // "e"
+	{0x1d557, 14213, 1, true},  // "f"
+	{0x1d558, 14214, 1, true},  // "g"
+	{0x1d559, 14215, 1, true},  // "h"
+	{0x1d55a, 14216, 1, true},  // "i"
+	{0x1d55b, 14217, 1, true},  // "j"
+	{0x1d55c, 14218, 1, true},  // "k"
+	{0x1d55d, 14219, 1, true},  // "l"
+	{0x1d55e, 14220, 1, true},  // "m"
+	{0x1d55f, 14221, 1, true},  // "n"
+	{0x1d560, 14222, 1, true},  // "o"
+	{0x1d561, 14223, 1, true},  // "p"
+	{0x1d562, 14224, 1, true},  // "q"
+	{0x1d563, 14225, 1, true},  // "r"
+	{0x1d564, 14226, 1, true},  // "s"
+	{0x1d565, 14227, 1, true},  // "t"
+	{0x1d566, 14228, 1, true},  // "u"
+	{0x1d567, 14229, 1, true},  // "v"
+	{0x1d568, 14230, 1, true},  // "w"
+	{0x1d569, 14231, 1, true},  // "x"
+	{0x1d56a, 14232, 1, true},  // "y"
+	{0x1d56b, 14233, 1, true},  // "z"
+	{0x1d56c, 14234, 1, true},  // "A"
+	{0x1d56d, 14235, 1, true},  // "B"
+	{0x1d56e, 14236, 1, true},  // "C"
+	{0x1d56f, 14237, 1, true},  // "D"
+	{0x1d570, 14238, 1, true},  // "E"
+	{0x1d571, 14239, 1, true},  // "F"
+	{0x1d572, 14240, 1, true},  // "G"
+	{0x1d573, 14241, 1, true},  // "H"
+	{0x1d574, 14242, 1, true},  // "I"
+	{0x1d575, 14243, 1, true},  // "J"
+	{0x1d576, 14244, 1, true},  // "K"
+	{0x1d577, 14245, 1, true},  // "L"
+	{0x1d578, 14246, 1, true},  // "M"
+	{0x1d579, 14247, 1, true},  // "N"
+	{0x1d57a, 14248, 1, true},  // "O"
+	{0x1d57b, 14249, 1, true},  // "P"
+	{0x1d57c, 14250, 1, true},  // "Q"
+	{0x1d57d, 14251, 1, true},  // "R"
+	{0x1d57e, 14252, 1, true},  // "S"
+	{0x1d57f, 14253, 1, true},  // "T"
+	{0x1d580, 14254, 1, true},  // "U"
+	{0x1d581, 14255, 1, true},  // "V"
+	{0x1d582, 14256, 1, true},  // "W"
+	{0x1d583, 14257, 1, true},  // "X"
+	{0x1d584, 14258, 1, true},  // "Y"
+	{0x1d585, 14259, 1, true},  // "Z"
+	{0x1d586, 14260, 1, true},  // "a"
+	{0x1d587, 14261, 1, true},  // "b"
+	{0x1d588, 14262, 1, true},  // "c"
+	{0x1d589, 14263, 1, true},  // "d"
+	{0x1d58a, 14264, 1, true},  // "e"
+	{0x1d58b, 14265, 1, true},  // "f"
+	{0x1d58c, 14266, 1, true},  // "g"
+	{0x1d58d, 14267, 1, true},  // "h"
+	{0x1d58e, 14268, 1, true},  // "i"
+	{0x1d58f, 14269, 1, true},  // "j"
+	{0x1d590, 14270, 1, true},  // "k"
+	{0x1d591, 14271, 1, true},  // "l"
+	{0x1d592, 14272, 1, true},  // "m"
+	{0x1d593, 14273, 1, true},  // "n"
+	{0x1d594, 14274, 1, true},  // "o"
+	{0x1d595, 14275, 1, true},  // "p"
+	{0x1d596, 14276, 1, true},  // "q"
+	{0x1d597, 14277, 1, true},  // "r"
+	{0x1d598, 14278, 1, true},  // "s"
+	{0x1d599, 14279, 1, true},  // "t"
+	{0x1d59a, 14280, 1, true},  // "u"
+	{0x1d59b, 14281, 1, true},  // "v"
+	{0x1d59c, 14282, 1, true},  // "w"
+	{0x1d59d, 14283, 1, true},  // "x"
+	{0x1d59e, 14284, 1, true},  // "y"
+	{0x1d59f, 14285, 1, true},  // "z"
+	{0x1d5a0, 14286, 1, true},  // "A"
+	{0x1d5a1, 14287, 1, true},  // "B"
+	{0x1d5a2, 14288, 1, true},  // "C"
+	{0x1d5a3, 14289, 1, true},  // "D"
+	{0x1d5a4, 14290, 1, true},  // "E"
+	{0x1d5a5, 14291, 1, true},  // "F"
+	{0x1d5a6, 14292, 1, true},  // "G"
+	{0x1d5a7, 14293, 1, true},  // "H"
+	{0x1d5a8, 14294, 1, true},  // "I"
+	{0x1d5a9, 14295, 1, true},  // "J"
+	{0x1d5aa, 14296, 1, true},  // "K"
+	{0x1d5ab, 14297, 1, true},  // "L"
+	{0x1d5ac, 14298, 1, true},  // "M"
+	{0x1d5ad, 14299, 1, true},  // "N"
+	{0x1d5ae, 14300, 1, true},  // "O"
+	{0x1d5af, 14301, 1, true},  // "P"
+	{0x1d5b0, 14302, 1, true},  // "Q"
+	{0x1d5b1, 14303, 1, true},  // "R"
+	{0x1d5b2, 14304, 1, true},  // "S"
+	{0x1d5b3, 14305, 1, true},  // "T"
+	{0x1d5b4, 14306, 1, true},  // "U"
+	{0x1d5b5, 14307, 1, true},  // "V"
+	{0x1d5b6, 14308, 1, true},  // "W"
+	{0x1d5b7, 14309, 1, true},  // "X"
+	{0x1d5b8, 14310, 1, true},  // "Y"
+	{0x1d5b9, 14311, 1, true},  // "Z"
+	{0x1d5ba, 14312, 1, true},  // "a"
+	{0x1d5bb, 14313, 1, true},  // "b"
+	{0x1d5bc, 14314, 1, true},  // "c"
+	{0x1d5bd, 14315, 1, true},  // "d"
+	{0x1d5be, 14316, 1, true},  // "e"
+	{0x1d5bf, 14317, 1, true},  // "f"
+	{0x1d5c0, 14318, 1, true},  // "g"
+	{0x1d5c1, 14319, 1, true},  // "h"
+	{0x1d5c2, 14320, 1, true},  // "i"
+	{0x1d5c3, 14321, 1, true},  // "j"
+	{0x1d5c4, 14322, 1, true},  // "k"
+	{0x1d5c5, 14323, 1, true},  // "l"
+	{0x1d5c6, 14324, 1, true},  // "m"
+	{0x1d5c7, 14325, 1, true},  // "n"
+	{0x1d5c8, 14326, 1, true},  // "o"
+	{0x1d5c9, 14327, 1, true},  // "p"
+	{0x1d5ca, 14328, 1, true},  // "q"
+	{0x1d5cb, 14329, 1, true},  // "r"
+	{0x1d5cc, 14330, 1, true},  // "s"
+	{0x1d5cd, 14331, 1, true},  // "t"
+	{0x1d5ce, 14332, 1, true},  // "u"
+	{0x1d5cf, 14333, 1, true},  // "v"
+	{0x1d5d0, 14334, 1, true},  // "w"
+	{0x1d5d1, 14335, 1, true},  // "x"
+	{0x1d5d2, 14336, 1, true},  // "y"
+	{0x1d5d3, 14337, 1, true},  // "z"
+	{0x1d5d4, 14338, 1, true},  // "A"
+	{0x1d5d5, 14339, 1, true},  // "B"
+	{0x1d5d6, 14340, 1, true},  // "C"
+	{0x1d5d7, 14341, 1, true},  // "D"
+	{0x1d5d8, 14342, 1, true},  // "E"
+	{0x1d5d9, 14343, 1, true},  // "F"
+	{0x1d5da, 14344, 1, true},  // "G"
+	{0x1d5db, 14345, 1, true},  // "H"
+	{0x1d5dc, 14346, 1, true},  // "I"
+	{0x1d5dd, 14347, 1, true},  // "J"
+	{0x1d5de, 14348, 1, true},  // "K"
+	{0x1d5df, 14349, 1, true},  // "L"
+	{0x1d5e0, 14350, 1, true},  // "M"
+	{0x1d5e1, 14351, 1, true},  // "N"
+	{0x1d5e2, 14352, 1, true},  // "O"
+	{0x1d5e3, 14353, 1, true},  // "P"
+	{0x1d5e4, 14354, 1, true},  // "Q"
+	{0x1d5e5, 14355, 1, true},  // "R"
+	{0x1d5e6, 14356, 1, true},  // "S"
+	{0x1d5e7, 14357, 1, true},  // "T"
+	{0x1d5e8, 14358, 1, true},  // "U"
+	{0x1d5e9, 14359, 1, true},  // "V"
+	{0x1d5ea, 14360, 1, true},  // "W"
+	{0x1d5eb, 14361, 1, true},  // "X"
+	{0x1d5ec, 14362, 1, true},  // "Y"
+	{0x1d5ed, 14363, 1, true},  // "Z"
+	{0x1d5ee, 14364, 1, true},  // "a"
+	{0x1d5ef, 14365, 1, true},  // "b"
+	{0x1d5f0, 14366, 1, true},  // "c"
+	{0x1d5f1, 14367, 1, true},  // "d"
+	{0x1d5f2, 14368, 1, true},  // "e"
+	{0x1d5f3, 14369, 1, true},  // "f"
+	{0x1d5f4, 14370, 1, true},  // "g"
+	{0x1d5f5, 14371, 1, true},  // "h"
+	{0x1d5f6, 14372, 1, true},  // "i"
+	{0x1d5f7, 14373, 1, true},  // "j"
+	{0x1d5f8, 14374, 1, true},  // "k"
+	{0x1d5f9, 14375, 1, true},  // "l"
+	{0x1d5fa, 14376, 1, true},  // "m"
+	{0x1d5fb, 14377, 1, true},  // "n"
+	{0x1d5fc, 14378, 1, true},  // "o"
+	{0x1d5fd, 14379, 1, true},  // "p"
+	{0x1d5fe, 14380, 1, true},  // "q"
+	{0x1d5ff, 14381, 1, true},  // "r"
+	{0x1d600, 14382, 1, true},  // "s"
+	{0x1d601, 14383, 1, true},  // "t"
+	{0x1d602, 14384, 1, true},  // "u"
+	{0x1d603, 14385, 1, true},  // "v"
+	{0x1d604, 14386, 1, true},  // "w"
+	{0x1d605, 14387, 1, true},  // "x"
+	{0x1d606, 14388, 1, true},  // "y"
+	{0x1d607, 14389, 1, true},  // "z"
+	{0x1d608, 14390, 1, true},  // "A"
+	{0x1d609, 14391, 1, true},  // "B"
+	{0x1d60a, 14392, 1, true},  // "C"
+	{0x1d60b, 14393, 1, true},  // "D"
+	{0x1d60c, 14394, 1, true},  // "E"
+	{0x1d60d, 14395, 1, true},  // "F"
+	{0x1d60e, 14396, 1, true},  // "G"
+	{0x1d60f, 14397, 1, true},  // "H"
+	{0x1d610, 14398, 1, true},  // "I"
+	{0x1d611, 14399, 1, true},  // "J"
+	{0x1d612, 14400, 1, true},  // "K"
+	{0x1d613, 14401, 1, true},  // "L"
+	{0x1d614, 14402, 1, true},  // "M"
+	{0x1d615, 14403, 1, true},  // "N"
+	{0x1d616, 14404, 1, true},  // "O"
+	{0x1d617, 14405, 1, true},  // "P"
+	{0x1d618, 14406, 1, true},  // "Q"
+	{0x1d619, 14407, 1, true},  // "R"
+	{0x1d61a, 14408, 1, true},  // "S"
+	{0x1d61b, 14409, 1, true},  // "T"
+	{0x1d61c, 14410, 1, true},  // "U"
+	{0x1d61d, 14411, 1, true},  // "V"
+	{0x1d61e, 14412, 1, true},  // "W"
+	{0x1d61f, 14413, 1, true},  // "X"
+	{0x1d620, 14414, 1, true},  // "Y"
+	{0x1d621, 14415, 1, true},  // "Z"
+	{0x1d622, 14416, 1, true},  // "a"
+	{0x1d623, 14417, 1, true},  // "b"
+	{0x1d624, 14418, 1, true},  // "c"
+	{0x1d625, 14419, 1, true},  // "d"
+	{0x1d626, 14420, 1, true},  // "e"
+	{0x1d627, 14421, 1, true},  // "f"
+	{0x1d628, 14422, 1, true},  // "g"
+	{0x1d629, 14423, 1, true},  // "h"
+	{0x1d62a, 14424, 1, true},  // "i"
+	{0x1d62b, 14425, 1, true},  // "j"
+	{0x1d62c, 14426, 1, true},  // "k"
+	{0x1d62d, 14427, 1, true},  // "l"
+	{0x1d62e, 14428, 1, true},  // "m"
+	{0x1d62f, 14429, 1, true},  // "n"
+	{0x1d630, 14430, 1, true},  // "o"
+	{0x1d631, 14431, 1, true},  // "p"
+	{0x1d632, 14432, 1, true},  // "q"
+	{0x1d633, 14433, 1, true},  // "r"
+	{0x1d634, 14434, 1, true},  // "s"
+	{0x1d635, 14435, 1, true},  // "t"
+	{0x1d636, 14436, 1, true},  // "u"
+	{0x1d637, 14437, 1, true},  // "v"
+	{0x1d638, 14438, 1, true},  // "w"
+	{0x1d639, 14439, 1, true},  // "x"
+	{0x1d63a, 14440, 1, true},  // "y"
+	{0x1d63b, 14441, 1, true},  // "z"
+	{0x1d63c, 14442, 1, true},  // "A"
+	{0x1d63d, 14443, 1, true},  // "B"
+	{0x1d63e, 14444, 1, true},  // "C"
+	{0x1d63f, 14445, 1, true},  // "D"
+	{0x1d640, 14446, 1, true},  // "E"
+	{0x1d641, 14447, 1, true},  // "F"
+	{0x1d642, 14448, 1, true},  // "G"
+	{0x1d643, 14449, 1, true},  // "H"
+	{0x1d644, 14450, 1, true},  // "I"
+	{0x1d645, 14451, 1, true},  // "J"
+	{0x1d646, 14452, 1, true},  // "K"
+	{0x1d647, 14453, 1, true},  // "L"
+	{0x1d648, 14454, 1, true},  // "M"
+	{0x1d649, 14455, 1, true},  // "N"
+	{0x1d64a, 14456, 1, true},  // "O"
+	{0x1d64b, 14457, 1, true},  // "P"
+	{0x1d64c, 14458, 1, true},  // "Q"
+	{0x1d64d, 14459, 1, true},  // "R"
+	{0x1d64e, 14460, 1, true},  // "S"
+	{0x1d64f, 14461, 1, true},  // "T"
+	{0x1d650, 14462, 1, true},  // "U"
+	{0x1d651, 14463, 1, true},  // "V"
+	{0x1d652, 14464, 1, true},  // "W"
+	{0x1d653, 14465, 1, true},  // "X"
+	{0x1d654, 14466, 1, true},  // "Y"
+	{0x1d655, 14467, 1, true},  // "Z"
+	{0x1d656, 14468, 1, true},  // "a"
+	{0x1d657, 14469, 1, true},  // "b"
+	{0x1d658, 14470, 1, true},  // "c"
+	{0x1d659, 14471, 1, true},  // "d"
+	{0x1d65a, 14472, 1, true},  // "e"
+	{0x1d65b, 14473, 1, true},  // "f"
+	{0x1d65c, 14474, 1, true},  // "g"
+	{0x1d65d, 14475, 1, true},  // "h"
+	{0x1d65e, 14476, 1, true},  // "i"
+	{0x1d65f, 14477, 1, true},  // "j"
+	{0x1d660, 14478, 1, true},  // "k"
+	{0x1d661, 14479, 1, true},  // "l"
+	{0x1d662, 14480, 1, true},  // "m"
+	{0x1d663, 14481, 1, true},  // "n"
+	{0x1d664, 14482, 1, true},  // "o"
+	{0x1d665, 14483, 1, true},  // "p"
+	{0x1d666, 14484, 1, true},  // "q"
+	{0x1d667, 14485, 1, true},  // "r"
+	{0x1d668, 14486, 1, true},  // "s"
+	{0x1d669, 14487, 1, true},  // "t"
+	{0x1d66a, 14488, 1, true},  // "u"
+	{0x1d66b, 14489, 1, true},  // "v"
+	{0x1d66c, 14490, 1, true},  // "w"
+	{0x1d66d, 14491, 1, true},  // "x"
+	{0x1d66e, 14492, 1, true},  // "y"
+	{0x1d66f, 14493, 1, true},  // "z"
+	{0x1d670, 14494, 1, true},  // "A"
+	{0x1d671, 14495, 1, true},  // "B"
+	{0x1d672, 14496, 1, true},  // "C"
+	{0x1d673, 14497, 1, true},  // "D"
+	{0x1d674, 14498, 1, true},  // "E"
+	{0x1d675, 14499, 1, true},  // "F"
+	{0x1d676, 14500, 1, true},  // "G"
+	{0x1d677, 14501, 1, true},  // "H"
+	{0x1d678, 14502, 1, true},  // "I"
+	{0x1d679, 14503, 1, true},  // "J"
+	{0x1d67a, 14504, 1, true},  // "K"
+	{0x1d67b, 14505, 1, true},  // "L"
+	{0x1d67c, 14506, 1, true},  // "M"
+	{0x1d67d, 14507, 1, true},  // "N"
+	{0x1d67e, 14508, 1, true},  // "O"
+	{0x1d67f, 14509, 1, true},  // "P"
+	{0x1d680, 14510, 1, true},  // "Q"
+	{0x1d681, 14511, 1, true},  // "R"
+	{0x1d682, 14512, 1, true},  // "S"
+	{0x1d683, 14513, 1, true},  // "T"
+	{0x1d684, 14514, 1, true},  // "U"
+	{0x1d685, 14515, 1, true},  // "V"
+	{0x1d686, 14516, 1, true},  // "W"
+	{0x1d687, 14517, 1, true},  // "X"
+	{0x1d688, 14518, 1, true},  // "Y"
+	{0x1d689, 14519, 1, true},  // "Z"
+	{0x1d68a, 14520, 1, true},  // "a"
+	{0x1d68b, 14521, 1, true},  // "b"
+	{0x1d68c, 14522, 1, true},  // "c"
+	{0x1d68d, 14523, 1, true},  // "d"
+	{0x1d68e, 14524, 1, true},  // "e"
+	{0x1d68f, 14525, 1, true},  // "f"
+	{0x1d690, 14526, 1, true},  // "g"
+	{0x1d691, 14527, 1, true},  // "h"
+	{0x1d692, 14528, 1, true},  // "i"
+	{0x1d693, 14529, 1, true},  // "j"
+	{0x1d694, 14530, 1, true},  // "k"
+	{0x1d695, 14531, 1, true},  // "l"
+	{0x1d696, 14532, 1, true},  // "m"
+	{0x1d697, 14533, 1, true},  // "n"
+	{0x1d698, 14534, 1, true},  // "o"
+	{0x1d699, 14535, 1, true},  // "p"
+	{0x1d69a, 14536, 1, true},  // "q"
+	{0x1d69b, 14537, 1, true},  // "r"
+	{0x1d69c, 14538, 1, true},  // "s"
+	{0x1d69d, 14539, 1, true},  // "t"
+	{0x1d69e, 14540, 1, true},  // "u"
+	{0x1d69f, 14541, 1, true},  // "v"
+	{0x1d6a0, 14542, 1, true},  // "w"
+	{0x1d6a1, 14543, 1, true},  // "x"
+	{0x1d6a2, 14544, 1, true},  // "y"
+	{0x1d6a3, 14545, 1, true},  // "z"
+	{0x1d6a4, 14546, 2, true},  // "\u0131"
+	{0x1d6a5, 14548, 2, true},  // "\u0237"
+	{0x1d6a8, 14550, 2, true},  // "\u0391"
+	{0x1d6a9, 14552, 2, true},  // "\u0392"
+	{0x1d6aa, 14554, 2, true},  // "\u0393"
+	{0x1d6ab, 14556, 2, true},  // "\u0394"
+	{0x1d6ac, 14558, 2, true},  // "\u0395"
+	{0x1d6ad, 14560, 2, true},  // "\u0396"
+	{0x1d6ae, 14562, 2, true},  // "\u0397"
+	{0x1d6af, 14564, 2, true},  // "\u0398"
+	{0x1d6b0, 14566, 2, true},  // "\u0399"
+	{0x1d6b1, 14568, 2, true},  // "\u039a"
+	{0x1d6b2, 14570, 2, true},  // "\u039b"
+	{0x1d6b3, 14572, 2, true},  // "\u039c"
+	{0x1d6b4, 14574, 2, true},  // "\u039d"
+	{0x1d6b5, 14576, 2, true},  // "\u039e"
+	{0x1d6b6, 14578, 2, true},  // "\u039f"
+	{0x1d6b7, 14580, 2, true},  // "\u03a0"
+	{0x1d6b8, 14582, 2, true},  // "\u03a1"
+	{0x1d6b9, 14584, 2, true},  // "\u03f4"
+	{0x1d6ba, 14586, 2, true},  // "\u03a3"
+	{0x1d6bb, 14588, 2, true},  // "\u03a4"
+	{0x1d6bc, 14590, 2, true},  // "\u03a5"
+	{0x1d6bd, 14592, 2, true},  // "\u03a6"
+	{0x1d6be, 14594, 2, true},  // "\u03a7"
+	{0x1d6bf, 14596, 2, true},  // "\u03a8"
+	{0x1d6c0, 14598, 2, true},  // "\u03a9"
+	{0x1d6c1, 14600, 3, true},  // "\u2207"
+	{0x1d6c2, 14603, 2, true},  // "\u03b1"
+	{0x1d6c3, 14605, 2, true},  // "\u03b2"
+	{0x1d6c4, 14607, 2, true},  // "\u03b3"
+	{0x1d6c5, 14609, 2, true},  // "\u03b4"
+	{0x1d6c6, 14611, 2, true},  // "\u03b5"
+	{0x1d6c7, 14613, 2, true},  // "\u03b6"
+	{0x1d6c8, 14615, 2, true},  // "\u03b7"
+	{0x1d6c9, 14617, 2, true},  // "\u03b8"
+	{0x1d6ca, 14619, 2, true},  // "\u03b9"
+	{0x1d6cb, 14621, 2, true},  // "\u03ba"
+	{0x1d6cc, 14623, 2, true},  // "\u03bb"
+	{0x1d6cd, 14625, 2, true},  // "\u03bc"
+	{0x1d6ce, 14627, 2, true},  // "\u03bd"
+	{0x1d6cf, 14629, 2, true},  // "\u03be"
+	{0x1d6d0, 14631, 2, true},  // "\u03bf"
+	{0x1d6d1, 14633, 2, true},  // "\u03c0"
+	{0x1d6d2, 14635, 2, true},  // "\u03c1"
+	{0x1d6d3, 14637, 2, true},  // "\u03c2"
+	{0x1d6d4, 14639, 2, true},  // "\u03c3"
+	{0x1d6d5, 14641, 2, true},  // "\u03c4"
+	{0x1d6d6, 14643, 2, true},  // "\u03c5"
+	{0x1d6d7, 14645, 2, true},  // "\u03c6"
+	{0x1d6d8, 14647, 2, true},  // "\u03c7"
+	{0x1d6d9, 14649, 2, true},  // "\u03c8"
+	{0x1d6da, 14651, 2, true},  // "\u03c9"
+	{0x1d6db, 14653, 3, true},  // "\u2202"
+	{0x1d6dc, 14656, 2, true},  // "\u03f5"
+	{0x1d6dd, 14658, 2, true},  // "\u03d1"
+	{0x1d6de, 14660, 2, true},  // "\u03f0"
+	{0x1d6df, 14662, 2, true},  // "\u03d5"
+	{0x1d6e0, 14664, 2, true},  // "\u03f1"
+	{0x1d6e1, 14666, 2, true},  // "\u03d6"
+	{0x1d6e2, 14668, 2, true},  // "\u0391"
+	{0x1d6e3, 14670, 2, true},  // "\u0392"
+	{0x1d6e4, 14672, 2, true},  // "\u0393"
+	{0x1d6e5, 14674, 2, true},  // "\u0394"
+	{0x1d6e6, 14676, 2, true},  // "\u0395"
+	{0x1d6e7, 14678, 2, true},  // "\u0396"
+	{0x1d6e8, 14680, 2, true},  // "\u0397"
+	{0x1d6e9, 14682, 2, true},  // "\u0398"
+	{0x1d6ea, 14684, 2, true},  // "\u0399"
+	{0x1d6eb, 14686, 2, true},  // "\u039a"
+	{0x1d6ec, 14688, 2, true},  // "\u039b"
+	{0x1d6ed, 14690, 2, true},  // "\u039c"
+	{0x1d6ee, 14692, 2, true},  // "\u039d"
+	{0x1d6ef, 14694, 2, true},  // "\u039e"
+	{0x1d6f0, 14696, 2, true},  // "\u039f"
+	{0x1d6f1, 14698, 2, true},  // "\u03a0"
+	{0x1d6f2, 14700, 2, true},  // "\u03a1"
+	{0x1d6f3, 14702, 2, true},  // "\u03f4"
+	{0x1d6f4, 14704, 2, true},  // "\u03a3"
+	{0x1d6f5, 14706, 2, true},  // "\u03a4"
+	{0x1d6f6, 14708, 2, true},  // "\u03a5"
+	{0x1d6f7, 14710, 2, true},  // "\u03a6"
+	{0x1d6f8, 14712, 2, true},  // "\u03a7"
+	{0x1d6f9, 14714, 2, true},  // "\u03a8"
+	{0x1d6fa, 14716, 2, true},  // "\u03a9"
+	{0x1d6fb, 14718, 3, true},  // "\u2207"
+	{0x1d6fc, 14721, 2, true},  // "\u03b1"
+	{0x1d6fd, 14723, 2, true},  // "\u03b2"
+	{0x1d6fe, 14725, 2, true},  // "\u03b3"
+	{0x1d6ff, 14727, 2, true},  // "\u03b4"
+	{0x1d700, 14729, 2, true},  // "\u03b5"
+	{0x1d701, 14731, 2, true},  // "\u03b6"
+	{0x1d702, 14733, 2, true},  // "\u03b7"
+	{0x1d703, 14735, 2, true},  // "\u03b8"
+	{0x1d704, 14737, 2, true},  // "\u03b9"
+	{0x1d705, 14739, 2, true},  // "\u03ba"
+	{0x1d706, 14741, 2, true},  // "\u03bb"
+	{0x1d707, 14743, 2, true},  // "\u03bc"
+	{0x1d708, 14745, 2, true},  // "\u03bd"
+	{0x1d709, 14747, 2, true},  // "\u03be"
+	{0x1d70a, 14749, 2, true},  // "\u03bf"
+	{0x1d70b, 14751, 2, true},  // "\u03c0"
+	{0x1d70c, 14753, 2, true},  // "\u03c1"
+	{0x1d70d, 14755, 2, true},  // "\u03c2"
+	{0x1d70e, 14757, 2, true},  // "\u03c3"
+	{0x1d70f, 14759, 2, true},  // "\u03c4"
+	{0x1d710, 14761, 2, true},  // "\u03c5"
+	{0x1d711, 14763, 2, true},  // "\u03c6"
+	{0x1d712, 14765, 2, true},  // "\u03c7"
+	{0x1d713, 14767, 2, true},  // "\u03c8"
+	{0x1d714, 14769, 2, true},  // "\u03c9"
+	{0x1d715, 14771, 3, true},  // "\u2202"
+	{0x1d716, 14774, 2, true},  // "\u03f5"
+	{0x1d717, 14776, 2, true},  // "\u03d1"
+	{0x1d718, 14778, 2, true},  // "\u03f0"
+	{0x1d719, 14780, 2, true},  // "\u03d5"
+	{0x1d71a, 14782, 2, true},  // "\u03f1"
+	{0x1d71b, 14784, 2, true},  // "\u03d6"
+	{0x1d71c, 14786, 2, true},  // "\u0391"
+	{0x1d71d, 14788, 2, true},  // "\u0392"
+	{0x1d71e, 14790, 2, true},  // "\u0393"
+	{0x1d71f, 14792, 2, true},  // "\u0394"
+	{0x1d720, 14794, 2, true},  // "\u0395"
+	{0x1d721, 14796, 2, true},  // "\u0396"
+	{0x1d722, 14798, 2, true},  // "\u0397"
+	{0x1d723, 14800, 2, true},  // "\u0398"
+	{0x1d724, 14802, 2, true},  // "\u0399"
+	{0x1d725, 14804, 2, true},  // "\u039a"
+	{0x1d726, 14806, 2, true},  // "\u039b"
+	{0x1d727, 14808, 2, true},  // "\u039c"
+	{0x1d728, 14810, 2, true},  // "\u039d"
+	{0x1d729, 14812, 2, true},  // "\u039e"
+	{0x1d72a, 14814, 2, true},  // "\u039f"
+	{0x1d72b, 14816, 2, true},  // "\u03a0"
+	{0x1d72c, 14818, 2, true},  // "\u03a1"
+	{0x1d72d, 14820, 2, true},  // "\u03f4"
+	{0x1d72e, 14822, 2, true},  // "\u03a3"
+	{0x1d72f, 14824, 2, true},  // "\u03a4"
+	{0x1d730, 14826, 2, true},  // "\u03a5"
+	{0x1d731, 14828, 2, true},  // "\u03a6"
+	{0x1d732, 14830, 2, true},  // "\u03a7"
+	{0x1d733, 14832, 2, true},  // "\u03a8"
+	{0x1d734, 14834, 2, true},  // "\u03a9"
+	{0x1d735, 14836, 3, true},  // "\u2207"
+	{0x1d736, 14839, 2, true},  // "\u03b1"
+	{0x1d737, 14841, 2, true},  // "\u03b2"
+	{0x1d738, 14843, 2, true},  // "\u03b3"
+	{0x1d739, 14845, 2, true},  // "\u03b4"
+	{0x1d73a, 14847, 2, true},  // "\u03b5"
+	{0x1d73b, 14849, 2, true},  // "\u03b6"
+	{0x1d73c, 14851, 2, true},  // "\u03b7"
+	{0x1d73d, 14853, 2, true},  // "\u03b8"
+	{0x1d73e, 14855, 2, true},  // "\u03b9"
+	{0x1d73f, 14857, 2, true},  // "\u03ba"
+	{0x1d740, 14859, 2, true},  // "\u03bb"
+	{0x1d741, 14861, 2, true},  // "\u03bc"
+	{0x1d742, 14863, 2, true},  // "\u03bd"
+	{0x1d743, 14865, 2, true},  // "\u03be"
+	{0x1d744, 14867, 2, true},  // "\u03bf"
+	{0x1d745, 14869, 2, true},  // "\u03c0"
+	{0x1d746, 14871, 2, true},  // "\u03c1"
+	{0x1d747, 14873, 2, true},  // "\u03c2"
+	{0x1d748, 14875, 2, true},  // "\u03c3"
+	{0x1d749, 14877, 2, true},  // "\u03c4"
+	{0x1d74a, 14879, 2, true},  // "\u03c5"
+	{0x1d74b, 14881, 2, true},  // "\u03c6"
+	{0x1d74c, 14883, 2, true},  // "\u03c7"
+	{0x1d74d, 14885, 2, true},  // "\u03c8"
+	{0x1d74e, 14887, 2, true},  // "\u03c9"
+	{0x1d74f, 14889, 3, true},  // "\u2202"
+	{0x1d750, 14892, 2, true},  // "\u03f5"
+	{0x1d751, 14894, 2, true},  // "\u03d1"
+	{0x1d752, 14896, 2, true},  // "\u03f0"
+	{0x1d753, 14898, 2, true},  // "\u03d5"
+	{0x1d754, 14900, 2, true},  // "\u03f1"
+	{0x1d755, 14902, 2, true},  // "\u03d6"
+	{0x1d756, 14904, 2, true},  // "\u0391"
+	{0x1d757, 14906, 2, true},  // "\u0392"
+	{0x1d758, 14908, 2, true},  // "\u0393"
+	{0x1d759, 14910, 2, true},  // "\u0394"
+	{0x1d75a, 14912, 2, true},  // "\u0395"
+	{0x1d75b, 14914, 2, true},  // "\u0396"
+	{0x1d75c, 14916, 2, true},  // "\u0397"
+	{0x1d75d, 14918, 2, true},  // "\u0398"
+	{0x1d75e, 14920, 2, true},  // "\u0399"
+	{0x1d75f, 14922, 2, true},  // "\u039a"
+	{0x1d760, 14924, 2, true},  // "\u039b"
+	{0x1d761, 14926, 2, true},  // "\u039c"
+	{0x1d762, 14928, 2, true},  // "\u039d"
+	{0x1d763, 14930, 2, true},  // "\u039e"
+	{0x1d764, 14932, 2, true},  // "\u039f"
+	{0x1d765, 14934, 2, true},  // "\u03a0"
+	{0x1d766, 14936, 2, true},  // "\u03a1"
+	{0x1d767, 14938, 2, true},  // "\u03f4"
+	{0x1d768, 14940, 2, true},  // "\u03a3"
+	{0x1d769, 14942, 2, true},  // "\u03a4"
+	{0x1d76a, 14944, 2, true},  // "\u03a5"
+	{0x1d76b, 14946, 2, true},  // "\u03a6"
+	{0x1d76c, 14948, 2, true},  // "\u03a7"
+	{0x1d76d, 14950, 2, true},  // "\u03a8"
+	{0x1d76e, 14952, 2, true},  // "\u03a9"
+	{0x1d76f, 14954, 3, true},  // "\u2207"
+	{0x1d770, 14957, 2, true},  // "\u03b1"
+	{0x1d771, 14959, 2, true},  // "\u03b2"
+	{0x1d772, 14961, 2, true},  // "\u03b3"
+	{0x1d773, 14963, 2, true},  // "\u03b4"
+	{0x1d774, 14965, 2, true},  // "\u03b5"
+	{0x1d775, 14967, 2, true},  // "\u03b6"
+	{0x1d776, 14969, 2, true},  // "\u03b7"
+	{0x1d777, 14971, 2, true},  // "\u03b8"
+	{0x1d778, 14973, 2, true},  // "\u03b9"
+	{0x1d779, 14975, 2, true},  // "\u03ba"
+	{0x1d77a, 14977, 2, true},  // "\u03bb"
+	{0x1d77b, 14979, 2, true},  // "\u03bc"
+	{0x1d77c, 14981, 2, true},  // "\u03bd"
+	{0x1d77d, 14983, 2, true},  // "\u03be"
+	{0x1d77e, 14985, 2, true},  // "\u03bf"
+	{0x1d77f, 14987, 2, true},  // "\u03c0"
+	{0x1d780, 14989, 2, true},  // "\u03c1"
+	{0x1d781, 14991, 2, true},  // "\u03c2"
+	{0x1d782, 14993, 2, true},  // "\u03c3"
+	{0x1d783, 14995, 2, true},  // "\u03c4"
+	{0x1d784, 14997, 2, true},  // "\u03c5"
+	{0x1d785, 14999, 2, true},  // "\u03c6"
+	{0x1d786, 15001, 2, true},  // "\u03c7"
+	{0x1d787, 15003, 2, true},  // "\u03c8"
+	{0x1d788, 15005, 2, true},  // "\u03c9"
+	{0x1d789, 15007, 3, true},  // "\u2202"
+	{0x1d78a, 15010, 2, true},  // "\u03f5"
+	{0x1d78b, 15012, 2, true},  // "\u03d1"
+	{0x1d78c, 15014, 2, true},  // "\u03f0"
+	{0x1d78d, 15016, 2, true},  // "\u03d5"
+	{0x1d78e, 15018, 2, true},  // "\u03f1"
+	{0x1d78f, 15020, 2, true},  // "\u03d6"
+	{0x1d790, 15022, 2, true},  // "\u0391"
+	{0x1d791, 15024, 2, true},  // "\u0392"
+	{0x1d792, 15026, 2, true},  // "\u0393"
+	{0x1d793, 15028, 2, true},  // "\u0394"
+	{0x1d794, 15030, 2, true},  // "\u0395"
+	{0x1d795, 15032, 2, true},  // "\u0396"
+	{0x1d796, 15034, 2, true},  // "\u0397"
+	{0x1d797, 15036, 2, true},  // "\u0398"
+	{0x1d798, 15038, 2, true},  // "\u0399"
+	{0x1d799, 15040, 2, true},  // "\u039a"
+	{0x1d79a, 15042, 2, true},  // "\u039b"
+	{0x1d79b, 15044, 2, true},  // "\u039c"
+	{0x1d79c, 15046, 2, true},  // "\u039d"
+	{0x1d79d, 15048, 2, true},  // "\u039e"
+	{0x1d79e, 15050, 2, true},  // "\u039f"
+	{0x1d79f, 15052, 2, true},  // "\u03a0"
+	{0x1d7a0, 15054, 2, true},  // "\u03a1"
+	{0x1d7a1, 15056, 2, true},  // "\u03f4"
+	{0x1d7a2, 15058, 2, true},  // "\u03a3"
+	{0x1d7a3, 15060, 2, true},  // "\u03a4"
+	{0x1d7a4, 15062, 2, true},  // "\u03a5"
+	{0x1d7a5, 15064, 2, true},  // "\u03a6"
+	{0x1d7a6, 15066, 2, true},  // "\u03a7"
+	{0x1d7a7, 15068, 2, true},  // "\u03a8"
+	{0x1d7a8, 15070, 2, true},  // "\u03a9"
+	{0x1d7a9, 15072, 3, true},  // "\u2207"
+	{0x1d7aa, 15075, 2, true},  // "\u03b1"
+	{0x1d7ab, 15077, 2, true},  // "\u03b2"
+	{0x1d7ac, 15079, 2, true},  // "\u03b3"
+	{0x1d7ad, 15081, 2, true},  // "\u03b4"
+	{0x1d7ae, 15083, 2, true},  // "\u03b5"
+	{0x1d7af, 15085, 2, true},  // "\u03b6"
+	{0x1d7b0, 15087, 2, true},  // "\u03b7"
+	{0x1d7b1, 15089, 2, true},  // "\u03b8"
+	{0x1d7b2, 15091, 2, true},  // "\u03b9"
+	{0x1d7b3, 15093, 2, true},  // "\u03ba"
+	{0x1d7b4, 15095, 2, true},  // "\u03bb"
+	{0x1d7b5, 15097, 2, true},  // "\u03bc"
+	{0x1d7b6, 15099, 2, true},  // "\u03bd"
+	{0x1d7b7, 15101, 2, true},  // "\u03be"
+	{0x1d7b8, 15103, 2, true},  // "\u03bf"
+	{0x1d7b9, 15105, 2, true},  // "\u03c0"
+	{0x1d7ba, 15107, 2, true},  // "\u03c1"
+	{0x1d7bb, 15109, 2, true},  // "\u03c2"
+	{0x1d7bc, 15111, 2, true},  // "\u03c3"
+	{0x1d7bd, 15113, 2, true},  // "\u03c4"
+	{0x1d7be, 15115, 2, true},  // "\u03c5"
+	{0x1d7bf, 15117, 2, true},  // "\u03c6"
+	{0x1d7c0, 15119, 2, true},  // "\u03c7"
+	{0x1d7c1, 15121, 2, true},  // "\u03c8"
+	{0x1d7c2, 15123, 2, true},  // "\u03c9"
+	{0x1d7c3, 15125, 3, true},  // "\u2202"
+	{0x1d7c4, 15128, 2, true},  // "\u03f5"
+	{0x1d7c5, 15130, 2, true},  // "\u03d1"
+	{0x1d7c6, 15132, 2, true},  // "\u03f0"
+	{0x1d7c7, 15134, 2, true},  // "\u03d5"
+	{0x1d7c8, 15136, 2, true},  // "\u03f1"
+	{0x1d7c9, 15138, 2, true},  // "\u03d6"
+	{0x1d7ca, 15140, 2, true},  // "\u03dc"
+	{0x1d7cb, 15142, 2, true},  // "\u03dd"
+	{0x1d7ce, 15144, 1, true},  // "0"
+	{0x1d7cf, 15145, 1, true},  // "1"
+	{0x1d7d0, 15146, 1, true},  // "2"
+	{0x1d7d1, 15147, 1, true},  // "3"
+	{0x1d7d2, 15148, 1, true},  // "4"
+	{0x1d7d3, 15149, 1, true},  // "5"
+	{0x1d7d4, 15150, 1, true},  // "6"
+	{0x1d7d5, 15151, 1, true},  // "7"
+	{0x1d7d6, 15152, 1, true},  // "8"
+	{0x1d7d7, 15153, 1, true},  // "9"
+	{0x1d7d8, 15154, 1, true},  // "0"
+	{0x1d7d9, 15155, 1, true},  // "1"
+	{0x1d7da, 15156, 1, true},  // "2"
+	{0x1d7db, 15157, 1, true},  // "3"
+	{0x1d7dc, 15158, 1, true},  // "4"
+	{0x1d7dd, 15159, 1, true},  // "5"
+	{0x1d7de, 15160, 1, true},  // "6"
+	{0x1d7df, 15161, 1, true},  // "7"
+	{0x1d7e0, 15162, 1, true},  // "8"
+	{0x1d7e1, 15163, 1, true},  // "9"
+	{0x1d7e2, 15164, 1, true},  // "0"
+	{0x1d7e3, 15165, 1, true},  // "1"
+	{0x1d7e4, 15166, 1, true},  // "2"
+	{0x1d7e5, 15167, 1, true},  // "3"
+	{0x1d7e6, 15168, 1, true},  // "4"
+	{0x1d7e7, 15169, 1, true},  // "5"
+	{0x1d7e8, 15170, 1, true},  // "6"
+	{0x1d7e9, 15171, 1, true},  // "7"
+	{0x1d7ea, 15172, 1, true},  // "8"
+	{0x1d7eb, 15173, 1, true},  // "9"
+	{0x1d7ec, 15174, 1, true},  // "0"
+	{0x1d7ed, 15175, 1, true},  // "1"
+	{0x1d7ee, 15176, 1, true},  // "2"
+	{0x1d7ef, 15177, 1, true},  // "3"
+	{0x1d7f0, 15178, 1, true},  // "4"
+	{0x1d7f1, 15179, 1, true},  // "5"
+	{0x1d7f2, 15180, 1, true},  // "6"
+	{0x1d7f3, 15181, 1, true},  // "7"
+	{0x1d7f4, 15182, 1, true},  // "8"
+	{0x1d7f5, 15183, 1, true},  // "9"
+	{0x1d7f6, 15184, 1, true},  // "0"
+	{0x1d7f7, 15185, 1, true},  // "1"
+	{0x1d7f8, 15186, 1, true},  // "2"
+	{0x1d7f9, 15187, 1, true},  // "3"
+	{0x1d7fa, 15188, 1, true},  // "4"
+	{0x1d7fb, 15189, 1, true},  // "5"
+	{0x1d7fc, 15190, 1, true},  // "6"
+	{0x1d7fd, 15191, 1, true},  // "7"
+	{0x1d7fe, 15192, 1, true},  // "8"
+	{0x1d7ff, 15193, 1, true},  // "9"
+	{0x1e030, 15194, 2, true},  // "\u0430"
+	{0x1e031, 15196, 2, true},  // "\u0431"
+	{0x1e032, 15198, 2, true},  // "\u0432"
+	{0x1e033, 15200, 2, true},  // "\u0433"
+	{0x1e034, 15202, 2, true},  // "\u0434"
+	{0x1e035, 15204, 2, true},  // "\u0435"
+	{0x1e036, 15206, 2, true},  // "\u0436"
+	{0x1e037, 15208, 2, true},  // "\u0437"
+	{0x1e038, 15210, 2, true},  // "\u0438"
+	{0x1e039, 15212, 2, true},  // "\u043a"
+	{0x1e03a, 15214, 2, true},  // "\u043b"
+	{0x1e03b, 15216, 2, true},  // "\u043c"
+	{0x1e03c, 15218, 2, true},  // "\u043e"
+	{0x1e03d, 15220, 2, true},  // "\u043f"
+	{0x1e03e, 15222, 2, true},  // "\u0440"
+	{0x1e03f, 15224, 2, true},  // "\u0441"
+	{0x1e040, 15226, 2, true},  // "\u0442"
+	{0x1e041, 15228, 2, true},  // "\u0443"
+	{0x1e042, 15230, 2, true},  // "\u0444"
+	{0x1e043, 15232, 2, true},  // "\u0445"
+	{0x1e044, 15234, 2, true},  // "\u0446"
+	{0x1e045, 15236, 2, true},  // "\u0447"
+	{0x1e046, 15238, 2, true},  // "\u0448"
+	{0x1e047, 15240, 2, true},  // "\u044b"
+	{0x1e048, 15242, 2, true},  // "\u044d"
+	{0x1e049, 15244, 2, true},  // "\u044e"
+	{0x1e04a, 15246, 3, true},  // "\ua689"
+	{0x1e04b, 15249, 2, true},  // "\u04d9"
+	{0x1e04c, 15251, 2, true},  // "\u0456"
+	{0x1e04d, 15253, 2, true},  // "\u0458"
+	{0x1e04e, 15255, 2, true},  // "\u04e9"
+	{0x1e04f, 15257, 2, true},  // "\u04af"
+	{0x1e050, 15259, 2, true},  // "\u04cf"
+	{0x1e051, 15261, 2, true},  // "\u0430"
+	{0x1e052, 15263, 2, true},  // "\u0431"
+	{0x1e053, 15265, 2, true},  // "\u0432"
+	{0x1e054, 15267, 2, true},  // "\u0433"
+	{0x1e055, 15269, 2, true},  // "\u0434"
+	{0x1e056, 15271, 2, true},  // "\u0435"
+	{0x1e057, 15273, 2, true},  // "\u0436"
+	{0x1e058, 15275, 2, true},  // "\u0437"
+	{0x1e059, 15277, 2, true},  // "\u0438"
+	{0x1e05a, 15279, 2, true},  // "\u043a"
+	{0x1e05b, 15281, 2, true},  // "\u043b"
+	{0x1e05c, 15283, 2, true},  // "\u043e"
+	{0x1e05d, 15285, 2, true},  // "\u043f"
+	{0x1e05e, 15287, 2, true},  // "\u0441"
+	{0x1e05f, 15289, 2, true},  // "\u0443"
+	{0x1e060, 15291, 2, true},  // "\u0444"
+	{0x1e061, 15293, 2, true},  // "\u0445"
+	{0x1e062, 15295, 2, true},  // "\u0446"
+	{0x1e063, 15297, 2, true},  // "\u0447"
+	{0x1e064, 15299, 2, true},  // "\u0448"
+	{0x1e065, 15301, 2, true},  // "\u044a"
+	{0x1e066, 15303, 2, true},  // "\u044b"
+	{0x1e067, 15305, 2, true},  // "\u0491"
+	{0x1e068, 15307, 2, true},  // "\u0456"
+	{0x1e069, 15309, 2, true},  // "\u0455"
+	{0x1e06a, 15311, 2, true},  // "\u045f"
+	{0x1e06b, 15313, 2, true},  // "\u04ab"
+	{0x1e06c, 15315, 3, true},  // "\ua651"
+	{0x1e06d, 15318, 2, true},  // "\u04b1"
+	{0x1ee00, 15320, 2, true},  // "\u0627"
+	{0x1ee01, 15322, 2, true},  // "\u0628"
+	{0x1ee02, 15324, 2, true},  // "\u062c"
+	{0x1ee03, 15326, 2, true},  // "\u062f"
+	{0x1ee05, 15328, 2, true},  // "\u0648"
+	{0x1ee06, 15330, 2, true},  // "\u0632"
+	{0x1ee07, 15332, 2, true},  // "\u062d"
+	{0x1ee08, 15334, 2, true},  // "\u0637"
+	{0x1ee09, 15336, 2, true},  // "\u064a"
+	{0x1ee0a, 15338, 2, true},  // "\u0643"
+	{0x1ee0b, 15340, 2, true},  // "\u0644"
+	{0x1ee0c, 15342, 2, true},  // "\u0645"
+	{0x1ee0d, 15344, 2, true},  // "\u0646"
+	{0x1ee0e, 15346, 2, true},  // "\u0633"
+	{0x1ee0f, 15348, 2, true},  // "\u0639"
+	{0x1ee10, 15350, 2, true},  // "\u0641"
+	{0x1ee11, 15352, 2, true},  // "\u0635"
+	{0x1ee12, 15354, 2, true},  // "\u0642"
+	{0x1ee13, 15356, 2, true},  // "\u0631"
+	{0x1ee14, 15358, 2, true},  // "\u0634"
+	{0x1ee15, 15360, 2, true},  // "\u062a"
+	{0x1ee16, 15362, 2, true},  // "\u062b"
+	{0x1ee17, 15364, 2, true},  // "\u062e"
+	{0x1ee18, 15366, 2, true},  // "\u0630"
+	{0x1ee19, 15368, 2, true},  // "\u0636"
+	{0x1ee1a, 15370, 2, true},  // "\u0638"
+	{0x1ee1b, 15372, 2, true},  // "\u063a"
+	{0x1ee1c, 15374, 2, true},  // "\u066e"
+	{0x1ee1d, 15376, 2, true},  // "\u06ba"
+	{0x1ee1e, 15378, 2, true},  // "\u06a1"
+	{0x1ee1f, 15380, 2, true},  // "\u066f"
+	{0x1ee21, 15382, 2, true},  // "\u0628"
+	{0x1ee22, 15384, 2, true},  // "\u062c"
+	{0x1ee24, 15386, 2, true},  // "\u0647"
+	{0x1ee27, 15388, 2, true},  // "\u062d"
+	{0x1ee29, 15390, 2, true},  // "\u064a"
+	{0x1ee2a, 15392, 2, true},  // "\u0643"
+	{0x1ee2b, 15394, 2, true},  // "\u0644"
+	{0x1ee2c, 15396, 2, true},  // "\u0645"
+	{0x1ee2d, 15398, 2, true},  // "\u0646"
+	{0x1ee2e, 15400, 2, true},  // "\u0633"
+	{0x1ee2f, 15402, 2, true},  // "\u0639"
+	{0x1ee30, 15404, 2, true},  // "\u0641"
+	{0x1ee31, 15406, 2, true},  // "\u0635"
+	{0x1ee32, 15408, 2, true},  // "\u0642"
+	{0x1ee34, 15410, 2, true},  // "\u0634"
+	{0x1ee35, 15412, 2, true},  // "\u062a"
+	{0x1ee36, 15414, 2, true},  // "\u062b"
+	{0x1ee37, 15416, 2, true},  // "\u062e"
+	{0x1ee39, 15418, 2, true},  // "\u0636"
+	{0x1ee3b, 15420, 2, true},  // "\u063a"
+	{0x1ee42, 15422, 2, true},  // "\u062c"
+	{0x1ee47, 15424, 2, true},  // "\u062d"
+	{0x1ee49, 15426, 2, true},  // "\u064a"
+	{0x1ee4b, 15428, 2, true},  // "\u0644"
+	{0x1ee4d, 15430, 2, true},  // "\u0646"
+	{0x1ee4e, 15432, 2, true},  // "\u0633"
+	{0x1ee4f, 15434, 2, true},  // "\u0639"
+	{0x1ee51, 15436, 2, true},  // "\u0635"
+	{0x1ee52, 15438, 2, true},  // "\u0642"
+	{0x1ee54, 15440, 2, true},  // "\u0634"
+	{0x1ee57, 15442, 2, true},  // "\u062e"
+	{0x1ee59, 15444, 2, true},  // "\u0636"
+	{0x1ee5b, 15446, 2, true},  // "\u063a"
+	{0x1ee5d, 15448, 2, true},  // "\u06ba"
+	{0x1ee5f, 15450, 2, true},  // "\u066f"
+	{0x1ee61, 15452, 2, true},  // "\u0628"
+	{0x1ee62, 15454, 2, true},  // "\u062c"
+	{0x1ee64, 15456, 2, true},  // "\u0647"
+	{0x1ee67, 15458, 2, true},  // "\u062d"
+	{0x1ee68, 15460, 2, true},  // "\u0637"
+	{0x1ee69, 15462, 2, true},  // "\u064a"
+	{0x1ee6a, 15464, 2, true},  // "\u0643"
+	{0x1ee6c, 15466, 2, true},  // "\u0645"
+	{0x1ee6d, 15468, 2, true},  // "\u0646"
+	{0x1ee6e, 15470, 2, true},  // "\u0633"
+	{0x1ee6f, 15472, 2, true},  // "\u0639"
+	{0x1ee70, 15474, 2, true},  // "\u0641"
+	{0x1ee71, 15476, 2, true},  // "\u0635"
+	{0x1ee72, 15478, 2, true},  // "\u0642"
+	{0x1ee74, 15480, 2, true},  // "\u0634"
+	{0x1ee75, 15482, 2, true},  // "\u062a"
+	{0x1ee76, 15484, 2, true},  // "\u062b"
+	{0x1ee77, 15486, 2, true},  // "\u062e"
+	{0x1ee79, 15488, 2, true},  // "\u0636"
+	{0x1ee7a, 15490, 2, true},  // "\u0638"
+	{0x1ee7b, 15492, 2, true},  // "\u063a"
+	{0x1ee7c, 15494, 2, true},  // "\u066e"
+	{0x1ee7e, 15496, 2, true},  // "\u06a1"
+	{0x1ee80, 15498, 2, true},  // "\u0627"
+	{0x1ee81, 15500, 2, true},  // "\u0628"
+	{0x1ee82, 15502, 2, true},  // "\u062c"
+	{0x1ee83, 15504, 2, true},  // "\u062f"
+	{0x1ee84, 15506, 2, true},  // "\u0647"
+	{0x1ee85, 15508, 2, true},  // "\u0648"
+	{0x1ee86, 15510, 2, true},  // "\u0632"
+	{0x1ee87, 15512, 2, true},  // "\u062d"
+	{0x1ee88, 15514, 2, true},  // "\u0637"
+	{0x1ee89, 15516, 2, true},  // "\u064a"
+	{0x1ee8b, 15518, 2, true},  // "\u0644"
+	{0x1ee8c, 15520, 2, true},  // "\u0645"
+	{0x1ee8d, 15522, 2, true},  // "\u0646"
+	{0x1ee8e, 15524, 2, true},  // "\u0633"
+	{0x1ee8f, 15526, 2, true},  // "\u0639"
+	{0x1ee90, 15528, 2, true},  // "\u0641"
+	{0x1ee91, 15530, 2, true},  // "\u0635"
+	{0x1ee92, 15532, 2, true},  // "\u0642"
+	{0x1ee93, 15534, 2, true},  // "\u0631"
+	{0x1ee94, 15536, 2, true},  // "\u0634"
+	{0x1ee95, 15538, 2, true},  // "\u062a"
+	{0x1ee96, 15540, 2, true},  // "\u062b"
+	{0x1ee97, 15542, 2, true},  // "\u062e"
+	{0x1ee98, 15544, 2, true},  // "\u0630"
+	{0x1ee99, 15546, 2, true},  // "\u0636"
+	{0x1ee9a, 15548, 2, true},  // "\u0638"
+	{0x1ee9b, 15550, 2, true},  // "\u063a"
+	{0x1eea1, 15552, 2, true},  // "\u0628"
+	{0x1eea2, 15554, 2, true},  // "\u062c"
+	{0x1eea3, 15556, 2, true},  // "\u062f"
+	{0x1eea5, 15558, 2, true},  // "\u0648"
+	{0x1eea6, 15560, 2, true},  // "\u0632"
+	{0x1eea7, 15562, 2, true},  // "\u062d"
+	{0x1eea8, 15564, 2, true},  // "\u0637"
+	{0x1eea9, 15566, 2, true},  // "\u064a"
+	{0x1eeab, 15568, 2, true},  // "\u0644"
+	{0x1eeac, 15570, 2, true},  // "\u0645"
+	{0x1eead, 15572, 2, true},  // "\u0646"
+	{0x1eeae, 15574, 2, true},  // "\u0633"
+	{0x1eeaf, 15576, 2, true},  // "\u0639"
+	{0x1eeb0, 15578, 2, true},  // "\u0641"
+	{0x1eeb1, 15580, 2, true},  // "\u0635"
+	{0x1eeb2, 15582, 2, true},  // "\u0642"
+	{0x1eeb3, 15584, 2, true},  // "\u0631"
+	{0x1eeb4, 15586, 2, true},  // "\u0634"
+	{0x1eeb5, 15588, 2, true},  // "\u062a"
+	{0x1eeb6, 15590, 2, true},  // "\u062b"
+	{0x1eeb7, 15592, 2, true},  // "\u062e"
+	{0x1eeb8, 15594, 2, true},  // "\u0630"
+	{0x1eeb9, 15596, 2, true},  // "\u0636"
+	{0x1eeba, 15598, 2, true},  // "\u0638"
+	{0x1eebb, 15600, 2, true},  // "\u063a"
+	{0x1f100, 15602, 2, true},  // "0."
+	{0x1f101, 15604, 2, true},  // "0,"
+	{0x1f102, 15606, 2, true},  // "1,"
+	{0x1f103, 15608, 2, true},  // "2,"
+	{0x1f104, 15610, 2, true},  // "3,"
+	{0x1f105, 15612, 2, true},  // "4,"
+	{0x1f106, 15614, 2, true},  // "5,"
+	{0x1f107, 15616, 2, true},  // "6,"
+	{0x1f108, 15618, 2, true},  // "7,"
+	{0x1f109, 15620, 2, true},  // "8,"
+	{0x1f10a, 15622, 2, true},  // "9,"
+	{0x1f110, 15624, 3, true},  // "(A)"
+	{0x1f111, 15627, 3, true},  // "(B)"
+	{0x1f112, 15630, 3, true},  // "(C)"
+	{0x1f113, 15633, 3, true},  // "(D)"
+	{0x1f114, 15636, 3, true},  // "(E)"
+	{0x1f115, 15639, 3, true},  // "(F)"
+	{0x1f116, 15642, 3, true},  // "(G)"
+	{0x1f117, 15645, 3, true},  // "(H)"
+	{0x1f118, 15648, 3, true},  // "(I)"
+	{0x1f119, 15651, 3, true},  // "(J)"
+	{0x1f11a, 15654, 3, true},  // "(K)"
+	{0x1f11b, 15657, 3, true},  // "(L)"
+	{0x1f11c, 15660, 3, true},  // "(M)"
+	{0x1f11d, 15663, 3, true},  // "(N)"
+	{0x1f11e, 15666, 3, true},  // "(O)"
+	{0x1f11f, 15669, 3, true},  // "(P)"
+	{0x1f120, 15672, 3, true},  // "(Q)"
+	{0x1f121, 15675, 3, true},  // "(R)"
+	{0x1f122, 15678, 3, true},  // "(S)"
+	{0x1f123, 15681, 3, true},  // "(T)"
+	{0x1f124, 15684, 3, true},  // "(U)"
+	{0x1f125, 15687, 3, true},  // "(V)"
+	{0x1f126, 15690, 3, true},  // "(W)"
+	{0x1f127, 15693, 3, true},  // "(X)"
+	{0x1f128, 15696, 3, true},  // "(Y)"
+	{0x1f129, 15699, 3, true},  // "(Z)"
+	{0x1f12a, 15702, 7, true},  // "\u3014S\u3015"
+	{0x1f12b, 15709, 1, true},  // "C"
+	{0x1f12c, 15710, 1, true},  // "R"
+	{0x1f12d, 15711, 2, true},  // "CD"
+	{0x1f12e, 15713, 2, true},  // "WZ"
+	{0x1f130, 15715, 1, true},  // "A"
+	{0x1f131, 15716, 1, true},  // "B"
+	{0x1f132, 15717, 1, true},  // "C"
+	{0x1f133, 15718, 1, true},  // "D"
+	{0x1f134, 15719, 1, true},  // "E"
+	{0x1f135, 15720, 1, true},  // "F"
+	{0x1f136, 15721, 1, true},  // "G"
+	{0x1f137, 15722, 1, true},  // "H"
+	{0x1f138, 15723, 1, true},  // "I"
+	{0x1f139, 15724, 1, true},  // "J"
+	{0x1f13a, 15725, 1, true},  // "K"
+	{0x1f13b, 15726, 1, true},  // "L"
+	{0x1f13c, 15727, 1, true},  // "M"
+	{0x1f13d, 15728, 1, true},  // "N"
+	{0x1f13e, 15729, 1, true},  // "O"
+	{0x1f13f, 15730, 1, true},  // "P"
+	{0x1f140, 15731, 1, true},  // "Q"
+	{0x1f141, 15732, 1, true},  // "R"
+	{0x1f142, 15733, 1, true},  // "S"
+	{0x1f143, 15734, 1, true},  // "T"
+	{0x1f144, 15735, 1, true},  // "U"
+	{0x1f145, 15736, 1, true},  // "V"
+	{0x1f146, 15737, 1, true},  // "W"
+	{0x1f147, 15738, 1, true},  // "X"
+	{0x1f148, 15739, 1, true},  // "Y"
+	{0x1f149, 15740, 1, true},  // "Z"
+	{0x1f14a, 15741, 2, true},  // "HV"
+	{0x1f14b, 15743, 2, true},  // "MV"
+	{0x1f14c, 15745, 2, true},  // "SD"
+	{0x1f14d, 15747, 2, true},  // "SS"
+	{0x1f14e, 15749, 3, true},  // "PPV"
+	{0x1f14f, 15752, 2, true},  // "WC"
+	{0x1f16a, 15754, 2, true},  // "MC"
+	{0x1f16b, 15756, 2, true},  // "MD"
+	{0x1f16c, 15758, 2, true},  // "MR"
+	{0x1f190, 15760, 2, true},  // "DJ"
+	{0x1f200, 15762, 6, true},  // "\u307b\u304b"
+	{0x1f201, 15768, 6, true},  // "\u30b3\u30b3"
+	{0x1f202, 15774, 3, true},  // "\u30b5"
+	{0x1f210, 15777, 3, true},  // "\u624b"
+	{0x1f211, 15780, 3, true},  // "\u5b57"
+	{0x1f212, 15783, 3, true},  // "\u53cc"
+	{0x1f213, 15786, 3, true},  // "\u30c7"
+	{0x1f214, 15789, 3, true},  // "\u4e8c"
+	{0x1f215, 15792, 3, true},  // "\u591a"
+	{0x1f216, 15795, 3, true},  // "\u89e3"
+	{0x1f217, 15798, 3, true},  // "\u5929"
+	{0x1f218, 15801, 3, true},  // "\u4ea4"
+	{0x1f219, 15804, 3, true},  // "\u6620"
+	{0x1f21a, 15807, 3, true},  // "\u7121"
+	{0x1f21b, 15810, 3, true},  // "\u6599"
+	{0x1f21c, 15813, 3, true},  // "\u524d"
+	{0x1f21d, 15816, 3, true},  // "\u5f8c"
+	{0x1f21e, 15819, 3, true},  // "\u518d"
+	{0x1f21f, 15822, 3, true},  // "\u65b0"
+	{0x1f220, 15825, 3, true},  // "\u521d"
+	{0x1f221, 15828, 3, true},  // "\u7d42"
+	{0x1f222, 15831, 3, true},  // "\u751f"
+	{0x1f223, 15834, 3, true},  // "\u8ca9"
+	{0x1f224, 15837, 3, true},  // "\u58f0"
+	{0x1f225, 15840, 3, true},  // "\u5439"
+	{0x1f226, 15843, 3, true},  // "\u6f14"
+	{0x1f227, 15846, 3, true},  // "\u6295"
+	{0x1f228, 15849, 3, true},  // "\u6355"
+	{0x1f229, 15852, 3, true},  // "\u4e00"
+	{0x1f22a, 15855, 3, true},  // "\u4e09"
+	{0x1f22b, 15858, 3, true},  // "\u904a"
+	{0x1f22c, 15861, 3, true},  // "\u5de6"
+	{0x1f22d, 15864, 3, true},  // "\u4e2d"
+	{0x1f22e, 15867, 3, true},  // "\u53f3"
+	{0x1f22f, 15870, 3, true},  // "\u6307"
+	{0x1f230, 15873, 3, true},  // "\u8d70"
+	{0x1f231, 15876, 3, true},  // "\u6253"
+	{0x1f232, 15879, 3, true},  // "\u7981"
+	{0x1f233, 15882, 3, true},  // "\u7a7a"
+	{0x1f234, 15885, 3, true},  // "\u5408"
+	{0x1f235, 15888, 3, true},  // "\u6e80"
+	{0x1f236, 15891, 3, true},  // "\u6709"
+	{0x1f237, 15894, 3, true},  // "\u6708"
+	{0x1f238, 15897, 3, true},  // "\u7533"
+	{0x1f239, 15900, 3, true},  // "\u5272"
+	{0x1f23a, 15903, 3, true},  // "\u55b6"
+	{0x1f23b, 15906, 3, true},  // "\u914d"
+	{0x1f240, 15909, 9, true},  // "\u3014\u672c\u3015"
+	{0x1f241, 15918, 9, true},  // "\u3014\u4e09\u3015"
+	{0x1f242, 15927, 9, true},  // "\u3014\u4e8c\u3015"
+	{0x1f243, 15936, 9, true},  // "\u3014\u5b89\u3015"
+	{0x1f244, 15945, 9, true},  // "\u3014\u70b9\u3015"
+	{0x1f245, 15954, 9, true},  // "\u3014\u6253\u3015"
+	{0x1f246, 15963, 9, true},  // "\u3014\u76d7\u3015"
+	{0x1f247, 15972, 9, true},  // "\u3014\u52dd\u3015"
+	{0x1f248, 15981, 9, true},  // "\u3014\u6557\u3015"
+	{0x1f250, 15990, 3, true},  // "\u5f97"
+	{0x1f251, 15993, 3, true},  // "\u53ef"
+	{0x1fbf0, 15996, 1, true},  // "0"
+	{0x1fbf1, 15997, 1, true},  // "1"
+	{0x1fbf2, 15998, 1, true},  // "2"
+	{0x1fbf3, 15999, 1, true},  // "3"
+	{0x1fbf4, 16000, 1, true},  // "4"
+	{0x1fbf5, 16001, 1, true},  // "5"
+	{0x1fbf6, 16002, 1, true},  // "6"
+	{0x1fbf7, 16003, 1, true},  // "7"
+	{0x1fbf8, 16004, 1, true},  // "8"
+	{0x1fbf9, 16005, 1, true},  // "9"
+	{0x2f800, 16006, 3, false}, // "\u4e3d"
+	{0x2f801, 16009, 3, false}, // "\u4e38"
+	{0x2f802, 16012, 3, false}, // "\u4e41"
+	{0x2f803, 16015, 4, false}, // "\U00020122"
+	{0x2f804, 16019, 3, false}, // "\u4f60"
+	{0x2f805, 16022, 3, false}, // "\u4fae"
+	{0x2f806, 16025, 3, false}, // "\u4fbb"
+	{0x2f807, 16028, 3, false}, // "\u5002"
+	{0x2f808, 16031, 3, false}, // "\u507a"
+	{0x2f809, 16034, 3, false}, // "\u5099"
+	{0x2f80a, 16037, 3, false}, // "\u50e7"
+	{0x2f80b, 16040, 3, false}, // "\u50cf"
+	{0x2f80c, 16043, 3, false}, // "\u349e"
+	{0x2f80d, 16046, 4, false}, // "\U0002063a"
+	{0x2f80e, 16050, 3, false}, // "\u514d"
+	{0x2f80f, 16053, 3, false}, // "\u5154"
+	{0x2f810, 16056, 3, false}, // "\u5164"
+	{0x2f811, 16059, 3, false}, // "\u5177"
+	{0x2f812, 16062, 4, false}, // "\U0002051c"
+	{0x2f813, 16066, 3, false}, // "\u34b9"
+	{0x2f814, 16069, 3, false}, // "\u5167"
+	{0x2f815, 16072, 3, false}, // "\u518d"
+	{0x2f816, 16075, 4, false}, // "\U0002054b"
+	{0x2f817, 16079, 3, false}, // "\u5197"
+	{0x2f818, 16082, 3, false}, // "\u51a4"
+	{0x2f819, 16085, 3, false}, // "\u4ecc"
+	{0x2f81a, 16088, 3, false}, // "\u51ac"
+	{0x2f81b, 16091, 3, false}, // "\u51b5"
+	{0x2f81c, 16094, 4, false}, // "\U000291df"
+	{0x2f81d, 16098, 3, false}, // "\u51f5"
+	{0x2f81e, 16101, 3, false}, // "\u5203"
+	{0x2f81f, 16104, 3, false}, // "\u34df"
+	{0x2f820, 16107, 3, false}, // "\u523b"
+	{0x2f821, 16110, 3, false}, // "\u5246"
+	{0x2f822, 16113, 3, false}, // "\u5272"
+	{0x2f823, 16116, 3, false}, // "\u5277"
+	{0x2f824, 16119, 3, false}, // "\u3515"
+	{0x2f825, 16122, 3, false}, // "\u52c7"
+	{0x2f826, 16125, 3, false}, // "\u52c9"
+	{0x2f827, 16128, 3, false}, // "\u52e4"
+	{0x2f828, 16131, 3, false}, // "\u52fa"
+	{0x2f829, 16134, 3, false}, // "\u5305"
+	{0x2f82a, 16137, 3, false}, // "\u5306"
+	{0x2f82b, 16140, 3, false}, // "\u5317"
+	{0x2f82c, 16143, 3, false}, // "\u5349"
+	{0x2f82d, 16146, 3, false}, // "\u5351"
+	{0x2f82e, 16149, 3, false}, // "\u535a"
+	{0x2f82f, 16152, 3, false}, // "\u5373"
+	{0x2f830, 16155, 3, false}, // "\u537d"
+	{0x2f831, 16158, 3, false}, // "\u537f"
+	{0x2f832, 16161, 3, false}, // "\u537f"
+	{0x2f833, 16164, 3, false}, // "\u537f"
+	{0x2f834, 16167, 4, false}, // "\U00020a2c"
+	{0x2f835, 16171, 3, false}, // "\u7070"
+	{0x2f836, 16174, 3, false}, // "\u53ca"
+	{0x2f837, 16177, 3, false}, // "\u53df"
+	{0x2f838, 16180, 4, false}, // "\U00020b63"
+	{0x2f839, 16184, 3, false}, // "\u53eb"
+	{0x2f83a, 16187, 3, false}, // "\u53f1"
+	{0x2f83b, 16190, 3, false}, // "\u5406"
+	{0x2f83c, 16193, 3, false}, // "\u549e"
+	{0x2f83d, 16196, 3, false}, // "\u5438"
+	{0x2f83e, 16199, 3, false}, // "\u5448"
+	{0x2f83f, 16202, 3, false}, // "\u5468"
+	{0x2f840, 16205, 3, false}, // "\u54a2"
+	{0x2f841, 16208, 3, false}, // "\u54f6"
+	{0x2f842, 16211, 3, false}, // "\u5510"
+	{0x2f843, 16214, 3, false}, // "\u5553"
+	{0x2f844, 16217, 3, false}, // "\u5563"
+	{0x2f845, 16220, 3, false}, // "\u5584"
+	{0x2f846, 16223, 3, false}, // "\u5584"
+	{0x2f847, 16226, 3, false}, // "\u5599"
+	{0x2f848, 16229, 3, false}, // "\u55ab"
+	{0x2f849, 16232, 3, false}, // "\u55b3"
+	{0x2f84a, 16235, 3, false}, // "\u55c2"
+	{0x2f84b, 16238, 3, false}, // "\u5716"
+	{0x2f84c, 16241, 3, false}, // "\u5606"
+	{0x2f84d, 16244, 3, false}, // "\u5717"
+	{0x2f84e, 16247, 3, false}, // "\u5651"
+	{0x2f84f, 16250, 3, false}, // "\u5674"
+	{0x2f850, 16253, 3, false}, // "\u5207"
+	{0x2f851, 16256, 3, false}, // "\u58ee"
+	{0x2f852, 16259, 3, false}, // "\u57ce"
+	{0x2f853, 16262, 3, false}, // "\u57f4"
+	{0x2f854, 16265, 3, false}, // "\u580d"
+	{0x2f855, 16268, 3, false}, // "\u578b"
+	{0x2f856, 16271, 3, false}, // "\u5832"
+	{0x2f857, 16274, 3, false}, // "\u5831"
+	{0x2f858, 16277, 3, false}, // "\u58ac"
+	{0x2f859, 16280, 4, false}, // "\U000214e4"
+	{0x2f85a, 16284, 3, false}, // "\u58f2"
+	{0x2f85b, 16287, 3, false}, // "\u58f7"
+	{0x2f85c, 16290, 3, false}, // "\u5906"
+	{0x2f85d, 16293, 3, false}, // "\u591a"
+	{0x2f85e, 16296, 3, false}, // "\u5922"
+	{0x2f85f, 16299, 3, false}, // "\u5962"
+	{0x2f860, 16302, 4, false}, // "\U000216a8"
+	{0x2f861, 16306, 4, false}, // "\U000216ea"
+	{0x2f862, 16310, 3, false}, // "\u59ec"
+	{0x2f863, 16313, 3, false}, // "\u5a1b"
+	{0x2f864, 16316, 3, false}, // "\u5a27"
+	{0x2f865, 16319, 3, false}, // "\u59d8"
+	{0x2f866, 16322, 3, false}, // "\u5a66"
+	{0x2f867, 16325, 3, false}, // "\u36ee"
+	{0x2f868, 16328, 3, false}, // "\u36fc"
+	{0x2f869, 16331, 3, false}, // "\u5b08"
+	{0x2f86a, 16334, 3, false}, // "\u5b3e"
+	{0x2f86b, 16337, 3, false}, // "\u5b3e"
+	{0x2f86c, 16340, 4, false}, // "\U000219c8"
+	{0x2f86d, 16344, 3, false}, // "\u5bc3"
+	{0x2f86e, 16347, 3, false}, // "\u5bd8"
+	{0x2f86f, 16350, 3, false}, // "\u5be7"
+	{0x2f870, 16353, 3, false}, // "\u5bf3"
+	{0x2f871, 16356, 4, false}, // "\U00021b18"
+	{0x2f872, 16360, 3, false}, // "\u5bff"
+	{0x2f873, 16363, 3, false}, // "\u5c06"
+	{0x2f874, 16366, 3, false}, // "\u5f53"
+	{0x2f875, 16369, 3, false}, // "\u5c22"
+	{0x2f876, 16372, 3, false}, // "\u3781"
+	{0x2f877, 16375, 3, false}, // "\u5c60"
+	{0x2f878, 16378, 3, false}, // "\u5c6e"
+	{0x2f879, 16381, 3, false}, // "\u5cc0"
+	{0x2f87a, 16384, 3, false}, // "\u5c8d"
+	{0x2f87b, 16387, 4, false}, // "\U00021de4"
+	{0x2f87c, 16391, 3, false}, // "\u5d43"
+	{0x2f87d, 16394, 4, false}, // "\U00021de6"
+	{0x2f87e, 16398, 3, false}, // "\u5d6e"
+	{0x2f87f, 16401, 3, false}, // "\u5d6b"
+	{0x2f880, 16404, 3, false}, // "\u5d7c"
+	{0x2f881, 16407, 3, false}, // "\u5de1"
+	{0x2f882, 16410, 3, false}, // "\u5de2"
+	{0x2f883, 16413, 3, false}, // "\u382f"
+	{0x2f884, 16416, 3, false}, // "\u5dfd"
+	{0x2f885, 16419, 3, false}, // "\u5e28"
+	{0x2f886, 16422, 3, false}, // "\u5e3d"
+	{0x2f887, 16425, 3, false}, // "\u5e69"
+	{0x2f888, 16428, 3, false}, // "\u3862"
+	{0x2f889, 16431, 4, false}, // "\U00022183"
+	{0x2f88a, 16435, 3, false}, // "\u387c"
+	{0x2f88b, 16438, 3, false}, // "\u5eb0"
+	{0x2f88c, 16441, 3, false}, // "\u5eb3"
+	{0x2f88d, 16444, 3, false}, // "\u5eb6"
+	{0x2f88e, 16447, 3, false}, // "\u5eca"
+	{0x2f88f, 16450, 4, false}, // "\U0002a392"
+	{0x2f890, 16454, 3, false}, // "\u5efe"
+	{0x2f891, 16457, 4, false}, // "\U00022331"
+	{0x2f892, 16461, 4, false}, // "\U00022331"
+	{0x2f893, 16465, 3, false}, // "\u8201"
+	{0x2f894, 16468, 3, false}, // "\u5f22"
+	{0x2f895, 16471, 3, false}, // "\u5f22"
+	{0x2f896, 16474, 3, false}, // "\u38c7"
+	{0x2f897, 16477, 4, false}, // "\U000232b8"
+	{0x2f898, 16481, 4, false}, // "\U000261da"
+	{0x2f899, 16485, 3, false}, // "\u5f62"
+	{0x2f89a, 16488, 3, false}, // "\u5f6b"
+	{0x2f89b, 16491, 3, false}, // "\u38e3"
+	{0x2f89c, 16494, 3, false}, // "\u5f9a"
+	{0x2f89d, 16497, 3, false}, // "\u5fcd"
+	{0x2f89e, 16500, 3, false}, // "\u5fd7"
+	{0x2f89f, 16503, 3, false}, // "\u5ff9"
+	{0x2f8a0, 16506, 3, false}, // "\u6081"
+	{0x2f8a1, 16509, 3, false}, // "\u393a"
+	{0x2f8a2, 16512, 3, false}, // "\u391c"
+	{0x2f8a3, 16515, 3, false}, // "\u6094"
+	{0x2f8a4, 16518, 4, false}, // "\U000226d4"
+	{0x2f8a5, 16522, 3, false}, // "\u60c7"
+	{0x2f8a6, 16525, 3, false}, // "\u6148"
+	{0x2f8a7, 16528, 3, false}, // "\u614c"
+	{0x2f8a8, 16531, 3, false}, // "\u614e"
+	{0x2f8a9, 16534, 3, false}, // "\u614c"
+	{0x2f8aa, 16537, 3, false}, // "\u617a"
+	{0x2f8ab, 16540, 3, false}, // "\u618e"
+	{0x2f8ac, 16543, 3, false}, // "\u61b2"
+	{0x2f8ad, 16546, 3, false}, // "\u61a4"
+	{0x2f8ae, 16549, 3, false}, // "\u61af"
+	{0x2f8af, 16552, 3, false}, // "\u61de"
+	{0x2f8b0, 16555, 3, false}, // "\u61f2"
+	{0x2f8b1, 16558, 3, false}, // "\u61f6"
+	{0x2f8b2, 16561, 3, false}, // "\u6210"
+	{0x2f8b3, 16564, 3, false}, // "\u621b"
+	{0x2f8b4, 16567, 3, false}, // "\u625d"
+	{0x2f8b5, 16570, 3, false}, // "\u62b1"
+	{0x2f8b6, 16573, 3, false}, // "\u62d4"
+	{0x2f8b7, 16576, 3, false}, // "\u6350"
+	{0x2f8b8, 16579, 4, false}, // "\U00022b0c"
+	{0x2f8b9, 16583, 3, false}, // "\u633d"
+	{0x2f8ba, 16586, 3, false}, // "\u62fc"
+	{0x2f8bb, 16589, 3, false}, // "\u6368"
+	{0x2f8bc, 16592, 3, false}, // "\u6383"
+	{0x2f8bd, 16595, 3, false}, // "\u63e4"
+	{0x2f8be, 16598, 4, false}, // "\U00022bf1"
+	{0x2f8bf, 16602, 3, false}, // "\u6422"
+	{0x2f8c0, 16605, 3, false}, // "\u63c5"
+	{0x2f8c1, 16608, 3, false}, // "\u63a9"
+	{0x2f8c2, 16611, 3, false}, // "\u3a2e"
+	{0x2f8c3, 16614, 3, false}, // "\u6469"
+	{0x2f8c4, 16617, 3, false}, // "\u647e"
+	{0x2f8c5, 16620, 3, false}, // "\u649d"
+	{0x2f8c6, 16623, 3, false}, // "\u6477"
+	{0x2f8c7, 16626, 3, false}, // "\u3a6c"
+	{0x2f8c8, 16629, 3, false}, // "\u654f"
+	{0x2f8c9, 16632, 3, false}, // "\u656c"
+	{0x2f8ca, 16635, 4, false}, // "\U0002300a"
+	{0x2f8cb, 16639, 3, false}, // "\u65e3"
+	{0x2f8cc, 16642, 3, false}, // "\u66f8"
+	{0x2f8cd, 16645, 3, false}, // "\u6649"
+	{0x2f8ce, 16648, 3, false}, // "\u3b19"
+	{0x2f8cf, 16651, 3, false}, // "\u6691"
+	{0x2f8d0, 16654, 3, false}, // "\u3b08"
+	{0x2f8d1, 16657, 3, false}, // "\u3ae4"
+	{0x2f8d2, 16660, 3, false}, // "\u5192"
+	{0x2f8d3, 16663, 3, false}, // "\u5195"
+	{0x2f8d4, 16666, 3, false}, // "\u6700"
+	{0x2f8d5, 16669, 3, false}, // "\u669c"
+	{0x2f8d6, 16672, 3, false}, // "\u80ad"
+	{0x2f8d7, 16675, 3, false}, // "\u43d9"
+	{0x2f8d8, 16678, 3, false}, // "\u6717"
+	{0x2f8d9, 16681, 3, false}, // "\u671b"
+	{0x2f8da, 16684, 3, false}, // "\u6721"
+	{0x2f8db, 16687, 3, false}, // "\u675e"
+	{0x2f8dc, 16690, 3, false}, // "\u6753"
+	{0x2f8dd, 16693, 4, false}, // "\U000233c3"
+	{0x2f8de, 16697, 3, false}, // "\u3b49"
+	{0x2f8df, 16700, 3, false}, // "\u67fa"
+	{0x2f8e0, 16703, 3, false}, // "\u6785"
+	{0x2f8e1, 16706, 3, false}, // "\u6852"
+	{0x2f8e2, 16709, 3, false}, // "\u6885"
+	{0x2f8e3, 16712, 4, false}, // "\U0002346d"
+	{0x2f8e4, 16716, 3, false}, // "\u688e"
+	{0x2f8e5, 16719, 3, false}, // "\u681f"
+	{0x2f8e6, 16722, 3, false}, // "\u6914"
+	{0x2f8e7, 16725, 3, false}, // "\u3b9d"
+	{0x2f8e8, 16728, 3, false}, // "\u6942"
+	{0x2f8e9, 16731, 3, false}, // "\u69a3"
+	{0x2f8ea, 16734, 3, false}, // "\u69ea"
+	{0x2f8eb, 16737, 3, false}, // "\u6aa8"
+	{0x2f8ec, 16740, 4, false}, // "\U000236a3"
+	{0x2f8ed, 16744, 3, false}, // "\u6adb"
+	{0x2f8ee, 16747, 3, false}, // "\u3c18"
+	{0x2f8ef, 16750, 3, false}, // "\u6b21"
+	{0x2f8f0, 16753, 4, false}, // "\U000238a7"
+	{0x2f8f1, 16757, 3, false}, // "\u6b54"
+	{0x2f8f2, 16760, 3, false}, // "\u3c4e"
+	{0x2f8f3, 16763, 3, false}, // "\u6b72"
+	{0x2f8f4, 16766, 3, false}, // "\u6b9f"
+	{0x2f8f5, 16769, 3, false}, // "\u6bba"
+	{0x2f8f6, 16772, 3, false}, // "\u6bbb"
+	{0x2f8f7, 16775, 4, false}, // "\U00023a8d"
+	{0x2f8f8, 16779, 4, false}, // "\U00021d0b"
+	{0x2f8f9, 16783, 4, false}, // "\U00023afa"
+	{0x2f8fa, 16787, 3, false}, // "\u6c4e"
+	{0x2f8fb, 16790, 4, false}, // "\U00023cbc"
+	{0x2f8fc, 16794, 3, false}, // "\u6cbf"
+	{0x2f8fd, 16797, 3, false}, // "\u6ccd"
+	{0x2f8fe, 16800, 3, false}, // "\u6c67"
+	{0x2f8ff, 16803, 3, false}, // "\u6d16"
+	{0x2f900, 16806, 3, false}, // "\u6d3e"
+	{0x2f901, 16809, 3, false}, // "\u6d77"
+	{0x2f902, 16812, 3, false}, // "\u6d41"
+	{0x2f903, 16815, 3, false}, // "\u6d69"
+	{0x2f904, 16818, 3, false}, // "\u6d78"
+	{0x2f905, 16821, 3, false}, // "\u6d85"
+	{0x2f906, 16824, 4, false}, // "\U00023d1e"
+	{0x2f907, 16828, 3, false}, // "\u6d34"
+	{0x2f908, 16831, 3, false}, // "\u6e2f"
+	{0x2f909, 16834, 3, false}, // "\u6e6e"
+	{0x2f90a, 16837, 3, false}, // "\u3d33"
+	{0x2f90b, 16840, 3, false}, // "\u6ecb"
+	{0x2f90c, 16843, 3, false}, // "\u6ec7"
+	{0x2f90d, 16846, 4, false}, // "\U00023ed1"
+	{0x2f90e, 16850, 3, false}, // "\u6df9"
+	{0x2f90f, 16853, 3, false}, // "\u6f6e"
+	{0x2f910, 16856, 4, false}, // "\U00023f5e"
+	{0x2f911, 16860, 4, false}, // "\U00023f8e"
+	{0x2f912, 16864, 3, false}, // "\u6fc6"
+	{0x2f913, 16867, 3, false}, // "\u7039"
+	{0x2f914, 16870, 3, false}, // "\u701e"
+	{0x2f915, 16873, 3, false}, // "\u701b"
+	{0x2f916, 16876, 3, false}, // "\u3d96"
+	{0x2f917, 16879, 3, false}, // "\u704a"
+	{0x2f918, 16882, 3, false}, // "\u707d"
+	{0x2f919, 16885, 3, false}, // "\u7077"
+	{0x2f91a, 16888, 3, false}, // "\u70ad"
+	{0x2f91b, 16891, 4, false}, // "\U00020525"
+	{0x2f91c, 16895, 3, false}, // "\u7145"
+	{0x2f91d, 16898, 4, false}, // "\U00024263"
+	{0x2f91e, 16902, 3, false}, // "\u719c"
+	{0x2f91f, 16905, 4, false}, // "\U000243ab"
+	{0x2f920, 16909, 3, false}, // "\u7228"
+	{0x2f921, 16912, 3, false}, // "\u7235"
+	{0x2f922, 16915, 3, false}, // "\u7250"
+	{0x2f923, 16918, 4, false}, // "\U00024608"
+	{0x2f924, 16922, 3, false}, // "\u7280"
+	{0x2f925, 16925, 3, false}, // "\u7295"
+	{0x2f926, 16928, 4, false}, // "\U00024735"
+	{0x2f927, 16932, 4, false}, // "\U00024814"
+	{0x2f928, 16936, 3, false}, // "\u737a"
+	{0x2f929, 16939, 3, false}, // "\u738b"
+	{0x2f92a, 16942, 3, false}, // "\u3eac"
+	{0x2f92b, 16945, 3, false}, // "\u73a5"
+	{0x2f92c, 16948, 3, false}, // "\u3eb8"
+	{0x2f92d, 16951, 3, false}, // "\u3eb8"
+	{0x2f92e, 16954, 3, false}, // "\u7447"
+	{0x2f92f, 16957, 3, false}, // "\u745c"
+	{0x2f930, 16960, 3, false}, // "\u7471"
+	{0x2f931, 16963, 3, false}, // "\u7485"
+	{0x2f932, 16966, 3, false}, // "\u74ca"
+	{0x2f933, 16969, 3, false}, // "\u3f1b"
+	{0x2f934, 16972, 3, false}, // "\u7524"
+	{0x2f935, 16975, 4, false}, // "\U00024c36"
+	{0x2f936, 16979, 3, false}, // "\u753e"
+	{0x2f937, 16982, 4, false}, // "\U00024c92"
+	{0x2f938, 16986, 3, false}, // "\u7570"
+	{0x2f939, 16989, 4, false}, // "\U0002219f"
+	{0x2f93a, 16993, 3, false}, // "\u7610"
+	{0x2f93b, 16996, 4, false}, // "\U00024fa1"
+	{0x2f93c, 17000, 4, false}, // "\U00024fb8"
+	{0x2f93d, 17004, 4, false}, // "\U00025044"
+	{0x2f93e, 17008, 3, false}, // "\u3ffc"
+	{0x2f93f, 17011, 3, false}, // "\u4008"
+	{0x2f940, 17014, 3, false}, // "\u76f4"
+	{0x2f941, 17017, 4, false}, // "\U000250f3"
+	{0x2f942, 17021, 4, false}, // "\U000250f2"
+	{0x2f943, 17025, 4, false}, // "\U00025119"
+	{0x2f944, 17029, 4, false}, // "\U00025133"
+	{0x2f945, 17033, 3, false}, // "\u771e"
+	{0x2f946, 17036, 3, false}, // "\u771f"
+	{0x2f947, 17039, 3, false}, // "\u771f"
+	{0x2f948, 17042, 3, false}, // "\u774a"
+	{0x2f949, 17045, 3, false}, // "\u4039"
+	{0x2f94a, 17048, 3, false}, // "\u778b"
+	{0x2f94b, 17051, 3, false}, // "\u4046"
+	{0x2f94c, 17054, 3, false}, // "\u4096"
+	{0x2f94d, 17057, 4, false}, // "\U0002541d"
+	{0x2f94e, 17061, 3, false}, // "\u784e"
+	{0x2f94f, 17064, 3, false}, // "\u788c"
+	{0x2f950, 17067, 3, false}, // "\u78cc"
+	{0x2f951, 17070, 3, false}, // "\u40e3"
+	{0x2f952, 17073, 4, false}, // "\U00025626"
+	{0x2f953, 17077, 3, false}, // "\u7956"
+	{0x2f954, 17080, 4, false}, // "\U0002569a"
+	{0x2f955, 17084, 4, false}, // "\U000256c5"
+	{0x2f956, 17088, 3, false}, // "\u798f"
+	{0x2f957, 17091, 3, false}, // "\u79eb"
+	{0x2f958, 17094, 3, false}, // "\u412f"
+	{0x2f959, 17097, 3, false}, // "\u7a40"
+	{0x2f95a, 17100, 3, false}, // "\u7a4a"
+	{0x2f95b, 17103, 3, false}, // "\u7a4f"
+	{0x2f95c, 17106, 4, false}, // "\U0002597c"
+	{0x2f95d, 17110, 4, false}, // "\U00025aa7"
+	{0x2f95e, 17114, 4, false}, // "\U00025aa7"
+	{0x2f95f, 17118, 3, false}, // "\u7aee"
+	{0x2f960, 17121, 3, false}, // "\u4202"
+	{0x2f961, 17124, 4, false}, // "\U00025bab"
+	{0x2f962, 17128, 3, false}, // "\u7bc6"
+	{0x2f963, 17131, 3, false}, // "\u7bc9"
+	{0x2f964, 17134, 3, false}, // "\u4227"
+	{0x2f965, 17137, 4, false}, // "\U00025c80"
+	{0x2f966, 17141, 3, false}, // "\u7cd2"
+	{0x2f967, 17144, 3, false}, // "\u42a0"
+	{0x2f968, 17147, 3, false}, // "\u7ce8"
+	{0x2f969, 17150, 3, false}, // "\u7ce3"
+	{0x2f96a, 17153, 3, false}, // "\u7d00"
+	{0x2f96b, 17156, 4, false}, // "\U00025f86"
+	{0x2f96c, 17160, 3, false}, // "\u7d63"
+	{0x2f96d, 17163, 3, false}, // "\u4301"
+	{0x2f96e, 17166, 3, false}, // "\u7dc7"
+	{0x2f96f, 17169, 3, false}, // "\u7e02"
+	{0x2f970, 17172, 3, false}, // "\u7e45"
+	{0x2f971, 17175, 3, false}, // "\u4334"
+	{0x2f972, 17178, 4, false}, // "\U00026228"
+	{0x2f973, 17182, 4, false}, // "\U00026247"
+	{0x2f974, 17186, 3, false}, // "\u4359"
+	{0x2f975, 17189, 4, false}, // "\U000262d9"
+	{0x2f976, 17193, 3, false}, // "\u7f7a"
+	{0x2f977, 17196, 4, false}, // "\U0002633e"
+	{0x2f978, 17200, 3, false}, // "\u7f95"
+	{0x2f979, 17203, 3, false}, // "\u7ffa"
+	{0x2f97a, 17206, 3, false}, // "\u8005"
+	{0x2f97b, 17209, 4, false}, // "\U000264da"
+	{0x2f97c, 17213, 4, false}, // "\U00026523"
+	{0x2f97d, 17217, 3, false}, // "\u8060"
+	{0x2f97e, 17220, 4, false}, // "\U000265a8"
+	{0x2f97f, 17224, 3, false}, // "\u8070"
+	{0x2f980, 17227, 4, false}, // "\U0002335f"
+	{0x2f981, 17231, 3, false}, // "\u43d5"
+	{0x2f982, 17234, 3, false}, // "\u80b2"
+	{0x2f983, 17237, 3, false}, // "\u8103"
+	{0x2f984, 17240, 3, false}, // "\u440b"
+	{0x2f985, 17243, 3, false}, // "\u813e"
+	{0x2f986, 17246, 3, false}, // "\u5ab5"
+	{0x2f987, 17249, 4, false}, // "\U000267a7"
+	{0x2f988, 17253, 4, false}, // "\U000267b5"
+	{0x2f989, 17257, 4, false}, // "\U00023393"
+	{0x2f98a, 17261, 4, false}, // "\U0002339c"
+	{0x2f98b, 17265, 3, false}, // "\u8201"
+	{0x2f98c, 17268, 3, false}, // "\u8204"
+	{0x2f98d, 17271, 3, false}, // "\u8f9e"
+	{0x2f98e, 17274, 3, false}, // "\u446b"
+	{0x2f98f, 17277, 3, false}, // "\u8291"
+	{0x2f990, 17280, 3, false}, // "\u828b"
+	{0x2f991, 17283, 3, false}, // "\u829d"
+	{0x2f992, 17286, 3, false}, // "\u52b3"
+	{0x2f993, 17289, 3, false}, // "\u82b1"
+	{0x2f994, 17292, 3, false}, // "\u82b3"
+	{0x2f995, 17295, 3, false}, // "\u82bd"
+	{0x2f996, 17298, 3, false}, // "\u82e6"
+	{0x2f997, 17301, 4, false}, // "\U00026b3c"
+	{0x2f998, 17305, 3, false}, // "\u82e5"
+	{0x2f999, 17308, 3, false}, // "\u831d"
+	{0x2f99a, 17311, 3, false}, // "\u8363"
+	{0x2f99b, 17314, 3, false}, // "\u83ad"
+	{0x2f99c, 17317, 3, false}, // "\u8323"
+	{0x2f99d, 17320, 3, false}, // "\u83bd"
+	{0x2f99e, 17323, 3, false}, // "\u83e7"
+	{0x2f99f, 17326, 3, false}, // "\u8457"
+	{0x2f9a0, 17329, 3, false}, // "\u8353"
+	{0x2f9a1, 17332, 3, false}, // "\u83ca"
+	{0x2f9a2, 17335, 3, false}, // "\u83cc"
+	{0x2f9a3, 17338, 3, false}, // "\u83dc"
+	{0x2f9a4, 17341, 4, false}, // "\U00026c36"
+	{0x2f9a5, 17345, 4, false}, // "\U00026d6b"
+	{0x2f9a6, 17349, 4, false}, // "\U00026cd5"
+	{0x2f9a7, 17353, 3, false}, // "\u452b"
+	{0x2f9a8, 17356, 3, false}, // "\u84f1"
+	{0x2f9a9, 17359, 3, false}, // "\u84f3"
+	{0x2f9aa, 17362, 3, false}, // "\u8516"
+	{0x2f9ab, 17365, 4, false}, // "\U000273ca"
+	{0x2f9ac, 17369, 3, false}, // "\u8564"
+	{0x2f9ad, 17372, 4, false}, // "\U00026f2c"
+	{0x2f9ae, 17376, 3, false}, // "\u455d"
+	{0x2f9af, 17379, 3, false}, // "\u4561"
+	{0x2f9b0, 17382, 4, false}, // "\U00026fb1"
+	{0x2f9b1, 17386, 4, false}, // "\U000270d2"
+	{0x2f9b2, 17390, 3, false}, // "\u456b"
+	{0x2f9b3, 17393, 3, false}, // "\u8650"
+	{0x2f9b4, 17396, 3, false}, // "\u865c"
+	{0x2f9b5, 17399, 3, false}, // "\u8667"
+	{0x2f9b6, 17402, 3, false}, // "\u8669"
+	{0x2f9b7, 17405, 3, false}, // "\u86a9"
+	{0x2f9b8, 17408, 3, false}, // "\u8688"
+	{0x2f9b9, 17411, 3, false}, // "\u870e"
+	{0x2f9ba, 17414, 3, false}, // "\u86e2"
+	{0x2f9bb, 17417, 3, false}, // "\u8779"
+	{0x2f9bc, 17420, 3, false}, // "\u8728"
+	{0x2f9bd, 17423, 3, false}, // "\u876b"
+	{0x2f9be, 17426, 3, false}, // "\u8786"
+	{0x2f9bf, 17429, 3, false}, // "\u45d7"
+	{0x2f9c0, 17432, 3, false}, // "\u87e1"
+	{0x2f9c1, 17435, 3, false}, // "\u8801"
+	{0x2f9c2, 17438, 3, false}, // "\u45f9"
+	{0x2f9c3, 17441, 3, false}, // "\u8860"
+	{0x2f9c4, 17444, 3, false}, // "\u8863"
+	{0x2f9c5, 17447, 4, false}, // "\U00027667"
+	{0x2f9c6, 17451, 3, false}, // "\u88d7"
+	{0x2f9c7, 17454, 3, false}, // "\u88de"
+	{0x2f9c8, 17457, 3, false}, // "\u4635"
+	{0x2f9c9, 17460, 3, false}, // "\u88fa"
+	{0x2f9ca, 17463, 3, false}, // "\u34bb"
+	{0x2f9cb, 17466, 4, false}, // "\U000278ae"
+	{0x2f9cc, 17470, 4, false}, // "\U00027966"
+	{0x2f9cd, 17474, 3, false}, // "\u46be"
+	{0x2f9ce, 17477, 3, false}, // "\u46c7"
+	{0x2f9cf, 17480, 3, false}, // "\u8aa0"
+	{0x2f9d0, 17483, 3, false}, // "\u8aed"
+	{0x2f9d1, 17486, 3, false}, // "\u8b8a"
+	{0x2f9d2, 17489, 3, false}, // "\u8c55"
+	{0x2f9d3, 17492, 4, false}, // "\U00027ca8"
+	{0x2f9d4, 17496, 3, false}, // "\u8cab"
+	{0x2f9d5, 17499, 3, false}, // "\u8cc1"
+	{0x2f9d6, 17502, 3, false}, // "\u8d1b"
+	{0x2f9d7, 17505, 3, false}, // "\u8d77"
+	{0x2f9d8, 17508, 4, false}, // "\U00027f2f"
+	{0x2f9d9, 17512, 4, false}, // "\U00020804"
+	{0x2f9da, 17516, 3, false}, // "\u8dcb"
+	{0x2f9db, 17519, 3, false}, // "\u8dbc"
+	{0x2f9dc, 17522, 3, false}, // "\u8df0"
+	{0x2f9dd, 17525, 4, false}, // "\U000208de"
+	{0x2f9de, 17529, 3, false}, // "\u8ed4"
+	{0x2f9df, 17532, 3, false}, // "\u8f38"
+	{0x2f9e0, 17535, 4, false}, // "\U000285d2"
+	{0x2f9e1, 17539, 4, false}, // "\U000285ed"
+	{0x2f9e2, 17543, 3, false}, // "\u9094"
+	{0x2f9e3, 17546, 3, false}, // "\u90f1"
+	{0x2f9e4, 17549, 3, false}, // "\u9111"
+	{0x2f9e5, 17552, 4, false}, // "\U0002872e"
+	{0x2f9e6, 17556, 3, false}, // "\u911b"
+	{0x2f9e7, 17559, 3, false}, // "\u9238"
+	{0x2f9e8, 17562, 3, false}, // "\u92d7"
+	{0x2f9e9, 17565, 3, false}, // "\u92d8"
+	{0x2f9ea, 17568, 3, false}, // "\u927c"
+	{0x2f9eb, 17571, 3, false}, // "\u93f9"
+	{0x2f9ec, 17574, 3, false}, // "\u9415"
+	{0x2f9ed, 17577, 4, false}, // "\U00028bfa"
+	{0x2f9ee, 17581, 3, false}, // "\u958b"
+	{0x2f9ef, 17584, 3, false}, // "\u4995"
+	{0x2f9f0, 17587, 3, false}, // "\u95b7"
+	{0x2f9f1, 17590, 4, false}, // "\U00028d77"
+	{0x2f9f2, 17594, 3, false}, // "\u49e6"
+	{0x2f9f3, 17597, 3, false}, // "\u96c3"
+	{0x2f9f4, 17600, 3, false}, // "\u5db2"
+	{0x2f9f5, 17603, 3, false}, // "\u9723"
+	{0x2f9f6, 17606, 4, false}, // "\U00029145"
+	{0x2f9f7, 17610, 4, false}, // "\U0002921a"
+	{0x2f9f8, 17614, 3, false}, // "\u4a6e"
+	{0x2f9f9, 17617, 3, false}, // "\u4a76"
+	{0x2f9fa, 17620, 3, false}, // "\u97e0"
+	{0x2f9fb, 17623, 4, false}, // "\U0002940a"
+	{0x2f9fc, 17627, 3, false}, // "\u4ab2"
+	{0x2f9fd, 17630, 4, false}, // "\U00029496"
+	{0x2f9fe, 17634, 3, false}, // "\u980b"
+	{0x2f9ff, 17637, 3, false}, // "\u980b"
+	{0x2fa00, 17640, 3, false}, // "\u9829"
+	{0x2fa01, 17643, 4, false}, // "\U000295b6"
+	{0x2fa02, 17647, 3, false}, // "\u98e2"
+	{0x2fa03, 17650, 3, false}, // "\u4b33"
+	{0x2fa04, 17653, 3, false}, // "\u9929"
+	{0x2fa05, 17656, 3, false}, // "\u99a7"
+	{0x2fa06, 17659, 3, false}, // "\u99c2"
+	{0x2fa07, 17662, 3, false}, // "\u99fe"
+	{0x2fa08, 17665, 3, false}, // "\u4bce"
+	{0x2fa09, 17668, 4, false}, // "\U00029b30"
+	{0x2fa0a, 17672, 3, false}, // "\u9b12"
+	{0x2fa0b, 17675, 3, false}, // "\u9c40"
+	{0x2fa0c, 17678, 3, false}, // "\u9cfd"
+	{0x2fa0d, 17681, 3, false}, // "\u4cce"
+	{0x2fa0e, 17684, 3, false}, // "\u4ced"
+	{0x2fa0f, 17687, 3, false}, // "\u9d67"
+	{0x2fa10, 17690, 4, false}, // "\U0002a0ce"
+	{0x2fa11, 17694, 3, false}, // "\u4cf8"
+	{0x2fa12, 17697, 4, false}, // "\U0002a105"
+	{0x2fa13, 17701, 4, false}, // "\U0002a20e"
+	{0x2fa14, 17705, 4, false}, // "\U0002a291"
+	{0x2fa15, 17709, 3, false}, // "\u9ebb"
+	{0x2fa16, 17712, 3, false}, // "\u4d56"
+	{0x2fa17, 17715, 3, false}, // "\u9ef9"
+	{0x2fa18, 17718, 3, false}, // "\u9efe"
+	{0x2fa19, 17721, 3, false}, // "\u9f05"
+	{0x2fa1a, 17724, 3, false}, // "\u9f0f"
+	{0x2fa1b, 17727, 3, false}, // "\u9f16"
+	{0x2fa1c, 17730, 3, false}, // "\u9f3b"
+	{0x2fa1d, 17733, 4, false}, // "\U0002a600"
 }
+
+// mappingText is the text of every mapping, one after another.
+const mappingText = "" +
+	"  \u0308a \u030423 \u0301\u03bc \u03271o1" +
+	"\u204441\u204423\u20444A\u0300A\u0301A\u0302A\u0303" +
+	"A\u0308A\u030aC\u0327E\u0300E\u0301E\u0302E\u0308I\u0300" +
+	"I\u0301I\u0302I\u0308N\u0303O\u0300O\u0301O\u0302O\u0303" +
+	"O\u0308U\u0300U\u0301U\u0302U\u0308Y\u0301a\u0300a\u0301" +
+	"a\u0302a\u0303a\u0308a\u030ac\u0327e\u0300e\u0301e\u0302" +
+	"e\u0308i\u0300i\u0301i\u0302i\u0308n\u0303o\u0300o\u0301" +
+	"o\u0302o\u0303o\u0308u\u0300u\u0301u\u0302u\u0308y\u0301" +
+	"y\u0308A\u0304a\u0304A\u0306a\u0306A\u0328a\u0328C\u0301" +
+	"c\u0301C\u0302c\u0302C\u0307c\u0307C\u030cc\u030cD\u030c" +
+	"d\u030cE\u0304e\u0304E\u0306e\u0306E\u0307e\u0307E\u0328" +
+	"e\u0328E\u030ce\u030cG\u0302g\u0302G\u0306g\u0306G\u0307" +
+	"g\u0307G\u0327g\u0327H\u0302h\u0302I\u0303i\u0303I\u0304" +
+	"i\u0304I\u0306i\u0306I\u0328i\u0328I\u0307IJij" +
+	"J\u0302j\u0302K\u0327k\u0327L\u0301l\u0301L\u0327l\u0327" +
+	"L\u030cl\u030cL\u00b7l\u00b7N\u0301n\u0301N\u0327n\u0327" +
+	"N\u030cn\u030c\u02bcnO\u0304o\u0304O\u0306o\u0306O\u030b" +
+	"o\u030bR\u0301r\u0301R\u0327r\u0327R\u030cr\u030cS\u0301" +
+	"s\u0301S\u0302s\u0302S\u0327s\u0327S\u030cs\u030cT\u0327" +
+	"t\u0327T\u030ct\u030cU\u0303u\u0303U\u0304u\u0304U\u0306" +
+	"u\u0306U\u030au\u030aU\u030bu\u030bU\u0328u\u0328W\u0302" +
+	"w\u0302Y\u0302y\u0302Y\u0308Z\u0301z\u0301Z\u0307z\u0307" +
+	"Z\u030cz\u030csO\u031bo\u031bU\u031bu\u031bD\u017dD" +
+	"\u017ed\u017eLJLjljNJNjnjA" +
+	"\u030ca\u030cI\u030ci\u030cO\u030co\u030cU\u030cu\u030c\u00dc" +
+	"\u0304\u00fc\u0304\u00dc\u0301\u00fc\u0301\u00dc\u030c\u00fc\u030c\u00dc\u0300\u00fc\u0300\u00c4" +
+	"\u0304\u00e4\u0304\u0226\u0304\u0227\u0304\u00c6\u0304\u00e6\u0304G\u030cg\u030cK" +
+	"\u030ck\u030cO\u0328o\u0328\u01ea\u0304\u01eb\u0304\u01b7\u030c\u0292\u030cj" +
+	"\u030cDZDzdzG\u0301g\u0301N\u0300n\u0300\u00c5" +
+	"\u0301\u00e5\u0301\u00c6\u0301\u00e6\u0301\u00d8\u0301\u00f8\u0301A\u030fa\u030fA" +
+	"\u0311a\u0311E\u030fe\u030fE\u0311e\u0311I\u030fi\u030fI" +
+	"\u0311i\u0311O\u030fo\u030fO\u0311o\u0311R\u030fr\u030fR" +
+	"\u0311r\u0311U\u030fu\u030fU\u0311u\u0311S\u0326s\u0326T" +
+	"\u0326t\u0326H\u030ch\u030cA\u0307a\u0307E\u0327e\u0327\u00d6" +
+	"\u0304\u00f6\u0304\u00d5\u0304\u00f5\u0304O\u0307o\u0307\u022e\u0304\u022f\u0304Y" +
+	"\u0304y\u0304h\u0266jr\u0279\u027b\u0281wy \u0306 \u0307" +
+	" \u030a \u0328 \u0303 \u030b\u0263lsx\u0295\u0300\u0301\u0313" +
+	"\u0308\u0301\u02b9 \u0345; \u0301\u00a8\u0301\u0391\u0301\u00b7\u0395\u0301\u0397" +
+	"\u0301\u0399\u0301\u039f\u0301\u03a5\u0301\u03a9\u0301\u03ca\u0301\u0399\u0308\u03a5\u0308\u03b1" +
+	"\u0301\u03b5\u0301\u03b7\u0301\u03b9\u0301\u03cb\u0301\u03b9\u0308\u03c5\u0308\u03bf\u0301\u03c5" +
+	"\u0301\u03c9\u0301\u03b2\u03b8\u03a5\u03d2\u0301\u03d2\u0308\u03c6\u03c0\u03ba\u03c1\u03c2\u0398" +
+	"\u03b5\u03a3\u0415\u0300\u0415\u0308\u0413\u0301\u0406\u0308\u041a\u0301\u0418\u0300\u0423\u0306" +
+	"\u0418\u0306\u0438\u0306\u0435\u0300\u0435\u0308\u0433\u0301\u0456\u0308\u043a\u0301\u0438\u0300" +
+	"\u0443\u0306\u0474\u030f\u0475\u030f\u0416\u0306\u0436\u0306\u0410\u0306\u0430\u0306\u0410\u0308" +
+	"\u0430\u0308\u0415\u0306\u0435\u0306\u04d8\u0308\u04d9\u0308\u0416\u0308\u0436\u0308\u0417\u0308" +
+	"\u0437\u0308\u0418\u0304\u0438\u0304\u0418\u0308\u0438\u0308\u041e\u0308\u043e\u0308\u04e8\u0308" +
+	"\u04e9\u0308\u042d\u0308\u044d\u0308\u0423\u0304\u0443\u0304\u0423\u0308\u0443\u0308\u0423\u030b" +
+	"\u0443\u030b\u0427\u0308\u0447\u0308\u042b\u0308\u044b\u0308\u0565\u0582\u0627\u0653\u0627\u0654" +
+	"\u0648\u0654\u0627\u0655\u064a\u0654\u0627\u0674\u0648\u0674\u06c7\u0674\u064a\u0674\u06d5\u0654" +
+	"\u06c1\u0654\u06d2\u0654\u0928\u093c\u0930\u093c\u0933\u093c\u0915\u093c\u0916\u093c\u0917\u093c" +
+	"\u091c\u093c\u0921\u093c\u0922\u093c\u092b\u093c\u092f\u093c\u09c7\u09be\u09c7\u09d7\u09a1\u09bc" +
+	"\u09a2\u09bc\u09af\u09bc\u0a32\u0a3c\u0a38\u0a3c\u0a16\u0a3c\u0a17\u0a3c\u0a1c\u0a3c\u0a2b\u0a3c" +
+	"\u0b47\u0b56\u0b47\u0b3e\u0b47\u0b57\u0b21\u0b3c\u0b22\u0b3c\u0b92\u0bd7\u0bc6\u0bbe\u0bc7\u0bbe" +
+	"\u0bc6\u0bd7\u0c46\u0c56\u0cbf\u0cd5\u0cc6\u0cd5\u0cc6\u0cd6\u0cc6\u0cc2\u0cca\u0cd5\u0d46\u0d3e" +
+	"\u0d47\u0d3e\u0d46\u0d57\u0dd9\u0dca\u0dd9\u0dcf\u0ddc\u0dca\u0dd9\u0ddf\u0e4d\u0e32\u0ecd\u0eb2" +
+	"\u0eab\u0e99\u0eab\u0ea1\u0f0b\u0f42\u0fb7\u0f4c\u0fb7\u0f51\u0fb7\u0f56\u0fb7\u0f5b\u0fb7\u0f40" +
+	"\u0fb5\u0f71\u0f72\u0f71\u0f74\u0fb2\u0f80\u0fb2\u0f81\u0fb3\u0f80\u0fb3\u0f81\u0f71\u0f80\u0f92" +
+	"\u0fb7\u0f9c\u0fb7\u0fa1\u0fb7\u0fa6\u0fb7\u0fab\u0fb7\u0f90\u0fb5\u1025\u102e\u10dc\u1b05\u1b35" +
+	"\u1b07\u1b35\u1b09\u1b35\u1b0b\u1b35\u1b0d\u1b35\u1b11\u1b35\u1b3a\u1b35\u1b3c\u1b35\u1b3e\u1b35" +
+	"\u1b3f\u1b35\u1b42\u1b35A\u00c6BDE\u018eGHIJKL" +
+	"MNO\u0222PRTUWa\u0250\u0251\u1d02bde" +
+	"\u0259\u025b\u025cgkm\u014bo\u0254\u1d16\u1d17ptu\u1d1d\u026f" +
+	"v\u1d25\u03b2\u03b3\u03b4\u03c6\u03c7iruv\u03b2\u03b3\u03c1\u03c6\u03c7" +
+	"\u043d\u0252c\u0255\u00f0\u025cf\u025f\u0261\u0265\u0268\u0269\u026a\u1d7b\u029d\u026d" +
+	"\u1d85\u029f\u0271\u0270\u0272\u0273\u0274\u0275\u0278\u0282\u0283\u01ab\u0289\u028a\u1d1c\u028b" +
+	"\u028cz\u0290\u0291\u0292\u03b8A\u0325a\u0325B\u0307b\u0307B\u0323" +
+	"b\u0323B\u0331b\u0331\u00c7\u0301\u00e7\u0301D\u0307d\u0307D\u0323" +
+	"d\u0323D\u0331d\u0331D\u0327d\u0327D\u032dd\u032d\u0112\u0300" +
+	"\u0113\u0300\u0112\u0301\u0113\u0301E\u032de\u032dE\u0330e\u0330\u0228\u0306" +
+	"\u0229\u0306F\u0307f\u0307G\u0304g\u0304H\u0307h\u0307H\u0323" +
+	"h\u0323H\u0308h\u0308H\u0327h\u0327H\u032eh\u032eI\u0330" +
+	"i\u0330\u00cf\u0301\u00ef\u0301K\u0301k\u0301K\u0323k\u0323K\u0331" +
+	"k\u0331L\u0323l\u0323\u1e36\u0304\u1e37\u0304L\u0331l\u0331L\u032d" +
+	"l\u032dM\u0301m\u0301M\u0307m\u0307M\u0323m\u0323N\u0307" +
+	"n\u0307N\u0323n\u0323N\u0331n\u0331N\u032dn\u032d\u00d5\u0301" +
+	"\u00f5\u0301\u00d5\u0308\u00f5\u0308\u014c\u0300\u014d\u0300\u014c\u0301\u014d\u0301P\u0301" +
+	"p\u0301P\u0307p\u0307R\u0307r\u0307R\u0323r\u0323\u1e5a\u0304" +
+	"\u1e5b\u0304R\u0331r\u0331S\u0307s\u0307S\u0323s\u0323\u015a\u0307" +
+	"\u015b\u0307\u0160\u0307\u0161\u0307\u1e62\u0307\u1e63\u0307T\u0307t\u0307T\u0323" +
+	"t\u0323T\u0331t\u0331T\u032dt\u032dU\u0324u\u0324U\u0330" +
+	"u\u0330U\u032du\u032d\u0168\u0301\u0169\u0301\u016a\u0308\u016b\u0308V\u0303" +
+	"v\u0303V\u0323v\u0323W\u0300w\u0300W\u0301w\u0301W\u0308" +
+	"w\u0308W\u0307w\u0307W\u0323w\u0323X\u0307x\u0307X\u0308" +
+	"x\u0308Y\u0307y\u0307Z\u0302z\u0302Z\u0323z\u0323Z\u0331" +
+	"z\u0331h\u0331t\u0308w\u030ay\u030aa\u02be\u017f\u0307A\u0323" +
+	"a\u0323A\u0309a\u0309\u00c2\u0301\u00e2\u0301\u00c2\u0300\u00e2\u0300\u00c2\u0309" +
+	"\u00e2\u0309\u00c2\u0303\u00e2\u0303\u1ea0\u0302\u1ea1\u0302\u0102\u0301\u0103\u0301\u0102\u0300" +
+	"\u0103\u0300\u0102\u0309\u0103\u0309\u0102\u0303\u0103\u0303\u1ea0\u0306\u1ea1\u0306E\u0323" +
+	"e\u0323E\u0309e\u0309E\u0303e\u0303\u00ca\u0301\u00ea\u0301\u00ca\u0300" +
+	"\u00ea\u0300\u00ca\u0309\u00ea\u0309\u00ca\u0303\u00ea\u0303\u1eb8\u0302\u1eb9\u0302I\u0309" +
+	"i\u0309I\u0323i\u0323O\u0323o\u0323O\u0309o\u0309\u00d4\u0301" +
+	"\u00f4\u0301\u00d4\u0300\u00f4\u0300\u00d4\u0309\u00f4\u0309\u00d4\u0303\u00f4\u0303\u1ecc\u0302" +
+	"\u1ecd\u0302\u01a0\u0301\u01a1\u0301\u01a0\u0300\u01a1\u0300\u01a0\u0309\u01a1\u0309\u01a0\u0303" +
+	"\u01a1\u0303\u01a0\u0323\u01a1\u0323U\u0323u\u0323U\u0309u\u0309\u01af\u0301" +
+	"\u01b0\u0301\u01af\u0300\u01b0\u0300\u01af\u0309\u01b0\u0309\u01af\u0303\u01b0\u0303\u01af\u0323" +
+	"\u01b0\u0323Y\u0300y\u0300Y\u0323y\u0323Y\u0309y\u0309Y\u0303" +
+	"y\u0303\u03b1\u0313\u03b1\u0314\u1f00\u0300\u1f01\u0300\u1f00\u0301\u1f01\u0301\u1f00\u0342" +
+	"\u1f01\u0342\u0391\u0313\u0391\u0314\u1f08\u0300\u1f09\u0300\u1f08\u0301\u1f09\u0301\u1f08\u0342" +
+	"\u1f09\u0342\u03b5\u0313\u03b5\u0314\u1f10\u0300\u1f11\u0300\u1f10\u0301\u1f11\u0301\u0395\u0313" +
+	"\u0395\u0314\u1f18\u0300\u1f19\u0300\u1f18\u0301\u1f19\u0301\u03b7\u0313\u03b7\u0314\u1f20\u0300" +
+	"\u1f21\u0300\u1f20\u0301\u1f21\u0301\u1f20\u0342\u1f21\u0342\u0397\u0313\u0397\u0314\u1f28\u0300" +
+	"\u1f29\u0300\u1f28\u0301\u1f29\u0301\u1f28\u0342\u1f29\u0342\u03b9\u0313\u03b9\u0314\u1f30\u0300" +
+	"\u1f31\u0300\u1f30\u0301\u1f31\u0301\u1f30\u0342\u1f31\u0342\u0399\u0313\u0399\u0314\u1f38\u0300" +
+	"\u1f39\u0300\u1f38\u0301\u1f39\u0301\u1f38\u0342\u1f39\u0342\u03bf\u0313\u03bf\u0314\u1f40\u0300" +
+	"\u1f41\u0300\u1f40\u0301\u1f41\u0301\u039f\u0313\u039f\u0314\u1f48\u0300\u1f49\u0300\u1f48\u0301" +
+	"\u1f49\u0301\u03c5\u0313\u03c5\u0314\u1f50\u0300\u1f51\u0300\u1f50\u0301\u1f51\u0301\u1f50\u0342" +
+	"\u1f51\u0342\u03a5\u0314\u1f59\u0300\u1f59\u0301\u1f59\u0342\u03c9\u0313\u03c9\u0314\u1f60\u0300" +
+	"\u1f61\u0300\u1f60\u0301\u1f61\u0301\u1f60\u0342\u1f61\u0342\u03a9\u0313\u03a9\u0314\u1f68\u0300" +
+	"\u1f69\u0300\u1f68\u0301\u1f69\u0301\u1f68\u0342\u1f69\u0342\u03b1\u0300\u03ac\u03b5\u0300\u03ad" +
+	"\u03b7\u0300\u03ae\u03b9\u0300\u03af\u03bf\u0300\u03cc\u03c5\u0300\u03cd\u03c9\u0300\u03ce\u1f00" +
+	"\u0345\u1f01\u0345\u1f02\u0345\u1f03\u0345\u1f04\u0345\u1f05\u0345\u1f06\u0345\u1f07\u0345\u1f08" +
+	"\u0345\u1f09\u0345\u1f0a\u0345\u1f0b\u0345\u1f0c\u0345\u1f0d\u0345\u1f0e\u0345\u1f0f\u0345\u1f20" +
+	"\u0345\u1f21\u0345\u1f22\u0345\u1f23\u0345\u1f24\u0345\u1f25\u0345\u1f26\u0345\u1f27\u0345\u1f28" +
+	"\u0345\u1f29\u0345\u1f2a\u0345\u1f2b\u0345\u1f2c\u0345\u1f2d\u0345\u1f2e\u0345\u1f2f\u0345\u1f60" +
+	"\u0345\u1f61\u0345\u1f62\u0345\u1f63\u0345\u1f64\u0345\u1f65\u0345\u1f66\u0345\u1f67\u0345\u1f68" +
+	"\u0345\u1f69\u0345\u1f6a\u0345\u1f6b\u0345\u1f6c\u0345\u1f6d\u0345\u1f6e\u0345\u1f6f\u0345\u03b1" +
+	"\u0306\u03b1\u0304\u1f70\u0345\u03b1\u0345\u03ac\u0345\u03b1\u0342\u1fb6\u0345\u0391\u0306\u0391" +
+	"\u0304\u0391\u0300\u0386\u0391\u0345 \u0313\u03b9 \u0313 \u0342\u00a8\u0342\u1f74" +
+	"\u0345\u03b7\u0345\u03ae\u0345\u03b7\u0342\u1fc6\u0345\u0395\u0300\u0388\u0397\u0300\u0389\u0397" +
+	"\u0345\u1fbf\u0300\u1fbf\u0301\u1fbf\u0342\u03b9\u0306\u03b9\u0304\u03ca\u0300\u0390\u03b9\u0342" +
+	"\u03ca\u0342\u0399\u0306\u0399\u0304\u0399\u0300\u038a\u1ffe\u0300\u1ffe\u0301\u1ffe\u0342\u03c5" +
+	"\u0306\u03c5\u0304\u03cb\u0300\u03b0\u03c1\u0313\u03c1\u0314\u03c5\u0342\u03cb\u0342\u03a5\u0306" +
+	"\u03a5\u0304\u03a5\u0300\u038e\u03a1\u0314\u00a8\u0300\u0385`\u1f7c\u0345\u03c9\u0345\u03ce" +
+	"\u0345\u03c9\u0342\u1ff6\u0345\u039f\u0300\u038c\u03a9\u0300\u038f\u03a9\u0345\u00b4 \u0314" +
+	"\u2002\u2003         \u2010 \u0333.." +
+	".... \u2032\u2032\u2032\u2032\u2032\u2035\u2035\u2035\u2035\u2035!" +
+	"! \u0305???!!?\u2032\u2032\u2032\u2032 0i" +
+	"456789+\u2212=()n0123" +
+	"456789+\u2212=()aeox\u0259" +
+	"hklmnpstRsa/ca/s" +
+	"C\u00b0Cc/oc/u\u0190\u00b0FgHHH" +
+	"h\u0127IILlNNoPQRRRSM" +
+	"TELTMZ\u03a9ZK\u00c5BCeEFM" +
+	"o\u05d0\u05d1\u05d2\u05d3iFAX\u03c0\u03b3\u0393\u03a0\u2211Dd" +
+	"eij1\u204471\u204491\u2044101\u20443" +
+	"2\u204431\u204452\u204453\u204454\u204451" +
+	"\u204465\u204461\u204483\u204485\u204487\u2044" +
+	"81\u2044IIIIIIIVVVIVI" +
+	"IVIIIIXXXIXIILCD" +
+	"Miiiiiiivvviviiv" +
+	"iiiixxxixiilcdm0" +
+	"\u20443\u2190\u0338\u2192\u0338\u2194\u0338\u21d0\u0338\u21d4\u0338\u21d2\u0338\u2203\u0338" +
+	"\u2208\u0338\u220b\u0338\u2223\u0338\u2225\u0338\u222b\u222b\u222b\u222b\u222b\u222e\u222e\u222e" +
+	"\u222e\u222e\u223c\u0338\u2243\u0338\u2245\u0338\u2248\u0338=\u0338\u2261\u0338\u224d\u0338" +
+	"<\u0338>\u0338\u2264\u0338\u2265\u0338\u2272\u0338\u2273\u0338\u2276\u0338\u2277\u0338" +
+	"\u227a\u0338\u227b\u0338\u2282\u0338\u2283\u0338\u2286\u0338\u2287\u0338\u22a2\u0338\u22a8\u0338" +
+	"\u22a9\u0338\u22ab\u0338\u227c\u0338\u227d\u0338\u2291\u0338\u2292\u0338\u22b2\u0338\u22b3\u0338" +
+	"\u22b4\u0338\u22b5\u0338\u3008\u30091234567891" +
+	"0111213141516171" +
+	"81920(1)(2)(3)(4" +
+	")(5)(6)(7)(8)(9)" +
+	"(10)(11)(12)(13)" +
+	"(14)(15)(16)(17)" +
+	"(18)(19)(20)1.2." +
+	"3.4.5.6.7.8.9.10" +
+	".11.12.13.14.15." +
+	"16.17.18.19.20.(" +
+	"a)(b)(c)(d)(e)(f" +
+	")(g)(h)(i)(j)(k)" +
+	"(l)(m)(n)(o)(p)(" +
+	"q)(r)(s)(t)(u)(v" +
+	")(w)(x)(y)(z)ABC" +
+	"DEFGHIJKLMNOPQRS" +
+	"TUVWXYZabcdefghi" +
+	"jklmnopqrstuvwxy" +
+	"z0\u222b\u222b\u222b\u222b::======\u2add\u0338" +
+	"jV\u2d61\u6bcd\u9f9f\u4e00\u4e28\u4e36\u4e3f\u4e59\u4e85\u4e8c\u4ea0\u4eba\u513f\u5165" +
+	"\u516b\u5182\u5196\u51ab\u51e0\u51f5\u5200\u529b\u52f9\u5315\u531a\u5338\u5341\u535c\u5369\u5382" +
+	"\u53b6\u53c8\u53e3\u56d7\u571f\u58eb\u5902\u590a\u5915\u5927\u5973\u5b50\u5b80\u5bf8\u5c0f\u5c22" +
+	"\u5c38\u5c6e\u5c71\u5ddb\u5de5\u5df1\u5dfe\u5e72\u5e7a\u5e7f\u5ef4\u5efe\u5f0b\u5f13\u5f50\u5f61" +
+	"\u5f73\u5fc3\u6208\u6236\u624b\u652f\u6534\u6587\u6597\u65a4\u65b9\u65e0\u65e5\u66f0\u6708\u6728" +
+	"\u6b20\u6b62\u6b79\u6bb3\u6bcb\u6bd4\u6bdb\u6c0f\u6c14\u6c34\u706b\u722a\u7236\u723b\u723f\u7247" +
+	"\u7259\u725b\u72ac\u7384\u7389\u74dc\u74e6\u7518\u751f\u7528\u7530\u758b\u7592\u7676\u767d\u76ae" +
+	"\u76bf\u76ee\u77db\u77e2\u77f3\u793a\u79b8\u79be\u7a74\u7acb\u7af9\u7c73\u7cf8\u7f36\u7f51\u7f8a" +
+	"\u7fbd\u8001\u800c\u8012\u8033\u807f\u8089\u81e3\u81ea\u81f3\u81fc\u820c\u821b\u821f\u826e\u8272" +
+	"\u8278\u864d\u866b\u8840\u884c\u8863\u897e\u898b\u89d2\u8a00\u8c37\u8c46\u8c55\u8c78\u8c9d\u8d64" +
+	"\u8d70\u8db3\u8eab\u8eca\u8f9b\u8fb0\u8fb5\u9091\u9149\u91c6\u91cc\u91d1\u9577\u9580\u961c\u96b6" +
+	"\u96b9\u96e8\u9751\u975e\u9762\u9769\u97cb\u97ed\u97f3\u9801\u98a8\u98db\u98df\u9996\u9999\u99ac" +
+	"\u9aa8\u9ad8\u9adf\u9b25\u9b2f\u9b32\u9b3c\u9b5a\u9ce5\u9e75\u9e7f\u9ea5\u9ebb\u9ec3\u9ecd\u9ed1" +
+	"\u9ef9\u9efd\u9f0e\u9f13\u9f20\u9f3b\u9f4a\u9f52\u9f8d\u9f9c\u9fa0 \u3012\u5341\u5344\u5345" +
+	"\u304b\u3099\u304d\u3099\u304f\u3099\u3051\u3099\u3053\u3099\u3055\u3099\u3057\u3099\u3059\u3099" +
+	"\u305b\u3099\u305d\u3099\u305f\u3099\u3061\u3099\u3064\u3099\u3066\u3099\u3068\u3099\u306f\u3099" +
+	"\u306f\u309a\u3072\u3099\u3072\u309a\u3075\u3099\u3075\u309a\u3078\u3099\u3078\u309a\u307b\u3099" +
+	"\u307b\u309a\u3046\u3099 \u3099 \u309a\u309d\u3099\u3088\u308a\u30ab\u3099\u30ad\u3099" +
+	"\u30af\u3099\u30b1\u3099\u30b3\u3099\u30b5\u3099\u30b7\u3099\u30b9\u3099\u30bb\u3099\u30bd\u3099" +
+	"\u30bf\u3099\u30c1\u3099\u30c4\u3099\u30c6\u3099\u30c8\u3099\u30cf\u3099\u30cf\u309a\u30d2\u3099" +
+	"\u30d2\u309a\u30d5\u3099\u30d5\u309a\u30d8\u3099\u30d8\u309a\u30db\u3099\u30db\u309a\u30a6\u3099" +
+	"\u30ef\u3099\u30f0\u3099\u30f1\u3099\u30f2\u3099\u30fd\u3099\u30b3\u30c8\u1100\u1101\u11aa\u1102" +
+	"\u11ac\u11ad\u1103\u1104\u1105\u11b0\u11b1\u11b2\u11b3\u11b4\u11b5\u111a\u1106\u1107\u1108\u1121" +
+	"\u1109\u110a\u110b\u110c\u110d\u110e\u110f\u1110\u1111\u1112\u1161\u1162\u1163\u1164\u1165\u1166" +
+	"\u1167\u1168\u1169\u116a\u116b\u116c\u116d\u116e\u116f\u1170\u1171\u1172\u1173\u1174\u1175\u1160" +
+	"\u1114\u1115\u11c7\u11c8\u11cc\u11ce\u11d3\u11d7\u11d9\u111c\u11dd\u11df\u111d\u111e\u1120\u1122" +
+	"\u1123\u1127\u1129\u112b\u112c\u112d\u112e\u112f\u1132\u1136\u1140\u1147\u114c\u11f1\u11f2\u1157" +
+	"\u1158\u1159\u1184\u1185\u1188\u1191\u1192\u1194\u119e\u11a1\u4e00\u4e8c\u4e09\u56db\u4e0a\u4e2d" +
+	"\u4e0b\u7532\u4e59\u4e19\u4e01\u5929\u5730\u4eba(\u1100)(\u1102)(\u1103" +
+	")(\u1105)(\u1106)(\u1107)(\u1109)(\u110b)" +
+	"(\u110c)(\u110e)(\u110f)(\u1110)(\u1111)(" +
+	"\u1112)(\u1100\u1161)(\u1102\u1161)(\u1103\u1161)(\u1105" +
+	"\u1161)(\u1106\u1161)(\u1107\u1161)(\u1109\u1161)(\u110b" +
+	"\u1161)(\u110c\u1161)(\u110e\u1161)(\u110f\u1161)(\u1110" +
+	"\u1161)(\u1111\u1161)(\u1112\u1161)(\u110c\u116e)(\u110b" +
+	"\u1169\u110c\u1165\u11ab)(\u110b\u1169\u1112\u116e)(\u4e00)(\u4e8c" +
+	")(\u4e09)(\u56db)(\u4e94)(\u516d)(\u4e03)" +
+	"(\u516b)(\u4e5d)(\u5341)(\u6708)(\u706b)(" +
+	"\u6c34)(\u6728)(\u91d1)(\u571f)(\u65e5)(\u682a" +
+	")(\u6709)(\u793e)(\u540d)(\u7279)(\u8ca1)" +
+	"(\u795d)(\u52b4)(\u4ee3)(\u547c)(\u5b66)(" +
+	"\u76e3)(\u4f01)(\u8cc7)(\u5354)(\u796d)(\u4f11" +
+	")(\u81ea)(\u81f3)\u554f\u5e7c\u6587\u7b8fPTE21" +
+	"2223242526272829" +
+	"303132333435\u1100\u1102\u1103\u1105" +
+	"\u1106\u1107\u1109\u110b\u110c\u110e\u110f\u1110\u1111\u1112\u1100\u1161\u1102\u1161\u1103\u1161" +
+	"\u1105\u1161\u1106\u1161\u1107\u1161\u1109\u1161\u110b\u1161\u110c\u1161\u110e\u1161\u110f\u1161" +
+	"\u1110\u1161\u1111\u1161\u1112\u1161\u110e\u1161\u11b7\u1100\u1169\u110c\u116e\u110b\u1174\u110b" +
+	"\u116e\u4e00\u4e8c\u4e09\u56db\u4e94\u516d\u4e03\u516b\u4e5d\u5341\u6708\u706b\u6c34\u6728\u91d1" +
+	"\u571f\u65e5\u682a\u6709\u793e\u540d\u7279\u8ca1\u795d\u52b4\u79d8\u7537\u5973\u9069\u512a\u5370" +
+	"\u6ce8\u9805\u4f11\u5199\u6b63\u4e0a\u4e2d\u4e0b\u5de6\u53f3\u533b\u5b97\u5b66\u76e3\u4f01\u8cc7" +
+	"\u5354\u591c36373839404142" +
+	"4344454647484950" +
+	"1\u67082\u67083\u67084\u67085\u67086\u67087\u67088\u6708" +
+	"9\u670810\u670811\u670812\u6708Hgerg" +
+	"eVLTD\u30a2\u30a4\u30a6\u30a8\u30aa\u30ab\u30ad\u30af\u30b1\u30b3\u30b5" +
+	"\u30b7\u30b9\u30bb\u30bd\u30bf\u30c1\u30c4\u30c6\u30c8\u30ca\u30cb\u30cc\u30cd\u30ce\u30cf\u30d2" +
+	"\u30d5\u30d8\u30db\u30de\u30df\u30e0\u30e1\u30e2\u30e4\u30e6\u30e8\u30e9\u30ea\u30eb\u30ec\u30ed" +
+	"\u30ef\u30f0\u30f1\u30f2\u4ee4\u548c\u30a2\u30d1\u30fc\u30c8\u30a2\u30eb\u30d5\u30a1\u30a2\u30f3" +
+	"\u30da\u30a2\u30a2\u30fc\u30eb\u30a4\u30cb\u30f3\u30b0\u30a4\u30f3\u30c1\u30a6\u30a9\u30f3\u30a8" +
+	"\u30b9\u30af\u30fc\u30c9\u30a8\u30fc\u30ab\u30fc\u30aa\u30f3\u30b9\u30aa\u30fc\u30e0\u30ab\u30a4" +
+	"\u30ea\u30ab\u30e9\u30c3\u30c8\u30ab\u30ed\u30ea\u30fc\u30ac\u30ed\u30f3\u30ac\u30f3\u30de\u30ae" +
+	"\u30ac\u30ae\u30cb\u30fc\u30ad\u30e5\u30ea\u30fc\u30ae\u30eb\u30c0\u30fc\u30ad\u30ed\u30ad\u30ed" +
+	"\u30b0\u30e9\u30e0\u30ad\u30ed\u30e1\u30fc\u30c8\u30eb\u30ad\u30ed\u30ef\u30c3\u30c8\u30b0\u30e9" +
+	"\u30e0\u30b0\u30e9\u30e0\u30c8\u30f3\u30af\u30eb\u30bc\u30a4\u30ed\u30af\u30ed\u30fc\u30cd\u30b1" +
+	"\u30fc\u30b9\u30b3\u30eb\u30ca\u30b3\u30fc\u30dd\u30b5\u30a4\u30af\u30eb\u30b5\u30f3\u30c1\u30fc" +
+	"\u30e0\u30b7\u30ea\u30f3\u30b0\u30bb\u30f3\u30c1\u30bb\u30f3\u30c8\u30c0\u30fc\u30b9\u30c7\u30b7" +
+	"\u30c9\u30eb\u30c8\u30f3\u30ca\u30ce\u30ce\u30c3\u30c8\u30cf\u30a4\u30c4\u30d1\u30fc\u30bb\u30f3" +
+	"\u30c8\u30d1\u30fc\u30c4\u30d0\u30fc\u30ec\u30eb\u30d4\u30a2\u30b9\u30c8\u30eb\u30d4\u30af\u30eb" +
+	"\u30d4\u30b3\u30d3\u30eb\u30d5\u30a1\u30e9\u30c3\u30c9\u30d5\u30a3\u30fc\u30c8\u30d6\u30c3\u30b7" +
+	"\u30a7\u30eb\u30d5\u30e9\u30f3\u30d8\u30af\u30bf\u30fc\u30eb\u30da\u30bd\u30da\u30cb\u30d2\u30d8" +
+	"\u30eb\u30c4\u30da\u30f3\u30b9\u30da\u30fc\u30b8\u30d9\u30fc\u30bf\u30dd\u30a4\u30f3\u30c8\u30dc" +
+	"\u30eb\u30c8\u30db\u30f3\u30dd\u30f3\u30c9\u30db\u30fc\u30eb\u30db\u30fc\u30f3\u30de\u30a4\u30af" +
+	"\u30ed\u30de\u30a4\u30eb\u30de\u30c3\u30cf\u30de\u30eb\u30af\u30de\u30f3\u30b7\u30e7\u30f3\u30df" +
+	"\u30af\u30ed\u30f3\u30df\u30ea\u30df\u30ea\u30d0\u30fc\u30eb\u30e1\u30ac\u30e1\u30ac\u30c8\u30f3" +
+	"\u30e1\u30fc\u30c8\u30eb\u30e4\u30fc\u30c9\u30e4\u30fc\u30eb\u30e6\u30a2\u30f3\u30ea\u30c3\u30c8" +
+	"\u30eb\u30ea\u30e9\u30eb\u30d4\u30fc\u30eb\u30fc\u30d6\u30eb\u30ec\u30e0\u30ec\u30f3\u30c8\u30b2" +
+	"\u30f3\u30ef\u30c3\u30c80\u70b91\u70b92\u70b93\u70b94\u70b95\u70b9" +
+	"6\u70b97\u70b98\u70b99\u70b910\u70b911\u70b912" +
+	"\u70b913\u70b914\u70b915\u70b916\u70b917\u70b9" +
+	"18\u70b919\u70b920\u70b921\u70b922\u70b92" +
+	"3\u70b924\u70b9hPadaAUbaro" +
+	"Vpcdmdm\u00b2dm\u00b3IU\u5e73\u6210\u662d" +
+	"\u548c\u5927\u6b63\u660e\u6cbb\u682a\u5f0f\u4f1a\u793epAnA\u03bcAm" +
+	"AkAKBMBGBcalkcal" +
+	"pFnF\u03bcF\u03bcgmgkgHzkH" +
+	"zMHzGHzTHz\u03bc\u2113m\u2113d\u2113" +
+	"k\u2113fmnm\u03bcmmmcmkmmm" +
+	"\u00b2cm\u00b2m\u00b2km\u00b2mm\u00b3cm\u00b3m" +
+	"\u00b3km\u00b3m\u2215sm\u2215s\u00b2PakPa" +
+	"MPaGParadrad\u2215sra" +
+	"d\u2215s\u00b2psns\u03bcsmspVnV" +
+	"\u03bcVmVkVMVpWnW\u03bcWmW" +
+	"kWMWk\u03a9M\u03a9a.m.Bqcc" +
+	"cdC\u2215kgCo.dBGyhaH" +
+	"PinKKKMktlmlnlog" +
+	"lxmbmilmolPHp.m." +
+	"PPMPRsrSvWbV\u2215mA\u2215" +
+	"m1\u65e52\u65e53\u65e54\u65e55\u65e56\u65e57\u65e58" +
+	"\u65e59\u65e510\u65e511\u65e512\u65e513\u65e51" +
+	"4\u65e515\u65e516\u65e517\u65e518\u65e519" +
+	"\u65e520\u65e521\u65e522\u65e523\u65e524\u65e5" +
+	"25\u65e526\u65e527\u65e528\u65e529\u65e53" +
+	"0\u65e531\u65e5gal\u044a\u044c\ua76fCFQ\u0126\u0153" +
+	"\ua727\uab37\u026b\uab52\u028d\u8c48\u66f4\u8eca\u8cc8\u6ed1\u4e32\u53e5\u9f9c\u9f9c\u5951\u91d1" +
+	"\u5587\u5948\u61f6\u7669\u7f85\u863f\u87ba\u88f8\u908f\u6a02\u6d1b\u70d9\u73de\u843d\u916a\u99f1" +
+	"\u4e82\u5375\u6b04\u721b\u862d\u9e1e\u5d50\u6feb\u85cd\u8964\u62c9\u81d8\u881f\u5eca\u6717\u6d6a" +
+	"\u72fc\u90ce\u4f86\u51b7\u52de\u64c4\u6ad3\u7210\u76e7\u8001\u8606\u865c\u8def\u9732\u9b6f\u9dfa" +
+	"\u788c\u797f\u7da0\u83c9\u9304\u9e7f\u8ad6\u58df\u5f04\u7c60\u807e\u7262\u78ca\u8cc2\u96f7\u58d8" +
+	"\u5c62\u6a13\u6dda\u6f0f\u7d2f\u7e37\u964b\u52d2\u808b\u51dc\u51cc\u7a1c\u7dbe\u83f1\u9675\u8b80" +
+	"\u62cf\u6a02\u8afe\u4e39\u5be7\u6012\u7387\u7570\u5317\u78fb\u4fbf\u5fa9\u4e0d\u6ccc\u6578\u7d22" +
+	"\u53c3\u585e\u7701\u8449\u8aaa\u6bba\u8fb0\u6c88\u62fe\u82e5\u63a0\u7565\u4eae\u5169\u51c9\u6881" +
+	"\u7ce7\u826f\u8ad2\u91cf\u52f5\u5442\u5973\u5eec\u65c5\u6ffe\u792a\u95ad\u9a6a\u9e97\u9ece\u529b" +
+	"\u66c6\u6b77\u8f62\u5e74\u6190\u6200\u649a\u6f23\u7149\u7489\u79ca\u7df4\u806f\u8f26\u84ee\u9023" +
+	"\u934a\u5217\u52a3\u54bd\u70c8\u88c2\u8aaa\u5ec9\u5ff5\u637b\u6bae\u7c3e\u7375\u4ee4\u56f9\u5be7" +
+	"\u5dba\u601c\u73b2\u7469\u7f9a\u8046\u9234\u96f6\u9748\u9818\u4f8b\u79ae\u91b4\u96b8\u60e1\u4e86" +
+	"\u50da\u5bee\u5c3f\u6599\u6a02\u71ce\u7642\u84fc\u907c\u9f8d\u6688\u962e\u5289\u677b\u67f3\u6d41" +
+	"\u6e9c\u7409\u7559\u786b\u7d10\u985e\u516d\u622e\u9678\u502b\u5d19\u6dea\u8f2a\u5f8b\u6144\u6817" +
+	"\u7387\u9686\u5229\u540f\u5c65\u6613\u674e\u68a8\u6ce5\u7406\u75e2\u7f79\u88cf\u88e1\u91cc\u96e2" +
+	"\u533f\u6eba\u541d\u71d0\u7498\u85fa\u96a3\u9c57\u9e9f\u6797\u6dcb\u81e8\u7acb\u7b20\u7c92\u72c0" +
+	"\u7099\u8b58\u4ec0\u8336\u523a\u5207\u5ea6\u62d3\u7cd6\u5b85\u6d1e\u66b4\u8f3b\u884c\u964d\u898b" +
+	"\u5ed3\u5140\u55c0\u585a\u6674\u51de\u732a\u76ca\u793c\u795e\u7965\u798f\u9756\u7cbe\u7fbd\u8612" +
+	"\u8af8\u9038\u90fd\u98ef\u98fc\u9928\u9db4\u90de\u96b7\u4fae\u50e7\u514d\u52c9\u52e4\u5351\u559d" +
+	"\u5606\u5668\u5840\u58a8\u5c64\u5c6e\u6094\u6168\u618e\u61f2\u654f\u65e2\u6691\u6885\u6d77\u6e1a" +
+	"\u6f22\u716e\u722b\u7422\u7891\u793e\u7949\u7948\u7950\u7956\u795d\u798d\u798e\u7a40\u7a81\u7bc0" +
+	"\u7df4\u7e09\u7e41\u7f72\u8005\u81ed\u8279\u8279\u8457\u8910\u8996\u8b01\u8b39\u8cd3\u8d08\u8fb6" +
+	"\u9038\u96e3\u97ff\u983b\u6075\U000242ee\u8218\u4e26\u51b5\u5168\u4f80\u5145\u5180\u52c7\u52fa\u559d" +
+	"\u5555\u5599\u55e2\u585a\u58b3\u5944\u5954\u5a62\u5b28\u5ed2\u5ed9\u5f69\u5fad\u60d8\u614e\u6108" +
+	"\u618e\u6160\u61f2\u6234\u63c4\u641c\u6452\u6556\u6674\u6717\u671b\u6756\u6b79\u6bba\u6d41\u6edb" +
+	"\u6ecb\u6f22\u701e\u716e\u77a7\u7235\u72af\u732a\u7471\u7506\u753b\u761d\u761f\u76ca\u76db\u76f4" +
+	"\u774a\u7740\u78cc\u7ab1\u7bc0\u7c7b\u7d5b\u7df4\u7f3e\u8005\u8352\u83ef\u8779\u8941\u8986\u8996" +
+	"\u8abf\u8af8\u8acb\u8b01\u8afe\u8aed\u8b39\u8b8a\u8d08\u8f38\u9072\u9199\u9276\u967c\u96e3\u9756" +
+	"\u97db\u97ff\u980b\u983b\u9b12\u9f9c\U0002284a\U00022844\U000233d5\u3b9d\u4018\u4039\U00025249\U00025cd0\U00027ed3\u9f43" +
+	"\u9f8efffiflffiffl\u017fts" +
+	"t\u0574\u0576\u0574\u0565\u0574\u056b\u057e\u0576\u0574\u056d\u05d9\u05b4\u05f2\u05b7\u05e2" +
+	"\u05d0\u05d3\u05d4\u05db\u05dc\u05dd\u05e8\u05ea+\u05e9\u05c1\u05e9\u05c2\ufb49\u05c1\ufb49" +
+	"\u05c2\u05d0\u05b7\u05d0\u05b8\u05d0\u05bc\u05d1\u05bc\u05d2\u05bc\u05d3\u05bc\u05d4\u05bc\u05d5" +
+	"\u05bc\u05d6\u05bc\u05d8\u05bc\u05d9\u05bc\u05da\u05bc\u05db\u05bc\u05dc\u05bc\u05de\u05bc\u05e0" +
+	"\u05bc\u05e1\u05bc\u05e3\u05bc\u05e4\u05bc\u05e6\u05bc\u05e7\u05bc\u05e8\u05bc\u05e9\u05bc\u05ea" +
+	"\u05bc\u05d5\u05b9\u05d1\u05bf\u05db\u05bf\u05e4\u05bf\u05d0\u05dc\u0671\u0671\u067b\u067b\u067b" +
+	"\u067b\u067e\u067e\u067e\u067e\u0680\u0680\u0680\u0680\u067a\u067a\u067a\u067a\u067f\u067f\u067f" +
+	"\u067f\u0679\u0679\u0679\u0679\u06a4\u06a4\u06a4\u06a4\u06a6\u06a6\u06a6\u06a6\u0684\u0684\u0684" +
+	"\u0684\u0683\u0683\u0683\u0683\u0686\u0686\u0686\u0686\u0687\u0687\u0687\u0687\u068d\u068d\u068c" +
+	"\u068c\u068e\u068e\u0688\u0688\u0698\u0698\u0691\u0691\u06a9\u06a9\u06a9\u06a9\u06af\u06af\u06af" +
+	"\u06af\u06b3\u06b3\u06b3\u06b3\u06b1\u06b1\u06b1\u06b1\u06ba\u06ba\u06bb\u06bb\u06bb\u06bb\u06c0" +
+	"\u06c0\u06c1\u06c1\u06c1\u06c1\u06be\u06be\u06be\u06be\u06d2\u06d2\u06d3\u06d3\u06ad\u06ad\u06ad" +
+	"\u06ad\u06c7\u06c7\u06c6\u06c6\u06c8\u06c8\u0677\u06cb\u06cb\u06c5\u06c5\u06c9\u06c9\u06d0\u06d0" +
+	"\u06d0\u06d0\u0649\u0649\u0626\u0627\u0626\u0627\u0626\u06d5\u0626\u06d5\u0626\u0648\u0626\u0648" +
+	"\u0626\u06c7\u0626\u06c7\u0626\u06c6\u0626\u06c6\u0626\u06c8\u0626\u06c8\u0626\u06d0\u0626\u06d0" +
+	"\u0626\u06d0\u0626\u0649\u0626\u0649\u0626\u0649\u06cc\u06cc\u06cc\u06cc\u0626\u062c\u0626\u062d" +
+	"\u0626\u0645\u0626\u0649\u0626\u064a\u0628\u062c\u0628\u062d\u0628\u062e\u0628\u0645\u0628\u0649" +
+	"\u0628\u064a\u062a\u062c\u062a\u062d\u062a\u062e\u062a\u0645\u062a\u0649\u062a\u064a\u062b\u062c" +
+	"\u062b\u0645\u062b\u0649\u062b\u064a\u062c\u062d\u062c\u0645\u062d\u062c\u062d\u0645\u062e\u062c" +
+	"\u062e\u062d\u062e\u0645\u0633\u062c\u0633\u062d\u0633\u062e\u0633\u0645\u0635\u062d\u0635\u0645" +
+	"\u0636\u062c\u0636\u062d\u0636\u062e\u0636\u0645\u0637\u062d\u0637\u0645\u0638\u0645\u0639\u062c" +
+	"\u0639\u0645\u063a\u062c\u063a\u0645\u0641\u062c\u0641\u062d\u0641\u062e\u0641\u0645\u0641\u0649" +
+	"\u0641\u064a\u0642\u062d\u0642\u0645\u0642\u0649\u0642\u064a\u0643\u0627\u0643\u062c\u0643\u062d" +
+	"\u0643\u062e\u0643\u0644\u0643\u0645\u0643\u0649\u0643\u064a\u0644\u062c\u0644\u062d\u0644\u062e" +
+	"\u0644\u0645\u0644\u0649\u0644\u064a\u0645\u062c\u0645\u062d\u0645\u062e\u0645\u0645\u0645\u0649" +
+	"\u0645\u064a\u0646\u062c\u0646\u062d\u0646\u062e\u0646\u0645\u0646\u0649\u0646\u064a\u0647\u062c" +
+	"\u0647\u0645\u0647\u0649\u0647\u064a\u064a\u062c\u064a\u062d\u064a\u062e\u064a\u0645\u064a\u0649" +
+	"\u064a\u064a\u0630\u0670\u0631\u0670\u0649\u0670 \u064c\u0651 \u064d\u0651 \u064e" +
+	"\u0651 \u064f\u0651 \u0650\u0651 \u0651\u0670\u0626\u0631\u0626\u0632\u0626\u0645" +
+	"\u0626\u0646\u0626\u0649\u0626\u064a\u0628\u0631\u0628\u0632\u0628\u0645\u0628\u0646\u0628\u0649" +
+	"\u0628\u064a\u062a\u0631\u062a\u0632\u062a\u0645\u062a\u0646\u062a\u0649\u062a\u064a\u062b\u0631" +
+	"\u062b\u0632\u062b\u0645\u062b\u0646\u062b\u0649\u062b\u064a\u0641\u0649\u0641\u064a\u0642\u0649" +
+	"\u0642\u064a\u0643\u0627\u0643\u0644\u0643\u0645\u0643\u0649\u0643\u064a\u0644\u0645\u0644\u0649" +
+	"\u0644\u064a\u0645\u0627\u0645\u0645\u0646\u0631\u0646\u0632\u0646\u0645\u0646\u0646\u0646\u0649" +
+	"\u0646\u064a\u0649\u0670\u064a\u0631\u064a\u0632\u064a\u0645\u064a\u0646\u064a\u0649\u064a\u064a" +
+	"\u0626\u062c\u0626\u062d\u0626\u062e\u0626\u0645\u0626\u0647\u0628\u062c\u0628\u062d\u0628\u062e" +
+	"\u0628\u0645\u0628\u0647\u062a\u062c\u062a\u062d\u062a\u062e\u062a\u0645\u062a\u0647\u062b\u0645" +
+	"\u062c\u062d\u062c\u0645\u062d\u062c\u062d\u0645\u062e\u062c\u062e\u0645\u0633\u062c\u0633\u062d" +
+	"\u0633\u062e\u0633\u0645\u0635\u062d\u0635\u062e\u0635\u0645\u0636\u062c\u0636\u062d\u0636\u062e" +
+	"\u0636\u0645\u0637\u062d\u0638\u0645\u0639\u062c\u0639\u0645\u063a\u062c\u063a\u0645\u0641\u062c" +
+	"\u0641\u062d\u0641\u062e\u0641\u0645\u0642\u062d\u0642\u0645\u0643\u062c\u0643\u062d\u0643\u062e" +
+	"\u0643\u0644\u0643\u0645\u0644\u062c\u0644\u062d\u0644\u062e\u0644\u0645\u0644\u0647\u0645\u062c" +
+	"\u0645\u062d\u0645\u062e\u0645\u0645\u0646\u062c\u0646\u062d\u0646\u062e\u0646\u0645\u0646\u0647" +
+	"\u0647\u062c\u0647\u0645\u0647\u0670\u064a\u062c\u064a\u062d\u064a\u062e\u064a\u0645\u064a\u0647" +
+	"\u0626\u0645\u0626\u0647\u0628\u0645\u0628\u0647\u062a\u0645\u062a\u0647\u062b\u0645\u062b\u0647" +
+	"\u0633\u0645\u0633\u0647\u0634\u0645\u0634\u0647\u0643\u0644\u0643\u0645\u0644\u0645\u0646\u0645" +
+	"\u0646\u0647\u064a\u0645\u064a\u0647\u0640\u064e\u0651\u0640\u064f\u0651\u0640\u0650\u0651\u0637" +
+	"\u0649\u0637\u064a\u0639\u0649\u0639\u064a\u063a\u0649\u063a\u064a\u0633\u0649\u0633\u064a\u0634" +
+	"\u0649\u0634\u064a\u062d\u0649\u062d\u064a\u062c\u0649\u062c\u064a\u062e\u0649\u062e\u064a\u0635" +
+	"\u0649\u0635\u064a\u0636\u0649\u0636\u064a\u0634\u062c\u0634\u062d\u0634\u062e\u0634\u0645\u0634" +
+	"\u0631\u0633\u0631\u0635\u0631\u0636\u0631\u0637\u0649\u0637\u064a\u0639\u0649\u0639\u064a\u063a" +
+	"\u0649\u063a\u064a\u0633\u0649\u0633\u064a\u0634\u0649\u0634\u064a\u062d\u0649\u062d\u064a\u062c" +
+	"\u0649\u062c\u064a\u062e\u0649\u062e\u064a\u0635\u0649\u0635\u064a\u0636\u0649\u0636\u064a\u0634" +
+	"\u062c\u0634\u062d\u0634\u062e\u0634\u0645\u0634\u0631\u0633\u0631\u0635\u0631\u0636\u0631\u0634" +
+	"\u062c\u0634\u062d\u0634\u062e\u0634\u0645\u0633\u0647\u0634\u0647\u0637\u0645\u0633\u062c\u0633" +
+	"\u062d\u0633\u062e\u0634\u062c\u0634\u062d\u0634\u062e\u0637\u0645\u0638\u0645\u0627\u064b\u0627" +
+	"\u064b\u062a\u062c\u0645\u062a\u062d\u062c\u062a\u062d\u062c\u062a\u062d\u0645\u062a\u062e\u0645" +
+	"\u062a\u0645\u062c\u062a\u0645\u062d\u062a\u0645\u062e\u062c\u0645\u062d\u062c\u0645\u062d\u062d" +
+	"\u0645\u064a\u062d\u0645\u0649\u0633\u062d\u062c\u0633\u062c\u062d\u0633\u062c\u0649\u0633\u0645" +
+	"\u062d\u0633\u0645\u062d\u0633\u0645\u062c\u0633\u0645\u0645\u0633\u0645\u0645\u0635\u062d\u062d" +
+	"\u0635\u062d\u062d\u0635\u0645\u0645\u0634\u062d\u0645\u0634\u062d\u0645\u0634\u062c\u064a\u0634" +
+	"\u0645\u062e\u0634\u0645\u062e\u0634\u0645\u0645\u0634\u0645\u0645\u0636\u062d\u0649\u0636\u062e" +
+	"\u0645\u0636\u062e\u0645\u0637\u0645\u062d\u0637\u0645\u062d\u0637\u0645\u0645\u0637\u0645\u064a" +
+	"\u0639\u062c\u0645\u0639\u0645\u0645\u0639\u0645\u0645\u0639\u0645\u0649\u063a\u0645\u0645\u063a" +
+	"\u0645\u064a\u063a\u0645\u0649\u0641\u062e\u0645\u0641\u062e\u0645\u0642\u0645\u062d\u0642\u0645" +
+	"\u0645\u0644\u062d\u0645\u0644\u062d\u064a\u0644\u062d\u0649\u0644\u062c\u062c\u0644\u062c\u062c" +
+	"\u0644\u062e\u0645\u0644\u062e\u0645\u0644\u0645\u062d\u0644\u0645\u062d\u0645\u062d\u062c\u0645" +
+	"\u062d\u0645\u0645\u062d\u064a\u0645\u062c\u062d\u0645\u062c\u0645\u0645\u062e\u062c\u0645\u062e" +
+	"\u0645\u0645\u062c\u062e\u0647\u0645\u062c\u0647\u0645\u0645\u0646\u062d\u0645\u0646\u062d\u0649" +
+	"\u0646\u062c\u0645\u0646\u062c\u0645\u0646\u062c\u0649\u0646\u0645\u064a\u0646\u0645\u0649\u064a" +
+	"\u0645\u0645\u064a\u0645\u0645\u0628\u062e\u064a\u062a\u062c\u064a\u062a\u062c\u0649\u062a\u062e" +
+	"\u064a\u062a\u062e\u0649\u062a\u0645\u064a\u062a\u0645\u0649\u062c\u0645\u064a\u062c\u062d\u0649" +
+	"\u062c\u0645\u0649\u0633\u062e\u0649\u0635\u062d\u064a\u0634\u062d\u064a\u0636\u062d\u064a\u0644" +
+	"\u062c\u064a\u0644\u0645\u064a\u064a\u062d\u064a\u064a\u062c\u064a\u064a\u0645\u064a\u0645\u0645" +
+	"\u064a\u0642\u0645\u064a\u0646\u062d\u064a\u0642\u0645\u062d\u0644\u062d\u0645\u0639\u0645\u064a" +
+	"\u0643\u0645\u064a\u0646\u062c\u062d\u0645\u062e\u064a\u0644\u062c\u0645\u0643\u0645\u0645\u0644" +
+	"\u062c\u0645\u0646\u062c\u062d\u062c\u062d\u064a\u062d\u062c\u064a\u0645\u062c\u064a\u0641\u0645" +
+	"\u064a\u0628\u062d\u064a\u0643\u0645\u0645\u0639\u062c\u0645\u0635\u0645\u0645\u0633\u062e\u064a" +
+	"\u0646\u062c\u064a\u0635\u0644\u06d2\u0642\u0644\u06d2\u0627\u0644\u0644\u0647\u0627\u0643\u0628" +
+	"\u0631\u0645\u062d\u0645\u062f\u0635\u0644\u0639\u0645\u0631\u0633\u0648\u0644\u0639\u0644\u064a" +
+	"\u0647\u0648\u0633\u0644\u0645\u0635\u0644\u0649\u0635\u0644\u0649 \u0627\u0644\u0644\u0647" +
+	" \u0639\u0644\u064a\u0647 \u0648\u0633\u0644\u0645\u062c\u0644 \u062c\u0644\u0627" +
+	"\u0644\u0647\u0631\u06cc\u0627\u0644,\u3001\u3002:;!?\u3016\u3017\u2026" +
+	"\u2025\u2014\u2013__(){}\u3014\u3015\u3010\u3011\u300a\u300b\u3008" +
+	"\u3009\u300c\u300d\u300e\u300f[]\u203e\u203e\u203e\u203e___,\u3001" +
+	".;:?!\u2014(){}\u3014\u3015#&*+" +
+	"-<>=\\$%@ \u064b\u0640\u064b \u064c \u064d" +
+	" \u064e\u0640\u064e \u064f\u0640\u064f \u0650\u0640\u0650 \u0651\u0640\u0651" +
+	" \u0652\u0640\u0652\u0621\u0622\u0622\u0623\u0623\u0624\u0624\u0625\u0625\u0626\u0626\u0626" +
+	"\u0626\u0627\u0627\u0628\u0628\u0628\u0628\u0629\u0629\u062a\u062a\u062a\u062a\u062b\u062b\u062b" +
+	"\u062b\u062c\u062c\u062c\u062c\u062d\u062d\u062d\u062d\u062e\u062e\u062e\u062e\u062f\u062f\u0630" +
+	"\u0630\u0631\u0631\u0632\u0632\u0633\u0633\u0633\u0633\u0634\u0634\u0634\u0634\u0635\u0635\u0635" +
+	"\u0635\u0636\u0636\u0636\u0636\u0637\u0637\u0637\u0637\u0638\u0638\u0638\u0638\u0639\u0639\u0639" +
+	"\u0639\u063a\u063a\u063a\u063a\u0641\u0641\u0641\u0641\u0642\u0642\u0642\u0642\u0643\u0643\u0643" +
+	"\u0643\u0644\u0644\u0644\u0644\u0645\u0645\u0645\u0645\u0646\u0646\u0646\u0646\u0647\u0647\u0647" +
+	"\u0647\u0648\u0648\u0649\u0649\u064a\u064a\u064a\u064a\u0644\u0622\u0644\u0622\u0644\u0623\u0644" +
+	"\u0623\u0644\u0625\u0644\u0625\u0644\u0627\u0644\u0627!\"#$%&'" +
+	"()*+,-./01234567" +
+	"89:;<=>?@ABCDEFG" +
+	"HIJKLMNOPQRSTUVW" +
+	"XYZ[\\]^_`abcdefg" +
+	"hijklmnopqrstuvw" +
+	"xyz{|}~\u2985\u2986\u3002\u300c\u300d\u3001\u30fb\u30f2\u30a1" +
+	"\u30a3\u30a5\u30a7\u30a9\u30e3\u30e5\u30e7\u30c3\u30fc\u30a2\u30a4\u30a6\u30a8\u30aa\u30ab\u30ad" +
+	"\u30af\u30b1\u30b3\u30b5\u30b7\u30b9\u30bb\u30bd\u30bf\u30c1\u30c4\u30c6\u30c8\u30ca\u30cb\u30cc" +
+	"\u30cd\u30ce\u30cf\u30d2\u30d5\u30d8\u30db\u30de\u30df\u30e0\u30e1\u30e2\u30e4\u30e6\u30e8\u30e9" +
+	"\u30ea\u30eb\u30ec\u30ed\u30ef\u30f3\u3099\u309a\u3164\u3131\u3132\u3133\u3134\u3135\u3136\u3137" +
+	"\u3138\u3139\u313a\u313b\u313c\u313d\u313e\u313f\u3140\u3141\u3142\u3143\u3144\u3145\u3146\u3147" +
+	"\u3148\u3149\u314a\u314b\u314c\u314d\u314e\u314f\u3150\u3151\u3152\u3153\u3154\u3155\u3156\u3157" +
+	"\u3158\u3159\u315a\u315b\u315c\u315d\u315e\u315f\u3160\u3161\u3162\u3163\u00a2\u00a3\u00ac\u00af" +
+	"\u00a6\u00a5\u20a9\u2502\u2190\u2191\u2192\u2193\u25a0\u25cb\u02d0\u02d1\u00e6\u0299\u0253\u02a3" +
+	"\uab66\u02a5\u02a4\u0256\u0257\u1d91\u0258\u025e\u02a9\u0264\u0262\u0260\u029b\u0127\u029c\u0267" +
+	"\u0284\u02aa\u02ab\u026c\U0001df04\ua78e\u026e\U0001df05\u028e\U0001df06\u00f8\u0276\u0277q\u027a\U0001df08" +
+	"\u027d\u027e\u0280\u02a8\u02a6\uab67\u02a7\u0288\u2c71\u028f\u02a1\u02a2\u0298\u01c0\u01c1\u01c2" +
+	"\U0001df0a\U0001df1e\U00011099\U000110ba\U0001109b\U000110ba\U000110a5\U000110ba\U00011131\U00011127\U00011132\U00011127\U00011347\U0001133e\U00011347\U00011357" +
+	"\U000114b9\U000114ba\U000114b9\U000114b0\U000114b9\U000114bd\U000115b8\U000115af\U000115b9\U000115af\U00011935\U00011930\U0001d157\U0001d165\U0001d158\U0001d165" +
+	"\U0001d15f\U0001d16e\U0001d15f\U0001d16f\U0001d15f\U0001d170\U0001d15f\U0001d171\U0001d15f\U0001d172\U0001d1b9\U0001d165\U0001d1ba\U0001d165\U0001d1bb\U0001d16e" +
+	"\U0001d1bc\U0001d16e\U0001d1bb\U0001d16f\U0001d1bc\U0001d16fABCDEFGHIJ" +
+	"KLMNOPQRSTUVWXYZ" +
+	"abcdefghijklmnop" +
+	"qrstuvwxyzABCDEF" +
+	"GHIJKLMNOPQRSTUV" +
+	"WXYZabcdefgijklm" +
+	"nopqrstuvwxyzABC" +
+	"DEFGHIJKLMNOPQRS" +
+	"TUVWXYZabcdefghi" +
+	"jklmnopqrstuvwxy" +
+	"zACDGJKNOPQSTUVW" +
+	"XYZabcdfhijklmnp" +
+	"qrstuvwxyzABCDEF" +
+	"GHIJKLMNOPQRSTUV" +
+	"WXYZabcdefghijkl" +
+	"mnopqrstuvwxyzAB" +
+	"DEFGJKLMNOPQSTUV" +
+	"WXYabcdefghijklm" +
+	"nopqrstuvwxyzABD" +
+	"EFGIJKLMOSTUVWXY" +
+	"abcdefghijklmnop" +
+	"qrstuvwxyzABCDEF" +
+	"GHIJKLMNOPQRSTUV" +
+	"WXYZabcdefghijkl" +
+	"mnopqrstuvwxyzAB" +
+	"CDEFGHIJKLMNOPQR" +
+	"STUVWXYZabcdefgh" +
+	"ijklmnopqrstuvwx" +
+	"yzABCDEFGHIJKLMN" +
+	"OPQRSTUVWXYZabcd" +
+	"efghijklmnopqrst" +
+	"uvwxyzABCDEFGHIJ" +
+	"KLMNOPQRSTUVWXYZ" +
+	"abcdefghijklmnop" +
+	"qrstuvwxyzABCDEF" +
+	"GHIJKLMNOPQRSTUV" +
+	"WXYZabcdefghijkl" +
+	"mnopqrstuvwxyzAB" +
+	"CDEFGHIJKLMNOPQR" +
+	"STUVWXYZabcdefgh" +
+	"ijklmnopqrstuvwx" +
+	"yz\u0131\u0237\u0391\u0392\u0393\u0394\u0395\u0396\u0397\u0398\u0399\u039a\u039b\u039c" +
+	"\u039d\u039e\u039f\u03a0\u03a1\u03f4\u03a3\u03a4\u03a5\u03a6\u03a7\u03a8\u03a9\u2207\u03b1\u03b2" +
+	"\u03b3\u03b4\u03b5\u03b6\u03b7\u03b8\u03b9\u03ba\u03bb\u03bc\u03bd\u03be\u03bf\u03c0\u03c1\u03c2" +
+	"\u03c3\u03c4\u03c5\u03c6\u03c7\u03c8\u03c9\u2202\u03f5\u03d1\u03f0\u03d5\u03f1\u03d6\u0391\u0392" +
+	"\u0393\u0394\u0395\u0396\u0397\u0398\u0399\u039a\u039b\u039c\u039d\u039e\u039f\u03a0\u03a1\u03f4" +
+	"\u03a3\u03a4\u03a5\u03a6\u03a7\u03a8\u03a9\u2207\u03b1\u03b2\u03b3\u03b4\u03b5\u03b6\u03b7\u03b8" +
+	"\u03b9\u03ba\u03bb\u03bc\u03bd\u03be\u03bf\u03c0\u03c1\u03c2\u03c3\u03c4\u03c5\u03c6\u03c7\u03c8" +
+	"\u03c9\u2202\u03f5\u03d1\u03f0\u03d5\u03f1\u03d6\u0391\u0392\u0393\u0394\u0395\u0396\u0397\u0398" +
+	"\u0399\u039a\u039b\u039c\u039d\u039e\u039f\u03a0\u03a1\u03f4\u03a3\u03a4\u03a5\u03a6\u03a7\u03a8" +
+	"\u03a9\u2207\u03b1\u03b2\u03b3\u03b4\u03b5\u03b6\u03b7\u03b8\u03b9\u03ba\u03bb\u03bc\u03bd\u03be" +
+	"\u03bf\u03c0\u03c1\u03c2\u03c3\u03c4\u03c5\u03c6\u03c7\u03c8\u03c9\u2202\u03f5\u03d1\u03f0\u03d5" +
+	"\u03f1\u03d6\u0391\u0392\u0393\u0394\u0395\u0396\u0397\u0398\u0399\u039a\u039b\u039c\u039d\u039e" +
+	"\u039f\u03a0\u03a1\u03f4\u03a3\u03a4\u03a5\u03a6\u03a7\u03a8\u03a9\u2207\u03b1\u03b2\u03b3\u03b4" +
+	"\u03b5\u03b6\u03b7\u03b8\u03b9\u03ba\u03bb\u03bc\u03bd\u03be\u03bf\u03c0\u03c1\u03c2\u03c3\u03c4" +
+	"\u03c5\u03c6\u03c7\u03c8\u03c9\u2202\u03f5\u03d1\u03f0\u03d5\u03f1\u03d6\u0391\u0392\u0393\u0394" +
+	"\u0395\u0396\u0397\u0398\u0399\u039a\u039b\u039c\u039d\u039e\u039f\u03a0\u03a1\u03f4\u03a3\u03a4" +
+	"\u03a5\u03a6\u03a7\u03a8\u03a9\u2207\u03b1\u03b2\u03b3\u03b4\u03b5\u03b6\u03b7\u03b8\u03b9\u03ba" +
+	"\u03bb\u03bc\u03bd\u03be\u03bf\u03c0\u03c1\u03c2\u03c3\u03c4\u03c5\u03c6\u03c7\u03c8\u03c9\u2202" +
+	"\u03f5\u03d1\u03f0\u03d5\u03f1\u03d6\u03dc\u03dd01234567" +
+	"8901234567890123" +
+	"4567890123456789" +
+	"0123456789\u0430\u0431\u0432\u0433\u0434\u0435" +
+	"\u0436\u0437\u0438\u043a\u043b\u043c\u043e\u043f\u0440\u0441\u0442\u0443\u0444\u0445\u0446\u0447" +
+	"\u0448\u044b\u044d\u044e\ua689\u04d9\u0456\u0458\u04e9\u04af\u04cf\u0430\u0431\u0432\u0433\u0434" +
+	"\u0435\u0436\u0437\u0438\u043a\u043b\u043e\u043f\u0441\u0443\u0444\u0445\u0446\u0447\u0448\u044a" +
+	"\u044b\u0491\u0456\u0455\u045f\u04ab\ua651\u04b1\u0627\u0628\u062c\u062f\u0648\u0632\u062d\u0637" +
+	"\u064a\u0643\u0644\u0645\u0646\u0633\u0639\u0641\u0635\u0642\u0631\u0634\u062a\u062b\u062e\u0630" +
+	"\u0636\u0638\u063a\u066e\u06ba\u06a1\u066f\u0628\u062c\u0647\u062d\u064a\u0643\u0644\u0645\u0646" +
+	"\u0633\u0639\u0641\u0635\u0642\u0634\u062a\u062b\u062e\u0636\u063a\u062c\u062d\u064a\u0644\u0646" +
+	"\u0633\u0639\u0635\u0642\u0634\u062e\u0636\u063a\u06ba\u066f\u0628\u062c\u0647\u062d\u0637\u064a" +
+	"\u0643\u0645\u0646\u0633\u0639\u0641\u0635\u0642\u0634\u062a\u062b\u062e\u0636\u0638\u063a\u066e" +
+	"\u06a1\u0627\u0628\u062c\u062f\u0647\u0648\u0632\u062d\u0637\u064a\u0644\u0645\u0646\u0633\u0639" +
+	"\u0641\u0635\u0642\u0631\u0634\u062a\u062b\u062e\u0630\u0636\u0638\u063a\u0628\u062c\u062f\u0648" +
+	"\u0632\u062d\u0637\u064a\u0644\u0645\u0646\u0633\u0639\u0641\u0635\u0642\u0631\u0634\u062a\u062b" +
+	"\u062e\u0630\u0636\u0638\u063a0.0,1,2,3,4" +
+	",5,6,7,8,9,(A)(B" +
+	")(C)(D)(E)(F)(G)" +
+	"(H)(I)(J)(K)(L)(" +
+	"M)(N)(O)(P)(Q)(R" +
+	")(S)(T)(U)(V)(W)" +
+	"(X)(Y)(Z)\u3014S\u3015CRCD" +
+	"WZABCDEFGHIJKLMN" +
+	"OPQRSTUVWXYZHVMV" +
+	"SDSSPPVWCMCMDMRD" +
+	"J\u307b\u304b\u30b3\u30b3\u30b5\u624b\u5b57\u53cc\u30c7\u4e8c\u591a\u89e3\u5929\u4ea4\u6620" +
+	"\u7121\u6599\u524d\u5f8c\u518d\u65b0\u521d\u7d42\u751f\u8ca9\u58f0\u5439\u6f14\u6295\u6355\u4e00" +
+	"\u4e09\u904a\u5de6\u4e2d\u53f3\u6307\u8d70\u6253\u7981\u7a7a\u5408\u6e80\u6709\u6708\u7533\u5272" +
+	"\u55b6\u914d\u3014\u672c\u3015\u3014\u4e09\u3015\u3014\u4e8c\u3015\u3014\u5b89\u3015\u3014\u70b9" +
+	"\u3015\u3014\u6253\u3015\u3014\u76d7\u3015\u3014\u52dd\u3015\u3014\u6557\u3015\u5f97\u53ef0" +
+	"123456789\u4e3d\u4e38\u4e41\U00020122\u4f60\u4fae\u4fbb" +
+	"\u5002\u507a\u5099\u50e7\u50cf\u349e\U0002063a\u514d\u5154\u5164\u5177\U0002051c\u34b9\u5167\u518d\U0002054b" +
+	"\u5197\u51a4\u4ecc\u51ac\u51b5\U000291df\u51f5\u5203\u34df\u523b\u5246\u5272\u5277\u3515\u52c7\u52c9" +
+	"\u52e4\u52fa\u5305\u5306\u5317\u5349\u5351\u535a\u5373\u537d\u537f\u537f\u537f\U00020a2c\u7070\u53ca" +
+	"\u53df\U00020b63\u53eb\u53f1\u5406\u549e\u5438\u5448\u5468\u54a2\u54f6\u5510\u5553\u5563\u5584\u5584" +
+	"\u5599\u55ab\u55b3\u55c2\u5716\u5606\u5717\u5651\u5674\u5207\u58ee\u57ce\u57f4\u580d\u578b\u5832" +
+	"\u5831\u58ac\U000214e4\u58f2\u58f7\u5906\u591a\u5922\u5962\U000216a8\U000216ea\u59ec\u5a1b\u5a27\u59d8\u5a66" +
+	"\u36ee\u36fc\u5b08\u5b3e\u5b3e\U000219c8\u5bc3\u5bd8\u5be7\u5bf3\U00021b18\u5bff\u5c06\u5f53\u5c22\u3781" +
+	"\u5c60\u5c6e\u5cc0\u5c8d\U00021de4\u5d43\U00021de6\u5d6e\u5d6b\u5d7c\u5de1\u5de2\u382f\u5dfd\u5e28\u5e3d" +
+	"\u5e69\u3862\U00022183\u387c\u5eb0\u5eb3\u5eb6\u5eca\U0002a392\u5efe\U00022331\U00022331\u8201\u5f22\u5f22\u38c7" +
+	"\U000232b8\U000261da\u5f62\u5f6b\u38e3\u5f9a\u5fcd\u5fd7\u5ff9\u6081\u393a\u391c\u6094\U000226d4\u60c7\u6148" +
+	"\u614c\u614e\u614c\u617a\u618e\u61b2\u61a4\u61af\u61de\u61f2\u61f6\u6210\u621b\u625d\u62b1\u62d4" +
+	"\u6350\U00022b0c\u633d\u62fc\u6368\u6383\u63e4\U00022bf1\u6422\u63c5\u63a9\u3a2e\u6469\u647e\u649d\u6477" +
+	"\u3a6c\u654f\u656c\U0002300a\u65e3\u66f8\u6649\u3b19\u6691\u3b08\u3ae4\u5192\u5195\u6700\u669c\u80ad" +
+	"\u43d9\u6717\u671b\u6721\u675e\u6753\U000233c3\u3b49\u67fa\u6785\u6852\u6885\U0002346d\u688e\u681f\u6914" +
+	"\u3b9d\u6942\u69a3\u69ea\u6aa8\U000236a3\u6adb\u3c18\u6b21\U000238a7\u6b54\u3c4e\u6b72\u6b9f\u6bba\u6bbb" +
+	"\U00023a8d\U00021d0b\U00023afa\u6c4e\U00023cbc\u6cbf\u6ccd\u6c67\u6d16\u6d3e\u6d77\u6d41\u6d69\u6d78\u6d85\U00023d1e" +
+	"\u6d34\u6e2f\u6e6e\u3d33\u6ecb\u6ec7\U00023ed1\u6df9\u6f6e\U00023f5e\U00023f8e\u6fc6\u7039\u701e\u701b\u3d96" +
+	"\u704a\u707d\u7077\u70ad\U00020525\u7145\U00024263\u719c\U000243ab\u7228\u7235\u7250\U00024608\u7280\u7295\U00024735" +
+	"\U00024814\u737a\u738b\u3eac\u73a5\u3eb8\u3eb8\u7447\u745c\u7471\u7485\u74ca\u3f1b\u7524\U00024c36\u753e" +
+	"\U00024c92\u7570\U0002219f\u7610\U00024fa1\U00024fb8\U00025044\u3ffc\u4008\u76f4\U000250f3\U000250f2\U00025119\U00025133\u771e\u771f" +
+	"\u771f\u774a\u4039\u778b\u4046\u4096\U0002541d\u784e\u788c\u78cc\u40e3\U00025626\u7956\U0002569a\U000256c5\u798f" +
+	"\u79eb\u412f\u7a40\u7a4a\u7a4f\U0002597c\U00025aa7\U00025aa7\u7aee\u4202\U00025bab\u7bc6\u7bc9\u4227\U00025c80\u7cd2" +
+	"\u42a0\u7ce8\u7ce3\u7d00\U00025f86\u7d63\u4301\u7dc7\u7e02\u7e45\u4334\U00026228\U00026247\u4359\U000262d9\u7f7a" +
+	"\U0002633e\u7f95\u7ffa\u8005\U000264da\U00026523\u8060\U000265a8\u8070\U0002335f\u43d5\u80b2\u8103\u440b\u813e\u5ab5" +
+	"\U000267a7\U000267b5\U00023393\U0002339c\u8201\u8204\u8f9e\u446b\u8291\u828b\u829d\u52b3\u82b1\u82b3\u82bd\u82e6" +
+	"\U00026b3c\u82e5\u831d\u8363\u83ad\u8323\u83bd\u83e7\u8457\u8353\u83ca\u83cc\u83dc\U00026c36\U00026d6b\U00026cd5" +
+	"\u452b\u84f1\u84f3\u8516\U000273ca\u8564\U00026f2c\u455d\u4561\U00026fb1\U000270d2\u456b\u8650\u865c\u8667\u8669" +
+	"\u86a9\u8688\u870e\u86e2\u8779\u8728\u876b\u8786\u45d7\u87e1\u8801\u45f9\u8860\u8863\U00027667\u88d7" +
+	"\u88de\u4635\u88fa\u34bb\U000278ae\U00027966\u46be\u46c7\u8aa0\u8aed\u8b8a\u8c55\U00027ca8\u8cab\u8cc1\u8d1b" +
+	"\u8d77\U00027f2f\U00020804\u8dcb\u8dbc\u8df0\U000208de\u8ed4\u8f38\U000285d2\U000285ed\u9094\u90f1\u9111\U0002872e\u911b" +
+	"\u9238\u92d7\u92d8\u927c\u93f9\u9415\U00028bfa\u958b\u4995\u95b7\U00028d77\u49e6\u96c3\u5db2\u9723\U00029145" +
+	"\U0002921a\u4a6e\u4a76\u97e0\U0002940a\u4ab2\U00029496\u980b\u980b\u9829\U000295b6\u98e2\u4b33\u9929\u99a7\u99c2" +
+	"\u99fe\u4bce\U00029b30\u9b12\u9c40\u9cfd\u4cce\u4ced\u9d67\U0002a0ce\u4cf8\U0002a105\U0002a20e\U0002a291\u9ebb\u4d56" +
+	"\u9ef9\u9efe\u9f05\u9f0f\u9f16\u9f3b\U0002a600"
 
 // exclusions lists the code points of Full_Composition_Exclusion: those
 // whose canonical decomposition is never recomposed.

@@ -134,7 +134,12 @@ func TestComposerDifferentialRandom(t *testing.T) {
 
 // TestComposerPointerFree: the composer's tables are arrays without
 // pointers (spans into them, not slices), so that the collector has a
-// handful of objects to look at in them in every cycle, not thousands.
+// handful of objects to look at in them in every cycle, not thousands;
+// and so is the table they are built from (mappings, spans of a string
+// constant), which as a package variable the collector would otherwise
+// scan as a root in every cycle of every program, whether or not the
+// composer was ever built: 140 KB of strings, where a runtime.GC() of
+// this package's test binary took 137 µs, and takes 109 µs without.
 func TestComposerPointerFree(t *testing.T) {
 	var hasPointers func(reflect.Type) bool
 	hasPointers = func(ty reflect.Type) bool {
@@ -152,6 +157,9 @@ func TestComposerPointerFree(t *testing.T) {
 			return true
 		}
 		return false
+	}
+	if hasPointers(reflect.TypeOf(mappings)) {
+		t.Errorf("mappings (%T) holds pointers", mappings)
 	}
 	ty := reflect.TypeOf(composer{})
 	for i := range ty.NumField() {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/format"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,14 +140,32 @@ func (d *ComposeData) Tables() ([]byte, error) {
 		r = hi
 	}
 	b.WriteString("}\n\n")
+	// The mappings' text is one string constant, which each entry spans,
+	// so that the table holds no pointer: a table of strings would be
+	// pointers among the roots the collector scans in every cycle of
+	// every program that imports package normalize.
+	var text strings.Builder
 	b.WriteString("// mappings lists the decomposition mapping of every code point that has\n")
-	b.WriteString("// one (field 5 of UnicodeData.txt, one level), in code point order;\n")
-	b.WriteString("// compat marks a compatibility mapping, one with a <tag>.\n")
-	b.WriteString("var mappings = [...]struct {\n\tr      rune\n\tcompat bool\n\tto     string\n}{\n")
+	b.WriteString("// one (field 5 of UnicodeData.txt, one level), in code point order, as\n")
+	b.WriteString("// spans of mappingText (mapping.to).\n")
+	b.WriteString("var mappings = [...]mapping{\n")
 	for _, m := range d.Mappings {
-		fmt.Fprintf(&b, "\t{%#04x, %v, %+q},\n", m.Rune, m.Compat, string(m.To))
+		to := string(m.To)
+		if text.Len()+len(to) > math.MaxUint16 || len(to) > math.MaxUint8 {
+			return nil, fmt.Errorf("ucd: the mapping of %U does not fit a span", m.Rune)
+		}
+		fmt.Fprintf(&b, "\t{%#04x, %d, %d, %v}, // %+q\n", m.Rune, text.Len(), len(to), m.Compat, to)
+		text.WriteString(to)
 	}
 	b.WriteString("}\n\n")
+	b.WriteString("// mappingText is the text of every mapping, one after another.\n")
+	b.WriteString("const mappingText = \"\"")
+	for rest := []rune(text.String()); len(rest) > 0; {
+		n := min(len(rest), 16)
+		fmt.Fprintf(&b, " +\n\t%+q", string(rest[:n]))
+		rest = rest[n:]
+	}
+	b.WriteString("\n\n")
 	b.WriteString("// exclusions lists the code points of Full_Composition_Exclusion: those\n")
 	b.WriteString("// whose canonical decomposition is never recomposed.\n")
 	b.WriteString("var exclusions = [...][2]rune{\n")
