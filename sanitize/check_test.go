@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -180,5 +181,60 @@ func TestCheckShort(t *testing.T) {
 			p[i] = alphabet[rng.IntN(len(alphabet))]
 		}
 		try(p)
+	}
+	// 8 to 32 octets, where printable ASCII takes shortPrintable's
+	// path: every octet value at every position of a printable value
+	// of each length, and random values over the alphabet, mostly
+	// printable.
+	for n := 8; n <= 40; n++ {
+		p := []byte(strings.Repeat("x", n))
+		for at := range n {
+			for v := range 256 {
+				p[at] = byte(v)
+				try(p)
+			}
+			p[at] = 'x'
+		}
+	}
+	printable := []byte(" !09AZaz~")
+	for range 20000 {
+		p := make([]byte, 8+rng.IntN(26))
+		for i := range p {
+			if rng.IntN(8) == 0 {
+				p[i] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				p[i] = printable[rng.IntN(len(printable))]
+			}
+		}
+		try(p)
+	}
+}
+
+// TestShortPrintable holds shortPrintable to its definition: true for
+// exactly the values of 8 to 32 octets that are all 0x20-0x7E, tried with
+// every octet value at every position of such a value, at every length
+// from 0 to 40; and no class holds an octet of that range, which is what
+// lets Check accept such a value without looking at its classes.
+func TestShortPrintable(t *testing.T) {
+	for c := rune(0x20); c <= 0x7e; c++ {
+		if cl := ClassOf(c); cl != 0 {
+			t.Fatalf("ClassOf(%q) = %v: printable ASCII holds a class", c, cl)
+		}
+	}
+	for n := 0; n <= 40; n++ {
+		p := []byte(strings.Repeat("~", n))
+		if got, want := shortPrintable(string(p)), n >= 8 && n <= 32; got != want {
+			t.Fatalf("shortPrintable(%d times ~) = %v", n, got)
+		}
+		for at := range n {
+			for v := range 256 {
+				p[at] = byte(v)
+				want := n >= 8 && n <= 32 && v >= 0x20 && v <= 0x7e
+				if got := shortPrintable(string(p)); got != want {
+					t.Fatalf("length %d, %02X at %d: shortPrintable = %v", n, v, at, got)
+				}
+			}
+			p[at] = '~'
+		}
 	}
 }

@@ -214,6 +214,12 @@ func check[T string | []byte](p T, forbid Class) error {
 			return &Error{Reason: ForbiddenChar, Offset: i, Class: ClassOf(rune(p[i])) & forbid}
 		}
 	}
+	if shortPrintable(asString(p)) {
+		// A value of 8 to 32 octets of printable ASCII (most header
+		// values, cookies and query values) holds no octet of any class:
+		// a few word tests, without the class scan.
+		return nil
+	}
 	if len(p) >= fusedFrom && forbid != 0 {
 		return checkFused(p, forbid)
 	}

@@ -80,6 +80,28 @@ func shortASCII(p string) bool {
 	return (word(p, 0)|word(p, a)|word(p, b)|word(p, n-8))&msb == 0
 }
 
+// shortPrintable reports whether p, of 8 to 32 octets, is printable
+// ASCII (0x20-0x7E), which no class holds: shortASCII's words, each
+// tested for an octet of 0x80 or over, one under 0x20 (an ASCII octet
+// plus 0x60 reaches 0x80 from 0x20 on) and 0x7F (plus 0x01 reaches 0x80
+// from 0x7F), with no carry from one octet to the next (ASCII plus 0x60
+// stays under 0x100). The words overlap: an octet tested twice is
+// the same octet.
+func shortPrintable(p string) bool {
+	n := len(p)
+	if uint(n-8) > 32-8 { // n < 8 || n > 32
+		return false
+	}
+	a := (n - 6) * 11 >> 5
+	b := n - 8 - a
+	w0, wa, wb, wn := word(p, 0), word(p, a), word(p, b), word(p, n-8)
+	const low, del = 0x6060606060606060, lsb
+	high := (w0 | wa | wb | wn) & msb
+	ctl := ((w0 + low) & (wa + low) & (wb + low) & (wn + low)) & msb
+	dels := ((w0 + del) | (wa + del) | (wb + del) | (wn + del)) & msb
+	return high == 0 && ctl == msb && dels == 0
+}
+
 // shortASCII64 is shortASCII for 33 to 64 octets: the first and the last
 // 32.
 func shortASCII64(p string) bool {
