@@ -695,8 +695,9 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	}
 	if rj == nil && !noRefs {
 		// What a JSON or XML decoder would read in it, whatever its type
-		// (escapes.go); a multipart body's parts are its fields, and its
-		// preamble and epilogue are scanned by checkStream. (In a JSON
+		// (escapes.go); a multipart body's text parts are scanned one by
+		// one (checkPartText), and its preamble and epilogue by
+		// checkStream. (In a JSON
 		// body checkJSON has decoded every JSON escape: one without an
 		// '&' has nothing more for it.)
 		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)

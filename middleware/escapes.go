@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"encoding/xml"
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/rules"
@@ -26,6 +27,18 @@ import (
 // ("\u00e9", "&#233;") passes; so does anything that is no such escape
 // ("C:\users", "&amp;"). JSON's one-letter escapes are left alone: "\b"
 // and "\f" are too common in Windows paths to refuse.
+//
+// An XML decoder a handler sets up with Strict = false and Entity =
+// xml.HTMLEntity, the one entity map encoding/xml ships, also decodes the
+// named references of HTML (&rlm; is U+200F, a bidi mark; &shy; U+00AD):
+// a reference to one of those names, ';' included, counts as the
+// characters it stands for. (A map of the handler's own this package
+// cannot know: in an XML body every named reference but the five
+// predefined ones is refused, checkXML; elsewhere such a name is text.)
+//
+// The text parts of a multipart body are scanned one by one
+// (checkPartText), and its preamble and epilogue (checkOutsideParts). The
+// contents of its data parts, like a body of a binary type, are not read.
 //
 // JSON and XML bodies are checked as what they are first (checkJSON,
 // checkXML), where an escape is decoded only where it is one; the scan
@@ -74,6 +87,16 @@ func checkEscapes(body []byte, loc rules.Location, forbid sanitize.Class, off in
 			}
 		} else if at+1 < len(body) && body[at+1] == '#' {
 			r, n = xmlRef(body[at:])
+		} else if text, size := htmlEntity(body[at:]); size > 0 {
+			// Checked as the characters it stands for; the first of a
+			// refused class stands for the entity.
+			r, n = ' ', size
+			for _, c := range text {
+				if sanitize.ClassOf(c)&forbid != 0 {
+					r = c
+					break
+				}
+			}
 		}
 		if n == 0 {
 			i = at + 1
@@ -99,4 +122,38 @@ func checkEscapes(body []byte, loc rules.Location, forbid sanitize.Class, off in
 		i = at + n
 	}
 	return nil
+}
+
+// htmlEntity reads the reference to a name of xml.HTMLEntity at the start
+// of p, which is '&': the name, as letters and digits, then ';'. It
+// returns the text the name stands for and the reference's length, or 0
+// when p starts with no such reference. encoding/xml reads a reference's
+// name up to the first octet that cannot be in a name and takes it only
+// when ';' follows; every name of xml.HTMLEntity is letters and digits.
+func htmlEntity(p []byte) (string, int) {
+	j := 1
+	for j < len(p) && j <= maxHTMLEntityName && isASCIIAlnum(p[j]) {
+		j++
+	}
+	if j == 1 || j >= len(p) || p[j] != ';' {
+		return "", 0
+	}
+	text, ok := xml.HTMLEntity[string(p[1:j])]
+	if !ok {
+		return "", 0
+	}
+	return text, j + 1
+}
+
+// maxHTMLEntityName is the length of the longest name of xml.HTMLEntity.
+var maxHTMLEntityName = func() int {
+	n := 0
+	for name := range xml.HTMLEntity {
+		n = max(n, len(name))
+	}
+	return n
+}()
+
+func isASCIIAlnum(b byte) bool {
+	return b >= '0' && b <= '9' || b|0x20 >= 'a' && b|0x20 <= 'z'
 }

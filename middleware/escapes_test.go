@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"encoding/xml"
 	"strings"
 	"testing"
 
@@ -39,9 +40,23 @@ func TestCheckEscapes(t *testing.T) {
 		{"json escape left to checkJSON", rules.JSON, `{"a":"\u202e"}`, "", 0},
 		{"json escape in XML", rules.XML, `<a>{"a":"\u202e"}</a>`, "forbidden_char", 9},
 		{"reference left to checkXML", rules.XML, `<a>&#x202E;</a>`, "", 0},
+		{"HTML entity for a bidi mark", rules.Body, `<a>x&rlm;</a>`, "forbidden_char", 4},
+		{"HTML entity in JSON", rules.JSON, `["<a>x&lrm;</a>"]`, "forbidden_char", 6},
+		{"HTML entity in a form", rules.Form, `a=&rlm;`, "forbidden_char", 2},
+		{"allowed HTML entities", rules.Body, `&nbsp;&eacute;&frac12;&sup2;&hellip;`, "", 0},
+		{"HTML entity without ';'", rules.Body, `&rlm &rlm`, "", 0},
+		{"unknown name", rules.Body, `&rlmx; &RLM; &bogus;`, "", 0},
+		{"HTML entity left to checkXML", rules.XML, `<a>&rlm;</a>`, "", 0},
 	}
 	for _, tt := range tests {
 		rj := checkEscapes([]byte(tt.body), tt.loc, strict, 0)
+		if tt.name == "allowed HTML entities" {
+			// &shy;, &zwj;, &zwnj; are default-ignorable: refused only
+			// where that class is.
+			if rj := checkEscapes([]byte(`&shy;`), tt.loc, sanitize.DefaultIgnorable, 0); rj == nil || rj.Offset != 0 {
+				t.Errorf("&shy; under DefaultIgnorable: %v, want forbidden_char at 0", rj)
+			}
+		}
 		switch {
 		case tt.reason == "" && rj != nil:
 			t.Errorf("%s: %v, want accepted", tt.name, rj)
@@ -51,11 +66,36 @@ func TestCheckEscapes(t *testing.T) {
 	}
 }
 
+// TestHTMLEntity: every name of xml.HTMLEntity is read as encoding/xml's
+// non-Strict decoder with that map reads it, and what it stands for is
+// what the decoder yields; the same text without its ';' is no reference.
+func TestHTMLEntity(t *testing.T) {
+	t.Parallel()
+	for name, want := range xml.HTMLEntity {
+		ref := "&" + name + ";"
+		text, n := htmlEntity([]byte(ref + "x"))
+		if text != want || n != len(ref) {
+			t.Errorf("htmlEntity(%q) = %+q, %d; want %+q, %d", ref, text, n, want, len(ref))
+		}
+		d := xml.NewDecoder(strings.NewReader("<a>" + ref + "</a>"))
+		d.Strict, d.Entity = false, xml.HTMLEntity
+		var v struct {
+			V string `xml:",chardata"`
+		}
+		if err := d.Decode(&v); err != nil || v.V != want {
+			t.Errorf("encoding/xml reads %q as %+q (%v), not %+q", ref, v.V, err, want)
+		}
+		if _, n := htmlEntity([]byte("&" + name + " ")); n != 0 {
+			t.Errorf("htmlEntity(%q) without ';' = %d", name, n)
+		}
+	}
+}
+
 // TestCheckEscapesLinear: a body of nothing but '&' and '\' octets costs
 // one pass; the scan never looks for a missing octet again.
 func TestCheckEscapesLinear(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{strings.Repeat("&", 1<<20), strings.Repeat(`\`, 1<<20), strings.Repeat(`&\x`, 1<<18)} {
+	for _, body := range []string{strings.Repeat("&", 1<<20), strings.Repeat(`\`, 1<<20), strings.Repeat(`&\x`, 1<<18), strings.Repeat("&amp", 1<<18)} {
 		if rj := checkEscapes([]byte(body), rules.Body, sanitize.NUL, 0); rj != nil {
 			t.Fatal(rj)
 		}

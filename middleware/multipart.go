@@ -996,13 +996,22 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 
 // checkPartText checks the content of a text part: a field's against the
 // field length limit (a text file part is bounded by the body), and every
-// one against the multipart classes.
+// one against the multipart classes, octets and the escapes a JSON or XML
+// decoder would decode in it alike.
 func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
 	if !pt.isFile() && p.Limits.FieldBytes >= 0 && len(content) > p.Limits.FieldBytes {
 		return tooLarge(rules.Multipart, safeField(pt.name), int64(p.Limits.FieldBytes))
 	}
 	if err := sanitize.Check(content, p.Multipart.Forbid); err != nil {
 		return reject(err, rules.Multipart, safeField(pt.name), content)
+	}
+	// The escapes a JSON or XML decoder would read in it (escapes.go):
+	// one reading the part (a file part handed to json.NewDecoder), or
+	// the whole body (an XML decoder skips the text before its first
+	// element, delimiters and part headers included).
+	if rj := checkEscapes(content, rules.Multipart, p.Multipart.Forbid, 0); rj != nil {
+		rj.Field = safeField(pt.name)
+		return rj
 	}
 	return nil
 }
