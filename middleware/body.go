@@ -557,7 +557,13 @@ func (s *scratch) reclaim(r *http.Request, rj *Rejection) {
 	if lb != nil && r.Body != io.ReadCloser(lb) {
 		lb = nil // replaced, and so not ours to take back
 	}
-	if s.mem == nil && lb == nil {
+	var spooled []byte // a multipart body's, gathered in pooled memory (spool.pool)
+	if sp := s.spool; sp != nil && sp.pool != nil && sp.f == nil {
+		if _, ok := sp.inMemory(); ok {
+			spooled = sp.pooledMemory()
+		}
+	}
+	if s.mem == nil && lb == nil && spooled == nil {
 		return
 	}
 	switch err := rj.Err; {
@@ -574,6 +580,11 @@ func (s *scratch) reclaim(r *http.Request, rj *Rejection) {
 	if m := s.mem; m != nil {
 		s.mem = nil
 		putBodyMem(m)
+	}
+	if spooled != nil {
+		sp := s.spool
+		sp.pool, sp.mem, sp.buf = nil, nil, nil
+		putBodyMem(spooled)
 	}
 }
 

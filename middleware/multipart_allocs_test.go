@@ -115,3 +115,64 @@ func TestMultipartNestedAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestMultipartBodyMemoryPooled: a multipart body of declared length up
+// to spoolMemory is gathered in pooled memory, which goes back to its pool
+// after the handler of an accepted request (lent, as a text body is) and
+// at once for a refused one: what a request allocates is then what the
+// check needs (the part headers Go's reader copies, the working memory),
+// not the body again. On a body of 256 KiB: 0.16 octets per octet
+// accepted, 0.33 refused (the outside scan's window, the part read), where
+// each request allocated the body once more before: 1.29 and 1.30.
+func TestMultipartBodyMemoryPooled(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops pooled memory at random")
+	}
+	pol := rules.Strict()
+	nop := zerolog.Nop()
+	mw, err := HTTPConfig{Rules: &pol, Logger: &nop}.ToHandler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := r.Body.(*lentBody); !ok {
+			t.Errorf("the handler reads a %T, not pooled memory lent", r.Body)
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusOK)
+	}))
+	text := strings.Repeat("é and some text, ", (256<<10)/18)
+	for _, tc := range []struct {
+		name   string
+		last   string // the last field's content
+		status int
+	}{
+		{"accepted", "ok", http.StatusOK},
+		{"refused at the end", "\xc0\xae", http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := []byte("--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\n" +
+				text + "\r\n--b\r\nContent-Disposition: form-data; name=\"g\"\r\n\r\n" + tc.last + "\r\n--b--\r\n")
+			r := httptest.NewRequest(http.MethodPost, "/", nil)
+			w := &canonDiscard{h: http.Header{}}
+			br := bytes.NewReader(body)
+			or := &onlyReader{br}
+			_, octets := allocsOf(20, func() {
+				br.Reset(body)
+				r.Body = io.NopCloser(or)
+				r.ContentLength = int64(len(body))
+				r.Header.Set("Content-Type", "multipart/form-data; boundary=b")
+				w.code = 0
+				h.ServeHTTP(w, r)
+				if w.code != tc.status {
+					t.Fatalf("status %d, want %d", w.code, tc.status)
+				}
+			})
+			perOctet := octets / float64(len(body))
+			t.Logf("%d octets: %.0f octets allocated per request (%.3f per octet)", len(body), octets, perOctet)
+			if perOctet > 0.5 {
+				t.Errorf("%.3f octets allocated per octet of body, want at most 0.5: the body's memory is not pooled", perOctet)
+			}
+		})
+	}
+}

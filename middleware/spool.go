@@ -90,9 +90,14 @@ func (e *spoolError) Unwrap() error        { return e.err }
 func (e *spoolError) Is(target error) bool { return target == errSpool }
 
 // spool keeps a body as it is read: in memory, then in a temporary file.
-// In memory it is held in pooled chunks, as readBody holds a body, and
-// copied once into memory of its own when it is handed on: what a body
-// that is refused half-way costs is working memory, not garbage. Once it
+// In memory it is held in pooled chunks, as readBody holds a body, until
+// a commitShare-th of its declared length has come, and then in one array
+// of that length: pooled memory (takeBodyMem) that is lent to the handler
+// of an accepted request (scratch.handSpool) and given back at once for a
+// refused one (scratch.reclaim), as a body readBody read is. A body of
+// unknown length is copied once into memory of its own when it is handed
+// on. What a body that is refused half-way costs is working memory, not
+// garbage. Once it
 // has spilled, a goroutine of its own writes to the file behind the check
 // (the two run on two cores), from a queue of at most spoolQueue reads;
 // flush waits for it, and must come before the file is read.
@@ -115,6 +120,12 @@ type spool struct {
 	// when it is handed on, and no chunks past the pooled ones.
 	want int64
 	buf  []byte
+	// pool is the pooled memory (takeBodyMem) buf was taken from, while
+	// buf lies at its start: lent to the handler with the body
+	// (scratch.handSpool), or given back at once for a refused request
+	// (scratch.reclaim); nil once the body moved elsewhere (spill, a
+	// body longer than declared) or it went.
+	pool []byte
 	// pooled keeps the octets in pooled chunks, all of them given back,
 	// rather than committing to one array (want): for a body that may
 	// be rebuilt, so that it costs no garbage when it is.
@@ -162,7 +173,12 @@ func (sp *spool) Write(p []byte) (int, error) {
 	}
 	if sp.f == nil && !sp.direct && sp.n+int64(len(p)) <= spoolMemory {
 		if sp.buf == nil && sp.want > 0 && !sp.pooled && sp.n+int64(len(p)) > sp.want/commitShare {
-			sp.buf = make([]byte, sp.n, max(sp.want, sp.n+int64(len(p))))
+			if size := max(sp.want, sp.n+int64(len(p))); size <= maxLentBytes {
+				sp.pool = takeBodyMem(int(size))
+				sp.buf = sp.pool[:sp.n]
+			} else {
+				sp.buf = make([]byte, sp.n, size)
+			}
 			for i, c := range sp.chunks {
 				copy(sp.buf[i*chunkSize:], c[:])
 			}
@@ -238,7 +254,7 @@ func (sp *spool) spill() error {
 	sp.f = f
 	if sp.buf != nil {
 		_, err := f.Write(sp.buf)
-		sp.buf = nil
+		sp.buf, sp.pool = nil, nil // to the collector: it may be read still
 		if err != nil {
 			return err
 		}
@@ -325,6 +341,17 @@ func (sp *spool) inMemory() ([]byte, bool) {
 		sp.dropChunks()
 	}
 	return sp.mem, true
+}
+
+// pooledMemory returns the pooled memory the body lies in, from its
+// first octet, once gathered (inMemory): what scratch.handSpool lends
+// the handler, or scratch.reclaim gives back; nil when the body is in
+// memory of its own or in the file.
+func (sp *spool) pooledMemory() []byte {
+	if sp.pool == nil || sp.f != nil || len(sp.mem) == 0 || &sp.mem[0] != &sp.pool[0] || cap(sp.mem) > len(sp.pool) {
+		return nil
+	}
+	return sp.pool
 }
 
 // reader returns a reader of the whole spooled body, from its start: the

@@ -272,9 +272,25 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 		// Until then a read fails.
 		r.Body = readCloser{errorReader{errRebuildPending}, r.Body}
 	case rj == nil:
-		setSpoolBody(r, sp)
+		s.handSpool(r, sp)
 	}
 	return rj
+}
+
+// handSpool hands the handler the spooled body of an accepted request, as
+// setSpoolBody does; one gathered in pooled memory goes through a
+// lentBody, as handOn lends a body readBody read, and back to its pool
+// after the handler.
+func (s *scratch) handSpool(r *http.Request, sp *spool) {
+	if mem, ok := sp.inMemory(); ok {
+		if m := sp.pooledMemory(); m != nil {
+			lb := newLentBody(mem, m)
+			sp.pool, s.lent = nil, lb
+			install(r, lb, len(mem))
+			return
+		}
+	}
+	setSpoolBody(r, sp)
 }
 
 // overLimit is the limit the body went over, once t.over: its text's,
