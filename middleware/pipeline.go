@@ -215,7 +215,17 @@ func callIdentity(x any) requestIdentity {
 func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) (
 	hand *http.Request, params []string, rj *Rejection, pass bool, h held) {
 	ls := lazyScratch{spoolDir: g.spoolDir}
+	u := r.URL
+	path, rawPath, rawQuery := u.Path, u.RawPath, u.RawQuery
 	params, rj = g.inspectWith(&ls, r, p, names, values, escaped)
+	if rj == nil && r.RequestURI != "" && (u.Path != path || u.RawPath != rawPath || u.RawQuery != rawQuery) {
+		// The path or the query was rewritten (repaired, canonical): the
+		// request line says so too. Echo's Rewrite middleware builds a
+		// new URL from RequestURI, and a log prints it; either would
+		// otherwise bring back the request as sent. (Monitor mode
+		// rewrites nothing.)
+		r.RequestURI = u.RequestURI()
+	}
 	var lb *binaryLimit
 	if ls.s != nil {
 		h.sp, lb = ls.s.spool, ls.s.limited
