@@ -71,19 +71,59 @@ func escapeMode(m sanitize.EscapeMode, c rules.Check) sanitize.EscapeMode {
 }
 
 // compileCanon fills in the canonicalization part of c.
+//
+// A PRECIS field of the query, a form body or a multipart body holds in
+// all three, unless the policy names a field of that name there itself:
+// r.FormValue, c.FormValue and Echo's form binder (through
+// Request.ParseForm, whose Form holds the query's values after the
+// body's) read a name from whichever of them the client sent it in, so a
+// profile named for one would otherwise be left behind by sending the
+// field in another.
 func (c *policy) compileCanon() {
 	c.form = c.Normalization
-	for _, f := range c.Precis {
-		m := c.precis[f.Location]
+	put := func(loc rules.Location, key string, prof normalize.Profile, named bool) {
+		m := c.precis[loc]
 		if m == nil {
 			m = make(map[string]normalize.Profile)
-			c.precis[f.Location] = m
+			c.precis[loc] = m
 		}
-		m[foldKey(c.form.String(f.Field))] = f.Profile
-		c.precisLocs |= 1 << f.Location
+		if _, ok := m[key]; ok && !named {
+			return // named there itself
+		}
+		m[key] = prof
+		c.precisLocs |= 1 << loc
+	}
+	for _, f := range c.Precis {
+		put(f.Location, foldKey(c.form.String(f.Field)), f.Profile, true)
+	}
+	for _, f := range c.Precis {
+		if formChannel(f.Location) {
+			for _, loc := range [...]rules.Location{rules.Query, rules.Form, rules.Multipart} {
+				if loc != f.Location && !c.namesPrecis(loc, f.Field) {
+					put(loc, foldKey(c.form.String(f.Field)), f.Profile, false)
+				}
+			}
+		}
 	}
 	c.jsonPrecis = c.jsonPointers()
 	c.canon = c.form != normalize.None || c.precisLocs != 0
+}
+
+// formChannel reports whether loc is one of the places a form field can
+// come from: the query, a form body, a multipart body.
+func formChannel(loc rules.Location) bool {
+	return loc == rules.Query || loc == rules.Form || loc == rules.Multipart
+}
+
+// namesPrecis reports whether the policy names a PRECIS field at loc that
+// matches name as precisProfile matches names.
+func (c *policy) namesPrecis(loc rules.Location, name string) bool {
+	for _, f := range c.Precis {
+		if f.Location == loc && foldKey(c.form.String(f.Field)) == foldKey(c.form.String(name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // precisProfile returns the PRECIS profile of the field named field (in

@@ -337,6 +337,9 @@ type PrecisField struct {
 	// Location is where the field is: Path (Field is a route parameter
 	// name, "id" for "/users/:id"), Query or Form (a key), JSON (an RFC 6901
 	// JSON pointer such as "/user/name") or Multipart (a form field name).
+	// A field of Query, Form or Multipart holds in the other two as well,
+	// unless a field of that name is named there itself: r.FormValue,
+	// c.FormValue and Echo's form binder read a name from any of them.
 	Location Location
 	// Field names the field within Location.
 	Field string
