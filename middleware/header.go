@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -87,7 +88,7 @@ func headerText(text, prefix, name string, p *policy) (string, *Rejection) {
 	}
 	err := sanitize.CheckString(text, p.Header.Forbid)
 	if err == nil {
-		return text, nil
+		return text, p.headerNormal(text, field)
 	}
 	if e, ok := err.(*sanitize.Error); !ok || !p.Header.Repair || !isEncodingReason(e.Reason) {
 		return "", reject(err, rules.Header, field(), text)
@@ -99,7 +100,26 @@ func headerText(text, prefix, name string, p *policy) (string, *Rejection) {
 	if err := sanitize.CheckString(good, p.Header.Forbid); err != nil {
 		return "", reject(err, rules.Header, field(), good)
 	}
+	if rj := p.headerNormal(good, field); rj != nil {
+		return "", rj
+	}
 	return good, nil
+}
+
+// headerNormal refuses text, a checked header value or cookie name or
+// value, as not_normalized on a route that normalizes when it is not in
+// the route's form, Monitor mode or not, RejectUnnormalized or not:
+// header values are checked, never rewritten (a header may be signed,
+// or compared octet for octet by a proxy), so one not in the form would
+// reach the handler beside text that is, as XML bodies would (checkXML).
+func (p *policy) headerNormal(text string, field func() string) *Rejection {
+	if p.form == normalize.None {
+		return nil
+	}
+	if off := p.form.FirstNonNormalString(text); off >= 0 {
+		return reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Header, field(), text)
+	}
+	return nil
 }
 
 // checksTrailers reports whether p checks any header a trailer could

@@ -1072,6 +1072,52 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 	if first != nil {
 		return reject(first, rules.Multipart, safeField(name), bad)
 	}
+	return p.partHeaderNormal(pt)
+}
+
+// partHeaderNormal refuses as not_normalized, on a route that normalizes,
+// a part header value that the rebuild does not rewrite and that is not in
+// the route's form: every parameter of the Content-Disposition but "name"
+// and "filename" (rebuilder.names rewrites those two) and of the
+// Content-Type, decoded as mime.ParseMediaType gives them to a handler,
+// and every header value but the Content-Disposition's, as Part.Header
+// gives them. Where several are not, the one whose name sorts first is
+// reported, in checkPartNames' order. Nothing is allocated for a part
+// whose values are all in the form.
+func (p *policy) partHeaderNormal(pt *mimePart) *Rejection {
+	if p.form == normalize.None {
+		return nil
+	}
+	off := func(v string) int { return p.form.FirstNonNormalString(v) }
+	for i, params := range [...]map[string]string{pt.dispParams, pt.typeParams} {
+		key, at := "", -1
+		for k, v := range params {
+			if i == 0 && (k == "name" || k == "filename") || at >= 0 && k >= key {
+				continue
+			}
+			if o := off(v); o >= 0 {
+				key, at = k, o
+			}
+		}
+		if at >= 0 {
+			return reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: at}, rules.Multipart, safeField(pt.name), params[key])
+		}
+	}
+	key, bad, at := "", "", -1
+	for k, vs := range pt.header {
+		if k == "Content-Disposition" || at >= 0 && k >= key {
+			continue
+		}
+		for _, v := range vs {
+			if o := off(v); o >= 0 {
+				key, bad, at = k, v, o
+				break
+			}
+		}
+	}
+	if at >= 0 {
+		return reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: at}, rules.Multipart, safeField(key), bad)
+	}
 	return nil
 }
 

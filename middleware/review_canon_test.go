@@ -60,3 +60,90 @@ func TestReviewPrecisFormFieldOtherLocation(t *testing.T) {
 		t.Errorf("query field with a profile of its own: status %d, c.QueryParam(user) %q, want \"MIKE\"", code, q)
 	}
 }
+
+// TestReviewHeadersNotNormal: on a route that normalizes, a checked header
+// value or cookie not in the form is refused (not_normalized), whether the
+// route rewrites or rejects: header values are never rewritten, so one
+// would reach the handler unnormalized. In the form, they pass.
+func TestReviewHeadersNotNormal(t *testing.T) {
+	for _, reject := range []bool{false, true} {
+		pol := rules.Strict()
+		pol.Normalization = normalize.NFC
+		pol.RejectUnnormalized = reject
+		pol.Header.On = true
+		pol.Headers = []string{"X-Name"}
+		pol.Cookies = true
+		for _, tc := range []struct {
+			name, headers, reason string
+			status                int
+		}{
+			{"header", "X-Name: cafe\u0301\r\n", "not_normalized", http.StatusBadRequest},
+			{"cookie", "Cookie: n=cafe\u0301\r\n", "not_normalized", http.StatusBadRequest},
+			{"in the form", "X-Name: caf\u00e9\r\nCookie: n=caf\u00e9\r\n", "", http.StatusOK},
+		} {
+			wire := "GET /x HTTP/1.1\r\nHost: a\r\n" + tc.headers + "\r\n"
+			ran := false
+			code := rvServe(t, pol, wire, func(c echo.Context) error {
+				ran = true
+				for _, v := range []string{c.Request().Header.Get("X-Name"), c.Request().Header.Get("Cookie")} {
+					if !normalize.NFC.IsNormalString(v) {
+						t.Errorf("%s: handler read %+q", tc.name, v)
+					}
+				}
+				return nil
+			})
+			if code != tc.status || ran != (tc.status == http.StatusOK) {
+				t.Errorf("RejectUnnormalized=%v, %s: Echo v4 status %d, handler ran %v; want %d", reject, tc.name, code, ran, tc.status)
+			}
+			if code := rvHTTP(t, pol, wire, func(w http.ResponseWriter, r *http.Request) {}); code != tc.status {
+				t.Errorf("RejectUnnormalized=%v, %s: net/http status %d, want %d", reject, tc.name, code, tc.status)
+			}
+		}
+	}
+}
+
+// TestReviewMultipartPartHeaderNotNormal: on a route that normalizes, a
+// part header value the rebuild leaves as it is (any header but the
+// Content-Disposition, a parameter of it but name and filename) is refused
+// when not in the form; name and filename are rewritten; values in the
+// form pass, and what the handler reads of every part header is normal.
+func TestReviewMultipartPartHeaderNotNormal(t *testing.T) {
+	pol := rules.Strict()
+	pol.Normalization = normalize.NFC
+	for _, tc := range []struct {
+		name, part string
+		status     int
+	}{
+		{"other header", "Content-Disposition: form-data; name=\"q\"\r\nX-Note: cafe\u0301\r\n\r\nx", http.StatusBadRequest},
+		{"Content-Type parameter", "Content-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\nContent-Type: text/plain; x=\"cafe\u0301\"\r\n\r\nx", http.StatusBadRequest},
+		{"Content-Disposition parameter", "Content-Disposition: form-data; name=\"q\"; note=\"cafe\u0301\"\r\n\r\nx", http.StatusBadRequest},
+		{"name and filename, rewritten", "Content-Disposition: form-data; name=\"cafe\u0301\"; filename=\"e\u0301.txt\"\r\nContent-Type: text/plain\r\n\r\nx", http.StatusOK},
+		{"in the form", "Content-Disposition: form-data; name=\"q\"; note=\"caf\u00e9\"\r\nX-Note: caf\u00e9\r\n\r\nx", http.StatusOK},
+	} {
+		body := "--b\r\n" + tc.part + "\r\n--b--\r\n"
+		var seen []string
+		code := rvServe(t, pol, rvPost("multipart/form-data; boundary=b", body), func(c echo.Context) error {
+			mr, err := c.Request().MultipartReader()
+			if err != nil {
+				return err
+			}
+			for p, err := mr.NextPart(); err == nil; p, err = mr.NextPart() {
+				seen = append(seen, p.FormName(), p.FileName())
+				for k, vs := range p.Header {
+					for _, v := range vs {
+						seen = append(seen, k+": "+v)
+					}
+				}
+			}
+			return nil
+		})
+		if code != tc.status {
+			t.Errorf("%s: status %d, want %d", tc.name, code, tc.status)
+		}
+		for _, s := range seen {
+			if !normalize.NFC.IsNormalString(s) {
+				t.Errorf("%s: status %d; handler read %+q", tc.name, code, s)
+			}
+		}
+	}
+}
