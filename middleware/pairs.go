@@ -254,6 +254,10 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 		if len(out) > 0 {
 			out = append(out, '&')
 		}
+		if sentPair(pr) {
+			out = append(out, pr.text(raw)...)
+			continue
+		}
 		key, val, hasVal := pr.key, pr.val, pr.hasVal
 		for i, part := range [2]string{key, val} {
 			if i == 1 {
@@ -334,6 +338,13 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 	changed := false // a key or a value changes: the canonical text is being written
 	keys := false    // a key changes
 	for pr := range eachPair(raw) {
+		if sentPair(pr) {
+			pc.keys = append(pc.keys, pairKey{raw: pr.at, rawEnd: pr.at + len(pr.key), sent: true})
+			if changed {
+				pc.emitSent(len(pc.keys)-1, pr.at, pr.text(raw))
+			}
+			continue
+		}
 		s.buf = s.buf[:0]
 		k := s.decoded(pr.key, dec)
 		key := pairKey{raw: pr.at, rawEnd: pr.at + len(pr.key)}
@@ -378,6 +389,11 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 			changed = true
 			i := 0
 			for before := range eachPair(raw[:pr.at]) {
+				if sentPair(before) {
+					pc.emitSent(i, before.at, before.text(raw))
+					i++
+					continue
+				}
 				pc.tmp = appendDecoded(pc.tmp[:0], before.key, dec)
 				n := len(pc.tmp)
 				pc.tmp = appendDecoded(pc.tmp, before.val, dec)
@@ -419,6 +435,31 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 		out = s.writePairs(out, raw[pc.spillAt:], pc.spillPair, loc, p, dec, pc)
 	}
 	return out, nil
+}
+
+// emitSent adds the i-th pair of the text, at offset at, as it was sent
+// (text: sentPair), as emit adds one in canonical form.
+func (pc *pairCanon) emitSent(i, at int, text string) {
+	m := len(text)
+	if pc.size > 0 {
+		m++ // the '&' before it
+	}
+	switch {
+	case pc.spilled:
+	case pc.size+m <= pc.budget:
+		if need := len(pc.out) + m; need > cap(pc.out) {
+			grown := make([]byte, len(pc.out), min(max(need, 2*cap(pc.out), pc.hint), pc.budget))
+			copy(grown, pc.out)
+			pc.out = grown
+		}
+		if len(pc.out) > 0 {
+			pc.out = append(pc.out, '&')
+		}
+		pc.out = append(pc.out, text...)
+	default:
+		pc.spilled, pc.spillPair, pc.spillAt = true, i, at
+	}
+	pc.size += m
 }
 
 // emit adds the i-th pair of the text, at offset at, in canonical form
@@ -469,6 +510,13 @@ func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location,
 	for pr := range eachPair(rest) {
 		k := &pc.keys[i]
 		i++
+		if k.sent {
+			if len(out) > 0 {
+				out = append(out, '&')
+			}
+			out = append(out, pr.text(rest)...)
+			continue
+		}
 		s.buf = s.buf[:0]
 		key := pc.arena[k.lo:k.hi]
 		if !k.changed {
@@ -596,7 +644,27 @@ type pairKey struct {
 	raw, rawEnd, lo, hi int
 	changed             bool
 	valChanged          bool   // its value changes
+	sent                bool   // a pair no parser reads, kept as sent (sentPair)
 	val                 []byte // its value's canonical form, where canonText keeps it
+}
+
+// sentPair reports whether pr holds a raw ';', which url.ParseQuery (and
+// so Request.ParseForm, c.QueryParam, Echo v5's query lookup) refuses in
+// a pair and skips the pair for: a rewritten text keeps it as sent (its
+// octets checked all the same), where re-encoding the ';' as %3B would
+// make it a pair every parser reads. Its key takes no part in the
+// collision check: no handler reads it beside another.
+func sentPair(pr pair) bool {
+	return strings.IndexByte(pr.key, ';') >= 0 || strings.IndexByte(pr.val, ';') >= 0
+}
+
+// text returns pr as it stands in the text it was cut from, raw.
+func (pr pair) text(raw string) string {
+	end := pr.at + len(pr.key)
+	if pr.hasVal {
+		end += 1 + len(pr.val)
+	}
+	return raw[pr.at:end]
 }
 
 var pairCanons = sync.Pool{New: func() any { return new(pairCanon) }}
@@ -732,7 +800,7 @@ func appendNormal(f normalize.Form, dst, b []byte) ([]byte, bool) {
 // whose canonical form an earlier, different key has.
 func (s *scratch) keyCollision(raw string, loc rules.Location, mode sanitize.EscapeMode, pc *pairCanon) *Rejection {
 	for i := range pc.keys {
-		if k := &pc.keys[i]; !k.changed {
+		if k := &pc.keys[i]; !k.changed && !k.sent {
 			k.lo = len(pc.arena)
 			pc.arena = appendDecoded(pc.arena, raw[k.raw:k.rawEnd], mode)
 			k.hi = len(pc.arena)
@@ -743,6 +811,9 @@ func (s *scratch) keyCollision(raw string, loc rules.Location, mode sanitize.Esc
 	}
 	for i := range pc.keys {
 		k := &pc.keys[i]
+		if k.sent {
+			continue
+		}
 		canon := bytesString(pc.arena[k.lo:k.hi]) // the arena is complete: it stays where it is
 		first, ok := pc.seen[canon]
 		if !ok {

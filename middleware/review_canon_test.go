@@ -8,6 +8,7 @@ package middleware
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -145,5 +146,66 @@ func TestReviewMultipartPartHeaderNotNormal(t *testing.T) {
 				t.Errorf("%s: status %d; handler read %+q", tc.name, code, s)
 			}
 		}
+	}
+}
+
+// TestReviewSemicolonPairsStayDropped: url.ParseQuery skips a pair that
+// holds a raw ';' (and so Request.ParseForm, c.QueryParam and Echo v5's
+// lookup do). Rewriting the query or form for another pair re-encoded the
+// ';' as %3B and made the pair one every parser reads; it is now kept as
+// sent, whether the text is brought to NFC or repaired, and whether the
+// canonical text fits the working memory or spills past it.
+func TestReviewSemicolonPairsStayDropped(t *testing.T) {
+	nfc := rules.Strict()
+	nfc.Normalization = normalize.NFC
+	repair := rules.Strict()
+	repair.Query.Repair, repair.Form.Repair = true, true
+	long := "&pad=" + strings.Repeat("x", 70<<10) // past maxPooledPairBytes: the second pass writes the rest
+	for _, tc := range []struct {
+		name  string
+		pol   rules.Policy
+		query string
+	}{
+		{"as sent", nfc, "role=admin;x=1&q=caf%C3%A9"},
+		{"nfc", nfc, "q=cafe%CC%81&role=admin;x=1"},
+		{"nfc, ; before the change", nfc, "role=admin;x=1&q=cafe%CC%81"},
+		{"nfc, ; in the key", nfc, "q=cafe%CC%81&role;x=admin"},
+		{"nfc, spilled", nfc, "q=cafe%CC%81" + long + "&role=admin;x=1"},
+		{"repair", repair, "q=b%FF&role=admin;x=1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pol := tc.pol
+			pol.Limits.QueryBytes, pol.Limits.FieldBytes = -1, -1
+			var got map[string][]string
+			code := rvHTTP(t, pol, "GET /x?"+tc.query+" HTTP/1.1\r\nHost: a\r\n\r\n", func(w http.ResponseWriter, r *http.Request) {
+				got = r.URL.Query()
+				if !strings.Contains(r.URL.RawQuery, "admin;x") && !strings.Contains(r.URL.RawQuery, "&role;x=admin") {
+					t.Errorf("the pair with ';' is not kept as sent: RawQuery %.80q", r.URL.RawQuery)
+				}
+			})
+			if code != http.StatusOK {
+				t.Fatalf("status %d", code)
+			}
+			for k := range got {
+				if strings.HasPrefix(k, "role") {
+					t.Errorf("the handler reads %q=%q, which url.ParseQuery drops from the query as sent", k, got[k])
+				}
+			}
+			if q := got["q"]; len(q) != 1 || !normalize.NFC.IsNormalString(q[0]) || strings.Contains(q[0], "\xff") {
+				t.Errorf("q = %+q", q)
+			}
+			body := tc.query
+			code = rvHTTP(t, pol, rvPost("application/x-www-form-urlencoded", body), func(w http.ResponseWriter, r *http.Request) {
+				_ = r.ParseForm()
+				for k := range r.PostForm {
+					if strings.HasPrefix(k, "role") {
+						t.Errorf("form: the handler reads %q=%q, which ParseForm drops from the body as sent", k, r.PostForm[k])
+					}
+				}
+			})
+			if code != http.StatusOK {
+				t.Errorf("form: status %d", code)
+			}
+		})
 	}
 }
