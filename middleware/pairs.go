@@ -250,6 +250,7 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 	pc := pairCanons.Get().(*pairCanon)
 	defer pc.release()
 	out := make([]byte, 0, len(raw)+16)
+	keyRepaired := false // a key was repaired: see repairedKeyCollision
 	for pr := range eachPair(raw) {
 		if len(out) > 0 {
 			out = append(out, '&')
@@ -268,6 +269,8 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 			}
 			pc.tmp, _ = sanitize.AppendUnescape(pc.tmp[:0], part, mode&^sanitize.RefuseDoubleEncoding)
 			dec := sanitize.ToValid(pc.tmp)
+			// ToValid returns its input itself when it repairs nothing.
+			keyRepaired = keyRepaired || i == 0 && len(dec) > 0 && &dec[0] != &pc.tmp[0]
 			if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
 				return "", false, tooLarge(loc, strings.Clone(safeField(key)), int64(lim.FieldBytes))
 			}
@@ -277,6 +280,11 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 			out = sanitize.AppendEscape(out, bytesString(dec), sanitize.EscapeQuery)
 		}
 	}
+	if keyRepaired {
+		if rj := repairedKeyCollision(raw, loc, mode); rj != nil {
+			return "", false, rj
+		}
+	}
 	// U+FFFD, escaped, is nine octets where the octet it replaces was
 	// one or three: the repaired text is held to the limit the text as
 	// sent was.
@@ -284,6 +292,30 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 		return "", false, tooLarge(loc, "", limit)
 	}
 	return bytesString(out), true, nil
+}
+
+// repairedKeyCollision refuses two distinct keys of raw that repair to
+// one ("a%FF" and "a%FE" both to "a\uFFFD"), as key_collision: after the
+// repair one handler would read the first value and a binder the last,
+// as canonText refuses two keys with one canonical form. It runs only when
+// a key was repaired, which costs allocations anyway.
+func repairedKeyCollision(raw string, loc rules.Location, mode sanitize.EscapeMode) *Rejection {
+	seen := make(map[string]string) // decoded key by its repaired form
+	var dec []byte
+	for pr := range eachPair(raw) {
+		if sentPair(pr) {
+			continue
+		}
+		dec, _ = sanitize.AppendUnescape(dec[:0], pr.key, mode&^sanitize.RefuseDoubleEncoding)
+		fixed := sanitize.ToValid(dec)
+		if first, ok := seen[string(fixed)]; !ok {
+			seen[string(fixed)] = string(dec)
+		} else if first != string(dec) {
+			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(safeField(pr.key)),
+				Sample: sample(fixed, 0), Err: sanitize.ErrKeyCollision}
+		}
+	}
+	return nil
 }
 
 // pairsMode returns the check of a query or form text and the escape mode
