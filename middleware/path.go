@@ -136,6 +136,7 @@ func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *policy) (rej 
 	if rj := repairPath(r, raw, p); rj != nil {
 		return rj, false
 	}
+	s.rewroteURL = true
 	return nil, true
 }
 
@@ -405,6 +406,7 @@ func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params
 		}
 		if fixed != nil && p.Mode == rules.Enforce {
 			r.URL.RawQuery = bytesString(fixed) // memory of its own, which nothing else references
+			s.rewroteURL = true
 		}
 	}
 	if rj := s.canonBody(r, p); rj != nil {
@@ -486,5 +488,6 @@ func (s *scratch) canonPath(r *http.Request, p *policy) *Rejection {
 	if r.URL.EscapedPath() != string(enc) {
 		r.URL.RawPath = string(enc)
 	}
+	s.rewroteURL = true
 	return nil
 }

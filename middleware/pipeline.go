@@ -215,16 +215,14 @@ func callIdentity(x any) requestIdentity {
 func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) (
 	hand *http.Request, params []string, rj *Rejection, pass bool, h held) {
 	ls := lazyScratch{spoolDir: g.spoolDir}
-	u := r.URL
-	path, rawPath, rawQuery := u.Path, u.RawPath, u.RawQuery
 	params, rj = g.inspectWith(&ls, r, p, names, values, escaped)
-	if rj == nil && r.RequestURI != "" && (u.Path != path || u.RawPath != rawPath || u.RawQuery != rawQuery) {
+	if rj == nil && ls.s != nil && ls.s.rewroteURL && r.RequestURI != "" {
 		// The path or the query was rewritten (repaired, canonical): the
 		// request line says so too. Echo's Rewrite middleware builds a
 		// new URL from RequestURI, and a log prints it; either would
 		// otherwise bring back the request as sent. (Monitor mode
 		// rewrites nothing.)
-		r.RequestURI = u.RequestURI()
+		r.RequestURI = r.URL.RequestURI()
 	}
 	var lb *binaryLimit
 	if ls.s != nil {
@@ -380,7 +378,7 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 			return nil, rj
 		}
 		if changed {
-			r.URL.RawQuery = fixed
+			r.URL.RawQuery, ls.s.rewroteURL = fixed, true
 		}
 	}
 	if p.Header.On {
@@ -468,6 +466,9 @@ type scratch struct {
 	// are cleared before the scratch goes back to the pool.
 	mem  []byte
 	lent *lentBody
+	// rewroteURL says that the path or the query of the request was
+	// rewritten (repaired, canonical), so that run sets RequestURI.
+	rewroteURL bool
 	// spool is the spool of a multipart body (upload.go), which run
 	// hands the adapter to release after the handler; spoolDir is
 	// where it spills (guard.spoolDir). limited is the reader that cuts
@@ -486,7 +487,7 @@ const maxPooledScratch = 64 << 10
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 func putScratch(s *scratch) {
-	s.body, s.spool, s.limited, s.mem, s.lent = nil, nil, nil, nil, nil
+	s.body, s.spool, s.limited, s.mem, s.lent, s.rewroteURL = nil, nil, nil, nil, nil, false
 	if cap(s.buf) <= maxPooledScratch {
 		s.buf = s.buf[:0]
 		scratchPool.Put(s)
