@@ -476,22 +476,12 @@ func (pc *pairCanon) emitSent(i, at int, text string) {
 	if pc.size > 0 {
 		m++ // the '&' before it
 	}
-	switch {
-	case pc.spilled:
-	case pc.size+m <= pc.budget:
-		if need := len(pc.out) + m; need > cap(pc.out) {
-			grown := make([]byte, len(pc.out), min(max(need, 2*cap(pc.out), pc.hint), pc.budget))
-			copy(grown, pc.out)
-			pc.out = grown
-		}
+	if pc.reserve(i, at, m) {
 		if len(pc.out) > 0 {
 			pc.out = append(pc.out, '&')
 		}
 		pc.out = append(pc.out, text...)
-	default:
-		pc.spilled, pc.spillPair, pc.spillAt = true, i, at
 	}
-	pc.size += m
 }
 
 // emit adds the i-th pair of the text, at offset at, in canonical form
@@ -515,20 +505,32 @@ func (pc *pairCanon) emit(i, at int, key, val []byte, hasVal bool) {
 	if pc.size > 0 {
 		m++ // the '&' before it
 	}
+	if pc.reserve(i, at, m) {
+		pc.out = appendPair(pc.out, key, val, hasVal)
+	}
+}
+
+// reserve counts m more octets of the canonical text, those of its i-th
+// pair, at offset at, and reports whether they are to be written to
+// pc.out, which it has grown for them (at most to the budget, which they
+// are within); from the first pair past the budget on, they are only
+// counted (pc.spilled).
+func (pc *pairCanon) reserve(i, at, m int) bool {
+	write := false
 	switch {
 	case pc.spilled:
 	case pc.size+m <= pc.budget:
 		if need := len(pc.out) + m; need > cap(pc.out) {
-			// Grown at most to the budget, which need is within.
 			grown := make([]byte, len(pc.out), min(max(need, 2*cap(pc.out), pc.hint), pc.budget))
 			copy(grown, pc.out)
 			pc.out = grown
 		}
-		pc.out = appendPair(pc.out, key, val, hasVal)
+		write = true
 	default:
 		pc.spilled, pc.spillPair, pc.spillAt = true, i, at
 	}
 	pc.size += m
+	return write
 }
 
 // writePairs appends to out, the canonical text up to the pair at which
