@@ -1039,8 +1039,15 @@ func hashFolded(s []byte, lower bool, fold *[64]byte) uint64 {
 	h.SetSeed(memberSeed)
 	for i := 0; i < len(s); {
 		end := min(i+len(fold), len(s))
-		for end < len(s) && !utf8.RuneStart(s[end]) {
+		// Cut before the character that straddles the end of the
+		// stretch. Where no character starts in the last three octets,
+		// none straddles it (the text is not UTF-8 there, and its
+		// octets fold one at a time).
+		for back := 0; back < utf8.UTFMax-1 && end < len(s) && !utf8.RuneStart(s[end]); back++ {
 			end--
+		}
+		if end < len(s) && !utf8.RuneStart(s[end]) {
+			end = i + len(fold)
 		}
 		h.Write(appendFoldKey(fold[:0], s[i:end]))
 		i = end

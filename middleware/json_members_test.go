@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -573,6 +574,36 @@ func TestJSONMembersAllocs(t *testing.T) {
 		}
 		if n := testing.AllocsPerRun(100, func() { checkJSON(body, tc.p) }); n != 0 {
 			t.Errorf("%s: %v allocations, want 0", tc.name, n)
+		}
+	}
+}
+
+// TestHashFolded holds hashFolded, which folds a long name a stretch at a
+// time, to the hash of the name folded whole, on names valid UTF-8 or not:
+// a run of continuation octets longer than a stretch (found by
+// FuzzJSONShape, which hands objectNamesDistinct unvalidated bodies) once
+// sent the cut before the start of s, or left it where it was for good.
+func TestHashFolded(t *testing.T) {
+	pieces := []string{"a", "Z", "é", "É", "€", "𐐀", "ǅ", "\x80", "\xbf", "\xe2", "\xe2\x82", "\xf0\x90\x90", "\xff", "\xed\xa0\x80"}
+	rng := rand.New(rand.NewPCG(4, 2))
+	names := []string{
+		strings.Repeat("\x80", 200),
+		"\xe2" + strings.Repeat("\x82", 150),
+		strings.Repeat("a", 63) + "€" + strings.Repeat("\x80", 70),
+		strings.Repeat("a", 61) + "𐐀𐐀" + strings.Repeat("É", 40),
+	}
+	for range 3000 {
+		var b strings.Builder
+		for b.Len() < 65+rng.IntN(200) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		names = append(names, b.String())
+	}
+	var fold [64]byte
+	for _, s := range names {
+		want := maphash.Bytes(memberSeed, appendFoldKey(nil, []byte(s)))
+		if got := hashFolded([]byte(s), false, &fold); got != want {
+			t.Fatalf("hashFolded(%+q) = %#x, the whole name folded hashes to %#x", s, got, want)
 		}
 	}
 }
