@@ -814,11 +814,17 @@ type unreadBody struct {
 // handler read it: a wrapper there makes it read the rest itself, and for
 // a client that sent "Expect: 100-continue" and waits for an answer before
 // sending, that read waits for a body never asked for, until ReadTimeout
-// (or for ever), instead of answering at once and closing.
+// (or for ever), instead of answering at once and closing. The two share
+// one Trailer map, which net/http fills once the body is read.
 func detachBody(r *http.Request) *http.Request {
 	ub, ok := r.Body.(*unreadBody)
 	if !ok {
 		return r
+	}
+	if r.Trailer == nil {
+		// net/http puts trailers it was not told of in a map it makes
+		// then, in r's field: one made now is the copy's too.
+		r.Trailer = http.Header{}
 	}
 	r2 := new(http.Request)
 	*r2 = *r

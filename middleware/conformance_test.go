@@ -196,6 +196,7 @@ func confCases() []confCase {
 	withSample := func(r *confRej, s string) *confRej { r.sample = s; return r }
 	flagged := func(r *confRej) *confRej { r.mode = "monitor"; return r }
 	withLimit := func(r *confRej, limit int64) *confRej { r.limit = limit; return r }
+	onRoute := func(r *confRej, route string) *confRej { r.route = route; return r }
 	jsonDoc := `{"s":"h` + composed + `llo","a":[1,true,null],"o":{"k":"` + "\U0001F600" + `"}}`
 	form := "a=1&a=2&t=h%C3%A9llo+w%C3%B6rld&raw=Zo" + composed
 	mp := mpBody("name", "Zo\u00eb", "emoji", "\U0001F600")
@@ -256,6 +257,20 @@ func confCases() []confCase {
 				why: "under e.Pre a path with %2F keeps its RawPath (decoding it would move a segment boundary), " +
 					"and Echo hands raw parameters to the handler after routing again"}}},
 
+		// The request target beyond the path: an absolute-form target's
+		// authority and user information, which net/url decodes into
+		// Request.Host and URL.User.
+		{name: "absolute-form target", target: "http://h.example/api/t/42",
+			status: 200, reads: &confReads{Path: "/api/t/42", Params: id("42")}},
+		{name: "absolute-form host overlong", target: "http://h%C0%AE/api/t/42", status: 400,
+			rej: onRoute(withSample(rej("overlong", "path", "host", 1), `h\xc0\xae`), "/api/t/:id")},
+		{name: "absolute-form host bidi", target: "http://h%E2%80%AEx/api/t/42", status: 400,
+			rej: onRoute(withClass(rej("forbidden_char", "path", "host", 1), "bidi"), "/api/t/:id")},
+		{name: "absolute-form user information", target: "http://u%C0%AE:pw@h.example/api/t/42", status: 400,
+			rej: onRoute(rej("overlong", "path", "userinfo", 1), "/api/t/:id")},
+		{name: "absolute-form host not NFC", table: with(nfc), target: "http://e%CC%81.example/api/t/42", status: 400,
+			rej: onRoute(rej("not_normalized", "path", "host", 0), "/api/t/:id")},
+
 		// Query.
 		{name: "query truncated", target: "/api/e?ok=1&q=%E2%82", status: 400, rej: rej("truncated", "query", "q", 0)},
 		{name: "query bad escape", target: "/api/e?q=%zz", status: 400, rej: rej("bad_escape", "query", "q", 0)},
@@ -301,6 +316,15 @@ func confCases() []confCase {
 			status: 400, rej: withClass(rej("forbidden_char", "header", "Trailer:X-Name", 1), "bidi")},
 		{name: "trailer announced for a body passed unread", table: with(func(p *rules.Policy) { p.BinaryTypes = []string{"application/octet-stream"} }),
 			method: "POST", target: "/api/e", ct: "application/octet-stream", body: "\x00\x01", trailer: []string{"X-Name:"},
+			status: 400, rej: rej("forbidden_trailer", "header", "Trailer:X-Name", 0)},
+
+		{name: "listed Host header, absolute-form target", table: with(func(p *rules.Policy) {
+			p.Path.On, p.Headers = false, []string{"X-Name", "Host"}
+		}), target: "http://h%E2%80%AEx/api/e", status: 400,
+			rej: onRoute(withClass(rej("forbidden_char", "header", "Host", 1), "bidi"), "/api/e")},
+		{name: "listed trailer, bodies not read", table: with(func(p *rules.Policy) {
+			p.Body.On, p.JSON.On, p.Form.On, p.Multipart.On, p.XML.On, p.RefuseUnlistedTypes = false, false, false, false, false, false
+		}), method: "POST", target: "/api/e", ct: "text/plain", body: "hello", trailer: []string{"X-Name: a\xe2\x80\xaeb"},
 			status: 400, rej: rej("forbidden_trailer", "header", "Trailer:X-Name", 0)},
 
 		// Canonical forms.

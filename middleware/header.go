@@ -56,6 +56,20 @@ func checkCookieLines(vals []string, p *policy) *Rejection {
 // checkHeaders checks the values of the headers p lists.
 func checkHeaders(r *http.Request, p *policy) *Rejection {
 	for _, name := range p.headers {
+		if name == "Host" {
+			// net/http moves the Host header (or the authority of an
+			// absolute-form target) to Request.Host, and deletes it
+			// from the header map.
+			host, rj := headerText(r.Host, "", name, p)
+			if rj != nil {
+				return rj
+			}
+			if host != r.Host && r.URL.Host == r.Host {
+				r.URL.Host = host
+			}
+			r.Host = host
+			continue
+		}
 		if rj := checkHeaderValues(name, r.Header[name], p); rj != nil {
 			return rj
 		}

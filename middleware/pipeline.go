@@ -344,6 +344,9 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 		return nil, rj
 	}
 	if p.Path.On {
+		if rj = checkTarget(r, p); rj != nil { // target.go
+			return nil, rj
+		}
 		routedRaw := escaped // as the router saw it
 		var repaired bool
 		// A plain path (plainPath: nothing decoded, no character of any
@@ -395,8 +398,18 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 		if rj = ls.get().checkBody(r, p); rj != nil {
 			return params, rj
 		}
-	} else if ls.s != nil {
-		ls.s.body = nil // no body read: none to canonicalize
+	} else {
+		if ls.s != nil {
+			ls.s.body = nil // no body read: none to canonicalize
+		}
+		// A body the route does not read is the handler's, and so are
+		// the trailers of a chunked one: guarded as passUnread guards
+		// those of a body passed on unread.
+		if r.ContentLength < 0 && p.checksTrailers() && r.Body != nil && r.Body != http.NoBody {
+			if rj = ls.get().passUnread(r, p, -1); rj != nil {
+				return params, rj
+			}
+		}
 	}
 	if p.canon {
 		params, rj = ls.get().canonicalize(r, p, names, values, params)

@@ -1,0 +1,132 @@
+package middleware
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/utf8guard/utf8guard/normalize"
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+// The request target beyond its path and query. net/url parses an
+// absolute-form target (RFC 9112, section 3.2.2: "GET http://host/p")
+// into URL.Host and URL.User, percent-decoding both, and net/http then
+// takes Request.Host from it instead of from the Host header, which it
+// validates; an absolute URI without "//" ("GET http:x") goes to
+// URL.Opaque, with URL.Path empty. A handler reads all of them: r.Host,
+// r.URL.User, r.RequestURI and r.URL.String(). So on a route that checks
+// the path, they are checked as the path is, under its classes and in
+// location path, with the part named in the field: "host", "userinfo",
+// and "" for an opaque target, which is the target's path (RFC 3986's
+// path-rootless). They are never repaired or rewritten: a host or user
+// name that is not well formed, or not in the route's normalization
+// form, is refused.
+
+// checkTarget checks the request target of r beyond its path and query
+// (see above) under p's path check. The common request (an origin-form
+// target and a Host header that net/http has validated) costs one loop
+// over the host.
+func checkTarget(r *http.Request, p *policy) *Rejection {
+	u := r.URL
+	if u.Opaque == "" && u.User == nil && plainHost(r.Host) && (u.Host == r.Host || plainHost(u.Host)) {
+		return nil
+	}
+	if u.Opaque != "" {
+		if rj := checkOpaque(u.Opaque, p); rj != nil {
+			return rj
+		}
+	}
+	// URL.Host was percent-decoded (an escape in it that decodes to an
+	// escape is double encoding); a Request.Host that differs from it
+	// is the Host header's, sent as it is.
+	if rj := targetText(u.Host, "host", true, p); rj != nil {
+		return rj
+	}
+	if r.Host != u.Host {
+		if rj := targetText(r.Host, "host", false, p); rj != nil {
+			return rj
+		}
+	}
+	if u.User != nil {
+		if rj := targetText(u.User.Username(), "userinfo", true, p); rj != nil {
+			return rj
+		}
+		if pw, ok := u.User.Password(); ok {
+			if rj := targetText(pw, "userinfo", true, p); rj != nil {
+				return rj
+			}
+		}
+	}
+	return nil
+}
+
+// plainHost reports whether s is printable ASCII without '%': nothing to
+// decode, no character of any class, its own normal form.
+func plainHost(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '%' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkOpaque checks an opaque request target, still escaped as sent, as
+// the escaped path is checked: strictly percent-decoded under the path's
+// mode, then validated and checked against the path's classes and the
+// route's normalization form.
+func checkOpaque(opaque string, p *policy) *Rejection {
+	if p.Limits.PathBytes >= 0 && len(opaque) > p.Limits.PathBytes {
+		return tooLarge(rules.Path, "", int64(p.Limits.PathBytes))
+	}
+	dec, err := sanitize.AppendUnescape(nil, opaque, p.pathMode)
+	if err == nil {
+		err = sanitize.CheckClasses(dec, p.Path.Forbid)
+	} else {
+		err = firstViolation(err, dec, p.Path.Forbid)
+	}
+	if err != nil {
+		rj := reject(err, rules.Path, "", dec)
+		if rj.Reason == sanitize.BadEscape || rj.Reason == sanitize.DoubleEncoding {
+			rj.Sample = sample(opaque, rj.Offset)
+		}
+		return rj
+	}
+	return targetNormal(string(dec), "", p)
+}
+
+// targetText checks one decoded part of the request target, named field
+// in a Rejection. decoded says that net/url percent-decoded it, so that an
+// escape left in it was sent as an escape of an escape.
+func targetText(text, field string, decoded bool, p *policy) *Rejection {
+	if decoded && p.Path.RefuseDoubleEncoding {
+		for i := strings.IndexByte(text, '%'); i >= 0 && i+2 < len(text); {
+			if isHex(text[i+1]) && isHex(text[i+2]) {
+				return reject(&sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: i}, rules.Path, field, text)
+			}
+			j := strings.IndexByte(text[i+1:], '%')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+	}
+	if err := sanitize.CheckString(text, p.Path.Forbid); err != nil {
+		return reject(err, rules.Path, field, text)
+	}
+	return targetNormal(text, field, p)
+}
+
+// targetNormal refuses text, a part of the request target, as
+// not_normalized on a route that normalizes when it is not in the route's
+// form: the target is never rewritten.
+func targetNormal(text, field string, p *policy) *Rejection {
+	if p.form == normalize.None {
+		return nil
+	}
+	if off := p.form.FirstNonNormalString(text); off >= 0 {
+		return reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Path, field, text)
+	}
+	return nil
+}
