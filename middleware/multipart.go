@@ -45,7 +45,11 @@ import (
 // error are closed too. After a syntax error (a line where a delimiter
 // must be, a malformed part header) a handler that calls NextPart again
 // reads on, line by line, to the next delimiter line: the scan does the
-// same, and checks the parts it finds there. A quoted-printable decoding
+// same, and checks the parts it finds there. A body that is not well
+// formed to its closing delimiter (a syntax error, or an end inside a
+// part) is then refused all the same, body_unreadable, when nothing
+// before refused it: a handler reading it raw would read the octets from
+// the error to the next delimiter, which no part held (brokenMultipart). A quoted-printable decoding
 // error leaves the reader somewhere inside the part, at a place that
 // depends on how the part was read, and a handler that ignores the error
 // (data, _ := io.ReadAll(part)) and calls NextPart reads on from there,
@@ -1238,6 +1242,22 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	}
 	r.Header.Set("Content-Type", ct)
 	return lv.out, nil
+}
+
+// errMultipartBroken is the error of brokenMultipart. It names no octet
+// of the body: Go's own error quotes the header line it could not parse.
+var errMultipartBroken = errors.New("multipart body not well formed to its closing delimiter: " +
+	"a malformed part header, a line where a delimiter must be, or an end inside a part")
+
+// brokenMultipart is the Rejection of a top-level multipart body that is
+// not well formed to its closing delimiter: body_unreadable, 400. Go's
+// multipart reader fails there, so a handler that reads the form gets an
+// error; one that reads the body raw would read octets that were never
+// checked as part of any part (from the bad header up to the next
+// delimiter), so such a body is refused, not passed on.
+func brokenMultipart() *Rejection {
+	return &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart,
+		Err: errMultipartBroken}
 }
 
 // multipartSyntax refuses a rebuilt body that its parser would not read as

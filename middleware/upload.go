@@ -123,7 +123,7 @@ func (p *policy) checkStream(src *spoolReader, boundary string, w *mpRebuild) *R
 	}
 	o := newOutsideScan(boundary, p.Limits.BodyBytes)
 	src.outside, src.textLimit = o, p.Limits.BodyBytes
-	preChecked := false
+	preChecked, broken := false, false
 	checkPre := func() *Rejection {
 		if preChecked || !o.preambleKnown() {
 			return nil
@@ -155,6 +155,7 @@ func (p *policy) checkStream(src *spoolReader, boundary string, w *mpRebuild) *R
 		if w != nil {
 			w.lv.complete = w.lv.complete && !s.broken
 		}
+		broken = s.broken
 	}
 	// The rest: the epilogue, up to the body's end.
 	src.drain()
@@ -169,6 +170,9 @@ func (p *policy) checkStream(src *spoolReader, boundary string, w *mpRebuild) *R
 	}
 	if rj := o.checkEpilogue(&p.Multipart); rj != nil {
 		return rj
+	}
+	if broken {
+		return brokenMultipart()
 	}
 	// A boundary longer than RFC 2046 allows is refused once what lies
 	// outside the parts is checked, as it always was.
