@@ -53,6 +53,12 @@ func (d *demo) testAccepted(t *testing.T) {
 		{name: "text", contentType: "text/plain; charset=utf-8", body: []byte("line one\r\n\tZo" + composed + " \U0001F600\n")},
 		{name: "multipart", contentType: mpType, body: mpBody, form: map[string][]string{"name": {"Zo\u00eb " + composed}, "emoji": {"\U0001F600"}, "tab": {"a\tb"}}},
 		{name: "empty", body: []byte{}},
+		// Types Echo's binder reads by a prefix of the value, which
+		// utf8guard checks as the binder reads them, and the handler
+		// decodes so.
+		{name: "json by the binder's prefix", contentType: "application/json-patch", body: []byte(`{"k":"v"}`), json: map[string]any{"k": "v"}},
+		{name: "form by the binder's prefix", contentType: "application/x-www-form-urlencodedx", body: []byte("a=b&c=%C3%A9"),
+			form: map[string][]string{"a": {"b"}, "c": {composed}}},
 	}
 	for _, route := range routes {
 		// GET: path, parameter and query.

@@ -15,6 +15,7 @@ import (
 	"io"
 	"io/fs"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -129,11 +130,14 @@ func Answer(r *http.Request, param string, query url.Values, parseForm func() er
 		"query": query,
 		"body":  string(body),
 	}
-	// The media type as mime.ParseMediaType reads it, which is how
-	// utf8guard reads it: a prefix match would decode
-	// "application/jsonx" as JSON, a type the strict preset refuses
-	// unread and the default one passes unchecked.
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	// The media type as utf8guard reads it (a body it checks as a form
+	// or as JSON is decoded as one here): as mime.ParseMediaType reads
+	// it, which is how net/http's form readers take it, or by a prefix
+	// of the raw value, which is how Echo's binder takes it
+	// ("application/jsonx" is JSON to the binder, and so checked as
+	// JSON by utf8guard, though net/http's readers ignore it).
+	ct := r.Header.Get("Content-Type")
+	mt, params, _ := mime.ParseMediaType(ct)
 	switch {
 	case mt == "application/x-www-form-urlencoded", mt == "multipart/form-data":
 		if err := parseForm(); err != nil {
@@ -142,7 +146,20 @@ func Answer(r *http.Request, param string, query url.Values, parseForm func() er
 		// PostForm, not Request.Form, which mixes the query in: "form"
 		// is what the body holds.
 		out["form"] = r.PostForm
-	case mt == "application/json", strings.HasSuffix(mt, "+json"):
+	case strings.HasPrefix(ct, "application/x-www-form-urlencoded"):
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			return nil, &Refusal{http.StatusBadRequest, "bad form"}
+		}
+		out["form"] = form
+	case strings.HasPrefix(ct, "multipart/form-data"):
+		form, err := multipart.NewReader(bytes.NewReader(body), params["boundary"]).ReadForm(32 << 20)
+		if err != nil || params["boundary"] == "" {
+			return nil, &Refusal{http.StatusBadRequest, "bad form"}
+		}
+		out["form"] = form.Value
+		_ = form.RemoveAll()
+	case mt == "application/json", strings.HasSuffix(mt, "+json"), strings.HasPrefix(ct, "application/json"):
 		var v any
 		if err := json.Unmarshal(body, &v); err != nil {
 			return nil, &Refusal{http.StatusBadRequest, "bad JSON"}
