@@ -126,6 +126,25 @@ func Unescape(s string, mode EscapeMode) (string, error) {
 	return string(b), err
 }
 
+// EscapedOffset returns the offset in the escaped text s of the octet at
+// offset off of its decoded value: the offset of the unit (a literal
+// octet, a '+' or a well-formed %XX escape) that decodes to that octet.
+// Each well-formed escape counts one decoded octet and three octets of s,
+// every other octet of s one and one, so the result does not depend on the
+// EscapeMode. It is len(s) when off is at or past the end of the decoded
+// value.
+func EscapedOffset(s string, off int) int {
+	i := 0
+	for n := 0; n < off && i < len(s); n++ {
+		if s[i] == '%' && i+2 < len(s) && hexValue[s[i+1]]|hexValue[s[i+2]] <= 0x0F {
+			i += 3
+		} else {
+			i++
+		}
+	}
+	return i
+}
+
 // needsUnescape reports whether s holds a '%', or a '+' in a query.
 func needsUnescape(s string, query bool) bool {
 	for i := 0; i < len(s); i++ {

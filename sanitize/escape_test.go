@@ -192,6 +192,36 @@ func checkUnescape(t *testing.T, tc unescapeCase, mode EscapeMode) {
 	}
 }
 
+// TestEscapedOffset checks EscapedOffset on a table of escaped texts.
+func TestEscapedOffset(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s       string
+		off, at int
+	}{
+		{"", 0, 0},
+		{"", 3, 0},
+		{"abc", 0, 0},
+		{"abc", 2, 2},
+		{"abc", 3, 3},
+		{"abc", 9, 3},
+		{"%41%41%zz", 2, 6},
+		{"%41%41%zz", 3, 7}, // a bad '%' counts one octet
+		{"%C3%A9/%252F", 2, 6},
+		{"%C3%A9/%252F", 3, 7},
+		{"a+b%2", 3, 3},
+		{"%4", 1, 1},
+		{"%%41", 1, 1},
+		{"%%41", 2, 4},
+		{"é%41", 2, 2},
+		{"é%41", 3, 5},
+	} {
+		if got := EscapedOffset(tc.s, tc.off); got != tc.at {
+			t.Errorf("EscapedOffset(%q, %d) = %d, want %d", tc.s, tc.off, got, tc.at)
+		}
+	}
+}
+
 // TestAppendUnescapeAllocs is not parallel: AllocsPerRun refuses to run in a
 // parallel test.
 func TestAppendUnescapeAllocs(t *testing.T) {

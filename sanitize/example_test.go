@@ -85,6 +85,16 @@ func ExampleAppendUnescape() {
 	// "/files/\xc0\xae\xc0\xae/" sanitize: overlong encoding at offset 7
 }
 
+func ExampleEscapedOffset() {
+	// The octet at offset 6 of the decoded "café-x" is 'x': "é" is two
+	// octets, escaped six.
+	s := "caf%C3%A9-x"
+	at := sanitize.EscapedOffset(s, 6)
+	fmt.Println(at, s[at:])
+	// Output:
+	// 10 x
+}
+
 func ExampleAppendEscape() {
 	s := "a b/c?d=é"
 	for _, mode := range []sanitize.EscapeMode{
