@@ -195,9 +195,8 @@ func (s *scratch) field(raw string, loc rules.Location, name string, c *rules.Ch
 	s.buf, err = sanitize.AppendUnescape(s.buf, raw, mode)
 	dec = s.buf[start:]
 	if err != nil {
-		rj := reject(firstViolation(err, dec, c.Forbid), loc, name, dec)
+		rj := rejectEscaped(firstViolation(err, dec, c.Forbid), loc, name, raw, dec)
 		if rj.Reason == sanitize.BadEscape || rj.Reason == sanitize.DoubleEncoding {
-			rj.Sample = sample(raw, rj.Offset)
 			return nil, rj
 		}
 		// A UTF-8 error: dec is the whole decoded value. Its length is

@@ -26,7 +26,9 @@ func (s *scratch) checkPath(r *http.Request, p *policy) (rej *Rejection, repaire
 // which is only built (URL.EscapedPath allocates) when a rejection or a
 // repair needs it. The result is checkEscapedPath's for that escaped path:
 // its length is the one limited, and a '%' followed by two hexadecimal
-// digits in Path is, escaped, a "%25" followed by them: double encoding.
+// digits in Path is, escaped, a "%25" followed by them: double encoding,
+// at the offset of the '%' in Path, the decoded value (the sample is the
+// escaped path's, around the "%25").
 func checkDecodedPath(r *http.Request, p *policy) (*Rejection, bool) {
 	path := r.URL.Path
 	if p.Limits.PathBytes >= 0 && len(path) > p.Limits.PathBytes/3 && escapedPathLen(path) > p.Limits.PathBytes {
@@ -35,10 +37,9 @@ func checkDecodedPath(r *http.Request, p *policy) (*Rejection, bool) {
 	if p.Path.RefuseDoubleEncoding {
 		for i := strings.IndexByte(path, '%'); i >= 0; {
 			if i+2 < len(path) && isHex(path[i+1]) && isHex(path[i+2]) {
-				off := escapedLen(path[:i])
-				return &Rejection{Reason: sanitize.DoubleEncoding, Location: rules.Path, Offset: off,
-					Sample: sample(r.URL.EscapedPath(), off),
-					Err:    &sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: off}}, false
+				return &Rejection{Reason: sanitize.DoubleEncoding, Location: rules.Path, Offset: i,
+					Sample: sample(r.URL.EscapedPath(), escapedLen(path[:i])),
+					Err:    &sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: i}}, false
 			}
 			j := strings.IndexByte(path[i+1:], '%')
 			if j < 0 {
@@ -125,9 +126,8 @@ func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *policy) (rej 
 	if err == nil {
 		return nil, false
 	}
-	rj := reject(err, rules.Path, "", dec)
+	rj := rejectEscaped(err, rules.Path, "", raw, dec)
 	if rj.Reason == sanitize.BadEscape || rj.Reason == sanitize.DoubleEncoding {
-		rj.Sample = sample(raw, rj.Offset)
 		return rj, false
 	}
 	if !(p.Path.Repair && isEncodingReason(rj.Reason)) {
@@ -217,7 +217,7 @@ func checkParams(names, values []string, p *policy, routedRaw, repaired bool) ([
 				}
 			}
 			if err != nil {
-				return nil, reject(err, rules.Path, paramName(names, i), v)
+				return nil, rejectEscaped(err, rules.Path, paramName(names, i), v, dec)
 			}
 		}
 		if rj := paramBOM(names, i, dec, p); rj != nil {

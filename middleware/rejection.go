@@ -23,13 +23,19 @@ type Rejection struct {
 	// itself the violation is given hex-escaped, like Sample; one longer
 	// than 64 octets is cut there and ends in "...".
 	Field string
-	// Offset is the 0-based octet offset of the offending sequence: into the
-	// raw text for bad_escape and double_encoding, into the decoded value
-	// otherwise (the body itself for JSON and text bodies).
+	// Offset is the 0-based octet offset of the offending sequence in the
+	// decoded value, for every reason (the body itself for JSON and text
+	// bodies): for bad_escape and double_encoding in the path, the query
+	// and form bodies, the number of octets decoded before the offending
+	// escape, where its first octet would be once decoded. (One exception:
+	// a quoted-printable multipart part that Go's reader fails on is
+	// refused at the failing line's offset in the part as sent.)
 	Offset int
 	// Sample is the offending octets and a few around them, hex-escaped:
 	// printable ASCII other than '\' as is, every other octet as \xNN. It
-	// never holds a raw attacker byte.
+	// never holds a raw attacker byte. For bad_escape and double_encoding
+	// in the path, the query and form bodies it is taken from the escaped
+	// text around the offending escape, which it shows as sent ("%zz").
 	Sample string
 	// Class is the matched character class, for forbidden_char.
 	Class sanitize.Class
@@ -173,6 +179,19 @@ func reject[T string | []byte](err error, loc rules.Location, field string, text
 		r.Reason, r.Offset, r.Class = e.Reason, e.Offset, e.Class
 	}
 	r.Sample = sample(text, r.Offset)
+	return r
+}
+
+// rejectEscaped is reject for an error found percent-decoding raw into
+// dec: the sample is dec's at the offset, but for bad_escape and
+// double_encoding, which stop the decoding (dec holds nothing then), it is
+// raw's around the offending escape, where sanitize.EscapedOffset puts the
+// offset (which, as every offset, counts decoded octets).
+func rejectEscaped[T string | []byte](err error, loc rules.Location, field, raw string, dec T) *Rejection {
+	r := reject(err, loc, field, dec)
+	if r.Reason == sanitize.BadEscape || r.Reason == sanitize.DoubleEncoding {
+		r.Sample = sample(raw, sanitize.EscapedOffset(raw, r.Offset))
+	}
 	return r
 }
 

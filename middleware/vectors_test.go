@@ -37,7 +37,7 @@ var vecLocations = []string{"path", "query", "form", "json", "multipart", "body"
 type vecOutcome struct {
 	accept bool
 	reason string // taxonomy name
-	offset int    // into the decoded value (raw text for bad_escape, double_encoding)
+	offset int    // into the decoded value, for every reason
 	class  string // forbidden_char only; empty for other reasons
 }
 

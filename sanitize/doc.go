@@ -67,7 +67,9 @@
 //
 // # Errors and offsets
 //
-// Offsets are 0-based and count octets. They point into the raw text for
-// BadEscape and DoubleEncoding, and into the decoded value for every other
-// reason.
+// Offsets are 0-based and count octets of the decoded value, for every
+// reason: a BadEscape or a DoubleEncoding is at the number of octets
+// decoded before the offending escape, where its first octet would be, so
+// that "%41%41%zz" has its bad escape at 2, not at 6. EscapedOffset maps
+// such an offset back into the escaped text, for a caller that shows it.
 package sanitize

@@ -17,9 +17,10 @@ import (
 // unsupported_encoding).
 type Reason uint8
 
-// The rejection reasons. Offsets are 0-based octet offsets pointing at the
-// first octet of the offending sequence: into the raw text for BadEscape and
-// DoubleEncoding, into the decoded value for every other reason.
+// The rejection reasons. Offsets are 0-based octet offsets into the decoded
+// value, pointing at the first octet of the offending sequence; for
+// BadEscape and DoubleEncoding, where the first octet of the offending
+// escape would be once decoded (the number of octets decoded before it).
 const (
 	// Overlong: C0 or C1 followed by a continuation octet; E0 80-9F;
 	// F0 80-8F; an RFC 2279 5- or 6-octet form (F8-FD lead with all its
@@ -208,8 +209,9 @@ func (r Reason) Sentinel() error {
 type Error struct {
 	Reason Reason // what is wrong
 	// Offset is the 0-based octet offset of the first octet of the offending
-	// sequence: into the raw text for BadEscape and DoubleEncoding, into the
-	// decoded value otherwise.
+	// sequence in the decoded value, for every reason: for BadEscape and
+	// DoubleEncoding, the number of octets decoded before the offending
+	// escape (EscapedOffset gives the escape's offset in the escaped text).
 	Offset int
 	// Class is the character class that matched, for ForbiddenChar; zero
 	// otherwise.

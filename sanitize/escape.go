@@ -33,14 +33,18 @@ const (
 // slice and nil, or a *Error:
 //
 //   - BadEscape if a '%' is not followed by two hexadecimal digits (either
-//     case), with the offset of the '%' in s. IIS-style "%uXXXX" escapes are
-//     bad escapes. dst is returned unextended.
-//   - DoubleEncoding, under RefuseDoubleEncoding, with the offset in s of
-//     the "%25" escape. dst is returned unextended.
-//   - A Validate reason if the decoded octets are not well-formed UTF-8,
-//     with the offset into the decoded value (not into dst). The decoded
-//     value is returned appended to dst, so that a caller may repair it
-//     with ToValid.
+//     case). IIS-style "%uXXXX" escapes are bad escapes. dst is returned
+//     unextended.
+//   - DoubleEncoding, under RefuseDoubleEncoding, at the "%25" escape. dst
+//     is returned unextended.
+//   - A Validate reason if the decoded octets are not well-formed UTF-8.
+//     The decoded value is returned appended to dst, so that a caller may
+//     repair it with ToValid.
+//
+// Every offset, whatever the reason, is into the decoded value (not into
+// dst, nor into s): for BadEscape and DoubleEncoding, the number of octets
+// decoded before the offending escape, where its first octet would be.
+// EscapedOffset gives back the escape's offset in s.
 //
 // AppendUnescape does not allocate when dst has room for the decoded value,
 // which is never longer than s.
@@ -57,7 +61,7 @@ func AppendUnescape(dst []byte, s string, mode EscapeMode) ([]byte, error) {
 				dst = append(dst, s[lit:i]...)
 			}
 			if i+2 >= len(s) {
-				return dst[:start], &Error{Reason: BadEscape, Offset: i}
+				return dst[:start], &Error{Reason: BadEscape, Offset: len(dst) - start}
 			}
 			// One lookup per digit, which also tells a digit from
 			// anything else: a value is often a run of escapes (every
@@ -65,11 +69,11 @@ func AppendUnescape(dst []byte, s string, mode EscapeMode) ([]byte, error) {
 			// of the cost of decoding it.
 			hi, lo := hexValue[s[i+1]], hexValue[s[i+2]]
 			if hi|lo > 0x0F {
-				return dst[:start], &Error{Reason: BadEscape, Offset: i}
+				return dst[:start], &Error{Reason: BadEscape, Offset: len(dst) - start}
 			}
 			v := hi<<4 | lo
 			if v == '%' && refuseDouble && escapesHexPair(s, i+3, query) {
-				return dst[:start], &Error{Reason: DoubleEncoding, Offset: i}
+				return dst[:start], &Error{Reason: DoubleEncoding, Offset: len(dst) - start}
 			}
 			dst = append(dst, v)
 			i += 2
@@ -127,12 +131,13 @@ func Unescape(s string, mode EscapeMode) (string, error) {
 }
 
 // EscapedOffset returns the offset in the escaped text s of the octet at
-// offset off of its decoded value: the offset of the unit (a literal
-// octet, a '+' or a well-formed %XX escape) that decodes to that octet.
-// Each well-formed escape counts one decoded octet and three octets of s,
-// every other octet of s one and one, so the result does not depend on the
-// EscapeMode. It is len(s) when off is at or past the end of the decoded
-// value.
+// offset off of its decoded value: the offset of the '%' of the escape that
+// a BadEscape or DoubleEncoding from AppendUnescape or Unescape at off
+// points at, or of the unit (a literal octet, a '+' or a well-formed %XX
+// escape) that decodes to that octet. Each well-formed escape counts one
+// decoded octet and three octets of s, every other octet of s one and one,
+// so the result does not depend on the EscapeMode. It is len(s) when off
+// is at or past the end of the decoded value.
 func EscapedOffset(s string, off int) int {
 	i := 0
 	for n := 0; n < off && i < len(s); n++ {

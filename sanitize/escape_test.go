@@ -72,7 +72,8 @@ var unescapeCases = []unescapeCase{
 	{"%2B", everyModeSet, "+", Error{}},
 	{"a%2bb+c", queryModes, "a+b c", Error{}},
 
-	// Bad escapes: the offset of the '%' in the raw text; dst unextended.
+	// Bad escapes: the offset, into the decoded value, of where the '%'
+	// would decode (the octets decoded before it); dst unextended.
 	{"%", everyModeSet, "", badEscape(0)},
 	{"%2", everyModeSet, "", badEscape(0)},
 	{"%zz", everyModeSet, "", badEscape(0)},
@@ -82,14 +83,14 @@ var unescapeCases = []unescapeCase{
 	{"%U002E", everyModeSet, "", badEscape(0)},
 	{"a%", everyModeSet, "", badEscape(1)},
 	{"ab%2", everyModeSet, "", badEscape(2)},
-	{"%41%", everyModeSet, "", badEscape(3)},
-	{"%41%zz%41", everyModeSet, "", badEscape(3)},
+	{"%41%", everyModeSet, "", badEscape(1)},
+	{"%41%zz%41", everyModeSet, "", badEscape(1)},
 	{"a+b%", queryModes, "", badEscape(3)},
 	{"%%41", everyModeSet, "", badEscape(0)},
 	{"% 41", everyModeSet, "", badEscape(0)},
 	{"%+41", everyModeSet, "", badEscape(0)},
-	{"%C0%A", everyModeSet, "", badEscape(3)},   // bad escape before the overlong is seen
-	{"%C0%AE%", everyModeSet, "", badEscape(6)}, // and after: the escapes are checked first
+	{"%C0%A", everyModeSet, "", badEscape(1)},   // bad escape before the overlong is seen
+	{"%C0%AE%", everyModeSet, "", badEscape(2)}, // and after: the escapes are checked first
 
 	// Double encoding.
 	{"%252e", noRefuse, "%2e", Error{}},
@@ -113,8 +114,26 @@ var unescapeCases = []unescapeCase{
 	{"%25+2e", queryModes, "% 2e", Error{}},     // '+' is a space, not a hex digit
 	{"%25+2e", []EscapeMode{path, segment}, "%+2e", Error{}},
 	{"%25+2e", []EscapeMode{path | refuse, segment | refuse}, "%+2e", Error{}},
-	{"%25%2", everyModeSet, "", badEscape(3)},
-	{"%25%zz", everyModeSet, "", badEscape(3)},
+	{"%25%2", everyModeSet, "", badEscape(1)},
+	{"%25%zz", everyModeSet, "", badEscape(1)},
+
+	// The offsets of BadEscape and DoubleEncoding count decoded octets, as
+	// every other reason's do: an escape before the offending one counts
+	// one octet, not three, and a multi-octet character its octets.
+	{"%41%41%zz", everyModeSet, "", badEscape(2)},
+	{"%41%41%4", everyModeSet, "", badEscape(2)},
+	{"%41%41%", everyModeSet, "", badEscape(2)},
+	{"%41%41%4g", everyModeSet, "", badEscape(2)},
+	{"%C3%A9%zz", everyModeSet, "", badEscape(2)},                // é is two octets
+	{"caf%C3%A9%", everyModeSet, "", badEscape(5)},               // "café" decoded first
+	{"%E2%82%AC%F0%9F%98%80%G1", everyModeSet, "", badEscape(7)}, // € and 😀: 3 + 4
+	{"é%zz", everyModeSet, "", badEscape(2)},                     // literal, not escaped: the same count
+	{"a+%C3%A9+%u00e9", queryModes, "", badEscape(5)},            // '+' is one octet, decoded
+	{"/strict/%41%41/%252F", refuseModes, "", doubleEncoding(11)},
+	{"/strict/%41%41/%25%32%46", refuseModes, "", doubleEncoding(11)},
+	{"%C3%A9%252e", refuseModes, "", doubleEncoding(2)},
+	{"%E2%82%AC+%25%32%65", refuseModes, "", doubleEncoding(4)},
+	{"%C3%A9%25%32%zz", everyModeSet, "", badEscape(4)}, // "%25%32" decodes to "%2" first
 
 	// UTF-8 errors after decoding: the offset into the decoded value, and
 	// the decoded value appended to dst.
@@ -192,7 +211,10 @@ func checkUnescape(t *testing.T, tc unescapeCase, mode EscapeMode) {
 	}
 }
 
-// TestEscapedOffset checks EscapedOffset on a table of escaped texts.
+// TestEscapedOffset checks EscapedOffset on its own, and as the way back
+// from the offset of every BadEscape and DoubleEncoding of unescapeCases
+// to the offending escape in the escaped text: s[:at] decodes to exactly
+// Offset octets, and s[at] is the '%'.
 func TestEscapedOffset(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -218,6 +240,22 @@ func TestEscapedOffset(t *testing.T) {
 	} {
 		if got := EscapedOffset(tc.s, tc.off); got != tc.at {
 			t.Errorf("EscapedOffset(%q, %d) = %d, want %d", tc.s, tc.off, got, tc.at)
+		}
+	}
+	for _, tc := range unescapeCases {
+		if tc.err.Reason != BadEscape && tc.err.Reason != DoubleEncoding {
+			continue
+		}
+		for _, mode := range tc.modes {
+			at := EscapedOffset(tc.in, tc.err.Offset)
+			if at >= len(tc.in) || tc.in[at] != '%' {
+				t.Errorf("%s %q: EscapedOffset(%d) = %d, not a '%%'", mode.testName(), tc.in, tc.err.Offset, at)
+				continue
+			}
+			dec, err := AppendUnescape(nil, tc.in[:at], mode&^refuse)
+			if err != nil && (err.(*Error).Reason == BadEscape || err.(*Error).Reason == DoubleEncoding) || len(dec) != tc.err.Offset {
+				t.Errorf("%s %q: %q before the escape decodes to %d octets (%v), the offset is %d", mode.testName(), tc.in, tc.in[:at], len(dec), err, tc.err.Offset)
+			}
 		}
 	}
 }
@@ -423,8 +461,9 @@ func TestEscapeRoundTrip(t *testing.T) {
 			wantErr := Error{}
 			if mode&refuse != 0 {
 				if off := percentHexHex(s); off >= 0 {
-					// Escaping "%2e" gives "%252e": a double encoding.
-					wantErr = doubleEncoding(len(AppendEscape(nil, s[:off], mode)))
+					// Escaping "%2e" gives "%252e": a double encoding,
+					// at the '%' of s, which is the decoded value.
+					wantErr = doubleEncoding(off)
 				}
 			}
 			if e, ok := asError(err); !ok || e != wantErr {

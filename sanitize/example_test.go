@@ -86,13 +86,16 @@ func ExampleAppendUnescape() {
 }
 
 func ExampleEscapedOffset() {
-	// The octet at offset 6 of the decoded "café-x" is 'x': "é" is two
-	// octets, escaped six.
-	s := "caf%C3%A9-x"
-	at := sanitize.EscapedOffset(s, 6)
-	fmt.Println(at, s[at:])
+	// The offset of a bad escape counts decoded octets: "é" is two.
+	s := "caf%C3%A9-%zz"
+	_, err := sanitize.AppendUnescape(nil, s, sanitize.EscapeQuery)
+	var e *sanitize.Error
+	if errors.As(err, &e) {
+		at := sanitize.EscapedOffset(s, e.Offset)
+		fmt.Println(e.Reason, e.Offset, at, s[at:])
+	}
 	// Output:
-	// 10 x
+	// bad_escape 6 10 %zz
 }
 
 func ExampleAppendEscape() {

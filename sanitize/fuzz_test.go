@@ -127,9 +127,12 @@ func FuzzUnescape(f *testing.F) {
 			if !ok {
 				t.Fatalf("AppendUnescape(%q, %s) error %T(%v), want nil or *Error", s, mode.testName(), err, err)
 			}
-			want, wantErr := refUnescape(s, mode)
+			want, wantErr, at := refUnescape(s, mode)
 			if got != wantErr || string(dst) != want {
 				t.Fatalf("AppendUnescape(%q, %s) = %q, %+v; reference says %q, %+v", s, mode.testName(), dst, got, want, wantErr)
+			}
+			if at >= 0 && EscapedOffset(s, got.Offset) != at {
+				t.Fatalf("AppendUnescape(%q, %s) = %+v, EscapedOffset says %d; the escape is at %d", s, mode.testName(), got, EscapedOffset(s, got.Offset), at)
 			}
 			if u, uerr := Unescape(s, mode); u != want || uerr != nil && *uerr.(*Error) != got || uerr == nil && err != nil {
 				t.Fatalf("Unescape(%q, %s) = %q, %v; AppendUnescape = %q, %v", s, mode.testName(), u, uerr, dst, err)
@@ -147,8 +150,8 @@ func FuzzUnescape(f *testing.F) {
 				if got.Reason != BadEscape {
 					t.Fatalf("%s(%q) = %v, but AppendUnescape(%s) = %q, %v", urlName, s, uerr, mode.testName(), dst, err)
 				}
-				if ee, ok := uerr.(url.EscapeError); !ok || !strings.HasPrefix(s[got.Offset:], string(ee)) {
-					t.Fatalf("%s(%q) = %v, AppendUnescape reports offset %d", urlName, s, uerr, got.Offset)
+				if ee, ok := uerr.(url.EscapeError); !ok || !strings.HasPrefix(s[EscapedOffset(s, got.Offset):], string(ee)) {
+					t.Fatalf("%s(%q) = %v, AppendUnescape reports offset %d (%d in s)", urlName, s, uerr, got.Offset, EscapedOffset(s, got.Offset))
 				}
 			case utf8.ValidString(u):
 				if err != nil || string(dst) != u {
@@ -187,7 +190,7 @@ func FuzzUnescape(f *testing.F) {
 			dec, err := AppendUnescape(nil, string(enc), mode)
 			wantErr := Error{}
 			if mode&refuse != 0 && percentHexHex(s) >= 0 {
-				wantErr = doubleEncoding(len(AppendEscape(nil, s[:percentHexHex(s)], mode)))
+				wantErr = doubleEncoding(percentHexHex(s)) // s is the decoded value
 			}
 			if e, _ := asError(err); e != wantErr || wantErr == (Error{}) && string(dec) != s {
 				t.Fatalf("AppendUnescape(AppendEscape(%q, %s) = %q) = %q, %v; want it back (%+v)", s, mode.testName(), enc, dec, err, wantErr)
@@ -197,8 +200,10 @@ func FuzzUnescape(f *testing.F) {
 }
 
 // refUnescape is what AppendUnescape must return, written unit by unit: a
-// unit is a literal octet, a '+' (a space in a query) or a %XX escape.
-func refUnescape(s string, mode EscapeMode) (string, Error) {
+// unit is a literal octet, a '+' (a space in a query) or a %XX escape. For
+// BadEscape and DoubleEncoding, at is the offset in s of the offending
+// escape (the Error's offset is into the decoded value); -1 otherwise.
+func refUnescape(s string, mode EscapeMode) (dec string, err Error, at int) {
 	inQuery := mode&^refuse == query
 	unitAt := func(i int) (b byte, n int, ok bool) {
 		switch {
@@ -220,7 +225,7 @@ func refUnescape(s string, mode EscapeMode) (string, Error) {
 	for i := 0; i < len(s); {
 		b, n, ok := unitAt(i)
 		if !ok {
-			return "", badEscape(i)
+			return "", badEscape(len(out)), i
 		}
 		if mode&refuse != 0 && n == 3 && b == '%' {
 			// An escaped '%' followed by two units that decode to hex
@@ -235,16 +240,16 @@ func refUnescape(s string, mode EscapeMode) (string, Error) {
 				j += m
 			}
 			if digits == 2 {
-				return "", doubleEncoding(i)
+				return "", doubleEncoding(len(out)), i
 			}
 		}
 		out = append(out, b)
 		i += n
 	}
 	if r, off := refValidate(out); r != 0 {
-		return string(out), Error{Reason: r, Offset: off}
+		return string(out), Error{Reason: r, Offset: off}, -1
 	}
-	return string(out), Error{}
+	return string(out), Error{}, -1
 }
 
 // FuzzCheck: Check and CheckClasses agree with the rune-by-rune references
