@@ -246,6 +246,12 @@ func confCases() []confCase {
 		{name: "path lower-case surrogate escape", target: "/api/t/%ed%a0%80", status: 400, rej: rej("surrogate", "path", "", 7)},
 		{name: "path double encoding", target: "/api/f/%252e%252e/x", status: 400,
 			rej: withSample(rej("double_encoding", "path", "", 7), "/api/f/%252e%25")},
+		// Offsets count decoded octets ("/api/f/AA/" is 10), the sample
+		// shows the escaped text around the offending escape.
+		{name: "path double encoding after escapes", target: "/api/f/%41%41/%252F", status: 400,
+			rej: withSample(rej("double_encoding", "path", "", 10), "/%41%41/%252F")},
+		{name: "path double encoding after a two-octet character", target: "/api/f/%C3%A9%25%32%65", status: 400,
+			rej: withSample(rej("double_encoding", "path", "", 9), "f/%C3%A9%25%32%6")},
 		{name: "path bidi", target: "/api/f/a%E2%80%AEb", status: 400, rej: withClass(rej("forbidden_char", "path", "", 8), "bidi")},
 		{name: "path too long", table: with(func(p *rules.Policy) { p.Limits.PathBytes = 64 }),
 			target: "/api/f/" + strings.Repeat("a", 64), status: 400, rej: withLimit(rej("too_large", "path", "", 0), 64)},
@@ -274,6 +280,10 @@ func confCases() []confCase {
 		// Query.
 		{name: "query truncated", target: "/api/e?ok=1&q=%E2%82", status: 400, rej: rej("truncated", "query", "q", 0)},
 		{name: "query bad escape", target: "/api/e?q=%zz", status: 400, rej: rej("bad_escape", "query", "q", 0)},
+		{name: "query bad escape after escapes", target: "/api/e?q=%41%41%zz", status: 400,
+			rej: withSample(rej("bad_escape", "query", "q", 2), "%41%41%zz")},
+		{name: "query bad escape after a three-octet character", target: "/api/e?k=1&q=%E2%82%AC%4g", status: 400,
+			rej: withSample(rej("bad_escape", "query", "q", 3), "E2%82%AC%4g")},
 		{name: "query NUL", target: "/api/e?q=a%00b", status: 400, rej: withClass(rej("forbidden_char", "query", "q", 1), "nul")},
 		{name: "query raw invalid octet", target: "/api/e?q=\xff", status: 400, rej: rej("invalid_byte", "query", "q", 0)},
 

@@ -17,7 +17,8 @@ func TestCheckDecodedPathAgrees(t *testing.T) {
 	paths := []string{"/", "*", "/a/b", "/été", "/a b", "/a%b", "/a%2e", "/a%252e", "/%zz", "/a%", "/a%2",
 		"/\xC0\xAE", "/x\xED\xA0\x80", "/\x00", "/a\x01b", "/\t", "/\u202E", "/\uFEFF", "/a/\xFF/%41",
 		"/(x)!*'", "/[ipv6]", "/a?b", "/a#b", "/~user/-._", "/$&+,;=:@", "/" + strings.Repeat("é", 40),
-		"/ok/" + strings.Repeat("a", 60), "/%E2%80%AE", "/a%25%32%65", "*%2e", "*x"}
+		"/ok/" + strings.Repeat("a", 60), "/%E2%80%AE", "/a%25%32%65", "*%2e", "*x",
+		"/é%2e", "/€/😀/%41", "/é/%zz%41"}
 	repair := rules.Strict()
 	repair.Path.Repair = true
 	short := rules.Strict()
