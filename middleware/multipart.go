@@ -1023,10 +1023,14 @@ func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
 // qpRejection refuses a quoted-printable part that Go's decoder fails on
 // (bad_escape: an '=' not followed by two hexadecimal digits or a line
 // break, a control octet, a line longer than the decoder's buffer), at the
-// offset of the failing line in the raw content.
+// failing line, off in the raw content: its offset is where the line would
+// start in the decoded content, as every offset counts decoded octets (the
+// lines before it decode, so decoding them again counts them), and its
+// sample is the line as sent.
 func qpRejection(field string, raw []byte, off int) *Rejection {
-	return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: field, Offset: off,
-		Sample: sample(raw, off), Err: &sanitize.Error{Reason: sanitize.BadEscape, Offset: off}}
+	dec, _ := io.Copy(io.Discard, quotedprintable.NewReader(bytes.NewReader(raw[:off])))
+	return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: field, Offset: int(dec),
+		Sample: sample(raw, off), Err: &sanitize.Error{Reason: sanitize.BadEscape, Offset: int(dec)}}
 }
 
 // checkPartNames checks what a handler reads of a part's header: the field

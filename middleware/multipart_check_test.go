@@ -101,10 +101,11 @@ func TestMultipartFileNoContentType(t *testing.T) {
 
 // TestMultipartQuotedPrintable: a quoted-printable part is checked as
 // NextPart decodes it, and one that Go's decoder fails on is refused
-// (bad_escape at the failing line), text or binary: the decoder stops
-// inside the part, and a handler that ignores the error and calls NextPart
-// reads on from a place that depends on how it read, such as the next
-// part, which a check that stopped there never saw.
+// (bad_escape where the failing line starts in the decoded content), text
+// or binary: the decoder stops inside the part, and a handler that ignores
+// the error and calls NextPart reads on from a place that depends on how
+// it read, such as the next part, which a check that stopped there never
+// saw.
 func TestMultipartQuotedPrintable(t *testing.T) {
 	t.Parallel()
 	qp := "Content-Transfer-Encoding: quoted-printable"
@@ -114,6 +115,10 @@ func TestMultipartQuotedPrintable(t *testing.T) {
 		{name: "control octet", body: mpBuild("BB", "\r\n", mpField("a", "ab\x01cd", qp), evil), status: 400, want: badEsc("a", 0)},
 		{name: "control octet on a later line", body: mpBuild("BB", "\r\n", mpField("a", "ok\r\nab\x7Fcd", qp), evil), status: 400, want: badEsc("a", 4)},
 		{name: "lone equals", body: mpBuild("BB", "\r\n", mpField("a", "x\r\n==\r\ny", qp), evil), status: 400, want: badEsc("a", 3)},
+		// The offset counts decoded octets: "caf\u00e9\r\n" (7) and
+		// "xy\r\n" (4) before the failing line, not the 11 and 7 sent.
+		{name: "control octet after escapes", body: mpBuild("BB", "\r\n", mpField("a", "caf=C3=A9\r\nab\x01", qp), evil), status: 400, want: badEsc("a", 7)},
+		{name: "lone equals after a soft break", body: mpBuild("BB", "\r\n", mpField("a", "x=\r\ny\r\n==", qp), evil), status: 400, want: badEsc("a", 4)},
 		{name: "line over the decoder's buffer", body: mpBuild("BB", "\r\n", mpField("a", strings.Repeat("a", 5000), qp), evil), status: 400, want: badEsc("a", 0)},
 		{name: "binary file", body: mpBuild("BB", "\r\n",
 			mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename="a.bin"`, "Content-Type: application/octet-stream", qp}, "\x01"}, evil),

@@ -27,9 +27,9 @@ type Rejection struct {
 	// decoded value, for every reason (the body itself for JSON and text
 	// bodies): for bad_escape and double_encoding in the path, the query
 	// and form bodies, the number of octets decoded before the offending
-	// escape, where its first octet would be once decoded. (One exception:
-	// a quoted-printable multipart part that Go's reader fails on is
-	// refused at the failing line's offset in the part as sent.)
+	// escape, where its first octet would be once decoded; for a
+	// quoted-printable multipart part that Go's reader fails on, where
+	// the failing line starts in the decoded content.
 	Offset int
 	// Sample is the offending octets and a few around them, hex-escaped:
 	// printable ASCII other than '\' as is, every other octet as \xNN. It

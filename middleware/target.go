@@ -87,11 +87,7 @@ func checkOpaque(opaque string, p *policy) *Rejection {
 		err = firstViolation(err, dec, p.Path.Forbid)
 	}
 	if err != nil {
-		rj := reject(err, rules.Path, "", dec)
-		if rj.Reason == sanitize.BadEscape || rj.Reason == sanitize.DoubleEncoding {
-			rj.Sample = sample(opaque, rj.Offset)
-		}
-		return rj
+		return rejectEscaped(err, rules.Path, "", opaque, dec)
 	}
 	return targetNormal(string(dec), "", p)
 }
