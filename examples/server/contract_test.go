@@ -399,9 +399,16 @@ func (d *demo) testIdentity(t *testing.T) {
 // testStatic: /static/hello.txt is served from the embedded public/ (not
 // the decoys), and secret.txt never, however the way there is spelled.
 func (d *demo) testStatic(t *testing.T) {
-	resp := d.do(t, "hello.txt", req{target: "/static/hello.txt"}, nil)
-	if resp.status != http.StatusOK || string(resp.body) != "hello" {
-		t.Errorf("/static/hello.txt: %d %q, want 200 \"hello\"", resp.status, resp.body)
+	// Every route answers GET and POST.
+	for _, method := range []string{"GET", "POST"} {
+		resp := d.do(t, method+" hello.txt", req{method: method, target: "/static/hello.txt"}, nil)
+		if resp.status != http.StatusOK || string(resp.body) != "hello" {
+			t.Errorf("%s /static/hello.txt: %d %q, want 200 \"hello\"", method, resp.status, resp.body)
+		}
+	}
+	resp := d.do(t, "GET /upload without a form", req{target: "/upload/x"}, nil)
+	if resp.status != http.StatusBadRequest || !strings.Contains(string(resp.body), "want a multipart/form-data body") {
+		t.Errorf("GET /upload/x: %d %q, want the upload handler's 400", resp.status, resp.body)
 	}
 	targets := []string{
 		"/static/../secret.txt",

@@ -15,7 +15,7 @@
 //	/monitor/*  the strict preset in monitor mode: logged, never rejected
 //	/open/*     no checks
 //	/static/*   files from public/ (hello.txt), under the strict preset
-//	/upload/*   POST only: the strict preset, file contents as data, 256 MiB
+//	/upload/*   the strict preset, file contents as data, 256 MiB
 //
 // The first four answer 200 with a JSON echo of what the handler sees:
 // {"path", "param", "query", "form", "json", "body"}. Rejections answer 400,

@@ -33,7 +33,7 @@ import (
 var Routes = []string{"/strict/*", "/nfc/*", "/monitor/*", "/open/*"}
 
 // UploadRoute is the route template of the upload handler (Upload), for
-// POST.
+// GET and POST.
 const UploadRoute = "/upload/*"
 
 // New returns the demo's Echo instance: Echo's RequestID middleware, then
@@ -57,18 +57,20 @@ func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, 
 	// it first, so every id in its log is one the server chose.
 	e.Pre(dropClientRequestID)
 	e.Use(emw.RequestID(), guard)
+	// Every route answers GET and POST alike (a GET with a body is
+	// checked as a POST's is).
+	methods := []string{http.MethodGet, http.MethodPost}
 	for _, route := range Routes {
-		e.GET(route, Echo)
-		e.POST(route, Echo)
+		e.Match(methods, route, Echo)
 	}
-	e.POST(UploadRoute, func(c echo.Context) error {
+	e.Match(methods, UploadRoute, func(c echo.Context) error {
 		out, err := Upload(c.Request())
 		if err != nil {
 			return echo.NewHTTPError(err.Status, err.Message)
 		}
 		return c.JSON(http.StatusOK, out)
 	})
-	e.GET("/static/*", func(c echo.Context) error {
+	e.Match(methods, "/static/*", func(c echo.Context) error {
 		name := c.Param("*")
 		if !fs.ValidPath(name) || name == "." {
 			return echo.ErrNotFound

@@ -37,18 +37,20 @@ func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, 
 	// in its log is one the server chose.
 	e.Pre(dropClientRequestID)
 	e.Use(emw.RequestID(), guard)
+	// Every route answers GET and POST alike (a GET with a body is
+	// checked as a POST's is).
+	methods := []string{http.MethodGet, http.MethodPost}
 	for _, route := range app.Routes {
-		e.GET(route, Echo)
-		e.POST(route, Echo)
+		e.Match(methods, route, Echo)
 	}
-	e.POST(app.UploadRoute, func(c *echo.Context) error {
+	e.Match(methods, app.UploadRoute, func(c *echo.Context) error {
 		out, err := app.Upload(c.Request())
 		if err != nil {
 			return echo.NewHTTPError(err.Status, err.Message)
 		}
 		return c.JSON(http.StatusOK, out)
 	})
-	e.GET("/static/*", func(c *echo.Context) error {
+	e.Match(methods, "/static/*", func(c *echo.Context) error {
 		name := c.Param("*")
 		if !fs.ValidPath(name) || name == "." {
 			return echo.ErrNotFound
