@@ -653,20 +653,9 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		}
 	}
 	if loc == rules.Multipart {
-		coded := false
-		if len(r.Header["Content-Encoding"]) != 0 {
-			c, rj := requestCoding(r, loc)
-			if rj != nil {
-				return rj
-			}
-			coded = c != identity
-		}
-		if !coded {
-			// Checked as it streams in, through a spool (upload.go). A
-			// multipart body with a content coding (which no browser
-			// sends) is decoded whole, below, within the text limit.
-			return s.checkMultipartBody(r, p, ct)
-		}
+		// Checked as it streams in, through a spool (upload.go), decoded
+		// from its content coding as it comes (encoding.go).
+		return s.checkMultipartBody(r, p, ct)
 	}
 	// Read through the limit and decoded from its content coding; sent
 	// is the body as it came (encoding.go).
@@ -697,8 +686,6 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		} else {
 			fixed, noRefs, rj = checkJSONScan(body, p)
 		}
-	case rules.Multipart:
-		rj = checkMultipart(r, body, p) // a coded body, decoded in memory
 	case rules.XML:
 		rj = checkXML(body, &p.XML, p.RefuseCharsets)
 	case rules.Body:
@@ -854,7 +841,7 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	body, loc := s.body, s.bodyLoc
 	if loc == rules.Multipart && body == nil && s.spool != nil && p.canonAt(loc) {
-		return s.canonSpool(r, p) // spooled to a file (upload.go)
+		return s.canonSpool(r, p) // every multipart body is spooled (upload.go)
 	}
 	if body == nil || !p.canonAt(loc) {
 		return nil // no body read: not a checked one
@@ -872,11 +859,6 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 		var rj *Rejection
 		if out, rj = p.canonJSON(body); rj != nil {
 			return jsonLinesField(r, body, rj) // the line's index, for JSON lines
-		}
-	case rules.Multipart:
-		var rj *Rejection
-		if out, rj = p.canonMultipart(r, body); rj != nil {
-			return rj
 		}
 	case rules.XML:
 		// XML is checked, not rewritten: text not in the form is refused.
@@ -901,10 +883,8 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	}
 	// And the escapes a JSON or XML decoder would read in it: NFKC makes
 	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (escapes.go).
-	if loc != rules.Multipart {
-		if rj := checkEscapes(out, loc, p.Location(loc).Forbid, 0); rj != nil {
-			return rj
-		}
+	if rj := checkEscapes(out, loc, p.Location(loc).Forbid, 0); rj != nil {
+		return rj
 	}
 	if p.Mode == rules.Enforce {
 		if lb := s.lent; lb != nil && r.Body == io.ReadCloser(lb) {

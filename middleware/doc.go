@@ -75,7 +75,10 @@
 // octet for octet the body that was checked. The temporary file is
 // removed when the handler returns, after a panic too (Verdict.Release,
 // which every adapter defers); a read of the body after that fails. A
-// spool that cannot be written is body_unreadable, answered 500.
+// spool that cannot be written is body_unreadable, answered 500. A
+// multipart body with a content coding (gzip, deflate) is decoded as it
+// arrives, in front of the spool, within the same limits: the spool, and
+// the handler, get the decoded body, Content-Encoding removed.
 //
 // A binary body (a media type not checked as text) is never read: it is
 // bounded by Limits.BinaryBodyBytes, refused (413) before the handler runs

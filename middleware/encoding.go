@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
@@ -70,9 +71,12 @@ import (
 // Content-Encoding, or the decoded body is refused as a stream that does
 // not decode.
 //
-// A body the route does not check as text (a binary type, a multipart
-// file part, a location turned off, another charset) is not decoded: it
-// is passed on as it came, Content-Encoding included.
+// A multipart body is not read whole: it is decoded as it streams into
+// its spool (codedStream, below), within the limits of a multipart body.
+//
+// A body the route does not check as text (a binary type, a location
+// turned off, another charset) is not decoded: it is passed on as it
+// came, Content-Encoding included.
 
 // coding is a content coding the middleware decodes.
 type coding uint8
@@ -329,6 +333,9 @@ var decoders = sync.Pool{New: func() any { return new(decoder) }}
 type decoder struct {
 	sent   bytes.Reader // the body as sent (Monitor)
 	chunks chunkReader  // the body in the scratch's chunks (Enforce)
+	wire   wireReader   // the body as it comes, for a codedStream
+	br     *bufio.Reader
+	coded  codedStream // the body decoded, as it is read
 	gz     gzip.Reader
 	zl     io.ReadCloser // compress/zlib's, a zlib.Resetter
 	fl     io.ReadCloser // compress/flate's, a flate.Resetter
@@ -338,19 +345,25 @@ type decoder struct {
 func (d *decoder) release() {
 	d.sent.Reset(nil)
 	d.chunks = chunkReader{}
+	d.wire = wireReader{}
+	d.coded = codedStream{}
+	if d.br != nil {
+		d.br.Reset(nil)
+	}
 	decoders.Put(d)
 }
 
 // open sets d to decode src, coded as c, and returns the reader of the
-// decoded octets.
-func (d *decoder) open(src codedReader, c coding) (io.Reader, error) {
+// decoded octets; zl says that src starts with a zlib header
+// (zlibHeader), which a deflate stream is then read as.
+func (d *decoder) open(src flate.Reader, c coding, zl bool) (io.Reader, error) {
 	switch {
 	case c == codingGzip:
 		if err := d.gz.Reset(src); err != nil {
 			return nil, err
 		}
 		return &d.gz, nil
-	case zlibHeader(src):
+	case zl:
 		if d.zl == nil {
 			zl, err := zlib.NewReader(src)
 			if err != nil {
@@ -429,7 +442,7 @@ func (s *scratch) decode(d *decoder, src codedReader, c coding, limit int64) (te
 	if src.Len() == 0 {
 		return []byte{}, false, nil // empty whatever its coding, as Echo's Decompress takes it
 	}
-	dec, err := d.open(src, c)
+	dec, err := d.open(src, c, zlibHeader(src))
 	if err != nil {
 		return nil, false, &codingError{c, err}
 	}
@@ -478,3 +491,173 @@ func (s *scratch) passText(r *http.Request, p *policy, loc rules.Location) *Reje
 	s.handOn(r, p, body, body, rj)
 	return rj
 }
+
+// Coded multipart bodies. A multipart body with a content coding is not
+// read whole: it takes the way of any multipart body (checkMultipartBody,
+// upload.go), through a codedStream, which decodes it as the check reads
+// it. The spool then holds the decoded body, which the check read and the
+// handler reads; the contents of its data file parts, decoded like the
+// rest (the coding covers the whole body), go by unread as they do in a
+// body without a coding. The codings, and what makes a stream corrupt,
+// are those above. The bound is that of the body without a coding: the
+// decoded octets are read through the same limits (text, each file, the
+// data, and the two together), and the octets received are bounded by
+// the two together too, as a declared length is; so the decoder produces
+// at most the limits plus one buffer, whatever the stream expands to, and
+// a stream that decodes to nothing (empty DEFLATE blocks, empty gzip
+// members) is not read without end. In Monitor mode the body as it came
+// is kept beside, in a spool of its own (spool.sent), which the handler
+// gets, still coded.
+
+// wireReader reads the body of a request as it came, for a codedStream:
+// at most limit octets (negative: no limit), and one more to tell that
+// it is over. With sent (Monitor), it copies what it reads there.
+type wireReader struct {
+	src   io.Reader
+	sent  *spool
+	limit int64
+	n     int64
+	over  bool  // more than limit octets
+	eof   bool  // src is at its end
+	err   error // src's failure, or sent's
+}
+
+func (w *wireReader) Read(p []byte) (int, error) {
+	switch {
+	case w.over:
+		return 0, errOverLimit
+	case w.err != nil:
+		return 0, w.err
+	case w.eof:
+		return 0, io.EOF
+	}
+	if w.limit >= 0 && int64(len(p))-1 > w.limit-w.n {
+		p = p[:w.limit-w.n+1] // one past the limit tells it is over
+	}
+	k, err := w.src.Read(p)
+	w.n += int64(k)
+	if k > 0 && w.sent != nil {
+		if _, werr := w.sent.Write(p[:k]); werr != nil {
+			w.err = werr // octets lost: the body as it came cannot be handed on
+			return 0, w.err
+		}
+	}
+	if w.limit >= 0 && w.n > w.limit {
+		w.over = true
+		return 0, errOverLimit
+	}
+	switch {
+	case err == io.EOF:
+		w.eof = true
+	case err != nil:
+		w.err = err
+	}
+	return k, err
+}
+
+// rest returns what the handler reads after the spool of the body as it
+// came, in Monitor mode (as spoolReader.rest): body's unread octets, or
+// the failure reading stopped at.
+func (w *wireReader) rest(body io.Reader) io.Reader {
+	switch {
+	case w.eof:
+		return nil
+	case w.err != nil:
+		return errorReader{w.err}
+	}
+	return body
+}
+
+// codedStream reads a body, coded as c, decoded. A failure to read the
+// body, or a body over its limit, fails the read with the wireReader's
+// error (checkMultipartBody tells them apart: wireOver, and the spool's
+// read failure); a stream that does not decode fails it with a
+// *codingError.
+type codedStream struct {
+	d   *decoder
+	c   coding
+	dec io.Reader // the decoder, once opened; nil before
+	err error     // what ended the stream: io.EOF at its end
+}
+
+// stream sets d to decode body, coded as c, as it is read, within limit
+// octets received (negative: none), copying them to sent when not nil
+// (Monitor); d holds the stream until it is released.
+func (d *decoder) stream(body io.Reader, c coding, limit int64, sent *spool) *codedStream {
+	d.wire = wireReader{src: body, sent: sent, limit: limit}
+	if d.br == nil {
+		d.br = bufio.NewReaderSize(&d.wire, 4096)
+	} else {
+		d.br.Reset(&d.wire)
+	}
+	d.coded = codedStream{d: d, c: c}
+	return &d.coded
+}
+
+// wireOver reports whether the body received is over its limit.
+func (cs *codedStream) wireOver() bool { return cs.d.wire.over }
+
+// rest is wireReader.rest.
+func (cs *codedStream) rest(body io.Reader) io.Reader { return cs.d.wire.rest(body) }
+
+func (cs *codedStream) Read(p []byte) (int, error) {
+	if cs.err != nil {
+		return 0, cs.err
+	}
+	if cs.dec == nil {
+		if err := cs.open(); err != nil {
+			cs.err = cs.failure(err)
+			return 0, cs.err
+		}
+	}
+	n, err := cs.dec.Read(p)
+	if err == io.EOF {
+		// gzip reads members to the end; zlib and DEFLATE stop at theirs,
+		// and the body must end there too.
+		if _, berr := cs.d.br.ReadByte(); berr == nil {
+			err = errTrailingData
+		} else if berr != io.EOF {
+			err = berr
+		}
+	}
+	if err != nil {
+		cs.err = cs.failure(err)
+	}
+	return n, cs.err
+}
+
+// open opens the decoder on the body, once its first octets have come: an
+// empty body is empty whatever its coding, as Echo's Decompress takes it.
+func (cs *codedStream) open() error {
+	head, err := cs.d.br.Peek(2)
+	if err != nil && err != io.EOF {
+		return err
+	}
+	if len(head) == 0 {
+		cs.dec = eofReader{}
+		return nil
+	}
+	zl := len(head) == 2 && isZlibHeader(head[0], head[1])
+	cs.dec, err = cs.d.open(cs.d.br, cs.c, zl)
+	return err
+}
+
+// failure is the error a read of cs ends with, for err, what the decoder
+// or the body gave: io.EOF at the end; the body's own failure (or its
+// limit) as it is; anything else is the stream's, a *codingError.
+func (cs *codedStream) failure(err error) error {
+	switch w := &cs.d.wire; {
+	case err == io.EOF:
+		return io.EOF
+	case w.over:
+		return errOverLimit
+	case w.err != nil:
+		return w.err
+	}
+	return &codingError{cs.c, err}
+}
+
+// eofReader is an empty body.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }

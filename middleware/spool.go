@@ -133,6 +133,10 @@ type spool struct {
 	// rebuild is the body as its walk rebuilt it, on a route that
 	// canonicalizes (canonSpool), released with the spool.
 	rebuild *mpRebuild
+	// sent is the body as it came, for a body with a content coding in
+	// Monitor mode: the spool holds it decoded, as checked, and the
+	// handler gets it as it came (codedStream). Released with the spool.
+	sent *spool
 }
 
 // spoolItem is one write for the writer: the first n octets of sb.
@@ -383,6 +387,7 @@ func (sp *spool) release() {
 	}
 	_ = sp.flush()
 	sp.rebuild.release()
+	sp.sent.release()
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.gone {

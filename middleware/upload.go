@@ -219,7 +219,20 @@ func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
 // Monitor mode the body as it came, the spool followed by what was not
 // read, with r's length and transfer coding left as the client sent
 // them. The spool is s.spool, released after the handler (Verdict).
+//
+// A body with a content coding is decoded as it is read (codedStream,
+// encoding.go): the spool holds the decoded body, which is the one
+// checked, within the same limits, and, in Enforce mode, the one the
+// handler gets, Content-Encoding removed. In Monitor mode the handler
+// gets the body as it came, coded, from a spool of its own (spool.sent).
 func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rejection {
+	c := identity
+	if len(r.Header["Content-Encoding"]) != 0 {
+		var rj *Rejection
+		if c, rj = requestCoding(r, rules.Multipart); rj != nil {
+			return rj
+		}
+	}
 	boundary, rj := multipartBoundary(ct)
 	if rj != nil {
 		return rj
@@ -231,7 +244,11 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 	if total >= 0 && r.ContentLength > total {
 		return tooLarge(rules.Multipart, "", total)
 	}
-	sp := newSpool(s.spoolDir, r.ContentLength)
+	size := r.ContentLength
+	if c != identity {
+		size = -1 // the decoded length is not known
+	}
+	sp := newSpool(s.spoolDir, size)
 	s.spool = sp
 	if p.canonAt(rules.Multipart) {
 		// Rebuilt as it is checked, in one walk; canonSpool writes it.
@@ -240,7 +257,20 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 		sp.rebuild = newMPRebuild(p, s.spoolDir)
 		sp.pooled = true
 	}
-	src := newSpoolReader(r.Body, sp, total)
+	body := io.Reader(r.Body)
+	var cs *codedStream
+	if c != identity && !(c == codingGzip && decodedBefore(r)) {
+		// (A body Echo's Decompress decoded before utf8guard is read as
+		// it is: decoded.)
+		d := decoders.Get().(*decoder)
+		defer d.release() // after src.done: the check reads it until then
+		if p.Mode == rules.Monitor {
+			sp.sent = newSpool(s.spoolDir, r.ContentLength)
+		}
+		cs = d.stream(r.Body, c, total, sp.sent)
+		body = cs
+	}
+	src := newSpoolReader(body, sp, total)
 	defer src.done()
 	rj = p.checkStream(src, boundary, sp.rebuild)
 	if err := sp.flush(); err != nil && src.err == nil {
@@ -251,8 +281,13 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 		// Over a limit of the whole body or its text; the check names the
 		// limit of data or of a file it met first.
 		rj = tooLarge(rules.Multipart, "", src.overLimit())
+	case cs != nil && cs.wireOver():
+		rj = tooLarge(rules.Multipart, "", total) // the octets received
 	case src.err != nil:
 		rj = &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: src.err}
+		if _, ok := errors.AsType[*codingError](src.err); ok {
+			rj.Field = "Content-Encoding" // a stream that does not decode
+		}
 	case rj == nil:
 		// The body was read to its end: net/http has put its trailers,
 		// if any, in r.Trailer.
@@ -265,10 +300,14 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 	}
 	switch {
 	case p.Mode == rules.Monitor:
-		if rest := src.rest(r.Body); rest != nil {
-			r.Body = readCloser{io.MultiReader(sp.reader(), rest), r.Body}
+		from, rest := sp, src.rest(r.Body)
+		if cs != nil {
+			from, rest = sp.sent, cs.rest(r.Body) // as it came, coded
+		}
+		if rest != nil {
+			r.Body = readCloser{io.MultiReader(from.reader(), rest), r.Body}
 		} else {
-			r.Body = readCloser{sp.reader(), r.Body}
+			r.Body = readCloser{from.reader(), r.Body}
 		}
 	case rj == nil && sp.rebuild.replaces():
 		// canonSpool hands on the new body, or refuses the request:
@@ -277,6 +316,10 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 		r.Body = readCloser{errorReader{errRebuildPending}, r.Body}
 	case rj == nil:
 		s.handSpool(r, sp)
+	}
+	if rj == nil && c != identity && p.Mode == rules.Enforce {
+		// Decoded: the header no longer says what the body is.
+		delete(r.Header, "Content-Encoding")
 	}
 	return rj
 }

@@ -8,6 +8,7 @@ package middleware_test
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -442,35 +443,51 @@ func TestUploadLimitsNamed(t *testing.T) {
 	}
 }
 
-// TestUploadCoded: a multipart body with a content coding is decoded and
-// checked whole, in memory, within the text limit: the handler reads the
-// decoded form, and one larger than the text limit is refused (413).
+// TestUploadCoded: a multipart body with a content coding streams as one
+// without: decoded as it comes, a file far over the text limit is taken
+// on the upload route (gzip and deflate), and the handler reads the
+// decoded form, by MultipartReader and by FormFile, with no
+// Content-Encoding. (upload_coded_test.go sends them over TCP.)
 func TestUploadCoded(t *testing.T) {
-	coded := func(parts ...upPart) []byte {
+	coded := func(coding string, parts ...upPart) []byte {
 		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
+		var zw io.WriteCloser = gzip.NewWriter(&b)
+		if coding == "deflate" {
+			zw = zlib.NewWriter(&b)
+		}
 		_, _ = io.Copy(zw, uploadBody(parts...))
 		_ = zw.Close()
 		return b.Bytes()
 	}
 	small := []upPart{{field: "f", filename: "a.txt", ct: "text/plain", text: notepadTxt}, {field: "x", text: "été"}}
-	big := []upPart{{field: "f", filename: "a.bin", ct: "application/octet-stream", seed: 16, size: 2 * mib}}
+	big := []upPart{{field: "f", filename: "a.bin", ct: "application/octet-stream", seed: 16, size: 2 * mib}, {field: "x", text: "été"}}
+	want := fileHash(16, 2*mib)
 	for _, s := range upServers(t, uploadPolicy()) {
-		r := httptest.NewRequest("POST", "/upload", bytes.NewReader(coded(small...)))
-		r.Header.Set("Content-Type", upCT)
-		r.Header.Set("Content-Encoding", "gzip")
-		w := httptest.NewRecorder()
-		s.h.ServeHTTP(w, r)
-		if w.Code != 200 || decode(t, w).Fields["x"][0] != "été" {
-			t.Errorf("%s: status %d %s", s.name, w.Code, w.Body)
-		}
-		r = httptest.NewRequest("POST", "/upload", bytes.NewReader(coded(big...)))
-		r.Header.Set("Content-Type", upCT)
-		r.Header.Set("Content-Encoding", "gzip")
-		w = httptest.NewRecorder()
-		s.h.ServeHTTP(w, r)
-		if w.Code != 413 {
-			t.Errorf("%s: a coded body of 2 MiB: status %d", s.name, w.Code)
+		for _, coding := range []string{"gzip", "deflate"} {
+			post := func(route string, parts []upPart) *httptest.ResponseRecorder {
+				r := httptest.NewRequest("POST", route, bytes.NewReader(coded(coding, parts...)))
+				r.Header.Set("Content-Type", upCT)
+				r.Header.Set("Content-Encoding", coding)
+				w := httptest.NewRecorder()
+				s.h.ServeHTTP(w, r)
+				return w
+			}
+			if w := post("/upload", small); w.Code != 200 || decode(t, w).Fields["x"][0] != "été" {
+				t.Errorf("%s %s: status %d %s", s.name, coding, w.Code, w.Body)
+			}
+			w := post("/upload", big)
+			if w.Code != 200 {
+				t.Fatalf("%s %s: a coded body of 2 MiB: status %d %s", s.name, coding, w.Code, w.Body)
+			}
+			if res := decode(t, w); len(res.Files) != 1 || res.Files[0].SHA256 != want || res.Fields["x"][0] != "été" {
+				t.Errorf("%s %s: a coded body of 2 MiB: %+v", s.name, coding, res)
+			}
+			if w := post("/formfile", big); w.Code != 200 || decode(t, w).Files[0].SHA256 != want {
+				t.Errorf("%s %s: FormFile: status %d %s", s.name, coding, w.Code, w.Body)
+			}
+			if s.during.Load() != 1 || countFiles(s.dir) != 0 {
+				t.Errorf("%s %s: %d spool files while the handler ran, %d after; want 1 and 0", s.name, coding, s.during.Load(), countFiles(s.dir))
+			}
 		}
 	}
 }
