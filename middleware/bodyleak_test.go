@@ -116,7 +116,8 @@ func (h *leakHandler) stream(r *http.Request, started chan struct{}) {
 // adapter. It runs under -race too, but for Echo's Timeout middleware,
 // which races on Echo's own pooled context (see raceEnabled). The bodies
 // are text, and then multipart bodies holding the same text in a text
-// file part, which the spool gathers in pooled memory too.
+// file part, which the spool gathers in pooled memory too, and such
+// bodies sent in gzip, which the handler reads decoded.
 func TestBodyLeakAfterTimeout(t *testing.T) {
 	t.Parallel()
 	const (
@@ -135,11 +136,14 @@ func TestBodyLeakAfterTimeout(t *testing.T) {
 			string(leakBody(id, sizeOf(id))) + "\r\n--b--\r\n")
 	}
 	for _, mount := range []string{"use", "pre", "nethttp", "use goroutine", "pre goroutine", "nethttp goroutine",
-		"use multipart", "nethttp multipart", "use goroutine multipart", "nethttp goroutine multipart"} {
+		"use multipart", "nethttp multipart", "use goroutine multipart", "nethttp goroutine multipart",
+		"nethttp gzip multipart", "use goroutine gzip multipart"} {
 		t.Run(mount, func(t *testing.T) {
 			t.Parallel()
 			multipart := strings.HasSuffix(mount, " multipart")
 			mount := strings.TrimSuffix(mount, " multipart")
+			gz := strings.HasSuffix(mount, " gzip")
+			mount = strings.TrimSuffix(mount, " gzip")
 			goroutine := strings.HasSuffix(mount, " goroutine")
 			if raceEnabled && !goroutine && mount != "nethttp" {
 				t.Skip("Echo's Timeout middleware races on Echo's pooled context")
@@ -207,8 +211,14 @@ func TestBodyLeakAfterTimeout(t *testing.T) {
 						if multipart {
 							body, ct = mpBody(id), "multipart/form-data; boundary=b"
 						}
+						if gz {
+							body = codeAs("gzip", body)
+						}
 						req, _ := http.NewRequest(http.MethodPost, srv.URL+"/up", bytes.NewReader(body))
 						req.Header.Set("Content-Type", ct)
+						if gz {
+							req.Header.Set("Content-Encoding", "gzip")
+						}
 						req.Header.Set("X-Id", strconv.Itoa(id))
 						resp, err := srv.Client().Do(req)
 						if err != nil {
