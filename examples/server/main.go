@@ -25,8 +25,9 @@
 // /upload/* takes multipart/form-data uploads, checked as they stream in:
 // field names, file names and fields under the strict preset, file
 // contents passed on as data (any encoding: a UTF-16 .txt, a Windows-1252
-// CSV), up to 256 MiB of files. Its handler streams the form with
-// Request.MultipartReader and answers 200 with
+// CSV), up to 256 MiB of files; a body sent in gzip or deflate is
+// decoded as it streams in, within the same limits. Its handler streams
+// the form with Request.MultipartReader and answers 200 with
 // {"fields": {name: [values]}, "files": [{"field", "filename", "size",
 // "sha256"}]}.
 //
