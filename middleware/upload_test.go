@@ -289,7 +289,8 @@ func TestUploadFileContents(t *testing.T) {
 // to a file is rebuilt spool to spool: an NFD file name (as macOS sends
 // them) and field reach the handler in NFC, the file name still written
 // filename="..." as the client wrote it, not switched to filename*=, and
-// the file's octets copied through unchanged.
+// the file's octets copied through unchanged. The same in gzip, decoded
+// as it streams in.
 func TestUploadNormalizeSpooled(t *testing.T) {
 	pol := uploadPolicy()
 	pol.Normalization = normalize.NFC
@@ -299,24 +300,45 @@ func TestUploadNormalizeSpooled(t *testing.T) {
 		{field: "caption", text: "cafe\u0301"},
 	}
 	want := fileHash(9, n)
-	for _, s := range upServers(t, pol) {
-		w := s.do("POST", "/upload", upCT, uploadBody(parts...), bodySize(parts...))
-		if w.Code != 200 {
-			t.Fatalf("%s: status %d %s; log %s", s.name, w.Code, w.Body, s.logs)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = io.Copy(zw, uploadBody(parts...))
+	_ = zw.Close()
+	for _, coding := range []string{"", "gzip"} {
+		for _, s := range upServers(t, pol) {
+			r := httptest.NewRequest("POST", "/upload", uploadBody(parts...))
+			r.ContentLength = bodySize(parts...)
+			if coding != "" {
+				r = httptest.NewRequest("POST", "/upload", bytes.NewReader(gz.Bytes()))
+				r.Header.Set("Content-Encoding", coding)
+			}
+			r.Header.Set("Content-Type", upCT)
+			w := httptest.NewRecorder()
+			s.h.ServeHTTP(w, r)
+			checkNormalized(t, s, coding, w, want)
 		}
-		res := decode(t, w)
-		if len(res.Files) != 1 || res.Files[0].SHA256 != want || res.Files[0].Filename != "Café crème.jpg" {
-			t.Fatalf("%s: files %+v", s.name, res.Files)
-		}
-		if d := res.Files[0].Disposition; d != `form-data; name="file"; filename="Café crème.jpg"` {
-			t.Errorf("%s: Content-Disposition %q; want the client's form, in NFC", s.name, d)
-		}
-		if got := res.Fields["caption"]; len(got) != 1 || got[0] != "café" {
-			t.Errorf("%s: caption %q", s.name, got)
-		}
-		if countFiles(s.dir) != 0 {
-			t.Errorf("%s: spool left", s.name)
-		}
+	}
+}
+
+// checkNormalized checks the answer of TestUploadNormalizeSpooled.
+func checkNormalized(t *testing.T, s *upServer, coding string, w *httptest.ResponseRecorder, want string) {
+	t.Helper()
+	name := s.name + " " + coding
+	if w.Code != 200 {
+		t.Fatalf("%s: status %d %s; log %s", name, w.Code, w.Body, s.logs)
+	}
+	res := decode(t, w)
+	if len(res.Files) != 1 || res.Files[0].SHA256 != want || res.Files[0].Filename != "Café crème.jpg" {
+		t.Fatalf("%s: files %+v", name, res.Files)
+	}
+	if d := res.Files[0].Disposition; d != `form-data; name="file"; filename="Café crème.jpg"` {
+		t.Errorf("%s: Content-Disposition %q; want the client's form, in NFC", name, d)
+	}
+	if got := res.Fields["caption"]; len(got) != 1 || got[0] != "café" {
+		t.Errorf("%s: caption %q", name, got)
+	}
+	if countFiles(s.dir) != 0 {
+		t.Errorf("%s: spool left", name)
 	}
 }
 
