@@ -482,8 +482,8 @@ func TestUploadCoded(t *testing.T) {
 		return b.Bytes()
 	}
 	small := []upPart{{field: "f", filename: "a.txt", ct: "text/plain", text: notepadTxt}, {field: "x", text: "été"}}
-	big := []upPart{{field: "f", filename: "a.bin", ct: "application/octet-stream", seed: 16, size: 2 * mib}, {field: "x", text: "été"}}
-	want := fileHash(16, 2*mib)
+	big := []upPart{{field: "f", filename: "a.bin", ct: "application/octet-stream", seed: 16, size: int64(middleware.BigFile())}, {field: "x", text: "été"}}
+	want := fileHash(16, int64(middleware.BigFile()))
 	for _, s := range upServers(t, uploadPolicy()) {
 		for _, coding := range []string{"gzip", "deflate"} {
 			post := func(route string, parts []upPart) *httptest.ResponseRecorder {
