@@ -1,18 +1,14 @@
 package middleware
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -32,7 +28,7 @@ type targetSeen struct {
 // targetServer serves h's policy through the net/http adapter around a
 // handler that records what a handler can read of the request target,
 // the body, its read error and the trailers. The log goes to logs.
-func targetServer(t *testing.T, pol rules.Policy, seen *targetSeen, logs *syncBuffer) *httptest.Server {
+func targetServer(t *testing.T, pol rules.Policy, seen *targetSeen, logs *logBuf) *httptest.Server {
 	t.Helper()
 	l := zerolog.New(logs)
 	guard := Handler(HTTPConfig{Rules: pol, Logger: &l})
@@ -48,45 +44,6 @@ func targetServer(t *testing.T, pol rules.Policy, seen *targetSeen, logs *syncBu
 	})))
 	t.Cleanup(srv.Close)
 	return srv
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// sendTarget writes raw to srv and returns the status.
-func sendTarget(t *testing.T, srv *httptest.Server, raw string) int {
-	t.Helper()
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.WriteString(conn, raw); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode
 }
 
 // TestRequestTarget: the parts of the request target a handler reads
@@ -134,29 +91,27 @@ func TestRequestTarget(t *testing.T) {
 				pol = rules.Strict()
 			}
 			var seen targetSeen
-			var logs syncBuffer
+			var logs logBuf
 			srv := targetServer(t, pol, &seen, &logs)
-			status := sendTarget(t, srv, "GET "+tc.target+" HTTP/1.1\r\nHost: h.example\r\n\r\n")
+			status := rawRequest(t, srv, "GET "+tc.target+" HTTP/1.1\r\nHost: h.example\r\n\r\n").StatusCode
 			if tc.reason == "" {
 				if status != 200 || !seen.ran || seen.host != tc.host || seen.user != tc.user {
-					t.Fatalf("status %d, ran %v, Host %q, User %q; want 200, Host %q, User %q (log %s)",
-						status, seen.ran, seen.host, seen.user, tc.host, tc.user, logs.String())
+					t.Fatalf("status %d, ran %v, Host %q, User %q; want 200, Host %q, User %q (log %v)",
+						status, seen.ran, seen.host, seen.user, tc.host, tc.user, logs.lines(t))
 				}
 				return
 			}
 			if status != 400 || seen.ran {
 				t.Fatalf("status %d, handler ran %v (Host %q, RequestURI %q); want 400 and no handler", status, seen.ran, seen.host, seen.requestURI)
 			}
-			var line struct {
-				Reason, Location, Field string
-				Offset                  int
+			lines := logs.lines(t)
+			if len(lines) != 1 {
+				t.Fatalf("%d log lines, want 1: %v", len(lines), lines)
 			}
-			if err := json.Unmarshal([]byte(strings.TrimSpace(logs.String())), &line); err != nil {
-				t.Fatalf("log %q: %v", logs.String(), err)
-			}
-			if line.Reason != tc.reason || line.Location != "path" || line.Field != tc.field || line.Offset != tc.offset {
-				t.Errorf("logged %s in %s field %q at %d; want %s in path field %q at %d",
-					line.Reason, line.Location, line.Field, line.Offset, tc.reason, tc.field, tc.offset)
+			l := lines[0]
+			if l["reason"] != tc.reason || l["location"] != "path" || l["field"] != tc.field || l["offset"] != float64(tc.offset) {
+				t.Errorf("logged %v in %v field %q at %v; want %s in path field %q at %d",
+					l["reason"], l["location"], l["field"], l["offset"], tc.reason, tc.field, tc.offset)
 			}
 		})
 	}
@@ -186,16 +141,16 @@ func TestTrailersBodyNotRead(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var seen targetSeen
-			var logs syncBuffer
+			var logs logBuf
 			srv := targetServer(t, pol, &seen, &logs)
-			status := sendTarget(t, srv, "POST /x HTTP/1.1\r\nHost: h\r\nContent-Type: application/octet-stream\r\n"+tc.announce+
-				"Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n"+tc.trailer+"\r\n")
+			status := rawRequest(t, srv, "POST /x HTTP/1.1\r\nHost: h\r\nContent-Type: application/octet-stream\r\n"+tc.announce+
+				"Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n"+tc.trailer+"\r\n").StatusCode
 			if status != tc.status {
-				t.Fatalf("status %d, want %d (log %s)", status, tc.status, logs.String())
+				t.Fatalf("status %d, want %d (log %v)", status, tc.status, logs.lines(t))
 			}
 			if tc.status != 200 {
-				if seen.ran || !strings.Contains(logs.String(), `"reason":"forbidden_trailer"`) {
-					t.Errorf("handler ran %v, log %s; want no handler, forbidden_trailer", seen.ran, logs.String())
+				if lines := logs.lines(t); seen.ran || len(lines) != 1 || lines[0]["reason"] != "forbidden_trailer" {
+					t.Errorf("handler ran %v, log %v; want no handler, forbidden_trailer", seen.ran, lines)
 				}
 				return
 			}
