@@ -709,10 +709,82 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	return rj
 }
 
-// checksBody reports whether checkBody has anything to do for r: a body,
-// on a route that reads bodies or refuses unlisted media types.
+// checksBody reports whether checkBody has anything to do for r: a body
+// that holds octets (hasBody), on a route that reads bodies or refuses
+// unlisted media types.
 func checksBody(r *http.Request, p *policy) bool {
-	return (p.readsBody || p.RefuseUnlistedTypes) && r.Body != nil && r.Body != http.NoBody
+	return (p.readsBody || p.RefuseUnlistedTypes) && hasBody(r)
+}
+
+// hasBody reports whether r's body can hold an octet: a declared length
+// over zero, or a length not declared (or declared zero, by a reader
+// that is not net/http's) whose first read gives one. Only then is there
+// a body to check; any other request is bodyless, whatever its headers
+// say of a body, on HTTP/1.1 and HTTP/2 alike.
+//
+// HTTP/1.1 gives a request without a body http.NoBody, but Go's HTTP/2
+// server gives one whose HEADERS frame ended the stream (every GET and
+// HEAD a browser sends over TLS) a body of its own, of length 0, and one
+// that sends DATA frames without a content-length a body of length -1, as
+// a chunked HTTP/1.1 body has. For those hasBody reads once. A body that
+// gives an octet (or an error) becomes a peekedBody, which gives it back
+// first: nothing is lost or reordered. A body that ends at once was read
+// to its end, trailers included (net/http puts them in r.Trailer), and
+// becomes http.NoBody, of length 0. So a request may be read before its checks say
+// no, which makes net/http answer "Expect: 100-continue" first.
+func hasBody(r *http.Request) bool {
+	switch b := r.Body; {
+	case b == nil || b == http.NoBody:
+		return false
+	case r.ContentLength > 0:
+		return true
+	default:
+		if _, ok := b.(*peekedBody); ok {
+			return true
+		}
+	}
+	pb := &peekedBody{ReadCloser: r.Body}
+	// An io.Reader may say nothing, nor fail, a few times; net/http's
+	// never does.
+	for range 100 {
+		pb.n, pb.err = r.Body.Read(pb.first[:])
+		if pb.n != 0 || pb.err != nil {
+			break
+		}
+	}
+	if pb.n == 0 && pb.err == io.EOF {
+		r.Body, r.ContentLength = http.NoBody, 0
+		return false
+	}
+	// The length the request declared, if any, was not the body's: it
+	// is one of unknown length now.
+	r.ContentLength = -1
+	r.Body = pb
+	return true
+}
+
+// peekedBody is a body whose first read hasBody made: it gives what that
+// read gave (an octet, an error) first, then reads on.
+type peekedBody struct {
+	io.ReadCloser
+	first [1]byte
+	n     int   // octets of first not given back yet
+	err   error // the first read's error, not given back yet
+}
+
+func (b *peekedBody) Read(p []byte) (int, error) {
+	switch {
+	case len(p) == 0:
+		return 0, nil
+	case b.n > 0:
+		p[0], b.n = b.first[0], 0
+		return 1, nil
+	case b.err != nil:
+		err := b.err
+		b.err = nil
+		return 0, err
+	}
+	return b.ReadCloser.Read(p)
 }
 
 // handOn gives the handler the body read from r: in Monitor mode the body

@@ -90,8 +90,17 @@ func (tc confCase) run(t *testing.T, tg confTarget) *confResult {
 	s := newConfServer(t, tg, tc.policies())
 	w := httptest.NewRecorder()
 	s.h.ServeHTTP(w, tc.request())
-	res := &confResult{status: w.Code, body: w.Body.String(), ctype: w.Header().Get("Content-Type"),
-		nosniff: w.Header().Get("X-Content-Type-Options"), reads: s.reads, calls: s.calls}
+	return s.result(t, tg, w.Code, w.Body.String(), w.Header())
+}
+
+// result is what s made of the request it answered with status, body and
+// header.
+func (s *confServer) result(t *testing.T, tg confTarget, status int, body string, h http.Header) *confResult {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := &confResult{status: status, body: body, ctype: h.Get("Content-Type"),
+		nosniff: h.Get("X-Content-Type-Options"), reads: s.reads, calls: s.calls}
 	for line := range strings.SplitSeq(s.logs.String(), "\n") {
 		if line == "" {
 			continue
@@ -108,6 +117,26 @@ func (tc confCase) run(t *testing.T, tg confTarget) *confResult {
 		res.lines = append(res.lines, m)
 	}
 	return res
+}
+
+// runAll runs the case on every target it is for, with run, and holds
+// each result to the case and to the first target's.
+func (tc confCase) runAll(t *testing.T, run func(confTarget) *confResult) {
+	t.Helper()
+	var ref *confResult
+	var refTarget confTarget
+	for _, tg := range confTargets {
+		if tc.on != "" && !tg.in(tc.on) {
+			continue
+		}
+		res := run(tg)
+		tc.check(t, tg, res)
+		if ref == nil {
+			ref, refTarget = res, tg
+			continue
+		}
+		tc.compare(t, refTarget, ref, tg, res)
+	}
 }
 
 // diffFor returns the case's difference for tg, if any.

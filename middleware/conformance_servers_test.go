@@ -45,7 +45,7 @@ var confRoutes = []confRoute{
 }
 
 // confMethods are the methods every route answers.
-var confMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut}
+var confMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions}
 
 // muxPattern returns the ServeMux pattern of an Echo route template, or
 // the template itself when it is none of confRoutes.

@@ -212,22 +212,7 @@ func encodingCases() []confCase {
 // the conformance table.
 func TestEncodingConformance(t *testing.T) {
 	t.Parallel()
-	for _, tc := range encodingCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var ref *confResult
-			var refTarget confTarget
-			for _, tg := range confTargets {
-				res := tc.run(t, tg)
-				tc.check(t, tg, res)
-				if ref == nil {
-					ref, refTarget = res, tg
-					continue
-				}
-				tc.compare(t, refTarget, ref, tg, res)
-			}
-		})
-	}
+	runConformance(t, encodingCases())
 }
 
 // headerSeen is what a handler saw of a request's headers and body.

@@ -106,20 +106,5 @@ func jsonLinesCases() []confCase {
 // conformance table.
 func TestJSONLinesConformance(t *testing.T) {
 	t.Parallel()
-	for _, tc := range jsonLinesCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var ref *confResult
-			var refTarget confTarget
-			for _, tg := range confTargets {
-				res := tc.run(t, tg)
-				tc.check(t, tg, res)
-				if ref == nil {
-					ref, refTarget = res, tg
-					continue
-				}
-				tc.compare(t, refTarget, ref, tg, res)
-			}
-		})
-	}
+	runConformance(t, jsonLinesCases())
 }

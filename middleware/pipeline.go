@@ -402,10 +402,17 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 		if ls.s != nil {
 			ls.s.body = nil // no body read: none to canonicalize
 		}
-		// A body the route does not read is the handler's, and so are
-		// the trailers of a chunked one: guarded as passUnread guards
-		// those of a body passed on unread.
-		if r.ContentLength < 0 && p.checksTrailers() && r.Body != nil && r.Body != http.NoBody {
+		switch {
+		case r.Body == http.NoBody:
+			// hasBody may have read a body that held nothing to its
+			// end: its trailers, if any, are in.
+			if rj = checkTrailers(r, p); rj != nil {
+				return params, rj
+			}
+		case r.ContentLength < 0 && p.checksTrailers() && r.Body != nil:
+			// A body the route does not read is the handler's, and so
+			// are the trailers of a chunked one: guarded as passUnread
+			// guards those of a body passed on unread.
 			if rj = ls.get().passUnread(r, p, -1); rj != nil {
 				return params, rj
 			}

@@ -91,23 +91,5 @@ func queryLimitCases() []confCase {
 // TestConformance runs confCases.
 func TestConformanceQueryLimit(t *testing.T) {
 	t.Parallel()
-	for _, tc := range queryLimitCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var ref *confResult
-			var refTarget confTarget
-			for _, tg := range confTargets {
-				if tc.on != "" && !tg.in(tc.on) {
-					continue
-				}
-				res := tc.run(t, tg)
-				tc.check(t, tg, res)
-				if ref == nil {
-					ref, refTarget = res, tg
-					continue
-				}
-				tc.compare(t, refTarget, ref, tg, res)
-			}
-		})
-	}
+	runConformance(t, queryLimitCases())
 }

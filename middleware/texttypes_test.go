@@ -95,20 +95,5 @@ func textTypesCases() []confCase {
 // conformance table.
 func TestTextTypesConformance(t *testing.T) {
 	t.Parallel()
-	for _, tc := range textTypesCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var ref *confResult
-			var refTarget confTarget
-			for _, tg := range confTargets {
-				res := tc.run(t, tg)
-				tc.check(t, tg, res)
-				if ref == nil {
-					ref, refTarget = res, tg
-					continue
-				}
-				tc.compare(t, refTarget, ref, tg, res)
-			}
-		})
-	}
+	runConformance(t, textTypesCases())
 }
