@@ -74,6 +74,12 @@ func (e *ValidationError) Unwrap() error { return e.Err }
 // start with "/" or that use another router's syntax ("/users/{id}"), and
 // check at start-up that every key names a registered route
 // (middleware.CheckRoutes); the net/http adapter checks ServeMux patterns.
+//
+// A PRECIS path field of a route's policy must name a parameter of its key
+// (Policy.CheckPathFields): "user" on "/users/:username" would leave the
+// username unchecked. The default policy has no key; the start-up checks
+// of the adapters hold its path fields to the registered routes it
+// applies to.
 func (t Table) Validate() error {
 	if err := t.Default.Validate(); err != nil {
 		ve := err.(*ValidationError)
@@ -89,7 +95,11 @@ func (t Table) Validate() error {
 		if msg := checkRouteKey(k); msg != "" {
 			return &ValidationError{Route: k, InRoutes: true, Err: errors.New(msg)}
 		}
-		if err := t.Routes[k].Validate(); err != nil {
+		err := t.Routes[k].Validate()
+		if err == nil {
+			err = t.Routes[k].CheckPathFields([]string{k})
+		}
+		if err != nil {
 			ve := err.(*ValidationError)
 			ve.Route, ve.InRoutes = k, true
 			return ve
