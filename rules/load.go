@@ -58,7 +58,9 @@ const MaxFileBytes = 4 << 20
 //
 //   - "headers": an array of header names (Policy.Headers), each a valid
 //     HTTP token; names compare without regard to case, and a name listed
-//     twice is an error. It replaces the preset's list.
+//     twice is an error. It replaces the preset's list. The headers are
+//     checked only with "header": {"on": true}, which no preset sets:
+//     a list without it is an error, since it would check nothing.
 //
 //   - "body_types", "multipart_text_types": arrays of media types
 //     (Policy.BodyTypes, Policy.MultipartTextTypes), "type/subtype",
@@ -145,7 +147,7 @@ const MaxFileBytes = 4 << 20
 //   - a class both forbidden and allowed, or listed twice;
 //     "refuse_double_encoding" true outside path, query and form;
 //     "reject_unnormalized" true without a normalization; "header" on with
-//     no headers listed;
+//     no headers listed, and headers listed with "header" not on;
 //   - anything else Table.Validate refuses, which Parse runs on the table
 //     it read (the checks of policies written in Go), such as a PRECIS
 //     field in a location the policy does not check, or two PRECIS fields
@@ -433,6 +435,9 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 			key = "headers"
 		}
 		return p, ld.errAtMember(v, path, key, `header checks are on, but "headers" lists no header names`)
+	}
+	if !p.Header.On && len(p.Headers) > 0 {
+		return p, ld.errAtMember(v, path, "headers", `"headers" lists header names, but header checks are off: set "header": {"on": true}, or they are not checked`)
 	}
 	return p, nil
 }

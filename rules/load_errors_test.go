@@ -94,6 +94,8 @@ func TestParseErrors(t *testing.T) {
 		{"reject unnormalized with none", strictWith(`"reject_unnormalized": true, "normalization": "none"`), `routes["/r"].reject_unnormalized`, `needs "normalization"`},
 		{"header on without headers", strictWith(`"header": {"on": true}`), `routes["/r"].header`, `"headers" lists no header names`},
 		{"header on with empty headers", strictWith(`"header": {"on": true}, "headers": []`), `routes["/r"].headers`, `"headers" lists no header names`},
+		{"headers without header on", strictWith(`"headers": ["User-Agent"]`), `routes["/r"].headers`, `"headers" lists header names, but header checks are off: set "header": {"on": true}`},
+		{"headers with header off", strictWith(`"header": {"on": false}, "headers": ["User-Agent"]`), `routes["/r"].headers`, `set "header": {"on": true}`},
 
 		// Routes.
 		{"empty route", `{"routes": {"": {"preset": "strict"}}}`, `routes[""]`, `must start with "/"`},

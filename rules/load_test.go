@@ -191,7 +191,8 @@ func TestParseOverrides(t *testing.T) {
 		{"reject unnormalized false", `"reject_unnormalized": false`, func(p *rules.Policy) { p.RejectUnnormalized = false }},
 		{"refuse charsets", `"refuse_charsets": true`, func(p *rules.Policy) { p.RefuseCharsets = true }},
 		{"accept charsets", `"refuse_charsets": false`, func(p *rules.Policy) { p.RefuseCharsets = false }},
-		{"headers", `"headers": ["user-agent", "X-Request-Id", "!#$%&'*+-.^_|~09azAZ"]`, func(p *rules.Policy) {
+		{"headers", `"header": {"on": true}, "headers": ["user-agent", "X-Request-Id", "!#$%&'*+-.^_|~09azAZ"]`, func(p *rules.Policy) {
+			p.Header.On = true
 			p.Headers = []string{"user-agent", "X-Request-Id", "!#$%&'*+-.^_|~09azAZ"}
 		}},
 		{"no headers", `"headers": []`, func(p *rules.Policy) { p.Headers = []string{} }},

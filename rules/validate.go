@@ -128,8 +128,9 @@ func checkRouteKey(k string) string {
 //     normalize.None, NFC and NFKC, and RejectUnnormalized without a
 //     normalization (there is nothing to reject against);
 //   - a FileContents other than TextFiles and DataFiles;
-//   - Header.On with no Headers (it would check nothing), a header name
-//     that is not an HTTP token, and a name listed twice (ignoring case);
+//   - Header.On with no Headers (it would check nothing), Headers without
+//     Header.On (they would not be checked), a header name that is not an
+//     HTTP token, and a name listed twice (ignoring case);
 //   - in BodyTypes, BinaryTypes and MultipartTextTypes: an entry that is
 //     not "type/subtype", "type/*" or "type/*+suffix" without parameters
 //     or spaces, and an entry listed twice (ignoring case);
@@ -183,6 +184,9 @@ func (p Policy) Validate() error {
 		if j := slices.IndexFunc(p.Headers[:i], func(g string) bool { return strings.EqualFold(g, h) }); j >= 0 {
 			return bad(field, "header "+strconv.Quote(h)+" already listed as Headers["+strconv.Itoa(j)+"]")
 		}
+	}
+	if !p.Header.On && len(p.Headers) > 0 {
+		return bad("Headers", "Headers lists header names, but header checks are off: set Header.On, or they are not checked")
 	}
 	for _, list := range []struct {
 		name  string
