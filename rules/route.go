@@ -108,6 +108,7 @@ func (p Policy) CheckPathFields(routes []string) error {
 			msg = strconv.Quote(f.Field) + " is not a parameter of the route: " + describeParams(params, "its") +
 				"; the profile would never apply"
 		default:
+			slices.Sort(params) // the routers' order of routes is no order
 			msg = strconv.Quote(f.Field) + " is a parameter of none of the " + strconv.Itoa(len(routes)) +
 				" routes the policy applies to: " + describeParams(params, "their") + "; the profile would never apply"
 		}

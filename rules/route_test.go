@@ -106,7 +106,7 @@ func TestCheckPathFieldsOfASharedPolicy(t *testing.T) {
 	}
 	for routes, msg := range map[string]string{
 		"/health /ids/:id":      `"user" is a parameter of none of the 2 routes the policy applies to: their parameter is "id"`,
-		"/health /ids/:id /x/*": `their parameters are "id", "*"`,
+		"/health /ids/:id /x/*": `their parameters are "*", "id"`,
 		"":                      "the policy applies to no route",
 	} {
 		err := p.CheckPathFields(strings.Fields(routes))
