@@ -129,3 +129,25 @@ func ExampleHandler() {
 	// 400 {"location":"json","reason":"surrogate"}
 	// 400 {"location":"json","reason":"overlong"}
 }
+
+// CheckMuxRoutes is the net/http start-up check: every key of the table
+// must name a pattern the program registers (with chi, the routes chi.Walk
+// reports, each with its method), and the default policy's PRECIS path
+// fields a parameter of the patterns it applies to.
+func ExampleCheckMuxRoutes() {
+	table := rules.Table{
+		Default: rules.Strict(),
+		Routes: map[string]rules.Policy{
+			"GET /users/{id}": rules.Default(),
+			"/proxi/":         rules.Unchecked(), // a typo
+		},
+	}
+	mux := http.NewServeMux()
+	patterns := []string{"GET /users/{id}", "/proxy/"}
+	for _, p := range patterns {
+		mux.Handle(p, http.NotFoundHandler()) // each wrapped by the adapter, in a real program
+	}
+	fmt.Println(middleware.CheckMuxRoutes(table, patterns))
+	// Output:
+	// utf8guard: the policy table's route "/proxi/" (did you mean "/proxy/"?) names no registered route: its requests would get the default policy
+}

@@ -23,7 +23,11 @@ type HTTPConfig struct {
 	// Route names the route of a request, for the Rules table and the log.
 	// Optional. Default value: the request's ServeMux pattern
 	// (http.Request.Pattern), which is set when the adapter wraps a handler
-	// registered on a ServeMux, and empty when it wraps the ServeMux itself.
+	// registered on a ServeMux, and empty when it wraps the ServeMux itself;
+	// the table's keys are then ServeMux patterns, met as CheckMuxRoutes
+	// says (a key with a method holds for that method of a pattern
+	// without one, as chi reports them). With Route set, a key is the
+	// route's name exactly.
 	Route func(r *http.Request) string
 
 	// Logger receives the rejection log lines, unless the request's context
@@ -94,8 +98,11 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 		}
 	}
 	routeOf := cfg.Route
+	lookup := func(route string, _ *http.Request) *policy { return g.lookup(route) }
 	if routeOf == nil {
 		routeOf = func(r *http.Request) string { return r.Pattern }
+		mt := newMuxTable(g) // mux.go
+		lookup = func(route string, r *http.Request) *policy { return mt.lookup(route, r.Method) }
 	}
 	onError := cfg.ErrorHandler
 	if onError == nil {
@@ -104,7 +111,7 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			route := routeOf(r)
-			p := g.lookup(route)
+			p := lookup(route, r)
 			if p.off {
 				next.ServeHTTP(w, r)
 				return
