@@ -1,6 +1,7 @@
 package middleware_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -150,4 +151,25 @@ func ExampleCheckMuxRoutes() {
 	fmt.Println(middleware.CheckMuxRoutes(table, patterns))
 	// Output:
 	// utf8guard: the policy table's route "/proxi/" (did you mean "/proxy/"?) names no registered route: its requests would get the default policy
+}
+
+// HTTPConfig.RequestID gives the log line the id the server's own
+// middleware gave the request, rather than the client's X-Request-Id.
+func ExampleHTTPConfig_requestID() {
+	logger := zerolog.New(os.Stdout)
+	type ctxKey struct{}
+	guard := middleware.Handler(middleware.HTTPConfig{
+		Rules:  rules.Strict(),
+		Logger: &logger,
+		RequestID: func(r *http.Request) string {
+			id, _ := r.Context().Value(ctxKey{}).(string)
+			return id
+		},
+	})
+	h := guard(http.NotFoundHandler())
+	req := httptest.NewRequest(http.MethodGet, "/x/%C0%AE", nil)
+	req = req.WithContext(context.WithValue(req.Context(), ctxKey{}, "req-0001"))
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	// Output:
+	// {"level":"warn","reason":"overlong","location":"path","field":"","offset":3,"sample":"/x/\\xc0\\xae","method":"GET","route":"","request_id":"req-0001","remote_ip":"192.0.2.1","mode":"enforce","message":"utf8guard: request rejected"}
 }

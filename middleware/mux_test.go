@@ -42,3 +42,32 @@ func TestMuxKeysHoldAsCheckMuxRoutesMeetsThem(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPRequestIDFromTheConfiguredFunc: with HTTPConfig.RequestID the log
+// line's request_id is the server's own; without it, the client's
+// X-Request-Id, marked as the client's.
+func TestHTTPRequestIDFromTheConfiguredFunc(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		requestID  func(*http.Request) string
+		wantID     any
+		wantClient any
+	}{
+		{"configured", func(r *http.Request) string { return "srv-" + r.Method }, "srv-GET", nil},
+		{"configured, empty", func(*http.Request) string { return "" }, "", nil},
+		{"the client's header", nil, "client-1", true},
+	} {
+		lb := &logBuf{}
+		h := Handler(HTTPConfig{Rules: rules.Strict(), RequestID: tc.requestID, Logger: lb.logger()})(http.HandlerFunc((&recorder{}).httpHandler))
+		r := req("GET", "/x/%C0%AE", "", nil)
+		r.Header.Set("X-Request-Id", "client-1")
+		if w := httpDo(h, r); w.Code != 400 {
+			t.Fatalf("%s: status %d", tc.name, w.Code)
+		}
+		l := lb.lines(t)
+		if len(l) != 1 || l[0]["request_id"] != tc.wantID || l[0]["request_id_client"] != tc.wantClient {
+			t.Errorf("%s: log %v; want request_id %v, request_id_client %v", tc.name, l, tc.wantID, tc.wantClient)
+		}
+	}
+}

@@ -30,6 +30,17 @@ type HTTPConfig struct {
 	// route's name exactly.
 	Route func(r *http.Request) string
 
+	// RequestID returns the request's id, for the log line's request_id:
+	// the id your own middleware gave the request, such as chi's
+	// middleware.GetReqID(r.Context()). It is called only for a request
+	// that is logged, with the request as the adapter received it.
+	// Optional. Default value: the X-Request-Id header the client sent,
+	// logged with request_id_client true (the client chose it, so it can
+	// be forged or replayed; net/http gives a request no id of its own).
+	// When set, its answer is the request_id, empty included, and the
+	// client's header is not used.
+	RequestID func(r *http.Request) string
+
 	// Logger receives the rejection log lines, unless the request's context
 	// carries a zerolog logger (zerolog.Ctx), which is then used instead.
 	// Optional. Default value: JSON lines on os.Stderr with a timestamp.
@@ -104,6 +115,13 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 		mt := newMuxTable(g) // mux.go
 		lookup = func(route string, r *http.Request) *policy { return mt.lookup(route, r.Method) }
 	}
+	who := httpIdentityOf
+	if cfg.RequestID != nil {
+		who = func(x any) requestIdentity {
+			r := x.(*http.Request)
+			return requestIdentity{id: cfg.RequestID(r), remoteIP: remoteIP(r)}
+		}
+	}
 	onError := cfg.ErrorHandler
 	if onError == nil {
 		onError = DefaultHTTPErrorHandler
@@ -116,7 +134,7 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			hand, _, rj, pass, held := g.run(r, route, nil, nil, false, p, httpIdentityOf, r)
+			hand, _, rj, pass, held := g.run(r, route, nil, nil, false, p, who, r)
 			defer held.release() // after the handler, and after its panic
 			switch {
 			case rj != nil:
