@@ -54,6 +54,7 @@ func TestREADMEShowsTheExamples(t *testing.T) {
 		"examples/quickstart-v5/main.go",
 		"examples/quickstart-nethttp/main.go",
 		"examples/logger/main.go",
+		"examples/chi/main.go",
 	} {
 		if !shown[path] {
 			t.Errorf("the README does not show %s", path)

@@ -180,8 +180,10 @@
 // # Mistakes are start-up errors
 //
 // Every adapter's constructor validates its rules (rules.Table.Validate)
-// and, on Echo, the syntax of a table's keys (ValidateEchoRoutes); call
-// CheckRoutes at start-up, once the routes are registered, to find a key
-// that names no route, which the middleware otherwise logs at its first
-// request (routes.go).
+// and the syntax of a table's keys (ValidateEchoRoutes on Echo, ServeMux
+// patterns on net/http); call CheckRoutes (CheckMuxRoutes on net/http and
+// chi) at start-up, once the routes are registered, to find a key that
+// names no route, which the Echo middleware otherwise logs at its first
+// request (routes.go, mux.go), and a PRECIS path field of the default
+// policy that no route it applies to has.
 package middleware

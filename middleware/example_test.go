@@ -1,6 +1,7 @@
 package middleware_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -128,4 +129,47 @@ func ExampleHandler() {
 	// 200 created {"name":"Zoë"}
 	// 400 {"location":"json","reason":"surrogate"}
 	// 400 {"location":"json","reason":"overlong"}
+}
+
+// CheckMuxRoutes is the net/http start-up check: every key of the table
+// must name a pattern the program registers (with chi, the routes chi.Walk
+// reports, each with its method), and the default policy's PRECIS path
+// fields a parameter of the patterns it applies to.
+func ExampleCheckMuxRoutes() {
+	table := rules.Table{
+		Default: rules.Strict(),
+		Routes: map[string]rules.Policy{
+			"GET /users/{id}": rules.Default(),
+			"/proxi/":         rules.Unchecked(), // a typo
+		},
+	}
+	mux := http.NewServeMux()
+	patterns := []string{"GET /users/{id}", "/proxy/"}
+	for _, p := range patterns {
+		mux.Handle(p, http.NotFoundHandler()) // each wrapped by the adapter, in a real program
+	}
+	fmt.Println(middleware.CheckMuxRoutes(table, patterns))
+	// Output:
+	// utf8guard: the policy table's route "/proxi/" (did you mean "/proxy/"?) names no registered route: its requests would get the default policy
+}
+
+// HTTPConfig.RequestID gives the log line the id the server's own
+// middleware gave the request, rather than the client's X-Request-Id.
+func ExampleHTTPConfig_requestID() {
+	logger := zerolog.New(os.Stdout)
+	type ctxKey struct{}
+	guard := middleware.Handler(middleware.HTTPConfig{
+		Rules:  rules.Strict(),
+		Logger: &logger,
+		RequestID: func(r *http.Request) string {
+			id, _ := r.Context().Value(ctxKey{}).(string)
+			return id
+		},
+	})
+	h := guard(http.NotFoundHandler())
+	req := httptest.NewRequest(http.MethodGet, "/x/%C0%AE", nil)
+	req = req.WithContext(context.WithValue(req.Context(), ctxKey{}, "req-0001"))
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	// Output:
+	// {"level":"warn","reason":"overlong","location":"path","field":"","offset":3,"sample":"/x/\\xc0\\xae","method":"GET","route":"","request_id":"req-0001","remote_ip":"192.0.2.1","mode":"enforce","message":"utf8guard: request rejected"}
 }

@@ -23,8 +23,23 @@ type HTTPConfig struct {
 	// Route names the route of a request, for the Rules table and the log.
 	// Optional. Default value: the request's ServeMux pattern
 	// (http.Request.Pattern), which is set when the adapter wraps a handler
-	// registered on a ServeMux, and empty when it wraps the ServeMux itself.
+	// registered on a ServeMux, and empty when it wraps the ServeMux itself;
+	// the table's keys are then ServeMux patterns, met as CheckMuxRoutes
+	// says (a key with a method holds for that method of a pattern
+	// without one, as chi reports them). With Route set, a key is the
+	// route's name exactly.
 	Route func(r *http.Request) string
+
+	// RequestID returns the request's id, for the log line's request_id:
+	// the id your own middleware gave the request, such as chi's
+	// middleware.GetReqID(r.Context()). It is called only for a request
+	// that is logged, with the request as the adapter received it.
+	// Optional. Default value: the X-Request-Id header the client sent,
+	// logged with request_id_client true (the client chose it, so it can
+	// be forged or replayed; net/http gives a request no id of its own).
+	// When set, its answer is the request_id, empty included, and the
+	// client's header is not used.
+	RequestID func(r *http.Request) string
 
 	// Logger receives the rejection log lines, unless the request's context
 	// carries a zerolog logger (zerolog.Ctx), which is then used instead.
@@ -94,8 +109,18 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 		}
 	}
 	routeOf := cfg.Route
+	lookup := func(route string, _ *http.Request) *policy { return g.lookup(route) }
 	if routeOf == nil {
 		routeOf = func(r *http.Request) string { return r.Pattern }
+		mt := newMuxTable(g) // mux.go
+		lookup = func(route string, r *http.Request) *policy { return mt.lookup(route, r.Method) }
+	}
+	who := httpIdentityOf
+	if cfg.RequestID != nil {
+		who = func(x any) requestIdentity {
+			r := x.(*http.Request)
+			return requestIdentity{id: cfg.RequestID(r), remoteIP: remoteIP(r)}
+		}
 	}
 	onError := cfg.ErrorHandler
 	if onError == nil {
@@ -104,12 +129,12 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			route := routeOf(r)
-			p := g.lookup(route)
+			p := lookup(route, r)
 			if p.off {
 				next.ServeHTTP(w, r)
 				return
 			}
-			hand, _, rj, pass, held := g.run(r, route, nil, nil, false, p, httpIdentityOf, r)
+			hand, _, rj, pass, held := g.run(r, route, nil, nil, false, p, who, r)
 			defer held.release() // after the handler, and after its panic
 			switch {
 			case rj != nil:

@@ -71,7 +71,8 @@ func (e *UnknownRoutesError) Error() string {
 // "/files/*"); a table's keys must each name one. Without this call the
 // middleware makes the same comparison at its first request and logs one
 // error-level line per unknown key, once; requests still get the
-// default policy then.
+// default policy then. CheckRoutes also holds the default policy's PRECIS
+// path fields to the routes it applies to (CheckTableRoutes).
 func CheckRoutes(e *echo.Echo, rs rules.Ruleset) error {
 	if _, err := validateRules(rs); err != nil {
 		return err
@@ -98,20 +99,71 @@ func echoRoutes(e *echo.Echo) []string {
 
 // CheckTableRoutes compares the keys of rs's table with registered, the
 // route templates a router has, and returns an *UnknownRoutesError that
-// names every key that is none of them, or nil. CheckRoutes and
-// echov5.CheckRoutes call it; an adapter for another router can too.
+// names every key that is none of them. It then holds the PRECIS path
+// fields of the default policy to the registered routes that no key
+// names, the routes it applies to: a field that is a parameter of none of
+// them is a *rules.ValidationError (rules.Policy.CheckPathFields), as a
+// route's own field that is no parameter of its key is one at
+// rules.Table.Validate. CheckRoutes and echov5.CheckRoutes call it; an
+// adapter for another router whose keys are its templates can too.
 func CheckTableRoutes(rs rules.Ruleset, registered []string) error {
+	return checkTableRoutes(rs, registered, exactRoutes)
+}
+
+// routeMatch says how the keys of a table meet a router's routes.
+type routeMatch struct {
+	// names reports whether the key k names the registered route r: k is
+	// no typo while it names one.
+	names func(k, r string) bool
+	// covers reports whether every request of the route r gets k's policy:
+	// r gets the default policy while no key covers it.
+	covers func(k, r string) bool
+}
+
+// exactRoutes is the match of route templates: a key is the template.
+var exactRoutes = routeMatch{
+	names:  func(k, r string) bool { return k == r },
+	covers: func(k, r string) bool { return k == r },
+}
+
+func checkTableRoutes(rs rules.Ruleset, registered []string, m routeMatch) error {
 	t, err := tableOf(rs)
 	if err != nil {
 		return err
 	}
-	return unknownRoutes(sortedKeys(t.Routes), registered)
+	keys := sortedKeys(t.Routes)
+	if err := unknownRoutes(keys, registered, m.names); err != nil {
+		return err
+	}
+	var defaulted []string
+	for _, r := range registered {
+		if !slices.Contains(defaulted, r) && !slices.ContainsFunc(keys, func(k string) bool { return m.covers(k, r) }) {
+			defaulted = append(defaulted, r)
+		}
+	}
+	if err := t.Default.CheckPathFields(defaulted); err != nil {
+		if ve, ok := err.(*rules.ValidationError); ok && !isPolicy(rs) {
+			ve.Default = true
+		}
+		return err
+	}
+	return nil
 }
 
-func unknownRoutes(keys, registered []string) error {
+// isPolicy reports whether rs is a policy alone, whose errors name no
+// default.
+func isPolicy(rs rules.Ruleset) bool {
+	switch rs.(type) {
+	case rules.Policy, *rules.Policy:
+		return true
+	}
+	return false
+}
+
+func unknownRoutes(keys, registered []string, names func(k, r string) bool) error {
 	var e *UnknownRoutesError
 	for _, k := range keys {
-		if slices.Contains(registered, k) {
+		if slices.ContainsFunc(registered, func(r string) bool { return names(k, r) }) {
 			continue
 		}
 		if e == nil {
@@ -217,7 +269,7 @@ func (g *guard) reportRoutes(r *http.Request, registered []string) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	e, _ := unknownRoutes(keys, registered).(*UnknownRoutesError)
+	e, _ := unknownRoutes(keys, registered, exactRoutes.names).(*UnknownRoutesError)
 	if e == nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -272,4 +274,130 @@ func ExampleCheckRoutes() {
 	}
 	// Output:
 	// utf8guard: the policy table's route "/monitr/*" (did you mean "/monitor/*"?) names no registered route: its requests would get the default policy
+}
+
+// TestCheckRoutesHoldsDefaultPathFieldsToTheirRoutes: the default policy
+// has no key, so the start-up checks hold its PRECIS path fields to the
+// registered routes no key names; a field that is a parameter of none of
+// them would check nothing.
+func TestCheckRoutesHoldsDefaultPathFieldsToTheirRoutes(t *testing.T) {
+	t.Parallel()
+	e4, e5 := echo4.New(), echo5.New()
+	for _, r := range []string{"/users/:username", "/health", "/files/*"} {
+		e4.GET(r, func(c echo4.Context) error { return nil })
+		e5.GET(r, func(c *echo5.Context) error { return nil })
+	}
+	withField := func(field string, routes map[string]rules.Policy) rules.Table {
+		p := rules.Strict()
+		p.Precis = []rules.PrecisField{{Location: rules.Path, Field: field, Profile: normalize.UsernameCaseMapped}}
+		return rules.Table{Default: p, Routes: routes}
+	}
+	const typo = `rules: default policy: Precis[0].Field: "user" is a parameter of none of the 3 routes the policy applies to: their parameters are "*", "username"; the profile would never apply`
+	for _, tc := range []struct {
+		name  string
+		table rules.Table
+		want  string
+	}{
+		{"a parameter of one route", withField("username", nil), ""},
+		{"a typo", withField("user", nil), typo},
+		{"a parameter only of a keyed route", withField("username", map[string]rules.Policy{"/users/:username": rules.Strict()}),
+			`"username" is a parameter of none of the 2 routes the policy applies to: their parameter is "*"`},
+	} {
+		for name, err := range map[string]error{
+			"v4": middleware.CheckRoutes(e4, tc.table), "v5": echov5.CheckRoutes(e5, tc.table),
+			"mux": middleware.CheckMuxRoutes(muxKeys(tc.table), []string{"GET /users/{username}", "/health", "/files/{rest...}"}),
+		} {
+			want := tc.want
+			if name == "mux" {
+				want = strings.ReplaceAll(want, `"*"`, `"rest"`)
+			}
+			switch {
+			case want == "" && err != nil:
+				t.Errorf("%s, %s: %v", tc.name, name, err)
+			case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+				t.Errorf("%s, %s: %v\nwant %s", tc.name, name, err, want)
+			}
+		}
+	}
+	// A policy alone is the default of every route; its error names none.
+	if err := middleware.CheckRoutes(e4, withField("user", nil).Default); err == nil || !strings.HasPrefix(err.Error(), `rules: Precis[0].Field: "user" is a parameter of none`) {
+		t.Errorf("a policy alone: %v", err)
+	}
+}
+
+// muxKeys returns t with its keys in the ServeMux syntax.
+func muxKeys(t rules.Table) rules.Table {
+	out := rules.Table{Default: t.Default, Routes: map[string]rules.Policy{}}
+	for k, p := range t.Routes {
+		out.Routes[strings.ReplaceAll(strings.ReplaceAll(k, ":username", "{username}"), "*", "{rest...}")] = p
+	}
+	return out
+}
+
+// TestEchoAdaptersJudgeFileKeysInEchoTerms: the policy file takes the
+// ServeMux keys a net/http table holds; given to an Echo adapter, such a
+// key is refused in Echo's terms.
+func TestEchoAdaptersJudgeFileKeysInEchoTerms(t *testing.T) {
+	t.Parallel()
+	e4, e5 := echo4.New(), echo5.New()
+	e4.GET("/users/:id", func(c echo4.Context) error { return nil })
+	e5.GET("/users/:id", func(c *echo5.Context) error { return nil })
+	for key, msg := range map[string]string{
+		"GET /users/:id": `a ServeMux method prefix is no part of an Echo route template: the key is the path alone, "/users/:id"`,
+		"/users/{id}":    `"{id}" is another router's syntax (net/http, chi); Echo names a parameter ":id"`,
+		"users/:id":      `an Echo route template starts with "/"`,
+	} {
+		table, err := rules.Parse([]byte(`{"routes": {` + strconv.Quote(key) + `: {"preset": "strict"}}}`))
+		if err != nil {
+			t.Fatalf("%q: %v", key, err)
+		}
+		for name, err := range map[string]error{
+			"v4": middleware.CheckRoutes(e4, table), "v5": echov5.CheckRoutes(e5, table),
+		} {
+			if err == nil || !strings.Contains(err.Error(), msg) {
+				t.Errorf("%s, %q: %v\nwant %s", name, key, err, msg)
+			}
+		}
+	}
+}
+
+// TestCheckMuxRoutesNamesUnknownKeys: the net/http start-up check, with
+// the patterns a ServeMux registers or chi walks (method and route), meets
+// keys as the adapter applies them.
+func TestCheckMuxRoutesNamesUnknownKeys(t *testing.T) {
+	t.Parallel()
+	mux := []string{"GET /users/{id}", "/files/", "POST example.com/notes"}
+	chi := []string{"GET /users/{id}", "POST /users/{id}", "GET /files/*"}
+	for _, tc := range []struct {
+		name     string
+		keys     string // separated by commas
+		patterns []string
+		want     string
+	}{
+		{"mux patterns as registered", "GET /users/{id},/files/,POST example.com/notes", mux, ""},
+		{"mux, a key for every method of a GET pattern", "/users/{id}", mux, ""},
+		{"mux, a GET key of a pattern of every method", "GET /files/", mux, ""},
+		{"chi, a key per method", "GET /users/{id},POST /users/{id}", chi, ""},
+		{"chi, a key for every method", "/users/{id}", chi, ""},
+		{"a typo", "GET /user/{id}", mux, `route "GET /user/{id}" (did you mean "GET /users/{id}"?) names no registered route`},
+		{"another method", "DELETE /users/{id}", chi, `route "DELETE /users/{id}" names no registered route`},
+		{"another host", "POST /notes", mux, `route "POST /notes" names no registered route`},
+		{"a missing slash", "/files", mux, `route "/files" (did you mean "/files/"?) names no registered route`},
+		{"Echo's syntax", "/users/:id", mux, `":id" is Echo's syntax, which a ServeMux takes literally`},
+	} {
+		table := rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{}}
+		for k := range strings.SplitSeq(tc.keys, ",") {
+			table.Routes[k] = rules.Strict()
+		}
+		err := middleware.CheckMuxRoutes(table, tc.patterns)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+	if err := middleware.CheckMuxRoutes(rules.Strict(), nil); err != nil {
+		t.Errorf("a policy alone: %v", err)
+	}
 }

@@ -101,11 +101,15 @@ func TestValidConfig(t *testing.T) {
 	nfc := rules.Strict()
 	nfc.Normalization, nfc.RejectUnnormalized = normalize.NFC, true
 	nfc.Precis = []rules.PrecisField{{Location: rules.Path, Field: "id", Profile: normalize.UsernameCaseMapped}}
+	// In a table, a path field must name a parameter of its key, and no
+	// key is both an Echo template and a ServeMux pattern with one.
+	nfcQuery := nfc
+	nfcQuery.Precis = []rules.PrecisField{{Location: rules.Query, Field: "id", Profile: normalize.UsernameCaseMapped}}
 	for name, rs := range map[string]rules.Ruleset{
 		"nil":        nil,
 		"policy":     rules.Strict(),
 		"pointer":    &nfc,
-		"table":      rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"/users": nfc, "/files/": rules.Unchecked()}},
+		"table":      rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"/users": nfcQuery, "/files/": rules.Unchecked()}},
 		"zero table": rules.Table{},
 	} {
 		for adapter, build := range valAdapters {

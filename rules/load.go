@@ -22,13 +22,26 @@ const MaxFileBytes = 4 << 20
 // the policy of routes without recompiling. The file is checked strictly:
 // anything Parse does not understand is an error, never a silent default.
 //
-// A policy file holds one JSON object with two optional keys:
+// A policy file holds one JSON object with three optional keys:
 //
 //   - "default": the policy of every route not in "routes" (Table.Default);
 //     absent, it is the Default preset.
-//   - "routes": an object mapping route templates, exactly as they are
-//     registered with Echo ("/users/:id", "/files/*"), to their policies
-//     (Table.Routes). Every route starts with "/".
+//   - "routes": an object mapping route keys to their policies
+//     (Table.Routes). A key is in the syntax of the router the table is
+//     given to, exactly as the route is registered: an Echo route template
+//     ("/users/:id", "/files/*"), a ServeMux pattern with an optional
+//     method and host ("GET /users/{id}", "example.com/static/"), or the
+//     name HTTPConfig.Route gives. Parse refuses only an empty key and
+//     control characters; the adapter judges the syntax (an Echo adapter
+//     refuses "GET /users/{id}", the net/http adapter "/users/:id"), and
+//     the start-up checks (middleware.CheckRoutes, CheckMuxRoutes) that
+//     each key names a registered route.
+//   - "mode": "monitor" puts every policy, the default and each route's,
+//     in monitor mode (Table.AsMonitor), whatever its own "mode" says: a
+//     roll-out switches the whole file with one line, and back by
+//     removing it. "enforce" is refused: it would read as forcing every
+//     policy to enforce, which it could not do without overriding the
+//     routes that monitor on purpose; leave the key out instead.
 //
 // A policy is an object that names a preset and overrides parts of it. Each
 // key given replaces the preset's value; keys not given keep it.
@@ -58,7 +71,9 @@ const MaxFileBytes = 4 << 20
 //
 //   - "headers": an array of header names (Policy.Headers), each a valid
 //     HTTP token; names compare without regard to case, and a name listed
-//     twice is an error. It replaces the preset's list.
+//     twice is an error. It replaces the preset's list. The headers are
+//     checked only with "header": {"on": true}, which no preset sets:
+//     a list without it is an error, since it would check nothing.
 //
 //   - "body_types", "multipart_text_types": arrays of media types
 //     (Policy.BodyTypes, Policy.MultipartTextTypes), "type/subtype",
@@ -136,7 +151,8 @@ const MaxFileBytes = 4 << 20
 //   - a value of the wrong JSON type, null included;
 //   - an unknown preset, mode, normalization, character class or
 //     location, and a policy without a preset;
-//   - a route that does not start with "/" or holds a control character;
+//   - an empty route key, or one that holds a control character;
+//   - a top-level "mode" other than "monitor";
 //   - a limit that is 0, negative other than -1, not an integer or out of
 //     range;
 //   - a header name that is not a token, a media type that is not
@@ -145,7 +161,7 @@ const MaxFileBytes = 4 << 20
 //   - a class both forbidden and allowed, or listed twice;
 //     "refuse_double_encoding" true outside path, query and form;
 //     "reject_unnormalized" true without a normalization; "header" on with
-//     no headers listed;
+//     no headers listed, and headers listed with "header" not on;
 //   - anything else Table.Validate refuses, which Parse runs on the table
 //     it read (the checks of policies written in Go), such as a PRECIS
 //     field in a location the policy does not check, or two PRECIS fields
@@ -267,6 +283,7 @@ func (ld *loader) table(v *jsonValue) (*Table, error) {
 		return nil, ld.errAt(v.off, "", "the file must hold a JSON object, not "+v.kind.String())
 	}
 	t := &Table{Default: Default(), Routes: make(map[string]Policy)}
+	monitor := false
 	for _, m := range v.members {
 		path := keyPath("", m.key)
 		switch m.key {
@@ -282,9 +299,6 @@ func (ld *loader) table(v *jsonValue) (*Table, error) {
 			}
 			for _, r := range m.val.members {
 				rpath := keyPath(path, r.key)
-				if r.key == "" || r.key[0] != '/' {
-					return nil, ld.errAt(r.off, rpath, `a route must start with "/", as Echo registers it`)
-				}
 				if err := sanitize.CheckString(r.key, sanitize.NUL|sanitize.C0|sanitize.TabNewline|sanitize.DEL|sanitize.C1); err != nil {
 					return nil, ld.errAt(r.off, rpath, "a route must not hold control characters")
 				}
@@ -294,9 +308,21 @@ func (ld *loader) table(v *jsonValue) (*Table, error) {
 				}
 				t.Routes[r.key] = p
 			}
+		case "mode":
+			s, err := ld.str(m.val, path)
+			if err != nil {
+				return nil, err
+			}
+			if s != "monitor" {
+				return nil, ld.errAt(m.val.off, path, `the top-level "mode" takes only "monitor", which puts every policy in monitor mode; leave it out for each policy's own mode`)
+			}
+			monitor = true
 		default:
 			return nil, ld.unknownKey(m, path, topKeys)
 		}
+	}
+	if monitor {
+		*t = t.AsMonitor()
 	}
 	if err := ld.validate(v, t); err != nil {
 		return nil, err
@@ -305,7 +331,7 @@ func (ld *loader) table(v *jsonValue) (*Table, error) {
 }
 
 var (
-	topKeys    = []string{"default", "routes"}
+	topKeys    = []string{"default", "routes", "mode"}
 	policyKeys = []string{
 		"preset", "mode", "normalization", "reject_unnormalized", "refuse_charsets",
 		"refuse_unlisted_types", "binary_types", "refuse_duplicate_keys",
@@ -433,6 +459,9 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 			key = "headers"
 		}
 		return p, ld.errAtMember(v, path, key, `header checks are on, but "headers" lists no header names`)
+	}
+	if !p.Header.On && len(p.Headers) > 0 {
+		return p, ld.errAtMember(v, path, "headers", `"headers" lists header names, but header checks are off: set "header": {"on": true}, or they are not checked`)
 	}
 	return p, nil
 }

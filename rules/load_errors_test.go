@@ -55,7 +55,7 @@ func TestParseErrors(t *testing.T) {
 
 		// Unknown and duplicate keys.
 		{"unknown top key", `{"rotes": {}}`, "rotes", "unknown key"},
-		{"unknown top key quoted", `{"Routes": {}}`, `["Routes"]`, `unknown key: want one of "default", "routes"`},
+		{"unknown top key quoted", `{"Routes": {}}`, `["Routes"]`, `unknown key: want one of "default", "routes", "mode"`},
 		{"unknown policy key", strictWith(`"qurey": {}`), `routes["/r"].qurey`, `unknown key`},
 		{"unknown location", strictWith(`"cookie": {"on": true}`), `routes["/r"].cookie`, `unknown key`},
 		{"precis location unknown", strictWith(`"precis": {"user": "username_case_mapped"}`), `routes["/r"].precis.user`, `unknown key`},
@@ -94,11 +94,14 @@ func TestParseErrors(t *testing.T) {
 		{"reject unnormalized with none", strictWith(`"reject_unnormalized": true, "normalization": "none"`), `routes["/r"].reject_unnormalized`, `needs "normalization"`},
 		{"header on without headers", strictWith(`"header": {"on": true}`), `routes["/r"].header`, `"headers" lists no header names`},
 		{"header on with empty headers", strictWith(`"header": {"on": true}, "headers": []`), `routes["/r"].headers`, `"headers" lists no header names`},
+		{"headers without header on", strictWith(`"headers": ["User-Agent"]`), `routes["/r"].headers`, `"headers" lists header names, but header checks are off: set "header": {"on": true}`},
+		{"headers with header off", strictWith(`"header": {"on": false}, "headers": ["User-Agent"]`), `routes["/r"].headers`, `set "header": {"on": true}`},
 
 		// Routes.
-		{"empty route", `{"routes": {"": {"preset": "strict"}}}`, `routes[""]`, `must start with "/"`},
-		{"relative route", `{"routes": {"users/:id": {"preset": "strict"}}}`, `routes["users/:id"]`, `must start with "/"`},
-		{"identifier route", `{"routes": {"users": {"preset": "strict"}}}`, `routes["users"]`, `must start with "/"`},
+		{"empty route", `{"routes": {"": {"preset": "strict"}}}`, `routes[""]`, `a route key must not be empty`},
+		{"top-level mode enforce", `{"mode": "enforce"}`, `mode`, `the top-level "mode" takes only "monitor"`},
+		{"top-level mode unknown", `{"mode": "monitr"}`, `mode`, `takes only "monitor"`},
+		{"top-level mode not a string", `{"mode": true}`, `mode`, `want a string, not a boolean`},
 		{"route with control", `{"routes": {"/a\u0000b": {"preset": "strict"}}}`, `routes["/a\x00b"]`, `control characters`},
 		{"route with newline", `{"routes": {"/a\nb": {"preset": "strict"}}}`, `routes["/a\nb"]`, `control characters`},
 

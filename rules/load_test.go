@@ -5,6 +5,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -191,7 +192,8 @@ func TestParseOverrides(t *testing.T) {
 		{"reject unnormalized false", `"reject_unnormalized": false`, func(p *rules.Policy) { p.RejectUnnormalized = false }},
 		{"refuse charsets", `"refuse_charsets": true`, func(p *rules.Policy) { p.RefuseCharsets = true }},
 		{"accept charsets", `"refuse_charsets": false`, func(p *rules.Policy) { p.RefuseCharsets = false }},
-		{"headers", `"headers": ["user-agent", "X-Request-Id", "!#$%&'*+-.^_|~09azAZ"]`, func(p *rules.Policy) {
+		{"headers", `"header": {"on": true}, "headers": ["user-agent", "X-Request-Id", "!#$%&'*+-.^_|~09azAZ"]`, func(p *rules.Policy) {
+			p.Header.On = true
 			p.Headers = []string{"user-agent", "X-Request-Id", "!#$%&'*+-.^_|~09azAZ"}
 		}},
 		{"no headers", `"headers": []`, func(p *rules.Policy) { p.Headers = []string{} }},
@@ -354,5 +356,46 @@ func TestParsePrecis(t *testing.T) {
 	m.Precis[0].Field = "changed"
 	if p.Precis[0].Field != "id" {
 		t.Error("AsMonitor shares the Precis slice")
+	}
+}
+
+// TestParseAcceptsEveryAdapterKeySyntax: a file holds the keys a Go table
+// can: Echo templates, ServeMux patterns with a method or a host, and
+// names HTTPConfig.Route gives. Their syntax is the adapter's to judge.
+func TestParseAcceptsEveryAdapterKeySyntax(t *testing.T) {
+	t.Parallel()
+	keys := []string{"/users/:id", "GET /users/{id}", "POST example.com/notes/{rest...}", "example.com/", "users.show", "users/:id"}
+	var members []string
+	for _, k := range keys {
+		members = append(members, strconv.Quote(k)+`: {"preset": "strict"}`)
+	}
+	table, err := rules.Parse([]byte(`{"routes": {` + strings.Join(members, ", ") + `}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if _, ok := table.Lookup(k); !ok {
+			t.Errorf("route %q missing", k)
+		}
+	}
+}
+
+// TestParseTopLevelMonitorMonitorsEveryPolicy: "mode": "monitor" at the
+// top puts the default and every route in monitor mode, a route that says
+// "enforce" included, wherever the key stands in the file.
+func TestParseTopLevelMonitorMonitorsEveryPolicy(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		`{"mode": "monitor", "default": {"preset": "strict"}, "routes": {"/a": {"preset": "strict", "mode": "enforce"}, "/b": {"preset": "default"}}}`,
+		`{"default": {"preset": "strict"}, "routes": {"/a": {"preset": "strict", "mode": "enforce"}, "/b": {"preset": "default"}}, "mode": "monitor"}`,
+	} {
+		table, err := rules.Parse([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"/a": rules.Strict(), "/b": rules.Default()}}.AsMonitor()
+		if !reflect.DeepEqual(*table, want) {
+			t.Errorf("Parse(%s) =\n %+v\nwant %+v", in, *table, want)
+		}
 	}
 }

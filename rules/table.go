@@ -1,9 +1,10 @@
 package rules
 
-// Table maps routes to policies. A route is an Echo route template exactly
-// as it was registered ("/users/:id", "/files/*"); a request whose route is
-// not in Routes gets Default. With net/http, where there are no templates,
-// the route is the ServeMux pattern or whatever the adapter is told.
+// Table maps routes to policies. A route is a key in the syntax of the
+// router the table is given to, exactly as the route was registered: an
+// Echo route template ("/users/:id", "/files/*"), a ServeMux pattern
+// ("GET /users/{id}") or whatever HTTPConfig.Route names; a request whose
+// route is not in Routes gets Default.
 type Table struct {
 	// Default is the policy of every route not in Routes.
 	Default Policy
@@ -17,4 +18,19 @@ func (t *Table) Lookup(route string) (Policy, bool) {
 		return p, true
 	}
 	return t.Default, false
+}
+
+// AsMonitor returns a copy of t in which every policy, Default and each of
+// Routes, is in Monitor mode (Policy.AsMonitor): what t would reject is
+// logged and passed on unchanged, so a roll-out switches a whole table
+// with one line. The copy shares no map or slice with t.
+func (t Table) AsMonitor() Table {
+	out := Table{Default: t.Default.AsMonitor()}
+	if t.Routes != nil {
+		out.Routes = make(map[string]Policy, len(t.Routes))
+		for k, p := range t.Routes {
+			out.Routes[k] = p.AsMonitor()
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -61,4 +62,40 @@ func TestRuleset(t *testing.T) {
 	if got := rs.Table(); !reflect.DeepEqual(got.Default, p) {
 		t.Errorf("(*Policy).Table() = %+v", got)
 	}
+}
+
+// TestTableAsMonitorIsADeepCopy: every policy of the copy monitors, and
+// editing the copy leaves the table as it was.
+func TestTableAsMonitorIsADeepCopy(t *testing.T) {
+	t.Parallel()
+	users := rules.Strict()
+	users.Header.On, users.Headers = true, []string{"User-Agent"}
+	tbl := rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"/users/:id": users, "/open/*": rules.Unchecked()}}
+	m := tbl.AsMonitor()
+	if m.Default.Mode != rules.Monitor || len(m.Routes) != 2 {
+		t.Fatalf("AsMonitor() = %+v", m)
+	}
+	for k, p := range m.Routes {
+		if p.Mode != rules.Monitor {
+			t.Errorf("route %q: mode %v", k, p.Mode)
+		}
+	}
+	m.Routes["/users/:id"].Headers[0] = "X-Changed"
+	m.Routes["/new"] = rules.Strict()
+	if tbl.Routes["/users/:id"].Headers[0] != "User-Agent" || len(tbl.Routes) != 2 || tbl.Routes["/users/:id"].Mode != rules.Enforce {
+		t.Errorf("AsMonitor shares state with the table: %+v", tbl)
+	}
+	if z := (rules.Table{}).AsMonitor(); z.Routes != nil || z.Default.Mode != rules.Monitor {
+		t.Errorf("zero Table: %+v", z)
+	}
+}
+
+func ExampleTable_AsMonitor() {
+	table := rules.Table{
+		Default: rules.Strict(),
+		Routes:  map[string]rules.Policy{"/users/:id": rules.Strict(), "/open/*": rules.Unchecked()},
+	}
+	rollout := table.AsMonitor() // log what would be rejected; reject nothing
+	fmt.Println(rollout.Default.Mode, rollout.Routes["/users/:id"].Mode, table.Routes["/users/:id"].Mode)
+	// Output: monitor monitor enforce
 }

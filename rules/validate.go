@@ -74,6 +74,12 @@ func (e *ValidationError) Unwrap() error { return e.Err }
 // start with "/" or that use another router's syntax ("/users/{id}"), and
 // check at start-up that every key names a registered route
 // (middleware.CheckRoutes); the net/http adapter checks ServeMux patterns.
+//
+// A PRECIS path field of a route's policy must name a parameter of its key
+// (Policy.CheckPathFields): "user" on "/users/:username" would leave the
+// username unchecked. The default policy has no key; the start-up checks
+// of the adapters hold its path fields to the registered routes it
+// applies to.
 func (t Table) Validate() error {
 	if err := t.Default.Validate(); err != nil {
 		ve := err.(*ValidationError)
@@ -89,7 +95,11 @@ func (t Table) Validate() error {
 		if msg := checkRouteKey(k); msg != "" {
 			return &ValidationError{Route: k, InRoutes: true, Err: errors.New(msg)}
 		}
-		if err := t.Routes[k].Validate(); err != nil {
+		err := t.Routes[k].Validate()
+		if err == nil {
+			err = t.Routes[k].CheckPathFields([]string{k})
+		}
+		if err != nil {
 			ve := err.(*ValidationError)
 			ve.Route, ve.InRoutes = k, true
 			return ve
@@ -118,8 +128,9 @@ func checkRouteKey(k string) string {
 //     normalize.None, NFC and NFKC, and RejectUnnormalized without a
 //     normalization (there is nothing to reject against);
 //   - a FileContents other than TextFiles and DataFiles;
-//   - Header.On with no Headers (it would check nothing), a header name
-//     that is not an HTTP token, and a name listed twice (ignoring case);
+//   - Header.On with no Headers (it would check nothing), Headers without
+//     Header.On (they would not be checked), a header name that is not an
+//     HTTP token, and a name listed twice (ignoring case);
 //   - in BodyTypes, BinaryTypes and MultipartTextTypes: an entry that is
 //     not "type/subtype", "type/*" or "type/*+suffix" without parameters
 //     or spaces, and an entry listed twice (ignoring case);
@@ -173,6 +184,9 @@ func (p Policy) Validate() error {
 		if j := slices.IndexFunc(p.Headers[:i], func(g string) bool { return strings.EqualFold(g, h) }); j >= 0 {
 			return bad(field, "header "+strconv.Quote(h)+" already listed as Headers["+strconv.Itoa(j)+"]")
 		}
+	}
+	if !p.Header.On && len(p.Headers) > 0 {
+		return bad("Headers", "Headers lists header names, but header checks are off: set Header.On, or they are not checked")
 	}
 	for _, list := range []struct {
 		name  string

@@ -14,7 +14,7 @@ func TestLoaderValidatePositions(t *testing.T) {
 	t.Parallel()
 	data := []byte(`{"default": {"preset": "strict"},
 "routes": {
-  "/r": {"preset": "strict", "headers": ["A", "B"],
+  "/r": {"preset": "strict", "header": {"on": true}, "headers": ["A", "B"],
          "limits": {"fields": 5}, "query": {"on": true}}}}`)
 	for _, tc := range []struct {
 		name      string
@@ -23,7 +23,7 @@ func TestLoaderValidatePositions(t *testing.T) {
 		line, col int
 	}{
 		{"listed header", func(t *Table) { p := t.Routes["/r"]; p.Headers[1] = "a"; t.Routes["/r"] = p },
-			`routes["/r"].headers[1]`, 3, 47},
+			`routes["/r"].headers[1]`, 3, 71},
 		{"limit in the file", func(t *Table) { p := t.Routes["/r"]; p.Limits.Fields = -7; t.Routes["/r"] = p },
 			`routes["/r"].limits.fields`, 4, 31},
 		{"limit from the preset", func(t *Table) { p := t.Routes["/r"]; p.Limits.JSONDepth = -7; t.Routes["/r"] = p },

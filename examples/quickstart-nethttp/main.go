@@ -22,24 +22,30 @@ func main() {
 
 func newHandler() (http.Handler, error) {
 	logger := zerolog.New(os.Stderr).With().Timestamp().Logger()
+	policies := rules.Table{
+		Default: rules.Strict(),
+		Routes:  map[string]rules.Policy{"/proxy/": rules.Unchecked()},
+	}
 	// The keys are ServeMux patterns: wrapping each handler registered
 	// on the mux lets the adapter see the pattern a request matched.
-	guard, err := middleware.HTTPConfig{
-		Rules: rules.Table{
-			Default: rules.Strict(),
-			Routes:  map[string]rules.Policy{"/proxy/": rules.Unchecked()},
-		},
-		Logger: &logger,
-	}.ToHandler()
+	guard, err := middleware.HTTPConfig{Rules: policies, Logger: &logger}.ToHandler()
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /users/{id}", guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var patterns []string
+	handle := func(pattern string, h http.HandlerFunc) {
+		patterns = append(patterns, pattern)
+		mux.Handle(pattern, guard(h))
+	}
+	handle("GET /users/{id}", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(r.PathValue("id"))) // decoded and validated
-	})))
-	mux.Handle("/proxy/", guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	})
+	handle("/proxy/", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("passed on as sent")) // a reverse proxy, say
-	})))
-	return mux, nil
+	})
+	// Every key of the table must name a registered pattern: a typo
+	// ("/proxi/") is an error here, not a route that silently gets the
+	// default.
+	return mux, middleware.CheckMuxRoutes(policies, patterns)
 }

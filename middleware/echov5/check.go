@@ -21,7 +21,8 @@ import (
 // "/files/*"); a table's keys must each name one. Without this call the
 // middleware makes the same comparison at its first request and logs one
 // error-level line per unknown key, once; requests still get the
-// default policy then.
+// default policy then. CheckRoutes also holds the default policy's PRECIS
+// path fields to the routes it applies to (middleware.CheckTableRoutes).
 func CheckRoutes(e *echo.Echo, rs rules.Ruleset) error {
 	if _, err := middleware.NewPipeline(middleware.PipelineConfig{Rules: rs}); err != nil {
 		return err

@@ -1,0 +1,127 @@
+package middleware
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/utf8guard/utf8guard/rules"
+)
+
+// The net/http adapter's keys are ServeMux patterns, "[METHOD ][HOST]/PATH",
+// and a request's route is the pattern its router matched
+// (Request.Pattern). A ServeMux reports the pattern as registered, method
+// included ("GET /users/{id}"); chi reports its route pattern, which
+// carries no method ("/users/{id}"). So that one table means the same on
+// both, a key meets a pattern as the ServeMux grammar reads them: a key
+// without a method holds for every method of its path, a key with one for
+// that method (GET for HEAD too, as a ServeMux routes HEAD to GET
+// patterns), and the most specific key wins.
+
+// CheckMuxRoutes returns an error if rs is not a valid configuration for
+// the net/http adapter with its keys matched against Request.Pattern
+// (HTTPConfig.ToHandler's error when Route is nil), or an
+// *UnknownRoutesError if a key of its table names none of patterns, the
+// routes the program registers, in the ServeMux pattern grammar: call it at
+// start-up, after registering the routes, and refuse to start on an
+// error.
+//
+// With a ServeMux, patterns are the patterns the program passes to
+// Handle and HandleFunc. With chi, they are what chi.Walk reports, each
+// with its method: method + " " + route ("GET /users/{id}"). A key names a
+// pattern of the same path (host included) when either has no method or
+// both have the same one: "/users/{id}" names "GET /users/{id}", and
+// "GET /users/{id}" names "/users/{id}" (the GET requests of a route of
+// every method) and "GET /users/{id}" but not "POST /users/{id}". The
+// adapter applies the keys to requests by the same rule.
+//
+// CheckMuxRoutes also holds the default policy's PRECIS path fields to the
+// patterns no key covers: a field that is a parameter of none of them is
+// a *rules.ValidationError (rules.Policy.CheckPathFields).
+func CheckMuxRoutes(rs rules.Ruleset, patterns []string) error {
+	if _, err := validateRules(rs); err != nil {
+		return err
+	}
+	if err := validateMuxPatterns(rs); err != nil {
+		return err
+	}
+	return checkTableRoutes(rs, patterns, muxRoutes)
+}
+
+// muxRoutes is the match of ServeMux patterns (see above).
+var muxRoutes = routeMatch{
+	names: func(k, r string) bool {
+		km, kp := cutMethod(k)
+		rm, rp := cutMethod(r)
+		return kp == rp && (km == "" || rm == "" || km == rm || km == http.MethodGet && rm == http.MethodHead)
+	},
+	covers: func(k, r string) bool {
+		km, kp := cutMethod(k)
+		_, rp := cutMethod(r)
+		return k == r || km == "" && kp == rp
+	},
+}
+
+// cutMethod splits a ServeMux pattern into its method ("" for none) and
+// the rest, [HOST]/PATH.
+func cutMethod(pattern string) (method, rest string) {
+	i := strings.IndexAny(pattern, " \t")
+	if i <= 0 || strings.Contains(pattern[:i], "/") {
+		return "", pattern
+	}
+	return pattern[:i], strings.TrimLeft(pattern[i:], " \t")
+}
+
+// muxTable finds the policy of a request by the pattern its router
+// matched, as CheckMuxRoutes matches keys: the key of its pattern and
+// method first, then the key of its pattern for every method, then the
+// default.
+type muxTable struct {
+	g *guard
+	// byMethod holds the keys that have a method, by the rest of the key
+	// and then the method: the keys a pattern without a method (chi's, or
+	// a ServeMux pattern for every method) meets through the request's
+	// method. Nil when no key has a method.
+	byMethod map[string]map[string]*policy
+}
+
+func newMuxTable(g *guard) *muxTable {
+	t := &muxTable{g: g}
+	for k, p := range g.routes {
+		m, rest := cutMethod(k)
+		if m == "" {
+			continue
+		}
+		if t.byMethod == nil {
+			t.byMethod = make(map[string]map[string]*policy)
+		}
+		if t.byMethod[rest] == nil {
+			t.byMethod[rest] = make(map[string]*policy)
+		}
+		t.byMethod[rest][m] = p
+	}
+	return t
+}
+
+// lookup returns the policy of a request of method routed by pattern.
+func (t *muxTable) lookup(pattern, method string) *policy {
+	m, rest := cutMethod(pattern)
+	if m == "" && t.byMethod != nil {
+		if ms, ok := t.byMethod[pattern]; ok {
+			if p, ok := ms[method]; ok {
+				return p
+			}
+			if p, ok := ms[http.MethodGet]; ok && method == http.MethodHead {
+				return p
+			}
+		}
+	}
+	if p, ok := t.g.routes[pattern]; ok {
+		return p
+	}
+	if m != "" {
+		if p, ok := t.g.routes[rest]; ok {
+			return p
+		}
+	}
+	return t.g.def
+}
