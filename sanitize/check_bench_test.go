@@ -26,7 +26,7 @@ var benchForbid = []struct {
 	name   string
 	forbid Class
 }{
-	{"values", NUL | C0 | C1 | Bidi},
+	{"values", NUL | C0 | C1 | BidiControl},
 	{"names", NUL | C0 | TabNewline | C1 | Bidi},
 }
 
