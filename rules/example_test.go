@@ -28,7 +28,7 @@ func ExampleParse() {
 	other, found := table.Lookup("/health")
 	fmt.Println("/health:", found, other.Query.Forbid)
 	// Output:
-	// /users/:id query refuses: nul|c0|tab_newline|c1|bidi|bom|default_ignorable
+	// /users/:id query refuses: nul|c0|tab_newline|c1|bidi_control|bidi_mark|bom|default_ignorable
 	// /users/:id body limit: 4194304
 	// /rollout/* mode: monitor
 	// /health: false nul
@@ -38,7 +38,7 @@ func ExampleParse_error() {
 	_, err := rules.Parse([]byte(`{"routes": {"/users/:id": {"preset": "strict", "query": {"forbid": ["bidy"]}}}}`))
 	fmt.Println(err)
 	// Output:
-	// rules: routes["/users/:id"].query.forbid[0]: unknown character class "bidy": want one of "nul", "c0", "tab_newline", "del", "c1", "bidi", "noncharacter", "private_use", "bom", "default_ignorable"
+	// rules: routes["/users/:id"].query.forbid[0]: unknown character class "bidy": want one of "nul", "c0", "tab_newline", "del", "c1", "bidi_control", "bidi_mark", "bidi", "noncharacter", "private_use", "bom", "default_ignorable"
 }
 
 func ExampleLoadFile() {
@@ -68,9 +68,9 @@ func ExampleStrict() {
 	p.Query.Forbid |= sanitize.DefaultIgnorable
 	fmt.Println("query:", p.Query.Forbid)
 	// Output:
-	// path:  nul|c0|tab_newline|c1|bidi|bom
-	// body:  nul|c0|c1|bidi
-	// query: nul|c0|tab_newline|c1|bidi|bom|default_ignorable
+	// path:  nul|c0|tab_newline|c1|bidi_control|bidi_mark|bom
+	// body:  nul|c0|c1|bidi_control|bidi_mark
+	// query: nul|c0|tab_newline|c1|bidi_control|bidi_mark|bom|default_ignorable
 }
 
 func ExamplePolicy_AsMonitor() {
