@@ -252,7 +252,7 @@ func confCases() []confCase {
 			rej: withSample(rej("double_encoding", "path", "", 10), "/%41%41/%252F")},
 		{name: "path double encoding after a two-octet character", target: "/api/f/%C3%A9%25%32%65", status: 400,
 			rej: withSample(rej("double_encoding", "path", "", 9), "f/%C3%A9%25%32%6")},
-		{name: "path bidi", target: "/api/f/a%E2%80%AEb", status: 400, rej: withClass(rej("forbidden_char", "path", "", 8), "bidi")},
+		{name: "path bidi", target: "/api/f/a%E2%80%AEb", status: 400, rej: withClass(rej("forbidden_char", "path", "", 8), "bidi_control")},
 		{name: "path too long", table: with(func(p *rules.Policy) { p.Limits.PathBytes = 64 }),
 			target: "/api/f/" + strings.Repeat("a", 64), status: 400, rej: withLimit(rej("too_large", "path", "", 0), 64)},
 		{name: "parameter led by a BOM", target: "/api/t/%EF%BB%BFx", status: 400,
@@ -271,7 +271,7 @@ func confCases() []confCase {
 		{name: "absolute-form host overlong", target: "http://h%C0%AE/api/t/42", status: 400,
 			rej: onRoute(withSample(rej("overlong", "path", "host", 1), `h\xc0\xae`), "/api/t/:id")},
 		{name: "absolute-form host bidi", target: "http://h%E2%80%AEx/api/t/42", status: 400,
-			rej: onRoute(withClass(rej("forbidden_char", "path", "host", 1), "bidi"), "/api/t/:id")},
+			rej: onRoute(withClass(rej("forbidden_char", "path", "host", 1), "bidi_control"), "/api/t/:id")},
 		{name: "absolute-form user information", target: "http://u%C0%AE:pw@h.example/api/t/42", status: 400,
 			rej: onRoute(rej("overlong", "path", "userinfo", 1), "/api/t/:id")},
 		{name: "absolute-form host not NFC", table: with(nfc), target: "http://e%CC%81.example/api/t/42", status: 400,
@@ -321,9 +321,9 @@ func confCases() []confCase {
 		{name: "unlisted header passes", target: "/api/e", header: []string{"X-Other: \xc0\xae"},
 			status: 200, reads: &confReads{Path: "/api/e", Params: none}},
 		{name: "cookie value", target: "/api/e", header: []string{"Cookie: ok=1; sid=a\xe2\x80\xaeb"},
-			status: 400, rej: withClass(rej("forbidden_char", "header", "Cookie:sid", 1), "bidi")},
+			status: 400, rej: withClass(rej("forbidden_char", "header", "Cookie:sid", 1), "bidi_control")},
 		{name: "listed trailer", method: "POST", target: "/api/e", ct: "text/plain", body: "hello", trailer: []string{"X-Name: a\xe2\x80\xaeb"},
-			status: 400, rej: withClass(rej("forbidden_char", "header", "Trailer:X-Name", 1), "bidi")},
+			status: 400, rej: withClass(rej("forbidden_char", "header", "Trailer:X-Name", 1), "bidi_control")},
 		{name: "trailer announced for a body passed unread", table: with(func(p *rules.Policy) { p.BinaryTypes = []string{"application/octet-stream"} }),
 			method: "POST", target: "/api/e", ct: "application/octet-stream", body: "\x00\x01", trailer: []string{"X-Name:"},
 			status: 400, rej: rej("forbidden_trailer", "header", "Trailer:X-Name", 0)},
@@ -331,7 +331,7 @@ func confCases() []confCase {
 		{name: "listed Host header, absolute-form target", table: with(func(p *rules.Policy) {
 			p.Path.On, p.Headers = false, []string{"X-Name", "Host"}
 		}), target: "http://h%E2%80%AEx/api/e", status: 400,
-			rej: onRoute(withClass(rej("forbidden_char", "header", "Host", 1), "bidi"), "/api/e")},
+			rej: onRoute(withClass(rej("forbidden_char", "header", "Host", 1), "bidi_control"), "/api/e")},
 		{name: "listed trailer, bodies not read", table: with(func(p *rules.Policy) {
 			p.Body.On, p.JSON.On, p.Form.On, p.Multipart.On, p.XML.On, p.RefuseUnlistedTypes = false, false, false, false, false, false
 		}), method: "POST", target: "/api/e", ct: "text/plain", body: "hello", trailer: []string{"X-Name: a\xe2\x80\xaeb"},
