@@ -10,7 +10,7 @@ import (
 // BenchmarkCheck measures what a policy's character classes cost on top of
 // validation: sanitize.Validate (impl=validate) against sanitize.Check with
 // the classes the strict preset refuses in bodies (impl=check: NUL, C0, C1
-// and Bidi), on the inputs of 1 KiB and more (text with line breaks, which
+// and the bidi controls), on the inputs of 1 KiB and more (text with line breaks, which
 // the strict preset allows in bodies):
 //
 //	BenchmarkCheck/class=latin/size=64KiB/impl=validate

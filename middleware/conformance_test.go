@@ -168,6 +168,13 @@ func mpBody(pairs ...string) string {
 
 const ctMP = "multipart/form-data; boundary=conformance-boundary"
 
+// hebrewTitle is a Hebrew meeting title as people type it: an RLM after
+// the time keeps "10:00" where a reader of Hebrew expects it.
+const (
+	hebrewTitle = "פגישה \u200fב-10:00\u200f"
+	hebrewJSON  = `{"title":"` + hebrewTitle + `"}`
+)
+
 const (
 	decomposed = "e\u0301" // e + COMBINING ACUTE ACCENT
 	composed   = "\u00e9"  // é
@@ -234,6 +241,29 @@ func confCases() []confCase {
 				Form: q("a", "1", "a", "2", "t", "h"+composed+"llo w\u00f6rld", "raw", "Zo"+composed)}},
 		{name: "clean JSON", method: "POST", target: "/api/e", ct: "application/json", body: jsonDoc,
 			status: 200, reads: &confReads{Path: "/api/e", Params: none, Body: jsonDoc}},
+
+		// Right-to-left text: the bidi marks pass in values, raw or
+		// escaped; the bidi controls are refused on the same route, and
+		// the marks in names.
+		{name: "JSON Hebrew sentence with RLM", method: "POST", target: "/api/e", ct: "application/json", body: hebrewJSON,
+			status: 200, reads: &confReads{Path: "/api/e", Params: none, Body: hebrewJSON}},
+		{name: "JSON escaped RLM and ALM in values", method: "POST", target: "/api/e", ct: "application/json", body: `{"t":"\u05e9\u200f","u":"\u0663\u061c"}`,
+			status: 200, reads: &confReads{Path: "/api/e", Params: none, Body: `{"t":"\u05e9\u200f","u":"\u0663\u061c"}`}},
+		{name: "JSON escaped RLO beside a Hebrew sentence", method: "POST", target: "/api/e", ct: "application/json",
+			body:   `{"title":"\u202e` + hebrewTitle + `"}`,
+			status: 400, rej: withClass(rej("forbidden_char", "json", "/title", 10), "bidi_control")},
+		{name: "JSON RLM in a member name", method: "POST", target: "/api/e", ct: "application/json", body: "{\"a\u200fb\":1}",
+			status: 400, rej: withClass(rej("forbidden_char", "json", "/a", 3), "bidi_mark")},
+		{name: "JSON escaped RLM in a member name", method: "POST", target: "/api/e", ct: "application/json", body: `{"a\u200fb":1}`,
+			status: 400, rej: withClass(rej("forbidden_char", "json", "/a", 3), "bidi_mark")},
+		{name: "query value with RLM", target: "/api/e?t=%D7%91-10%3A00%E2%80%8F",
+			status: 200, reads: &confReads{Path: "/api/e", Params: none, Query: q("t", "\u05d1-10:00\u200f")}},
+		{name: "query key with RLM", target: "/api/e?a%E2%80%8Fb=1",
+			status: 400, rej: withClass(rej("forbidden_char", "query", "a%E2%80%8Fb", 1), "bidi_mark")},
+		{name: "form key with LRM", method: "POST", target: "/api/e", ct: "application/x-www-form-urlencoded", body: "a%E2%80%8E=1",
+			status: 400, rej: withClass(rej("forbidden_char", "form", "a%E2%80%8E", 1), "bidi_mark")},
+		{name: "multipart field name with ALM", method: "POST", target: "/api/e", ct: ctMP, body: mpBody("a\u061c", "x"),
+			status: 400, rej: withClass(rej("forbidden_char", "multipart", "a\\xd8\\x9c", 1), "bidi_mark")},
 		{name: "clean multipart", method: "POST", target: "/api/e", ct: ctMP, body: mp,
 			status: 200, reads: &confReads{Path: "/api/e", Params: none, Body: mp, Form: q("name", "Zo\u00eb", "emoji", "\U0001F600")}},
 		{name: "clean text", method: "PUT", target: "/api/e", ct: "text/plain; charset=utf-8", body: "line\r\n\tZo" + composed,
@@ -278,7 +308,7 @@ func confCases() []confCase {
 			rej: withSample(rej("double_encoding", "path", "", 10), "/%41%41/%252F")},
 		{name: "path double encoding after a two-octet character", target: "/api/f/%C3%A9%25%32%65", status: 400,
 			rej: withSample(rej("double_encoding", "path", "", 9), "f/%C3%A9%25%32%6")},
-		{name: "path bidi", target: "/api/f/a%E2%80%AEb", status: 400, rej: withClass(rej("forbidden_char", "path", "", 8), "bidi")},
+		{name: "path bidi", target: "/api/f/a%E2%80%AEb", status: 400, rej: withClass(rej("forbidden_char", "path", "", 8), "bidi_control")},
 		{name: "path too long", table: with(func(p *rules.Policy) { p.Limits.PathBytes = 64 }),
 			target: "/api/f/" + strings.Repeat("a", 64), status: 400, rej: withLimit(rej("too_large", "path", "", 0), 64)},
 		{name: "parameter led by a BOM", target: "/api/t/%EF%BB%BFx", status: 400,
@@ -297,7 +327,7 @@ func confCases() []confCase {
 		{name: "absolute-form host overlong", target: "http://h%C0%AE/api/t/42", status: 400,
 			rej: onRoute(withSample(rej("overlong", "path", "host", 1), `h\xc0\xae`), "/api/t/:id")},
 		{name: "absolute-form host bidi", target: "http://h%E2%80%AEx/api/t/42", status: 400,
-			rej: onRoute(withClass(rej("forbidden_char", "path", "host", 1), "bidi"), "/api/t/:id")},
+			rej: onRoute(withClass(rej("forbidden_char", "path", "host", 1), "bidi_control"), "/api/t/:id")},
 		{name: "absolute-form user information", target: "http://u%C0%AE:pw@h.example/api/t/42", status: 400,
 			rej: onRoute(rej("overlong", "path", "userinfo", 1), "/api/t/:id")},
 		{name: "absolute-form host not NFC", table: with(nfc), target: "http://e%CC%81.example/api/t/42", status: 400,
@@ -347,9 +377,9 @@ func confCases() []confCase {
 		{name: "unlisted header passes", target: "/api/e", header: []string{"X-Other: \xc0\xae"},
 			status: 200, reads: &confReads{Path: "/api/e", Params: none}},
 		{name: "cookie value", target: "/api/e", header: []string{"Cookie: ok=1; sid=a\xe2\x80\xaeb"},
-			status: 400, rej: withClass(rej("forbidden_char", "header", "Cookie:sid", 1), "bidi")},
+			status: 400, rej: withClass(rej("forbidden_char", "header", "Cookie:sid", 1), "bidi_control")},
 		{name: "listed trailer", method: "POST", target: "/api/e", ct: "text/plain", body: "hello", trailer: []string{"X-Name: a\xe2\x80\xaeb"},
-			status: 400, rej: withClass(rej("forbidden_char", "header", "Trailer:X-Name", 1), "bidi")},
+			status: 400, rej: withClass(rej("forbidden_char", "header", "Trailer:X-Name", 1), "bidi_control")},
 		{name: "trailer announced for a body passed unread", table: with(func(p *rules.Policy) { p.BinaryTypes = []string{"application/octet-stream"} }),
 			method: "POST", target: "/api/e", ct: "application/octet-stream", body: "\x00\x01", trailer: []string{"X-Name:"},
 			status: 400, rej: rej("forbidden_trailer", "header", "Trailer:X-Name", 0)},
@@ -357,7 +387,7 @@ func confCases() []confCase {
 		{name: "listed Host header, absolute-form target", table: with(func(p *rules.Policy) {
 			p.Path.On, p.Headers = false, []string{"X-Name", "Host"}
 		}), target: "http://h%E2%80%AEx/api/e", status: 400,
-			rej: onRoute(withClass(rej("forbidden_char", "header", "Host", 1), "bidi"), "/api/e")},
+			rej: onRoute(withClass(rej("forbidden_char", "header", "Host", 1), "bidi_control"), "/api/e")},
 		{name: "listed trailer, bodies not read", table: with(func(p *rules.Policy) {
 			p.Body.On, p.JSON.On, p.Form.On, p.Multipart.On, p.XML.On, p.RefuseUnlistedTypes = false, false, false, false, false, false
 		}), method: "POST", target: "/api/e", ct: "text/plain", body: "hello", trailer: []string{"X-Name: a\xe2\x80\xaeb"},

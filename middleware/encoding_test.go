@@ -204,7 +204,7 @@ func encodingCases() []confCase {
 			ct: ctJSON, body: `{"a":"\ud800"}`, trailer: []string{}, status: 200, reads: reads(`{"a":"\ud800"}`)},
 		{name: "chunked trailer of an unchecked text body", table: charsets, method: "POST", target: "/api/e",
 			ct: "text/plain; charset=koi8-r", body: "\xc1", trailer: []string{"X-Name: a\xe2\x80\xaeb"},
-			status: 400, rej: &confRej{reason: "forbidden_char", location: "header", field: "Trailer:X-Name", offset: 1, class: "bidi"}},
+			status: 400, rej: &confRej{reason: "forbidden_char", location: "header", field: "Trailer:X-Name", offset: 1, class: "bidi_control"}},
 	}
 }
 

@@ -31,11 +31,11 @@ func checkCookieLines(vals []string, p *policy) *Rejection {
 			var c string
 			c, rest, _ = strings.Cut(rest, ";")
 			name, value, _ := strings.Cut(strings.Trim(c, " \t"), "=")
-			goodName, rj := headerText(name, "Cookie:", name, p)
+			goodName, rj := headerText(name, "Cookie:", name, p.Header.Forbid|p.Header.Names, p)
 			if rj != nil {
 				return rj
 			}
-			goodValue, rj := headerText(value, "Cookie:", name, p)
+			goodValue, rj := headerText(value, "Cookie:", name, p.Header.Forbid, p)
 			if rj != nil {
 				return rj
 			}
@@ -60,7 +60,7 @@ func checkHeaders(r *http.Request, p *policy) *Rejection {
 			// net/http moves the Host header (or the authority of an
 			// absolute-form target) to Request.Host, and deletes it
 			// from the header map.
-			host, rj := headerText(r.Host, "", name, p)
+			host, rj := headerText(r.Host, "", name, p.Header.Forbid, p)
 			if rj != nil {
 				return rj
 			}
@@ -81,7 +81,7 @@ func checkHeaders(r *http.Request, p *policy) *Rejection {
 // in place where the check repairs.
 func checkHeaderValues(name string, vals []string, p *policy) *Rejection {
 	for i, v := range vals {
-		good, rj := headerText(v, "", name, p)
+		good, rj := headerText(v, "", name, p.Header.Forbid, p)
 		if rj != nil {
 			return rj
 		}
@@ -91,16 +91,18 @@ func checkHeaderValues(name string, vals []string, p *policy) *Rejection {
 }
 
 // headerText checks one header value, or one cookie's name or value, under
-// the Header check and the field length limit. It returns text itself when
+// the Header check, refusing the classes in forbid (p.Header.Forbid, and
+// p.Header.Names too for a cookie name), and the field length limit. It
+// returns text itself when
 // it passes, its repair when the check repairs, or the rejection, whose
 // field is prefix+name (built only then: a clean request allocates
 // nothing here).
-func headerText(text, prefix, name string, p *policy) (string, *Rejection) {
+func headerText(text, prefix, name string, forbid sanitize.Class, p *policy) (string, *Rejection) {
 	field := func() string { return prefix + safeField(name) }
 	if p.Limits.FieldBytes >= 0 && len(text) > p.Limits.FieldBytes {
 		return "", tooLarge(rules.Header, field(), int64(p.Limits.FieldBytes))
 	}
-	err := sanitize.CheckString(text, p.Header.Forbid)
+	err := sanitize.CheckString(text, forbid)
 	if err == nil {
 		return text, p.headerNormal(text, field)
 	}
@@ -111,7 +113,7 @@ func headerText(text, prefix, name string, p *policy) (string, *Rejection) {
 	if p.Limits.FieldBytes >= 0 && len(good) > p.Limits.FieldBytes {
 		return "", tooLarge(rules.Header, field(), int64(p.Limits.FieldBytes))
 	}
-	if err := sanitize.CheckString(good, p.Header.Forbid); err != nil {
+	if err := sanitize.CheckString(good, forbid); err != nil {
 		return "", reject(err, rules.Header, field(), good)
 	}
 	if rj := p.headerNormal(good, field); rj != nil {

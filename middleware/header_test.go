@@ -101,7 +101,7 @@ func headerCases() []locCase {
 		{name: "clean", header: [][2]string{{"X-Name", "été"}}, status: 200},
 		{name: "overlong", header: [][2]string{{"X-Name", "ab\xC0\xAE"}}, want: rej("overlong", "header", "X-Name", 2)},
 		{name: "second value", header: [][2]string{{"X-Name", "ok"}, {"X-Name", "\xFF"}}, want: rej("invalid_byte", "header", "X-Name", 0)},
-		{name: "user agent bidi", header: [][2]string{{"User-Agent", "a\u202Eb"}}, want: forb("header", "User-Agent", 1, "bidi")},
+		{name: "user agent bidi", header: [][2]string{{"User-Agent", "a\u202Eb"}}, want: forb("header", "User-Agent", 1, "bidi_control")},
 		{name: "unlisted header passes", header: [][2]string{{"X-Other", "\xC0\xAE"}}, status: 200},
 		{name: "too long", header: [][2]string{{"X-Name", strings.Repeat("a", 33)}}, want: rej("too_large", "header", "X-Name", 0)},
 		{name: "off by default", pol: strict, header: [][2]string{{"X-Name", "\xC0\xAE"}}, status: 200},

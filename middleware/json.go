@@ -53,7 +53,10 @@ func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejec
 		colons = words[:jsonscan.Words(len(body))]
 	}
 	brackets, backslash, amp := jsonscan.Structure(body, colons)
-	clean := !backslash && jsonCleanAfter(body, c.Forbid, depth, brackets)
+	// The classes of names are looked for everywhere first: a body
+	// without any (the common one) is clean, and one with some goes to
+	// the scanner, which tells member names from values.
+	clean := !backslash && jsonCleanAfter(body, c.Forbid|c.Names, depth, brackets)
 	fixed = body
 	if !clean {
 		colons = nil // the scanner may repair: the colons were body's
@@ -75,8 +78,9 @@ func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejec
 // checkJSONText checks the text of a JSON body: the octets are well-formed
 // UTF-8, and no string or key, once its escapes are decoded, holds a lone
 // surrogate (encoding/json would silently turn "\ud800" into U+FFFD), a
-// character of a refused class ("\u0000" is NUL as much as a raw NUL is),
-// or nests deeper than depth. The Rejection's Field is the RFC 6901 JSON
+// character of a refused class ("\u0000" is NUL as much as a raw NUL is;
+// c.Names on top of c.Forbid in a member name), or nests deeper than
+// depth. The Rejection's Field is the RFC 6901 JSON
 // pointer of the offending string and its Offset the offset in the body.
 //
 // checkJSONText is no JSON validator: syntax errors are left to the
@@ -86,7 +90,7 @@ func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejec
 // Under c.Repair, ill-formed UTF-8 is replaced with U+FFFD and a lone
 // surrogate escape with "\uFFFD", in place: body is modified.
 func checkJSONText(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) {
-	if jsonClean(body, c.Forbid, depth) {
+	if jsonClean(body, c.Forbid|c.Names, depth) {
 		return body, nil
 	}
 	return scanJSON(body, c, depth)
@@ -147,7 +151,7 @@ func jsonDepth(body []byte) int {
 
 // scanJSON is checkJSONText with the scanner.
 func scanJSON(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) {
-	sc := jsonScanner{p: body, forbid: c.Forbid, maxDepth: depth, repair: c.Repair}
+	sc := jsonScanner{p: body, forbid: c.Forbid, names: c.Names, maxDepth: depth, repair: c.Repair}
 	bad := sanitize.ValidPrefix(body)
 	if bad < len(body) {
 		if !c.Repair {
@@ -190,6 +194,7 @@ type jsonFrame struct {
 type jsonScanner struct {
 	p        []byte
 	forbid   sanitize.Class
+	names    sanitize.Class // refused in member names, on top of forbid
 	maxDepth int
 	repair   bool // rewrite a lone surrogate escape as \uFFFD
 	stopAt   int  // when > 0, the offset of a UTF-8 error: stop there
@@ -317,12 +322,16 @@ func (sc *jsonScanner) scan() *Rejection {
 // str checks the string literal whose opening quote is at p[i] and returns
 // the offset just past its closing quote. The text between escapes goes to
 // sanitize.CheckClasses a run at a time; each escape is decoded and checked on its
-// own.
+// own. A member name is refused sc.names too.
 func (sc *jsonScanner) str(i int) (int, *Rejection) {
 	p := sc.p
 	start := i + 1
 	f := sc.top()
 	isKey := f != nil && f.object && f.wantsKey
+	forbid := sc.forbid
+	if isKey {
+		forbid |= sc.names
+	}
 	j := start
 	// q is the next '"' at or after j, found once and found again only when
 	// an escape (\") has consumed it: with the backslashes looked for only
@@ -359,8 +368,8 @@ func (sc *jsonScanner) str(i int) (int, *Rejection) {
 		if stop {
 			run = max(j, sc.stopAt) // the octets before the UTF-8 error
 		}
-		if sc.forbid != 0 && run > j {
-			forbid := sc.forbid
+		if forbid != 0 && run > j {
+			forbid := forbid
 			if j != start {
 				forbid &^= sanitize.BOM // BOM counts at the start of the string only
 			}
@@ -393,22 +402,25 @@ func (sc *jsonScanner) str(i int) (int, *Rejection) {
 		if utf16IsSurrogate(r) {
 			return j, sc.fail(sanitize.Surrogate, 0, j, isKey, start)
 		}
-		if cl := sc.class(r, j == start); cl != 0 {
+		if cl := classIn(r, j == start, forbid); cl != 0 {
 			return j, sc.fail(sanitize.ForbiddenChar, cl, j, isKey, start)
 		}
 		j += size
 	}
 }
 
-func (sc *jsonScanner) class(r rune, first bool) sanitize.Class {
-	if sc.forbid == 0 {
+// classIn returns the classes of forbid that r, decoded from an escape,
+// belongs to; first says that it is the first character of its string,
+// where U+FEFF is a BOM.
+func classIn(r rune, first bool, forbid sanitize.Class) sanitize.Class {
+	if forbid == 0 {
 		return 0
 	}
 	c := sanitize.ClassOf(r)
 	if first && r == 0xFEFF {
 		c |= sanitize.BOM
 	}
-	return c & sc.forbid
+	return c & forbid
 }
 
 func (sc *jsonScanner) fail(reason sanitize.Reason, cl sanitize.Class, off int, isKey bool, start int) *Rejection {
@@ -686,7 +698,7 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 		}
 		nt, changed, rj := p.jsonCanonical(text, node, room, &norm)
 		if rj == nil && changed {
-			if rj = p.checkCanonical(nt); rj != nil {
+			if rj = p.checkCanonical(nt, isKey); rj != nil {
 				escaped = true // the offset is not the body's
 			}
 		}
@@ -913,15 +925,20 @@ func (t *boundaryTable) boundaryBefore(nf norm.Form, s []byte) bool {
 }
 
 // checkCanonical checks the canonical form of a string or key against the
-// classes p.JSON refuses, as its input was checked. (No character's NFC or
+// classes p.JSON refuses (its Names too for a key), as its input was
+// checked. (No character's NFC or
 // NFKC form holds a class it does not, which TestJSONCanonicalClasses
 // pins for this version of Unicode; the check keeps that a fact about the
 // request rather than about the tables, and covers the PRECIS profiles.)
-func (p *policy) checkCanonical(nt []byte) *Rejection {
-	if p.JSON.Forbid == 0 {
+func (p *policy) checkCanonical(nt []byte, isKey bool) *Rejection {
+	forbid := p.JSON.Forbid
+	if isKey {
+		forbid |= p.JSON.Names
+	}
+	if forbid == 0 {
 		return nil
 	}
-	if err := sanitize.CheckClasses(nt, p.JSON.Forbid); err != nil {
+	if err := sanitize.CheckClasses(nt, forbid); err != nil {
 		return reject(err, rules.JSON, "", nt)
 	}
 	return nil

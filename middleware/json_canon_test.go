@@ -101,11 +101,17 @@ func TestJSONCanonicalLimit(t *testing.T) {
 func TestJSONCanonicalClasses(t *testing.T) {
 	t.Parallel()
 	p := compile(canonPolicy(normalize.NFC))
-	if rj := p.checkCanonical([]byte("caf\u00e9")); rj != nil {
+	if rj := p.checkCanonical([]byte("caf\u00e9"), true); rj != nil {
 		t.Errorf("clean text refused: %v", rj)
 	}
-	rj := p.checkCanonical([]byte("ab\u202ecd"))
-	if rj == nil || rj.Reason != sanitize.ForbiddenChar || rj.Class != sanitize.Bidi {
+	if rj := p.checkCanonical([]byte("\u05d1-10:00\u200f"), false); rj != nil {
+		t.Errorf("a bidi mark in a value refused: %v", rj)
+	}
+	if rj := p.checkCanonical([]byte("a\u200fb"), true); rj == nil || rj.Class != sanitize.BidiMark {
+		t.Errorf("a bidi mark in a member name: %s", describe(rj))
+	}
+	rj := p.checkCanonical([]byte("ab\u202ecd"), false)
+	if rj == nil || rj.Reason != sanitize.ForbiddenChar || rj.Class != sanitize.BidiControl {
 		t.Fatalf("bidi control: %s", describe(rj))
 	}
 	body := []byte(`{"x":[1,{"k":"abcd"}]}`)

@@ -176,7 +176,7 @@ func jsonCases() []locCase {
 		{name: "low high", body: `{"q":"\ude00\ud83d"}`, want: rej("surrogate", "json", "/q", 6)},
 		{name: "escaped nul", body: `{"q":"\u0000"}`, want: forb("json", "/q", 6, "nul")},
 		{name: "escaped nul default", pol: deflt, body: `{"q":"\u0000"}`, want: forb("json", "/q", 6, "nul")},
-		{name: "escaped bidi", body: `{"q":"\u202E"}`, want: forb("json", "/q", 6, "bidi")},
+		{name: "escaped bidi", body: `{"q":"\u202E"}`, want: forb("json", "/q", 6, "bidi_control")},
 		{name: "escaped newline allowed", body: `{"q":"a\nb\tc"}`, status: 200},
 		{name: "depth", pol: withLimits(func(l *rules.Limits) { l.JSONDepth = 3 }), body: `[[[[1]]]]`, want: rej("too_large", "json", "/0/0/0", 3)},
 		{name: "depth at the limit", pol: withLimits(func(l *rules.Limits) { l.JSONDepth = 3 }), body: `[[[1]]]`, status: 200},

@@ -67,9 +67,9 @@ func jsonLinesCases() []confCase {
 		post(confCase{name: "duplicate key in a line", body: dup, status: 400, rej: rej("duplicate_key", "/1/A", at(dup, `"A"`)+1)}),
 		post(confCase{name: "ill-formed octet", body: badOctet, status: 400, rej: rej("invalid_byte", "/1/a", at(badOctet, "\xff"))}),
 		post(confCase{name: "raw bidi control", body: bidi,
-			status: 400, rej: &confRej{reason: "forbidden_char", location: "json", field: "/1/t", offset: at(bidi, "\u202e"), class: "bidi"}}),
+			status: 400, rej: &confRej{reason: "forbidden_char", location: "json", field: "/1/t", offset: at(bidi, "\u202e"), class: "bidi_control"}}),
 		post(confCase{name: "XML reference to a bidi control", body: xmlRef,
-			status: 400, rej: &confRej{reason: "forbidden_char", location: "json", field: "/1", offset: at(xmlRef, "&#x"), class: "bidi"}}),
+			status: 400, rej: &confRej{reason: "forbidden_char", location: "json", field: "/1", offset: at(xmlRef, "&#x"), class: "bidi_control"}}),
 		post(confCase{name: "nesting over the limit", table: depth4, body: deep, status: 400,
 			rej: &confRej{reason: "too_large", location: "json", field: "/1/0/0/0/0", offset: 4 + 4, limit: 4}}),
 

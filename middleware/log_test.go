@@ -33,7 +33,7 @@ func TestLogLine(t *testing.T) {
 			"method": "DELETE", "route": rUser,
 		}},
 		{"forbidden class", func() *http.Request { return req("GET", "/api/echo?q=x%E2%80%AEy", "", nil) }, map[string]any{
-			"reason": "forbidden_char", "class": "bidi", "location": "query", "field": "q", "offset": 1.0, "sample": `x\xe2\x80\xaey`,
+			"reason": "forbidden_char", "class": "bidi_control", "location": "query", "field": "q", "offset": 1.0, "sample": `x\xe2\x80\xaey`,
 		}},
 		{"json pointer", func() *http.Request {
 			return req("POST", "/api/echo", ctJSON, strings.NewReader(`{"a":[{"b~/":"\udc00"}]}`))

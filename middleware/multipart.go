@@ -647,10 +647,16 @@ func (p *policy) dataPart(pt *mimePart) bool {
 // namesForbid is the set of classes refused in the names of a multipart
 // body: field names, file names, every other decoded parameter of a part's
 // Content-Disposition and Content-Type, and every part header value. They
-// are names and header text, so the header classes apply on top of the
-// multipart ones: in the strict preset, every C0 control, TAB, LF and CR
-// included, where a field's content may hold line breaks.
-func (p *policy) namesForbid() sanitize.Class { return p.Multipart.Forbid | p.Header.Forbid }
+// are names and header text, so the classes of multipart names
+// (Multipart.Names: in the strict preset, the bidi marks, which a field's
+// content may hold) and the header classes apply on top of the multipart
+// ones: in the strict preset, every C0 control, TAB, LF and CR included,
+// where a field's content may hold line breaks. The header values hold
+// the names as sent (name="..." in Content-Disposition), so they are held
+// to the same classes.
+func (p *policy) namesForbid() sanitize.Class {
+	return p.Multipart.Forbid | p.Multipart.Names | p.Header.Forbid
+}
 
 // checkOutsideParts checks, as text, the octets of a multipart body that
 // lie outside its parts: the preamble before the first delimiter (all of

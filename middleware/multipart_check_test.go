@@ -123,10 +123,10 @@ func TestMultipartQuotedPrintable(t *testing.T) {
 		{name: "binary file", body: mpBuild("BB", "\r\n",
 			mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename="a.bin"`, "Content-Type: application/octet-stream", qp}, "\x01"}, evil),
 			status: 400, want: badEsc("f", 0)},
-		{name: "decodes to bidi", body: mpBuild("BB", "\r\n", mpField("a", "x=E2=80=AEy", qp)), status: 400, want: forb("multipart", "a", 1, "bidi")},
+		{name: "decodes to bidi", body: mpBuild("BB", "\r\n", mpField("a", "x=E2=80=AEy", qp)), status: 400, want: forb("multipart", "a", 1, "bidi_control")},
 		{name: "decodes to overlong across a soft break", body: mpBuild("BB", "\r\n", mpField("a", "x=C0=\r\n=AE", qp)), status: 400, want: rej("overlong", "multipart", "a", 1)},
 		{name: "lower-case transfer encoding", body: mpBuild("BB", "\r\n", mpField("a", "=E2=80=AE", "content-transfer-encoding: QUOTED-PRINTABLE")),
-			status: 400, want: forb("multipart", "a", 0, "bidi")},
+			status: 400, want: forb("multipart", "a", 0, "bidi_control")},
 		{name: "clean", body: mpBuild("BB", "\r\n", mpField("a", "caf=C3=A9 =\r\nau lait", qp)), status: 200, check: func(t *testing.T, s *mpSeen) {
 			if got := s.Form["a"]; !slices.Equal(got, []string{"caf\u00e9 au lait"}) {
 				t.Errorf("form a = %+q", got)
@@ -148,7 +148,7 @@ func TestMultipartAfterSyntaxError(t *testing.T) {
 	head := "--BB\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n"
 	evil := "--BB\r\nContent-Disposition: form-data; name=\"evil\"\r\n\r\n\xE2\x80\xAE\r\n--BB--\r\n"
 	clean := "--BB\r\nContent-Disposition: form-data; name=\"later\"\r\n\r\nok\r\n--BB--\r\n"
-	bidi := forb("multipart", "evil", 0, "bidi")
+	bidi := forb("multipart", "evil", 0, "bidi_control")
 	cases := []mpCase{
 		{name: "junk after a delimiter", body: head + "--BB\tjunk\r\ngarbage\r\n" + evil, status: 400, want: bidi},
 		{name: "malformed part header", body: head + "--BB\r\nnot a header\r\n\r\nzz\r\n" + evil, status: 400, want: bidi},
@@ -203,11 +203,11 @@ func TestMultipartNested(t *testing.T) {
 				}
 			}},
 		{name: "quoted-printable nested part", body: nested(`name="files"`, fileSpec("a.txt", "text/plain", "=E2=80=AE", "Content-Transfer-Encoding: quoted-printable")),
-			status: 400, want: forb("multipart", "", 0, "bidi")},
+			status: 400, want: forb("multipart", "", 0, "bidi_control")},
 		{name: "field's nested body checked as text", body: nested(`name="files"`, mpSpec{[]string{`Content-Disposition: file; filename="n.txt"`}, "a\xE2\x80\xAE"}),
-			status: 400, want: forb("multipart", "files", -1, "bidi")},
+			status: 400, want: forb("multipart", "files", -1, "bidi_control")},
 		{name: "nested file without a content type", body: nested(`name="files"; filename="all"`, mpSpec{[]string{`Content-Disposition: file; filename="n.txt"`}, "a\xE2\x80\xAE"}),
-			status: 400, want: forb("multipart", "", 1, "bidi")},
+			status: 400, want: forb("multipart", "", 1, "bidi_control")},
 		{name: "nested name", body: nested(`name="files"`, mpSpec{[]string{"Content-Disposition: form-data; name*=utf-8''a%0D"}, "x"}),
 			status: 400, want: forb("multipart", `a\x0d`, 1, "tab_newline")},
 		{name: "binary in a field's nested body is a form value", body: nested(`name="files"`, fileSpec("a.png", "image/png", "\xFFPNG")),
@@ -253,7 +253,7 @@ func TestMultipartMixed(t *testing.T) {
 				}
 			}},
 		{name: "part without disposition", ct: ct, body: mpBuild("BB", "\r\n", plain("ok"), plain("a\xE2\x80\xAE")), status: 400,
-			want: forb("multipart", "", 1, "bidi")},
+			want: forb("multipart", "", 1, "bidi_control")},
 		{name: "inline part", ct: ct, body: mpBuild("BB", "\r\n", plain("\xC0\xAE", "Content-Disposition: inline")), status: 400,
 			want: rej("overlong", "multipart", "", 0)},
 		{name: "attachment without content type", ct: ct, body: mpBuild("BB", "\r\n", plain("\xFF", `Content-Disposition: attachment; filename="a.txt"`)),

@@ -20,11 +20,16 @@ import (
 // A query longer than lim.QueryBytes is refused whole before anything in
 // it is decoded (too_large, no field: 400, as a path over its limit); a
 // form body is bounded by the body limit, which checkBody has applied.
+//
+// Keys are names: they are refused c.Names on top of c.Forbid. The fast
+// path checks the whole text under both, so that the common text, with
+// no character of c.Names anywhere, costs one pass; text with one goes
+// the slow way, which tells keys from values.
 func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
 	if loc == rules.Query && overLimit(len(raw), int64(lim.QueryBytes)) {
 		return "", false, tooLarge(loc, "", int64(lim.QueryBytes))
 	}
-	if s.cleanPairs(raw, c.Forbid, mode, lim) {
+	if s.cleanPairs(raw, c.Forbid|c.Names, mode, lim) {
 		return "", false, nil
 	}
 	return s.checkEachPair(raw, loc, c, mode, lim)
@@ -109,7 +114,7 @@ func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, 
 		}
 		key, val := pr.key, pr.val
 		s.buf = s.buf[:0]
-		kb, rj := s.field(key, loc, "", c, mode, lim)
+		kb, rj := s.field(key, loc, "", c.Forbid|c.Names, mode, lim)
 		if rj != nil {
 			if rj.Reason == sanitize.TooLarge || !(c.Repair && isEncodingReason(rj.Reason)) {
 				// Cloned: key points into the body of a form, which a
@@ -123,7 +128,7 @@ func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, 
 		if kb != nil && rj == nil {
 			name = bytesString(kb) // s.buf is not reset before the value is checked
 		}
-		if _, rj := s.field(val, loc, name, c, mode, lim); rj != nil {
+		if _, rj := s.field(val, loc, name, c.Forbid, mode, lim); rj != nil {
 			if rj.Reason == sanitize.TooLarge || !(c.Repair && isEncodingReason(rj.Reason)) {
 				// Cloned: a decoded key points into s.buf, which the next
 				// request reuses once this one has put its scratch back,
@@ -176,17 +181,17 @@ func (s *scratch) cleanPairs(raw string, forbid sanitize.Class, mode sanitize.Es
 	return sanitize.CheckClasses(s.buf, forbid&^sanitize.BOM) == nil
 }
 
-// field decodes and checks one key or value, in s.buf after what is there.
-// It returns the decoded value (aliasing s.buf, or raw itself when nothing
-// was escaped).
-func (s *scratch) field(raw string, loc rules.Location, name string, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) ([]byte, *Rejection) {
+// field decodes and checks one key or value, in s.buf after what is there,
+// refusing the classes in forbid. It returns the decoded value (aliasing
+// s.buf, or raw itself when nothing was escaped).
+func (s *scratch) field(raw string, loc rules.Location, name string, forbid sanitize.Class, mode sanitize.EscapeMode, lim *rules.Limits) ([]byte, *Rejection) {
 	var err error
 	var dec []byte
 	if !needsDecoding(raw, mode) {
 		if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes {
 			return nil, tooLarge(loc, name, int64(lim.FieldBytes))
 		}
-		if err = sanitize.CheckString(raw, c.Forbid); err != nil {
+		if err = sanitize.CheckString(raw, forbid); err != nil {
 			return nil, reject(err, loc, name, raw)
 		}
 		return nil, nil
@@ -195,7 +200,7 @@ func (s *scratch) field(raw string, loc rules.Location, name string, c *rules.Ch
 	s.buf, err = sanitize.AppendUnescape(s.buf, raw, mode)
 	dec = s.buf[start:]
 	if err != nil {
-		rj := rejectEscaped(firstViolation(err, dec, c.Forbid), loc, name, raw, dec)
+		rj := rejectEscaped(firstViolation(err, dec, forbid), loc, name, raw, dec)
 		if rj.Reason == sanitize.BadEscape || rj.Reason == sanitize.DoubleEncoding {
 			return nil, rj
 		}
@@ -210,7 +215,7 @@ func (s *scratch) field(raw string, loc rules.Location, name string, c *rules.Ch
 	if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
 		return nil, tooLarge(loc, name, int64(lim.FieldBytes))
 	}
-	if err = sanitize.CheckClasses(dec, c.Forbid); err != nil {
+	if err = sanitize.CheckClasses(dec, forbid); err != nil {
 		return nil, reject(err, loc, name, dec)
 	}
 	return dec, nil
@@ -273,7 +278,11 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 			if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
 				return "", false, tooLarge(loc, strings.Clone(safeField(key)), int64(lim.FieldBytes))
 			}
-			if err := sanitize.CheckClasses(dec, c.Forbid); err != nil {
+			forbid := c.Forbid
+			if i == 0 {
+				forbid |= c.Names // a key is a name
+			}
+			if err := sanitize.CheckClasses(dec, forbid); err != nil {
 				return "", false, reject(err, loc, strings.Clone(safeField(key)), dec)
 			}
 			out = sanitize.AppendEscape(out, bytesString(dec), sanitize.EscapeQuery)
@@ -382,7 +391,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 		nk, kch, rj := pc.canonKey(p, loc, k, len(raw)-pr.at)
 		key.changed = kch
 		if rj == nil && kch {
-			rj = recheck(loc, "", nk, c.Forbid, p.Limits.FieldBytes, mode)
+			rj = recheck(loc, "", nk, c.Forbid|c.Names, p.Limits.FieldBytes, mode)
 		}
 		if rj != nil {
 			// Cloned: the key points into the body of a form, which a

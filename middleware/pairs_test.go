@@ -100,12 +100,12 @@ func queryCases() []locCase {
 		{name: "key length", pol: withLimits(func(l *rules.Limits) { l.FieldBytes = 8 }), target: "/api/echo?123456789=1", want: rej("too_large", "query", "123456789", 0)},
 		{name: "escaped key names the value", target: "/api/echo?q%41=%C0%AE", want: rej("overlong", "query", "qA", 0)},
 		{name: "first violation wins", target: "/api/echo?q=a%00%C0%AE", want: forb("query", "q", 1, "nul")},
-		{name: "first violation wins in key", target: "/api/echo?%E2%80%AE%FF=1", want: forb("query", "%E2%80%AE%FF", 0, "bidi")},
+		{name: "first violation wins in key", target: "/api/echo?%E2%80%AE%FF=1", want: forb("query", "%E2%80%AE%FF", 0, "bidi_control")},
 	}
 	for _, e := range encodingCases {
 		c = append(c, locCase{name: e.reason, target: "/api/echo?a=1&q=ab" + e.esc, want: rej(e.reason, "query", "q", 2)})
 	}
-	for _, f := range append(urlForbidden, struct{ class, esc string }{"bidi", "%E2%81%A6"}) {
+	for _, f := range append(urlForbidden, struct{ class, esc string }{"bidi_control", "%E2%81%A6"}) {
 		c = append(c, locCase{name: "forbidden " + f.class, target: "/api/echo?q=" + f.esc, want: forb("query", "q", 0, f.class)})
 	}
 	for i := range c {

@@ -49,7 +49,7 @@ var urlForbidden = []struct{ class, esc string }{
 	{"c0", "%01"},
 	{"tab_newline", "%0A"},
 	{"c1", "%C2%85"},
-	{"bidi", "%E2%80%AE"},
+	{"bidi_control", "%E2%80%AE"},
 }
 
 // bodyForbidden are characters Strict refuses in bodies, raw.
@@ -57,7 +57,7 @@ var bodyForbidden = []struct{ class, raw string }{
 	{"nul", "\x00"},
 	{"c0", "\x01"},
 	{"c1", "\xC2\x85"},
-	{"bidi", "\xE2\x80\xAE"},
+	{"bidi_control", "\xE2\x80\xAE"},
 }
 
 // locationTables are the cases of TestLocations, each location's in the

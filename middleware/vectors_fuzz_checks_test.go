@@ -99,55 +99,61 @@ func (fz *vecFuzzer) problems(req *http.Request, rec *httptest.ResponseRecorder,
 	}
 
 	// The URL.
-	if p := vecFuzzRefused(s.path, true); p != "" {
+	if p := vecFuzzRefused(s.path, true, true); p != "" {
 		bad("URL.Path %q: %s", s.path, p)
 	}
 	for _, v := range s.params {
-		if p := vecFuzzRefused(v, false); p != "" {
+		if p := vecFuzzRefused(v, false, true); p != "" {
 			bad("path parameter %q: %s", v, p)
 		}
 	}
 	for k, vs := range s.query {
-		bad2 := func(what, v string) {
-			if p := vecFuzzRefused(v, true); p != "" {
+		bad2 := func(what, v string, name bool) {
+			if p := vecFuzzRefused(v, true, name); p != "" {
 				bad("query %s %q: %s", what, v, p)
 			}
 		}
-		bad2("key", k)
+		bad2("key", k, true)
 		for _, v := range vs {
-			bad2("value", v)
+			bad2("value", v, false)
 		}
 	}
 
 	// Form and multipart values, as net/http parses them.
 	for _, vals := range []url.Values{s.form, s.postForm} {
 		for k, vs := range vals {
-			for _, v := range append([]string{k}, vs...) {
-				if p := vecFuzzBodyRefused(v); p != "" {
-					bad("form key or value %q: %s (Content-Type %q)", v, p, s.ctype)
+			if p := vecFuzzBodyRefused(k, true); p != "" {
+				bad("form key %q: %s (Content-Type %q)", k, p, s.ctype)
+			}
+			for _, v := range vs {
+				if p := vecFuzzBodyRefused(v, false); p != "" {
+					bad("form value %q: %s (Content-Type %q)", v, p, s.ctype)
 				}
 			}
 		}
 	}
 	if mf := s.multipart; mf != nil {
 		for k, vs := range mf.Value {
-			for _, v := range append([]string{k}, vs...) {
-				if p := vecFuzzBodyRefused(v); p != "" {
-					bad("multipart field name or value %q: %s", v, p)
+			if p := vecFuzzBodyRefused(k, true); p != "" {
+				bad("multipart field name %q: %s", k, p)
+			}
+			for _, v := range vs {
+				if p := vecFuzzBodyRefused(v, false); p != "" {
+					bad("multipart field value %q: %s", v, p)
 				}
 			}
 		}
 		for k, fhs := range mf.File {
-			if p := vecFuzzBodyRefused(k); p != "" {
+			if p := vecFuzzBodyRefused(k, true); p != "" {
 				bad("multipart field name %q: %s", k, p)
 			}
 			for _, fh := range fhs {
-				if p := vecFuzzBodyRefused(fh.Filename); p != "" {
+				if p := vecFuzzBodyRefused(fh.Filename, true); p != "" {
 					bad("multipart file name %q: %s", fh.Filename, p)
 				}
 				for _, hv := range fh.Header {
 					for _, v := range hv {
-						if p := vecFuzzBodyRefused(v); p != "" {
+						if p := vecFuzzBodyRefused(v, true); p != "" {
 							bad("multipart part header %q: %s", v, p)
 						}
 					}
@@ -176,7 +182,7 @@ func (fz *vecFuzzer) problems(req *http.Request, rec *httptest.ResponseRecorder,
 			bad("JSON body: %s", p)
 		}
 	case strings.HasPrefix(mt, "text/"):
-		if p := vecFuzzBodyRefused(string(s.body)); p != "" {
+		if p := vecFuzzBodyRefused(string(s.body), false); p != "" {
 			bad("text body: %s", p)
 		}
 	}
@@ -188,8 +194,8 @@ func (fz *vecFuzzer) problems(req *http.Request, rec *httptest.ResponseRecorder,
 // text parts that a streaming handler reads, up to the first error.
 func vecFuzzStreamProblems(body []byte, boundary string) []string {
 	var out []string
-	add := func(what, v string) {
-		if p := vecFuzzBodyRefused(v); p != "" {
+	add := func(what, v string, name bool) {
+		if p := vecFuzzBodyRefused(v, name); p != "" {
 			out = append(out, fmt.Sprintf("%s %q: %s", what, v, p))
 		}
 	}
@@ -199,16 +205,16 @@ func vecFuzzStreamProblems(body []byte, boundary string) []string {
 		if err != nil {
 			return out
 		}
-		add("field name", part.FormName())
-		add("file name", part.FileName())
+		add("field name", part.FormName(), true)
+		add("file name", part.FileName(), true)
 		for _, vs := range part.Header {
 			for _, v := range vs {
-				add("part header", v)
+				add("part header", v, true)
 			}
 		}
 		data, _ := io.ReadAll(io.LimitReader(part, 1<<20))
 		if part.FileName() == "" || strings.HasPrefix(vecMediaType(part.Header.Get("Content-Type")), "text/") {
-			add("part content", string(data))
+			add("part content", string(data), false)
 		}
 	}
 }
@@ -219,8 +225,8 @@ func vecFuzzJSONProblems(body []byte) []string {
 	var out []string
 	hasFFFD := bytes.Contains(body, []byte("\uFFFD")) || bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`))
 	var walk func(v any)
-	checkStr := func(s string) {
-		if p := vecFuzzBodyRefused(s); p != "" {
+	checkStr := func(s string, name bool) {
+		if p := vecFuzzBodyRefused(s, name); p != "" {
 			out = append(out, fmt.Sprintf("string %q: %s", s, p))
 		}
 		if !hasFFFD && strings.ContainsRune(s, utf8.RuneError) {
@@ -230,14 +236,14 @@ func vecFuzzJSONProblems(body []byte) []string {
 	walk = func(v any) {
 		switch v := v.(type) {
 		case string:
-			checkStr(v)
+			checkStr(v, false)
 		case []any:
 			for _, x := range v {
 				walk(x)
 			}
 		case map[string]any:
 			for k, x := range v {
-				checkStr(k)
+				checkStr(k, true)
 				walk(x)
 			}
 		}
@@ -256,15 +262,16 @@ func vecFuzzJSONProblems(body []byte) []string {
 
 // vecFuzzRefused says what is wrong with a path or query value under
 // Strict, or "" if nothing is: not UTF-8, or a character of the URL
-// classes (NUL, C0 with TAB, LF and CR, C1, bidi; a BOM leading it when bom
+// classes (NUL, C0 with TAB, LF and CR, C1, bidi controls; bidi marks too
+// when name is set, for the path and query keys; a BOM leading it when bom
 // is set). It is written from the preset's documentation, independently of
 // package sanitize.
-func vecFuzzRefused(s string, bom bool) string {
+func vecFuzzRefused(s string, bom, name bool) string {
 	if !utf8.ValidString(s) {
 		return "not valid UTF-8"
 	}
 	for i, r := range s {
-		if r < 0x20 || vecFuzzC1Bidi(r) || bom && i == 0 && r == 0xFEFF {
+		if r < 0x20 || vecFuzzC1Bidi(r) || name && vecFuzzMark(r) || bom && i == 0 && r == 0xFEFF {
 			return fmt.Sprintf("refused character %U at %d", r, i)
 		}
 	}
@@ -272,13 +279,15 @@ func vecFuzzRefused(s string, bom bool) string {
 }
 
 // vecFuzzBodyRefused is vecFuzzRefused for bodies: TAB, LF and CR are
-// allowed, a BOM is.
-func vecFuzzBodyRefused(s string) string {
+// allowed, a BOM is. name says that s is a name (a form key, a JSON member
+// name, a multipart field or file name or part header), where the bidi
+// marks are refused.
+func vecFuzzBodyRefused(s string, name bool) string {
 	if !utf8.ValidString(s) {
 		return "not valid UTF-8"
 	}
 	for i, r := range s {
-		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || vecFuzzC1Bidi(r) {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || vecFuzzC1Bidi(r) || name && vecFuzzMark(r) {
 			return fmt.Sprintf("refused character %U at %d", r, i)
 		}
 	}
@@ -289,8 +298,12 @@ func vecFuzzC1Bidi(r rune) bool {
 	switch {
 	case 0x80 <= r && r <= 0x9F:
 		return true // C1
-	case r == 0x061C, r == 0x200E, r == 0x200F, 0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069:
+	case 0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069:
 		return true // bidi controls (Trojan Source)
 	}
 	return false
 }
+
+// vecFuzzMark reports whether r is a bidi mark (ALM, LRM, RLM): ordinary
+// in right-to-left text, refused by Strict in names only.
+func vecFuzzMark(r rune) bool { return r == 0x061C || r == 0x200E || r == 0x200F }

@@ -28,7 +28,7 @@ func ExampleParse() {
 	other, found := table.Lookup("/health")
 	fmt.Println("/health:", found, other.Query.Forbid)
 	// Output:
-	// /users/:id query refuses: nul|c0|tab_newline|c1|bidi|bom|default_ignorable
+	// /users/:id query refuses: nul|c0|tab_newline|c1|bidi_control|bom|default_ignorable
 	// /users/:id body limit: 4194304
 	// /rollout/* mode: monitor
 	// /health: false nul
@@ -38,7 +38,7 @@ func ExampleParse_error() {
 	_, err := rules.Parse([]byte(`{"routes": {"/users/:id": {"preset": "strict", "query": {"forbid": ["bidy"]}}}}`))
 	fmt.Println(err)
 	// Output:
-	// rules: routes["/users/:id"].query.forbid[0]: unknown character class "bidy": want one of "nul", "c0", "tab_newline", "del", "c1", "bidi", "noncharacter", "private_use", "bom", "default_ignorable"
+	// rules: routes["/users/:id"].query.forbid[0]: unknown character class "bidy": want one of "nul", "c0", "tab_newline", "del", "c1", "bidi_control", "bidi_mark", "bidi", "noncharacter", "private_use", "bom", "default_ignorable"
 }
 
 func ExampleLoadFile() {
@@ -64,13 +64,17 @@ func ExampleStrict() {
 	p := rules.Strict()
 	fmt.Println("path: ", p.Path.Forbid)
 	fmt.Println("body: ", p.Body.Forbid)
+	// The bidi marks (LRM, RLM, ALM) of right-to-left text pass in
+	// values, but not in names: keys, member names, field names.
+	fmt.Println("json names:", p.JSON.Forbid|p.JSON.Names)
 	// Refuse invisible characters in the query too.
 	p.Query.Forbid |= sanitize.DefaultIgnorable
 	fmt.Println("query:", p.Query.Forbid)
 	// Output:
-	// path:  nul|c0|tab_newline|c1|bidi|bom
-	// body:  nul|c0|c1|bidi
-	// query: nul|c0|tab_newline|c1|bidi|bom|default_ignorable
+	// path:  nul|c0|tab_newline|c1|bidi_control|bidi_mark|bom
+	// body:  nul|c0|c1|bidi_control
+	// json names: nul|c0|c1|bidi_control|bidi_mark
+	// query: nul|c0|tab_newline|c1|bidi_control|bom|default_ignorable
 }
 
 func ExamplePolicy_AsMonitor() {

@@ -99,15 +99,22 @@ const MaxFileBytes = 4 << 20
 //   - "path", "query", "form", "json", "xml", "multipart", "body", "header": the
 //     Check of that location (see Location.String), an object with any of
 //     "on" (a boolean: Check.On), "forbid" (an array of character class
-//     names added to the preset's Check.Forbid), "allow" (class names taken
-//     out of it), "refuse_double_encoding" (a boolean; true only for path,
-//     query and form, the locations where it applies) and "repair" (a
-//     boolean: Check.Repair). The class names are those of
-//     sanitize.ParseClass: "nul", "c0", "tab_newline", "del", "c1",
-//     "bidi", "noncharacter", "private_use", "bom" and "default_ignorable".
-//     A class both forbidden and allowed, or listed twice, is an error;
-//     allowing a class the preset does not refuse is not. With "header"
-//     turned on, the policy must list headers.
+//     names added to the preset's Check.Forbid), "forbid_names" (class
+//     names added to the preset's Check.Names: refused in the location's
+//     names only, its keys, member names, field and file names, cookie
+//     names; not in "path", "xml" or "body", which have none), "allow"
+//     (class names taken out of the preset's Forbid and Names, before
+//     "forbid" and "forbid_names" add theirs), "refuse_double_encoding"
+//     (a boolean; true only for path, query and form, the locations where
+//     it applies) and "repair" (a boolean: Check.Repair). The class names
+//     are those of sanitize.ParseClass: "nul", "c0", "tab_newline", "del",
+//     "c1", "bidi_control", "bidi_mark", "bidi" (both bidi classes),
+//     "noncharacter", "private_use", "bom" and "default_ignorable". A
+//     class both in "forbid" and in "allow", or listed twice in one list,
+//     is an error; allowing a class the preset does not refuse is not,
+//     and neither is a class in "allow" and "forbid_names" (allowed in
+//     values, refused in names). With "header" turned on, the policy must
+//     list headers.
 //
 //   - "precis": PRECIS profiles for identifier fields (Policy.Precis), an
 //     object whose keys are locations ("path", "query", "form", "json",
@@ -159,6 +166,7 @@ const MaxFileBytes = 4 << 20
 //     "type/subtype", "type/*" or "type/*+suffix", and a name or type
 //     listed twice;
 //   - a class both forbidden and allowed, or listed twice;
+//     "forbid_names" in "path", "xml" or "body";
 //     "refuse_double_encoding" true outside path, query and form;
 //     "reject_unnormalized" true without a normalization; "header" on with
 //     no headers listed, and headers listed with "header" not on;
@@ -338,7 +346,7 @@ var (
 		"headers", "cookies", "body_types", "multipart_text_types", "file_contents", "limits",
 		"path", "query", "form", "json", "xml", "multipart", "body", "header", "precis",
 	}
-	checkKeys = []string{"on", "forbid", "allow", "refuse_double_encoding", "repair"}
+	checkKeys = []string{"on", "forbid", "forbid_names", "allow", "refuse_double_encoding", "repair"}
 	limitKeys = []string{"body_bytes", "binary_body_bytes", "file_bytes", "fields", "field_bytes", "path_bytes", "query_bytes", "json_depth", "multipart_parts", "multipart_header_lines"}
 )
 
@@ -535,7 +543,7 @@ func (ld *loader) check(v *jsonValue, path string, l Location, c *Check) error {
 	if err := ld.kind(v, path, jsonObject); err != nil {
 		return err
 	}
-	var forbid, allow sanitize.Class
+	var forbid, names, allow sanitize.Class
 	var allowList *jsonValue
 	for _, m := range v.members {
 		mpath := keyPath(path, m.key)
@@ -552,6 +560,11 @@ func (ld *loader) check(v *jsonValue, path string, l Location, c *Check) error {
 			}
 		case "forbid":
 			forbid, err = ld.classes(m.val, mpath)
+		case "forbid_names":
+			names, err = ld.classes(m.val, mpath)
+			if err == nil && !hasNames(l) {
+				err = ld.errAt(m.val.off, mpath, "the "+l.String()+` location has no names apart from its text: put the classes in "forbid"`)
+			}
 		case "allow":
 			allow, err = ld.classes(m.val, mpath)
 			allowList = m.val
@@ -570,6 +583,7 @@ func (ld *loader) check(v *jsonValue, path string, l Location, c *Check) error {
 		}
 	}
 	c.Forbid = c.Forbid&^allow | forbid
+	c.Names = c.Names&^allow | names
 	return nil
 }
 
@@ -591,11 +605,14 @@ func (ld *loader) classes(v *jsonValue, path string) (sanitize.Class, error) {
 }
 
 // classNames returns the names of the character classes, quoted and
-// separated by commas.
+// separated by commas, "bidi" (both bidi classes) after the bidi ones.
 func classNames() string {
 	var names []string
 	for c := sanitize.Class(1); c&sanitize.AllClasses != 0; c <<= 1 {
 		names = append(names, strconv.Quote(c.String()))
+		if c == sanitize.BidiMark {
+			names = append(names, `"bidi"`)
+		}
 	}
 	return strings.Join(names, ", ")
 }

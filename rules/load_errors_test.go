@@ -88,6 +88,13 @@ func TestParseErrors(t *testing.T) {
 		{"unknown class allowed", strictWith(`"path": {"allow": ["nul", "BOM"]}`), `routes["/r"].path.allow[1]`, `unknown character class "BOM"`},
 		{"class twice", strictWith(`"json": {"forbid": ["del", "c1", "del"]}`), `routes["/r"].json.forbid[2]`, `class "del" listed twice`},
 		{"class forbidden and allowed", strictWith(`"json": {"allow": ["bom", "del"], "forbid": ["del"]}`), `routes["/r"].json.allow[1]`, `class "del" is also in "forbid"`},
+		{"bidi and a bidi class", strictWith(`"json": {"forbid": ["bidi_mark", "bidi"]}`), `routes["/r"].json.forbid[1]`, `class "bidi" listed twice`},
+		{"name class twice", strictWith(`"query": {"forbid_names": ["del", "del"]}`), `routes["/r"].query.forbid_names[1]`, `class "del" listed twice`},
+		{"unknown name class", strictWith(`"form": {"forbid_names": ["mark"]}`), `routes["/r"].form.forbid_names[0]`, `unknown character class "mark"`},
+		{"names in the path", strictWith(`"path": {"forbid_names": ["bidi_mark"]}`), `routes["/r"].path.forbid_names`, `the path location has no names apart from its text`},
+		{"names in xml", strictWith(`"xml": {"forbid_names": ["del"]}`), `routes["/r"].xml.forbid_names`, `put the classes in "forbid"`},
+		{"names in a text body", strictWith(`"body": {"forbid_names": []}`), `routes["/r"].body.forbid_names`, `no names`},
+		{"names as a string", strictWith(`"json": {"forbid_names": "bidi_mark"}`), `routes["/r"].json.forbid_names`, `want an array, not a string`},
 		{"double encoding in json", strictWith(`"json": {"refuse_double_encoding": true}`), `routes["/r"].json.refuse_double_encoding`, "only in the path, the query and form"},
 		{"double encoding in header", strictWith(`"header": {"refuse_double_encoding": true}`), `routes["/r"].header.refuse_double_encoding`, "only in the path"},
 		{"reject unnormalized without normalization", strictWith(`"reject_unnormalized": true`), `routes["/r"].reject_unnormalized`, `needs "normalization"`},
@@ -208,7 +215,7 @@ func TestParseErrorPosition(t *testing.T) {
 		t.Errorf("position %d:%d, want 4:49", pe.Line, pe.Column)
 	}
 	const want = `rules: routes["/users/:id"].query.forbid[1]: unknown character class "bidy": want one of ` +
-		`"nul", "c0", "tab_newline", "del", "c1", "bidi", "noncharacter", "private_use", "bom", "default_ignorable"`
+		`"nul", "c0", "tab_newline", "del", "c1", "bidi_control", "bidi_mark", "bidi", "noncharacter", "private_use", "bom", "default_ignorable"`
 	if got := err.Error(); got != want {
 		t.Errorf("error\n %s\nwant\n %s", got, want)
 	}

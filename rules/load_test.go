@@ -247,6 +247,26 @@ func TestParseOverrides(t *testing.T) {
 		{"no class", `"body": {"allow": ["nul", "c0", "tab_newline", "del", "c1", "bidi", "noncharacter", "private_use", "bom", "default_ignorable"]}`,
 			func(p *rules.Policy) { p.Body.Forbid = 0 }},
 		{"empty class lists", `"query": {"forbid": [], "allow": []}`, func(*rules.Policy) {}},
+		{"bidi is both bidi classes", `"body": {"forbid": ["bidi"]}`, func(p *rules.Policy) { p.Body.Forbid |= sanitize.Bidi }},
+		{"marks allowed in the path", `"path": {"allow": ["bidi_mark"]}`, func(p *rules.Policy) { p.Path.Forbid &^= sanitize.BidiMark }},
+		{"forbid names", `"form": {"forbid_names": ["default_ignorable", "private_use"]}`, func(p *rules.Policy) {
+			p.Form.Names |= sanitize.DefaultIgnorable | sanitize.PrivateUse
+		}},
+		{"forbid names in every location with names", `"query": {"forbid_names": ["del"]}, "form": {"forbid_names": ["del"]}, "json": {"forbid_names": ["del"]}, "multipart": {"forbid_names": ["del"]}, "header": {"forbid_names": ["del"]}`,
+			func(p *rules.Policy) {
+				for _, l := range []rules.Location{rules.Query, rules.Form, rules.JSON, rules.Multipart, rules.Header} {
+					p.Location(l).Names |= sanitize.DEL
+				}
+			}},
+		{"allow takes a class out of names too", `"json": {"allow": ["bidi_mark"]}`, func(p *rules.Policy) {
+			p.JSON.Forbid &^= sanitize.BidiMark
+			p.JSON.Names &^= sanitize.BidiMark
+		}},
+		{"allow in values, forbid in names", `"query": {"allow": ["default_ignorable"], "forbid_names": ["default_ignorable"]}`, func(p *rules.Policy) {
+			p.Query.Forbid &^= sanitize.DefaultIgnorable
+			p.Query.Names |= sanitize.DefaultIgnorable
+		}},
+		{"marks refused in values too", `"json": {"forbid": ["bidi_mark"]}`, func(p *rules.Policy) { p.JSON.Forbid |= sanitize.BidiMark }},
 		{"every location", `"path": {"on": false}, "query": {"on": false}, "form": {"on": false}, "json": {"on": false}, "multipart": {"on": false}, "body": {"on": false}, "header": {"on": false}, "xml": {"on": false}`,
 			func(p *rules.Policy) {
 				for l := range rules.Location(rules.NumLocations) {

@@ -22,13 +22,23 @@ func TextTypes() []string {
 // Enforce mode, and refuses:
 //
 //   - every malformation: ill-formed UTF-8 and malformed percent-escapes;
-//   - in the path and the query: NUL, all C0 controls (TAB, LF and CR
-//     included), C1 controls, bidi controls and a leading BOM;
-//   - in bodies (form, JSON, XML, multipart text, text bodies): NUL, C0
-//     controls other than TAB, LF and CR, C1 controls and bidi controls;
-//   - in names (multipart field names and file names, cookie names and
-//     values, checked header values): every C0 control, TAB, LF and CR
-//     included, as well as NUL, C1 and bidi controls;
+//   - everywhere, the bidi controls of the Trojan Source attack
+//     (sanitize.BidiControl: embeddings, overrides, isolates), NUL and C1
+//     controls;
+//   - the bidi marks (sanitize.BidiMark: LRM, RLM, ALM) where text is an
+//     identifier or a name: in the whole path, in query and form keys,
+//     JSON member names, multipart field names, file names and part
+//     headers, and cookie names (Check.Names). Values carry them as
+//     right-to-left text does: query and form values, JSON strings, XML
+//     text, multipart text parts, text bodies, cookie values and checked
+//     header values may hold them;
+//   - in the path and the query: all C0 controls (TAB, LF and CR
+//     included) and a leading BOM;
+//   - in bodies (form, JSON, XML, multipart text, text bodies): C0
+//     controls other than TAB, LF and CR;
+//   - in names and header text (multipart field names, file names and
+//     part headers, cookie names and values, checked header values):
+//     every C0 control, TAB, LF and CR included;
 //   - double encoding ("%252e") in the path;
 //   - bodies whose declared charset is not UTF-8 or US-ASCII;
 //   - JSON objects with duplicate member names (RefuseDuplicateKeys);
@@ -47,28 +57,30 @@ func TextTypes() []string {
 //   - a Content-Encoding other than gzip, x-gzip and deflate, which it
 //     decodes before checking (415).
 //
-// DEL, noncharacters, private use and default-ignorable characters are
-// allowed; add them to a location's Forbid where a route wants them out.
-// Cookies are checked, name and value, under the header classes. Other
-// header checks are off; to check headers, set Header.On and list them in
-// Headers. Limits are the defaults (1 MiB of text; 32 MiB of data: binary
-// bodies, and files whose contents are data). No normalization: see
-// Normalization.
+// DEL, noncharacters, private use and default-ignorable characters (ZWJ
+// and ZWNJ, which Persian and Indic scripts and emoji sequences need,
+// among them) are allowed; add them to a location's Forbid where a route
+// wants them out. Cookies are checked, name and value, under the header
+// classes. Other header checks are off; to check headers, set Header.On
+// and list them in Headers. Limits are the defaults (1 MiB of text; 32
+// MiB of data: binary bodies, and files whose contents are data). No
+// normalization: see Normalization.
 func Strict() Policy {
 	const (
-		url  = sanitize.NUL | sanitize.C0 | sanitize.TabNewline | sanitize.C1 | sanitize.Bidi | sanitize.BOM
-		body = sanitize.NUL | sanitize.C0 | sanitize.C1 | sanitize.Bidi
-		name = body | sanitize.TabNewline
+		url   = sanitize.NUL | sanitize.C0 | sanitize.TabNewline | sanitize.C1 | sanitize.BidiControl | sanitize.BOM
+		body  = sanitize.NUL | sanitize.C0 | sanitize.C1 | sanitize.BidiControl
+		name  = body | sanitize.TabNewline
+		names = sanitize.BidiMark // refused in names only
 	)
 	return Policy{
-		Path:                Check{On: true, Forbid: url, RefuseDoubleEncoding: true},
-		Query:               Check{On: true, Forbid: url},
-		Form:                Check{On: true, Forbid: body},
-		JSON:                Check{On: true, Forbid: body},
+		Path:                Check{On: true, Forbid: url | names, RefuseDoubleEncoding: true},
+		Query:               Check{On: true, Forbid: url, Names: names},
+		Form:                Check{On: true, Forbid: body, Names: names},
+		JSON:                Check{On: true, Forbid: body, Names: names},
 		XML:                 Check{On: true, Forbid: body},
-		Multipart:           Check{On: true, Forbid: body},
+		Multipart:           Check{On: true, Forbid: body, Names: names},
 		Body:                Check{On: true, Forbid: body},
-		Header:              Check{Forbid: name},
+		Header:              Check{Forbid: name, Names: names},
 		Cookies:             true,
 		BodyTypes:           TextTypes(),
 		FileContents:        TextFiles,

@@ -26,6 +26,11 @@ var samples = []struct {
 	{"c1", "a\u0085b"},
 	{"bidi", "a\u202eb"},
 	{"bidi-isolate", "a\u2066b"},
+	{"lrm", "a\u200eb"},
+	{"rlm", "\u05d1-10:00\u200f"},
+	{"alm", "\u0663\u061c"},
+	{"zwj", "\U0001f469\u200d\U0001f4bb"},
+	{"zwnj", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"},
 	{"leading-bom", "\ufeffab"},
 	{"inner-bom", "a\ufeffb"}, // not a BOM: a default-ignorable character
 	{"noncharacter", "a\ufdd0b"},
@@ -37,10 +42,14 @@ var samples = []struct {
 // refusedBy lists, per preset doc comment, which samples each location
 // refuses. Samples not listed must pass.
 var (
-	strictURL  = []string{"nul", "c0", "c0-esc", "tab", "lf", "cr", "c1", "bidi", "bidi-isolate", "leading-bom"}
-	strictBody = []string{"nul", "c0", "c0-esc", "c1", "bidi", "bidi-isolate"}
-	strictName = []string{"nul", "c0", "c0-esc", "tab", "lf", "cr", "c1", "bidi", "bidi-isolate"}
-	defaultAll = []string{"nul"}
+	strictURL    = []string{"nul", "c0", "c0-esc", "tab", "lf", "cr", "c1", "bidi", "bidi-isolate", "leading-bom"}
+	strictBody   = []string{"nul", "c0", "c0-esc", "c1", "bidi", "bidi-isolate"}
+	strictHeader = []string{"nul", "c0", "c0-esc", "tab", "lf", "cr", "c1", "bidi", "bidi-isolate"}
+	defaultAll   = []string{"nul"}
+	// "the bidi marks (...) where text is an identifier or a name: in the
+	// whole path, in query and form keys, JSON member names, multipart
+	// field names, file names and part headers, and cookie names".
+	marks = []string{"lrm", "rlm", "alm"}
 )
 
 func TestPresetClasses(t *testing.T) {
@@ -49,32 +58,49 @@ func TestPresetClasses(t *testing.T) {
 		preset string
 		policy rules.Policy
 		refuse [rules.NumLocations][]string
+		// names, where not nil, is what the location refuses in its
+		// names (Forbid|Names); otherwise, refuse.
+		names [rules.NumLocations][]string
 	}{
 		{"strict", rules.Strict(), [rules.NumLocations][]string{
-			rules.Path: strictURL, rules.Query: strictURL,
+			rules.Path: append(marks, strictURL...), rules.Query: strictURL,
 			rules.Form: strictBody, rules.JSON: strictBody, rules.XML: strictBody,
 			rules.Multipart: strictBody, rules.Body: strictBody,
-			// "in names (... cookie names and values, checked header
-			// values): every C0 control, TAB, LF and CR included".
-			rules.Header: strictName,
+			// "in names and header text (... cookie names and values,
+			// checked header values): every C0 control, TAB, LF and CR
+			// included".
+			rules.Header: strictHeader,
+		}, [rules.NumLocations][]string{
+			rules.Query: append(marks, strictURL...), rules.Form: append(marks, strictBody...),
+			rules.JSON: append(marks, strictBody...), rules.Multipart: append(marks, strictBody...),
+			rules.Header: append(marks, strictHeader...),
 		}},
 		{"default", rules.Default(), [rules.NumLocations][]string{
 			rules.Path: defaultAll, rules.Query: defaultAll, rules.Form: defaultAll, rules.JSON: defaultAll,
 			rules.Multipart: defaultAll, rules.Body: defaultAll, rules.Header: defaultAll, rules.XML: defaultAll,
-		}},
-		{"unchecked", rules.Unchecked(), [rules.NumLocations][]string{}},
+		}, [rules.NumLocations][]string{}},
+		{"unchecked", rules.Unchecked(), [rules.NumLocations][]string{}, [rules.NumLocations][]string{}},
 	}
 	for _, tt := range tests {
 		for l := range rules.Location(rules.NumLocations) {
 			t.Run(tt.preset+"/"+l.String(), func(t *testing.T) {
 				t.Parallel()
 				p := tt.policy
-				forbid := p.Location(l).Forbid
+				c := p.Location(l)
+				names := tt.names[l]
+				if names == nil {
+					names = tt.refuse[l]
+				}
 				for _, s := range samples {
 					want := contains(tt.refuse[l], s.name)
-					err := sanitize.CheckString(s.text, forbid)
+					err := sanitize.CheckString(s.text, c.Forbid)
 					if got := err != nil; got != want {
 						t.Errorf("%s: refused = %v (%v), want %v", s.name, got, err, want)
+					}
+					want = contains(names, s.name)
+					err = sanitize.CheckString(s.text, c.Forbid|c.Names)
+					if got := err != nil; got != want {
+						t.Errorf("%s in a name: refused = %v (%v), want %v", s.name, got, err, want)
 					}
 				}
 			})

@@ -135,7 +135,8 @@ func checkRouteKey(k string) string {
 //     not "type/subtype", "type/*" or "type/*+suffix" without parameters
 //     or spaces, and an entry listed twice (ignoring case);
 //   - a limit below -1 (0 is the default, -1 no limit);
-//   - a Forbid with bits that are no character class, and
+//   - a Forbid or Names with bits that are no character class, Names in
+//     a location without names (Path, XML, Body), and
 //     RefuseDoubleEncoding outside the path, the query and form bodies,
 //     the only locations it applies to;
 //   - a PRECIS field whose Profile is not a profile (the zero Profile
@@ -168,6 +169,12 @@ func (p Policy) Validate() error {
 		name := goLocationNames[l]
 		if rest := c.Forbid &^ sanitize.AllClasses; rest != 0 {
 			return bad(name+".Forbid", "bits "+strconv.Itoa(int(rest))+" are no character class; want sanitize.NUL, sanitize.C0, ...")
+		}
+		if rest := c.Names &^ sanitize.AllClasses; rest != 0 {
+			return bad(name+".Names", "bits "+strconv.Itoa(int(rest))+" are no character class; want sanitize.BidiMark, sanitize.NUL, ...")
+		}
+		if c.Names != 0 && !hasNames(l) {
+			return bad(name+".Names", "the "+l.String()+" location has no names apart from its text; put the classes in "+name+".Forbid")
 		}
 		if c.RefuseDoubleEncoding && l != Path && l != Query && l != Form {
 			return bad(name+".RefuseDoubleEncoding", "double encoding is refused only in the path, the query and form bodies")

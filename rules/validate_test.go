@@ -64,6 +64,10 @@ func TestValidatePolicy(t *testing.T) {
 		{"negative field limit", strict(func(p *rules.Policy) { p.Limits.Fields = -100 }), "Limits.Fields", "-100 is not a limit: want a positive number, 0 for the default, or -1 for no limit"},
 		{"negative depth", strict(func(p *rules.Policy) { p.Limits.JSONDepth = -5 }), "Limits.JSONDepth", "-5 is not a limit"},
 		{"unknown class bits", strict(func(p *rules.Policy) { p.Query.Forbid |= 1 << 14 }), "Query.Forbid", "no character class"},
+		{"unknown name class bits", strict(func(p *rules.Policy) { p.JSON.Names |= 1 << 15 }), "JSON.Names", "no character class"},
+		{"names in the path", strict(func(p *rules.Policy) { p.Path.Names = sanitize.BidiMark }), "Path.Names", "no names apart from its text; put the classes in Path.Forbid"},
+		{"names in xml", strict(func(p *rules.Policy) { p.XML.Names = sanitize.DEL }), "XML.Names", "no names"},
+		{"names in a text body", strict(func(p *rules.Policy) { p.Body.Names = sanitize.DEL }), "Body.Names", "no names"},
 		{"double encoding in JSON", strict(func(p *rules.Policy) { p.JSON.RefuseDoubleEncoding = true }), "JSON.RefuseDoubleEncoding", "only in the path, the query and form bodies"},
 		{"PRECIS zero profile", strict(func(p *rules.Policy) { p.Precis = []rules.PrecisField{{Location: rules.JSON, Field: "/user"}} }), "Precis[0].Profile", "zero profile; want normalize.UsernameCaseMapped"},
 		{"PRECIS unknown profile", strict(func(p *rules.Policy) {
@@ -132,6 +136,9 @@ func TestValidatePolicyAccepts(t *testing.T) {
 	p.Limits = rules.Limits{BodyBytes: -1, Fields: 0, FieldBytes: 1, PathBytes: -1}
 	p.Query.RefuseDoubleEncoding, p.Form.RefuseDoubleEncoding = true, true
 	p.Body.Forbid = sanitize.AllClasses
+	for _, l := range []rules.Location{rules.Query, rules.Form, rules.JSON, rules.Multipart, rules.Header} {
+		p.Location(l).Names = sanitize.AllClasses
+	}
 	p.Precis = []rules.PrecisField{
 		{Location: rules.Path, Field: "id", Profile: normalize.UsernameCasePreserved},
 		{Location: rules.JSON, Field: "", Profile: normalize.OpaqueString},

@@ -27,9 +27,11 @@ var classProbes = []string{
 // checkSets are the sets of classes of the differential test: each class,
 // the presets' and every class.
 var checkSets = []Class{
-	NUL, C0, TabNewline, DEL, C1, Bidi, Noncharacter, PrivateUse, BOM, DefaultIgnorable,
-	NUL | C0 | C1 | Bidi,                    // the strict preset's bodies
-	NUL | C0 | TabNewline | C1 | Bidi | BOM, // the strict preset's path and query
+	NUL, C0, TabNewline, DEL, C1, BidiControl, BidiMark, Noncharacter, PrivateUse, BOM, DefaultIgnorable,
+	NUL | C0 | C1 | BidiControl,                    // the strict preset's values
+	NUL | C0 | TabNewline | C1 | Bidi,              // the strict preset's names
+	NUL | C0 | TabNewline | C1 | BidiControl | BOM, // the strict preset's query values
+	NUL | C0 | TabNewline | C1 | Bidi | BOM,        // the strict preset's path and query keys
 	Bidi | DefaultIgnorable, AllClasses &^ BOM, AllClasses,
 }
 

@@ -11,7 +11,7 @@ import (
 // Class is a set of character classes that a policy may refuse in otherwise
 // well-formed text. Classes combine with |; the zero Class refuses nothing.
 //
-// The classes overlap where Unicode does: U+200E is both Bidi and
+// The classes overlap where Unicode does: U+200E is both BidiMark and
 // DefaultIgnorable, U+FEFF at offset 0 is both BOM and DefaultIgnorable.
 type Class uint16
 
@@ -29,10 +29,18 @@ const (
 	DEL
 	// C1 is the C1 controls U+0080..U+009F.
 	C1
-	// Bidi is the bidirectional formatting characters of the Trojan Source
-	// attack (CVE-2021-42574): U+061C, U+200E, U+200F, U+202A..U+202E and
-	// U+2066..U+2069.
-	Bidi
+	// BidiControl is the bidirectional embeddings, overrides and isolates
+	// that the Trojan Source attack (CVE-2021-42574) uses to display text
+	// in an order other than the one in which it is read: U+202A..U+202E
+	// (LRE, RLE, PDF, LRO, RLO) and U+2066..U+2069 (LRI, RLI, FSI, PDI).
+	BidiControl
+	// BidiMark is the implicit directional marks: U+061C ARABIC LETTER
+	// MARK, U+200E LEFT-TO-RIGHT MARK and U+200F RIGHT-TO-LEFT MARK.
+	// They act as an invisible strong letter, not as a bracket around
+	// text: right-to-left text carries them as ordinary characters (a
+	// Hebrew "ב-10:00\u200f"), but they make two names that look alike
+	// differ. Refuse them in names (identifiers, keys), not in free text.
+	BidiMark
 	// Noncharacter is the 66 noncharacters: U+FDD0..U+FDEF and every code
 	// point whose low 16 bits are FFFE or FFFF.
 	Noncharacter
@@ -50,6 +58,11 @@ const (
 	numClasses = iota
 )
 
+// Bidi is every bidirectional formatting character, BidiControl and
+// BidiMark: U+061C, U+200E, U+200F, U+202A..U+202E and U+2066..U+2069.
+// Its name for ParseClass is "bidi".
+const Bidi = BidiControl | BidiMark
+
 // AllClasses is every character class.
 const AllClasses Class = 1<<numClasses - 1
 
@@ -57,7 +70,7 @@ const AllClasses Class = 1<<numClasses - 1
 const asciiClasses = NUL | C0 | TabNewline | DEL
 
 var classNames = [numClasses]string{
-	"nul", "c0", "tab_newline", "del", "c1", "bidi",
+	"nul", "c0", "tab_newline", "del", "c1", "bidi_control", "bidi_mark",
 	"noncharacter", "private_use", "bom", "default_ignorable",
 }
 
@@ -86,9 +99,14 @@ func (c Class) String() string {
 }
 
 // ParseClass returns the class named name, one of the names String uses
-// ("nul", "c0", "tab_newline", "del", "c1", "bidi", "noncharacter",
-// "private_use", "bom", "default_ignorable"). An unknown name is an error.
+// ("nul", "c0", "tab_newline", "del", "c1", "bidi_control", "bidi_mark",
+// "noncharacter", "private_use", "bom", "default_ignorable"), or Bidi
+// (both bidi classes) for "bidi", the name of the two before they were
+// told apart. An unknown name is an error.
 func ParseClass(name string) (Class, error) {
+	if name == "bidi" {
+		return Bidi, nil
+	}
 	for i, n := range classNames {
 		if n == name {
 			return 1 << i, nil
@@ -134,9 +152,10 @@ func classesIn(r rune, forbid Class) Class {
 	switch {
 	case r < 0xA0:
 		return ClassOf(r) & forbid
-	case r == 0x061C, r == 0x200E, r == 0x200F,
-		0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069:
-		c |= Bidi
+	case 0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069:
+		c |= BidiControl
+	case r == 0x061C, r == 0x200E, r == 0x200F:
+		c |= BidiMark
 	case 0xFDD0 <= r && r <= 0xFDEF, r&0xFFFE == 0xFFFE:
 		c |= Noncharacter
 	case 0xE000 <= r && r <= 0xF8FF, 0xF0000 <= r && r <= 0x10FFFD:

@@ -39,26 +39,26 @@ func TestClassOf(t *testing.T) {
 		{0xAE, 0},
 		{'é', 0},
 		{0x034F, DI},
-		// Bidi (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069 are
-		// also default-ignorable).
+		// Bidi marks (U+061C, U+200E, U+200F) and controls (U+202A..U+202E,
+		// U+2066..U+2069), all also default-ignorable.
 		{0x061B, 0},
-		{0x061C, Bidi | DI},
+		{0x061C, BidiMark | DI},
 		{0x061D, 0},
 		{0x200A, 0},
 		{0x200B, DI},
 		{0x200D, DI},
-		{0x200E, Bidi | DI},
-		{0x200F, Bidi | DI},
+		{0x200E, BidiMark | DI},
+		{0x200F, BidiMark | DI},
 		{0x2010, 0},
 		{0x2029, 0},
-		{0x202A, Bidi | DI},
-		{0x202E, Bidi | DI},
+		{0x202A, BidiControl | DI},
+		{0x202E, BidiControl | DI},
 		{0x202F, 0},
 		{0x205F, 0},
 		{0x2060, DI},
 		{0x2065, DI},
-		{0x2066, Bidi | DI},
-		{0x2069, Bidi | DI},
+		{0x2066, BidiControl | DI},
+		{0x2069, BidiControl | DI},
 		{0x206A, DI},
 		{0x206F, DI},
 		{0x2070, 0},
@@ -131,6 +131,31 @@ func TestClassOf(t *testing.T) {
 	}
 }
 
+// TestBidiSplit checks, over every code point, that BidiControl holds
+// exactly the embeddings, overrides and isolates, BidiMark exactly the
+// three marks, and that Bidi and ParseClass("bidi") are the two together:
+// a policy that named "bidi" before the split refuses what it refused.
+func TestBidiSplit(t *testing.T) {
+	t.Parallel()
+	if Bidi != BidiControl|BidiMark || BidiControl&BidiMark != 0 {
+		t.Fatalf("Bidi = %v, BidiControl = %v, BidiMark = %v", Bidi, BidiControl, BidiMark)
+	}
+	if c, err := ParseClass("bidi"); err != nil || c != Bidi {
+		t.Fatalf(`ParseClass("bidi") = %v, %v; want %v`, c, err, Bidi)
+	}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		control := 0x202A <= r && r <= 0x202E || 0x2066 <= r && r <= 0x2069
+		mark := r == 0x061C || r == 0x200E || r == 0x200F
+		c := ClassOf(r)
+		if c&BidiControl != 0 != control || c&BidiMark != 0 != mark {
+			t.Fatalf("ClassOf(U+%04X) = %v; a bidi control: %v, a bidi mark: %v", r, c, control, mark)
+		}
+		if (control || mark) && c&DefaultIgnorable == 0 {
+			t.Fatalf("ClassOf(U+%04X) = %v, which lacks default_ignorable", r, c)
+		}
+	}
+}
+
 // TestClassOfBOM checks that no rune is in class BOM: BOM is a position.
 func TestClassOfNeverBOM(t *testing.T) {
 	t.Parallel()
@@ -175,7 +200,7 @@ func TestClassNames(t *testing.T) {
 	t.Parallel()
 	names := map[Class]string{
 		NUL: "nul", C0: "c0", TabNewline: "tab_newline", DEL: "del", C1: "c1",
-		Bidi: "bidi", Noncharacter: "noncharacter", PrivateUse: "private_use",
+		BidiControl: "bidi_control", BidiMark: "bidi_mark", Noncharacter: "noncharacter", PrivateUse: "private_use",
 		BOM: "bom", DefaultIgnorable: "default_ignorable",
 	}
 	var all Class
@@ -197,8 +222,9 @@ func TestClassNames(t *testing.T) {
 	}{
 		{0, "none"},
 		{NUL | C0, "nul|c0"},
-		{Bidi | DefaultIgnorable | NUL, "nul|bidi|default_ignorable"},
-		{AllClasses, "nul|c0|tab_newline|del|c1|bidi|noncharacter|private_use|bom|default_ignorable"},
+		{BidiControl | DefaultIgnorable | NUL, "nul|bidi_control|default_ignorable"},
+		{Bidi, "bidi_control|bidi_mark"},
+		{AllClasses, "nul|c0|tab_newline|del|c1|bidi_control|bidi_mark|noncharacter|private_use|bom|default_ignorable"},
 		{1 << 12, "Class(4096)"},
 		{C1 | 1<<15, "c1|Class(32768)"},
 	} {
@@ -206,7 +232,7 @@ func TestClassNames(t *testing.T) {
 			t.Errorf("Class(%#x).String() = %q, want %q", int(tc.c), got, tc.want)
 		}
 	}
-	for _, bad := range []string{"", "none", "NUL", "nul|c0", "bidi ", "Class(1)"} {
+	for _, bad := range []string{"", "none", "NUL", "nul|c0", "bidi ", "bidi_control|bidi_mark", "Class(1)"} {
 		if c, err := ParseClass(bad); err == nil {
 			t.Errorf("ParseClass(%q) = %v, nil; want an error", bad, c)
 		}
@@ -234,10 +260,17 @@ var checkCases = []checkCase{
 	{"DEL", "abc\x7F", DEL, forbidden(3, DEL)},
 	{"C1", "ab\u0085", C1, forbidden(2, C1)},
 	{"C1 is not ASCII", "ab\u0085", NUL | C0 | DEL, Error{}},
-	{"Bidi RLO", "abc\u202Edef", Bidi, forbidden(3, Bidi)},
-	{"Bidi reported with DefaultIgnorable", "abc\u202Edef", Bidi | DefaultIgnorable, forbidden(3, Bidi|DefaultIgnorable)},
-	{"Bidi ALM", "é\u061C", Bidi, forbidden(2, Bidi)},
-	{"Bidi LRI", "x\u2066", Bidi, forbidden(1, Bidi)},
+	{"Bidi RLO", "abc\u202Edef", Bidi, forbidden(3, BidiControl)},
+	{"BidiControl RLO", "abc\u202Edef", BidiControl, forbidden(3, BidiControl)},
+	{"BidiMark passes RLO", "abc\u202Edef", BidiMark, Error{}},
+	{"Bidi reported with DefaultIgnorable", "abc\u202Edef", Bidi | DefaultIgnorable, forbidden(3, BidiControl|DefaultIgnorable)},
+	{"Bidi ALM", "é\u061C", Bidi, forbidden(2, BidiMark)},
+	{"BidiMark ALM", "é\u061C", BidiMark, forbidden(2, BidiMark)},
+	{"BidiControl passes ALM", "é\u061C", BidiControl, Error{}},
+	{"BidiControl passes LRM and RLM", "a\u200Eב\u200F", BidiControl, Error{}},
+	{"BidiMark RLM", "ב-10:00\u200F", BidiMark | C0, forbidden(8, BidiMark)},
+	{"Bidi LRI", "x\u2066", Bidi, forbidden(1, BidiControl)},
+	{"BidiControl PDI", "x\u2069", BidiControl, forbidden(1, BidiControl)},
 	{"Noncharacter FDD0", "€\uFDD0", Noncharacter, forbidden(3, Noncharacter)},
 	{"Noncharacter 10FFFF", "a\U0010FFFF", Noncharacter, forbidden(1, Noncharacter)},
 	{"PrivateUse", "a\uE000", PrivateUse, forbidden(1, PrivateUse)},
@@ -251,9 +284,10 @@ var checkCases = []checkCase{
 	{"U+FEFF elsewhere is not a BOM", "a\uFEFF", BOM, Error{}},
 	{"U+FEFF after a BOM", "\uFEFF\uFEFF", BOM, forbidden(0, BOM)},
 	{"U+FEFF elsewhere is DefaultIgnorable", "a\uFEFF", BOM | DefaultIgnorable, forbidden(1, DefaultIgnorable)},
-	{"first of several", "a\u202E\x00", NUL | Bidi, forbidden(1, Bidi)},
+	{"first of several", "a\u202E\x00", NUL | Bidi, forbidden(1, BidiControl)},
+	{"mark passed over for a control", "a\u200F\u202E", BidiControl, forbidden(4, BidiControl)},
 	{"after long ASCII", strings.Repeat("a", 37) + "\x00", NUL, forbidden(37, NUL)},
-	{"after long multibyte", strings.Repeat("日本", 10) + "\u200F", Bidi, forbidden(60, Bidi)},
+	{"after long multibyte", strings.Repeat("日本", 10) + "\u200F", Bidi, forbidden(60, BidiMark)},
 	{"unknown class bits refuse nothing", "a\x00\u202E", 1 << 14, Error{}},
 }
 
@@ -299,8 +333,8 @@ func TestCheckIllFormed(t *testing.T) {
 		{"overlong, NUL forbidden", hx("C0 80"), NUL, Error{Reason: Overlong}, Error{}},
 		{"malformation first", "a" + hx("ED A0 80") + "\x00", NUL, Error{Reason: Surrogate, Offset: 1}, forbidden(4, NUL)},
 		{"forbidden first", "a\x00" + hx("ED A0 80"), NUL, forbidden(1, NUL), forbidden(1, NUL)},
-		{"bidi first", "\u202E" + hx("FF"), Bidi, forbidden(0, Bidi), forbidden(0, Bidi)},
-		{"truncated lead hides nothing", hx("E2 80") + "\u202E", Bidi, Error{Reason: Truncated}, forbidden(2, Bidi)},
+		{"bidi first", "\u202E" + hx("FF"), Bidi, forbidden(0, BidiControl), forbidden(0, BidiControl)},
+		{"truncated lead hides nothing", hx("E2 80") + "\u202E", Bidi, Error{Reason: Truncated}, forbidden(2, BidiControl)},
 		{"broken BOM", hx("EF BB") + "a", BOM | DefaultIgnorable, Error{Reason: Truncated}, Error{}},
 		{"U+FFFD is in no class", "\uFFFD" + hx("80"), AllClasses, Error{Reason: UnexpectedContinuation, Offset: 3}, Error{}},
 		{"forbidden after long ASCII, then malformation", strings.Repeat("b", 30) + "\x7F" + hx("80"), DEL,
@@ -348,7 +382,7 @@ func TestCheckSWAR(t *testing.T) {
 	}{
 		{"\x00", NUL}, {"\x01", C0}, {"\x08", C0}, {"\x0B", C0}, {"\x1B", C0}, {"\x1F", C0},
 		{"\t", TabNewline}, {"\n", TabNewline}, {"\r", TabNewline}, {"\x7F", DEL},
-		{"\u0080", C1}, {"\u009F", C1}, {"\u202E", Bidi | DefaultIgnorable},
+		{"\u0080", C1}, {"\u009F", C1}, {"\u202E", BidiControl | DefaultIgnorable}, {"\u200F", BidiMark | DefaultIgnorable},
 		{"\uFDD0", Noncharacter}, {"\uE000", PrivateUse}, {"\u200B", DefaultIgnorable},
 		{"é", 0}, {"€", 0}, {"😀", 0},
 	}

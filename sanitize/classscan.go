@@ -30,23 +30,29 @@ type attnTable [32]byte
 var attnBit = [16]byte{0x0: 1 << 0, 0x1: 1 << 1, 0x7: 1 << 2, 0xC: 1 << 3, 0xD: 1 << 4, 0xE: 1 << 5, 0xF: 1 << 6}
 
 // classRanges lists the code points of each class (BOM: U+FEFF, which is a
-// BOM only at offset 0), as closed ranges in increasing order.
+// BOM only at offset 0), as closed ranges in increasing order, indexed by
+// the number of the class's bit.
 // TestClassRanges checks them against ClassOf for every code point.
 var classRanges = func() (cr [numClasses][][2]rune) {
-	cr[0] = [][2]rune{{0, 0}}                                   // NUL
-	cr[1] = [][2]rune{{0x01, 0x08}, {0x0B, 0x0C}, {0x0E, 0x1F}} // C0
-	cr[2] = [][2]rune{{0x09, 0x0A}, {0x0D, 0x0D}}               // TabNewline
-	cr[3] = [][2]rune{{0x7F, 0x7F}}                             // DEL
-	cr[4] = [][2]rune{{0x80, 0x9F}}                             // C1
-	cr[5] = [][2]rune{{0x061C, 0x061C}, {0x200E, 0x200F}, {0x202A, 0x202E}, {0x2066, 0x2069}}
-	cr[6] = [][2]rune{{0xFDD0, 0xFDEF}} // Noncharacter
-	for plane := rune(0); plane <= 0x10; plane++ {
-		cr[6] = append(cr[6], [2]rune{plane<<16 | 0xFFFE, plane<<16 | 0xFFFF})
+	set := func(c Class, ranges ...[2]rune) {
+		k := bits.TrailingZeros16(uint16(c))
+		cr[k] = append(cr[k], ranges...)
 	}
-	cr[7] = [][2]rune{{0xE000, 0xF8FF}, {0xF0000, 0xFFFFD}, {0x100000, 0x10FFFD}} // PrivateUse
-	cr[8] = [][2]rune{{0xFEFF, 0xFEFF}}                                           // BOM
+	set(NUL, [2]rune{0, 0})
+	set(C0, [2]rune{0x01, 0x08}, [2]rune{0x0B, 0x0C}, [2]rune{0x0E, 0x1F})
+	set(TabNewline, [2]rune{0x09, 0x0A}, [2]rune{0x0D, 0x0D})
+	set(DEL, [2]rune{0x7F, 0x7F})
+	set(C1, [2]rune{0x80, 0x9F})
+	set(BidiControl, [2]rune{0x202A, 0x202E}, [2]rune{0x2066, 0x2069})
+	set(BidiMark, [2]rune{0x061C, 0x061C}, [2]rune{0x200E, 0x200F})
+	set(Noncharacter, [2]rune{0xFDD0, 0xFDEF})
+	for plane := rune(0); plane <= 0x10; plane++ {
+		set(Noncharacter, [2]rune{plane<<16 | 0xFFFE, plane<<16 | 0xFFFF})
+	}
+	set(PrivateUse, [2]rune{0xE000, 0xF8FF}, [2]rune{0xF0000, 0xFFFFD}, [2]rune{0x100000, 0x10FFFD})
+	set(BOM, [2]rune{0xFEFF, 0xFEFF})
 	for _, rg := range defaultIgnorable {
-		cr[9] = append(cr[9], [2]rune{rg.lo, rg.hi})
+		set(DefaultIgnorable, [2]rune{rg.lo, rg.hi})
 	}
 	return cr
 }()

@@ -49,11 +49,15 @@
 // # Character classes
 //
 // Well-formed text can still carry characters a route should refuse: NUL, C0
-// and C1 controls, DEL, the bidirectional controls of the Trojan Source
-// attack, noncharacters, private use characters, a leading BOM, invisible
-// default-ignorable characters. Check validates and refuses a Class set in
-// one call; CheckClasses only refuses, over text already validated. A
-// refusal is a *Error with Reason ForbiddenChar, the offset and the Class.
+// and C1 controls, DEL, the bidirectional embeddings, overrides and
+// isolates of the Trojan Source attack (BidiControl), noncharacters,
+// private use characters, a leading BOM, invisible default-ignorable
+// characters. The bidi marks LRM, RLM and ALM (BidiMark) are a class of
+// their own: right-to-left text carries them as ordinary characters, so a
+// policy refuses them in names and identifiers rather than in free text;
+// Bidi is both. Check validates and refuses a Class set in one call;
+// CheckClasses only refuses, over text already validated. A refusal is a
+// *Error with Reason ForbiddenChar, the offset and the Class.
 // On CPUs with AVX-512, Check of 96 octets or more validates and looks
 // for the classes in one pass: two table lookups per 64 octets find the
 // octets that can start a character of the refused classes, three more

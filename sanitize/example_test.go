@@ -128,8 +128,8 @@ func ExampleCheck() {
 	fmt.Println(sanitize.Check([]byte("\uFEFFid"), sanitize.BOM))
 	fmt.Println(sanitize.Check([]byte("id\uFEFF"), sanitize.BOM))
 	// Output:
-	// sanitize: forbidden character (bidi) at offset 4
-	// forbidden_char 4 bidi
+	// sanitize: forbidden character (bidi_control) at offset 4
+	// forbidden_char 4 bidi_control
 	// sanitize: forbidden character (bom) at offset 0
 	// <nil>
 }

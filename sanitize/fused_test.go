@@ -47,8 +47,11 @@ func TestFusedTables(t *testing.T) {
 		t.Fatalf("fusedTable's layout is %v, check_amd64.s expects 128, 192, 256, 448", off)
 	}
 	exact := map[Class]bool{
-		NUL: true, C0: true, TabNewline: true, DEL: true, C1: true, Bidi: true, Noncharacter: true,
-		NUL | C0 | C1 | Bidi: true, NUL | C0 | TabNewline | C1 | Bidi: true,
+		NUL: true, C0: true, TabNewline: true, DEL: true, C1: true, Noncharacter: true,
+		BidiControl: true, BidiMark: true, Bidi: true,
+		// The strict preset's sets: values, names, query values.
+		NUL | C0 | C1 | BidiControl: true, NUL | C0 | TabNewline | C1 | Bidi: true,
+		NUL | C0 | TabNewline | C1 | BidiControl: true, NUL | C0 | C1 | Bidi: true,
 	}
 	sets := []Class{DefaultIgnorable, AllClasses &^ BOM}
 	for c := range exact {

@@ -345,6 +345,8 @@ var (
 		{"tags", "flag\U000E0067\U000E0062\U000E007F", DefaultIgnorable},
 		{"everything", "\uFEFF\x00\x01\t\x7F\u0080\u202E\uFDD0\uE000\u200B", AllClasses},
 		{"ill-formed-then-forbidden", hx("C0 AE") + "\x00", NUL},
+		{"rtl-marks-in-values", "פגישה \u200fב-10:00\u200f اجتماع \u061c٣ \u200e", NUL | C0 | C1 | BidiControl},
+		{"rtl-marks-in-names", "שם\u200f", NUL | C0 | TabNewline | C1 | Bidi},
 	}
 )
 

@@ -337,7 +337,7 @@ func TestErrorText(t *testing.T) {
 		{&Error{Reason: UnexpectedContinuation, Offset: 4}, "sanitize: unexpected continuation byte at offset 4"},
 		{&Error{Reason: BadEscape, Offset: 5}, "sanitize: malformed percent-escape at offset 5"},
 		{&Error{Reason: DoubleEncoding, Offset: 6}, "sanitize: double percent-encoding at offset 6"},
-		{&Error{Reason: ForbiddenChar, Offset: 8, Class: Bidi}, "sanitize: forbidden character (bidi) at offset 8"},
+		{&Error{Reason: ForbiddenChar, Offset: 8, Class: BidiControl}, "sanitize: forbidden character (bidi_control) at offset 8"},
 		{&Error{Reason: ForbiddenChar, Offset: 0, Class: BOM | DefaultIgnorable}, "sanitize: forbidden character (bom|default_ignorable) at offset 0"},
 		{&Error{Reason: ForbiddenChar, Offset: 9}, "sanitize: forbidden character at offset 9"},
 		{&Error{Reason: NotNormalized, Offset: 10}, "sanitize: text not normalized at offset 10"},

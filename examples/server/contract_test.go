@@ -299,7 +299,7 @@ func attacks(t *testing.T) []attack {
 		{name: "NUL in the query", r: req{target: "/ROUTE/x?q=a%00b"}, reason: "forbidden_char", loc: "query", field: "q", offset: 1, class: "nul"},
 		{name: "bad escape", r: req{target: "/ROUTE/x?q=%zz"}, reason: "bad_escape", loc: "query", field: "q", offset: -1},
 		{name: "double encoding in the path", r: req{target: "/ROUTE/%252e%252e/x"}, reason: "double_encoding", loc: "path", offset: -1},
-		{name: "bidi override in the path", r: req{target: "/ROUTE/a%E2%80%AEb"}, reason: "forbidden_char", loc: "path", offset: -2, class: "bidi"},
+		{name: "bidi override in the path", r: req{target: "/ROUTE/a%E2%80%AEb"}, reason: "forbidden_char", loc: "path", offset: -2, class: "bidi_control"},
 		{name: "raw overlong octets in the request line", r: req{target: "/ROUTE/\xc0\xae\xc0\xae/etc"}, reason: "overlong", loc: "path", offset: -2},
 		{name: "JSON lone surrogate escape", r: req{method: http.MethodPost, target: "/ROUTE/x", contentType: "application/json", body: []byte(`{"k":"\ud800"}`)},
 			reason: "surrogate", loc: "json", field: "/k", offset: -1},
@@ -310,7 +310,7 @@ func attacks(t *testing.T) []attack {
 		{name: "form raw FF", r: req{method: http.MethodPost, target: "/ROUTE/x", contentType: "application/x-www-form-urlencoded", body: []byte("f=\xff")},
 			reason: "invalid_byte", loc: "form", field: "f", offset: 0},
 		{name: "text body bidi", r: req{method: http.MethodPost, target: "/ROUTE/x", contentType: "text/plain", body: []byte("abc\u202edef")},
-			reason: "forbidden_char", loc: "body", offset: 3, class: "bidi"},
+			reason: "forbidden_char", loc: "body", offset: 3, class: "bidi_control"},
 		{name: "multipart NUL", r: req{method: http.MethodPost, target: "/ROUTE/x", contentType: mpType, body: mpBody},
 			reason: "forbidden_char", loc: "multipart", field: "m", offset: -1, class: "nul"},
 	}
@@ -328,7 +328,7 @@ func (d *demo) testRejected(t *testing.T) {
 			want := &logExpect{reason: at.reason, location: at.loc, field: at.field, checkField: true, offset: at.offset, class: at.class}
 			if at.offset == -2 { // the path: the offset is past "/route/"
 				want.offset = len("/" + route + "/")
-				if at.class == "bidi" {
+				if at.class == "bidi_control" {
 					want.offset++
 				}
 			}

@@ -195,7 +195,7 @@ func TestDemoUpload(t *testing.T) {
 			}
 
 			status, body = d.upload(t, "bidi file name", "/upload/photos",
-				&logExpect{reason: "forbidden_char", location: "multipart", class: "bidi", offset: -1},
+				&logExpect{reason: "forbidden_char", location: "multipart", class: "bidi_control", offset: -1},
 				upPart{disp: "name=\"f\"; filename=\"invoice\u202etxt.exe\"", ct: "application/octet-stream", text: "MZ"})
 			if status != 400 {
 				t.Errorf("bidi file name: %d %s", status, body)
