@@ -623,16 +623,16 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	ct, single := requestContentType(r)
 	typ, sub, charset, parsed := parseMediaType(ct)
 	if !single || !parsed {
-		return badMediaType(rules.Body, ct)
+		return refused(r, p, badMediaType(rules.Body, ct))
 	}
 	loc, text, rj := p.bodyLocation(ct, typ, sub)
 	if rj != nil {
-		return rj
+		return refused(r, p, rj)
 	}
 	if !text {
 		if p.RefuseUnlistedTypes && (ct == "" || !matchMedia(p.binaryTypes, typ, sub)) {
-			return &Rejection{Reason: sanitize.UnsupportedMediaType, Location: rules.Body, Field: "Content-Type",
-				Sample: sample(ct, 0), Err: sanitize.ErrUnsupportedMediaType}
+			return refused(r, p, &Rejection{Reason: sanitize.UnsupportedMediaType, Location: rules.Body,
+				Field: "Content-Type", Sample: sample(ct, 0), Err: sanitize.ErrUnsupportedMediaType})
 		}
 		return s.passUnread(r, p, p.Limits.BinaryBodyBytes)
 	}
@@ -641,7 +641,8 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	}
 	if !utf8Charset(charset) {
 		if p.RefuseCharsets {
-			return &Rejection{Reason: sanitize.BadCharset, Location: loc, Field: safeField(charset), Err: sanitize.ErrBadCharset}
+			return refused(r, p, &Rejection{Reason: sanitize.BadCharset, Location: loc, Field: safeField(charset),
+				Err: sanitize.ErrBadCharset})
 		}
 		// Go's readers of forms (ParseForm, ParseMultipartForm), of JSON
 		// (encoding/json, Echo's binder) and of multipart bodies ignore
@@ -651,6 +652,9 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		if loc == rules.Body || loc == rules.XML {
 			return s.passText(r, p, loc)
 		}
+	}
+	if !hasBody(r) {
+		return checkTrailers(r, p) // no text to check
 	}
 	if loc == rules.Multipart {
 		// Checked as it streams in, through a spool (upload.go), decoded
@@ -710,28 +714,42 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 }
 
 // checksBody reports whether checkBody has anything to do for r: a body
-// that holds octets (hasBody), on a route that reads bodies or refuses
-// unlisted media types.
+// that may hold octets, on a route that reads bodies or refuses unlisted
+// media types. A body of declared length 0 that is not http.NoBody (Go's
+// HTTP/2 server gives one to a request whose HEADERS frame ended the
+// stream: every bodyless GET a browser sends over TLS) is read once to
+// tell (hasBody); one of unknown length only where its check needs to
+// know (refused, and before it is read as text).
 func checksBody(r *http.Request, p *policy) bool {
-	return (p.readsBody || p.RefuseUnlistedTypes) && hasBody(r)
+	return (p.readsBody || p.RefuseUnlistedTypes) && r.Body != nil && r.Body != http.NoBody &&
+		(r.ContentLength != 0 || hasBody(r))
 }
 
-// hasBody reports whether r's body can hold an octet: a declared length
-// over zero, or a length not declared (or declared zero, by a reader
-// that is not net/http's) whose first read gives one. Only then is there
-// a body to check; any other request is bodyless, whatever its headers
-// say of a body, on HTTP/1.1 and HTTP/2 alike.
+// refused returns rj, the refusal of r's body for what its headers say of
+// it, when the body holds an octet (hasBody). One that holds none is no
+// body: only its trailers are checked. So the body of unknown length of a
+// request refused for its headers is read once, as it would be if it were
+// checked; one passed on unread is not read before the handler, whose
+// client may be waiting for an answer to "Expect: 100-continue".
+func refused(r *http.Request, p *policy, rj *Rejection) *Rejection {
+	if hasBody(r) {
+		return rj
+	}
+	return checkTrailers(r, p)
+}
+
+// hasBody reports whether r's body holds an octet: a declared length over
+// zero, or a length not declared (or declared zero, by Go's HTTP/2 server
+// or a reader that is not net/http's) whose first read gives one. Only
+// then is there a body to check; any other request is bodyless, whatever
+// its headers say of a body, on HTTP/1.1 and HTTP/2 alike: a request
+// whose chunks or DATA frames hold nothing is as one without a body.
 //
-// HTTP/1.1 gives a request without a body http.NoBody, but Go's HTTP/2
-// server gives one whose HEADERS frame ended the stream (every GET and
-// HEAD a browser sends over TLS) a body of its own, of length 0, and one
-// that sends DATA frames without a content-length a body of length -1, as
-// a chunked HTTP/1.1 body has. For those hasBody reads once. A body that
-// gives an octet (or an error) becomes a peekedBody, which gives it back
-// first: nothing is lost or reordered. A body that ends at once was read
-// to its end, trailers included (net/http puts them in r.Trailer), and
-// becomes http.NoBody, of length 0. So a request may be read before its checks say
-// no, which makes net/http answer "Expect: 100-continue" first.
+// A body that gives an octet (or an error) to that read becomes a
+// peekedBody, which gives it back first, of unknown length: nothing is
+// lost or reordered. A body that ends at once was read to its end,
+// trailers included (net/http puts them in r.Trailer), and becomes
+// http.NoBody, of length 0.
 func hasBody(r *http.Request) bool {
 	switch b := r.Body; {
 	case b == nil || b == http.NoBody:

@@ -286,14 +286,14 @@ func confCases() []confCase {
 			status: 200, reads: &confReads{Path: "/api/e", Params: none}},
 		{name: "empty body of unknown length, its trailer checked", method: "POST", target: "/api/e",
 			trailer: []string{"X-Name: a\xe2\x80\xaeb"},
-			status:  400, rej: withClass(rej("forbidden_char", "header", "Trailer:X-Name", 1), "bidi")},
+			status:  400, rej: withClass(rej("forbidden_char", "header", "Trailer:X-Name", 1), "bidi_control")},
 		{name: "body of unknown length without a Content-Type", method: "POST", target: "/api/e", body: "x", trailer: []string{},
 			status: 415, rej: rej("unsupported_media_type", "body", "Content-Type", 0)},
 		{name: "JSON of unknown length", method: "POST", target: "/api/e", ct: "application/json", body: jsonDoc, trailer: []string{},
 			status: 200, reads: &confReads{Path: "/api/e", Params: none, Body: jsonDoc}},
 		{name: "JSON of unknown length, bidi control", method: "POST", target: "/api/e", ct: "application/json",
 			body: `{"a":"x\u202e"}`, trailer: []string{},
-			status: 400, rej: withClass(rej("forbidden_char", "json", "/a", 7), "bidi")},
+			status: 400, rej: withClass(rej("forbidden_char", "json", "/a", 7), "bidi_control")},
 
 		// Path.
 		{name: "path overlong", target: "/api/f/%C0%AE", status: 400,

@@ -237,7 +237,11 @@ func (s *scratch) readCoded(r *http.Request, p *policy, loc rules.Location) (tex
 // it are the decoded ones, which the handler would read: those are
 // checked. The type of r.Body is the server's, never the client's.
 func decodedBefore(r *http.Request) bool {
-	_, ok := r.Body.(interface{ Multistream(bool) })
+	body := r.Body
+	if pb, ok := body.(*peekedBody); ok {
+		body = pb.ReadCloser // v5's sets the length unknown: hasBody read it
+	}
+	_, ok := body.(interface{ Multistream(bool) })
 	return ok
 }
 

@@ -311,7 +311,9 @@ func FuzzSpooledMultipart(f *testing.F) {
 	pols := map[bool]*policy{false: compile(strictForm(normalize.NFC)()), true: compile(strictForm(normalize.NFKC)())}
 	f.Fuzz(func(t *testing.T, body []byte, boundary string, nfkc bool) {
 		ct := mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": boundary})
-		if ct == "" || boundary == "" {
+		if ct == "" || boundary == "" || len(body) == 0 {
+			// An empty body is no body in memory, and one cut short
+			// when declared as long as the spilled run declares it.
 			return
 		}
 		p := pols[nfkc]
