@@ -65,6 +65,7 @@ type req struct {
 	contentType    string
 	body           []byte
 	header         []string // extra "Name: value" lines
+	unknownLength  bool     // over h2c: DATA frames without a content-length
 }
 
 func (r req) bytes(host string) []byte {
@@ -100,7 +101,12 @@ func (r req) methodOrGET() string {
 // line), or none. It returns the response.
 func (d *demo) do(t *testing.T, name string, r req, want *logExpect) response {
 	t.Helper()
-	resp := d.rawRequest(t, r.bytes(d.addr))
+	var resp response
+	if d.h2c != nil {
+		resp = d.h2cRequest(t, r)
+	} else {
+		resp = d.rawRequest(t, r.bytes(d.addr))
+	}
 	rid := resp.header.Get("X-Request-Id")
 	if rid == "" {
 		// Only net/http's own answers (a request line it cannot parse)

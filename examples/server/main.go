@@ -2,11 +2,14 @@
 // kind of policy, so that what utf8guard accepts, rejects and logs can be
 // tried with curl.
 //
-//	go run ./examples/server [-addr 127.0.0.1:8080] [-policy file.json] [-echo v4|v5]
+//	go run ./examples/server [-addr 127.0.0.1:8080] [-policy file.json] [-echo v5|v4]
 //
 // -echo chooses the Echo major version it runs on, with utf8guard's
-// adapter for it (middleware for v4, the default; middleware/echov5 for
-// v5): the routes, answers and log lines are the same on both.
+// adapter for it (middleware/echov5 for v5, the default; middleware for
+// v4): the routes, answers and log lines are the same on both. It speaks
+// HTTP/1.1 and HTTP/2 with prior knowledge (h2c) on the same port:
+//
+//	curl --http2-prior-knowledge http://127.0.0.1:8080/strict/x
 //
 // Routes, for GET and POST:
 //
@@ -21,6 +24,10 @@
 // {"path", "param", "query", "form", "json", "body"}. Rejections answer 400,
 // 413 for bodies over 1 MiB, or 415 for a media type the strict preset
 // does not check as text. Rejection logs go to stdout as JSON lines.
+// Bodies in gzip or deflate are decoded by utf8guard on the checked routes,
+// and by the decoders mounted after it (Echo's Decompress, app.Inflate)
+// on /monitor/*, where utf8guard hands them on as sent: the handler reads
+// the same body in both modes.
 //
 // /upload/* takes multipart/form-data uploads, checked as they stream in:
 // field names, file names and fields under the strict preset, file
@@ -70,7 +77,7 @@ var content embed.FS
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
 	policyFile := flag.String("policy", "", "policy file (JSON); default: the embedded policy.json")
-	echoVersion := flag.String("echo", "v4", "Echo major version to serve with: v4 or v5")
+	echoVersion := flag.String("echo", "v5", "Echo major version to serve with: v5 or v4")
 	flag.Parse()
 	if err := run(*addr, *policyFile, *echoVersion); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
@@ -111,11 +118,17 @@ func run(addr, policyFile, echoVersion string) error {
 		IdleTimeout:       60 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
+	// HTTP/1.1 and HTTP/2 with prior knowledge (h2c) on the same port:
+	// curl --http2-prior-knowledge speaks the HTTP/2 every browser speaks
+	// over TLS, without a certificate.
+	srv.Protocols = new(http.Protocols)
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	fmt.Fprintf(os.Stderr, "utf8guard demo listening on http://%s (Echo %s; routes /strict/ /nfc/ /monitor/ /open/ /static/ /upload/)\n", ln.Addr(), echoVersion)
+	fmt.Fprintf(os.Stderr, "utf8guard demo listening on http://%s (Echo %s; HTTP/1.1 and h2c; routes /strict/ /nfc/ /monitor/ /open/ /static/ /upload/)\n", ln.Addr(), echoVersion)
 	select {
 	case err := <-errc:
 		return err

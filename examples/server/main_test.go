@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,6 +54,16 @@ func TestDemo(t *testing.T) {
 			t.Run("static", d.testStatic)
 			t.Run("body limit", d.testBodyLimit)
 			t.Run("identity", d.testIdentity)
+			// The same contract over HTTP/2 with prior knowledge, on the
+			// same port, as curl --http2-prior-knowledge sends it.
+			t.Run("h2c", func(t *testing.T) {
+				h2 := d.overH2C()
+				t.Run("accepted", h2.testAccepted)
+				t.Run("nfc", h2.testNFC)
+				t.Run("rejected", h2.testRejected)
+				t.Run("bodies", h2.testH2CBodies)
+				h2.done(d)
+			})
 
 			d.shutdown(t)
 			d.checkLog(t)
@@ -134,6 +145,8 @@ type demo struct {
 
 	mu   sync.Mutex
 	sent []sent // every request that reached the demo's handlers
+
+	h2c *http.Client // set: requests go over HTTP/2 with prior knowledge
 }
 
 type syncBuffer struct {

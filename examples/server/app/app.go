@@ -32,6 +32,11 @@ import (
 // and POST.
 var Routes = []string{"/strict/*", "/nfc/*", "/monitor/*", "/open/*"}
 
+// DecodedBytes bounds what the demo's decoders after utf8guard (Echo's
+// Decompress, Inflate) decode of a compressed body that utf8guard passed
+// on as sent, in Monitor mode: the largest body the demo takes.
+const DecodedBytes = 256 << 20
+
 // UploadRoute is the route template of the upload handler (Upload), for
 // GET and POST.
 const UploadRoute = "/upload/*"
@@ -54,9 +59,12 @@ func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, 
 	// before anything that reads the request. utf8guard also bounds the
 	// bodies it does not read as text, by the route's limit. Echo's
 	// RequestID adopts an X-Request-Id the client sends: the demo drops
-	// it first, so every id in its log is one the server chose.
+	// it first, so every id in its log is one the server chose. The
+	// decoders of the content codings the demo takes go after utf8guard,
+	// so that a route in Monitor mode, whose body utf8guard hands on as
+	// sent, reads what a route in Enforce mode reads (Inflate).
 	e.Pre(dropClientRequestID)
-	e.Use(emw.RequestID(), guard)
+	e.Use(emw.RequestID(), guard, emw.Decompress(), echo.WrapMiddleware(Inflate(DecodedBytes)))
 	// Every route answers GET and POST alike (a GET with a body is
 	// checked as a POST's is).
 	methods := []string{http.MethodGet, http.MethodPost}

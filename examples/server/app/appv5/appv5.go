@@ -34,9 +34,14 @@ func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, 
 	// RequestID first so the rejection log carries request_id; utf8guard
 	// before anything that reads the request. Echo's RequestID adopts an
 	// X-Request-Id the client sends: the demo drops it first, so every id
-	// in its log is one the server chose.
+	// in its log is one the server chose. The decoders after utf8guard,
+	// as in package app.
 	e.Pre(dropClientRequestID)
-	e.Use(emw.RequestID(), guard)
+	decompress, err := emw.DecompressConfig{MaxDecompressedSize: app.DecodedBytes}.ToMiddleware()
+	if err != nil {
+		return nil, err
+	}
+	e.Use(emw.RequestID(), guard, decompress, echo.WrapMiddleware(app.Inflate(app.DecodedBytes)))
 	// Every route answers GET and POST alike (a GET with a body is
 	// checked as a POST's is).
 	methods := []string{http.MethodGet, http.MethodPost}
