@@ -96,6 +96,9 @@ func (d *demo) uploadAs(t *testing.T, name, target, coding string, want *logExpe
 		r.Header.Set("Content-Encoding", coding)
 	}
 	client := &http.Client{Timeout: 60 * time.Second}
+	if d.h2c != nil {
+		client = d.h2c // DATA frames without a content-length
+	}
 	resp, err := client.Do(r)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -164,6 +167,23 @@ func TestDemoUpload(t *testing.T) {
 					t.Errorf("file %d (%s): %+v; want sha256 %s", i, f.Filename, f, p.sha256())
 				}
 			}
+
+			// Over HTTP/2 (h2c), plain and in gzip: the same files, the
+			// same fields.
+			h2 := d.overH2C()
+			for _, coding := range []string{"", "gzip"} {
+				name := "h2c upload " + coding
+				file := upPart{disp: `name="file"; filename="data.bin"`, ct: "application/octet-stream", seed: 3, size: 2 * mib}
+				status, body := h2.uploadAs(t, name, "/upload/x", coding, nil, file, upPart{disp: `name="note"`, text: "après"})
+				var got uploaded
+				if status != 200 || json.Unmarshal(body, &got) != nil {
+					t.Fatalf("%s: %d %s", name, status, body)
+				}
+				if len(got.Files) != 1 || got.Files[0].SHA256 != file.sha256() || got.Files[0].Size != file.size || got.Fields["note"][0] != "après" {
+					t.Errorf("%s: %s; want the file's sha256 %s", name, body, file.sha256())
+				}
+			}
+			h2.done(d)
 
 			// Compressed, as a script or an app may send it: decoded by
 			// the middleware as it streams in, the file far over the text
