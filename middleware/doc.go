@@ -169,10 +169,11 @@
 // # Where to mount it
 //
 // Mount it before any middleware that reads the body or the query, so that
-// nothing reads unchecked text. Echo's Decompress may go on either side:
-// after utf8guard it finds no Content-Encoding on a body utf8guard decoded
-// and does nothing; before it, utf8guard reads and checks what it decoded
-// (encoding.go). With e.Use (or on a group or route) the
+// nothing reads unchecked text. Mount Echo's Decompress after it: it finds
+// no Content-Encoding on a body utf8guard decoded, and decodes the body
+// Monitor mode passes on as sent, so a clean request reads alike in both
+// modes. Before utf8guard it works too: utf8guard reads and checks what it
+// decoded (encoding.go). With e.Use (or on a group or route) the
 // policy is chosen by route template; with e.Pre the path is checked
 // before the router sees it. A request whose form something before it
 // parsed already is refused with 500 parsed_before_check (preparsed.go).

@@ -63,7 +63,7 @@
 // over its limit; 415 for a media type the policy refuses) with the JSON
 // body {"location": ..., "reason": ...}, byte for byte the Echo v4
 // middleware's answer. A body the policy checks but that cannot be read is
-// refused with 400 {"reason":"body_unreadable"}.
+// refused the same way, with reason body_unreadable and its location.
 //
 // # The log line
 //

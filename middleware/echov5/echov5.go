@@ -57,21 +57,18 @@ type Config struct {
 var DefaultConfig = Config{Skipper: emw.DefaultSkipper}
 
 // Error is the error the middleware returns for a refused request under
-// DefaultErrorHandler, and for a body it could not read. It implements
-// echo.HTTPStatusCoder (its Code) and json.Marshaler, so that Echo's
-// DefaultHTTPErrorHandler answers Code with the JSON object
-// {"location": ..., "reason": ...} ({"reason": "body_unreadable"} for an
-// unreadable body), as the Echo v4 middleware answers. It never holds the
-// offending octets.
+// DefaultErrorHandler, an unreadable body (body_unreadable) included. It
+// implements echo.HTTPStatusCoder (its Code) and json.Marshaler, so that
+// Echo's DefaultHTTPErrorHandler answers Code with the JSON object
+// {"location": ..., "reason": ...}, as the Echo v4 middleware answers:
+// every refusal has a location. It never holds the offending octets.
 type Error struct {
-	// Code is the HTTP status: rj.Status() for a rejection, 400 for an
-	// unreadable body.
+	// Code is the HTTP status, rj.Status().
 	Code int
-	// Reason and Location are the rejection's, as the log names them;
-	// Location is empty for an unreadable body.
+	// Reason and Location are the rejection's, as the log names them.
 	Reason, Location string
-	// Internal is the *middleware.Rejection, or the error reading the
-	// body.
+	// Internal is the *middleware.Rejection, which holds the error
+	// reading the body for body_unreadable.
 	Internal error
 }
 
