@@ -838,12 +838,14 @@ func (s *scratch) handOn(r *http.Request, p *policy, body, sent []byte, rj *Reje
 // an *http.MaxBytesError, and the pipeline logs a too_large line then
 // (binaryLimit; the Echo adapters answer 413 when the handler returns
 // the error: CutOff). So a route's limits hold whatever the body's type. And
-// it guards the trailers of a chunked body (trailerGuard). The wrapped
+// it guards the trailers of a chunked or HTTP/2 body (mayTrail,
+// trailerGuard). The wrapped
 // body is an unreadBody, which the adapters hand to the handler on a copy
 // of the request (detachBody).
 func (s *scratch) passUnread(r *http.Request, p *policy, limit int64) *Rejection {
 	chunked := r.ContentLength < 0
-	if chunked && p.checksTrailers() {
+	trailers := mayTrail(r) && p.checksTrailers()
+	if trailers {
 		// A chunked body's trailers arrive only once the handler has read
 		// it. A trailer the client announces (the Trailer header) that
 		// names a checked header is refused now; one it does not announce
@@ -858,24 +860,32 @@ func (s *scratch) passUnread(r *http.Request, p *policy, limit int64) *Rejection
 	if limit >= 0 && r.ContentLength > limit {
 		return tooLarge(rules.Body, "", limit)
 	}
-	if !chunked || p.Mode == rules.Monitor {
+	if !chunked && !trailers || p.Mode == rules.Monitor {
 		// Monitor mode hands the body on as it came: a chunked body over
 		// the limit is not cut, and its trailers are not guarded (what
 		// Enforce would refuse there shows only when the handler reads).
 		return nil
 	}
 	body := r.Body
-	if limit >= 0 {
+	if chunked && limit >= 0 {
 		s.limited = &binaryLimit{ReadCloser: body, left: limit, limit: limit}
 		body = s.limited
 	}
-	if p.checksTrailers() {
+	if trailers {
 		body = &trailerGuard{ReadCloser: body, r: r, p: p}
 	}
 	if body != r.Body {
 		r.Body = &unreadBody{body, r.Body}
 	}
 	return nil
+}
+
+// mayTrail reports whether r's body may end with trailers: a chunked
+// HTTP/1.1 body, or the body of any HTTP/2 request, which may send a
+// HEADERS frame of trailers after its DATA frames whatever its
+// content-length says.
+func mayTrail(r *http.Request) bool {
+	return r.Body != nil && r.Body != http.NoBody && (r.ContentLength < 0 || r.ProtoMajor >= 2)
 }
 
 // unreadBody is a body passUnread wrapped, and the body it wraps.

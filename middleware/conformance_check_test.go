@@ -65,8 +65,14 @@ func (tc confCase) request() *http.Request {
 		name, value, _ := strings.Cut(h, ": ")
 		r.Header.Add(name, value)
 	}
+	if tc.declared || tc.frames {
+		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/2.0", 2, 0
+	}
 	if tc.trailer != nil {
-		r.ContentLength, r.TransferEncoding, r.Trailer = -1, []string{"chunked"}, http.Header{}
+		if !tc.declared {
+			r.ContentLength, r.TransferEncoding = -1, []string{"chunked"}
+		}
+		r.Trailer = http.Header{}
 		for _, h := range tc.trailer {
 			name, value, _ := strings.Cut(h, ":")
 			r.Trailer[http.CanonicalHeaderKey(name)] = nil

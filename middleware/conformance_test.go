@@ -62,6 +62,14 @@ type confCase struct {
 	// Trailer header, at once (with a nil value for "Name:"), the values
 	// once the body has been read.
 	trailer []string
+	// declared keeps the body's declared length beside its trailers, as
+	// only HTTP/2 can send them (a request of HTTP/2 in process; over a
+	// wire, HTTP/2 only).
+	declared bool
+	// frames sends the request frame by frame over h2c, header lines as
+	// written (a host field beside :authority), and nowhere else: no
+	// client library sends such a request.
+	frames bool
 	// bodyErr makes the body fail with errBroken after its octets.
 	bodyErr bool
 	// noRequestID sends no X-Request-Id; every other request sends
@@ -384,6 +392,28 @@ func confCases() []confCase {
 			method: "POST", target: "/api/e", ct: "application/octet-stream", body: "\x00\x01", trailer: []string{"X-Name:"},
 			status: 400, rej: rej("forbidden_trailer", "header", "Trailer:X-Name", 0)},
 
+		// HTTP/2 may end any body with trailers, whatever its
+		// content-length says.
+		{name: "HTTP/2 trailer announced after a body of declared length", table: with(func(p *rules.Policy) {
+			p.BinaryTypes = []string{"application/octet-stream"}
+		}), method: "POST", target: "/api/e", ct: "application/octet-stream", body: "abc", declared: true,
+			trailer: []string{"Cookie: a=\xe2\x80\xae"}, status: 400, rej: rej("forbidden_trailer", "header", "Trailer:Cookie", 0)},
+		{name: "HTTP/2 trailer after a body of declared length, bodies not read", table: with(func(p *rules.Policy) {
+			p.Body.On, p.JSON.On, p.Form.On, p.Multipart.On, p.XML.On, p.RefuseUnlistedTypes = false, false, false, false, false, false
+		}), method: "POST", target: "/api/e", ct: "text/plain", body: "hello", declared: true, trailer: []string{"X-Name: \xc0\xae"},
+			status: 400, rej: rej("forbidden_trailer", "header", "Trailer:X-Name", 0)},
+		{name: "HTTP/2 trailer after a text body of declared length", method: "POST", target: "/api/e", ct: "text/plain",
+			body: "hello", declared: true, trailer: []string{"X-Name: a\xe2\x80\xaeb"},
+			status: 400, rej: withClass(rej("forbidden_char", "header", "Trailer:X-Name", 1), "bidi_control")},
+
+		{name: "HTTP/2 host field beside :authority", table: with(func(p *rules.Policy) {
+			p.Headers = []string{"X-Name", "Host"}
+		}), target: "/api/e", header: []string{"Host: a\xe2\x80\xaeb"}, frames: true,
+			status: 400, rej: withClass(rej("forbidden_char", "header", "Host", 1), "bidi_control")},
+		{name: "HTTP/2 overlong host field beside :authority", table: with(func(p *rules.Policy) {
+			p.Headers = []string{"X-Name", "Host"}
+		}), target: "/api/e", header: []string{"Host: \xc0\xae"}, frames: true,
+			status: 400, rej: rej("overlong", "header", "Host", 0)},
 		{name: "listed Host header, absolute-form target", table: with(func(p *rules.Policy) {
 			p.Path.On, p.Headers = false, []string{"X-Name", "Host"}
 		}), target: "http://h%E2%80%AEx/api/e", status: 400,

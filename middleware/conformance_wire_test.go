@@ -106,6 +106,10 @@ func (tc confCase) sendable(w *confWire) string {
 		return "a body that fails part way is not one a client can send"
 	case tc.parsedFirst:
 		return "a form parsed before the server sees the request exists in process only"
+	case tc.frames && w.name != "h2c":
+		return "written frame by frame over h2c only"
+	case tc.declared && w.proto != 2:
+		return "HTTP/1.1 sends trailers after a chunked body only"
 	case w.proto == 2 && !strings.HasPrefix(tc.target, "/"):
 		return "HTTP/2 has no absolute-form target: :authority and :path carry it"
 	}
@@ -120,6 +124,10 @@ func (tc confCase) runWire(t *testing.T, tg confTarget, w *confWire) *confResult
 	w.servers.Store(id, s.h)
 	defer w.servers.Delete(id)
 
+	if tc.frames {
+		status, answer, h := sendFrames(t, w, id, tc, "example.com")
+		return s.result(t, tg, status, answer, h)
+	}
 	in := tc.request()
 	var body io.Reader
 	if in.Body != nil && in.Body != http.NoBody {

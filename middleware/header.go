@@ -59,7 +59,9 @@ func checkHeaders(r *http.Request, p *policy) *Rejection {
 		if name == "Host" {
 			// net/http moves the Host header (or the authority of an
 			// absolute-form target) to Request.Host, and deletes it
-			// from the header map.
+			// from the header map; HTTP/2 moves :authority there, and
+			// leaves a host field the client sent besides in the map,
+			// which the values below check.
 			host, rj := headerText(r.Host, "", name, p.Header.Forbid, p)
 			if rj != nil {
 				return rj
@@ -68,7 +70,6 @@ func checkHeaders(r *http.Request, p *policy) *Rejection {
 				r.URL.Host = host
 			}
 			r.Host = host
-			continue
 		}
 		if rj := checkHeaderValues(name, r.Header[name], p); rj != nil {
 			return rj

@@ -409,10 +409,10 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 			if rj = checkTrailers(r, p); rj != nil {
 				return params, rj
 			}
-		case r.ContentLength < 0 && p.checksTrailers() && r.Body != nil:
+		case mayTrail(r) && p.checksTrailers():
 			// A body the route does not read is the handler's, and so
-			// are the trailers of a chunked one: guarded as passUnread
-			// guards those of a body passed on unread.
+			// are the trailers of a chunked or HTTP/2 one: guarded as
+			// passUnread guards those of a body passed on unread.
 			if rj = ls.get().passUnread(r, p, -1); rj != nil {
 				return params, rj
 			}
