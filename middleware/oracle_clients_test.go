@@ -10,7 +10,8 @@ import (
 // them (browsers, curl, Python requests and httpx, Node fetch and axios,
 // Go's net/http with mime/multipart) to strict routes: each must be
 // accepted on every mount, the oracle must find nothing, and the handler
-// must read the path, the query and the body unchanged.
+// must read the path, the query and the body unchanged: in process, and
+// over HTTP/2 (h2c and h2, oracle_wire_test.go).
 func TestOracleClients(t *testing.T) {
 	for _, tc := range orcClients() {
 		t.Run(tc.name, func(t *testing.T) {
@@ -20,15 +21,23 @@ func TestOracleClients(t *testing.T) {
 					if !ok {
 						t.Fatalf("net/http does not parse the request %q", tc.wire)
 					}
-					orcOK.check(t, res)
-					rep, orig := res.rep, res.rep.orig
-					if rep.path != orig.path || rep.rawQuery != orig.rawQuery || string(rep.body) != string(orig.body) {
-						t.Errorf("the handler read path %+q, query %q, body %+q; the client sent %+q, %q, %+q",
-							rep.path, rep.rawQuery, rep.body, orig.path, orig.rawQuery, orig.body)
-					}
+					orcClientCheck(t, res)
 				})
 			}
+			orcOverWires(t, []byte(tc.wire), orcAllMounts, orcClientCheck)
 		})
+	}
+}
+
+// orcClientCheck asserts that a client's request was accepted and read
+// unchanged.
+func orcClientCheck(t *testing.T, res orcResult) {
+	t.Helper()
+	orcOK.check(t, res)
+	rep, orig := res.rep, res.rep.orig
+	if rep.path != orig.path || rep.rawQuery != orig.rawQuery || string(rep.body) != string(orig.body) {
+		t.Errorf("the handler read path %+q, query %q, body %+q; the client sent %+q, %q, %+q",
+			rep.path, rep.rawQuery, rep.body, orig.path, orig.rawQuery, orig.body)
 	}
 }
 

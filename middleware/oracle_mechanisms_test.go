@@ -20,7 +20,8 @@ import (
 // status and reason, or accepted with nothing for the oracle to find;
 // orcSafe, where the reason is a judgement call, takes either a refusal or
 // a clean acceptance. Whatever the want, an accepted request in which the
-// oracle finds a value the policy refuses fails.
+// oracle finds a value the policy refuses fails. Each variant is sent over
+// HTTP/2 too (h2c and h2, oracle_wire_test.go), where it can be.
 func TestOracleMechanisms(t *testing.T) {
 	for _, g := range orcMechanisms() {
 		t.Run(g.name, func(t *testing.T) {
@@ -39,6 +40,7 @@ func TestOracleMechanisms(t *testing.T) {
 							tc.want.check(t, res)
 						})
 					}
+					orcOverWires(t, tc.req.wire(), mounts, tc.want.check)
 				})
 			}
 		})
@@ -377,7 +379,8 @@ func orcMechanisms() []orcCases {
 			// middleware (this harness's r.WithContext, as many real
 			// middlewares make) never sees them, nor does the handler:
 			// safe, and refused where the middleware gets net/http's own
-			// request (TestTrailers).
+			// request (TestTrailers). Over HTTP/2 (oracle_wire_test.go),
+			// Go's client announces every trailer it sends: refused.
 			{"undeclared-nel-trailer", orcPost(strict, "text/plain", "hello").chunk().with("\nx-name: a\xc2\x85"), orcSafe, nil},
 			{"tab-trailer-json-body", orcPost(strict, "application/json", `{"a":1}`).chunk().with("\nX-Name: a\tb"), orcSafe, nil},
 			{"rlo-trailer-multipart-body", orcPost(strict, orcMPBB, orcMP("BB", orcFD("a", "b"))).chunk().with("\nX-Name: \u202e"), orcSafe, nil},

@@ -1,0 +1,247 @@
+package middleware
+
+// The oracle over HTTP/2: the requests of TestOracleClients and
+// TestOracleMechanisms, written for HTTP/1.1, sent again as the equivalent
+// HTTP/2 request to a real server on 127.0.0.1, with prior knowledge (h2c)
+// and on TLS (h2). Go's HTTP/2 server hands a handler a request unlike the
+// one HTTP/1.1 gives (a body of unknown length, no framing headers,
+// cookies split and joined again, trailers always announced), and only a
+// real server shows what the middleware and the oracle make of it.
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// An orcWire is one HTTP/2 transport: a server on 127.0.0.1 that serves
+// each request on the oracle server of its mount with its report, and a
+// client that speaks only HTTP/2 to it.
+type orcWire struct {
+	name   string // "h2c" or "h2"
+	url    string
+	client *http.Client
+
+	reqs sync.Map // id (orcWireHeader) -> *orcWireReq
+	next atomic.Int64
+}
+
+// orcWireReq is a request in flight: its mount, its report, and whether
+// the server handed it on (false: net/http refused it first).
+type orcWireReq struct {
+	mount   orcMount
+	rep     *orcReport
+	reached atomic.Bool
+}
+
+// orcWireHeader names the request in flight; the dispatcher removes it
+// before the oracle server sees the request.
+const orcWireHeader = "X-Oracle-Request"
+
+// orcWires are the h2c and h2 transports, started once for the test
+// binary; they run until it exits.
+var orcWires = sync.OnceValue(func() []*orcWire {
+	return []*orcWire{orcStartWire("h2c"), orcStartWire("h2")}
+})
+
+func orcStartWire(name string) *orcWire {
+	w := &orcWire{name: name}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(w.dispatch))
+	srv.Config.ReadHeaderTimeout = 10 * time.Second
+	tr := &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true, Protocols: new(http.Protocols)}
+	switch name {
+	case "h2c":
+		srv.Config.Protocols = new(http.Protocols)
+		srv.Config.Protocols.SetHTTP1(true)
+		srv.Config.Protocols.SetUnencryptedHTTP2(true)
+		tr.Protocols.SetUnencryptedHTTP2(true)
+		srv.Start()
+	case "h2":
+		srv.EnableHTTP2 = true
+		srv.StartTLS()
+		tr.Protocols.SetHTTP2(true)
+		tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
+	}
+	w.url = srv.URL
+	w.client = &http.Client{Transport: tr, Timeout: 20 * time.Second}
+	return w
+}
+
+// dispatch serves r on the oracle server of its mount, as orcServe does:
+// from the address 192.0.2.1, with the report in the context.
+func (w *orcWire) dispatch(rw http.ResponseWriter, r *http.Request) {
+	v, ok := w.reqs.Load(r.Header.Get(orcWireHeader))
+	if !ok {
+		http.Error(rw, "no oracle request "+r.Header.Get(orcWireHeader), http.StatusTeapot)
+		return
+	}
+	q := v.(*orcWireReq)
+	q.reached.Store(true)
+	r.Header.Del(orcWireHeader)
+	r.RemoteAddr = "192.0.2.1:40000"
+	orcServers()[q.mount].ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), orcKey{}, q.rep)))
+}
+
+// orcHopByHop are the header fields of HTTP/1.1 framing and connection
+// management that HTTP/2 forbids or carries otherwise (Host as
+// :authority, Trailer from the trailers the client sends).
+var orcHopByHop = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade", "Host", "Content-Length", "Trailer"}
+
+// orcServeOver sends the HTTP/1.1 request wire as the equivalent HTTP/2
+// request over w to mount m. skip is why it cannot be (absolute-form,
+// what net/http refuses to send or to serve), "" when it was served; orig
+// stays the HTTP/1.1 request as the client sent it.
+func orcServeOver(t *testing.T, w *orcWire, m orcMount, wire []byte) (res orcResult, skip string) {
+	t.Helper()
+	orig, err := orcOrigOf(wire)
+	if err != nil {
+		return orcResult{}, "net/http does not parse the HTTP/1.1 request: " + err.Error()
+	}
+	r, err := orcParse(wire)
+	if err != nil {
+		return orcResult{}, "net/http does not parse the HTTP/1.1 request: " + err.Error()
+	}
+	if !strings.HasPrefix(r.RequestURI, "/") || strings.HasPrefix(r.RequestURI, "//") {
+		return orcResult{}, fmt.Sprintf("HTTP/2 has no absolute-form target, nor a :path a URL's Opaque can give: %+q", r.RequestURI)
+	}
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return orcResult{}, "net/http does not read the HTTP/1.1 body: " + err.Error()
+	}
+	var body io.Reader
+	switch {
+	case r.ContentLength < 0:
+		// DATA frames without a content-length, as chunked on HTTP/1.1
+		// (not NoBody, after which Go's client sends no trailers).
+		body = io.NopCloser(bytes.NewReader(b))
+	case len(b) > 0:
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(r.Method, w.url+"/", body)
+	if err != nil {
+		return orcResult{}, "net/http makes no client request of it: " + err.Error()
+	}
+	req.URL.Path, req.URL.Opaque = "", r.RequestURI
+	req.Host = r.Host
+	req.ContentLength = r.ContentLength
+	if body == nil {
+		req.ContentLength = 0
+	}
+	req.Header = r.Header.Clone()
+	for _, k := range orcHopByHop {
+		delete(req.Header, k)
+	}
+	if te := req.Header.Values("Te"); len(te) > 0 {
+		if len(te) != 1 || !strings.EqualFold(strings.TrimSpace(te[0]), "trailers") {
+			return orcResult{}, fmt.Sprintf("HTTP/2 allows TE: trailers only, not %q", te)
+		}
+	}
+	for k, vv := range req.Header {
+		if !orcFieldName(k) {
+			return orcResult{}, fmt.Sprintf("HTTP/2 carries no header field named %+q", k)
+		}
+		for _, v := range vv {
+			if !orcFieldValue(v) {
+				return orcResult{}, fmt.Sprintf("HTTP/2 carries no header field %s of value %+q", k, v)
+			}
+		}
+	}
+	if _, ok := req.Header["User-Agent"]; !ok {
+		req.Header["User-Agent"] = []string{""} // none, as sent: not Go's own
+	}
+	if len(r.Trailer) > 0 {
+		// Sent after the body, as the client announces them.
+		req.Trailer = r.Trailer.Clone()
+		for k, vv := range req.Trailer {
+			for _, v := range vv {
+				if !orcFieldName(k) || !orcFieldValue(v) {
+					return orcResult{}, fmt.Sprintf("HTTP/2 carries no trailer %+q: %+q", k, v)
+				}
+			}
+		}
+	}
+	id := strconv.FormatInt(w.next.Add(1), 10)
+	q := &orcWireReq{mount: m, rep: &orcReport{mount: m, orig: orig}}
+	w.reqs.Store(id, q)
+	defer w.reqs.Delete(id)
+	req.Header.Set(orcWireHeader, id)
+
+	resp, err := w.client.Do(req)
+	if err != nil {
+		if !q.reached.Load() {
+			return orcResult{}, "net/http does not carry it over HTTP/2: " + err.Error()
+		}
+		t.Fatalf("%s over %s: %v", m, w.name, err)
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s over %s: reading the answer: %v", m, w.name, err)
+	}
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("%s over %s: answered in %s", m, w.name, resp.Proto)
+	}
+	if !q.reached.Load() {
+		if resp.StatusCode >= 400 && resp.StatusCode < 500 {
+			return orcResult{}, fmt.Sprintf("net/http's HTTP/2 server refuses it before any handler: %d %q", resp.StatusCode, answer)
+		}
+		t.Fatalf("%s over %s: status %d without the dispatcher: %q", m, w.name, resp.StatusCode, answer)
+	}
+	return orcResultOf(resp.StatusCode, answer, q.rep), ""
+}
+
+// orcOverWires runs check on the request wire over h2c and h2, on each of
+// mounts, as subtests "h2c/<mount>" and "h2/<mount>" of t, in parallel.
+func orcOverWires(t *testing.T, wire []byte, mounts []orcMount, check func(t *testing.T, res orcResult)) {
+	for _, w := range orcWires() {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
+			for _, m := range mounts {
+				t.Run(m.String(), func(t *testing.T) {
+					t.Parallel()
+					res, skip := orcServeOver(t, w, m, wire)
+					if skip != "" {
+						t.Skip(skip)
+					}
+					check(t, res)
+				})
+			}
+		})
+	}
+}
+
+// orcFieldName tells a header field name HTTP/2 carries: a token (as
+// golang.org/x/net/http/httpguts, which Go's client and server check).
+func orcFieldName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// orcFieldValue tells a header field value HTTP/2 carries: no control
+// octet but HTAB.
+func orcFieldValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
