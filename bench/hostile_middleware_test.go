@@ -531,10 +531,11 @@ func mwServe(b *testing.B, e *echo.Echo, handed *int64, req mwRequest, status in
 	if req.ct != "" {
 		r.Header.Set(echo.HeaderContentType, req.ct)
 	}
-	rawQuery := r.URL.RawQuery
+	rawQuery, requestURI := r.URL.RawQuery, r.RequestURI
 	w := &mwWriter{h: http.Header{}}
 	reset := func() {
-		r.URL.RawQuery = rawQuery // a rewrite to the canonical form changes it
+		// A rewrite to the canonical form changes them.
+		r.URL.RawQuery, r.RequestURI = rawQuery, requestURI
 		if req.body != nil {
 			r.Body = io.NopCloser(bytes.NewReader(req.body))
 			r.ContentLength = int64(len(req.body))

@@ -125,10 +125,10 @@ func TestPairsCanonAllocs(t *testing.T) {
 					r = httptest.NewRequest(http.MethodPost, "/", nil)
 					r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 				}
-				rawQuery := r.URL.RawQuery
+				rawQuery, requestURI := r.URL.RawQuery, r.RequestURI
 				w := &canonDiscard{h: http.Header{}}
 				allocs, octets := allocsWarm(4, func() {
-					r.URL.RawQuery = rawQuery
+					r.URL.RawQuery, r.RequestURI = rawQuery, requestURI // as a new request has them
 					if form {
 						br.Reset(body)
 						r.Body, r.ContentLength = io.NopCloser(&onlyReader{br}), int64(len(body))
@@ -228,9 +228,10 @@ func TestPairsPrecisAllocs(t *testing.T) {
 			b.WriteString("z=x")
 			rawQuery := b.String()
 			r := httptest.NewRequest(http.MethodGet, "/?"+rawQuery, nil)
+			requestURI := r.RequestURI
 			w := &canonDiscard{h: http.Header{}}
 			allocs, _ := allocsWarm(4, func() {
-				r.URL.RawQuery = rawQuery
+				r.URL.RawQuery, r.RequestURI = rawQuery, requestURI // as a new request has them
 				w.code = 0
 				srv.ServeHTTP(w, r)
 				if w.code != http.StatusOK {
@@ -273,9 +274,10 @@ func TestPairsKeysAllocs(t *testing.T) {
 		b.WriteString("z=x")
 		rawQuery := b.String()
 		r := httptest.NewRequest(http.MethodGet, "/?"+rawQuery, nil)
+		requestURI := r.RequestURI
 		w := &canonDiscard{h: http.Header{}}
 		allocs, _ := allocsWarm(4, func() {
-			r.URL.RawQuery = rawQuery
+			r.URL.RawQuery, r.RequestURI = rawQuery, requestURI // as a new request has them
 			w.code = 0
 			h.ServeHTTP(w, r)
 			if w.code != http.StatusOK {

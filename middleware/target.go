@@ -31,9 +31,132 @@ import (
 // decode and nothing of any class).
 func checkTarget(r *http.Request, p *policy) *Rejection {
 	if u := r.URL; u.Opaque == "" && u.User == nil && (u.Host == "" || u.Host == r.Host) && plainHost(r.Host) {
+		return checkRequestLine(r, p)
+	}
+	if rj := checkTargetParts(r, p); rj != nil {
+		return rj
+	}
+	return checkRequestLine(r, p)
+}
+
+// checkRequestLine checks Request.RequestURI, the target as the request
+// line sent it, when it no longer stands for r.URL: a middleware before
+// utf8guard rewrote the URL (Echo's Rewrite under e.Pre, a proxy's rules)
+// and left the request line as the client sent it, which no check saw and
+// a handler reads. It is checked as the path and the query are, with no
+// repair (it is never rewritten; a RequestURI under http.StripPrefix,
+// which keeps the prefix, passes as it is), and refused in location path
+// or query with the field "RequestURI". The common request, whose
+// RequestURI is its URL's, costs a comparison (requestLineIsURL).
+func checkRequestLine(r *http.Request, p *policy) *Rejection {
+	if r.RequestURI == "" || requestLineIsURL(r) {
 		return nil
 	}
-	return checkTargetParts(r, p)
+	path, query, _ := strings.Cut(originForm(r.RequestURI), "?")
+	if rj := checkEscapedText(path, rules.Path, p.pathMode, p.Path.Forbid, p); rj != nil {
+		return rj
+	}
+	if p.Query.On {
+		return checkEscapedText(query, rules.Query, p.queryMode, p.Query.Forbid|p.Query.Names, p)
+	}
+	return nil
+}
+
+// checkEscapedText checks text, escaped as sent, at loc: strictly
+// percent-decoded in mode, then validated and checked against forbid and
+// the route's normalization form, in the field "RequestURI".
+func checkEscapedText(text string, loc rules.Location, mode sanitize.EscapeMode, forbid sanitize.Class, p *policy) *Rejection {
+	const field = "RequestURI"
+	dec, err := sanitize.AppendUnescape(nil, text, mode)
+	if err == nil {
+		err = sanitize.CheckClasses(dec, forbid)
+	} else {
+		err = firstViolation(err, dec, forbid)
+	}
+	if err != nil {
+		return rejectEscaped(err, loc, field, text, dec)
+	}
+	if p.form != normalize.None {
+		if off := p.form.FirstNonNormal(dec); off >= 0 {
+			return reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, loc, field, dec)
+		}
+	}
+	return nil
+}
+
+// originForm returns target from its path on: an absolute-form target
+// ("http://host/p?q") without its scheme and authority.
+func originForm(target string) string {
+	if target == "" || target[0] == '/' {
+		return target
+	}
+	if i := strings.Index(target, "://"); i > 0 {
+		rest := target[i+3:]
+		if j := strings.IndexAny(rest, "/?"); j >= 0 {
+			return rest[j:]
+		}
+		return ""
+	}
+	return target
+}
+
+// requestLineIsURL reports whether r.RequestURI stands for r.URL's path
+// and query: its path escapes URL.RawPath exactly, or (without RawPath)
+// decodes to URL.Path with no escaped slash, and its query is RawQuery.
+// An opaque target and a CONNECT request's authority are checked as sent
+// (checkOpaque, the host) and count as standing for their URL.
+func requestLineIsURL(r *http.Request) bool {
+	u := r.URL
+	if u.Opaque != "" || r.Method == http.MethodConnect {
+		return true
+	}
+	path, query, hasQuery := strings.Cut(originForm(r.RequestURI), "?")
+	if query != u.RawQuery || !hasQuery && u.ForceQuery {
+		return false
+	}
+	if u.RawPath != "" {
+		return path == u.RawPath
+	}
+	return unescapesTo(path, u.Path)
+}
+
+// unescapesTo reports whether esc, percent-decoded, is plain, with no
+// escaped '/' (which net/url would have kept in RawPath) and no malformed
+// escape.
+func unescapesTo(esc, plain string) bool {
+	if esc == plain {
+		return true
+	}
+	j := 0
+	for i := 0; i < len(esc); j++ {
+		b := esc[i]
+		if b == '%' {
+			if i+2 >= len(esc) || !isHex(esc[i+1]) || !isHex(esc[i+2]) {
+				return false
+			}
+			b = unhex(esc[i+1])<<4 | unhex(esc[i+2])
+			if b == '/' {
+				return false
+			}
+			i += 3
+		} else {
+			i++
+		}
+		if j >= len(plain) || plain[j] != b {
+			return false
+		}
+	}
+	return j == len(plain)
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 // plainHost is plainPath(s), for a host name: those of 8 to 16 octets
