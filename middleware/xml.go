@@ -77,6 +77,16 @@ func xmlChar(r rune) bool {
 //     forbidden_char with the character's class, whatever c.Forbid); none
 //     of c.Forbid's classes (forbidden_char). This covers names, comments,
 //     processing instructions, CDATA sections and the DTD as well.
+//   - c.Names, on top of c.Forbid, in the names: each element's name in
+//     its start and end tags, each attribute's name (an attribute
+//     without a value, which encoding/xml with Strict off reads, is a
+//     name too), each processing instruction's target: forbidden_char
+//     with the classes of c.Names the character is of, at its offset.
+//     Names hold no references. The names a DTD declares are not
+//     looked at (see xmlCheckNames). A character of c.Names in text, an
+//     attribute value or a comment, raw or as a reference, passes: in
+//     the strict preset, an RLM in an attribute value is right-to-left
+//     text, in an attribute name an identifier that looks like another.
 //   - c.Forbid's BOM class counts at the start of a value only, as in
 //     JSON: U+FEFF, raw or as a reference, as the first character of a
 //     character-data token (the text between two pieces of markup, or a
@@ -141,9 +151,14 @@ func xmlChar(r rune) bool {
 // body is never rewritten.
 //
 // checkXML runs in time linear in the body and allocates nothing when it
-// returns nil. A body without '&', without a BOM the policy refuses and
-// without processing instructions past the declaration is checked by the
-// SIMD class check alone; one with references but no comment, CDATA
+// returns nil, but for the error sanitize.Check makes when it finds a
+// character it must pass over (the first of c.Names; each noncharacter).
+// The SIMD class check looks for c.Forbid and c.Names at once: a body
+// without a character of c.Names costs nothing more for them, and one
+// with some is read once more by the lexer for its names.
+// A body without '&', without a BOM the policy refuses and without
+// processing instructions past the declaration is checked by the SIMD
+// class check alone; one with references but no comment, CDATA
 // section, DTD or instruction, by that and a look at each '&' (xmlShape);
 // any other, by xmlScan, which reads it as the lexer does, keeps nothing
 // per open element (nesting costs nothing more than its tags), and costs
@@ -154,10 +169,18 @@ func checkXML(body []byte, c *rules.Check, refuseCharsets bool) *Rejection {
 		return rj
 	}
 	forbid := c.Forbid
-	raw := xmlCheckRaw(body, forbid)
+	raw, named := xmlCheckRaw(body, forbid, c.Names)
 	stop := len(body)
 	if raw != nil {
 		stop = raw.Offset
+	}
+	// Only a body that holds a character of c.Names (and not of forbid)
+	// needs to know whether it is in a name.
+	var inName *sanitize.Error
+	if named >= 0 && named < stop {
+		if inName = xmlCheckNames(body, named, c.Names, stop); inName != nil {
+			stop = inName.Offset
+		}
 	}
 	var e *sanitize.Error
 	switch shape, from := xmlShapeOf(body, forbid); shape {
@@ -166,6 +189,9 @@ func checkXML(body []byte, c *rules.Check, refuseCharsets bool) *Rejection {
 		e = xmlCheckRefs(body, from, stop, forbid)
 	default:
 		e = xmlScan(body, forbid, stop)
+	}
+	if e == nil {
+		e = inName
 	}
 	if e == nil {
 		e = raw
@@ -302,30 +328,83 @@ var (
 // xmlCheckRaw checks the octets of body: the first one that is not
 // well-formed UTF-8, not an XML Char or of a class in forbid (BOM aside:
 // it counts only where a value starts), as a *sanitize.Error, or nil. The
-// SIMD check looks for forbid and xmlNonChars at once; a noncharacter that
-// is an XML Char (U+FDD0, U+1FFFE, ...) and that forbid allows is passed
-// over and the check resumes after it.
-func xmlCheckRaw(body []byte, forbid sanitize.Class) *sanitize.Error {
+// SIMD check looks for forbid, names and xmlNonChars at once; a
+// noncharacter that is an XML Char (U+FDD0, U+1FFFE, ...) and that forbid
+// allows is passed over and the check resumes after it, and so is the
+// first character of a class in names only, whose offset comes back as
+// named (-1 for none): it is refused in a name only, which the raw check
+// cannot tell. From there on names is no longer looked for, so that text
+// full of marks costs no more than text without. Where names holds BOM,
+// a U+FEFF anywhere past the body's signature counts as such a
+// character, since a name may start with it.
+func xmlCheckRaw(body []byte, forbid, names sanitize.Class) (e *sanitize.Error, named int) {
 	forbid &^= sanitize.BOM
-	classes := forbid | xmlNonChars
+	named = -1
+	if names&sanitize.BOM != 0 {
+		from := 0
+		if bytes.HasPrefix(body, xmlBOM) {
+			from = len(xmlBOM)
+		}
+		if k := bytes.Index(body[from:], xmlBOM); k >= 0 {
+			named = from + k
+		}
+	}
+	names &^= forbid | sanitize.BOM
+	if named >= 0 {
+		names = 0 // found already
+	}
+	classes := forbid | names | xmlNonChars
 	for from := 0; ; {
 		err := sanitize.Check(body[from:], classes)
 		if err == nil {
-			return nil
+			return nil, named
 		}
-		e := err.(*sanitize.Error)
-		off := from + e.Offset
-		if e.Reason != sanitize.ForbiddenChar {
-			return &sanitize.Error{Reason: e.Reason, Offset: off}
+		se := err.(*sanitize.Error)
+		off := from + se.Offset
+		if se.Reason != sanitize.ForbiddenChar {
+			return &sanitize.Error{Reason: se.Reason, Offset: off}, named
 		}
-		if e.Class&forbid != 0 {
-			return &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: off, Class: e.Class & forbid}
+		if se.Class&forbid != 0 {
+			return &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: off, Class: se.Class & forbid}, named
 		}
 		r, size := utf8.DecodeRune(body[off:])
 		if !xmlChar(r) {
-			return &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: off, Class: sanitize.ClassOf(r)}
+			return &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: off, Class: sanitize.ClassOf(r)}, named
+		}
+		if se.Class&names != 0 {
+			named, classes, names = off, classes&^names, 0
 		}
 		from = off + size
+	}
+}
+
+// xmlCheckNames returns the first character of a class in names, at or
+// after offset from and before stop, that is in a name: an element's name
+// in its start or end tag, an attribute's name, a processing
+// instruction's target. A name holds no references (encoding/xml reads
+// "&" as no name octet), so its octets are all there is to check. The
+// names of a DTD's declarations are not looked at: encoding/xml yields a
+// directive as one piece of text, which the raw check covers, and the
+// entities it declares are refused where they are used (not predefined).
+//
+// It reads the whole body with xmlLexer, which is what a name is found by
+// (as xmlScanTokens reads it), but only a body that holds a character of
+// names anywhere comes here.
+func xmlCheckNames(body []byte, from int, names sanitize.Class, stop int) *sanitize.Error {
+	lx := xmlLexer{p: body}
+	for {
+		t := lx.next()
+		if t.kind == xmlEOF || t.kind == xmlBroken || t.from >= stop {
+			return nil
+		}
+		n0, n1 := t.name[0], min(t.name[1], stop)
+		if n1 <= from || n1 <= n0 || isASCII(body[n0:n1]) {
+			continue
+		}
+		if err := sanitize.CheckClasses(body[n0:n1], names); err != nil {
+			se := err.(*sanitize.Error)
+			return &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: n0 + se.Offset, Class: se.Class}
+		}
 	}
 }
 

@@ -101,13 +101,13 @@ const MaxFileBytes = 4 << 20
 //     "on" (a boolean: Check.On), "forbid" (an array of character class
 //     names added to the preset's Check.Forbid), "forbid_names" (class
 //     names added to the preset's Check.Names: refused in the location's
-//     names only, its keys, member names, field and file names, cookie
-//     names; not in "path", "xml" or "body", which have none), "allow"
-//     (class names taken out of the preset's Forbid and Names, before
-//     "forbid" and "forbid_names" add theirs), "refuse_double_encoding"
-//     (a boolean; true only for path, query and form, the locations where
-//     it applies) and "repair" (a boolean: Check.Repair). The class names
-//     are those of sanitize.ParseClass: "nul", "c0", "tab_newline", "del",
+//     names only, its keys, member names, element and attribute names,
+//     field and file names, cookie names; not in "path" or "body", which
+//     have none), "allow" (class names taken out of the preset's Forbid
+//     and Names, before "forbid" and "forbid_names" add theirs),
+//     "refuse_double_encoding" (a boolean; true only for path, query and
+//     form, the locations where it applies) and "repair" (a boolean:
+//     Check.Repair). The class names are those of sanitize.ParseClass: "nul", "c0", "tab_newline", "del",
 //     "c1", "bidi_control", "bidi_mark", "bidi" (both bidi classes),
 //     "noncharacter", "private_use", "bom" and "default_ignorable". A
 //     class both in "forbid" and in "allow", or listed twice in one list,
@@ -166,7 +166,7 @@ const MaxFileBytes = 4 << 20
 //     "type/subtype", "type/*" or "type/*+suffix", and a name or type
 //     listed twice;
 //   - a class both forbidden and allowed, or listed twice;
-//     "forbid_names" in "path", "xml" or "body";
+//     "forbid_names" in "path" or "body";
 //     "refuse_double_encoding" true outside path, query and form;
 //     "reject_unnormalized" true without a normalization; "header" on with
 //     no headers listed, and headers listed with "header" not on;

@@ -92,7 +92,6 @@ func TestParseErrors(t *testing.T) {
 		{"name class twice", strictWith(`"query": {"forbid_names": ["del", "del"]}`), `routes["/r"].query.forbid_names[1]`, `class "del" listed twice`},
 		{"unknown name class", strictWith(`"form": {"forbid_names": ["mark"]}`), `routes["/r"].form.forbid_names[0]`, `unknown character class "mark"`},
 		{"names in the path", strictWith(`"path": {"forbid_names": ["bidi_mark"]}`), `routes["/r"].path.forbid_names`, `the path location has no names apart from its text`},
-		{"names in xml", strictWith(`"xml": {"forbid_names": ["del"]}`), `routes["/r"].xml.forbid_names`, `put the classes in "forbid"`},
 		{"names in a text body", strictWith(`"body": {"forbid_names": []}`), `routes["/r"].body.forbid_names`, `no names`},
 		{"names as a string", strictWith(`"json": {"forbid_names": "bidi_mark"}`), `routes["/r"].json.forbid_names`, `want an array, not a string`},
 		{"double encoding in json", strictWith(`"json": {"refuse_double_encoding": true}`), `routes["/r"].json.refuse_double_encoding`, "only in the path, the query and form"},

@@ -252,9 +252,9 @@ func TestParseOverrides(t *testing.T) {
 		{"forbid names", `"form": {"forbid_names": ["default_ignorable", "private_use"]}`, func(p *rules.Policy) {
 			p.Form.Names |= sanitize.DefaultIgnorable | sanitize.PrivateUse
 		}},
-		{"forbid names in every location with names", `"query": {"forbid_names": ["del"]}, "form": {"forbid_names": ["del"]}, "json": {"forbid_names": ["del"]}, "multipart": {"forbid_names": ["del"]}, "header": {"forbid_names": ["del"]}`,
+		{"forbid names in every location with names", `"query": {"forbid_names": ["del"]}, "form": {"forbid_names": ["del"]}, "json": {"forbid_names": ["del"]}, "xml": {"forbid_names": ["del"]}, "multipart": {"forbid_names": ["del"]}, "header": {"forbid_names": ["del"]}`,
 			func(p *rules.Policy) {
-				for _, l := range []rules.Location{rules.Query, rules.Form, rules.JSON, rules.Multipart, rules.Header} {
+				for _, l := range []rules.Location{rules.Query, rules.Form, rules.JSON, rules.XML, rules.Multipart, rules.Header} {
 					p.Location(l).Names |= sanitize.DEL
 				}
 			}},

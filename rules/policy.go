@@ -102,13 +102,14 @@ type Check struct {
 	Forbid sanitize.Class
 	// Names is the set of classes refused in the names of this location
 	// in addition to Forbid: query and form keys, JSON member names
-	// (escaped or not), multipart field names and file names (and the
-	// rest of a part's header), cookie names (under Header). A class
-	// refused only there, such as sanitize.BidiMark in the strict preset,
-	// may appear in values: names are identifiers, which a mark makes
-	// differ from a name that looks the same, where values are text.
-	// Path, XML and Body have no names apart from their text, and
-	// Validate refuses Names there: put the classes in Forbid.
+	// (escaped or not), XML element and attribute names and
+	// processing-instruction targets, multipart field names and file
+	// names (and the rest of a part's header), cookie names (under
+	// Header). A class refused only there, such as sanitize.BidiMark in
+	// the strict preset, may appear in values: names are identifiers,
+	// which a mark makes differ from a name that looks the same, where
+	// values are text. Path and Body have no names apart from their
+	// text, and Validate refuses Names there: put the classes in Forbid.
 	Names sanitize.Class
 	// RefuseDoubleEncoding refuses an escape of an escape, "%252e"
 	// (DoubleEncoding). It applies to the path, the query and form bodies.
@@ -382,10 +383,11 @@ func (p *Policy) Location(l Location) *Check {
 }
 
 // hasNames reports whether the location l has names that Check.Names
-// applies to: keys (Query, Form), member names (JSON), field and file
-// names (Multipart), cookie names (Header).
+// applies to: keys (Query, Form), member names (JSON), element and
+// attribute names (XML), field and file names (Multipart), cookie names
+// (Header).
 func hasNames(l Location) bool {
-	return l == Query || l == Form || l == JSON || l == Multipart || l == Header
+	return l == Query || l == Form || l == JSON || l == XML || l == Multipart || l == Header
 }
 
 // Off reports whether p checks nothing at all.

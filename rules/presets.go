@@ -27,11 +27,12 @@ func TextTypes() []string {
 //     controls;
 //   - the bidi marks (sanitize.BidiMark: LRM, RLM, ALM) where text is an
 //     identifier or a name: in the whole path, in query and form keys,
-//     JSON member names, multipart field names, file names and part
-//     headers, and cookie names (Check.Names). Values carry them as
-//     right-to-left text does: query and form values, JSON strings, XML
-//     text, multipart text parts, text bodies, cookie values and checked
-//     header values may hold them;
+//     JSON member names, XML element and attribute names and
+//     processing-instruction targets, multipart field names, file names
+//     and part headers, and cookie names (Check.Names). Values carry them
+//     as right-to-left text does: query and form values, JSON strings, XML
+//     text and attribute values, multipart text parts, text bodies, cookie
+//     values and checked header values may hold them;
 //   - in the path and the query: all C0 controls (TAB, LF and CR
 //     included) and a leading BOM;
 //   - in bodies (form, JSON, XML, multipart text, text bodies): C0
@@ -77,7 +78,7 @@ func Strict() Policy {
 		Query:               Check{On: true, Forbid: url, Names: names},
 		Form:                Check{On: true, Forbid: body, Names: names},
 		JSON:                Check{On: true, Forbid: body, Names: names},
-		XML:                 Check{On: true, Forbid: body},
+		XML:                 Check{On: true, Forbid: body, Names: names},
 		Multipart:           Check{On: true, Forbid: body, Names: names},
 		Body:                Check{On: true, Forbid: body},
 		Header:              Check{Forbid: name, Names: names},

@@ -47,7 +47,8 @@ var (
 	strictHeader = []string{"nul", "c0", "c0-esc", "tab", "lf", "cr", "c1", "bidi", "bidi-isolate"}
 	defaultAll   = []string{"nul"}
 	// "the bidi marks (...) where text is an identifier or a name: in the
-	// whole path, in query and form keys, JSON member names, multipart
+	// whole path, in query and form keys, JSON member names, XML element
+	// and attribute names and processing-instruction targets, multipart
 	// field names, file names and part headers, and cookie names".
 	marks = []string{"lrm", "rlm", "alm"}
 )
@@ -72,8 +73,9 @@ func TestPresetClasses(t *testing.T) {
 			rules.Header: strictHeader,
 		}, [rules.NumLocations][]string{
 			rules.Query: append(marks, strictURL...), rules.Form: append(marks, strictBody...),
-			rules.JSON: append(marks, strictBody...), rules.Multipart: append(marks, strictBody...),
-			rules.Header: append(marks, strictHeader...),
+			rules.JSON: append(marks, strictBody...), rules.XML: append(marks, strictBody...),
+			rules.Multipart: append(marks, strictBody...),
+			rules.Header:    append(marks, strictHeader...),
 		}},
 		{"default", rules.Default(), [rules.NumLocations][]string{
 			rules.Path: defaultAll, rules.Query: defaultAll, rules.Form: defaultAll, rules.JSON: defaultAll,

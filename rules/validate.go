@@ -136,7 +136,7 @@ func checkRouteKey(k string) string {
 //     or spaces, and an entry listed twice (ignoring case);
 //   - a limit below -1 (0 is the default, -1 no limit);
 //   - a Forbid or Names with bits that are no character class, Names in
-//     a location without names (Path, XML, Body), and
+//     a location without names (Path, Body), and
 //     RefuseDoubleEncoding outside the path, the query and form bodies,
 //     the only locations it applies to;
 //   - a PRECIS field whose Profile is not a profile (the zero Profile

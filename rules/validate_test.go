@@ -66,7 +66,6 @@ func TestValidatePolicy(t *testing.T) {
 		{"unknown class bits", strict(func(p *rules.Policy) { p.Query.Forbid |= 1 << 14 }), "Query.Forbid", "no character class"},
 		{"unknown name class bits", strict(func(p *rules.Policy) { p.JSON.Names |= 1 << 15 }), "JSON.Names", "no character class"},
 		{"names in the path", strict(func(p *rules.Policy) { p.Path.Names = sanitize.BidiMark }), "Path.Names", "no names apart from its text; put the classes in Path.Forbid"},
-		{"names in xml", strict(func(p *rules.Policy) { p.XML.Names = sanitize.DEL }), "XML.Names", "no names"},
 		{"names in a text body", strict(func(p *rules.Policy) { p.Body.Names = sanitize.DEL }), "Body.Names", "no names"},
 		{"double encoding in JSON", strict(func(p *rules.Policy) { p.JSON.RefuseDoubleEncoding = true }), "JSON.RefuseDoubleEncoding", "only in the path, the query and form bodies"},
 		{"PRECIS zero profile", strict(func(p *rules.Policy) { p.Precis = []rules.PrecisField{{Location: rules.JSON, Field: "/user"}} }), "Precis[0].Profile", "zero profile; want normalize.UsernameCaseMapped"},
