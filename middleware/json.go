@@ -380,7 +380,7 @@ func (sc *jsonScanner) str(i int) (int, *Rejection) {
 			}
 		}
 		if stop {
-			sc.stopped, sc.inKey, sc.keySpan = true, isKey, [2]int{start, run}
+			sc.stopped, sc.inKey, sc.keySpan = true, isKey, [2]int{start, stringEnd(p, run)}
 			return run, nil
 		}
 		if end == len(p) {
@@ -424,10 +424,11 @@ func classIn(r rune, first bool, forbid sanitize.Class) sanitize.Class {
 }
 
 func (sc *jsonScanner) fail(reason sanitize.Reason, cl sanitize.Class, off int, isKey bool, start int) *Rejection {
-	sc.inKey, sc.keySpan = isKey, [2]int{start, off}
+	sc.inKey, sc.keySpan = isKey, [2]int{start, stringEnd(sc.p, off)}
 	if isKey {
-		// The pointer names the member whose key is at fault, as far as the
-		// key is known: up to the offending character.
+		// The pointer names the member whose key is at fault: its whole
+		// name, as the body has it (cut at the offending character, it
+		// would name a member the body does not have, or another one).
 		sc.stopped = true
 	}
 	e := &sanitize.Error{Reason: reason, Offset: off, Class: cl}
@@ -518,18 +519,40 @@ func (sc *jsonScanner) rawPointer() string {
 	return b.String()
 }
 
+// stringEnd returns the offset of the quote that closes the JSON string
+// whose text runs on at p[from], or len(p) when none does.
+func stringEnd(p []byte, from int) int {
+	for i := from; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return len(p)
+}
+
 // writePointerToken writes a key's raw JSON text, escapes decoded, as a
-// pointer token: '~' as "~0", '/' as "~1".
+// pointer token: '~' as "~0", '/' as "~1". Ill-formed octets, a lone
+// surrogate escape and an escape that is not JSON's are written as the
+// body has them, for the log to show (safeField escapes them).
 func writePointerToken(b *strings.Builder, raw []byte) {
 	for j := 0; j < len(raw); {
 		r, size := rune(raw[j]), 1
 		if raw[j] == '\\' {
 			var ok bool
-			if r, size, ok = jsonEscape(raw, j); !ok {
-				r = '\\'
+			if r, size, ok = jsonEscape(raw, j); !ok || utf16IsSurrogate(r) {
+				b.Write(raw[j : j+size])
+				j += size
+				continue
 			}
 		} else if raw[j] >= utf8.RuneSelf {
-			r, size = utf8.DecodeRune(raw[j:])
+			if r, size = utf8.DecodeRune(raw[j:]); r == utf8.RuneError && size == 1 {
+				b.WriteByte(raw[j])
+				j++
+				continue
+			}
 		}
 		switch r {
 		case '~':

@@ -37,10 +37,14 @@ func TestJSONPointer(t *testing.T) {
 		{name: "pair in key", body: `{"\ud83d\ude00":"\ud800"}`, reason: "surrogate", ptr: `/\xf0\x9f\x98\x80`, offset: 17},
 		{name: "empty key", body: `{"":"\ud800"}`, reason: "surrogate", ptr: "/", offset: 5},
 		{name: "structure inside strings", body: `{"x,{[":"]},\"","y":"\ud800"}`, reason: "surrogate", ptr: "/y", offset: 21},
-		{name: "bad key", body: `{"ok":1,"k\ud800":2}`, reason: "surrogate", ptr: "/k", offset: 10},
-		{name: "bad key nested", body: `{"a":[{"k\u0001":2}]}`, reason: "forbidden_char", ptr: "/a/0/k", offset: 9},
+		// A key at fault is named whole, as the body has it: cut at the
+		// offending character, "/k" would name another member.
+		{name: "bad key", body: `{"ok":1,"k\ud800":2}`, reason: "surrogate", ptr: `/k\x5cud800`, offset: 10},
+		{name: "bad key nested", body: `{"a":[{"k\u0001":2}]}`, reason: "forbidden_char", ptr: `/a/0/k\x01`, offset: 9},
+		{name: "bad key, a legitimate member's name before it", body: `{"role":1,"role\u202ex":1}`, reason: "forbidden_char",
+			ptr: `/role\xe2\x80\xaex`, offset: 15},
 		{name: "raw octets in value", body: `{"a":["x","` + "\xFF" + `"]}`, reason: "invalid_byte", ptr: "/a/1", offset: 11},
-		{name: "raw octets in key", body: `{"a":{"k` + "\xC0\xAE" + `":1}}`, reason: "overlong", ptr: "/a/k", offset: 8},
+		{name: "raw octets in key", body: `{"a":{"k` + "\xC0\xAE" + `":1}}`, reason: "overlong", ptr: `/a/k\xc0\xae`, offset: 8},
 		{name: "raw octets outside strings", body: `{"a":1` + "\xFF" + `}`, reason: "invalid_byte", ptr: "/a", offset: 6},
 		{name: "earlier class violation wins", body: `{"a":"\u0000","b":"` + "\xFF" + `"}`, reason: "forbidden_char", ptr: "/a", offset: 6},
 		{name: "earlier surrogate wins", body: `{"a":["\udc00"],"b":"` + "\xC0\xAE" + `"}`, reason: "surrogate", ptr: "/a/0", offset: 7},
