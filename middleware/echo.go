@@ -49,6 +49,12 @@ type Config struct {
 	// file per request, removed when the handler returns.
 	// Optional. Default value os.TempDir().
 	TempDir string
+
+	// SpoolBytes bounds the octets the spooled bodies of all requests hold
+	// in TempDir together; a body that would go past it is refused with
+	// 503 spool_full (PipelineConfig.SpoolBytes).
+	// Optional. Default value DefaultSpoolBytes; -1 for no bound.
+	SpoolBytes int64
 }
 
 // DefaultConfig is the default configuration: rules.Default() on every
@@ -125,7 +131,9 @@ func (cfg Config) compile() (*echoGuard, error) {
 	if err := ValidateEchoRoutes(cfg.Rules); err != nil { // validate.go
 		return nil, err
 	}
-	g.spoolDir = cfg.TempDir
+	if g.store, err = newSpoolStore(cfg.TempDir, cfg.SpoolBytes); err != nil {
+		return nil, err
+	}
 	m := &echoGuard{g: g, skipper: cfg.Skipper, onReject: cfg.OnReject, onError: cfg.ErrorHandler}
 	if m.skipper == nil {
 		m.skipper = emw.DefaultSkipper

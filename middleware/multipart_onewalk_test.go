@@ -65,7 +65,7 @@ func oneWalk(t *testing.T, p *policy, ct string, body []byte, spilled bool) mpOu
 		}
 		s := getScratch()
 		defer putScratch(s)
-		s.spoolDir = t.TempDir()
+		s.store = &spoolStore{dir: t.TempDir(), limit: -1}
 		defer func() { s.spool.release() }()
 		rj := s.checkBody(r, p)
 		if rj == nil {
@@ -96,7 +96,7 @@ func twoWalks(t *testing.T, p *policy, ct string, body []byte, spilled bool) mpO
 		}
 		s := getScratch()
 		defer putScratch(s)
-		s.spoolDir = t.TempDir()
+		s.store = &spoolStore{dir: t.TempDir(), limit: -1}
 		defer func() { s.spool.release() }()
 		rj := s.checkBody(r, p)
 		randText = drawSeq() // the rebuild starts drawing afresh, as it did after the check

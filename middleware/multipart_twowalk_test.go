@@ -61,7 +61,7 @@ func (s *scratch) canonSpoolTwoWalk(r *http.Request, p *policy) *Rejection {
 	case !lv.complete:
 		return multipartSyntax("") // cannot happen: every change sets first
 	}
-	out := newSpool(s.spoolDir, sp.n)
+	out := newSpool(s.store, sp.n)
 	if rj := lv.writeSpoolTwoWalk(rb.boundary, sp, boundary, p, out); rj != nil {
 		out.release()
 		return rj

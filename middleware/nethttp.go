@@ -64,6 +64,12 @@ type HTTPConfig struct {
 	// file per request, removed when the handler returns.
 	// Optional. Default value os.TempDir().
 	TempDir string
+
+	// SpoolBytes bounds the octets the spooled bodies of all requests hold
+	// in TempDir together; a body that would go past it is refused with
+	// 503 spool_full (PipelineConfig.SpoolBytes).
+	// Optional. Default value DefaultSpoolBytes; -1 for no bound.
+	SpoolBytes int64
 }
 
 // DefaultHTTPErrorHandler answers a rejection with status rj.Status() and
@@ -102,7 +108,9 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.spoolDir = cfg.TempDir
+	if g.store, err = newSpoolStore(cfg.TempDir, cfg.SpoolBytes); err != nil {
+		return nil, err
+	}
 	if cfg.Route == nil { // the keys are ServeMux patterns (validate.go)
 		if err := validateMuxPatterns(cfg.Rules); err != nil {
 			return nil, err

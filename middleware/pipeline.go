@@ -50,6 +50,14 @@ type PipelineConfig struct {
 	// per request, removed when the handler returns (Verdict.Release).
 	// Default: os.TempDir().
 	TempDir string
+	// SpoolBytes bounds the octets that the spooled bodies of all the
+	// requests the pipeline is checking hold in TempDir together. A
+	// multipart body that would take them past it is refused with 503
+	// Service Unavailable (spool_full), and a log line; the octets of a
+	// body go back when its request is done, refused, abandoned by its
+	// client, or its handler panicked (Verdict.Release). Default:
+	// DefaultSpoolBytes; -1 for no bound.
+	SpoolBytes int64
 }
 
 // NewPipeline compiles cfg, or returns the error of an invalid one.
@@ -58,7 +66,9 @@ func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.spoolDir = cfg.TempDir
+	if g.store, err = newSpoolStore(cfg.TempDir, cfg.SpoolBytes); err != nil {
+		return nil, err
+	}
 	return &Pipeline{g}, nil
 }
 
@@ -214,7 +224,7 @@ func callIdentity(x any) requestIdentity {
 // stall on the stores before them.)
 func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) (
 	hand *http.Request, params []string, rj *Rejection, pass bool, h held) {
-	ls := lazyScratch{spoolDir: g.spoolDir}
+	ls := lazyScratch{store: g.store}
 	params, rj = g.inspectWith(&ls, r, p, names, values, escaped)
 	if rj == nil && ls.s != nil && ls.s.rewroteURL && r.RequestURI != "" {
 		// The path or the query was rewritten (repaired, canonical): the
@@ -281,8 +291,8 @@ type guard struct {
 	routes      map[string]*policy
 	logger      zerolog.Logger
 	logAccepted bool
-	spoolDir    string     // where spooled bodies spill: "" is os.TempDir()
-	checked     routeCheck // routes.go: the table's keys against the router's routes
+	store       *spoolStore // where spooled bodies spill, and their budget
+	checked     routeCheck  // routes.go: the table's keys against the router's routes
 }
 
 // reportLimit makes lb, the reader that cuts off an unread body of
@@ -441,15 +451,15 @@ func plainPairs(raw string, lim *rules.Limits) bool {
 
 // lazyScratch takes a scratch from the pool the first time one is needed.
 type lazyScratch struct {
-	s        *scratch
-	lent     bool   // s is the caller's: release leaves it alone
-	spoolDir string // for the scratch taken (scratch.spoolDir)
+	s     *scratch
+	lent  bool        // s is the caller's: release leaves it alone
+	store *spoolStore // for the scratch taken (scratch.store)
 }
 
 func (ls *lazyScratch) get() *scratch {
 	if ls.s == nil {
 		ls.s = getScratch()
-		ls.s.spoolDir = ls.spoolDir
+		ls.s.store = ls.store
 	}
 	return ls.s
 }
@@ -490,13 +500,13 @@ type scratch struct {
 	// rewritten (repaired, canonical), so that run sets RequestURI.
 	rewroteURL bool
 	// spool is the spool of a multipart body (upload.go), which run
-	// hands the adapter to release after the handler; spoolDir is
-	// where it spills (guard.spoolDir). limited is the reader that cuts
+	// hands the adapter to release after the handler; store is where it
+	// spills, and its budget (guard.store). limited is the reader that cuts
 	// off an unread body of unknown length, which the pipeline makes log
 	// when it does.
-	spool    *spool
-	spoolDir string
-	limited  *binaryLimit
+	spool   *spool
+	store   *spoolStore
+	limited *binaryLimit
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 1024)} }}

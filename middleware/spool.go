@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -81,6 +82,68 @@ func (sb *spoolBuf) unref() {
 // the client's, answered 500 (Rejection.Status).
 var errSpool = errors.New("utf8guard: spooling the request body failed")
 
+// errSpoolFull is what a spool fails with when its file would take the
+// octets that the spooled bodies of a pipeline hold on disk together past
+// their budget (PipelineConfig.SpoolBytes): the request is refused with
+// spool_full, 503.
+var errSpoolFull = errors.New("utf8guard: the spooled bodies would go over their disk budget")
+
+// DefaultSpoolBytes is the default budget of the octets that the spooled
+// bodies of one pipeline's requests hold on disk together: 1 GiB, room for
+// 32 uploads at the default data limit (rules.DefaultBinaryBodyBytes) on
+// a small server's temporary file system.
+const DefaultSpoolBytes = 1 << 30
+
+// spoolStore is where the spooled bodies of one pipeline go: a directory
+// ("" is os.TempDir()), and the budget of the octets they hold there
+// together, which every spool takes from as it writes to its file and
+// gives back when it is released. The nil store is os.TempDir() without a
+// budget.
+type spoolStore struct {
+	dir   string
+	limit int64 // -1: no budget
+	used  atomic.Int64
+}
+
+// newSpoolStore returns the store of dir with the budget limit (0: the
+// default; -1: none), or the error of a limit below -1.
+func newSpoolStore(dir string, limit int64) (*spoolStore, error) {
+	switch {
+	case limit == 0:
+		limit = DefaultSpoolBytes
+	case limit < -1:
+		return nil, fmt.Errorf("utf8guard: SpoolBytes %d: want a positive number of octets, 0 for the default or -1 for no bound", limit)
+	}
+	return &spoolStore{dir: dir, limit: limit}, nil
+}
+
+func (st *spoolStore) directory() string {
+	if st == nil {
+		return ""
+	}
+	return st.dir
+}
+
+// take takes n octets from the budget, or reports that they would take it
+// past its limit (and takes none).
+func (st *spoolStore) take(n int64) bool {
+	if st == nil || st.limit < 0 || n == 0 {
+		return true
+	}
+	if st.used.Add(n) > st.limit {
+		st.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+// give gives n octets back to the budget.
+func (st *spoolStore) give(n int64) {
+	if st != nil && st.limit >= 0 && n != 0 {
+		st.used.Add(-n)
+	}
+}
+
 // spoolError is a failure to write the spool: errors.Is(e, errSpool), and
 // one line that says what failed, for the log's "error".
 type spoolError struct{ err error }
@@ -102,17 +165,19 @@ func (e *spoolError) Is(target error) bool { return target == errSpool }
 // (the two run on two cores), from a queue of at most spoolQueue reads;
 // flush waits for it, and must come before the file is read.
 type spool struct {
-	dir    string             // the directory of the temporary file: "" is os.TempDir()
-	direct bool               // the body is declared larger than spoolMemory: to the file at once
-	chunks []*[chunkSize]byte // the octets, while they fit in spoolMemory
-	mem    []byte             // the octets, gathered: the handler's
-	f      *os.File           // the temporary file, once spilled
-	n      int64              // octets given to the spool
-	werr   atomic.Pointer[error]
-	queue  chan spoolItem // to the writer, while it runs
-	done   chan struct{}  // closed when the writer has stopped
-	mu     sync.Mutex
-	gone   bool // released
+	store    *spoolStore        // the directory of the temporary file, and the budget
+	declared int64              // the body's declared length, -1 if unknown
+	taken    int64              // octets taken from the store's budget, given back at release
+	direct   bool               // the body is declared larger than spoolMemory: to the file at once
+	chunks   []*[chunkSize]byte // the octets, while they fit in spoolMemory
+	mem      []byte             // the octets, gathered: the handler's
+	f        *os.File           // the temporary file, once spilled
+	n        int64              // octets given to the spool
+	werr     atomic.Pointer[error]
+	queue    chan spoolItem // to the writer, while it runs
+	done     chan struct{}  // closed when the writer has stopped
+	mu       sync.Mutex
+	gone     bool // released
 	// want is the body's declared length when it fits in spoolMemory, 0
 	// otherwise; buf, once a commitShare-th of it has come, holds the
 	// octets in one array of that length (the chunks copied into it), as
@@ -148,8 +213,8 @@ type spoolItem struct {
 // newSpool returns a spool for a body whose Content-Length is size (-1
 // unknown): one declared larger than spoolMemory goes to the file from its
 // first octet.
-func newSpool(dir string, size int64) *spool {
-	sp := &spool{dir: dir, direct: size > spoolMemory}
+func newSpool(st *spoolStore, size int64) *spool {
+	sp := &spool{store: st, declared: size, direct: size > spoolMemory}
 	if size > 0 && size <= spoolMemory {
 		sp.want = size
 	}
@@ -210,6 +275,9 @@ func (sp *spool) Write(p []byte) (int, error) {
 			return 0, sp.err()
 		}
 	}
+	if err := sp.reserve(sp.n + int64(len(p))); err != nil {
+		return 0, err
+	}
 	for rest := p; len(rest) > 0; {
 		sb := getSpoolBuf()
 		k := copy(sb.b[:], rest)
@@ -219,12 +287,34 @@ func (sp *spool) Write(p []byte) (int, error) {
 	return len(p), sp.err()
 }
 
+// reserve takes from the store's budget what the file needs to hold
+// upTo octets beyond what the spool has taken, or fails the spool with
+// errSpoolFull. (A body of declared length took it all when it spilled.)
+func (sp *spool) reserve(upTo int64) error {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	switch {
+	case sp.gone:
+		return os.ErrClosed // released: nothing to give back later
+	case upTo <= sp.taken:
+		return nil
+	case !sp.store.take(upTo - sp.taken):
+		sp.fail(errSpoolFull)
+		return sp.err()
+	}
+	sp.taken = upTo
+	return nil
+}
+
 // writeBuf appends the first n octets of sb to the spool without copying
 // them once it has spilled: the writer takes a reference to sb, and drops
 // it once written. It reports a failure to write the spool.
 func (sp *spool) writeBuf(sb *spoolBuf, n int) error {
 	if sp.f == nil {
 		_, err := sp.Write(sb.b[:n])
+		return err
+	}
+	if err := sp.reserve(sp.n + int64(n)); err != nil {
 		return err
 	}
 	sb.refs.Add(1)
@@ -251,7 +341,15 @@ func (sp *spool) spill() error {
 	if sp.gone {
 		return os.ErrClosed
 	}
-	f, err := os.CreateTemp(sp.dir, "utf8guard-body-*")
+	// A body of declared length takes all of it at once: among uploads
+	// that would go past the budget together, the first ones are taken
+	// whole, rather than each going part of the way and all failing.
+	want := max(sp.n, sp.declared)
+	if !sp.store.take(want) {
+		return errSpoolFull
+	}
+	sp.taken = want
+	f, err := os.CreateTemp(sp.store.directory(), "utf8guard-body-*")
 	if err != nil {
 		return err
 	}
@@ -395,6 +493,8 @@ func (sp *spool) release() {
 	}
 	sp.gone = true
 	sp.dropChunks()
+	sp.store.give(sp.taken)
+	sp.taken = 0
 	if sp.f != nil {
 		name := sp.f.Name()
 		_ = sp.f.Close()

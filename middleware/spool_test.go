@@ -269,7 +269,7 @@ func runSpool(t *testing.T, p *policy, ct string, body []byte, spilled bool) spo
 	}
 	s := getScratch()
 	defer putScratch(s)
-	s.spoolDir = t.TempDir()
+	s.store = &spoolStore{dir: t.TempDir(), limit: -1}
 	defer func() { s.spool.release() }()
 	rj := s.checkBody(r, p)
 	if rj == nil && spilled && len(body) > 0 && s.spool.f == nil { // an empty body is NoBody: nothing to spool

@@ -248,13 +248,13 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 	if c != identity {
 		size = -1 // the decoded length is not known
 	}
-	sp := newSpool(s.spoolDir, size)
+	sp := newSpool(s.store, size)
 	s.spool = sp
 	if p.canonAt(rules.Multipart) {
 		// Rebuilt as it is checked, in one walk; canonSpool writes it.
 		// The body as sent stays in pooled memory until it is known
 		// whether the handler gets it.
-		sp.rebuild = newMPRebuild(p, s.spoolDir)
+		sp.rebuild = newMPRebuild(p, s.store)
 		sp.pooled = true
 	}
 	body := io.Reader(r.Body)
@@ -265,7 +265,7 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 		d := decoders.Get().(*decoder)
 		defer d.release() // after src.done: the check reads it until then
 		if p.Mode == rules.Monitor {
-			sp.sent = newSpool(s.spoolDir, r.ContentLength)
+			sp.sent = newSpool(s.store, r.ContentLength)
 		}
 		cs = d.stream(r.Body, c, total, sp.sent)
 		body = cs
@@ -284,7 +284,7 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 	case cs != nil && cs.wireOver():
 		rj = tooLarge(rules.Multipart, "", total) // the octets received
 	case src.err != nil:
-		rj = &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: src.err}
+		rj = unspooled(src.err)
 		if _, ok := errors.AsType[*codingError](src.err); ok {
 			rj.Field = "Content-Encoding" // a stream that does not decode
 		}
@@ -349,10 +349,24 @@ func (t *spoolReader) overLimit() int64 {
 	return t.limit
 }
 
+// unspooled is the Rejection of a multipart body that could not be read
+// or spooled whole (err): spool_full when its spool would have gone past
+// the store's budget, body_unreadable otherwise.
+func unspooled(err error) *Rejection {
+	if errors.Is(err, errSpoolFull) {
+		return &Rejection{Reason: sanitize.SpoolFull, Location: rules.Multipart, Err: err}
+	}
+	return &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: err}
+}
+
 // spoolStatus is the status of a rejection whose body could not be
-// spooled: the server's failure.
+// spooled: the server's failure, or its want of room (503, which a client
+// may try again).
 func spoolStatus(rj *Rejection) (int, bool) {
-	if rj.Reason == sanitize.BodyUnreadable && errors.Is(rj.Err, errSpool) {
+	switch {
+	case rj.Reason == sanitize.SpoolFull:
+		return http.StatusServiceUnavailable, true
+	case rj.Reason == sanitize.BodyUnreadable && errors.Is(rj.Err, errSpool):
 		return http.StatusInternalServerError, true
 	}
 	return 0, false
@@ -375,13 +389,13 @@ type mpRebuild struct {
 
 // newMPRebuild returns the rebuild of a body whose data parts spill into
 // dir.
-func newMPRebuild(p *policy, dir string) *mpRebuild {
+func newMPRebuild(p *policy, st *spoolStore) *mpRebuild {
 	m := getMPMem()
 	return &mpRebuild{
 		rb:   &rebuilder{p: p, boundary: randText, stream: true, mem: m},
 		lv:   &rebuiltLevel{complete: true},
 		mem:  m,
-		data: newSpool(dir, -1),
+		data: newSpool(st, -1),
 	}
 }
 
@@ -439,7 +453,7 @@ func (s *scratch) canonSpool(r *http.Request, p *policy) *Rejection {
 		return multipartSyntax("") // cannot happen: every change sets first
 	}
 	if err := w.data.flush(); err != nil {
-		return &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: err}
+		return unspooled(err)
 	}
 	mt, params, ok := readMediaType(r.Header.Get("Content-Type"))
 	if !ok || params["boundary"] == "" {
@@ -448,7 +462,7 @@ func (s *scratch) canonSpool(r *http.Request, p *policy) *Rejection {
 	if sp.f == nil {
 		return s.canonSpoolMemory(r, p, w, mt, params) // the body as sent is not gathered: not needed
 	}
-	out := newSpool(s.spoolDir, sp.n)
+	out := newSpool(s.store, sp.n)
 	if rj := lv.writeSpool(rb.boundary, w.data, out); rj != nil {
 		out.release()
 		return rj
@@ -573,7 +587,7 @@ func (lv *rebuiltLevel) writeSpool(draw func() string, data, out *spool) *Reject
 	}
 	put("\r\n--", b, "--\r\n")
 	if err := out.flush(); err != nil {
-		return &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: err}
+		return unspooled(err)
 	}
 	lv.boundary = b
 	return nil

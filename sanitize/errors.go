@@ -93,6 +93,10 @@ const (
 	// names a content coding the middleware does not decode (br, zstd,
 	// compress, an unknown name), or more than one coding.
 	UnsupportedEncoding
+	// SpoolFull: a body that would take the octets the spooled bodies of
+	// the server's requests hold on disk together past their budget: the
+	// server's want of room, not the client's fault (503).
+	SpoolFull
 
 	numReasons = iota + 1
 )
@@ -120,6 +124,7 @@ var reasonNames = [numReasons]string{
 	BodyUnreadable:         "body_unreadable",
 	ParsedBeforeCheck:      "parsed_before_check",
 	UnsupportedEncoding:    "unsupported_encoding",
+	SpoolFull:              "spool_full",
 }
 
 // String returns the taxonomy name of r, such as "overlong", or
@@ -167,6 +172,7 @@ var (
 	ErrBodyUnreadable         = errors.New("sanitize: body could not be read")
 	ErrParsedBeforeCheck      = errors.New("sanitize: form parsed before the check")
 	ErrUnsupportedEncoding    = errors.New("sanitize: content coding not supported")
+	ErrSpoolFull              = errors.New("sanitize: no room to spool the body")
 )
 
 var sentinels = [numReasons]error{
@@ -192,6 +198,7 @@ var sentinels = [numReasons]error{
 	BodyUnreadable:         ErrBodyUnreadable,
 	ParsedBeforeCheck:      ErrParsedBeforeCheck,
 	UnsupportedEncoding:    ErrUnsupportedEncoding,
+	SpoolFull:              ErrSpoolFull,
 }
 
 // Sentinel returns the sentinel error of r (ErrOverlong for Overlong, ...),

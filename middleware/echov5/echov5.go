@@ -50,6 +50,13 @@ type Config struct {
 	// file per request, removed when the handler returns.
 	// Optional. Default value os.TempDir().
 	TempDir string
+
+	// SpoolBytes bounds the octets the spooled bodies of all requests hold
+	// in TempDir together; a body that would go past it is refused with
+	// 503 spool_full (middleware.PipelineConfig.SpoolBytes).
+	// Optional. Default value middleware.DefaultSpoolBytes; -1 for no
+	// bound.
+	SpoolBytes int64
 }
 
 // DefaultConfig is the default configuration: rules.Default() on every
@@ -133,7 +140,7 @@ func WithConfig(cfg Config) echo.MiddlewareFunc {
 // out here, once: the per-request path only looks up and scans.
 func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	pl, err := middleware.NewPipeline(middleware.PipelineConfig{
-		Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, TempDir: cfg.TempDir,
+		Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, TempDir: cfg.TempDir, SpoolBytes: cfg.SpoolBytes,
 	})
 	if err != nil {
 		return nil, err
