@@ -457,7 +457,11 @@ func confCases() []confCase {
 			status: 200, reads: &confReads{Path: "/api/t/MIKE", Params: id("mike")},
 			diffs: []confDiff{{in: "pre", reads: &confReads{Path: "/api/t/MIKE", Params: id("MIKE")},
 				why: "under e.Pre the enforced form of a PRECIS parameter cannot be handed on: Echo routes again " +
-					"after e.Pre and cuts the parameters from the path, which keeps its case"}}},
+					"after e.Pre and cuts the parameters from the path, which keeps its case"},
+				{in: "wrap", reads: &confReads{Path: "/api/t/MIKE", Params: id("MIKE")},
+					why: "around a ServeMux, as under e.Pre: the mux cuts the parameters from the path after utf8guard"},
+				{in: "strip", reads: &confReads{Path: "/api/t/MIKE", Params: id("MIKE")},
+					why: "around a ServeMux, as under e.Pre: the mux cuts the parameters from the path after utf8guard"}}},
 
 		// Under e.Pre a rewrite can move the request to another route.
 		{name: "NFC moves the request to a route that refuses", on: "pre", table: moveTable, target: "/api/cafe%CC%81?q=a%E2%80%8Bb",

@@ -57,6 +57,8 @@ type hkSetup struct {
 	// before, when set, runs on the request before utf8guard does, as an
 	// earlier middleware would.
 	before func(r *http.Request)
+	// spoolBytes is the adapter's SpoolBytes (0: the default).
+	spoolBytes int64
 }
 
 // hkTargets are the adapters and mounts the harness builds.
@@ -75,7 +77,7 @@ func hkServer(t *testing.T, target string, s hkSetup, rec *hkRecorder) http.Hand
 	adapter, mount, _ := strings.Cut(target, "/")
 	switch adapter {
 	case "v4":
-		mw, err := middleware.Config{Rules: s.rules, Logger: s.log.logger(),
+		mw, err := middleware.Config{Rules: s.rules, Logger: s.log.logger(), SpoolBytes: s.spoolBytes,
 			OnReject: func(c echo4.Context, rj *middleware.Rejection) { rec.add("OnReject", rj) },
 			ErrorHandler: func(c echo4.Context, rj *middleware.Rejection) error {
 				rec.add("ErrorHandler", rj)
@@ -103,7 +105,7 @@ func hkServer(t *testing.T, target string, s hkSetup, rec *hkRecorder) http.Hand
 		}
 		return e
 	case "v5":
-		mw, err := echov5.Config{Rules: s.rules, Logger: s.log.logger(),
+		mw, err := echov5.Config{Rules: s.rules, Logger: s.log.logger(), SpoolBytes: s.spoolBytes,
 			OnReject: func(c *echo5.Context, rj *middleware.Rejection) { rec.add("OnReject", rj) },
 			ErrorHandler: func(c *echo5.Context, rj *middleware.Rejection) error {
 				rec.add("ErrorHandler", rj)
@@ -131,7 +133,7 @@ func hkServer(t *testing.T, target string, s hkSetup, rec *hkRecorder) http.Hand
 		}
 		return e
 	default:
-		guard, err := middleware.HTTPConfig{Rules: s.rules, Logger: s.log.logger(),
+		guard, err := middleware.HTTPConfig{Rules: s.rules, Logger: s.log.logger(), SpoolBytes: s.spoolBytes,
 			OnReject: func(r *http.Request, rj *middleware.Rejection) { rec.add("OnReject", rj) },
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, rj *middleware.Rejection) {
 				rec.add("ErrorHandler", rj)
@@ -185,6 +187,7 @@ func TestEveryReasonReachesTheHooks(t *testing.T) {
 	type request struct {
 		method, target, ct, body string
 		edit                     func(r *http.Request)
+		spoolBytes               int64 // the adapter's SpoolBytes
 	}
 	get := func(target string) request { return request{method: http.MethodGet, target: target} }
 	post := func(ct, body string) request {
@@ -231,6 +234,8 @@ func TestEveryReasonReachesTheHooks(t *testing.T) {
 			edit: func(r *http.Request) { _ = r.ParseForm() }}, "form", 500},
 		{sanitize.UnsupportedEncoding, strict(), request{method: http.MethodPost, target: "/r/x", ct: "application/json", body: "{}",
 			edit: func(r *http.Request) { r.Header.Set("Content-Encoding", "br") }}, "json", 415},
+		{sanitize.SpoolFull, with(func(p *rules.Policy) { p.FileContents = rules.DataFiles }),
+			request{method: http.MethodPost, target: "/r/x", ct: mpFileType, body: mpFile(3 << 19), spoolBytes: 1 << 20}, "multipart", 503},
 	}
 	// Every reason of the taxonomy has its case.
 	var covered []sanitize.Reason
@@ -247,7 +252,7 @@ func TestEveryReasonReachesTheHooks(t *testing.T) {
 			t.Run(tc.reason.String()+"/"+target, func(t *testing.T) {
 				t.Parallel()
 				rec := &hkRecorder{}
-				h := hkServer(t, target, hkSetup{rules: tc.policy, log: &rtLog{}}, rec)
+				h := hkServer(t, target, hkSetup{rules: tc.policy, log: &rtLog{}, spoolBytes: tc.req.spoolBytes}, rec)
 				var body io.Reader
 				if tc.req.body != "" {
 					body = strings.NewReader(tc.req.body)
@@ -322,4 +327,13 @@ func TestPreMoveRefusalReachesTheHooks(t *testing.T) {
 			t.Errorf("%s: %d %s, hooks %v, handler ran %v; want 400 and %v", name, w.Code, w.Body, s.rec.calls, s.rec.ran, want)
 		}
 	}
+}
+
+// mpFileType is the Content-Type of the bodies mpFile makes.
+const mpFileType = "multipart/form-data; boundary=hooks-boundary"
+
+// mpFile is a multipart body of one file part of size octets.
+func mpFile(size int) string {
+	return "--hooks-boundary\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.bin\"\r\n" +
+		"Content-Type: application/octet-stream\r\n\r\n" + strings.Repeat("\xa5", size) + "\r\n--hooks-boundary--\r\n"
 }

@@ -14,7 +14,9 @@ import (
 // (rewrote) the path.
 func (s *scratch) checkPath(r *http.Request, p *policy) (rej *Rejection, repaired bool) {
 	if r.URL.RawPath == "" {
-		return checkDecodedPath(r, p)
+		rej, repaired = checkDecodedPath(r, p)
+		s.rewroteURL = s.rewroteURL || repaired // the request line follows (run)
+		return rej, repaired
 	}
 	return s.checkEscapedPath(r, r.URL.EscapedPath(), p)
 }

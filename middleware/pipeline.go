@@ -429,7 +429,14 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 		}
 	}
 	if p.canon {
-		params, rj = ls.get().canonicalize(r, p, names, values, params)
+		if params, rj = ls.get().canonicalize(r, p, names, values, params); rj != nil {
+			return params, rj
+		}
+	}
+	if p.Path.On && (ls.s == nil || !ls.s.rewroteURL) {
+		// A request line a rewrite before utf8guard left behind (one
+		// this pipeline rewrote is set from the URL by run).
+		rj = checkRequestLine(ls, r, p) // target.go
 	}
 	return params, rj
 }

@@ -31,24 +31,27 @@ import (
 // decode and nothing of any class).
 func checkTarget(r *http.Request, p *policy) *Rejection {
 	if u := r.URL; u.Opaque == "" && u.User == nil && (u.Host == "" || u.Host == r.Host) && plainHost(r.Host) {
-		return checkRequestLine(r, p)
+		return nil
 	}
-	if rj := checkTargetParts(r, p); rj != nil {
-		return rj
-	}
-	return checkRequestLine(r, p)
+	return checkTargetParts(r, p)
 }
 
 // checkRequestLine checks Request.RequestURI, the target as the request
 // line sent it, when it no longer stands for r.URL: a middleware before
 // utf8guard rewrote the URL (Echo's Rewrite under e.Pre, a proxy's rules)
 // and left the request line as the client sent it, which no check saw and
-// a handler reads. It is checked as the path and the query are, with no
-// repair (it is never rewritten; a RequestURI under http.StripPrefix,
-// which keeps the prefix, passes as it is), and refused in location path
-// or query with the field "RequestURI". The common request, whose
-// RequestURI is its URL's, costs a comparison (requestLineIsURL).
-func checkRequestLine(r *http.Request, p *policy) *Rejection {
+// a handler reads. It runs once the path and the query have passed, and
+// checks the request line's path and query as they are checked, but with
+// no repair and no rewrite: it is never rewritten, so what they would
+// repair or bring to the route's form is refused, in location path or
+// query with the field "RequestURI" (a key's name after it, "RequestURI:q").
+// (In Monitor mode, where nothing is rewritten, text not in the route's
+// form is not flagged: Enforce mode would rewrite the URL, and set the
+// request line from it.)
+// A clean one, such as http.StripPrefix leaves (the prefix kept), passes as
+// it is. The common request, whose RequestURI is its URL's, costs a
+// comparison (requestLineIsURL).
+func checkRequestLine(ls *lazyScratch, r *http.Request, p *policy) *Rejection {
 	if r.RequestURI == "" || requestLineIsURL(r) {
 		return nil
 	}
@@ -56,10 +59,26 @@ func checkRequestLine(r *http.Request, p *policy) *Rejection {
 	if rj := checkEscapedText(path, rules.Path, p.pathMode, p.Path.Forbid, p); rj != nil {
 		return rj
 	}
-	if p.Query.On {
-		return checkEscapedText(query, rules.Query, p.queryMode, p.Query.Forbid|p.Query.Names, p)
+	if !p.Query.On || query == "" || plainPairs(query, &p.Limits) {
+		return nil
 	}
-	return nil
+	c := p.Query
+	c.Repair = false
+	fixed, changed, rj := ls.get().checkPairs(query, rules.Query, &c, p.queryMode, &p.Limits)
+	if rj == nil && p.form != normalize.None && p.Mode == rules.Enforce {
+		text := query
+		if changed {
+			text = fixed
+		}
+		var out []byte
+		if out, rj = ls.get().canonText(text, rules.Query, p); rj == nil && out != nil {
+			rj = &Rejection{Reason: sanitize.NotNormalized, Location: rules.Query, Err: sanitize.ErrNotNormalized}
+		}
+	}
+	if rj != nil {
+		rj.Field = strings.TrimSuffix("RequestURI:"+rj.Field, ":")
+	}
+	return rj
 }
 
 // checkEscapedText checks text, escaped as sent, at loc: strictly
@@ -76,7 +95,7 @@ func checkEscapedText(text string, loc rules.Location, mode sanitize.EscapeMode,
 	if err != nil {
 		return rejectEscaped(err, loc, field, text, dec)
 	}
-	if p.form != normalize.None {
+	if p.form != normalize.None && p.Mode == rules.Enforce {
 		if off := p.form.FirstNonNormal(dec); off >= 0 {
 			return reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, loc, field, dec)
 		}
