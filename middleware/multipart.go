@@ -29,7 +29,9 @@ import (
 //   - the part's header values, and the decoded parameters of its
 //     Content-Disposition and Content-Type (the field name and the file
 //     name as mime.ParseMediaType decodes them, filename* and name*
-//     included), under the names classes (namesForbid);
+//     included), under the names classes (namesForbid), octets and the
+//     escapes a JSON or XML decoder would decode alike
+//     (multipart_headers.go);
 //   - the content of every text part: every field (a part without a file
 //     name, one without a Content-Disposition included) and every file
 //     part whose media type the policy lists as text; a part without a
@@ -78,6 +80,10 @@ type mimePart struct {
 	// quoted-printable part without its Content-Transfer-Encoding.
 	header textproto.MIMEHeader
 	qp     bool // the content is quoted-printable, decoded on reading
+	// dropped are the values of the Content-Transfer-Encoding NextPart
+	// drops from a quoted-printable part's header: text of the body all
+	// the same, checked as the other values are.
+	dropped []string
 	// max is the most octets of content read into memory (negative: no
 	// limit), for a part of a body that streams; over says it had more.
 	max  int64
@@ -580,6 +586,7 @@ func (pt *mimePart) read(raw *multipart.Part) {
 	// every one goes.
 	const cte = "Content-Transfer-Encoding"
 	if strings.EqualFold(pt.header.Get(cte), "quoted-printable") {
+		pt.dropped = pt.header[cte]
 		pt.header.Del(cte)
 		pt.qp = true
 	}
@@ -1051,18 +1058,19 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 		if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {
 			return tooLarge(rules.Multipart, safeField(pt.name), int64(p.Limits.FieldBytes))
 		}
-		if err := sanitize.CheckString(v, forbid); err != nil {
+		if err := nameCheck(v, forbid); err != nil {
 			return reject(err, rules.Multipart, safeField(pt.name), v)
 		}
 	}
 	for _, params := range [...]map[string]string{pt.dispParams, pt.typeParams} {
-		if k, err := firstBad(params, func(v string) error { return sanitize.CheckString(v, forbid) }); err != nil {
+		if k, err := firstBad(params, func(v string) error { return nameCheck(v, forbid) }); err != nil {
 			return reject(err, rules.Multipart, safeField(pt.name), params[k])
 		}
 	}
 	// The header values, in one walk that counts them too: the lines
 	// headScan bounds, less the Content-Transfer-Encoding of a
-	// quoted-printable part (NextPart drops it).
+	// quoted-printable part (NextPart drops it, but it is text of the
+	// body: its values are checked with the others).
 	var name, bad string
 	var first error
 	lines := 0
@@ -1072,8 +1080,16 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 			continue
 		}
 		for _, v := range vals {
-			if err := sanitize.CheckString(v, forbid); err != nil {
+			if err := nameCheck(v, forbid); err != nil {
 				name, bad, first = k, v, err
+				break
+			}
+		}
+	}
+	if cte := "Content-Transfer-Encoding"; first == nil || cte < name {
+		for _, v := range pt.dropped {
+			if err := nameCheck(v, forbid); err != nil {
+				name, bad, first = cte, v, err
 				break
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
 )
 
 // headScan bounds the header blocks of a multipart body as the body
@@ -191,3 +192,29 @@ func (h *headScan) advance(p []byte, from, to int) {
 // headersRejection refuses a part whose header has more than limit lines
 // (too_large, a count: 400).
 func headersRejection(limit int) *Rejection { return tooMany(rules.Multipart, limit) }
+
+// A part's header block is text, wherever it is read from: a handler
+// reads its values through Part.Header, FormName and FileName, and one
+// that reads the body whole (an XML decoder, which skips the text before
+// its first element, delimiters and header blocks included) reads the
+// block as it came. So beyond its values' octets (checkPartNames), the
+// escapes a JSON or XML decoder would decode (escapes.go) are checked in
+// every header value and every decoded parameter, under the names
+// classes: a character a header value may not hold as it is, it may not
+// hold as an escape either ("X-Note: &#x202e;", name="b&#x202e;"). The
+// multipart classes alone would let through, as an escape, what the same
+// value refuses as an octet.
+
+// nameCheck checks v, a name or a part header value, under forbid: its
+// octets (sanitize.CheckString), then the escapes a JSON or XML decoder
+// would decode in it. It returns a *sanitize.Error at the offending
+// octet or escape.
+func nameCheck(v string, forbid sanitize.Class) error {
+	if err := sanitize.CheckString(v, forbid); err != nil {
+		return err
+	}
+	if rj := checkEscapes(stringBytes(v), rules.Multipart, forbid, 0); rj != nil {
+		return rj.Err
+	}
+	return nil
+}
