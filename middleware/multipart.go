@@ -30,8 +30,8 @@ import (
 //     Content-Disposition and Content-Type (the field name and the file
 //     name as mime.ParseMediaType decodes them, filename* and name*
 //     included), under the names classes (namesForbid), octets and the
-//     escapes a JSON or XML decoder would decode alike
-//     (multipart_headers.go);
+//     escapes a JSON or XML decoder would decode alike; its extended
+//     values, which must decode (multipart_headers.go);
 //   - the content of every text part: every field (a part without a file
 //     name, one without a Content-Disposition included) and every file
 //     part whose media type the policy lists as text; a part without a
@@ -1053,6 +1053,11 @@ func qpRejection(field string, raw []byte, off int) *Rejection {
 // parameters or headers break the policy, the one whose name sorts first
 // is reported, so that a request is always refused the same way.
 func (p *policy) checkPartNames(pt *mimePart) *Rejection {
+	// What makes Go drop a parameter (multipart_headers.go): the values
+	// checked below are Go's reading.
+	if rj := checkExtendedParams(pt); rj != nil {
+		return rj
+	}
 	forbid := p.namesForbid()
 	for _, v := range [...]string{pt.name, pt.file} {
 		if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {

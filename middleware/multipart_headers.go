@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -204,6 +205,19 @@ func headersRejection(limit int) *Rejection { return tooMany(rules.Multipart, li
 // hold as an escape either ("X-Note: &#x202e;", name="b&#x202e;"). The
 // multipart classes alone would let through, as an escape, what the same
 // value refuses as an octet.
+//
+// RFC 2231 and RFC 8187 extended values (filename*=UTF-8''a%C3%A9, and
+// continuations filename*0*=...; filename*1*=...) are checked too, in the
+// Content-Disposition and the Content-Type, the two that
+// mime.ParseMediaType reads. Go drops one that does not decode, so that a
+// handler reads nothing (or the plain filename beside it) where a parser
+// that decodes %u, or a charset Go does not know, reads what no check
+// saw. An extended value must be UTF-8 or US-ASCII (any case;
+// bad_charset otherwise, whatever the policy: no handler on Go reads
+// another, and RFC 7578 forbids filename* in forms, so no form a browser
+// sends is lost), and every '%' in it must start an escape of two hex
+// digits (bad_escape). Its decoded octets are the parameter Go reads,
+// checked as any name.
 
 // nameCheck checks v, a name or a part header value, under forbid: its
 // octets (sanitize.CheckString), then the escapes a JSON or XML decoder
@@ -217,4 +231,114 @@ func nameCheck(v string, forbid sanitize.Class) error {
 		return rj.Err
 	}
 	return nil
+}
+
+// headerField is the field a rejection in a part's header names: the
+// part's field name when it has one, else the header's name.
+func headerField(pt *mimePart, header string) string {
+	if pt.name != "" {
+		return safeField(pt.name)
+	}
+	return header
+}
+
+// paramHeaders are the part headers whose parameters mime.ParseMediaType
+// reads.
+var paramHeaders = [...]string{"Content-Disposition", "Content-Type"}
+
+// checkExtendedParams refuses an extended parameter value of the part's
+// Content-Disposition or Content-Type that is not UTF-8 or US-ASCII
+// (bad_charset) or holds a '%' that starts no escape (bad_escape), as
+// the comment above says.
+func checkExtendedParams(pt *mimePart) *Rejection {
+	for _, h := range paramHeaders {
+		v := pt.header.Get(h)
+		if strings.IndexByte(v, '*') < 0 {
+			continue // no extended value: the common header
+		}
+		var arr [8]mediaParam
+		ps, _ := mediaParams(arr[:0], v) // disposition.go
+		for _, mp := range ps {
+			first, ext := extendedKey(mp.key)
+			if !ext {
+				continue
+			}
+			raw := v[mp.valueStart:mp.valueEnd]
+			value := raw
+			if value[0] == '"' {
+				value = unquote(value[1 : len(value)-1])
+			}
+			text := value
+			if first {
+				charset, rest, ok1 := strings.Cut(value, "'")
+				_, t, ok2 := strings.Cut(rest, "'")
+				if !ok1 || !ok2 {
+					// Not charset'language'value: Go drops it. A
+					// malformed escape of the whole value.
+					return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: headerField(pt, h),
+						Sample: sample(raw, 0), Err: &sanitize.Error{Reason: sanitize.BadEscape}}
+				}
+				if !strings.EqualFold(charset, "utf-8") && !strings.EqualFold(charset, "us-ascii") {
+					return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: headerField(pt, h),
+						Sample: sample(raw, 0), Err: sanitize.ErrBadCharset}
+				}
+				text = t
+			}
+			if at, dec := badPercent(text); at >= 0 {
+				return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: headerField(pt, h),
+					Offset: dec, Sample: sample(text, at), Err: &sanitize.Error{Reason: sanitize.BadEscape, Offset: dec}}
+			}
+		}
+	}
+	return nil
+}
+
+// extendedKey reports whether key, a parameter name in lower case,
+// names an extended value as mime.ParseMediaType reads one: name* or a
+// continuation name*N* (ext), and, of those, whether it carries the
+// charset and language (first: name* and name*0*).
+func extendedKey(key string) (first, ext bool) {
+	base, suffix, star := strings.Cut(key, "*")
+	if !star || base == "" || !strings.HasSuffix(suffix, "*") && suffix != "" {
+		return false, false
+	}
+	if suffix == "" {
+		return true, true
+	}
+	n, ok := pieceNumber(suffix[:len(suffix)-1])
+	return ok && n == 0, ok
+}
+
+// pieceNumber reads the number of a continuation, as Go writes it
+// (fmt's %d: no sign, no leading zero), the only way Go matches it.
+func pieceNumber(s string) (int, bool) {
+	if s == "" || len(s) > 1 && s[0] == '0' || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// badPercent returns the offset in s of the first '%' not followed by
+// two hex digits, and the number of octets decoded before it; -1 when
+// there is none.
+func badPercent(s string) (at, dec int) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			dec++
+			continue
+		}
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return i, dec
+		}
+		dec++
+		i += 2
+	}
+	return -1, 0
 }

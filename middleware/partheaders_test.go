@@ -2,7 +2,8 @@ package middleware_test
 
 // A multipart part's header block as text, through the three adapters on
 // the conformance table's machinery (in process, and over HTTP/1.1, h2c
-// and h2): the escapes a JSON or XML decoder would read in it.
+// and h2): the escapes a JSON or XML decoder would read in it, and
+// extended parameter values Go drops.
 
 import (
 	"net/url"
@@ -37,6 +38,7 @@ func partHeaderCases() []confCase {
 	mp := func(reason, field string, offset int, class, sample string) *confRej {
 		return &confRej{reason: reason, location: "multipart", field: field, offset: offset, class: class, sample: sample}
 	}
+	def := func() *rules.Table { return &rules.Table{Default: rules.Default()} }
 	reads := func(body string, form url.Values) *confReads {
 		return &confReads{Path: "/api/e", Params: none, Body: body, Form: form}
 	}
@@ -58,6 +60,16 @@ func partHeaderCases() []confCase {
 		"Content-Type: application/octet-stream", "X-Note: &#x202e;"))
 	cleanRefs := rawMP(field("y", "1", "X-Note: caf&#233; &amp; co"))
 
+	badU := rawMP(file(`; filename*=UTF-8''%u202E`, "x"))
+	badNUL := rawMP(file(`; filename*=UTF-8''%u0000`, "x"))
+	badHex := rawMP(file(`; filename*=UTF-8''a%ZZ`, "x"))
+	lonePct := rawMP(file(`; filename*=UTF-8''a%`, "x"))
+	bogus := rawMP(file(`; filename*=x-bogus''%E2%80%AE`, "x"))
+	plainBesideBad := rawMP(file(`; filename="a.txt"; filename*=UTF-8''a%u202Etxt.exe`, "x"))
+	badPiece := rawMP(file(`; filename*0*=UTF-8''a; filename*1*=%ZZ`, "x"))
+	badTypeParam := rawMP(field("a", "1", "Content-Type: text/plain; x*=UTF-8''%u202E"))
+	cleanExt := rawMP(file(`; filename*=utf-8''caf%C3%A9.txt`, "x"))
+
 	return []confCase{
 		// Escapes in a part's header block, under the names classes.
 		post(confCase{name: "XML reference in the next part's header", body: xmlAcross,
@@ -70,6 +82,28 @@ func partHeaderCases() []confCase {
 			status: 400, rej: mp("forbidden_char", "X-Note", 0, "bidi_control", "")}),
 		post(confCase{name: "references of allowed characters in a part header pass", body: cleanRefs,
 			status: 200, reads: reads(cleanRefs, url.Values{"y": {"1"}})}),
+
+		// Extended values Go drops.
+		post(confCase{name: "filename* with %u", body: badU,
+			status: 400, rej: mp("bad_escape", "f", 0, "", "%u202E")}),
+		post(confCase{name: "filename* with %u0000", body: badNUL,
+			status: 400, rej: mp("bad_escape", "f", 0, "", "")}),
+		post(confCase{name: "filename* with %ZZ", body: badHex,
+			status: 400, rej: mp("bad_escape", "f", 1, "", "")}),
+		post(confCase{name: "filename* with a lone %", body: lonePct,
+			status: 400, rej: mp("bad_escape", "f", 1, "", "")}),
+		post(confCase{name: "filename* in a charset Go does not decode", body: bogus,
+			status: 400, rej: mp("bad_charset", "f", 0, "", "")}),
+		post(confCase{name: "filename beside a filename* Go drops", body: plainBesideBad,
+			status: 400, rej: mp("bad_escape", "f", 1, "", "")}),
+		post(confCase{name: "a continuation with %ZZ", body: badPiece,
+			status: 400, rej: mp("bad_escape", "f", 0, "", "")}),
+		post(confCase{name: "a Content-Type parameter with %u", body: badTypeParam,
+			status: 400, rej: mp("bad_escape", "a", 0, "", "")}),
+		post(confCase{name: "default: filename* with %u", table: def, body: badU,
+			status: 400, rej: mp("bad_escape", "f", 0, "", "")}),
+		post(confCase{name: "a well-formed filename* passes", body: cleanExt,
+			status: 200, reads: reads(cleanExt, url.Values{})}),
 	}
 }
 
