@@ -31,7 +31,8 @@ import (
 //     name as mime.ParseMediaType decodes them, filename* and name*
 //     included), under the names classes (namesForbid), octets and the
 //     escapes a JSON or XML decoder would decode alike; its extended
-//     values, which must decode (multipart_headers.go);
+//     values, which must decode; and, under RefuseAmbiguousParts, no
+//     field or parameter given twice (multipart_headers.go);
 //   - the content of every text part: every field (a part without a file
 //     name, one without a Content-Disposition included) and every file
 //     part whose media type the policy lists as text; a part without a
@@ -1053,10 +1054,15 @@ func qpRejection(field string, raw []byte, off int) *Rejection {
 // parameters or headers break the policy, the one whose name sorts first
 // is reported, so that a request is always refused the same way.
 func (p *policy) checkPartNames(pt *mimePart) *Rejection {
-	// What makes Go drop a parameter (multipart_headers.go): the values
-	// checked below are Go's reading.
+	// What makes Go drop a parameter, then what parsers read two ways
+	// (multipart_headers.go): the values checked below are Go's reading.
 	if rj := checkExtendedParams(pt); rj != nil {
 		return rj
+	}
+	if p.RefuseAmbiguousParts {
+		if rj := ambiguousPart(pt); rj != nil {
+			return rj
+		}
 	}
 	forbid := p.namesForbid()
 	for _, v := range [...]string{pt.name, pt.file} {

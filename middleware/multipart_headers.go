@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"github.com/utf8guard/utf8guard/rules"
@@ -218,6 +219,18 @@ func headersRejection(limit int) *Rejection { return tooMany(rules.Multipart, li
 // sends is lost), and every '%' in it must start an escape of two hex
 // digits (bad_escape). Its decoded octets are the parameter Go reads,
 // checked as any name.
+//
+// Under RefuseAmbiguousParts, the block must read the same to every
+// parser (ambiguous_header): no field given twice (Go's reader takes the
+// first, others the last) and no parameter given twice. A plain value
+// beside an extended one (filename and filename*) passes when the two
+// read alike: RFC 6266 has senders write both for parsers that know only
+// one, and .NET's HttpClient writes both in forms; where they differ Go
+// reads the extended one and older parsers the plain one, which is
+// refused. So is an extended value beside continuations of the same
+// parameter, and a continuation Go does not join (a gap, filename*1
+// without filename*0, a number written 01), which another parser may
+// join.
 
 // nameCheck checks v, a name or a part header value, under forbid: its
 // octets (sanitize.CheckString), then the escapes a JSON or XML decoder
@@ -341,4 +354,130 @@ func badPercent(s string) (at, dec int) {
 		i += 2
 	}
 	return -1, 0
+}
+
+// ambiguousPart refuses a part whose header block parsers read
+// differently (ambiguous_header), as the comment above says: a field
+// given twice, or a parameter of its Content-Disposition or Content-Type
+// given twice. Where several fields are, the one whose name sorts first
+// is reported.
+func ambiguousPart(pt *mimePart) *Rejection {
+	twice, second := "", ""
+	for k, vals := range pt.header {
+		if len(vals) > 1 && (twice == "" || k < twice) {
+			twice, second = k, vals[1]
+		}
+	}
+	// NextPart drops a quoted-printable part's Content-Transfer-Encoding
+	// (every one of them), which the first decides.
+	const cte = "Content-Transfer-Encoding"
+	if len(pt.dropped) > 1 && (twice == "" || cte < twice) {
+		twice, second = cte, pt.dropped[1]
+	}
+	if twice != "" {
+		return ambiguous(pt, twice, second)
+	}
+	for i, h := range paramHeaders {
+		params := pt.dispParams
+		if i == 1 {
+			params = pt.typeParams
+		}
+		v := pt.header.Get(h)
+		if strings.IndexByte(v, ';') < 0 {
+			continue // no parameter
+		}
+		if key := ambiguousParam(v, params); key != "" {
+			return ambiguous(pt, h, v)
+		}
+	}
+	return nil
+}
+
+// ambiguous is the Rejection of a part whose header field h is given
+// twice (v is its second value) or has a parameter given twice (v is
+// its value).
+func ambiguous(pt *mimePart, h, v string) *Rejection {
+	return &Rejection{Reason: sanitize.AmbiguousHeader, Location: rules.Multipart, Field: headerField(pt, h),
+		Sample: sample(v, 0), Err: sanitize.ErrAmbiguousHeader}
+}
+
+// ambiguousParam returns the name of a parameter that the value v, a
+// Content-Disposition or Content-Type, gives twice, as the comment above
+// says, or "". params are v's parameters as Go reads them (nil when it
+// refuses v).
+func ambiguousParam(v string, params map[string]string) string {
+	var arr [8]mediaParam
+	ps, _ := mediaParams(arr[:0], v) // those before a syntax error too
+	// count returns how many parameters are named key: by comparing
+	// them all, for the few a header carries, or through a map.
+	var counts map[string]int
+	if len(ps) > 16 {
+		counts = make(map[string]int, len(ps))
+		for _, mp := range ps {
+			counts[mp.key]++
+		}
+	}
+	count := func(key string) int {
+		if counts != nil {
+			return counts[key]
+		}
+		n := 0
+		for _, mp := range ps {
+			if mp.key == key {
+				n++
+			}
+		}
+		return n
+	}
+	for i, mp := range ps {
+		if count(mp.key) > 1 {
+			return mp.key
+		}
+		base, _, star := strings.Cut(mp.key, "*")
+		if !star {
+			continue
+		}
+		// Each base name once: at its first parameter with a '*'.
+		seen := false
+		for _, o := range ps[:i] {
+			if b, _, s := strings.Cut(o.key, "*"); s && b == base {
+				seen = true
+				break
+			}
+		}
+		if seen {
+			continue
+		}
+		// The continuations Go joins: name*0, name*1, ... up to the
+		// first missing, each plain or extended (not both: counted
+		// below), and every other name* key, which Go ignores.
+		run := 0
+		for count(base+"*"+strconv.Itoa(run))+count(base+"*"+strconv.Itoa(run)+"*") > 0 {
+			run++
+		}
+		ext, others := count(base+"*"), 0
+		for _, o := range ps {
+			if b, _, s := strings.Cut(o.key, "*"); s && b == base && o.key != base+"*" {
+				others++
+			}
+		}
+		if ext > 0 && others > 0 || others != run {
+			return mp.key
+		}
+		// A plain value beside: it must read as Go reads the
+		// parameter.
+		for _, o := range ps {
+			if o.key != base {
+				continue
+			}
+			plain := v[o.valueStart:o.valueEnd]
+			if plain[0] == '"' {
+				plain = unquote(plain[1 : len(plain)-1])
+			}
+			if got, ok := params[base]; !ok || got != plain {
+				return base
+			}
+		}
+	}
+	return ""
 }

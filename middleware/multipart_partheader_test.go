@@ -61,3 +61,41 @@ func TestDroppedTransferEncodingIsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestAmbiguousParam: the parameters ambiguousParam finds given twice, a
+// few values on either side of the line: a name twice (in any case), a
+// continuation Go does not join, a plain value that reads otherwise than
+// Go's reading.
+func TestAmbiguousParam(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		v    string
+		want string
+	}{
+		{`form-data; name="a"`, ""},
+		{`form-data; name="a"; NAME="a"`, "name"},
+		{`form-data; filename*0=a; filename*1=b`, ""},
+		{`form-data; filename*0=a; filename*01=b`, "filename*0"},
+		{`form-data; filename*1=a`, "filename*1"},
+		{`form-data; filename*0=a; filename*0*=b`, "filename*0"},
+		{`form-data; filename=ab; filename*0=a; filename*1=b`, ""},
+		{`form-data; filename=a; filename*0=a; filename*1=b`, "filename"},
+		{`form-data; x*y=1`, "x*y"},
+	} {
+		_, params, _ := readMediaType(tc.v)
+		if got := ambiguousParam(tc.v, params); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	// Many parameters go through a map: the same answers.
+	many := "form-data"
+	for i := range 20 {
+		many += "; p" + string(rune('a'+i)) + "=1"
+	}
+	if got := ambiguousParam(many, nil); got != "" {
+		t.Errorf("20 parameters: %q", got)
+	}
+	if got := ambiguousParam(many+"; pa=2", nil); got != "pa" {
+		t.Errorf("20 parameters, one twice: %q", got)
+	}
+}

@@ -2,8 +2,8 @@ package middleware_test
 
 // A multipart part's header block as text, through the three adapters on
 // the conformance table's machinery (in process, and over HTTP/1.1, h2c
-// and h2): the escapes a JSON or XML decoder would read in it, and
-// extended parameter values Go drops.
+// and h2): the escapes a JSON or XML decoder would read in it, extended
+// parameter values Go drops, and fields and parameters given twice.
 
 import (
 	"net/url"
@@ -60,6 +60,16 @@ func partHeaderCases() []confCase {
 		"Content-Type: application/octet-stream", "X-Note: &#x202e;"))
 	cleanRefs := rawMP(field("y", "1", "X-Note: caf&#233; &amp; co"))
 
+	twoDispositions := rawMP(rawPart("1", cd(`; name="a"`), cd(`; name="b"`)))
+	twoTypes := rawMP(field("a", "1", "Content-Type: text/plain", "content-type: text/html"))
+	twoOthers := rawMP(field("a", "1", "X-Note: 1", "X-NOTE: 2"))
+	nameTwice := rawMP(rawPart("1", cd(`; name="a"; name="a"`)))
+	nameTwiceOther := rawMP(rawPart("1", cd(`; name="a"; name="b"`)))
+	plainAndExt := rawMP(file(`; filename="a.txt"; filename*=UTF-8''b.exe`, "x"))
+	plainAndExtAlike := rawMP(file(`; filename="a.txt"; filename*=UTF-8''a.txt`, "x"))
+	extAndPieces := rawMP(file(`; filename*=UTF-8''a.txt; filename*0=b.exe`, "x"))
+	pieceGap := rawMP(file(`; filename*0=a; filename*2=.exe`, "x"))
+
 	badU := rawMP(file(`; filename*=UTF-8''%u202E`, "x"))
 	badNUL := rawMP(file(`; filename*=UTF-8''%u0000`, "x"))
 	badHex := rawMP(file(`; filename*=UTF-8''a%ZZ`, "x"))
@@ -82,6 +92,28 @@ func partHeaderCases() []confCase {
 			status: 400, rej: mp("forbidden_char", "X-Note", 0, "bidi_control", "")}),
 		post(confCase{name: "references of allowed characters in a part header pass", body: cleanRefs,
 			status: 200, reads: reads(cleanRefs, url.Values{"y": {"1"}})}),
+
+		// Fields and parameters given twice.
+		post(confCase{name: "two Content-Disposition fields", body: twoDispositions,
+			status: 400, rej: mp("ambiguous_header", "a", 0, "", "form-dat")}),
+		post(confCase{name: "two Content-Type fields, in other cases", body: twoTypes,
+			status: 400, rej: mp("ambiguous_header", "a", 0, "", "text/htm")}),
+		post(confCase{name: "any header field twice", body: twoOthers,
+			status: 400, rej: mp("ambiguous_header", "a", 0, "", "2")}),
+		post(confCase{name: "name twice, alike", body: nameTwice,
+			status: 400, rej: mp("ambiguous_header", "a", 0, "", "")}),
+		post(confCase{name: "name twice, otherwise: no field name Go reads", body: nameTwiceOther,
+			status: 400, rej: mp("ambiguous_header", "Content-Disposition", 0, "", "")}),
+		post(confCase{name: "filename and filename* that read otherwise", body: plainAndExt,
+			status: 400, rej: mp("ambiguous_header", "f", 0, "", "")}),
+		post(confCase{name: "filename and filename* that read alike pass", body: plainAndExtAlike,
+			status: 200, reads: reads(plainAndExtAlike, url.Values{})}),
+		post(confCase{name: "filename* beside continuations", body: extAndPieces,
+			status: 400, rej: mp("ambiguous_header", "f", 0, "", "")}),
+		post(confCase{name: "continuations with a gap", body: pieceGap,
+			status: 400, rej: mp("ambiguous_header", "f", 0, "", "")}),
+		post(confCase{name: "default: two Content-Disposition fields pass", table: def, body: twoDispositions,
+			status: 200, reads: reads(twoDispositions, url.Values{"a": {"1"}})}),
 
 		// Extended values Go drops.
 		post(confCase{name: "filename* with %u", body: badU,

@@ -14,7 +14,7 @@ import (
 // precis, and the middleware reports the rest (too_large, bad_charset,
 // canonical_syntax, unsupported_media_type, bad_media_type, key_collision,
 // duplicate_key, forbidden_trailer, body_unreadable, parsed_before_check,
-// unsupported_encoding).
+// unsupported_encoding, ambiguous_header).
 type Reason uint8
 
 // The rejection reasons. Offsets are 0-based octet offsets into the decoded
@@ -93,6 +93,11 @@ const (
 	// names a content coding the middleware does not decode (br, zstd,
 	// compress, an unknown name), or more than one coding.
 	UnsupportedEncoding
+	// AmbiguousHeader: a header that parsers read differently, where the
+	// policy refuses that: a multipart part header with a field or a
+	// parameter given twice, of which Go's reader takes one and other
+	// parsers the other.
+	AmbiguousHeader
 
 	numReasons = iota + 1
 )
@@ -120,6 +125,7 @@ var reasonNames = [numReasons]string{
 	BodyUnreadable:         "body_unreadable",
 	ParsedBeforeCheck:      "parsed_before_check",
 	UnsupportedEncoding:    "unsupported_encoding",
+	AmbiguousHeader:        "ambiguous_header",
 }
 
 // String returns the taxonomy name of r, such as "overlong", or
@@ -167,6 +173,7 @@ var (
 	ErrBodyUnreadable         = errors.New("sanitize: body could not be read")
 	ErrParsedBeforeCheck      = errors.New("sanitize: form parsed before the check")
 	ErrUnsupportedEncoding    = errors.New("sanitize: content coding not supported")
+	ErrAmbiguousHeader        = errors.New("sanitize: header field or parameter given twice")
 )
 
 var sentinels = [numReasons]error{
@@ -192,6 +199,7 @@ var sentinels = [numReasons]error{
 	BodyUnreadable:         ErrBodyUnreadable,
 	ParsedBeforeCheck:      ErrParsedBeforeCheck,
 	UnsupportedEncoding:    ErrUnsupportedEncoding,
+	AmbiguousHeader:        ErrAmbiguousHeader,
 }
 
 // Sentinel returns the sentinel error of r (ErrOverlong for Overlong, ...),
