@@ -33,6 +33,7 @@ import (
 //     escapes a JSON or XML decoder would decode alike; its extended
 //     values, which must decode; and, under RefuseAmbiguousParts, no
 //     field or parameter given twice (multipart_headers.go);
+//   - a field's declared charset, as a text body's (RefuseCharsets);
 //   - the content of every text part: every field (a part without a file
 //     name, one without a Content-Disposition included) and every file
 //     part whose media type the policy lists as text; a part without a
@@ -623,12 +624,17 @@ func partType(hdr textproto.MIMEHeader) (mt, typ, sub string, params map[string]
 // textPart reports whether the content of pt is checked (and
 // canonicalized) as text: a field always; a file part when the policy
 // takes file contents as text (rules.TextFiles), lists its media type as
-// text and its charset leaves it UTF-8. badCharset
-// reports a listed file part with another charset, which the policy
-// refuses with RefuseCharsets and otherwise passes as binary.
+// text and its charset leaves it UTF-8. badCharset reports a part checked
+// as text that declares another charset, as a text body may: the policy
+// refuses it with RefuseCharsets, as it refuses such a body, and
+// otherwise checks a field's octets all the same (it is a form value)
+// and passes a file part as binary. A data file part's charset is the
+// application's business, as its content is.
 func (p *policy) textPart(pt *mimePart) (text, badCharset bool) {
 	if !pt.isFile() {
-		return true, false
+		// A field in UTF-7 ("+IC4-" is U+202E) is ASCII to the check
+		// and something else to a handler that honours its charset.
+		return true, !utf8Charset(pt.typeParams["charset"])
 	}
 	if p.FileContents == rules.DataFiles {
 		return false, false // data: its charset is the application's business

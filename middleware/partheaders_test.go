@@ -3,7 +3,8 @@ package middleware_test
 // A multipart part's header block as text, through the three adapters on
 // the conformance table's machinery (in process, and over HTTP/1.1, h2c
 // and h2): the escapes a JSON or XML decoder would read in it, extended
-// parameter values Go drops, and fields and parameters given twice.
+// parameter values Go drops, fields and parameters given twice, and a
+// field's declared charset.
 
 import (
 	"net/url"
@@ -38,10 +39,10 @@ func partHeaderCases() []confCase {
 	mp := func(reason, field string, offset int, class, sample string) *confRej {
 		return &confRej{reason: reason, location: "multipart", field: field, offset: offset, class: class, sample: sample}
 	}
-	def := func() *rules.Table { return &rules.Table{Default: rules.Default()} }
 	reads := func(body string, form url.Values) *confReads {
 		return &confReads{Path: "/api/e", Params: none, Body: body, Form: form}
 	}
+	def := func() *rules.Table { return &rules.Table{Default: rules.Default()} }
 	upload := with(func(p *rules.Policy) { p.FileContents = rules.DataFiles })
 	cd := func(params string) string { return "Content-Disposition: form-data" + params }
 	field := func(name, content string, header ...string) string {
@@ -79,6 +80,11 @@ func partHeaderCases() []confCase {
 	badPiece := rawMP(file(`; filename*0*=UTF-8''a; filename*1*=%ZZ`, "x"))
 	badTypeParam := rawMP(field("a", "1", "Content-Type: text/plain; x*=UTF-8''%u202E"))
 	cleanExt := rawMP(file(`; filename*=utf-8''caf%C3%A9.txt`, "x"))
+
+	utf7RLO := rawMP(field("a", "invoice+IC4-txt.exe", "Content-Type: text/plain; charset=utf-7"))
+	utf7NUL := rawMP(field("a", "+AAA-", "Content-Type: text/plain; charset=UTF-7"))
+	utf8Field := rawMP(field("a", "caf\u00e9", "Content-Type: text/plain; charset=UTF-8"))
+	utf7Data := rawMP(file(`; filename="a.txt"`, "+IC4-", "Content-Type: application/octet-stream; charset=utf-7"))
 
 	return []confCase{
 		// Escapes in a part's header block, under the names classes.
@@ -136,6 +142,18 @@ func partHeaderCases() []confCase {
 			status: 400, rej: mp("bad_escape", "f", 0, "", "")}),
 		post(confCase{name: "a well-formed filename* passes", body: cleanExt,
 			status: 200, reads: reads(cleanExt, url.Values{})}),
+
+		// A field's charset follows the body's rule.
+		post(confCase{name: "a field in UTF-7 with a bidi control", body: utf7RLO,
+			status: 400, rej: mp("bad_charset", "a", 0, "", "")}),
+		post(confCase{name: "a field in UTF-7 with NUL", body: utf7NUL,
+			status: 400, rej: mp("bad_charset", "a", 0, "", "")}),
+		post(confCase{name: "a field in UTF-8 passes", body: utf8Field,
+			status: 200, reads: reads(utf8Field, url.Values{"a": {"caf\u00e9"}})}),
+		post(confCase{name: "default: a field in UTF-7 passes", table: def, body: utf7RLO,
+			status: 200, reads: reads(utf7RLO, url.Values{"a": {"invoice+IC4-txt.exe"}})}),
+		post(confCase{name: "a data file part's charset is not checked", table: upload, body: utf7Data,
+			status: 200, reads: reads(utf7Data, url.Values{})}),
 	}
 }
 
