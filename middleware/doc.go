@@ -52,9 +52,13 @@
 // A multipart part is a file when it has a non-empty file name, as
 // multipart.Part.FileName says, and a file part without a Content-Type is
 // text/plain (RFC 7578); any other part, one without
-// a Content-Disposition included, is a field and checked as text. Whether
-// a file's contents are text (checked) or data (passed on unread) is the
-// route's rules.Policy.FileContents; its name is text either way. A
+// a Content-Disposition included, is a field and checked as text, its
+// declared charset as a body's. Whether a file's contents are text
+// (checked) or data (passed on unread) is the route's
+// rules.Policy.FileContents; its name and header block are text either
+// way: every header value and parameter, the JSON and XML escapes in
+// them included, RFC 2231 extended values decoded strictly, and, under
+// RefuseAmbiguousParts, no field or parameter given twice. A
 // multipart body rewritten to its canonical form gets a fresh boundary
 // (and Content-Type), holds no transfer encoding, keeps each rewritten
 // name in the form the client wrote it (filename="..."), and is parsed

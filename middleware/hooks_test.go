@@ -236,6 +236,9 @@ func TestEveryReasonReachesTheHooks(t *testing.T) {
 			edit: func(r *http.Request) { r.Header.Set("Content-Encoding", "br") }}, "json", 415},
 		{sanitize.SpoolFull, with(func(p *rules.Policy) { p.FileContents = rules.DataFiles }),
 			request{method: http.MethodPost, target: "/r/x", ct: mpFileType, body: mpFile(3 << 19), spoolBytes: 1 << 20}, "multipart", 503},
+		{sanitize.AmbiguousHeader, strict(), post("multipart/form-data; boundary=BB",
+			"--BB\r\nContent-Disposition: form-data; name=\"a\"\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\n1\r\n--BB--\r\n"),
+			"multipart", 400},
 	}
 	// Every reason of the taxonomy has its case.
 	var covered []sanitize.Reason

@@ -29,7 +29,11 @@ import (
 //   - the part's header values, and the decoded parameters of its
 //     Content-Disposition and Content-Type (the field name and the file
 //     name as mime.ParseMediaType decodes them, filename* and name*
-//     included), under the names classes (namesForbid);
+//     included), under the names classes (namesForbid), octets and the
+//     escapes a JSON or XML decoder would decode alike; its extended
+//     values, which must decode; and, under RefuseAmbiguousParts, no
+//     field or parameter given twice (multipart_headers.go);
+//   - a field's declared charset, as a text body's (RefuseCharsets);
 //   - the content of every text part: every field (a part without a file
 //     name, one without a Content-Disposition included) and every file
 //     part whose media type the policy lists as text; a part without a
@@ -78,6 +82,10 @@ type mimePart struct {
 	// quoted-printable part without its Content-Transfer-Encoding.
 	header textproto.MIMEHeader
 	qp     bool // the content is quoted-printable, decoded on reading
+	// dropped are the values of the Content-Transfer-Encoding NextPart
+	// drops from a quoted-printable part's header: text of the body all
+	// the same, checked as the other values are.
+	dropped []string
 	// max is the most octets of content read into memory (negative: no
 	// limit), for a part of a body that streams; over says it had more.
 	max  int64
@@ -580,6 +588,7 @@ func (pt *mimePart) read(raw *multipart.Part) {
 	// every one goes.
 	const cte = "Content-Transfer-Encoding"
 	if strings.EqualFold(pt.header.Get(cte), "quoted-printable") {
+		pt.dropped = pt.header[cte]
 		pt.header.Del(cte)
 		pt.qp = true
 	}
@@ -615,12 +624,17 @@ func partType(hdr textproto.MIMEHeader) (mt, typ, sub string, params map[string]
 // textPart reports whether the content of pt is checked (and
 // canonicalized) as text: a field always; a file part when the policy
 // takes file contents as text (rules.TextFiles), lists its media type as
-// text and its charset leaves it UTF-8. badCharset
-// reports a listed file part with another charset, which the policy
-// refuses with RefuseCharsets and otherwise passes as binary.
+// text and its charset leaves it UTF-8. badCharset reports a part checked
+// as text that declares another charset, as a text body may: the policy
+// refuses it with RefuseCharsets, as it refuses such a body, and
+// otherwise checks a field's octets all the same (it is a form value)
+// and passes a file part as binary. A data file part's charset is the
+// application's business, as its content is.
 func (p *policy) textPart(pt *mimePart) (text, badCharset bool) {
 	if !pt.isFile() {
-		return true, false
+		// A field in UTF-7 ("+IC4-" is U+202E) is ASCII to the check
+		// and something else to a handler that honours its charset.
+		return true, !utf8Charset(pt.typeParams["charset"])
 	}
 	if p.FileContents == rules.DataFiles {
 		return false, false // data: its charset is the application's business
@@ -1046,23 +1060,34 @@ func qpRejection(field string, raw []byte, off int) *Rejection {
 // parameters or headers break the policy, the one whose name sorts first
 // is reported, so that a request is always refused the same way.
 func (p *policy) checkPartNames(pt *mimePart) *Rejection {
+	// What makes Go drop a parameter, then what parsers read two ways
+	// (multipart_headers.go): the values checked below are Go's reading.
+	if rj := checkExtendedParams(pt); rj != nil {
+		return rj
+	}
+	if p.RefuseAmbiguousParts {
+		if rj := ambiguousPart(pt); rj != nil {
+			return rj
+		}
+	}
 	forbid := p.namesForbid()
 	for _, v := range [...]string{pt.name, pt.file} {
 		if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {
 			return tooLarge(rules.Multipart, safeField(pt.name), int64(p.Limits.FieldBytes))
 		}
-		if err := sanitize.CheckString(v, forbid); err != nil {
+		if err := nameCheck(v, forbid); err != nil {
 			return reject(err, rules.Multipart, safeField(pt.name), v)
 		}
 	}
 	for _, params := range [...]map[string]string{pt.dispParams, pt.typeParams} {
-		if k, err := firstBad(params, func(v string) error { return sanitize.CheckString(v, forbid) }); err != nil {
+		if k, err := firstBad(params, func(v string) error { return nameCheck(v, forbid) }); err != nil {
 			return reject(err, rules.Multipart, safeField(pt.name), params[k])
 		}
 	}
 	// The header values, in one walk that counts them too: the lines
 	// headScan bounds, less the Content-Transfer-Encoding of a
-	// quoted-printable part (NextPart drops it).
+	// quoted-printable part (NextPart drops it, but it is text of the
+	// body: its values are checked with the others).
 	var name, bad string
 	var first error
 	lines := 0
@@ -1072,8 +1097,16 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 			continue
 		}
 		for _, v := range vals {
-			if err := sanitize.CheckString(v, forbid); err != nil {
+			if err := nameCheck(v, forbid); err != nil {
 				name, bad, first = k, v, err
+				break
+			}
+		}
+	}
+	if cte := "Content-Transfer-Encoding"; first == nil || cte < name {
+		for _, v := range pt.dropped {
+			if err := nameCheck(v, forbid); err != nil {
+				name, bad, first = cte, v, err
 				break
 			}
 		}

@@ -39,6 +39,16 @@ func FuzzMultipartRebuild(f *testing.F) {
 			strings.TrimSuffix(mpBuild("CC", crlf, mpField("in", qpAll("e\u0301\r\n--CC\r\n"+smuggled(crlf)), qp)), crlf)}), false},
 		{"BB", mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename="a.txt"`}, "A\u030a\r\n--BB"}), false},
 		{"BB", "--BB\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\ne\u0301\r\n--BB\tjunk\r\n--BB\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\ny\r\n--BB--\r\n", false},
+		// Part header blocks: escapes, fields and parameters twice,
+		// extended values Go drops, a field in another charset.
+		{"BB", mpBuild("BB", crlf, mpField("x", "<a>"), mpSpec{[]string{`Content-Disposition: form-data; name="y"`, "X-Note: &#x202e;&#x85;"}, "</a>"}), false},
+		{"BB", mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="b&#x202e;"`, `X-Note: \u202e`}, "e\u0301"}), false},
+		{"BB", mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="a"`, `content-disposition: form-data; name="b"`}, "e\u0301"}), false},
+		{"BB", mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename="a.txt"; filename*=UTF-8''b%E2%80%AE.exe`}, "e\u0301"}), false},
+		{"BB", mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename*0*=UTF-8''a; filename*1*=%u202E; filename*3=x`}, "1"}), true},
+		{"BB", mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename*=x-bogus''%E2%80%AE`}, "1"}), false},
+		{"BB", mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="a"`, "Content-Type: text/plain; charset=utf-7"}, "+IC4-e\u0301"}), false},
+		{"BB", mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="a"`, qp, "Content-Transfer-Encoding: &#x202e;"}, "e\u0301"}), false},
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s.body), s.boundary, s.nfkc, false)

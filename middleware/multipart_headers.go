@@ -2,8 +2,11 @@ package middleware
 
 import (
 	"bytes"
+	"strconv"
+	"strings"
 
 	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
 )
 
 // headScan bounds the header blocks of a multipart body as the body
@@ -191,3 +194,290 @@ func (h *headScan) advance(p []byte, from, to int) {
 // headersRejection refuses a part whose header has more than limit lines
 // (too_large, a count: 400).
 func headersRejection(limit int) *Rejection { return tooMany(rules.Multipart, limit) }
+
+// A part's header block is text, wherever it is read from: a handler
+// reads its values through Part.Header, FormName and FileName, and one
+// that reads the body whole (an XML decoder, which skips the text before
+// its first element, delimiters and header blocks included) reads the
+// block as it came. So beyond its values' octets (checkPartNames), the
+// escapes a JSON or XML decoder would decode (escapes.go) are checked in
+// every header value and every decoded parameter, under the names
+// classes: a character a header value may not hold as it is, it may not
+// hold as an escape either ("X-Note: &#x202e;", name="b&#x202e;"). The
+// multipart classes alone would let through, as an escape, what the same
+// value refuses as an octet.
+//
+// RFC 2231 and RFC 8187 extended values (filename*=UTF-8''a%C3%A9, and
+// continuations filename*0*=...; filename*1*=...) are checked too, in the
+// Content-Disposition and the Content-Type, the two that
+// mime.ParseMediaType reads. Go drops one that does not decode, so that a
+// handler reads nothing (or the plain filename beside it) where a parser
+// that decodes %u, or a charset Go does not know, reads what no check
+// saw. An extended value must be UTF-8 or US-ASCII (any case;
+// bad_charset otherwise, whatever the policy: no handler on Go reads
+// another, and RFC 7578 forbids filename* in forms, so no form a browser
+// sends is lost), and every '%' in it must start an escape of two hex
+// digits (bad_escape). Its decoded octets are the parameter Go reads,
+// checked as any name.
+//
+// Under RefuseAmbiguousParts, the block must read the same to every
+// parser (ambiguous_header): no field given twice (Go's reader takes the
+// first, others the last) and no parameter given twice. A plain value
+// beside an extended one (filename and filename*) passes when the two
+// read alike: RFC 6266 has senders write both for parsers that know only
+// one, and .NET's HttpClient writes both in forms; where they differ Go
+// reads the extended one and older parsers the plain one, which is
+// refused. So is an extended value beside continuations of the same
+// parameter, and a continuation Go does not join (a gap, filename*1
+// without filename*0, a number written 01), which another parser may
+// join.
+
+// nameCheck checks v, a name or a part header value, under forbid: its
+// octets (sanitize.CheckString), then the escapes a JSON or XML decoder
+// would decode in it. It returns a *sanitize.Error at the offending
+// octet or escape.
+func nameCheck(v string, forbid sanitize.Class) error {
+	if err := sanitize.CheckString(v, forbid); err != nil {
+		return err
+	}
+	if rj := checkEscapes(stringBytes(v), rules.Multipart, forbid, 0); rj != nil {
+		return rj.Err
+	}
+	return nil
+}
+
+// headerField is the field a rejection in a part's header names: the
+// part's field name when it has one, else the header's name.
+func headerField(pt *mimePart, header string) string {
+	if pt.name != "" {
+		return safeField(pt.name)
+	}
+	return header
+}
+
+// paramHeaders are the part headers whose parameters mime.ParseMediaType
+// reads.
+var paramHeaders = [...]string{"Content-Disposition", "Content-Type"}
+
+// checkExtendedParams refuses an extended parameter value of the part's
+// Content-Disposition or Content-Type that is not UTF-8 or US-ASCII
+// (bad_charset) or holds a '%' that starts no escape (bad_escape), as
+// the comment above says.
+func checkExtendedParams(pt *mimePart) *Rejection {
+	for _, h := range paramHeaders {
+		v := pt.header.Get(h)
+		if strings.IndexByte(v, '*') < 0 {
+			continue // no extended value: the common header
+		}
+		var arr [8]mediaParam
+		ps, _ := mediaParams(arr[:0], v) // disposition.go
+		for _, mp := range ps {
+			first, ext := extendedKey(mp.key)
+			if !ext {
+				continue
+			}
+			raw := v[mp.valueStart:mp.valueEnd]
+			value := raw
+			if value[0] == '"' {
+				value = unquote(value[1 : len(value)-1])
+			}
+			text := value
+			if first {
+				charset, rest, ok1 := strings.Cut(value, "'")
+				_, t, ok2 := strings.Cut(rest, "'")
+				if !ok1 || !ok2 {
+					// Not charset'language'value: Go drops it. A
+					// malformed escape of the whole value.
+					return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: headerField(pt, h),
+						Sample: sample(raw, 0), Err: &sanitize.Error{Reason: sanitize.BadEscape}}
+				}
+				if !strings.EqualFold(charset, "utf-8") && !strings.EqualFold(charset, "us-ascii") {
+					return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: headerField(pt, h),
+						Sample: sample(raw, 0), Err: sanitize.ErrBadCharset}
+				}
+				text = t
+			}
+			if at, dec := badPercent(text); at >= 0 {
+				return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: headerField(pt, h),
+					Offset: dec, Sample: sample(text, at), Err: &sanitize.Error{Reason: sanitize.BadEscape, Offset: dec}}
+			}
+		}
+	}
+	return nil
+}
+
+// extendedKey reports whether key, a parameter name in lower case,
+// names an extended value as mime.ParseMediaType reads one: name* or a
+// continuation name*N* (ext), and, of those, whether it carries the
+// charset and language (first: name* and name*0*).
+func extendedKey(key string) (first, ext bool) {
+	base, suffix, star := strings.Cut(key, "*")
+	if !star || base == "" || !strings.HasSuffix(suffix, "*") && suffix != "" {
+		return false, false
+	}
+	if suffix == "" {
+		return true, true
+	}
+	n, ok := pieceNumber(suffix[:len(suffix)-1])
+	return ok && n == 0, ok
+}
+
+// pieceNumber reads the number of a continuation, as Go writes it
+// (fmt's %d: no sign, no leading zero), the only way Go matches it.
+func pieceNumber(s string) (int, bool) {
+	if s == "" || len(s) > 1 && s[0] == '0' || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// badPercent returns the offset in s of the first '%' not followed by
+// two hex digits, and the number of octets decoded before it; -1 when
+// there is none.
+func badPercent(s string) (at, dec int) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			dec++
+			continue
+		}
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return i, dec
+		}
+		dec++
+		i += 2
+	}
+	return -1, 0
+}
+
+// ambiguousPart refuses a part whose header block parsers read
+// differently (ambiguous_header), as the comment above says: a field
+// given twice, or a parameter of its Content-Disposition or Content-Type
+// given twice. Where several fields are, the one whose name sorts first
+// is reported.
+func ambiguousPart(pt *mimePart) *Rejection {
+	twice, second := "", ""
+	for k, vals := range pt.header {
+		if len(vals) > 1 && (twice == "" || k < twice) {
+			twice, second = k, vals[1]
+		}
+	}
+	// NextPart drops a quoted-printable part's Content-Transfer-Encoding
+	// (every one of them), which the first decides.
+	const cte = "Content-Transfer-Encoding"
+	if len(pt.dropped) > 1 && (twice == "" || cte < twice) {
+		twice, second = cte, pt.dropped[1]
+	}
+	if twice != "" {
+		return ambiguous(pt, twice, second)
+	}
+	for i, h := range paramHeaders {
+		params := pt.dispParams
+		if i == 1 {
+			params = pt.typeParams
+		}
+		v := pt.header.Get(h)
+		if strings.IndexByte(v, ';') < 0 {
+			continue // no parameter
+		}
+		if key := ambiguousParam(v, params); key != "" {
+			return ambiguous(pt, h, v)
+		}
+	}
+	return nil
+}
+
+// ambiguous is the Rejection of a part whose header field h is given
+// twice (v is its second value) or has a parameter given twice (v is
+// its value).
+func ambiguous(pt *mimePart, h, v string) *Rejection {
+	return &Rejection{Reason: sanitize.AmbiguousHeader, Location: rules.Multipart, Field: headerField(pt, h),
+		Sample: sample(v, 0), Err: sanitize.ErrAmbiguousHeader}
+}
+
+// ambiguousParam returns the name of a parameter that the value v, a
+// Content-Disposition or Content-Type, gives twice, as the comment above
+// says, or "". params are v's parameters as Go reads them (nil when it
+// refuses v).
+func ambiguousParam(v string, params map[string]string) string {
+	var arr [8]mediaParam
+	ps, _ := mediaParams(arr[:0], v) // those before a syntax error too
+	// count returns how many parameters are named key: by comparing
+	// them all, for the few a header carries, or through a map.
+	var counts map[string]int
+	if len(ps) > 16 {
+		counts = make(map[string]int, len(ps))
+		for _, mp := range ps {
+			counts[mp.key]++
+		}
+	}
+	count := func(key string) int {
+		if counts != nil {
+			return counts[key]
+		}
+		n := 0
+		for _, mp := range ps {
+			if mp.key == key {
+				n++
+			}
+		}
+		return n
+	}
+	for i, mp := range ps {
+		if count(mp.key) > 1 {
+			return mp.key
+		}
+		base, _, star := strings.Cut(mp.key, "*")
+		if !star {
+			continue
+		}
+		// Each base name once: at its first parameter with a '*'.
+		seen := false
+		for _, o := range ps[:i] {
+			if b, _, s := strings.Cut(o.key, "*"); s && b == base {
+				seen = true
+				break
+			}
+		}
+		if seen {
+			continue
+		}
+		// The continuations Go joins: name*0, name*1, ... up to the
+		// first missing, each plain or extended (not both: counted
+		// below), and every other name* key, which Go ignores.
+		run := 0
+		for count(base+"*"+strconv.Itoa(run))+count(base+"*"+strconv.Itoa(run)+"*") > 0 {
+			run++
+		}
+		ext, others := count(base+"*"), 0
+		for _, o := range ps {
+			if b, _, s := strings.Cut(o.key, "*"); s && b == base && o.key != base+"*" {
+				others++
+			}
+		}
+		if ext > 0 && others > 0 || others != run {
+			return mp.key
+		}
+		// A plain value beside: it must read as Go reads the
+		// parameter.
+		for _, o := range ps {
+			if o.key != base {
+				continue
+			}
+			plain := v[o.valueStart:o.valueEnd]
+			if plain[0] == '"' {
+				plain = unquote(plain[1 : len(plain)-1])
+			}
+			if got, ok := params[base]; !ok || got != plain {
+				return base
+			}
+		}
+	}
+	return ""
+}

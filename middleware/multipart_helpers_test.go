@@ -2,6 +2,8 @@ package middleware
 
 import (
 	"bytes"
+	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"mime"
@@ -245,10 +247,18 @@ func mpOracle(pol rules.Policy, s *mpSeen) []string {
 	if pol.Normalization == normalize.NFKC {
 		form = norm.NFKC
 	}
+	decoded := func(what, v string) {
+		for _, d := range mpDecoded(v) {
+			if err := sanitize.CheckString(d, names); err != nil {
+				bad = append(bad, fmt.Sprintf("%s %+q, decoded %+q: %v", what, v, d, err))
+			}
+		}
+	}
 	name := func(what, v string) {
 		if err := sanitize.CheckString(v, names); err != nil {
 			bad = append(bad, fmt.Sprintf("%s %+q: %v", what, v, err))
 		}
+		decoded(what, v)
 		if normal && !form.IsNormalString(v) {
 			bad = append(bad, fmt.Sprintf("%s %+q: not in %v", what, v, pol.Normalization))
 		}
@@ -263,10 +273,14 @@ func mpOracle(pol rules.Policy, s *mpSeen) []string {
 	}
 	header := func(what string, hdr textproto.MIMEHeader) {
 		for k, vs := range hdr {
+			if len(vs) > 1 && pol.RefuseAmbiguousParts {
+				bad = append(bad, fmt.Sprintf("%s header %s given %d times", what, k, len(vs)))
+			}
 			for _, v := range vs {
 				if err := sanitize.CheckString(v, names); err != nil {
 					bad = append(bad, fmt.Sprintf("%s header %s %+q: %v", what, k, v, err))
 				}
+				decoded(what+" header "+k, v)
 			}
 		}
 	}
@@ -295,6 +309,42 @@ func mpOracle(pol rules.Policy, s *mpSeen) []string {
 		}
 	}
 	return bad
+}
+
+// mpDecoded returns the texts that decoders a handler may hand a name or
+// header value to read in it: encoding/xml's, lenient and with HTML's
+// entities, reading it as an element's text; and encoding/json's reading
+// it as a string, where every escape in it is \uXXXX or \\ (the
+// one-letter escapes, "\b" in a Windows path, are no escape the check
+// counts).
+func mpDecoded(v string) []string {
+	var out []string
+	d := xml.NewDecoder(strings.NewReader("<x>" + v + "</x>"))
+	d.Strict, d.AutoClose, d.Entity = false, xml.HTMLAutoClose, xml.HTMLEntity
+	var b strings.Builder
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			break
+		}
+		if cd, ok := tok.(xml.CharData); ok {
+			b.Write(cd)
+		}
+	}
+	out = append(out, b.String())
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' {
+			if i+1 == len(v) || v[i+1] != 'u' && v[i+1] != '\\' {
+				return out
+			}
+			i++
+		}
+	}
+	var s string
+	if json.Unmarshal([]byte(`"`+v+`"`), &s) == nil {
+		out = append(out, s)
+	}
+	return out
 }
 
 // mpNames lists the field names of a stream, in order.

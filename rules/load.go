@@ -67,6 +67,8 @@ const MaxFileBytes = 4 << 20
 //
 //   - "refuse_duplicate_keys": a boolean (Policy.RefuseDuplicateKeys).
 //
+//   - "refuse_ambiguous_parts": a boolean (Policy.RefuseAmbiguousParts).
+//
 //   - "cookies": a boolean (Policy.Cookies).
 //
 //   - "headers": an array of header names (Policy.Headers), each a valid
@@ -343,6 +345,7 @@ var (
 	policyKeys = []string{
 		"preset", "mode", "normalization", "reject_unnormalized", "refuse_charsets",
 		"refuse_unlisted_types", "binary_types", "refuse_duplicate_keys",
+		"refuse_ambiguous_parts",
 		"headers", "cookies", "body_types", "multipart_text_types", "file_contents", "limits",
 		"path", "query", "form", "json", "xml", "multipart", "body", "header", "precis",
 	}
@@ -431,6 +434,8 @@ func (ld *loader) policy(v *jsonValue, path string) (Policy, error) {
 			p.BinaryTypes, err = ld.mediaTypes(m.val, mpath)
 		case "refuse_duplicate_keys":
 			err = ld.boolean(m.val, mpath, &p.RefuseDuplicateKeys)
+		case "refuse_ambiguous_parts":
+			err = ld.boolean(m.val, mpath, &p.RefuseAmbiguousParts)
 		case "cookies":
 			err = ld.boolean(m.val, mpath, &p.Cookies)
 		case "headers":

@@ -280,6 +280,7 @@ func TestParseOverrides(t *testing.T) {
 			p.RefuseUnlistedTypes, p.BinaryTypes = false, []string{}
 		}},
 		{"duplicate keys", `"refuse_duplicate_keys": false`, func(p *rules.Policy) { p.RefuseDuplicateKeys = false }},
+		{"ambiguous parts", `"refuse_ambiguous_parts": false`, func(p *rules.Policy) { p.RefuseAmbiguousParts = false }},
 		{"xml", `"xml": {"forbid": ["private_use"]}`, func(p *rules.Policy) { p.XML.Forbid |= sanitize.PrivateUse }},
 		{"escaped keys and values", `"mod\u0065": "m\u006fnitor", "\u0071uery": {"forbid": ["\u0064el"]}`, func(p *rules.Policy) {
 			p.Mode = rules.Monitor

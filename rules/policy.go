@@ -321,6 +321,19 @@ type Policy struct {
 	// the same: encoding/json, and so Echo's c.Bind, fills one struct
 	// field from both, the last one winning.
 	RefuseDuplicateKeys bool
+	// RefuseAmbiguousParts rejects a multipart part whose header is read
+	// one way by Go and another way by other parsers (AmbiguousHeader): a
+	// header field given twice (Content-Disposition, Content-Type, any
+	// field, names compared without regard to case), where Go's reader
+	// takes the first and others the last; or a parameter of its
+	// Content-Disposition or Content-Type given twice, where Go takes the
+	// RFC 2231 extended form and parsers that do not know it the plain
+	// one: the same name twice, an extended value beside continuations
+	// or continuations Go does not join, or a plain value beside an
+	// extended one that reads otherwise (filename="a.txt";
+	// filename*=UTF-8''a.exe). A plain and an extended value that read
+	// alike pass.
+	RefuseAmbiguousParts bool
 
 	// Normalization is the form accepted text is brought to (or checked
 	// against, with RejectUnnormalized): normalize.None (the zero value:

@@ -43,6 +43,8 @@ func TextTypes() []string {
 //   - double encoding ("%252e") in the path;
 //   - bodies whose declared charset is not UTF-8 or US-ASCII;
 //   - JSON objects with duplicate member names (RefuseDuplicateKeys);
+//   - multipart parts whose header gives a field or a parameter twice
+//     (RefuseAmbiguousParts);
 //   - bodies of any media type it does not check as text, and bodies
 //     without a Content-Type (RefuseUnlistedTypes, 415): it checks
 //     application/x-www-form-urlencoded, application/json and +json,
@@ -74,22 +76,23 @@ func Strict() Policy {
 		names = sanitize.BidiMark // refused in names only
 	)
 	return Policy{
-		Path:                Check{On: true, Forbid: url | names, RefuseDoubleEncoding: true},
-		Query:               Check{On: true, Forbid: url, Names: names},
-		Form:                Check{On: true, Forbid: body, Names: names},
-		JSON:                Check{On: true, Forbid: body, Names: names},
-		XML:                 Check{On: true, Forbid: body, Names: names},
-		Multipart:           Check{On: true, Forbid: body, Names: names},
-		Body:                Check{On: true, Forbid: body},
-		Header:              Check{Forbid: name, Names: names},
-		Cookies:             true,
-		BodyTypes:           TextTypes(),
-		FileContents:        TextFiles,
-		MultipartTextTypes:  []string{"text/*"},
-		RefuseCharsets:      true,
-		RefuseUnlistedTypes: true,
-		RefuseDuplicateKeys: true,
-		Limits:              Limits{}.WithDefaults(),
+		Path:                 Check{On: true, Forbid: url | names, RefuseDoubleEncoding: true},
+		Query:                Check{On: true, Forbid: url, Names: names},
+		Form:                 Check{On: true, Forbid: body, Names: names},
+		JSON:                 Check{On: true, Forbid: body, Names: names},
+		XML:                  Check{On: true, Forbid: body, Names: names},
+		Multipart:            Check{On: true, Forbid: body, Names: names},
+		Body:                 Check{On: true, Forbid: body},
+		Header:               Check{Forbid: name, Names: names},
+		Cookies:              true,
+		BodyTypes:            TextTypes(),
+		FileContents:         TextFiles,
+		MultipartTextTypes:   []string{"text/*"},
+		RefuseCharsets:       true,
+		RefuseUnlistedTypes:  true,
+		RefuseDuplicateKeys:  true,
+		RefuseAmbiguousParts: true,
+		Limits:               Limits{}.WithDefaults(),
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // precis, and the middleware reports the rest (too_large, bad_charset,
 // canonical_syntax, unsupported_media_type, bad_media_type, key_collision,
 // duplicate_key, forbidden_trailer, body_unreadable, parsed_before_check,
-// unsupported_encoding).
+// unsupported_encoding, ambiguous_header).
 type Reason uint8
 
 // The rejection reasons. Offsets are 0-based octet offsets into the decoded
@@ -97,6 +97,11 @@ const (
 	// the server's requests hold on disk together past their budget: the
 	// server's want of room, not the client's fault (503).
 	SpoolFull
+	// AmbiguousHeader: a header that parsers read differently, where the
+	// policy refuses that: a multipart part header with a field or a
+	// parameter given twice, of which Go's reader takes one and other
+	// parsers the other.
+	AmbiguousHeader
 
 	numReasons = iota + 1
 )
@@ -125,6 +130,7 @@ var reasonNames = [numReasons]string{
 	ParsedBeforeCheck:      "parsed_before_check",
 	UnsupportedEncoding:    "unsupported_encoding",
 	SpoolFull:              "spool_full",
+	AmbiguousHeader:        "ambiguous_header",
 }
 
 // String returns the taxonomy name of r, such as "overlong", or
@@ -173,6 +179,7 @@ var (
 	ErrParsedBeforeCheck      = errors.New("sanitize: form parsed before the check")
 	ErrUnsupportedEncoding    = errors.New("sanitize: content coding not supported")
 	ErrSpoolFull              = errors.New("sanitize: no room to spool the body")
+	ErrAmbiguousHeader        = errors.New("sanitize: header field or parameter given twice")
 )
 
 var sentinels = [numReasons]error{
@@ -199,6 +206,7 @@ var sentinels = [numReasons]error{
 	ParsedBeforeCheck:      ErrParsedBeforeCheck,
 	UnsupportedEncoding:    ErrUnsupportedEncoding,
 	SpoolFull:              ErrSpoolFull,
+	AmbiguousHeader:        ErrAmbiguousHeader,
 }
 
 // Sentinel returns the sentinel error of r (ErrOverlong for Overlong, ...),

@@ -274,14 +274,14 @@ var allReasons = []Reason{
 	Overlong, Surrogate, OutOfRange, InvalidByte, Truncated, UnexpectedContinuation,
 	BadEscape, DoubleEncoding, ForbiddenChar, NotNormalized, TooLarge, BadCharset, Precis,
 	CanonicalSyntax, UnsupportedMediaType, BadMediaType, KeyCollision, DuplicateKey, ForbiddenTrailer,
-	BodyUnreadable, ParsedBeforeCheck, UnsupportedEncoding, SpoolFull,
+	BodyUnreadable, ParsedBeforeCheck, UnsupportedEncoding, SpoolFull, AmbiguousHeader,
 }
 
 var allSentinels = []error{
 	ErrOverlong, ErrSurrogate, ErrOutOfRange, ErrInvalidByte, ErrTruncated, ErrUnexpectedContinuation,
 	ErrBadEscape, ErrDoubleEncoding, ErrForbiddenChar, ErrNotNormalized, ErrTooLarge, ErrBadCharset, ErrPrecis,
 	ErrCanonicalSyntax, ErrUnsupportedMediaType, ErrBadMediaType, ErrKeyCollision, ErrDuplicateKey, ErrForbiddenTrailer,
-	ErrBodyUnreadable, ErrParsedBeforeCheck, ErrUnsupportedEncoding, ErrSpoolFull,
+	ErrBodyUnreadable, ErrParsedBeforeCheck, ErrUnsupportedEncoding, ErrSpoolFull, ErrAmbiguousHeader,
 }
 
 func TestErrorsIsAs(t *testing.T) {
@@ -366,6 +366,7 @@ func TestReasonNames(t *testing.T) {
 		"canonical_syntax", "unsupported_media_type", "bad_media_type", "key_collision",
 		"duplicate_key", "forbidden_trailer", "body_unreadable", "parsed_before_check", "unsupported_encoding",
 		"spool_full",
+		"ambiguous_header",
 	}
 	if len(names) != len(allReasons) {
 		t.Fatalf("%d names for %d reasons", len(names), len(allReasons))
