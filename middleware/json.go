@@ -312,6 +312,10 @@ func (sc *jsonScanner) scan() *Rejection {
 				f.key, f.hasKey, f.wantsKey = [2]int{i + 1, end - 1}, true, false
 			}
 			i = end
+		case '\\':
+			// Outside a string: no JSON decoder reads it, a JavaScript one
+			// may read an escape in '...' there.
+			return sc.fail(sanitize.BadEscape, 0, i, false, i)
 		default:
 			i++
 		}
@@ -392,8 +396,10 @@ func (sc *jsonScanner) str(i int) (int, *Rejection) {
 		j = end // an escape
 		r, size, ok := jsonEscape(p, j)
 		if !ok {
-			j += size // not a valid escape: a syntax error, the decoder's to report
-			continue
+			// Not JSON's (\x85, \0, \U0000202E, \u{202E}, a short
+			// \u00): no JSON decoder reads it, so only a looser one (YAML's,
+			// JavaScript's) could, into what the scan has not checked.
+			return j, sc.fail(sanitize.BadEscape, 0, j, isKey, start)
 		}
 		if utf16IsSurrogate(r) && sc.repair {
 			copy(p[j+2:j+6], "FFFD") // same length: nothing moves
