@@ -43,7 +43,8 @@ func checkJSON(body []byte, p *policy) ([]byte, *Rejection) {
 const quickColonWords = 64
 
 // checkJSONScan is checkJSON; noRefs reports that body, handed on as it
-// is, holds no '&', so that checkEscapes has nothing to find in it.
+// is, holds no '&' and no '<', so that checkEscapes has nothing to find
+// in it.
 func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejection) {
 	c, depth := &p.JSON, p.Limits.JSONDepth
 	members := p.RefuseDuplicateKeys || p.form != normalize.None
@@ -72,7 +73,9 @@ func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejec
 			return nil, false, rj
 		}
 	}
-	return fixed, clean && !amp, nil
+	// A body with no escape (clean), no '&' and no '<' holds nothing
+	// checkEscapes looks for: no reference, no XML declaration.
+	return fixed, clean && !amp && bytes.IndexByte(body, '<') < 0, nil
 }
 
 // checkJSONText checks the text of a JSON body: the octets are well-formed
