@@ -684,6 +684,11 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 			// else references (rebuildPairs): the handler gets it.
 			fixed = stringBytes(text)
 		}
+		if rj == nil {
+			// The escapes of each decoded key and value (escapes.go);
+			// the whole text's come below.
+			rj = s.checkFormEscapes(bytesString(fixed), p.formMode, &p.Form)
+		}
 	case rules.JSON:
 		if isJSONLines(typ, sub) {
 			fixed, rj = checkJSONLines(body, p) // jsonlines.go

@@ -30,7 +30,8 @@ func escapesCases() []confCase {
 		post("YAML \\0 in YAML", "application/yaml", `a: "x\0y"`, at("body", "forbidden_char", 5, "nul")),
 		post("YAML \\x85 \\N in text/yaml", "text/yaml", `a: "\x85\N"`, at("body", "forbidden_char", 4, "c1")),
 		post("YAML \\U in text", "text/plain", `a: "\U0000202E"`, at("body", "forbidden_char", 4, "bidi_control")),
-		post("YAML \\e in a form", "application/x-www-form-urlencoded", `a="\e[31m"`, field(at("form", "forbidden_char", 3, "c0"), "")),
+		post("YAML \\e in a form", "application/x-www-form-urlencoded", `a="\e[31m"`, field(at("form", "forbidden_char", 1, "c0"), "a")),
+		post("YAML \\e in a form, percent-encoded", "application/x-www-form-urlencoded", `x=1&a=%22%5Ce%5B31m%22`, field(at("form", "forbidden_char", 1, "c0"), "a")),
 		post("YAML \\e in a multipart part", ctMP, mpBody("t", `a: "\e[31m"`), field(at("multipart", "forbidden_char", 4, "c0"), "t")),
 		post("YAML \\e in JSON", "application/json", `{"a":"\e[31m"}`, field(at("json", "bad_escape", 6, ""), "/a")),
 		post("YAML \\0 in JSON lines", ndjson, "{\"a\":\"ok\"}\n{\"b\":\"x\\0y\"}\n", field(at("json", "bad_escape", 18, ""), "/1/b")),
@@ -51,7 +52,8 @@ func escapesCases() []confCase {
 		post("&#x202e without ';'", "text/html", `<p>&#x202e x</p>`, at("body", "forbidden_char", 3, "bidi_control")),
 		post("&#X202E; in an attribute", "text/html", `<a title="&#X202E;">x</a>`, at("body", "forbidden_char", 10, "bidi_control")),
 		post("&#27 in JSON", "application/json", `["&#27[31m"]`, field(at("json", "forbidden_char", 2, "c0"), "")),
-		post("&#x8D in a form", "application/x-www-form-urlencoded", `a=&#x8D`, at("form", "forbidden_char", 2, "c1")),
+		post("&#x8D in a form", "application/x-www-form-urlencoded", `a=&#x8D`, at("form", "forbidden_char", 2, "c1")), // the whole text's
+		post("&#x202E; in a form, percent-encoded", "application/x-www-form-urlencoded", `a=%26%23x202E%3B`, field(at("form", "forbidden_char", 0, "bidi_control"), "a")),
 		post("HTML's plain references, and XML's U+0080", "text/html", plainRefs,
 			at("body", "forbidden_char", strings.Index(plainRefs, "&#x80;"), "c1")), // HTML reads €
 

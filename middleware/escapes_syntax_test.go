@@ -164,3 +164,35 @@ func TestEscapeScanReadsXMLDeclarations(t *testing.T) {
 		{name: "left to checkXML", loc: rules.XML, body: decl},
 	})
 }
+
+// TestFormEscapesReadDecodedValues: the escapes of a form's keys and
+// values as r.FormValue returns them, percent-decoded, and as runs of
+// their own; a form with nothing escaped that could hide one is not
+// decoded at all.
+func TestFormEscapesReadDecodedValues(t *testing.T) {
+	t.Parallel()
+	strict := compile(rules.Strict())
+	for _, tc := range []struct {
+		raw, field, reason string
+		off                int
+	}{
+		{`a=%22%5Ce%5B31m%22`, "a", "forbidden_char", 1},
+		{`x=1&a=%26%23x202E%3B`, "a", "forbidden_char", 0},
+		{`a="&b="\x85"`, "b", "forbidden_char", 1},
+		{`%22%5C0%22=1`, `"\x5c0"`, "forbidden_char", 1}, // the field as the log writes it
+		{`a=%3C%3Fxml+version%3D%221.0%22+encoding%3D%22latin1%22%3F%3E`, "a", "bad_charset", 30},
+		{`a=%22C%3A%5Cnew%22&b=caf%C3%A9&c=C:\2024\x64`, "", "", 0},
+		{`a=%5Cu202e`, "", "", 0}, // a backslash outside a run is text
+		{`a=caf%C3%A9%2C+ok&b=%40`, "", "", 0},
+	} {
+		s := getScratch()
+		rj := s.checkFormEscapes(tc.raw, strict.formMode, &strict.Form)
+		putScratch(s)
+		switch {
+		case tc.reason == "" && rj != nil:
+			t.Errorf("%q: %v, want passed", tc.raw, rj)
+		case tc.reason != "" && (rj == nil || rj.Reason.String() != tc.reason || rj.Field != tc.field || rj.Offset != tc.off):
+			t.Errorf("%q: %+v, want %s in %q at %d", tc.raw, rj, tc.reason, tc.field, tc.off)
+		}
+	}
+}
