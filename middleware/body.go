@@ -701,7 +701,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		fixed, rj = checkText(body, &p.Body)
 	}
 	if rj == nil && !noRefs {
-		// What a JSON or XML decoder would read in it, whatever its type
+		// What any decoder of a text type would read in it, whatever its type
 		// (escapes.go); a multipart body's text parts are scanned one by
 		// one (checkPartText), and its preamble and epilogue by
 		// checkStream. (In a JSON
@@ -976,7 +976,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(out)) > lim {
 		return tooLarge(loc, "", lim)
 	}
-	// And the escapes a JSON or XML decoder would read in it: NFKC makes
+	// And the escapes any decoder of a text type would read in it: NFKC makes
 	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (escapes.go).
 	if rj := checkEscapes(out, loc, p.Location(loc).Forbid, 0); rj != nil {
 		return rj
