@@ -704,9 +704,8 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		// What any decoder of a text type would read in it, whatever its type
 		// (escapes.go); a multipart body's text parts are scanned one by
 		// one (checkPartText), and its preamble and epilogue by
-		// checkStream. (In a JSON
-		// body checkJSON has decoded every JSON escape: one without an
-		// '&' has nothing more for it.)
+		// checkStream. (In a JSON body checkJSON has decoded every
+		// escape: one without an '&' or a '<' has nothing more for it.)
 		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
 	}
 	if rj == nil {
