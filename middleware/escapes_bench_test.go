@@ -45,3 +45,18 @@ func BenchmarkCheckEscapes(b *testing.B) {
 		})
 	}
 }
+
+// TestEscapeScanAllocatesNothing: the scan of a body it passes allocates
+// nothing, whatever the body holds: escapes, references, paths.
+func TestEscapeScanAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	strict := compile(rules.Strict())
+	for _, body := range escapeBenchBodies() {
+		forbid := strict.Location(body.loc).Forbid
+		if n := testing.AllocsPerRun(20, func() { checkEscapes(body.p, body.loc, forbid, 0) }); n != 0 {
+			t.Errorf("%s: %v allocations", body.name, n)
+		}
+	}
+}
