@@ -56,8 +56,10 @@ import (
 // for JavaScript keywords that a string may follow (return'...'). A run
 // ends at its closing quote; a single-quoted one at a line end too, as a
 // JavaScript string does, while a double-quoted one may span lines as
-// YAML's does. Within a run a backslash starts an escape, and "\\" is one
-// backslash, after which comes text. A run that never closes runs to the
+// YAML's does; a template literal's substitution, ${...}, is code again,
+// where quotes open runs of their own, up to its closing brace. Within a
+// run a backslash starts an escape, and "\\" is one backslash, after
+// which comes text. A run that never closes runs to the
 // end of the body (a single-quoted one to its line end): which quote was
 // the stray one cannot be told, so its escapes count. Outside a run a
 // backslash is text: the Windows paths C:\2024\x64\files and
@@ -146,23 +148,63 @@ func (n *nextOf) from(p []byte, i int) int {
 
 // quotedEscapes returns the first escape in a run of p that a decoder of
 // quotedSyntaxes reads as a character forbid refuses, or nil.
+//
+// A template literal's substitution, `...${code}...`, is code, where
+// quotes open runs of their own (`${`\x85`}` nests one template in
+// another) and braces count, up to the '}' that closes it.
 func quotedEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
 	qs := quoteScan{p: p, bs: nextOf{-1, '\\'}, dq: nextOf{-1, '"'}, sq: nextOf{-1, '\''},
-		bq: nextOf{-1, '`'}, lf: nextOf{-1, '\n'}, cr: nextOf{-1, '\r'}}
+		bq: nextOf{-1, '`'}, lf: nextOf{-1, '\n'}, cr: nextOf{-1, '\r'}, dl: nextOf{-1, '$'}}
+	// The substitutions open around i, innermost last, each with the
+	// braces open in it.
+	var open [8]int
+	subst := open[:0]
 	for i := 0; ; {
 		if qs.bs.from(p, i) == len(p) {
 			return nil // no more escapes (the common text has none at all)
 		}
-		// Backslashes before the next run are prose.
-		open := qs.opening(i)
-		if open == len(p) {
-			return nil
+		// Outside a run: prose, whose backslashes are text, or the code
+		// of a substitution.
+		q, j := byte('`'), 0
+		if len(subst) == 0 {
+			k := qs.opening(i)
+			if k == len(p) {
+				return nil
+			}
+			q, j = p[k], k+1
+		} else {
+			k := substitutionStop(p, i)
+			switch {
+			case k == len(p):
+				return nil // never closed, and holds no run
+			case p[k] == '{':
+				subst[len(subst)-1]++
+				i = k + 1
+				continue
+			case p[k] == '}':
+				if subst[len(subst)-1]--; subst[len(subst)-1] > 0 {
+					i = k + 1
+					continue
+				}
+				subst = subst[:len(subst)-1]
+				j = k + 1 // back in the template literal
+			default:
+				q, j = p[k], k+1
+			}
 		}
-		q := p[open]
-		for j := open + 1; ; {
+		for {
 			b := qs.stop(q, j)
 			if b == len(p) {
 				return nil // the run never closes, and holds no more escapes
+			}
+			if p[b] == '$' {
+				if b+1 < len(p) && p[b+1] == '{' {
+					subst = append(subst, 1)
+					i = b + 2
+					break
+				}
+				j = b + 1
+				continue
 			}
 			if p[b] != '\\' {
 				i = b + 1 // the run ends
@@ -200,6 +242,22 @@ func quotedEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
 	}
 }
 
+// substitutionStop returns the offset of the first quote that opens a run,
+// '{' or '}' in p from i on, in the code of a substitution, or len(p).
+func substitutionStop(p []byte, i int) int {
+	for ; i < len(p); i++ {
+		switch p[i] {
+		case '"', '`', '{', '}':
+			return i
+		case '\'':
+			if opensSingle(p, i) {
+				return i
+			}
+		}
+	}
+	return i
+}
+
 // plainEscapes are the escapes every syntax of quotedSyntaxes that reads
 // them reads as one character, two octets long: JSON's letters but \b \f
 // \u, and JavaScript's \'.
@@ -210,8 +268,8 @@ var plainEscapes = [256]rune{'n': '\n', 'r': '\r', 't': '\t', '"': '"', '\\': '\
 // "name":"value"): each search looks at the next few octets one by one
 // before it asks the cached searches of nextOf.
 type quoteScan struct {
-	p                      []byte
-	bs, dq, sq, bq, lf, cr nextOf
+	p                          []byte
+	bs, dq, sq, bq, lf, cr, dl nextOf
 }
 
 // near is how many octets a search looks at one by one.
@@ -239,7 +297,8 @@ func (qs *quoteScan) opening(i int) int {
 }
 
 // stop returns the offset of the first octet from j on, in a run opened
-// by q, that ends the run or is a backslash, or len(p).
+// by q, that ends the run or is a backslash (or, in a template literal, a
+// '$'), or len(p).
 func (qs *quoteScan) stop(q byte, j int) int {
 	p, t := qs.p, runStops[q]
 	for k := j; k < min(j+near, len(p)); k++ {
@@ -255,7 +314,7 @@ func (qs *quoteScan) stop(q byte, j int) int {
 	case '"':
 		return min(b, qs.dq.from(p, j))
 	case '`':
-		return min(b, qs.bq.from(p, j))
+		return min(b, qs.bq.from(p, j), qs.dl.from(p, j))
 	}
 	return min(b, qs.sq.from(p, j), qs.lf.from(p, j), qs.cr.from(p, j))
 }
@@ -268,6 +327,7 @@ var runStops = func() (t [128]*[256]bool) {
 		t[q][q] = true
 	}
 	t['\'']['\n'], t['\'']['\r'] = true, true
+	t['`']['$'] = true // a substitution may open
 	return t
 }()
 

@@ -113,6 +113,12 @@ func TestEscapeScanReadsGraphQLAndJavaScriptEscapes(t *testing.T) {
 		{name: "an escaped backslash", body: `"\\x85"`},
 		{name: "an escaped backslash, then an escape", body: `"\\\x85"`, reason: "forbidden_char", off: 3, class: sanitize.C1},
 		{name: "an escaped quote", body: `"a\"\x85"`, reason: "forbidden_char", off: 4, class: sanitize.C1},
+		{name: "a template in a substitution", body: "`a ${`\\x85`} b`", reason: "forbidden_char", off: 6, class: sanitize.C1},
+		{name: "a string in a substitution", body: "`a ${f(\"\\x85\")} b`", reason: "forbidden_char", off: 8, class: sanitize.C1},
+		{name: "braces in a substitution", body: "`${ {a: 1}[`\\x85`] }`", reason: "forbidden_char", off: 12, class: sanitize.C1},
+		{name: "after a substitution", body: "`${x} \\x85`", reason: "forbidden_char", off: 6, class: sanitize.C1},
+		{name: "code in a substitution is not a run", body: "`${a \\x85 b}`"},
+		{name: "a dollar alone", body: "`cost: $5 \\n`"},
 		{name: "normal escapes", body: "var a = \"\\n\", b = '\\t\\u00e9', c = `template ${x}\\u{1F600}`;"},
 	})
 }
