@@ -68,8 +68,10 @@ import (
 // A type added to the preset brings its escapes with it: a row of
 // quotedSyntaxes, or a pass here (escapes_syntax.go).
 //
-// The text parts of a multipart body are scanned one by one
-// (checkPartText), and its preamble and epilogue (checkOutsideParts). The
+// A form body is scanned whole, and each of its keys and values as
+// r.FormValue returns them, percent-decoded (checkFormEscapes). The text
+// parts of a multipart body are scanned one by one (checkPartText), and
+// its preamble and epilogue (checkOutsideParts). The
 // contents of its data parts, like a body of a binary type, are not read.
 //
 // JSON and XML bodies are checked as what they are first (checkJSON,
