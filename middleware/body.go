@@ -684,6 +684,11 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 			// else references (rebuildPairs): the handler gets it.
 			fixed = stringBytes(text)
 		}
+		if rj == nil {
+			// The escapes of each decoded key and value (escapes.go);
+			// the whole text's come below.
+			rj = s.checkFormEscapes(bytesString(fixed), p.formMode, &p.Form)
+		}
 	case rules.JSON:
 		if isJSONLines(typ, sub) {
 			fixed, rj = checkJSONLines(body, p) // jsonlines.go
@@ -696,12 +701,11 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		fixed, rj = checkText(body, &p.Body)
 	}
 	if rj == nil && !noRefs {
-		// What a JSON or XML decoder would read in it, whatever its type
+		// What any decoder of a text type would read in it, whatever its type
 		// (escapes.go); a multipart body's text parts are scanned one by
 		// one (checkPartText), and its preamble and epilogue by
-		// checkStream. (In a JSON
-		// body checkJSON has decoded every JSON escape: one without an
-		// '&' has nothing more for it.)
+		// checkStream. (In a JSON body checkJSON has decoded every
+		// escape: one without an '&' or a '<' has nothing more for it.)
 		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
 	}
 	if rj == nil {
@@ -981,7 +985,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(out)) > lim {
 		return tooLarge(loc, "", lim)
 	}
-	// And the escapes a JSON or XML decoder would read in it: NFKC makes
+	// And the escapes any decoder of a text type would read in it: NFKC makes
 	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (escapes.go).
 	if rj := checkEscapes(out, loc, p.Location(loc).Forbid, 0); rj != nil {
 		return rj

@@ -15,8 +15,9 @@
 //   - form, json (JSON lines included), xml, multipart and text bodies:
 //     read once through the body limit, decoded from their content coding
 //     (gzip, deflate: encoding.go), checked as what they are and scanned
-//     for the escapes a JSON or XML decoder would read in them whatever
-//     their type (escapes.go), and handed to the handler complete and
+//     for the escapes the decoder of any text type the strict preset
+//     accepts would read in them whatever their type (JSON, YAML, GraphQL,
+//     JavaScript, HTML, XML: escapes.go), and handed to the handler complete and
 //     byte-identical (or repaired, where the policy repairs; decoded, with
 //     Content-Encoding removed) with a correct ContentLength;
 //     a multipart body is checked as it streams in, and spooled (see
@@ -162,8 +163,9 @@
 // checked as it streams, and rebuilt spool to spool), spool.go (the spool,
 // and the cut-off of binary bodies), outside.go (a streaming body's
 // preamble and epilogue), disposition.go (a Content-Disposition rewritten
-// in the client's form), escapes.go (the escape scan every text body
-// gets).
+// in the client's form), escapes.go and escapes_syntax.go (the escape
+// scan every text body gets, one decoder per syntax; htmlentities.go is
+// generated from the standard library's HTML table).
 // policy.go compiles a rules.Policy, canon.go holds what every location's
 // canonical form shares, rejection.go and log.go what a refusal is and
 // how it is logged, pipeline.go the sequence every adapter runs, and

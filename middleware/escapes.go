@@ -1,159 +1,495 @@
 package middleware
 
 import (
-	"encoding/xml"
+	"bytes"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// Escapes a handler may decode in a body of another kind.
+//go:generate go run ./internal/htmlentgen -o htmlentities.go
+
+// Escapes a handler may decode in a body of any kind.
 //
-// A handler does not always decode a body as its Content-Type says:
-// json.NewDecoder(r.Body) reads whatever it is given, and so does an XML
-// decoder, which skips the text before the first element. A text/plain
-// body {"a":"\u202e"}, or a form body ["<a>&#x202E;</a>"], is checked
-// octet by octet as text, and its octets are all harmless, but such a
-// handler reads a bidi control. So every body checked as text is also
-// scanned for the escapes of those two decoders, wherever they stand:
-// JSON's \uXXXX (a well-formed surrogate pair is its supplementary
-// character) and XML's numeric character references (&#NNN; and
-// &#xHHH;). One that decodes to a lone surrogate (surrogate), or to a
-// character of a class the location refuses (forbidden_char), refuses
-// the body, failing closed: the scan cannot tell whether a handler will
-// decode it, nor, outside a JSON or XML body, whether the escape stands
-// where that decoder would read it. An escape of an allowed character
-// ("\u00e9", "&#233;") passes; so does anything that is no such escape
-// ("C:\users", "&amp;"). JSON's one-letter escapes are left alone: "\b"
-// and "\f" are too common in Windows paths to refuse.
+// A handler does not always decode a body as its Content-Type says, and
+// any body may reach any decoder: yaml.Unmarshal on a JSON body,
+// xml.NewDecoder on a multipart body, json.NewDecoder on text/plain. A
+// text/plain body {"a":"\u202e"}, or a form body ["<a>&#x202E;</a>"], is
+// checked octet by octet as text, and its octets are all harmless, but
+// such a handler reads a bidi control. So every body checked as text is
+// also scanned for the escapes of every structured text type the strict
+// preset accepts, not the declared type's alone, each where a decoder of
+// that syntax would read one:
 //
-// An XML decoder a handler sets up with Strict = false and Entity =
-// xml.HTMLEntity, the one entity map encoding/xml ships, also decodes the
-// named references of HTML (&rlm; is U+200F, a bidi mark; &shy; U+00AD):
-// a reference to one of those names, ';' included, counts as the
-// characters it stands for. (A map of the handler's own this package
-// cannot know: in an XML body every named reference but the five
-// predefined ones is refused, checkXML; elsewhere such a name is text.)
+//   - In a double-quoted run ("..."): JSON's and JSON lines' escapes (\"
+//     \\ \/ \b \f \n \r \t \uXXXX), YAML's (those, and \0 \a \v \e \N \_
+//     \L \P, a space or TAB, \xXX, \UXXXXXXXX), GraphQL's (JSON's, and
+//     \u{H...}) and JavaScript's (below).
+//   - In a single-quoted run ('...') and a template literal (`...`):
+//     JavaScript's: \b \f \n \r \t \v, \xHH, \uXXXX, \u{H...} (a \u
+//     surrogate pair, in any of these syntaxes, is one character), and the
+//     legacy octal escapes \0 to \377.
+//   - Anywhere: the character references of HTML as html.UnescapeString
+//     and golang.org/x/net/html read them (numeric ones with or without
+//     ';', 'x' or 'X', U+0080-U+009F mapped as Windows-1252, the whole
+//     named table with the legacy names read without ';'), which include
+//     the numeric references of XML and the names of xml.HTMLEntity
+//     (encoding/xml reads &#x85; as U+0085, HTML as U+2026: both count);
+//     and XML declarations, <?xml ... encoding="..."?>: an XML decoder
+//     with the usual CharsetReader switches charset at one, wherever it
+//     stands, so one naming an encoding other than UTF-8 (or US-ASCII in
+//     an all-ASCII body) is bad_charset, as checkXML has it.
 //
-// The text parts of a multipart body are scanned one by one
-// (checkPartText), and its preamble and epilogue (checkOutsideParts). The
+// An escape that decodes to a lone surrogate (surrogate), to a value above
+// U+10FFFF (out_of_range) or to a character of a class the location
+// refuses (forbidden_char) refuses the body. Where the syntaxes read an
+// escape differently, every reading counts: in "\012" JavaScript reads
+// LF, YAML reads NUL and "12". An escape of an allowed character ("\u00e9",
+// "&#233;", "\n") passes.
+//
+// A run is what the scan takes for a string literal, and it cannot tell
+// one from prose for sure; it fails closed where real documents still
+// pass. A '"' or '`' opens a run anywhere outside one; a '\'' opens one
+// unless it follows a letter or digit (an apostrophe, as in "it's"), but
+// for JavaScript keywords that a string may follow (return'...'). A run
+// ends at its closing quote; a single-quoted one at a line end too, as a
+// JavaScript string does, while a double-quoted one may span lines as
+// YAML's does; a template literal's substitution, ${...}, is code again,
+// where quotes open runs of their own, up to its closing brace. Within a
+// run a backslash starts an escape, and "\\" is one backslash, after
+// which comes text. A run that never closes runs to the
+// end of the body (a single-quoted one to its line end): which quote was
+// the stray one cannot be told, so its escapes count. Outside a run a
+// backslash is text: the Windows paths C:\2024\x64\files and
+// C:\build\files, or \\server\share\new, in prose pass.
+//
+// A type added to the preset brings its escapes with it: a row of
+// quotedSyntaxes, or a pass here (escapes_syntax.go).
+//
+// A form body is scanned whole, and each of its keys and values as
+// r.FormValue returns them, percent-decoded (checkFormEscapes). The text
+// parts of a multipart body are scanned one by one (checkPartText), and
+// its preamble and epilogue (checkOutsideParts). The
 // contents of its data parts, like a body of a binary type, are not read.
 //
 // JSON and XML bodies are checked as what they are first (checkJSON,
-// checkXML), where an escape is decoded only where it is one; the scan
-// then covers the other decoder.
+// checkXML). checkJSON decodes every escape of a JSON string and refuses,
+// as bad_escape, one that is not JSON's (\x, \0, \u{...}) or a backslash
+// outside a string: no JSON decoder reads them, so only a looser one
+// could. What is left in a JSON body reads alike in every syntax above,
+// so there the scan looks for references and declarations only. In an
+// XML body checkXML has read every reference and declaration; the scan
+// looks for the quoted escapes only.
 
-// checkEscapes scans body, checked as text at loc under forbid, for JSON
-// and XML escapes that decode to a refused character. off is where body
-// starts in what the log's offsets count from.
+// checkEscapes scans body, checked as text at loc under forbid, for the
+// escapes a decoder of another syntax would read that decode to a refused
+// character. off is where body starts in what the log's offsets count
+// from. A body without a backslash, '&' or "<?" costs three searches.
 func checkEscapes(body []byte, loc rules.Location, forbid sanitize.Class, off int) *Rejection {
 	forbid &^= sanitize.BOM // a BOM counts at the start of a value, which the scan cannot tell
-	// In a JSON body checkJSON has decoded every \u escape where it is
-	// one, and in an XML body checkXML every reference: there the scan
-	// covers the other decoder only.
-	jsonEsc, xmlRefs := loc != rules.JSON, loc != rules.XML
-	// The next '\\' and the next '&' at or after i, each searched for
-	// again only once passed: linear however many there are.
-	nextBS, nextAmp := -1, -1
-	if !jsonEsc {
-		nextBS = len(body)
+	var e *sanitize.Error
+	if loc != rules.JSON {
+		e = quotedEscapes(body, forbid)
 	}
-	if !xmlRefs {
-		nextAmp = len(body)
+	if loc != rules.XML {
+		e = earlier(e, referenceEscapes(body, forbid))
+		e = earlier(e, declarationEscapes(body))
 	}
-	for i := 0; i < len(body); {
-		if nextBS < i && nextBS != len(body) {
-			nextBS = nextIndex(body, i, '\\')
-		}
-		if nextAmp < i && nextAmp != len(body) {
-			nextAmp = nextIndex(body, i, '&')
-		}
-		at := min(nextBS, nextAmp)
-		if at == len(body) {
-			return nil
-		}
-		var r rune
-		n := 0
-		if body[at] == '\\' {
-			switch {
-			case at+1 < len(body) && body[at+1] == '\\':
-				i = at + 2 // an escaped backslash: what follows is text
-				continue
-			case at+1 < len(body) && body[at+1] == 'u':
-				if c, size, ok := jsonEscape(body, at); ok {
-					r, n = c, size
-				}
-			}
-		} else if at+1 < len(body) && body[at+1] == '#' {
-			r, n = xmlRef(body[at:])
-		} else if text, size := htmlEntity(body[at:]); size > 0 {
-			// Checked as the characters it stands for; the first of a
-			// refused class stands for the entity.
-			r, n = ' ', size
-			for _, c := range text {
-				if sanitize.ClassOf(c)&forbid != 0 {
-					r = c
-					break
-				}
-			}
-		}
-		if n == 0 {
-			i = at + 1
-			continue
-		}
-		var e *sanitize.Error
-		switch {
-		case utf16IsSurrogate(r):
-			e = &sanitize.Error{Reason: sanitize.Surrogate, Offset: at}
-		case r > utf8.MaxRune:
-			e = &sanitize.Error{Reason: sanitize.OutOfRange, Offset: at}
-		default:
-			if cl := sanitize.ClassOf(r) & forbid; cl != 0 {
-				e = &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: at, Class: cl}
-			}
-		}
-		if e != nil {
-			e.Offset += off
-			rj := reject(e, loc, "", body)
-			rj.Sample = sample(body, at)
-			return rj
-		}
-		i = at + n
+	if e == nil {
+		return nil
+	}
+	at := e.Offset
+	e.Offset += off
+	rj := reject(e, loc, "", body)
+	rj.Sample = sample(body, at)
+	return rj
+}
+
+// earlier returns the one of a and b that is earlier in the body, or the
+// one that is not nil.
+func earlier(a, b *sanitize.Error) *sanitize.Error {
+	if a == nil || b != nil && b.Offset < a.Offset {
+		return b
+	}
+	return a
+}
+
+// escapeRefused returns the error for r, decoded from an escape at off, or nil
+// when it passes forbid.
+func escapeRefused(r rune, off int, forbid sanitize.Class) *sanitize.Error {
+	switch {
+	case ' ' <= r && r < 0x7F:
+		return nil // printable ASCII: of no class
+	case utf16IsSurrogate(r):
+		return &sanitize.Error{Reason: sanitize.Surrogate, Offset: off}
+	case r > utf8.MaxRune:
+		return &sanitize.Error{Reason: sanitize.OutOfRange, Offset: off}
+	}
+	if cl := sanitize.ClassOf(r) & forbid; cl != 0 {
+		return &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: off, Class: cl}
 	}
 	return nil
 }
 
-// htmlEntity reads the reference to a name of xml.HTMLEntity at the start
-// of p, which is '&': the name, as letters and digits, then ';'. It
-// returns the text the name stands for and the reference's length, or 0
-// when p starts with no such reference. encoding/xml reads a reference's
-// name up to the first octet that cannot be in a name and takes it only
-// when ';' follows; every name of xml.HTMLEntity is letters and digits.
-func htmlEntity(p []byte) (string, int) {
-	j := 1
-	for j < len(p) && j <= maxHTMLEntityName && isASCIIAlnum(p[j]) {
-		j++
-	}
-	if j == 1 || j >= len(p) || p[j] != ';' {
-		return "", 0
-	}
-	text, ok := xml.HTMLEntity[string(p[1:j])]
-	if !ok {
-		return "", 0
-	}
-	return text, j + 1
+// nextOf finds the next c in a text, searching again only once the scan
+// has passed the last one found: the searches of a scan cover the text
+// once, however many there are.
+type nextOf struct {
+	at int // -1: not searched yet
+	c  byte
 }
 
-// maxHTMLEntityName is the length of the longest name of xml.HTMLEntity.
-var maxHTMLEntityName = func() int {
-	n := 0
-	for name := range xml.HTMLEntity {
-		n = max(n, len(name))
+func (n *nextOf) from(p []byte, i int) int {
+	if n.at < i {
+		n.at = nextIndex(p, i, n.c)
 	}
-	return n
+	return n.at
+}
+
+// quotedEscapes returns the first escape in a run of p that a decoder of
+// quotedSyntaxes reads as a character forbid refuses, or nil.
+//
+// A template literal's substitution, `...${code}...`, is code, where
+// quotes open runs of their own (`${`\x85`}` nests one template in
+// another) and braces count, up to the '}' that closes it.
+func quotedEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
+	qs := quoteScan{p: p, bs: nextOf{-1, '\\'}, dq: nextOf{-1, '"'}, sq: nextOf{-1, '\''},
+		bq: nextOf{-1, '`'}, lf: nextOf{-1, '\n'}, cr: nextOf{-1, '\r'}, dl: nextOf{-1, '$'}}
+	// The substitutions open around i, innermost last, each with the
+	// braces open in it.
+	var open [8]int
+	subst := open[:0]
+	for i := 0; ; {
+		if qs.bs.from(p, i) == len(p) {
+			return nil // no more escapes (the common text has none at all)
+		}
+		// Outside a run: prose, whose backslashes are text, or the code
+		// of a substitution.
+		q, j := byte('`'), 0
+		if len(subst) == 0 {
+			k := qs.opening(i)
+			if k == len(p) {
+				return nil
+			}
+			q, j = p[k], k+1
+		} else {
+			k := substitutionStop(p, i)
+			switch {
+			case k == len(p):
+				return nil // never closed, and holds no run
+			case p[k] == '{':
+				subst[len(subst)-1]++
+				i = k + 1
+				continue
+			case p[k] == '}':
+				if subst[len(subst)-1]--; subst[len(subst)-1] > 0 {
+					i = k + 1
+					continue
+				}
+				subst = subst[:len(subst)-1]
+				j = k + 1 // back in the template literal
+			default:
+				q, j = p[k], k+1
+			}
+		}
+		for {
+			b := qs.stop(q, j)
+			if b == len(p) {
+				return nil // the run never closes, and holds no more escapes
+			}
+			if p[b] == '$' {
+				if b+1 < len(p) && p[b+1] == '{' {
+					subst = append(subst, 1)
+					i = b + 2
+					break
+				}
+				j = b + 1
+				continue
+			}
+			if p[b] != '\\' {
+				i = b + 1 // the run ends
+				break
+			}
+			if r := plainEscapes[p[min(b+1, len(p)-1)]]; r != 0 && b+1 < len(p) {
+				// Read alike by every syntax that reads it at all.
+				if e := escapeRefused(r, b, forbid); e != nil {
+					return e
+				}
+				j = b + 2
+				continue
+			}
+			if r, ok := hex4(p, b+2); ok && p[b+1] == 'u' && !utf16IsSurrogate(r) {
+				// \uXXXX, read alike by every syntax that reads it.
+				if e := escapeRefused(r, b, forbid); e != nil {
+					return e
+				}
+				j = b + 6
+				continue
+			}
+			n := 2
+			for _, decode := range runDecoders[q] {
+				r, m := decode(p, b)
+				if m == 0 {
+					continue
+				}
+				if e := escapeRefused(r, b, forbid); e != nil {
+					return e
+				}
+				n = max(n, m)
+			}
+			j = min(b+n, len(p))
+		}
+	}
+}
+
+// substitutionStop returns the offset of the first quote that opens a run,
+// '{' or '}' in p from i on, in the code of a substitution, or len(p).
+func substitutionStop(p []byte, i int) int {
+	for ; i < len(p); i++ {
+		switch p[i] {
+		case '"', '`', '{', '}':
+			return i
+		case '\'':
+			if opensSingle(p, i) {
+				return i
+			}
+		}
+	}
+	return i
+}
+
+// plainEscapes are the escapes every syntax of quotedSyntaxes that reads
+// them reads as one character, two octets long: JSON's letters but \b \f
+// \u, and JavaScript's \'.
+var plainEscapes = [256]rune{'n': '\n', 'r': '\r', 't': '\t', '"': '"', '\\': '\\', '/': '/', '\'': '\''}
+
+// quoteScan finds the runs of a text and the backslashes in them. Most
+// runs, and the text between them and between escapes, are short (JSON's
+// "name":"value"): each search looks at the next few octets one by one
+// before it asks the cached searches of nextOf.
+type quoteScan struct {
+	p                          []byte
+	bs, dq, sq, bq, lf, cr, dl nextOf
+}
+
+// near is how many octets a search looks at one by one.
+const near = 16
+
+// opening returns the offset of the first quote from i on that opens a run,
+// or len(p).
+func (qs *quoteScan) opening(i int) int {
+	p := qs.p
+	for k := i; k < min(i+near, len(p)); k++ {
+		if c := p[k]; c == '"' || c == '`' || c == '\'' && opensSingle(p, k) {
+			return k
+		}
+	}
+	if i += near; i >= len(p) {
+		return len(p)
+	}
+	k := min(qs.dq.from(p, i), qs.bq.from(p, i))
+	for s := qs.sq.from(p, i); s < k; s = qs.sq.from(p, s+1) {
+		if opensSingle(p, s) {
+			return s
+		}
+	}
+	return k
+}
+
+// stop returns the offset of the first octet from j on, in a run opened
+// by q, that ends the run or is a backslash (or, in a template literal, a
+// '$'), or len(p).
+func (qs *quoteScan) stop(q byte, j int) int {
+	p, t := qs.p, runStops[q]
+	for k := j; k < min(j+near, len(p)); k++ {
+		if t[p[k]] {
+			return k
+		}
+	}
+	if j += near; j >= len(p) {
+		return len(p)
+	}
+	b := qs.bs.from(p, j)
+	switch q {
+	case '"':
+		return min(b, qs.dq.from(p, j))
+	case '`':
+		return min(b, qs.bq.from(p, j), qs.dl.from(p, j))
+	}
+	return min(b, qs.sq.from(p, j), qs.lf.from(p, j), qs.cr.from(p, j))
+}
+
+// runStops are, for each quote, the octets stop looks for in a run it
+// opens.
+var runStops = func() (t [128]*[256]bool) {
+	for _, q := range []byte("\"'`") {
+		t[q] = &[256]bool{'\\': true}
+		t[q][q] = true
+	}
+	t['\'']['\n'], t['\'']['\r'] = true, true
+	t['`']['$'] = true // a substitution may open
+	return t
 }()
 
-func isASCIIAlnum(b byte) bool {
-	return b >= '0' && b <= '9' || b|0x20 >= 'a' && b|0x20 <= 'z'
+// opensSingle reports whether the '\” at p[k] opens a run: it does not
+// follow a letter or digit (an apostrophe, as in "it's"), or it follows a
+// JavaScript keyword a string literal may come after.
+func opensSingle(p []byte, k int) bool {
+	if k == 0 || !isWordByte(p[k-1]) {
+		return true
+	}
+	w := k - 1
+	for w > 0 && isASCIIAlnum(p[w-1]) {
+		w--
+	}
+	return (w == 0 || !isWordByte(p[w-1])) && jsKeywordBeforeString(p[w:k])
+}
+
+// isWordByte reports whether c may be part of a word: an ASCII letter or
+// digit, '_', '$', or an octet of a UTF-8 sequence (é's last octet in
+// "café's").
+func isWordByte(c byte) bool { return isASCIIAlnum(c) || c == '_' || c == '$' || c >= 0x80 }
+
+// jsKeywordBeforeString reports whether w is a JavaScript keyword that a
+// string literal may follow with no space between (minified code:
+// return'x', case'x':).
+func jsKeywordBeforeString(w []byte) bool {
+	switch string(w) {
+	case "return", "typeof", "case", "void", "delete", "throw", "in", "of",
+		"instanceof", "yield", "await", "else", "do":
+		return true
+	}
+	return false
+}
+
+// referenceEscapes returns the first character reference in p that HTML
+// or XML reads as a character forbid refuses, or nil.
+func referenceEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
+	for i := 0; ; {
+		at := nextIndex(p, i, '&')
+		if at == len(p) {
+			return nil
+		}
+		n := 1
+		if at+1 < len(p) && p[at+1] == '#' {
+			// HTML's reading, then XML's, which differ: &#x85; is U+2026
+			// to HTML, U+0085 to XML; &#x202e is a reference to HTML
+			// only; a surrogate is U+FFFD to both, refused all the same.
+			if r, m := htmlNumeric(p[at:]); m > 0 {
+				if e := escapeRefused(r, at, forbid); e != nil {
+					return e
+				}
+				n = m
+			}
+			if r, m := xmlRef(p[at:]); m > 0 {
+				if e := escapeRefused(r, at, forbid); e != nil {
+					return e
+				}
+				n = max(n, m)
+			}
+		} else if text, m := htmlNamed(p[at:]); m > 0 {
+			// Checked as the characters it stands for.
+			for _, c := range text {
+				if e := escapeRefused(c, at, forbid); e != nil {
+					return e
+				}
+			}
+			n = m
+		}
+		i = at + n
+	}
+}
+
+// declarationEscapes returns the first XML declaration in p, <?xml ...?>
+// anywhere, that names an encoding other than UTF-8 (or US-ASCII, in an
+// all-ASCII p), as bad_charset at the name, or nil: the octets after it
+// would reach a handler's XML decoder through its CharsetReader, read as
+// another charset than the one checked.
+func declarationEscapes(p []byte) *sanitize.Error {
+	ascii := -1
+	for i := 0; ; {
+		k := bytes.Index(p[i:], piOpen)
+		if k < 0 {
+			return nil
+		}
+		at := i + k
+		n1 := xmlNameEnd(p, at+2)
+		if !xmlDeclTarget(p[at+2 : n1]) {
+			i = at + 2
+			continue
+		}
+		j := xmlSkipSpace(p, n1)
+		end := xmlIndexPair(p, j, "?>")
+		if end < 0 {
+			return nil // no instruction ends: none names an encoding to a decoder
+		}
+		if off := xmlForeignEncoding(p, [2]int{j, end}, &ascii); off >= 0 {
+			return &sanitize.Error{Reason: sanitize.BadCharset, Offset: off}
+		}
+		i = end + 2
+	}
+}
+
+// checkFormEscapes scans the keys and values of a form body one by one,
+// percent-decoded as r.FormValue returns them, for what checkEscapes
+// finds: a browser sends a="\e[31m" as a=%22%5Ce%5B31m%22, whose octets
+// hold no escape, and a field alone may hold a run the whole text does
+// not (a="&b="\x85" is two runs whole, b's value one). Only a text with a
+// backslash, or an escaped '\\', '&' or '<', can hold such a field; the
+// rest costs one pass. The Rejection names the field, its offset counts
+// in the decoded key or value.
+func (s *scratch) checkFormEscapes(raw string, mode sanitize.EscapeMode, c *rules.Check) *Rejection {
+	if !formHidesEscapes(raw) {
+		return nil
+	}
+	for pr := range eachPair(raw) {
+		name := pr.key
+		for i, field := range [2]string{pr.key, pr.val} {
+			dec := stringBytes(field) // read only, and not kept
+			if needsDecoding(field, mode) {
+				s.buf, _ = sanitize.AppendUnescape(s.buf[:0], field, mode) // checkPairs has checked it
+				dec = s.buf
+				if i == 0 {
+					name = string(dec)
+				}
+			}
+			if rj := checkEscapes(dec, rules.Form, c.Forbid, 0); rj != nil {
+				rj.Field = strings.Clone(safeField(name))
+				return rj
+			}
+		}
+	}
+	return nil
+}
+
+// formHidesEscapes reports whether a form text holds a backslash or a
+// percent-escape of '\\', '&' or '<'.
+func formHidesEscapes(raw string) bool {
+	if strings.IndexByte(raw, '\\') >= 0 {
+		return true
+	}
+	for i := strings.IndexByte(raw, '%'); i >= 0 && i+2 < len(raw); {
+		switch raw[i+1] {
+		case '2':
+			if raw[i+2] == '6' {
+				return true
+			}
+		case '3':
+			if raw[i+2]|0x20 == 'c' {
+				return true
+			}
+		case '5':
+			if raw[i+2]|0x20 == 'c' {
+				return true
+			}
+		}
+		k := strings.IndexByte(raw[i+1:], '%')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return false
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// TestCheckEscapes: the JSON and XML escapes a decoder would read in a
-// body of another kind, by class.
+// TestCheckEscapes: the JSON escapes and the references a decoder would
+// read in a body of another kind, by class; the other syntaxes have tests
+// of their own (escapes_syntax_test.go).
 func TestCheckEscapes(t *testing.T) {
 	t.Parallel()
 	strict := sanitize.NUL | sanitize.C0 | sanitize.C1 | sanitize.Bidi
@@ -23,7 +24,7 @@ func TestCheckEscapes(t *testing.T) {
 	}{
 		{"bidi escape in text", rules.Body, `{"a":"\u202e"}`, "forbidden_char", 6},
 		{"NUL escape in a form", rules.Form, `{"a":"\u0000"}`, "forbidden_char", 6},
-		{"upper-case hex", rules.Body, `x\u202E`, "forbidden_char", 1},
+		{"upper-case hex", rules.Body, `"x\u202E"`, "forbidden_char", 2},
 		{"lone surrogate", rules.Body, `"\ud800"`, "surrogate", 1},
 		{"well-formed pair", rules.Body, `"\ud83d\ude00"`, "", 0},
 		{"allowed character", rules.Body, `"\u00e9"`, "", 0},
@@ -66,17 +67,14 @@ func TestCheckEscapes(t *testing.T) {
 	}
 }
 
-// TestHTMLEntity: every name of xml.HTMLEntity is read as encoding/xml's
-// non-Strict decoder with that map reads it, and what it stands for is
-// what the decoder yields; the same text without its ';' is no reference.
-func TestHTMLEntity(t *testing.T) {
+// TestHTMLEntityNamesAreReadAsHTMLReadsThem: every name of xml.HTMLEntity,
+// which encoding/xml's non-Strict decoder reads with that map, is read by
+// the scan as the characters encoding/xml yields, as far as a policy can
+// tell them apart: their classes.
+func TestHTMLEntityNamesAreReadAsHTMLReadsThem(t *testing.T) {
 	t.Parallel()
 	for name, want := range xml.HTMLEntity {
 		ref := "&" + name + ";"
-		text, n := htmlEntity([]byte(ref + "x"))
-		if text != want || n != len(ref) {
-			t.Errorf("htmlEntity(%q) = %+q, %d; want %+q, %d", ref, text, n, want, len(ref))
-		}
 		d := xml.NewDecoder(strings.NewReader("<a>" + ref + "</a>"))
 		d.Strict, d.Entity = false, xml.HTMLEntity
 		var v struct {
@@ -85,19 +83,34 @@ func TestHTMLEntity(t *testing.T) {
 		if err := d.Decode(&v); err != nil || v.V != want {
 			t.Errorf("encoding/xml reads %q as %+q (%v), not %+q", ref, v.V, err, want)
 		}
-		if _, n := htmlEntity([]byte("&" + name + " ")); n != 0 {
-			t.Errorf("htmlEntity(%q) without ';' = %d", name, n)
+		text, n := htmlNamed([]byte(ref + "x"))
+		if got, want := classesOf(text), classesOf(want); got != want || want != 0 && n != len(ref) {
+			t.Errorf("htmlNamed(%q) = %+q, %d: classes %v, want %v", ref, text, n, got, want)
 		}
 	}
 }
 
-// TestCheckEscapesLinear: a body of nothing but '&' and '\' octets costs
-// one pass; the scan never looks for a missing octet again.
+func classesOf(s string) sanitize.Class {
+	var c sanitize.Class
+	for _, r := range s {
+		c |= sanitize.ClassOf(r)
+	}
+	return c
+}
+
+// TestCheckEscapesLinear: a body of nothing but the octets the scan looks
+// for ('&', '\\', quotes, "<?", digits) costs one pass; the scan never
+// looks for a missing octet again.
 func TestCheckEscapesLinear(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{strings.Repeat("&", 1<<20), strings.Repeat(`\`, 1<<20), strings.Repeat(`&\x`, 1<<18), strings.Repeat("&amp", 1<<18)} {
-		if rj := checkEscapes([]byte(body), rules.Body, sanitize.NUL, 0); rj != nil {
-			t.Fatal(rj)
-		}
+	for _, body := range []string{strings.Repeat("&", 1<<20), strings.Repeat(`\`, 1<<20), strings.Repeat(`&\x`, 1<<18), strings.Repeat("&amp", 1<<18),
+		`"` + strings.Repeat(`\u{`, 1<<18), `"` + strings.Repeat(`\\`, 1<<19), strings.Repeat(`"\"`, 1<<18), strings.Repeat(`'\`, 1<<19),
+		"`" + strings.Repeat(`\u{1`, 1<<18), strings.Repeat(`it's \`, 1<<17), strings.Repeat("return'", 1<<17),
+		strings.Repeat("<?xml ", 1<<17), strings.Repeat("<?xml?>", 1<<17), strings.Repeat("<?a", 1<<18), "&#" + strings.Repeat("1", 1<<20),
+		strings.Repeat("&#x", 1<<18), strings.Repeat("&shy", 1<<18), strings.Repeat("`${", 1<<18) + `\`,
+		"`${" + strings.Repeat("{", 1<<20) + `\`, strings.Repeat("`${}", 1<<18) + `\`} {
+		// Refused or not (a reference of a million digits is out of
+		// range): a quadratic scan would run for minutes.
+		checkEscapes([]byte(body), rules.Body, sanitize.NUL, 0)
 	}
 }

@@ -43,7 +43,8 @@ func checkJSON(body []byte, p *policy) ([]byte, *Rejection) {
 const quickColonWords = 64
 
 // checkJSONScan is checkJSON; noRefs reports that body, handed on as it
-// is, holds no '&', so that checkEscapes has nothing to find in it.
+// is, holds no '&' and no '<', so that checkEscapes has nothing to find
+// in it.
 func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejection) {
 	c, depth := &p.JSON, p.Limits.JSONDepth
 	members := p.RefuseDuplicateKeys || p.form != normalize.None
@@ -72,7 +73,9 @@ func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejec
 			return nil, false, rj
 		}
 	}
-	return fixed, clean && !amp, nil
+	// A body with no escape (clean), no '&' and no '<' holds nothing
+	// checkEscapes looks for: no reference, no XML declaration.
+	return fixed, clean && !amp && bytes.IndexByte(body, '<') < 0, nil
 }
 
 // checkJSONText checks the text of a JSON body: the octets are well-formed
@@ -312,6 +315,10 @@ func (sc *jsonScanner) scan() *Rejection {
 				f.key, f.hasKey, f.wantsKey = [2]int{i + 1, end - 1}, true, false
 			}
 			i = end
+		case '\\':
+			// Outside a string: no JSON decoder reads it, a JavaScript one
+			// may read an escape in '...' there.
+			return sc.fail(sanitize.BadEscape, 0, i, false, i)
 		default:
 			i++
 		}
@@ -392,8 +399,10 @@ func (sc *jsonScanner) str(i int) (int, *Rejection) {
 		j = end // an escape
 		r, size, ok := jsonEscape(p, j)
 		if !ok {
-			j += size // not a valid escape: a syntax error, the decoder's to report
-			continue
+			// Not JSON's (\x85, \0, \U0000202E, \u{202E}, a short
+			// \u00): no JSON decoder reads it, so only a looser one (YAML's,
+			// JavaScript's) could, into what the scan has not checked.
+			return j, sc.fail(sanitize.BadEscape, 0, j, isKey, start)
 		}
 		if utf16IsSurrogate(r) && sc.repair {
 			copy(p[j+2:j+6], "FFFD") // same length: nothing moves

@@ -52,7 +52,8 @@ func TestJSONPointer(t *testing.T) {
 		{name: "pair across nothing", body: `{"a":"\ud83d\\ude00"}`, reason: "surrogate", ptr: "/a", offset: 6},
 		{name: "escaped backslash before u", body: `{"a":"\\ud800"}`, wantAccepted: true},
 		{name: "pairs everywhere", body: `{"\ud83d\ude00":["\ud83d\ude00",{"k":"\uD83D\uDE00"}]}`, wantAccepted: true},
-		{name: "syntax error left to the decoder", body: `{"a":"\uZZZZ"`, wantAccepted: true},
+		{name: "an escape JSON does not have", body: `{"a":"\uZZZZ"`, reason: "bad_escape", ptr: "/a", offset: 6},
+		{name: "syntax error left to the decoder", body: `{"a":"x",}`, wantAccepted: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

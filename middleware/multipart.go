@@ -691,7 +691,7 @@ func checkOutsideParts(body []byte, boundary string, c *rules.Check) *Rejection 
 			rj.Sample = sample(body, rj.Offset)
 			return rj
 		}
-		// The escapes a JSON or XML decoder would read there.
+		// The escapes any decoder of a text type would read there.
 		if rj := checkEscapes(body[seg[0]:seg[1]], rules.Multipart, c.Forbid, seg[0]); rj != nil {
 			return rj
 		}
@@ -1029,7 +1029,7 @@ func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
 	if err := sanitize.Check(content, p.Multipart.Forbid); err != nil {
 		return reject(err, rules.Multipart, safeField(pt.name), content)
 	}
-	// The escapes a JSON or XML decoder would read in it (escapes.go):
+	// The escapes any decoder of a text type would read in it (escapes.go):
 	// one reading the part (a file part handed to json.NewDecoder), or
 	// the whole body (an XML decoder skips the text before its first
 	// element, delimiters and part headers included).
