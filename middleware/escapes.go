@@ -41,6 +41,10 @@ import (
 //     with the usual CharsetReader switches charset at one, wherever it
 //     stands, so one naming an encoding other than UTF-8 (or US-ASCII in
 //     an all-ASCII body) is bad_charset, as checkXML has it.
+//   - Anywhere: YAML's binary scalars (!!binary, !<tag:yaml.org,2002:binary>),
+//     base64 that a YAML decoder decodes into a string, whatever its
+//     octets: those are checked as the body's text is, and refused with the
+//     reason and class of what they hold (binaryEscapes).
 //
 // An escape that decodes to a lone surrogate (surrogate), to a value above
 // U+10FFFF (out_of_range) or to a character of a class the location
@@ -86,7 +90,8 @@ import (
 // checkEscapes scans body, checked as text at loc under forbid, for the
 // escapes a decoder of another syntax would read that decode to a refused
 // character. off is where body starts in what the log's offsets count
-// from. A body without a backslash, '&' or "<?" costs three searches.
+// from. A body without a backslash, '&', "<?" or "binary" costs four
+// searches.
 func checkEscapes(body []byte, loc rules.Location, forbid sanitize.Class, off int) *Rejection {
 	forbid &^= sanitize.BOM // a BOM counts at the start of a value, which the scan cannot tell
 	var e *sanitize.Error
@@ -97,6 +102,7 @@ func checkEscapes(body []byte, loc rules.Location, forbid sanitize.Class, off in
 		e = earlier(e, referenceEscapes(body, forbid))
 		e = earlier(e, declarationEscapes(body))
 	}
+	e = earlier(e, binaryEscapes(body, forbid)) // escapes_yaml.go
 	if e == nil {
 		return nil
 	}

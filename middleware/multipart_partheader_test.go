@@ -102,7 +102,7 @@ func TestDroppedTransferEncodingIsChecked(t *testing.T) {
 	pol := rules.Strict()
 	pol.RefuseAmbiguousParts = false
 	p := compile(pol)
-	for _, v := range []string{"\\u202e", "&#x202e;", "\u202e"} {
+	for _, v := range []string{`"\u202e"`, "&#x202e;", "\u202e"} {
 		body := []byte(phBody("BB", "Content-Disposition: form-data; name=\"f\"\r\n"+
 			"Content-Transfer-Encoding: quoted-printable\r\nContent-Transfer-Encoding: "+v+"\r\n\r\n1"))
 		rj := checkMultipart(req(http.MethodPost, "/", "multipart/form-data; boundary=BB", nil), body, p)
