@@ -712,8 +712,13 @@ func (mc *memberCheck) pop() {
 	if o.tabled {
 		// Last in, first out: the table is as it was before the object's
 		// first name went in (memberTable.remove).
+		// The exact reverse of the order they went in (insert: each
+		// name's kinds in order): a slot emptied out of turn would cut
+		// the probe sequence of a name that went in after it, which a
+		// lookup would then miss and a removal leave behind.
 		for at := mc.nkeys - 1; at >= o.first; at-- {
-			for _, kind := range mc.kinds {
+			for k := len(mc.kinds) - 1; k >= 0; k-- {
+				kind := mc.kinds[k]
 				mc.table.remove(mc.home(mc.hash(at, kind), kind, len(mc.objs)), at, kind)
 			}
 		}
@@ -846,8 +851,11 @@ func (mc *memberCheck) hash(at int, kind nameKind) uint64 {
 func (mc *memberCheck) find(o *memberObj, at int, kind nameKind) int {
 	h := mc.hash(at, kind)
 	if o.tabled {
+		// Only an earlier name of o: a place the table still holds for a
+		// name of a closed object whose index the names after it took
+		// again may hold at itself, whose fingerprint is its own.
 		return mc.table.find(mc.home(h, kind, len(mc.objs)), kind, func(e int) bool {
-			return e >= o.first && mc.hash(e, kind) == h && mc.same(e, at, kind)
+			return e >= o.first && e < at && mc.hash(e, kind) == h && mc.same(e, at, kind)
 		})
 	}
 	for e := o.first; e < at; e++ {
