@@ -58,7 +58,10 @@ func orcStartWire(name string) *orcWire {
 	w := &orcWire{name: name}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(w.dispatch))
 	srv.Config.ReadHeaderTimeout = 10 * time.Second
-	tr := &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true, Protocols: new(http.Protocols)}
+	// A connection of its own for each request: a hostile request the
+	// server answers with GOAWAY (a connection error) would otherwise
+	// end the other requests' streams on the connection it shares.
+	tr := &http.Transport{DisableKeepAlives: true, DisableCompression: true, Protocols: new(http.Protocols)}
 	switch name {
 	case "h2c":
 		srv.Config.Protocols = new(http.Protocols)
