@@ -75,7 +75,7 @@ import (
 // A form body is scanned whole, and each of its keys and values as
 // r.FormValue returns them, percent-decoded (checkFormEscapes). The text
 // parts of a multipart body are scanned one by one (checkPartText), and
-// its preamble and epilogue (checkOutsideParts). The
+// its preamble and epilogue (outsideScan). The
 // contents of its data parts, like a body of a binary type, are not read.
 //
 // JSON and XML bodies are checked as what they are first (checkJSON,

@@ -99,7 +99,7 @@ type memberObj struct {
 }
 
 // memberCheck finds the members of every object of a JSON body that has
-// passed checkJSONText and refuses duplicate and colliding names. It only
+// passed the text check (checkJSONScan) and refuses duplicate and colliding names. It only
 // looks for what delimits strings and objects: a string followed by ':'
 // is a member name of the innermost open object. (Arrays need no
 // tracking: they hold no names, and an object inside one has braces of
@@ -248,24 +248,6 @@ const (
 	quickNames   = 16
 	quickNameLen = 64
 )
-
-// namesDistinct is a quick test for the common small body: it reports
-// true when body, which holds no escapes, has no two member names anywhere
-// with one identity (foldKey of the name; no name changes in the
-// normalization form), whatever objects they are in. Then no object has
-// duplicate or colliding names, and memberCheck need not run. Any doubt
-// (more than quickColons colons or quickNames names, a name longer than
-// quickNameLen octets, one that is not normal, a repeated fingerprint)
-// answers false, and memberCheck decides.
-//
-// It finds names from the colons: every name is followed by white space
-// and a colon, so the string that ends just before a colon is a candidate
-// name (without escapes, no string holds a quote: the previous quote opens
-// it). A colon inside a string can make a candidate that is not a name
-// (the value ": x" of a member); that is one more name to compare, and it
-// can only make the answer false. Each colon, name and stretch of white
-// space is looked at once: linear, and bounded by the counts above.
-func namesDistinct(body []byte, form normalize.Form) bool { return namesDistinctAt(body, form, nil) }
 
 // namesDistinctAt is namesDistinct, with the colons of body marked in
 // colons (jsonscan.Structure), or found with IndexByte when it is nil.

@@ -7,8 +7,8 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// outsideScan finds, as a multipart body streams past, what outsideParts
-// finds in a body in memory: where the preamble ends (the first delimiter
+// outsideScan finds, as a multipart body streams past, what the tests'
+// reference outsideParts finds in a body in memory: where the preamble ends (the first delimiter
 // line) and where the epilogue starts (after the first close delimiter
 // after a line end); and it keeps those two, which are text, to be
 // checked. It holds the preamble, the epilogue and a few octets around
@@ -344,22 +344,8 @@ func lineEndAt(p []byte, eof bool) (int, lineState) {
 // preambleKnown reports whether the preamble has ended.
 func (o *outsideScan) preambleKnown() bool { return o.preKnown }
 
-// bounds returns where the preamble ends and the epilogue starts, as
-// outsideParts returns them, once the body has ended: size is its
-// length.
-func (o *outsideScan) bounds(size int64) (first, last int64) {
-	first, last = size, size
-	if o.preKnown {
-		first = int64(o.first)
-	}
-	if o.settled && !o.noEpi {
-		last = o.epiOff + int64(o.skip)
-	}
-	return first, last
-}
-
-// checkPreamble checks the preamble, once it has ended, as
-// checkOutsideParts does.
+// checkPreamble checks the preamble, once it has ended, as the tests'
+// reference checkOutsideParts does.
 func (o *outsideScan) checkPreamble(c *rules.Check) *Rejection {
 	return checkSegment(o.pre, 0, 0, o.first, c)
 }

@@ -335,17 +335,6 @@ func (g *guard) lookup(route string) *policy {
 	return g.def
 }
 
-// inspect checks r under p: path, path parameters (names and values, from
-// Echo, escaped or not as Match.Escaped says; nil otherwise), query,
-// headers, body, in that order, and stops at the first violation. On
-// acceptance r may have been rewritten (repairs) and params holds the
-// decoded parameter values when they differ from values. A body that could
-// not be read is a Rejection too (body_unreadable).
-func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
-	ls := lazyScratch{s: s, lent: true}
-	return g.inspectWith(&ls, r, p, names, values, escaped)
-}
-
 // inspectWith is inspect with the scratch taken from the pool only when
 // something needs it: a clean request with a plain path and query and no
 // body needs none.

@@ -195,20 +195,6 @@ func multipartBoundary(ct string) (string, *Rejection) {
 	return boundary, nil
 }
 
-// checkMultipart checks a multipart body in memory (any multipart/* media
-// type) as checkMultipartBody checks one that streams in. Multipart
-// bodies are never repaired: under Repair an ill-formed part is rejected
-// all the same.
-func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
-	boundary, rj := multipartBoundary(r.Header.Get("Content-Type"))
-	if rj != nil {
-		return rj
-	}
-	src := newSpoolReader(bytes.NewReader(body), nil, -1)
-	defer src.done()
-	return p.checkStream(src, boundary, nil)
-}
-
 // checkMultipartBody reads the multipart body of r (Content-Type ct)
 // through a spool and checks it as it streams in (checkStream). A body
 // whose declared length is over its limits (text and data together) is
