@@ -130,11 +130,17 @@ func (st *spoolStore) take(n int64) bool {
 	if st == nil || st.limit < 0 || n == 0 {
 		return true
 	}
-	if st.used.Add(n) > st.limit {
-		st.used.Add(-n)
-		return false
+	for {
+		used := st.used.Load()
+		// Compared without adding first: a declared length near
+		// MaxInt64 would wrap the sum around.
+		if n > st.limit-used {
+			return false
+		}
+		if st.used.CompareAndSwap(used, used+n) {
+			return true
+		}
 	}
-	return true
 }
 
 // give gives n octets back to the budget.
