@@ -23,9 +23,26 @@ func TestEscapeScanReadsYAMLBinary(t *testing.T) {
 		{name: "a %TAG handle", body: "%TAG !x! tag:yaml.org,2002:\n---\na: !x!binary 4oCu", reason: "forbidden_char", off: 35, class: sanitize.BidiControl},
 		{name: "in a sequence", body: "- !!binary wp0=", reason: "forbidden_char", off: 2, class: sanitize.C1},
 		{name: "in a JSON body", loc: rules.JSON, body: `{"a": !!binary "4oCu"}`, reason: "forbidden_char", off: 6, class: sanitize.BidiControl},
+		{name: "a comment after", body: "a: !!binary 4oCu # c", reason: "forbidden_char", off: 3, class: sanitize.BidiControl},
+		{name: "in a flow mapping", body: "{a: !!binary 4oCu, b: 1}", reason: "forbidden_char", off: 4, class: sanitize.BidiControl},
+		{name: "an anchor after the tag", body: "a: !!binary &x 4oCu\n", reason: "forbidden_char", off: 3, class: sanitize.BidiControl},
+		{name: "the scalar on the next line", body: "a:\n  !!binary\n  4oCu\n", reason: "forbidden_char", off: 5, class: sanitize.BidiControl},
+		{name: "a %TAG prefix that starts the tag", body: "%TAG !x! tag:yaml.org,2002:bi\n---\na: !x!nary 4oCu\n", reason: "forbidden_char", off: 37, class: sanitize.BidiControl},
+		{name: "the secondary handle remapped", body: "%TAG !! tag:yaml.org,2002:bin\n---\na: !!ary 4oCu\n", reason: "forbidden_char", off: 37, class: sanitize.BidiControl},
+		{name: "a percent-encoded verbatim tag", body: "a: !<tag:yaml.org,2002:%62inary> 4oCu\n", reason: "forbidden_char", off: 3, class: sanitize.BidiControl},
 		{name: "text", body: "a: !!binary aGVsbG8=\nb: !!binary |\n  aGVs\n  bG8=\nc: 1"},
 		{name: "not base64", body: "a: !!binary ~~~"},
 		{name: "the word in prose", body: "a binary file, !binary-ish: 4oCu"},
 		{name: "the next key is not the scalar", body: "a: !!binary aGVsbG8=\nb: 4oCu"},
 	})
+}
+
+// TestYAMLBinaryScanAllocatesNothing: text with a '!' and no binary tag,
+// the common case where the binary scan runs at all, costs no allocation.
+func TestYAMLBinaryScanAllocatesNothing(t *testing.T) {
+	body := []byte(`{"title":"Hello! <b>bold</b> and !important, a binary file"}`)
+	forbid := rules.Strict().Body.Forbid
+	if n := testing.AllocsPerRun(100, func() { _ = binaryEscapes(body, forbid) }); n != 0 {
+		t.Errorf("%v allocations per scan, want 0", n)
+	}
 }
