@@ -70,7 +70,7 @@ func binaryEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
 // binary in p: "!binary", and for each %TAG directive whose prefix starts
 // the core schema's binary tag, its handle followed by the rest.
 func binaryTags(p []byte) [][]byte {
-	if bytes.Index(p, yamlTagDirective) < 0 {
+	if !bytes.Contains(p, yamlTagDirective) {
 		return plainBinaryTag // the common case: nothing to allocate
 	}
 	tags := plainBinaryTag[:1:1]
