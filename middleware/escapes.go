@@ -63,11 +63,37 @@ import (
 // YAML's does; a template literal's substitution, ${...}, is code again,
 // where quotes open runs of their own, up to its closing brace. Within a
 // run a backslash starts an escape, and "\\" is one backslash, after
-// which comes text. A run that never closes runs to the
-// end of the body (a single-quoted one to its line end): which quote was
-// the stray one cannot be told, so its escapes count. Outside a run a
-// backslash is text: the Windows paths C:\2024\x64\files and
+// which comes text; a backslash, CR and LF is one escape, a line
+// continuation, as JavaScript reads it. A run that never closes runs to
+// the end of the body (a single-quoted one to its line end): which quote
+// was the stray one cannot be told, so its escapes count. Outside a run
+// a backslash is text: the Windows paths C:\2024\x64\files and
 // C:\build\files, or \\server\share\new, in prose pass.
+//
+// One quote that a syntax takes for no delimiter (in a YAML, GraphQL or
+// JavaScript comment, a JavaScript regular expression, a plain or block
+// YAML scalar, a YAML single-quoted scalar over lines, a GraphQL block
+// string) puts that tracking out of step with a decoder for the rest of
+// the body, and the escapes of a string after it would be taken for
+// prose. So each line that holds a backslash and a quote is also read on
+// its own, with nothing kept from the lines before it (lineEscapes); a
+// line ends at LF or CR. On it a backslash and the octet after it are an
+// escape (an escaped quote is no quote), a '\'' between two word octets
+// is an apostrophe, not a quote, and the code of a template literal's
+// ${...} is no string, up to the first quote in it, after which every
+// escape on the line is read as in a double-quoted run. An escape is read
+// as in a double-quoted run (every syntax's readings) when an odd number
+// of '"' stand before it on its line, or after it (a string that opened
+// on an earlier line and closes on this one); otherwise as in a
+// single-quoted run (JavaScript's) when an odd number of '`' stand before
+// or after it, or of '\'' before it, or after it where a '\'' stands
+// before it too or the line follows a line continuation (a JavaScript
+// string spans lines only so). The line rule fails closed: a Windows path
+// on the line of an odd quote (the users' C:\build\files) is refused,
+// while one on a line whose quotes pair up, or have none, passes. What it
+// cannot see is a line with no quote inside a string that spans lines
+// (a YAML double-quoted scalar's, a template literal's middle lines),
+// which only the tracking reads.
 //
 // A type added to the preset brings its escapes with it: a row of
 // quotedSyntaxes, or a pass here (escapes_syntax.go).
@@ -97,6 +123,7 @@ func checkEscapes(body []byte, loc rules.Location, forbid sanitize.Class, off in
 	var e *sanitize.Error
 	if loc != rules.JSON {
 		e = quotedEscapes(body, forbid)
+		e = earlier(e, lineEscapes(body, forbid))
 	}
 	if loc != rules.XML {
 		e = earlier(e, referenceEscapes(body, forbid))
@@ -218,36 +245,201 @@ func quotedEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
 				i = b + 1 // the run ends
 				break
 			}
-			if r := plainEscapes[p[min(b+1, len(p)-1)]]; r != 0 && b+1 < len(p) {
-				// Read alike by every syntax that reads it at all.
-				if e := escapeRefused(r, b, forbid); e != nil {
-					return e
-				}
-				j = b + 2
-				continue
-			}
-			if r, ok := hex4(p, b+2); ok && p[b+1] == 'u' && !utf16IsSurrogate(r) {
-				// \uXXXX, read alike by every syntax that reads it.
-				if e := escapeRefused(r, b, forbid); e != nil {
-					return e
-				}
-				j = b + 6
-				continue
-			}
-			n := 2
-			for _, decode := range runDecoders[q] {
-				r, m := decode(p, b)
-				if m == 0 {
-					continue
-				}
-				if e := escapeRefused(r, b, forbid); e != nil {
-					return e
-				}
-				n = max(n, m)
+			n, e := escapeAt(p, b, q, forbid)
+			if e != nil {
+				return e
 			}
 			j = min(b+n, len(p))
 		}
 	}
+}
+
+// escapeAt reads the escape at p[b] ('\\') in a run opened by q, as every
+// decoder of runDecoders[q] reads it, and returns its length (the longest
+// reading, at least 2) and the error for the first reading that decodes
+// to a character forbid refuses, or nil.
+func escapeAt(p []byte, b int, q byte, forbid sanitize.Class) (int, *sanitize.Error) {
+	if r := plainEscapes[p[min(b+1, len(p)-1)]]; r != 0 && b+1 < len(p) {
+		// Read alike by every syntax that reads it at all.
+		return 2, escapeRefused(r, b, forbid)
+	}
+	if r, ok := hex4(p, b+2); ok && p[b+1] == 'u' && !utf16IsSurrogate(r) {
+		// \uXXXX, read alike by every syntax that reads it.
+		return 6, escapeRefused(r, b, forbid)
+	}
+	n := 2
+	for _, decode := range runDecoders[q] {
+		r, m := decode(p, b)
+		if m == 0 {
+			continue
+		}
+		if e := escapeRefused(r, b, forbid); e != nil {
+			return n, e
+		}
+		n = max(n, m)
+	}
+	if b+2 < len(p) && p[b+1] == '\r' && p[b+2] == '\n' {
+		n = max(n, 3) // one line continuation to JavaScript, not \CR then a line end
+	}
+	return n, nil
+}
+
+// lineEscapes returns the first escape in p that a decoder reads as a
+// character forbid refuses, of those that stand, on their own line, after
+// an odd number of quotes of one kind or before one (a run that opened
+// on an earlier line and closes on this one), or nil. It keeps no state
+// from one line to the next, so a stray quote on one line that the run
+// tracking of quotedEscapes follows out of step with a decoder (one in a
+// comment, a regular expression, a plain or block YAML scalar, a GraphQL
+// block string) hides no escape on another. On a line, a backslash and
+// the octet after it are an escape, so an escaped quote is not counted,
+// and a '\” between two word octets is an apostrophe ("it's"), not
+// counted either. Each line is read twice, only a line with a backslash.
+func lineEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
+	lf, cr := nextOf{-1, '\n'}, nextOf{-1, '\r'}
+	dq, sq, bq := nextOf{-1, '"'}, nextOf{-1, '\''}, nextOf{-1, '`'}
+	for i := 0; ; {
+		b := nextIndex(p, i, '\\')
+		if b == len(p) {
+			return nil
+		}
+		start, end := b, min(lf.from(p, b), cr.from(p, b))
+		for start > i && p[start-1] != '\n' && p[start-1] != '\r' {
+			start--
+		}
+		if min(dq.from(p, start), sq.from(p, start), bq.from(p, start)) >= end {
+			// No quote on the line: its backslashes are text. (A string
+			// continued from the line before is only a JavaScript
+			// one, whose escapes the line holds none of but a
+			// backslash's own.)
+			if end == len(p) {
+				return nil
+			}
+			i = end + 1
+			continue
+		}
+		// total counts the quotes of the whole line, once an escape
+		// after an even number of each needs it (-1: not yet).
+		total := [3]int{-1}
+		// A single-quoted string opened on an earlier line reaches this
+		// one only through a line continuation.
+		contd := start >= 2 && p[start-2] == '\\' ||
+			start >= 3 && p[start-1] == '\n' && p[start-2] == '\r' && p[start-3] == '\\'
+		var before [3]int
+		// sub is the depth of braces in a template literal's
+		// substitution, ${...}, on this line: code, whose backslashes are
+		// no escapes, until a quote in it, after which the line is read
+		// as if every escape stood in a string of every kind (suspect).
+		sub, suspect := 0, false
+		for k := start; k < end; k++ {
+			for k < end && !lineStops[p[k]] {
+				k++
+			}
+			if k == end {
+				break
+			}
+			switch c := p[k]; {
+			case c == '\\':
+			case sub > 0 && (c == '"' || c == '\'' || c == '`'):
+				sub, suspect = 0, true
+				continue
+			case sub > 0 && c == '{':
+				sub++
+				continue
+			case sub > 0 && c == '}':
+				sub--
+				continue
+			case sub > 0:
+				continue
+			case c == '$' && k+1 < end && p[k+1] == '{' && before[2]%2 == 1:
+				sub = 1
+				k++
+				continue
+			default:
+				if q := lineQuote(p, k); q >= 0 {
+					before[q]++
+				}
+				continue
+			}
+			if sub > 0 {
+				k++ // code
+				continue
+			}
+			// The readings of a double-quoted string include
+			// JavaScript's, which are all of a single-quoted one's and a
+			// template's: one kind of run is read, the widest that fits.
+			q := byte(0)
+			if suspect || before[0]%2 == 1 {
+				q = '"'
+			} else {
+				if total[0] < 0 {
+					total = lineQuotes(p, start, end)
+				}
+				after := total[1] - before[1]
+				if !contd && before[1] == 0 {
+					after = 0 // a JavaScript string opens on its own line, or before a continuation
+				}
+				switch {
+				case (total[0]-before[0])%2 == 1:
+					q = '"'
+				case before[1]%2 == 1 || after%2 == 1 || before[2]%2 == 1 || (total[2]-before[2])%2 == 1:
+					q = '`'
+				}
+			}
+			n := 2 // a surrogate pair of escapes is one, read as a whole
+			if q != 0 {
+				m, e := escapeAt(p, k, q, forbid)
+				if e != nil {
+					return e
+				}
+				n = m
+			}
+			k += n - 1
+		}
+		if end == len(p) {
+			return nil
+		}
+		i = end + 1
+	}
+}
+
+// lineQuotes counts the quotes of p[start:end] by lineQuote's kinds, an
+// escaped one not counted.
+func lineQuotes(p []byte, start, end int) (total [3]int) {
+	for k := start; k < end; k++ {
+		for k < end && !lineStops[p[k]] {
+			k++
+		}
+		if k == end {
+			break
+		}
+		if p[k] == '\\' {
+			k++
+		} else if q := lineQuote(p, k); q >= 0 {
+			total[q]++
+		}
+	}
+	return total
+}
+
+// lineStops are the octets the walk of a line in lineEscapes stops at.
+var lineStops = [256]bool{'\\': true, '"': true, '\'': true, '`': true, '$': true, '{': true, '}': true}
+
+// lineQuote returns which quote p[k] is for lineEscapes: 0 for '"', 1 for
+// '\” but an apostrophe between two word octets, 2 for '`', or -1.
+func lineQuote(p []byte, k int) int {
+	switch p[k] {
+	case '"':
+		return 0
+	case '\'':
+		if k > 0 && k+1 < len(p) && isWordByte(p[k-1]) && isWordByte(p[k+1]) {
+			return -1
+		}
+		return 1
+	case '`':
+		return 2
+	}
+	return -1
 }
 
 // substitutionStop returns the offset of the first quote that opens a run,

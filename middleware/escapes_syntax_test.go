@@ -239,3 +239,53 @@ func TestJSONRefusesEscapesJSONDoesNotHave(t *testing.T) {
 		t.Errorf("JSON lines: %+v, want bad_escape at /1/b, 18", rj)
 	}
 }
+
+// TestEscapeScanResistsStrayQuotes: a quote that a syntax does not take
+// for a delimiter (in a comment, a regular expression, a plain or block
+// YAML scalar, a YAML single-quoted scalar over lines, a GraphQL block
+// string) does not hide the escape of a string literal after it, and a
+// JavaScript line continuation of backslash, CR and LF does not end a
+// single-quoted string.
+func TestEscapeScanResistsStrayQuotes(t *testing.T) {
+	t.Parallel()
+	forbid := rules.Strict().Body.Forbid
+	for _, body := range []string{
+		"# say \"\nb: \"\\x85\"\n",
+		"a: 'foo\n \" bar'\nb: \"\\x85\"\n",
+		"a: 5\" x\nb: \"\\x85\"\n",
+		"a: |\n  he said \"\nb: \"\\x85\"\n",
+		"// say \"\nvar s = \"\\x85\";\n",
+		"/* \" */ var s = \"\\x85\";\n",
+		"var r = /\"/; var s = \"\\x85\";\n",
+		"var s = 'a\\\r\n\\x85';\n",
+		"var s = `a\n\" ${1}\n`; var t = \"\\x85\";\n",
+		"# \"\n{ a(x: \"\\u{202E}\") }",
+		"{ a(x: \"\"\"a\"b\"\"\", y: \"\\u{202E}\") }",
+		"// it's\nvar s = '\\x85';\n",
+		"a: 'it''s \" here'\nb: \"\\x85\"\n",
+		"var r = /'/; var s = '\\x85';\n",
+		"var r = /`/; var s = `\\x85`;\n",
+		"# \"\n{ a(x: \"\\u{202E}\") }\r\n",
+		"var s = 'a' + `b ${c} \\x85`;\n",
+		"var s = `${\"{\"} \\x85`;\n",
+	} {
+		if rj := checkEscapes([]byte(body), rules.Body, forbid, 0); rj == nil {
+			t.Errorf("%q: accepted, want refused", body)
+		}
+	}
+	// Quotes that pair up on a line leave its backslashes outside them as
+	// text, an apostrophe is no quote, a template's substitution is code,
+	// and a single-quoted string does not reach the next line but through
+	// a continuation.
+	for _, body := range []string{
+		"# say \"hi\"\nFiles in C:\\2024\\x64\\files and C:\\build\\files\n",
+		"He said \"stop\" at C:\\build\\files, and 'no' at \\\\server\\share\\new.\n",
+		"It's in C:\\build\\files; don't move it.\n",
+		"var t = `${a \\x85 b}`;\n",
+		"a: 'abc\n\\x85'\n",
+	} {
+		if rj := checkEscapes([]byte(body), rules.Body, forbid, 0); rj != nil {
+			t.Errorf("%q: %v, want passed", body, rj)
+		}
+	}
+}

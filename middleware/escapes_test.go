@@ -108,7 +108,9 @@ func TestCheckEscapesLinear(t *testing.T) {
 		"`" + strings.Repeat(`\u{1`, 1<<18), strings.Repeat(`it's \`, 1<<17), strings.Repeat("return'", 1<<17),
 		strings.Repeat("<?xml ", 1<<17), strings.Repeat("<?xml?>", 1<<17), strings.Repeat("<?a", 1<<18), "&#" + strings.Repeat("1", 1<<20),
 		strings.Repeat("&#x", 1<<18), strings.Repeat("&shy", 1<<18), strings.Repeat("`${", 1<<18) + `\`,
-		"`${" + strings.Repeat("{", 1<<20) + `\`, strings.Repeat("`${}", 1<<18) + `\`} {
+		"`${" + strings.Repeat("{", 1<<20) + `\`, strings.Repeat("`${}", 1<<18) + `\`,
+		strings.Repeat(`""\x`, 1<<18), strings.Repeat(`\"`, 1<<19), strings.Repeat("\"\\\n", 1<<18),
+		strings.Repeat("'a'\\", 1<<18), strings.Repeat("\\\r\n", 1<<18), "`" + strings.Repeat("${\"\\", 1<<18)} {
 		// Refused or not (a reference of a million digits is out of
 		// range): a quadratic scan would run for minutes.
 		checkEscapes([]byte(body), rules.Body, sanitize.NUL, 0)

@@ -118,6 +118,27 @@ func hostileCases() []docCase {
 		"application/javascript", "text/javascript")
 	add(`JavaScript template \u{202E}`, "var t = `\\u{202E}${x}`;", "application/javascript", "text/javascript")
 
+	// A quote that a syntax takes for no delimiter, before a string
+	// literal with an escape: the scan must not lose track of the string.
+	for _, y := range []struct{ name, body string }{
+		{"YAML comment with a quote", "# say \"\nb: \"\\x85\"\n"},
+		{"YAML single-quoted scalar over lines with a quote", "a: 'foo\n \" bar'\nb: \"\\x85\"\n"},
+		{"YAML plain scalar with a quote", "a: 5\" x\nb: \"\\x85\"\n"},
+		{"YAML block scalar with a quote", "a: |\n  he said \"\nb: \"\\x85\"\n"},
+	} {
+		add(y.name, y.body, "text/yaml", "application/yaml", "text/plain")
+	}
+	for _, j := range []struct{ name, body string }{
+		{"JavaScript line comment with a quote", "// say \"\nvar s = \"\\x85\";\n"},
+		{"JavaScript block comment with a quote", "/* \" */ var s = \"\\x85\";\n"},
+		{"JavaScript regular expression with a quote", "var r = /\"/; var s = \"\\x85\";\n"},
+		{"JavaScript line continuation of CR LF", "var s = 'a\\\r\n\\x85';\n"},
+	} {
+		add(j.name, j.body, "application/javascript", "text/javascript")
+	}
+	add("GraphQL comment with a quote", "# \"\n{ a(x: \"\\u{202E}\") }", "application/graphql")
+	add("GraphQL block string with a quote", "{ a(x: \"\"\"a\"b\"\"\", y: \"\\u{202E}\") }", "application/graphql")
+
 	// HTML character references, some without their semicolon.
 	for _, h := range []string{
 		`<p>&#x202e x</p>`,
