@@ -332,17 +332,27 @@ func mpDecoded(v string) []string {
 		}
 	}
 	out = append(out, b.String())
+	// A JSON decoder reads escapes inside a string: each double-quoted
+	// run of v (name="a\u202e"), where the escape scan looks for them.
 	for i := 0; i < len(v); i++ {
-		if v[i] == '\\' {
-			if i+1 == len(v) || v[i+1] != 'u' && v[i+1] != '\\' {
-				return out
-			}
-			i++
+		if v[i] != '"' {
+			continue
 		}
-	}
-	var s string
-	if json.Unmarshal([]byte(`"`+v+`"`), &s) == nil {
-		out = append(out, s)
+		j := i + 1
+		for j < len(v) && v[j] != '"' {
+			if v[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(v) {
+			break // no closing quote on the line
+		}
+		var s string
+		if json.Unmarshal([]byte(v[i:j+1]), &s) == nil {
+			out = append(out, s)
+		}
+		i = j
 	}
 	return out
 }
