@@ -141,31 +141,24 @@ func requestLineIsURL(r *http.Request) bool {
 
 // unescapesTo reports whether esc, percent-decoded, is plain, with no
 // escaped '/' (which net/url would have kept in RawPath) and no malformed
-// escape.
+// escape. Text equal to plain but for escapes is not enough: "/a%20b" is
+// "/a b", not a URL.Path of "/a%20b".
 func unescapesTo(esc, plain string) bool {
-	if esc == plain {
-		return true
-	}
-	j := 0
-	for i := 0; i < len(esc); j++ {
-		b := esc[i]
-		if b == '%' {
-			if i+2 >= len(esc) || !isHex(esc[i+1]) || !isHex(esc[i+2]) {
-				return false
-			}
-			b = unhex(esc[i+1])<<4 | unhex(esc[i+2])
-			if b == '/' {
-				return false
-			}
-			i += 3
-		} else {
-			i++
+	for {
+		// The text up to the next escape, compared at once.
+		k := strings.IndexByte(esc, '%')
+		if k < 0 {
+			return esc == plain
 		}
-		if j >= len(plain) || plain[j] != b {
+		if len(plain) < k+1 || esc[:k] != plain[:k] || k+2 >= len(esc) || !isHex(esc[k+1]) || !isHex(esc[k+2]) {
 			return false
 		}
+		b := unhex(esc[k+1])<<4 | unhex(esc[k+2])
+		if b == '/' || plain[k] != b {
+			return false
+		}
+		esc, plain = esc[k+3:], plain[k+1:]
 	}
-	return j == len(plain)
 }
 
 func unhex(c byte) byte {
