@@ -130,11 +130,13 @@ func (tc confCase) runWire(t *testing.T, tg confTarget, w *confWire) *confResult
 	}
 	in := tc.request()
 	var body io.Reader
+	var sent []byte
 	if in.Body != nil && in.Body != http.NoBody {
 		b, err := io.ReadAll(in.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
+		sent = b
 		switch {
 		case in.ContentLength < 0:
 			// Of unknown length: chunked on HTTP/1.1, DATA frames
@@ -148,6 +150,14 @@ func (tc confCase) runWire(t *testing.T, tg confTarget, w *confWire) *confResult
 	req, err := http.NewRequest(in.Method, w.url+"/", body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if body != nil {
+		// So that the transport sends it again on a new connection when
+		// the server has gone away from this one (HTTP/2's GOAWAY, which
+		// Go's server sends past a rate of streams it resets, as it does
+		// for each refusal that leaves a body unread).
+		b := sent
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	}
 	// The target as sent, octet for octet: an absolute-form one too.
 	req.URL.Path, req.URL.Opaque = "", tc.target
