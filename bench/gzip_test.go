@@ -13,7 +13,7 @@ import (
 	emw "github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
 
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -97,7 +97,7 @@ func gzipEcho(b *testing.B, impl string) *echo.Echo {
 	case "utf8guard":
 		pol := rules.Strict()
 		nop := zerolog.Nop()
-		mw, err := middleware.Config{Rules: &pol, Logger: &nop}.ToMiddleware()
+		mw, err := echov4.Config{Rules: &pol, Logger: &nop}.ToMiddleware()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -174,7 +174,7 @@ func hostileEcho(tb testing.TB) *echo.Echo {
 	pol := rules.Strict()
 	pol.Precis = []rules.PrecisField{{Location: rules.JSON, Field: "/profile/nick", Profile: normalize.Nickname}}
 	nop := zerolog.Nop()
-	mw, err := middleware.Config{Rules: &pol, Logger: &nop}.ToMiddleware()
+	mw, err := echov4.Config{Rules: &pol, Logger: &nop}.ToMiddleware()
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -458,7 +458,7 @@ func hostileMWEcho(tb testing.TB, log io.Writer, handed *int64) *echo.Echo {
 	if log != nil {
 		logger = zerolog.New(log)
 	}
-	mw, err := middleware.Config{Rules: table, Logger: &logger}.ToMiddleware()
+	mw, err := echov4.Config{Rules: table, Logger: &logger}.ToMiddleware()
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -44,7 +44,7 @@ func hostileNormEcho(tb testing.TB) *echo.Echo {
 	pol.Normalization = normalize.NFC
 	pol.Limits.QueryBytes = 2 << 20 // the echo.Query rows reach 1 MiB; the default, 64 KiB, refuses them
 	nop := zerolog.Nop()
-	mw, err := middleware.Config{Rules: &pol, Logger: &nop}.ToMiddleware()
+	mw, err := echov4.Config{Rules: &pol, Logger: &nop}.ToMiddleware()
 	if err != nil {
 		tb.Fatal(err)
 	}

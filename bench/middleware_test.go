@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	guardv5 "github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -83,7 +84,7 @@ func mwEcho(b *testing.B, guarded bool) http.Handler {
 	if guarded {
 		pol := rules.Strict()
 		nop := zerolog.Nop()
-		mw, err := middleware.Config{Rules: &pol, Logger: &nop}.ToMiddleware()
+		mw, err := echov4.Config{Rules: &pol, Logger: &nop}.ToMiddleware()
 		if err != nil {
 			b.Fatal(err)
 		}

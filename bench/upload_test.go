@@ -63,7 +63,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/examples/server/app"
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -350,7 +350,7 @@ func BenchmarkUpload(b *testing.B) {
 				e := echo.New()
 				if impl == "utf8guard" {
 					nop := zerolog.Nop()
-					e.Use(middleware.WithConfig(middleware.Config{Rules: pol, Logger: &nop, TempDir: b.TempDir()}))
+					e.Use(echov4.WithConfig(echov4.Config{Rules: pol, Logger: &nop, TempDir: b.TempDir()}))
 				}
 				e.POST("/upload/*", func(c echo.Context) error {
 					out, rf := app.Upload(c.Request())

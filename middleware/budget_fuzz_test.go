@@ -43,7 +43,7 @@ func FuzzRequestBudget(f *testing.F) {
 		pl := pipelines[route]
 		serve := func() {
 			r := budgetRequest(entry, payload)
-			v := pl.Check(r, Match{Route: "/api/e"}, ConnIdentity(r))
+			v := pl.Check(r, Match{Route: "/api/e"}, nil)
 			if v.Pass && v.Request.Body != nil {
 				_, _ = io.Copy(io.Discard, v.Request.Body)
 			}

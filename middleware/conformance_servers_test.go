@@ -21,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -194,7 +195,7 @@ func newConfServer(t *testing.T, tg confTarget, table *rules.Table) *confServer 
 	logger := zerolog.New(s)
 	switch tg.adapter {
 	case "v4":
-		mw, err := middleware.Config{Rules: table, Logger: &logger}.ToMiddleware()
+		mw, err := echov4.Config{Rules: table, Logger: &logger}.ToMiddleware()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,7 @@ package middleware_test
 // The conformance table: one list of requests, each with its policy and
 // what must come of it (the status, the refusal's reason and location, the
 // log line, what the handler reads), run against the three adapters on
-// every mount each has: Echo v4 (middleware.WithConfig) and Echo v5
+// every mount each has: Echo v4 (echov4.WithConfig) and Echo v5
 // (echov5.WithConfig) with e.Use, e.Pre, a group and a route; net/http
 // (middleware.Handler) around each handler of a ServeMux.
 //

@@ -25,6 +25,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -237,7 +238,7 @@ func headerServers(t *testing.T, p rules.Policy, decompress bool, seen *headerSe
 	t.Helper()
 	logger := zerolog.Nop()
 	e4 := echo4.New()
-	mw4, err := middleware.Config{Rules: p, Logger: &logger}.ToMiddleware()
+	mw4, err := echov4.Config{Rules: p, Logger: &logger}.ToMiddleware()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +388,7 @@ func TestDecompressBefore(t *testing.T) {
 			logger := zerolog.Nop()
 			p := rules.Strict()
 			e4 := echo4.New()
-			e4.Use(emw4.Decompress(), middleware.WithConfig(middleware.Config{Rules: p, Logger: &logger}))
+			e4.Use(emw4.Decompress(), echov4.WithConfig(echov4.Config{Rules: p, Logger: &logger}))
 			e4.POST("/e", func(c echo4.Context) error { seen.record(c.Request()); return c.NoContent(200) })
 			e5 := echo5.New()
 			e5.Use(emw5.Decompress(), echov5.WithConfig(echov5.Config{Rules: p, Logger: &logger}))

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -53,7 +54,7 @@ func ExampleNew() {
 func ExampleWithConfig() {
 	logger := zerolog.New(os.Stdout)
 	e := echo.New()
-	e.Use(middleware.WithConfig(middleware.Config{
+	e.Use(echov4.WithConfig(echov4.Config{
 		Logger: &logger,
 		Rules: &rules.Table{
 			Default: rules.Strict(),
@@ -86,12 +87,12 @@ func ExampleWithConfig() {
 func ExampleConfig_ToMiddleware() {
 	strict := rules.Strict()
 	strict.Header.On = true // but no Headers
-	_, err := middleware.Config{Rules: strict}.ToMiddleware()
+	_, err := echov4.Config{Rules: strict}.ToMiddleware()
 	fmt.Println(err)
 
 	strict = rules.Strict()
 	logger := zerolog.New(io.Discard)
-	guard, err := middleware.Config{Rules: &strict, Logger: &logger}.ToMiddleware()
+	guard, err := echov4.Config{Rules: &strict, Logger: &logger}.ToMiddleware()
 	if err != nil {
 		fmt.Println(err)
 		return

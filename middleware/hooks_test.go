@@ -15,6 +15,7 @@ import (
 	echo5 "github.com/labstack/echo/v5"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -77,11 +78,11 @@ func hkServer(t *testing.T, target string, s hkSetup, rec *hkRecorder) http.Hand
 	adapter, mount, _ := strings.Cut(target, "/")
 	switch adapter {
 	case "v4":
-		mw, err := middleware.Config{Rules: s.rules, Logger: s.log.logger(), SpoolBytes: s.spoolBytes,
+		mw, err := echov4.Config{Rules: s.rules, Logger: s.log.logger(), SpoolBytes: s.spoolBytes,
 			OnReject: func(c echo4.Context, rj *middleware.Rejection) { rec.add("OnReject", rj) },
 			ErrorHandler: func(c echo4.Context, rj *middleware.Rejection) error {
 				rec.add("ErrorHandler", rj)
-				return middleware.DefaultErrorHandler(c, rj)
+				return echov4.DefaultErrorHandler(c, rj)
 			}}.ToMiddleware()
 		if err != nil {
 			t.Fatal(err)
@@ -302,11 +303,11 @@ func TestPreMoveRefusalReachesTheHooks(t *testing.T) {
 
 	rec := &hkRecorder{}
 	e4 := echo4.New()
-	e4.Pre(middleware.WithConfig(middleware.Config{Rules: table, Logger: (&rtLog{}).logger(),
+	e4.Pre(echov4.WithConfig(echov4.Config{Rules: table, Logger: (&rtLog{}).logger(),
 		OnReject: func(c echo4.Context, rj *middleware.Rejection) { rec.add("OnReject", rj) },
 		ErrorHandler: func(c echo4.Context, rj *middleware.Rejection) error {
 			rec.add("ErrorHandler", rj)
-			return middleware.DefaultErrorHandler(c, rj)
+			return echov4.DefaultErrorHandler(c, rj)
 		}}))
 	rec5 := &hkRecorder{}
 	e5 := echo5.New()

@@ -390,7 +390,6 @@ func runGuard(t *testing.T, pol rules.Policy, r *http.Request) (*http.Request, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	nop := func(any) requestIdentity { return requestIdentity{} }
-	hand, _, rj, pass, h := g.run(r, r.URL.Path, nil, nil, false, g.def, nop, nil)
+	hand, _, rj, pass, h := g.run(r, r.URL.Path, nil, nil, false, g.def, nil)
 	return hand, rj, pass, h
 }

@@ -23,27 +23,30 @@ func (g *guard) loggerFor(ctx context.Context) *zerolog.Logger {
 	return &g.logger
 }
 
-// requestIdentity is what the log says of who sent a request: its id and
-// whether the client chose that id, and the client's address.
-type requestIdentity struct {
-	id       string
-	idClient bool // the id is the X-Request-Id the client sent
-	remoteIP string
+// identityOf returns the identity of r for the log, from who, what the
+// adapter passed (PipelineConfig.Identity), or else from r itself.
+func (g *guard) identityOf(r *http.Request, who any) Identity {
+	if g.identity != nil {
+		return g.identity(who)
+	}
+	return httpIdentity(r)
 }
 
 // event adds the identity fields to e: request_id, request_id_client (only
 // when true: the client chose the id, so it can be forged or replayed),
 // remote_ip.
-func (id requestIdentity) event(e *zerolog.Event) *zerolog.Event {
-	e = e.Str("request_id", safeField(id.id))
-	if id.idClient {
+func (id Identity) event(e *zerolog.Event) *zerolog.Event {
+	e = e.Str("request_id", safeField(id.RequestID))
+	if id.RequestIDFromClient {
 		e = e.Bool("request_id_client", true)
 	}
-	return e.Str("remote_ip", safeField(id.remoteIP))
+	return e.Str("remote_ip", safeField(id.RemoteIP))
 }
 
 // logRejection writes the one log event of a rejected or flagged request.
-func (g *guard) logRejection(r *http.Request, rj *Rejection, who requestIdentity) {
+// who is what the adapter passed for the request's identity
+// (PipelineConfig.Identity).
+func (g *guard) logRejection(r *http.Request, rj *Rejection, who any) {
 	l := g.loggerFor(r.Context())
 	msg := "utf8guard: request rejected"
 	if rj.Mode == rules.Monitor {
@@ -80,7 +83,7 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, who requestIdentity
 		Str("sample", rj.Sample).
 		Str("method", safeField(r.Method)).
 		Str("route", safeField(rj.Route))
-	who.event(e).
+	g.identityOf(r, who).event(e).
 		Str("mode", rj.Mode.String()).
 		Msg(msg)
 }

@@ -123,11 +123,10 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 		mt := newMuxTable(g) // mux.go
 		lookup = func(route string, r *http.Request) *policy { return mt.lookup(route, r.Method) }
 	}
-	who := httpIdentityOf
 	if cfg.RequestID != nil {
-		who = func(x any) requestIdentity {
-			r := x.(*http.Request)
-			return requestIdentity{id: cfg.RequestID(r), remoteIP: remoteIP(r)}
+		g.identity = func(who any) Identity {
+			r := who.(*http.Request)
+			return Identity{RequestID: cfg.RequestID(r), RemoteIP: remoteIP(r)}
 		}
 	}
 	onError := cfg.ErrorHandler
@@ -137,37 +136,28 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			route := routeOf(r)
-			p := lookup(route, r)
-			if p.off {
-				next.ServeHTTP(w, r)
-				return
-			}
-			hand, _, rj, pass, held := g.run(r, route, nil, nil, false, p, who, r)
-			defer held.release() // after the handler, and after its panic
-			switch {
-			case rj != nil:
+			v := g.verdict(r, route, nil, nil, false, lookup(route, r), r)
+			defer v.Release() // after the handler, and after its panic
+			if v.Rejection != nil {
 				if cfg.OnReject != nil {
-					cfg.OnReject(hand, rj)
+					cfg.OnReject(v.Request, v.Rejection)
 				}
-				if !pass {
-					onError(w, hand, rj)
+				if !v.Pass {
+					onError(w, v.Request, v.Rejection)
 					return
 				}
 			}
-			next.ServeHTTP(w, hand)
+			next.ServeHTTP(w, v.Request)
 		})
 	}, nil
 }
 
-// httpIdentityOf is httpIdentity as an identityFunc: x is the request.
-func httpIdentityOf(x any) requestIdentity { return httpIdentity(x.(*http.Request)) }
-
 // httpIdentity returns the request's identity for the log: the client's
 // X-Request-Id (marked as the client's: net/http sets none of its own) and
 // the connection's address.
-func httpIdentity(r *http.Request) requestIdentity {
+func httpIdentity(r *http.Request) Identity {
 	id := r.Header.Get("X-Request-Id")
-	return requestIdentity{id: id, idClient: id != "", remoteIP: remoteIP(r)}
+	return Identity{RequestID: id, RequestIDFromClient: id != "", RemoteIP: remoteIP(r)}
 }
 
 // remoteIP is the host of the connection's remote address. Headers such as

@@ -19,22 +19,17 @@ import (
 // does in those terms what the verdict says: call the hooks, answer the
 // refusal, hand the rewritten parameters back, call the handler.
 
-// identityFunc returns the log's identity fields for the request the
-// framework value x stands for. It is called only when a line is logged,
-// and, being a plain function of x, costs no allocation when it is not.
-type identityFunc func(x any) requestIdentity
-
 // Pipeline is the framework-neutral core of every adapter, exported so
-// that an adapter for another router (Gin, chi, Fiber, or Echo v5 in
-// middleware/echov5) is a few lines over it and behaves exactly as the
-// Echo v4 and net/http adapters do: same checks, same rewrites, same log
-// lines. It knows only net/http. An adapter finds the request's route
+// that an adapter for a router (Echo v4 in middleware/echov4, Echo v5 in
+// middleware/echov5, or Gin, chi, Fiber) is a few lines over it and
+// behaves exactly as the net/http adapter does: same checks, same
+// rewrites, same log lines. It knows only net/http. An adapter finds the request's route
 // template and path parameters in its router's terms, calls Check, and
 // does what the Verdict says.
 type Pipeline struct{ g *guard }
 
-// PipelineConfig configures a Pipeline: the policies and the log, as
-// Config and HTTPConfig do.
+// PipelineConfig configures a Pipeline: the policies and the log, as the
+// adapters' Config and HTTPConfig do.
 type PipelineConfig struct {
 	// Rules is the policy of every route (a rules.Policy) or a table of
 	// policies by route template (a rules.Table). Nil means
@@ -58,6 +53,12 @@ type PipelineConfig struct {
 	// client, or its handler panicked (Verdict.Release). Default:
 	// DefaultSpoolBytes; -1 for no bound.
 	SpoolBytes int64
+	// Identity returns the log's identity fields of a request from what
+	// the adapter passed to Check as who (its framework's context, for
+	// one); the pipeline calls it only when it logs a line. Default: who is
+	// ignored, and the fields come from the request: the X-Request-Id the
+	// client sent, marked as the client's, and the connection's address.
+	Identity func(who any) Identity
 }
 
 // NewPipeline compiles cfg, or returns the error of an invalid one.
@@ -69,6 +70,7 @@ func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 	if g.store, err = newSpoolStore(cfg.TempDir, cfg.SpoolBytes); err != nil {
 		return nil, err
 	}
+	g.identity = cfg.Identity
 	return &Pipeline{g}, nil
 }
 
@@ -124,23 +126,6 @@ type Verdict struct {
 // file to be removed by nothing, and the memory to the collector.
 func (v *Verdict) Release() { v.held.release() }
 
-// IdentitySource gives the log's identity fields of a request; Check asks
-// only when it logs a line. Implement it on a pointer the adapter holds
-// anyway (its framework's context), and it costs no allocation.
-type IdentitySource interface{ Identity() Identity }
-
-// ConnIdentity returns the IdentitySource of a plain net/http request: the
-// client's X-Request-Id, marked as the client's, and the connection's
-// address, as the net/http adapter logs them. It does not allocate.
-func ConnIdentity(r *http.Request) IdentitySource { return (*connIdentity)(r) }
-
-type connIdentity http.Request
-
-func (c *connIdentity) Identity() Identity {
-	id := httpIdentity((*http.Request)(c))
-	return Identity{RequestID: id.id, RequestIDFromClient: id.idClient, RemoteIP: id.remoteIP}
-}
-
 // Match is where a router put a request.
 type Match struct {
 	// Route is the route template ("/users/:id"), the key of the policy
@@ -158,25 +143,29 @@ type Match struct {
 	Escaped bool
 }
 
-// Check runs r, routed as m says, through the policy of m.Route. who
-// gives the log's identity fields when a line is logged. In Monitor mode the
+// Check runs r, routed as m says, through the policy of m.Route. who is
+// what PipelineConfig.Identity takes to give the log's identity fields
+// when a line is logged: pass a pointer the adapter holds anyway (its
+// framework's context), and it costs no allocation. In Monitor mode the
 // handler always runs and gets the request as it came; in Enforce mode it
 // runs only for an accepted request, rewritten to its canonical form where
 // the policy asks, with Verdict.Params as its parameters.
-func (pl *Pipeline) Check(r *http.Request, m Match, who IdentitySource) Verdict {
+func (pl *Pipeline) Check(r *http.Request, m Match, who any) Verdict {
 	// Small enough to be inlined into the adapter, so that m is taken
 	// apart in registers rather than copied through memory.
-	return pl.check(r, m.Route, m.Names, m.Values, m.Escaped, who)
+	return pl.g.verdict(r, m.Route, m.Names, m.Values, m.Escaped, pl.g.lookup(m.Route), who)
 }
 
-// check is Check with m's fields one by one.
-func (pl *Pipeline) check(r *http.Request, route string, names, values []string, escaped bool, who IdentitySource) Verdict {
-	p := pl.g.lookup(route)
+// verdict runs r under p, the policy of route: the one way into the
+// pipeline, for Check and for the net/http adapter, which finds p by its
+// own lookup.
+func (g *guard) verdict(r *http.Request, route string, names, values []string, escaped bool, p *policy, who any) Verdict {
 	if p.off {
 		return Verdict{Request: r, Pass: true}
 	}
-	hand, params, rj, pass, h := pl.g.run(r, route, names, values, escaped, p, callIdentity, who)
-	return Verdict{Request: hand, Params: params, Rejection: rj, Pass: pass, held: h}
+	var v Verdict
+	v.Request, v.Params, v.Rejection, v.Pass, v.held = g.run(r, route, names, values, escaped, p, who)
+	return v
 }
 
 // Refuse logs rj, a refusal an adapter found itself (under e.Pre, a
@@ -185,24 +174,18 @@ func (pl *Pipeline) check(r *http.Request, route string, names, values []string,
 // rj.Mode from route's policy, and, for a path rejection without a
 // Sample, the sample of the request's path at rj.Offset. The adapter then
 // calls its OnReject and ErrorHandler as for Check's.
-func (pl *Pipeline) Refuse(r *http.Request, route string, rj *Rejection, who IdentitySource) {
+func (pl *Pipeline) Refuse(r *http.Request, route string, rj *Rejection, who any) {
 	rj.Route, rj.Mode = route, pl.g.lookup(route).Mode
 	if rj.Sample == "" && rj.Location == rules.Path {
 		rj.Sample = sample(r.URL.Path, rj.Offset)
 	}
-	pl.g.logRejection(r, rj, callIdentity(who))
+	pl.g.logRejection(r, rj, who)
 }
 
 // SamePolicy reports whether routes a and b have one policy, so that an
 // adapter whose rewrite moved a request from a to b knows whether b's
 // policy must run too.
 func (pl *Pipeline) SamePolicy(a, b string) bool { return pl.g.lookup(a) == pl.g.lookup(b) }
-
-// callIdentity is the identityFunc of Check: x is its IdentitySource.
-func callIdentity(x any) requestIdentity {
-	id := x.(IdentitySource).Identity()
-	return requestIdentity{id: id.RequestID, idClient: id.RequestIDFromClient, remoteIP: id.RemoteIP}
-}
 
 // run checks r, routed to route (whose policy p is on) with the path
 // parameters names and values, escaped or not (see Match), and decides:
@@ -222,7 +205,7 @@ func callIdentity(x any) requestIdentity {
 // results are several, not a struct, so that they come back in
 // registers: a struct this large lives in memory, copied with moves that
 // stall on the stores before them.)
-func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who identityFunc, x any) (
+func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who any) (
 	hand *http.Request, params []string, rj *Rejection, pass bool, h held) {
 	ls := lazyScratch{store: g.store}
 	params, rj = g.inspectWith(&ls, r, p, names, values, escaped)
@@ -252,13 +235,13 @@ func (g *guard) run(r *http.Request, route string, names, values []string, escap
 	ls.release()
 	hand = detachBody(r)
 	if lb != nil {
-		g.reportLimit(lb, hand, route, p.Mode, who, x)
+		g.reportLimit(lb, hand, route, p.Mode, who)
 	}
 	if rj != nil {
 		// Cloned, so that route does not escape: an adapter's Match, whose
 		// parameter slices may be on its stack, stays there.
 		rj.Route, rj.Mode = strings.Clone(route), p.Mode
-		g.logRejection(hand, rj, who(x))
+		g.logRejection(hand, rj, who)
 		return hand, nil, rj, p.Mode == rules.Monitor, h
 	}
 	if p.Mode != rules.Enforce {
@@ -284,26 +267,27 @@ func (h held) release() {
 	h.lent.giveBack()
 }
 
-// guard is the compiled configuration shared by the Echo middleware and
-// the net/http adapter.
+// guard is the compiled configuration of a Pipeline, which the net/http
+// adapter uses directly.
 type guard struct {
 	def         *policy
 	routes      map[string]*policy
 	logger      zerolog.Logger
 	logAccepted bool
-	store       *spoolStore // where spooled bodies spill, and their budget
-	checked     routeCheck  // routes.go: the table's keys against the router's routes
+	store       *spoolStore            // where spooled bodies spill, and their budget
+	identity    func(who any) Identity // PipelineConfig.Identity
+	checked     routeCheck             // routes.go: the table's keys against the router's routes
 }
 
 // reportLimit makes lb, the reader that cuts off an unread body of
 // unknown length past its limit, log a too_large line for r when it does:
 // the handler runs by then, and its read fails (binaryLimit).
-func (g *guard) reportLimit(lb *binaryLimit, r *http.Request, route string, mode rules.Mode, who identityFunc, x any) {
+func (g *guard) reportLimit(lb *binaryLimit, r *http.Request, route string, mode rules.Mode, who any) {
 	rt := strings.Clone(route) // so that route does not escape (run)
 	lb.report = func() *Rejection {
 		rj := tooLarge(rules.Body, "", lb.limit)
 		rj.Route, rj.Mode = rt, mode
-		g.logRejection(r, rj, who(x))
+		g.logRejection(r, rj, who)
 		return rj
 	}
 }

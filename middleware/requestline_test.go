@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -38,7 +39,7 @@ func TestRequestURIIsWhatWasChecked(t *testing.T) {
 		"v4": func(mount string) (http.Handler, *string) {
 			var uri string
 			e := echo4.New()
-			mw := middleware.WithConfig(middleware.Config{Rules: p, Logger: &nop})
+			mw := echov4.WithConfig(echov4.Config{Rules: p, Logger: &nop})
 			e.Pre(emw4.Rewrite(rewrite))
 			if mount == "pre" {
 				e.Pre(mw)

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -42,7 +43,7 @@ func TestReviewRewriteAfterPre(t *testing.T) {
 		t.Run("v4/"+tc.name, func(t *testing.T) {
 			e := echo4.New()
 			pol := tc.pol
-			e.Pre(middleware.WithConfig(middleware.Config{Rules: &pol, Logger: &nop}))
+			e.Pre(echov4.WithConfig(echov4.Config{Rules: &pol, Logger: &nop}))
 			e.Pre(emw4.Rewrite(rewrite))
 			var param, q string
 			ran := false

@@ -14,7 +14,7 @@ import (
 	emw5 "github.com/labstack/echo/v5/middleware"
 	"github.com/rs/zerolog"
 
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -66,7 +66,7 @@ func TestRecommendedStackReadsAlikeInBothModes(t *testing.T) {
 			e := echo4.New()
 			e.Use(emw4.Recover(), emw4.RequestID(), emw4.RequestLoggerWithConfig(emw4.RequestLoggerConfig{
 				LogValuesFunc: func(echo4.Context, emw4.RequestLoggerValues) error { return nil },
-			}), middleware.WithConfig(middleware.Config{Rules: p, Logger: &logger}), emw4.Decompress())
+			}), echov4.WithConfig(echov4.Config{Rules: p, Logger: &logger}), emw4.Decompress())
 			e.POST("/e", func(c echo4.Context) error { *seen = record(c.Request()); return c.NoContent(200) })
 			return e
 		},

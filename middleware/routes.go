@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/labstack/echo/v4"
-
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -56,47 +54,6 @@ func (e *UnknownRoutesError) Error() string {
 	return b.String()
 }
 
-// CheckRoutes returns an error if rs is not a valid configuration for the
-// Echo middleware (Config.ToMiddleware's error), or an
-// *UnknownRoutesError if a key of its table names no route registered on
-// e (on its default router or a host's, Echo.Host): call it at start-up,
-// after registering the routes, with the Rules given to the middleware,
-// and refuse to start on an error.
-//
-//	if err := middleware.CheckRoutes(e, cfg.Rules); err != nil {
-//		log.Fatal(err)
-//	}
-//
-// A key is an Echo route template exactly as registered ("/users/:id",
-// "/files/*"); a table's keys must each name one. Without this call the
-// middleware makes the same comparison at its first request and logs one
-// error-level line per unknown key, once; requests still get the
-// default policy then. CheckRoutes also holds the default policy's PRECIS
-// path fields to the routes it applies to (CheckTableRoutes).
-func CheckRoutes(e *echo.Echo, rs rules.Ruleset) error {
-	if _, err := validateRules(rs); err != nil {
-		return err
-	}
-	if err := ValidateEchoRoutes(rs); err != nil {
-		return err
-	}
-	return CheckTableRoutes(rs, echoRoutes(e))
-}
-
-// echoRoutes returns the templates of every route registered on e.
-func echoRoutes(e *echo.Echo) []string {
-	var out []string
-	for _, r := range e.Router().Routes() {
-		out = append(out, r.Path)
-	}
-	for _, rt := range e.Routers() {
-		for _, r := range rt.Routes() {
-			out = append(out, r.Path)
-		}
-	}
-	return out
-}
-
 // CheckTableRoutes compares the keys of rs's table with registered, the
 // route templates a router has, and returns an *UnknownRoutesError that
 // names every key that is none of them. It then holds the PRECIS path
@@ -104,7 +61,7 @@ func echoRoutes(e *echo.Echo) []string {
 // names, the routes it applies to: a field that is a parameter of none of
 // them is a *rules.ValidationError (rules.Policy.CheckPathFields), as a
 // route's own field that is no parameter of its key is one at
-// rules.Table.Validate. CheckRoutes and echov5.CheckRoutes call it; an
+// rules.Table.Validate. echov4.CheckRoutes and echov5.CheckRoutes call it; an
 // adapter for another router whose keys are its templates can too.
 func CheckTableRoutes(rs rules.Ruleset, registered []string) error {
 	return checkTableRoutes(rs, registered, exactRoutes)
@@ -230,16 +187,6 @@ func editDistance(a, b string, limit int) int {
 // routeCheck is the state of the first request's comparison of a table's
 // keys with the router's routes.
 type routeCheck struct{ done atomic.Bool }
-
-// checkRoutes compares, at the first request the middleware sees, the
-// table's keys with the routes registered on c's Echo instance, and logs
-// one error-level line per key that names none. It costs one atomic load
-// on every later request.
-func (m *echoGuard) checkRoutes(c echo.Context) {
-	if m.g.routes != nil && !m.g.checked.done.Load() {
-		m.g.reportRoutes(c.Request(), echoRoutes(c.Echo()))
-	}
-}
 
 // RoutesChecked reports whether the pipeline has compared its table's
 // keys with the router's routes (ReportRoutes), or has no keys to

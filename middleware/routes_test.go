@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -86,7 +87,7 @@ func TestCheckRoutes(t *testing.T) {
 		e5.GET(r, func(c *echo5.Context) error { return nil })
 	}
 	for name, err := range map[string]error{
-		"v4": middleware.CheckRoutes(e4, rtTable()),
+		"v4": echov4.CheckRoutes(e4, rtTable()),
 		"v5": echov5.CheckRoutes(e5, rtTable()),
 	} {
 		var ue *middleware.UnknownRoutesError
@@ -96,9 +97,9 @@ func TestCheckRoutes(t *testing.T) {
 	}
 	good := rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"/monitor/*": rules.Unchecked(), "/health": rules.Default()}}
 	for name, err := range map[string]error{
-		"v4": middleware.CheckRoutes(e4, good), "v5": echov5.CheckRoutes(e5, good),
-		"v4 policy": middleware.CheckRoutes(e4, rules.Strict()), "v5 policy": echov5.CheckRoutes(e5, rules.Strict()),
-		"v4 nil": middleware.CheckRoutes(e4, nil), "v5 nil": echov5.CheckRoutes(e5, nil),
+		"v4": echov4.CheckRoutes(e4, good), "v5": echov5.CheckRoutes(e5, good),
+		"v4 policy": echov4.CheckRoutes(e4, rules.Strict()), "v5 policy": echov5.CheckRoutes(e5, rules.Strict()),
+		"v4 nil": echov4.CheckRoutes(e4, nil), "v5 nil": echov5.CheckRoutes(e5, nil),
 	} {
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -108,7 +109,7 @@ func TestCheckRoutes(t *testing.T) {
 	bad := rules.Strict()
 	bad.Header.On = true
 	for name, err := range map[string]error{
-		"v4": middleware.CheckRoutes(e4, bad), "v5": echov5.CheckRoutes(e5, bad),
+		"v4": echov4.CheckRoutes(e4, bad), "v5": echov5.CheckRoutes(e5, bad),
 	} {
 		if err == nil || !strings.HasPrefix(err.Error(), "rules: Header.On") {
 			t.Errorf("%s, invalid policy: %v", name, err)
@@ -116,7 +117,7 @@ func TestCheckRoutes(t *testing.T) {
 	}
 	curly := rules.Table{Routes: map[string]rules.Policy{"/users/{id}": rules.Strict()}}
 	for name, err := range map[string]error{
-		"v4": middleware.CheckRoutes(e4, curly), "v5": echov5.CheckRoutes(e5, curly),
+		"v4": echov4.CheckRoutes(e4, curly), "v5": echov5.CheckRoutes(e5, curly),
 	} {
 		if err == nil || !strings.Contains(err.Error(), `"{id}" is another router's syntax`) {
 			t.Errorf("%s, {id}: %v", name, err)
@@ -125,7 +126,7 @@ func TestCheckRoutes(t *testing.T) {
 	// Echo v4's host routers count.
 	e4.Host("api.example.com").GET("/only/on/api", func(c echo4.Context) error { return nil })
 	host := rules.Table{Routes: map[string]rules.Policy{"/only/on/api": rules.Strict()}}
-	if err := middleware.CheckRoutes(e4, host); err != nil {
+	if err := echov4.CheckRoutes(e4, host); err != nil {
 		t.Errorf("a host router's route: %v", err)
 	}
 }
@@ -145,7 +146,7 @@ func TestRoutesFirstRequest(t *testing.T) {
 		servers["v4/"+mount] = func() server {
 			l := &rtLog{}
 			e := echo4.New()
-			mw := middleware.WithConfig(middleware.Config{Rules: rtTable(), Logger: l.logger()})
+			mw := echov4.WithConfig(echov4.Config{Rules: rtTable(), Logger: l.logger()})
 			var g *echo4.Group
 			switch mount {
 			case "use":
@@ -221,7 +222,7 @@ func TestRoutesFirstRequest(t *testing.T) {
 	// Every key names a route: nothing is logged.
 	l := &rtLog{}
 	e := echo4.New()
-	e.Use(middleware.WithConfig(middleware.Config{Logger: l.logger(),
+	e.Use(echov4.WithConfig(echov4.Config{Logger: l.logger(),
 		Rules: rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"/x": rules.Unchecked()}}}))
 	e.GET("/x", func(c echo4.Context) error { return nil })
 	e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
@@ -258,7 +259,7 @@ func TestPipelineReportRoutes(t *testing.T) {
 }
 
 func ExampleCheckRoutes() {
-	cfg := middleware.Config{
+	cfg := echov4.Config{
 		Rules: rules.Table{
 			Default: rules.Strict(),
 			Routes:  map[string]rules.Policy{"/monitr/*": rules.Strict().AsMonitor()},
@@ -266,10 +267,10 @@ func ExampleCheckRoutes() {
 		Logger: func() *zerolog.Logger { l := zerolog.New(io.Discard); return &l }(),
 	}
 	e := echo4.New()
-	e.Use(middleware.WithConfig(cfg))
+	e.Use(echov4.WithConfig(cfg))
 	e.GET("/monitor/*", func(c echo4.Context) error { return c.NoContent(http.StatusOK) })
 	// At start-up, after the routes are registered:
-	if err := middleware.CheckRoutes(e, cfg.Rules); err != nil {
+	if err := echov4.CheckRoutes(e, cfg.Rules); err != nil {
 		fmt.Println(err)
 	}
 	// Output:
@@ -304,7 +305,7 @@ func TestCheckRoutesHoldsDefaultPathFieldsToTheirRoutes(t *testing.T) {
 			`"username" is a parameter of none of the 2 routes the policy applies to: their parameter is "*"`},
 	} {
 		for name, err := range map[string]error{
-			"v4": middleware.CheckRoutes(e4, tc.table), "v5": echov5.CheckRoutes(e5, tc.table),
+			"v4": echov4.CheckRoutes(e4, tc.table), "v5": echov5.CheckRoutes(e5, tc.table),
 			"mux": middleware.CheckMuxRoutes(muxKeys(tc.table), []string{"GET /users/{username}", "/health", "/files/{rest...}"}),
 		} {
 			want := tc.want
@@ -320,7 +321,7 @@ func TestCheckRoutesHoldsDefaultPathFieldsToTheirRoutes(t *testing.T) {
 		}
 	}
 	// A policy alone is the default of every route; its error names none.
-	if err := middleware.CheckRoutes(e4, withField("user", nil).Default); err == nil || !strings.HasPrefix(err.Error(), `rules: Precis[0].Field: "user" is a parameter of none`) {
+	if err := echov4.CheckRoutes(e4, withField("user", nil).Default); err == nil || !strings.HasPrefix(err.Error(), `rules: Precis[0].Field: "user" is a parameter of none`) {
 		t.Errorf("a policy alone: %v", err)
 	}
 }
@@ -352,7 +353,7 @@ func TestEchoAdaptersJudgeFileKeysInEchoTerms(t *testing.T) {
 			t.Fatalf("%q: %v", key, err)
 		}
 		for name, err := range map[string]error{
-			"v4": middleware.CheckRoutes(e4, table), "v5": echov5.CheckRoutes(e5, table),
+			"v4": echov4.CheckRoutes(e4, table), "v5": echov5.CheckRoutes(e5, table),
 		} {
 			if err == nil || !strings.Contains(err.Error(), msg) {
 				t.Errorf("%s, %q: %v\nwant %s", name, key, err, msg)

@@ -23,6 +23,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -230,7 +231,7 @@ func upServers(t testing.TB, pol rules.Policy) []*upServer {
 		switch name {
 		case "v4":
 			e := echo4.New()
-			e.Use(middleware.WithConfig(middleware.Config{Rules: pol, Logger: &logger, TempDir: s.dir}))
+			e.Use(echov4.WithConfig(echov4.Config{Rules: pol, Logger: &logger, TempDir: s.dir}))
 			for _, route := range upRoutes {
 				h := func(c echo4.Context) error {
 					code, v := s.upHandle(route, c.Request(), func() (*multipart.FileHeader, error) { return c.FormFile("f") })

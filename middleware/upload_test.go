@@ -403,7 +403,7 @@ func TestUploadSmallBodiesStayInMemory(t *testing.T) {
 func ExampleVerdict_Release() {
 	pl, _ := middleware.NewPipeline(middleware.PipelineConfig{Rules: rules.Strict()})
 	h := func(w http.ResponseWriter, r *http.Request) {
-		v := pl.Check(r, middleware.Match{Route: r.URL.Path}, middleware.ConnIdentity(r))
+		v := pl.Check(r, middleware.Match{Route: r.URL.Path}, nil)
 		defer v.Release() // the spool of a large upload, after the handler, panic or not
 		if !v.Pass {
 			http.Error(w, v.Rejection.Reason.String(), v.Rejection.Status())

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -17,8 +18,8 @@ import (
 // Handler) panicked with that error.
 var valAdapters = map[string]func(rs rules.Ruleset) (err error, panicked error){
 	"v4": func(rs rules.Ruleset) (error, error) {
-		_, err := middleware.Config{Rules: rs}.ToMiddleware()
-		return err, valPanic(func() { middleware.WithConfig(middleware.Config{Rules: rs}) })
+		_, err := echov4.Config{Rules: rs}.ToMiddleware()
+		return err, valPanic(func() { echov4.WithConfig(echov4.Config{Rules: rs}) })
 	},
 	"v5": func(rs rules.Ruleset) (error, error) {
 		_, err := echov5.Config{Rules: rs}.ToMiddleware()

@@ -34,7 +34,7 @@ const MaxFileBytes = 4 << 20
 //     name HTTPConfig.Route gives. Parse refuses only an empty key and
 //     control characters; the adapter judges the syntax (an Echo adapter
 //     refuses "GET /users/{id}", the net/http adapter "/users/:id"), and
-//     the start-up checks (middleware.CheckRoutes, CheckMuxRoutes) that
+//     the start-up checks (echov4.CheckRoutes, CheckMuxRoutes) that
 //     each key names a registered route.
 //   - "mode": "monitor" puts every policy, the default and each route's,
 //     in monitor mode (Table.AsMonitor), whatever its own "mode" says: a

@@ -22,7 +22,7 @@ import (
 //
 // RouteParams does not judge the syntax: that is the router's, and the
 // adapters check it. It is how a PRECIS path field is held to the route
-// it applies to (Table.Validate, and middleware.CheckRoutes for the
+// it applies to (Table.Validate, and echov4.CheckRoutes for the
 // default policy).
 func RouteParams(route string) ([]string, bool) {
 	path := route
@@ -80,7 +80,7 @@ func RouteParams(route string) ([]string, bool) {
 // Table.Validate checks each route's policy against its key. The default
 // policy has no key: the routes it applies to are the registered routes no
 // key names, which the start-up checks of the adapters know
-// (middleware.CheckRoutes, middleware.CheckMuxRoutes); they call this.
+// (echov4.CheckRoutes, middleware.CheckMuxRoutes); they call this.
 // With no route at all, p's path fields apply nowhere, and the first is an
 // error.
 func (p Policy) CheckPathFields(routes []string) error {

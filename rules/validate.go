@@ -73,7 +73,7 @@ func (e *ValidationError) Unwrap() error { return e.Err }
 // key's syntax is the router's: the Echo adapters refuse keys that do not
 // start with "/" or that use another router's syntax ("/users/{id}"), and
 // check at start-up that every key names a registered route
-// (middleware.CheckRoutes); the net/http adapter checks ServeMux patterns.
+// (echov4.CheckRoutes); the net/http adapter checks ServeMux patterns.
 //
 // A PRECIS path field of a route's policy must name a parameter of its key
 // (Policy.CheckPathFields): "user" on "/users/:username" would leave the

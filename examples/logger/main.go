@@ -16,7 +16,7 @@ import (
 	echomw "github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
 
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -30,7 +30,7 @@ func newServer(base zerolog.Logger) *echo.Echo {
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.Use(echomw.RequestID())
 	e.Use(requestLogger(base)) // before utf8guard
-	e.Use(middleware.WithConfig(middleware.Config{Rules: rules.Strict(), Logger: &base}))
+	e.Use(echov4.WithConfig(echov4.Config{Rules: rules.Strict(), Logger: &base}))
 	e.GET("/hello", func(c echo.Context) error { return c.String(200, "hello") })
 	return e
 }

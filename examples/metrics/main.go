@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -43,7 +44,7 @@ func newServer() *echo.Echo {
 	e := echo.New()
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.Use(countRequests) // before utf8guard, so that it counts the rejected too
-	e.Use(middleware.WithConfig(middleware.Config{
+	e.Use(echov4.WithConfig(echov4.Config{
 		Rules: rules.Strict(),
 		OnReject: func(c echo.Context, rj *middleware.Rejection) {
 			rejections.Add(rj.Route+" "+rj.Location.String()+" "+rj.Reason.String()+" "+rj.Mode.String(), 1)

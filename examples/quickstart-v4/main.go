@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 	echomw "github.com/labstack/echo/v4/middleware"
 
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -32,7 +32,7 @@ func newServer() (*echo.Echo, error) {
 		Default: rules.Strict(),
 		Routes:  map[string]rules.Policy{"/proxy/*": rules.Unchecked()},
 	}
-	e.Use(middleware.WithConfig(middleware.Config{Rules: policies}))
+	e.Use(echov4.WithConfig(echov4.Config{Rules: policies}))
 
 	e.GET("/users/:id", func(c echo.Context) error {
 		return c.String(http.StatusOK, c.Param("id")) // decoded and validated
@@ -42,5 +42,5 @@ func newServer() (*echo.Echo, error) {
 	})
 	// Every route of the table must be registered: a typo ("/proxy")
 	// is an error here, not a route that silently gets the default.
-	return e, middleware.CheckRoutes(e, policies)
+	return e, echov4.CheckRoutes(e, policies)
 }

@@ -63,7 +63,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/examples/server/app"
 	"github.com/utf8guard/utf8guard/examples/server/app/appv5"
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -150,7 +150,7 @@ var apps = map[string]func(*rules.Table, *zerolog.Logger, fs.FS) (http.Handler, 
 		if err != nil {
 			return nil, err
 		}
-		if err := middleware.CheckRoutes(e, t); err != nil {
+		if err := echov4.CheckRoutes(e, t); err != nil {
 			return nil, err
 		}
 		return e, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -47,7 +48,7 @@ func startServers(t *testing.T) []server {
 
 	e4 := echov4.New()
 	e4.HideBanner = true
-	e4.Use(middleware.WithConfig(middleware.Config{Rules: p, Logger: &nop}))
+	e4.Use(echov4.WithConfig(echov4.Config{Rules: p, Logger: &nop}))
 	e4.Any("/*", func(c echov4.Context) error {
 		serve(c.Response(), c.Request())
 		return nil

@@ -141,6 +141,7 @@ func WithConfig(cfg Config) echo.MiddlewareFunc {
 func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	pl, err := middleware.NewPipeline(middleware.PipelineConfig{
 		Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, TempDir: cfg.TempDir, SpoolBytes: cfg.SpoolBytes,
+		Identity: identity,
 	})
 	if err != nil {
 		return nil, err
@@ -179,31 +180,30 @@ func (m *guard) serve(c *echo.Context, next echo.HandlerFunc) error {
 	if m.skipper(c) {
 		return next(c)
 	}
-	route := c.Path()
-	if route != "" {
-		return m.check(c, next, route, nil, 0)
+	if route := c.Path(); route != "" {
+		return m.check(c, next, route, nil)
 	}
 	// Echo's router always sets a template for a route it matched ("" is
 	// registered as "/"), so an empty one means routing has not happened
 	// yet (e.Pre), or found nothing: finding again changes nothing then.
-	pre := m.preRoute(c)
-	return m.check(c, next, c.Path(), &pre, 0)
+	pre := m.pl.PreRoute(c.Request(), func() string { return m.find(c) })
+	return m.check(c, next, pre.Route, &pre)
 }
 
 // check runs the policy of route on c. Under e.Pre (pre is not nil) it
 // makes sure that the route Echo will dispatch the accepted request to is
 // the one whose policy ran: a repair or a canonical form rewrites the path,
 // and can move the request to another route ("/cafe%CC%81" is "/café" in
-// NFC). Then that route's policy runs too, on the rewritten request (depth
-// 1); a request the second rewrite moves again is refused
-// (canonical_syntax).
+// NFC). Then that route's policy runs too, on the rewritten request; a
+// request the second rewrite moves again is refused (canonical_syntax).
+// middleware.Pipeline.Reroute decides which.
 //
 // A route whose policy checks nothing passes as it came, and so does a
 // request in Monitor mode, exactly as Echo alone would pass it on: raw
 // parameter values where Echo routed on RawPath, RawPath kept. The
 // pipeline rewrites nothing then and hands back no parameters, and
-// preRoute has kept RawPath.
-func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre *preRouted, depth int) error {
+// PreRoute has kept RawPath.
+func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre *middleware.PreRouted) error {
 	r := c.Request()
 	// Before routing, these are the values of the route found above: a
 	// PRECIS path parameter the profile disallows is refused; its enforced
@@ -214,9 +214,9 @@ func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre 
 	// e.Pre, from the path the route was found on.
 	escaped := r.URL.RawPath != ""
 	if pre != nil {
-		escaped = escaped && pre.rawPath == r.URL.RawPath
+		escaped = pre.Escaped(r)
 	}
-	v := m.pl.Check(r, middleware.Match{Route: route, Names: names, Values: values, Escaped: escaped}, (*identity)(c))
+	v := m.pl.Check(r, middleware.Match{Route: route, Names: names, Values: values, Escaped: escaped}, c)
 	defer v.Release() // after the handler, and after its panic
 	if v.Request != r {
 		c.SetRequest(v.Request)
@@ -238,21 +238,17 @@ func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre 
 	if pre == nil {
 		return m.handle(c, next)
 	}
-	if pre.clearRaw && r.URL.RawPath != "" && !hasEncodedSlash(r.URL.RawPath) {
-		r.URL.RawPath = ""
+	moved, again, rj := m.pl.Reroute(r, pre, func() string { return m.find(c) }, c)
+	switch {
+	case rj != nil:
+		if m.onReject != nil {
+			m.onReject(c, rj)
+		}
+		return m.onError(c, rj)
+	case again:
+		return m.check(c, next, moved.Route, &moved)
 	}
-	if r.URL.Path == pre.path && r.URL.RawPath == pre.rawPath {
-		return m.handle(c, next)
-	}
-	// Rewritten: find where Echo will dispatch it.
-	moved := m.find(c)
-	if moved == route || m.pl.SamePolicy(moved, route) {
-		return m.handle(c, next)
-	}
-	if depth > 0 {
-		return m.refuseMove(c, r, route)
-	}
-	return m.check(c, next, moved, &preRouted{path: r.URL.Path, rawPath: r.URL.RawPath}, depth+1)
+	return m.handle(c, next)
 }
 
 // handle runs next for an accepted request. A body of unknown length

@@ -24,7 +24,7 @@ import (
 	emw "github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
 
-	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -51,7 +51,7 @@ func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, 
 	// the connection's. Without an IPExtractor, c.RealIP (and so the log's
 	// remote_ip) believes any X-Forwarded-For a client sends.
 	e.IPExtractor = echo.ExtractIPDirect()
-	guard, err := middleware.Config{Rules: table, Logger: logger}.ToMiddleware()
+	guard, err := echov4.Config{Rules: table, Logger: logger}.ToMiddleware()
 	if err != nil {
 		return nil, err
 	}
