@@ -19,12 +19,12 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// TestReviewRewriteAfterPre (a fifth review): Echo's Rewrite middleware,
+// TestRewriteUnderPreRunsTheNewRoutesPolicy (a fifth review): Echo's Rewrite middleware,
 // mounted under e.Pre after utf8guard, builds a new URL from
 // Request.RequestURI, the request line as sent; a path and query utf8guard
 // had repaired or brought to NFC came back as sent, ill-formed octets and
 // all. utf8guard now rewrites RequestURI with them.
-func TestReviewRewriteAfterPre(t *testing.T) {
+func TestRewriteUnderPreRunsTheNewRoutesPolicy(t *testing.T) {
 	nop := zerolog.Nop()
 	nfc := rules.Strict()
 	nfc.Normalization = normalize.NFC
@@ -77,9 +77,9 @@ func TestReviewRewriteAfterPre(t *testing.T) {
 	}
 }
 
-// TestReviewRequestURIRewritten: RequestURI follows the rewritten path and
+// TestRequestURIFollowsTheRewrite: RequestURI follows the rewritten path and
 // query, and stays as sent when nothing was rewritten or in Monitor mode.
-func TestReviewRequestURIRewritten(t *testing.T) {
+func TestRequestURIFollowsTheRewrite(t *testing.T) {
 	nop := zerolog.Nop()
 	for _, tc := range []struct {
 		name, target, want string

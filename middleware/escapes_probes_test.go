@@ -17,12 +17,12 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// TestReviewMultipartPartEscapes: an XML decoder handed the whole of a
+// TestMultipartPartEscapesAreScanned: an XML decoder handed the whole of a
 // multipart body skips the delimiter and the part header (text before the
 // first element) and decodes the references in the part; a JSON decoder
 // handed a text file part decodes its \u escapes. The parts' octets are
 // harmless ASCII, so only the escape scan over each text part sees them.
-func TestReviewMultipartPartEscapes(t *testing.T) {
+func TestMultipartPartEscapesAreScanned(t *testing.T) {
 	pol := rules.Strict()
 	// The bidi marks refused in the parts' text too: &rlm;, the one
 	// bidi character HTML names, is then a character to refuse.
@@ -94,12 +94,12 @@ func TestReviewMultipartPartEscapes(t *testing.T) {
 	})
 }
 
-// TestReviewHTMLEntityInOtherBodies: a body of another type read by an XML
+// TestHTMLEntitiesScannedInOtherBodies: a body of another type read by an XML
 // decoder set up with xml.HTMLEntity, as checkXML already assumes one may
 // be, decodes &rlm; to a bidi mark: it is refused where the location
 // refuses the marks in its text. (Strict allows them there: see
 // TestHTMLMarkEntityPassesStrict.)
-func TestReviewHTMLEntityInOtherBodies(t *testing.T) {
+func TestHTMLEntitiesScannedInOtherBodies(t *testing.T) {
 	pol := rules.Strict()
 	for _, l := range []rules.Location{rules.Body, rules.JSON, rules.Form, rules.XML} {
 		pol.Location(l).Forbid |= sanitize.BidiMark

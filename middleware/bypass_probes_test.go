@@ -1,8 +1,8 @@
 package middleware
 
-// Adversarial review probes (branch review). Each TestReview... is a
-// request the middleware accepts and after which a handler reads, by an
-// API the project's promise names, a value the route's policy refuses.
+// Requests a middleware that checked less would accept, after which a
+// handler would read, by an API the project's promise names, a value the
+// route's policy refuses: each test proves it is refused or rewritten.
 
 import (
 	"bufio"
@@ -95,7 +95,7 @@ func rvChunked(ctype, body, trailers string) string {
 // (which cuts the Content-Type at ';') all read the octets as UTF-8. So
 // "; charset=x" lets NUL and overlong forms, which the default preset
 // refuses, reach c.FormValue and c.Bind.
-func TestReviewDefaultCharsetParamSkipsBodyChecks(t *testing.T) {
+func TestCharsetParameterKeepsBodyChecks(t *testing.T) {
 	pol := rules.Default()
 	for _, tc := range []struct{ name, ct, body string }{
 		{"form", "application/x-www-form-urlencoded; charset=iso-8859-1", "a=%00%C0%AE"},
@@ -137,7 +137,7 @@ func TestReviewDefaultCharsetParamSkipsBodyChecks(t *testing.T) {
 // after the last "\n--boundary--" in the body (a copy of it at the very
 // end hides everything after the real close delimiter). What lies between
 // is read by no part and checked by nothing.
-func TestReviewMultipartOutsidePartsGaps(t *testing.T) {
+func TestMultipartOutsidePartsAreChecked(t *testing.T) {
 	pol := rules.Strict()
 	part := "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n"
 	bad := "\xff\xc0\xae\x00\u202e"
@@ -169,7 +169,7 @@ func TestReviewMultipartOutsidePartsGaps(t *testing.T) {
 // "\u202e" and "\u0000" in a text/plain or form body or a multipart
 // preamble, "&#x202E;" in a JSON body. On an NFKC route the middleware
 // writes the escape itself: "＼ｕ２０２Ｅ" in a text body becomes "\u202E".
-func TestReviewCrossTypeEscapes(t *testing.T) {
+func TestEscapesOfOtherSyntaxesAreScanned(t *testing.T) {
 	strict := rules.Strict()
 	nfkc := rules.Strict()
 	nfkc.Normalization = normalize.NFKC
@@ -215,7 +215,7 @@ func TestReviewCrossTypeEscapes(t *testing.T) {
 // limit fails after Limits.BodyBytes octets, and a trailer the policy
 // would refuse fails the read and is deleted. Echo alone hands both on
 // whole (README, "Monitor mode and roll-out"; issue 12 mechanism 15).
-func TestReviewMonitorChangesUnreadChunkedBodies(t *testing.T) {
+func TestMonitorLeavesUnreadChunkedBodiesAsSent(t *testing.T) {
 	upload := rules.Strict()
 	upload.BinaryTypes = []string{"application/octet-stream"}
 	for name, pol := range map[string]rules.Policy{"default": rules.Default().AsMonitor(), "strict upload": upload.AsMonitor()} {

@@ -17,11 +17,11 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// TestReviewPrecisFormFieldOtherLocation: a profile named for the form
+// TestPrecisFormFieldOnlyInForms: a profile named for the form
 // field "user" holds when the client sends "user" in the query or in a
 // multipart body, which c.FormValue and Echo's form binder read alike; one
 // named for the query holds in a form body.
-func TestReviewPrecisFormFieldOtherLocation(t *testing.T) {
+func TestPrecisFormFieldOnlyInForms(t *testing.T) {
 	for _, named := range []rules.Location{rules.Form, rules.Query, rules.Multipart} {
 		pol := rules.Strict()
 		pol.Precis = []rules.PrecisField{{Location: named, Field: "user", Profile: normalize.UsernameCaseMapped}}
@@ -62,11 +62,11 @@ func TestReviewPrecisFormFieldOtherLocation(t *testing.T) {
 	}
 }
 
-// TestReviewHeadersNotNormal: on a route that normalizes, a checked header
+// TestHeadersNotNormalAreRefused: on a route that normalizes, a checked header
 // value or cookie not in the form is refused (not_normalized), whether the
 // route rewrites or rejects: header values are never rewritten, so one
 // would reach the handler unnormalized. In the form, they pass.
-func TestReviewHeadersNotNormal(t *testing.T) {
+func TestHeadersNotNormalAreRefused(t *testing.T) {
 	for _, reject := range []bool{false, true} {
 		pol := rules.Strict()
 		pol.Normalization = normalize.NFC
@@ -103,12 +103,12 @@ func TestReviewHeadersNotNormal(t *testing.T) {
 	}
 }
 
-// TestReviewMultipartPartHeaderNotNormal: on a route that normalizes, a
+// TestMultipartPartHeaderNotNormalIsRefused: on a route that normalizes, a
 // part header value the rebuild leaves as it is (any header but the
 // Content-Disposition, a parameter of it but name and filename) is refused
 // when not in the form; name and filename are rewritten; values in the
 // form pass, and what the handler reads of every part header is normal.
-func TestReviewMultipartPartHeaderNotNormal(t *testing.T) {
+func TestMultipartPartHeaderNotNormalIsRefused(t *testing.T) {
 	pol := rules.Strict()
 	pol.Normalization = normalize.NFC
 	for _, tc := range []struct {
@@ -149,13 +149,13 @@ func TestReviewMultipartPartHeaderNotNormal(t *testing.T) {
 	}
 }
 
-// TestReviewSemicolonPairsStayDropped: url.ParseQuery skips a pair that
+// TestSemicolonPairsStayDropped: url.ParseQuery skips a pair that
 // holds a raw ';' (and so Request.ParseForm, c.QueryParam and Echo v5's
 // lookup do). Rewriting the query or form for another pair re-encoded the
 // ';' as %3B and made the pair one every parser reads; it is now kept as
 // sent, whether the text is brought to NFC or repaired, and whether the
 // canonical text fits the working memory or spills past it.
-func TestReviewSemicolonPairsStayDropped(t *testing.T) {
+func TestSemicolonPairsStayDropped(t *testing.T) {
 	nfc := rules.Strict()
 	nfc.Normalization = normalize.NFC
 	repair := rules.Strict()
@@ -210,12 +210,12 @@ func TestReviewSemicolonPairsStayDropped(t *testing.T) {
 	}
 }
 
-// TestReviewRepairKeyCollision: two distinct keys that repair to one
+// TestRepairKeyCollisionIsRefused: two distinct keys that repair to one
 // ("a%FF" and "a%FE", or "a%FF" and an escaped U+FFFD) are refused as
 // key_collision, as two keys with one canonical form are: after the
 // repair, c.QueryParam would read the first value and a binder the last.
 // Distinct repaired keys pass, and so does one key sent twice.
-func TestReviewRepairKeyCollision(t *testing.T) {
+func TestRepairKeyCollisionIsRefused(t *testing.T) {
 	pol := rules.Strict()
 	pol.Query.Repair, pol.Form.Repair = true, true
 	for _, tc := range []struct {

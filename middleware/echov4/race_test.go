@@ -1,0 +1,5 @@
+//go:build race
+
+package echov4
+
+const raceEnabled = true
