@@ -301,8 +301,25 @@
 // limit (the limit exceeded) for too_large, and error for
 // body_unreadable and parsed_before_check. The message is "utf8guard:
 // request rejected" or "utf8guard: request flagged". The README at the
-// module's root documents each field and who chooses its value. Under
+// module's root documents each field and who chooses its value. Clean
+// requests log nothing unless LogAccepted is set: then one debug-level
+// "utf8guard: request accepted" event with method and route. Under
 // attack, a flood of rejections is a flood of lines: give the middleware
-// a sampled logger (zerolog.BurstSampler) and count every rejection with
-// OnReject, which is not sampled.
+// a sampled logger and count every rejection with OnReject, which is not
+// sampled:
+//
+//	logger := zerolog.New(os.Stdout).Sample(&zerolog.BurstSampler{
+//		Burst: 20, Period: time.Second, NextSampler: &zerolog.BasicSampler{N: 100},
+//	})
+//
+// examples/metrics counts requests by route and rejections by route,
+// location, reason and mode with expvar (GET /debug/vars:
+// utf8guard_requests, utf8guard_rejections, utf8guard_rejection_ratio).
+// The same counts from the log, one line per kind, most frequent first:
+//
+//	jq -rR 'fromjson? | select(.message? // "" | startswith("utf8guard: request")) | [.reason, .route, .location, .mode, .class, .field] | @tsv' app.log | sort | uniq -c | sort -rn
+//
+// The demo sets e.IPExtractor to echo.ExtractIPDirect() (it listens
+// directly) and drops the client's X-Request-Id before Echo's RequestID,
+// so every id in its log is its own.
 package middleware
