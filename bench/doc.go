@@ -1,5 +1,9 @@
 // Package bench holds utf8guard's benchmarks, side by side with the
-// baselines the issues name, so that one run gives comparable numbers.
+// baselines they are measured against (the standard library, x/text,
+// other validators, Echo and net/http without the middleware), so that one
+// run gives comparable numbers. README.md in this directory holds the
+// figures of the last run, the machine they were measured on, and how to
+// read them.
 //
 // # Inputs
 //
@@ -78,7 +82,7 @@
 // beside benign input, 16 KiB to 1 MiB) and BenchmarkHostileMW (some 40
 // constructions through Echo and the middleware on strict, normalizing and
 // PRECIS routes, whose names carry the route and its bound), and
-// cmd/hostile summarizes them against issue 14's goals into
+// cmd/hostile summarizes them against the goals README.md states into
 // results/hostile.md and, with -mw, results/hostile-mw.md, beside their raw
 // output (hostile-raw.txt, hostile-mw-raw.txt):
 //
