@@ -107,7 +107,7 @@ func (h *leakHandler) stream(r *http.Request, started chan struct{}) {
 	}
 }
 
-// TestBodyLeakAfterTimeout (issue 13, point 1): handlers behind Echo's
+// TestBodyLeakAfterTimeout: handlers behind Echo's
 // Timeout middleware and net/http's TimeoutHandler keep reading r.Body
 // after the wrapper has answered at the deadline and the middleware's
 // next has returned; other handlers hand r.Body to a goroutine and return

@@ -214,7 +214,7 @@ func TestEscapesOfOtherSyntaxesAreScanned(t *testing.T) {
 // trailer guard in every mode, so the handler's read of a body over the
 // limit fails after Limits.BodyBytes octets, and a trailer the policy
 // would refuse fails the read and is deleted. Echo alone hands both on
-// whole (README, "Monitor mode and roll-out"; issue 12 mechanism 15).
+// whole (README, "Monitor mode and roll-out").
 func TestMonitorLeavesUnreadChunkedBodiesAsSent(t *testing.T) {
 	upload := rules.Strict()
 	upload.BinaryTypes = []string{"application/octet-stream"}

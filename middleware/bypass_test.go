@@ -18,12 +18,12 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// Regression tests for the mechanisms of the two adversarial reviews
-// (issues 12 and 13) that live in the request pipeline: each runs on
+// Regression tests for the bypass mechanisms
+// that live in the request pipeline: each runs on
 // every mount where it applies. The JSON, XML and multipart mechanisms
 // have their own files.
 
-// TestCookieUnicodeSpace (issue 12, point 8): only SP and HTAB are
+// TestCookieUnicodeSpace: only SP and HTAB are
 // trimmed around a cookie; U+0085 (NEL), which strings.TrimSpace would
 // drop before the check, is a C1 control the strict preset refuses.
 func TestCookieUnicodeSpace(t *testing.T) {
@@ -66,7 +66,7 @@ func TestCookieUnicodeSpace(t *testing.T) {
 	}
 }
 
-// TestPreRoutesAsEchoDispatches (issue 12, point 10): under e.Pre the
+// TestPreRoutesAsEchoDispatches: under e.Pre the
 // policy is that of the route Echo will dispatch to, which matches the
 // decoded path once the middleware has cleared RawPath: with a lax
 // default and a strict /admin/:id, /%61dmin/x%E2%80%AE is refused under
@@ -125,7 +125,7 @@ func TestPreRoutesAsEchoDispatches(t *testing.T) {
 	}
 }
 
-// TestMonitorPassesAsSent (issue 13, point 5): Monitor mode hands the
+// TestMonitorPassesAsSent: Monitor mode hands the
 // request on as the client sent it, as Echo alone would: a chunked body
 // stays chunked with ContentLength -1, and c.Param is raw where Echo
 // routed on RawPath, for a clean request as for a flagged one.
@@ -200,7 +200,7 @@ func rawRequest(t *testing.T, srv *httptest.Server, raw string) *http.Response {
 	return resp
 }
 
-// TestTrailers (issue 13, point 4): a listed header sent as a chunked
+// TestTrailers: a listed header sent as a chunked
 // trailer is checked as the header is. Where the body is read before the
 // handler, a trailer that fails is refused (400, location header, field
 // "Trailer:X-Name"); where it is not (a listed binary type), a trailer
@@ -291,7 +291,7 @@ func TestTrailers(t *testing.T) {
 	}
 }
 
-// TestLogIdentity (issue 13, point 6): the log says when the request id is
+// TestLogIdentity: the log says when the request id is
 // the one the client sent (Echo's RequestID adopts X-Request-Id, so it can
 // be forged or replayed), and a field cut to 64 octets says so.
 func TestLogIdentity(t *testing.T) {

@@ -119,7 +119,7 @@ func refCanonPath(p *policy, r *http.Request) *Rejection {
 	return nil
 }
 
-// TestCanonPathAllocs (issue 14): rewriting a path costs the same number
+// TestCanonPathAllocs: rewriting a path costs the same number
 // of allocations however many segments it has (the new Path and RawPath,
 // the escaped path url.URL makes), none per segment.
 func TestCanonPathAllocs(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// Regression tests for issue 12, points 2 and 3, and issue 13, point 3,
+// Regression tests for canonical forms that add syntax, and for keys that become one,
 // outside JSON and multipart: a canonical form (NFC, NFKC, PRECIS) is held
 // to the policy its input passed, may not add syntax to the path or a
 // parameter, is bounded by the same limits, and two distinct keys may not
@@ -75,7 +75,7 @@ func canonBypassCases() []canonBypassCase {
 		{name: "text body expands past the body limit", pol: small, method: "POST", target: "/api/echo", ct: "text/plain", body: fdfa, status: 413, want: wantLog{reason: "too_large", location: "body", offset: -1}},
 		{name: "form field expands past the field limit", pol: small, method: "POST", target: "/api/echo", ct: "application/x-www-form-urlencoded", body: "a=" + url.QueryEscape(fdfa[:90]), want: wantLog{reason: "too_large", location: "form", field: "a", offset: -1}},
 		{name: "form body expands past the body limit", pol: bodyOnly, method: "POST", target: "/api/echo", ct: "application/x-www-form-urlencoded", body: "a=" + url.QueryEscape(fdfa[:90]) + "&b=" + url.QueryEscape(fdfa[90:]), status: 413, want: wantLog{reason: "too_large", location: "form", offset: -1}},
-		// Issue 13, point 3: keys that become one.
+		// Keys that become one.
 		{name: "query é and e+U+0301 under NFC", pol: nfc, target: "/api/echo?%C3%A9=safe&e%CC%81=evil", want: collide("query", "e%CC%81")},
 		{name: "query e+U+0301 first", pol: nfc, target: "/api/echo?e%CC%81=evil&%C3%A9=safe", want: collide("query", "%C3%A9")},
 		{name: "query fullwidth q under NFKC", pol: nfkc, target: "/api/echo?q=1&%EF%BD%91=2", want: collide("query", "%EF%BD%91")},

@@ -1,6 +1,6 @@
 package middleware
 
-// A fifth adversarial review's findings on routes that canonicalize: a
+// Probes of routes that canonicalize: a
 // PRECIS field named for one of the places a form field comes from, left
 // behind by sending the field in another; header, cookie and multipart
 // part header values that reached the handler unnormalized; and a query

@@ -1,6 +1,6 @@
 package middleware
 
-// The third adversarial review's findings: escapes a decoder reads in the
+// Escapes a decoder reads in the
 // content of a multipart part, and HTML's named references, which
 // checkEscapes did not see. Each request must be refused, and a handler
 // that runs must read nothing the policy refuses.

@@ -873,7 +873,7 @@ func (p *policy) normalBoundedTo(dst, text []byte, room int64) ([]byte, bool) {
 // norm's Properties(r).BoundaryBefore() answered in a form: known marks
 // the code points looked up, before those it held for. normalBoundedTo
 // asks at every character of a text with no boundary for a long way (a
-// run of combining marks: issue 14), and a lookup in norm's tables costs
+// run of combining marks), and a lookup in norm's tables costs
 // several times what the normalization of the character does. Any
 // goroutine fills it in, a bit at a time, with atomic operations.
 type boundaryTable struct {

@@ -19,7 +19,7 @@ import (
 )
 
 // The canonical form of a JSON body holds to the policy its input did, and
-// a PRECIS field of it is found by its pointer in linear time (issue 14).
+// a PRECIS field of it is found by its pointer in linear time.
 
 // TestJSONCanonicalLimit: a JSON body whose canonical form (NFKC, or a
 // PRECIS profile built on it) is over the body limit is refused as
@@ -51,7 +51,7 @@ func TestJSONCanonicalLimit(t *testing.T) {
 		{"precis fits", limited(precis), fdfa(25), http.StatusOK, false},
 		{"monitor flags", limited(canonMonitoring), fdfa(40), http.StatusOK, true},
 		{"no limit", limited(func(p *rules.Policy) { p.Limits.BodyBytes = -1 }), fdfa(400), http.StatusOK, false},
-		// Issue 12: 900,000 octets under the default 1 MiB, 9.9 MB in NFKC.
+		// 900,000 octets under the default 1 MiB, 9.9 MB in NFKC.
 		{"default limit", canonPolicy(normalize.NFKC), `{"a":"` + strings.Repeat("\uFDFA", 300000) + `"}`, http.StatusRequestEntityTooLarge, true},
 	}
 	for _, mnt := range canonMounts {
@@ -194,7 +194,7 @@ func TestJSONCanonicalCharacters(t *testing.T) {
 	t.Logf("the most growth: U+%04X, %.1f times", at, most)
 }
 
-// precisPointerBody is issue 14's construction, of exactly n octets: 511
+// precisPointerBody is a hostile construction, of exactly n octets: 511
 // nested objects whose keys fill half the body, then an array of empty
 // strings. Before the pointers were matched incrementally, every string
 // rebuilt and folded the pointer of half the body.

@@ -1103,7 +1103,7 @@ func packName(s []byte) uint64 {
 // without upper-case letters (so that foldKey leaves it as it is).
 //
 // It goes eight octets at a time: a long key is looked at here once per
-// object it is in (issue 14's long-keys body is made of them).
+// object it is in (a hostile body of long keys is made of them).
 func asciiName(s []byte) (ascii, lower bool) {
 	const lsb, msb = 0x0101010101010101, 0x8080808080808080
 	var high, upper uint64

@@ -37,7 +37,7 @@ func TestContentType(t *testing.T) {
 // mime.ParseMediaType reads them, which is how handlers read them: a
 // charset hidden in a quoted string, given twice, or given as an RFC 2231
 // charset* is the charset mime sees, and a value mime refuses does not
-// parse (issue 12, point 4).
+// parse.
 func TestContentTypeParameters(t *testing.T) {
 	tests := []struct {
 		ct      string
@@ -123,7 +123,7 @@ func textCases() []locCase {
 		{name: "charset param upper case", ct: "text/plain; CharSet=latin1", body: "ab\xFF", want: rej("bad_charset", "body", "latin1", 0)},
 		// mime.ParseMediaType refuses the parameter name (not a token):
 		// a Content-Type that does not parse is refused on a route that
-		// checks bodies, in every preset (issue 12, point 4).
+		// checks bodies, in every preset.
 		{name: "long s is not charset", pol: deflt, ct: "text/plain; charſet=latin1", body: "ab\xFF", want: rej("bad_media_type", "body", "Content-Type", 0)},
 		{name: "charset* is the charset", ct: "text/plain; charset*=utf-8''utf-16", body: "\x00a\x00b", want: rej("bad_charset", "body", "utf-16", 0)},
 		{name: "charset behind a quoted semicolon", ct: `text/plain; charset=utf-16; x="a;charset=utf-8"`, body: "\x00a", want: rej("bad_charset", "body", "utf-16", 0)},
@@ -138,7 +138,7 @@ func textCases() []locCase {
 		{name: "binder and suffix disagree", ct: "application/xml+json", body: `{}`, want: rej("bad_media_type", "body", "Content-Type", 0)},
 		{name: "unlisted type passes default", pol: deflt, ct: "application/octet-stream", body: "\xFF\x00\xC0\xAE", status: 200},
 		{name: "no content type passes default", pol: deflt, ct: "", body: "\xFF\x00\xC0\xAE", status: 200},
-		// The strict preset keeps a positive list (issue 12, point 5).
+		// The strict preset keeps a positive list.
 		{name: "unlisted type refused strict", ct: "application/octet-stream", body: `{"q":"\ud800"}`, status: 415, want: rej("unsupported_media_type", "body", "Content-Type", 0)},
 		{name: "no content type refused strict", ct: "", body: `{"q":"\ud800"}`, status: 415, want: rej("unsupported_media_type", "body", "Content-Type", 0)},
 		{name: "listed binary type passes strict", pol: binary, ct: "image/png", body: "\xFF\x00\xC0\xAE", status: 200},

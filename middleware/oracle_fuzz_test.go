@@ -49,7 +49,7 @@ import (
 //
 // Fuzzing stops at the first seed that fails. While some mechanisms are
 // still open, UTF8GUARD_ORACLE_SEEDS, a regular expression, keeps only the
-// seeds of the mechanism groups it matches ("issue12/8|issue13/3"), and of
+// seeds of the mechanism groups it matches ("cookies|key-collisions"), and of
 // the clients when it matches "clients"; UTF8GUARD_ORACLE_IGNORE, a
 // regular expression, drops the oracle's findings it matches ("unlisted
 // media type|charset"), to look past open mechanisms while triaging. Both

@@ -14,7 +14,7 @@ import (
 )
 
 // TestOracleMechanisms is the named regression test of every mechanism of
-// issue 12 (1-10) and issue 13 (2, 3, 4): several variants each, on every
+// the mechanisms below: several variants each, on every
 // mount (e.Use, a group, the route, e.Pre, the net/http adapter), each
 // served to the oracle (oracle_test.go). A variant is rejected with its
 // status and reason, or accepted with nothing for the oracle to find;
@@ -128,7 +128,7 @@ func orcMechanisms() []orcCases {
 	rej := func(reasons ...string) orcWant { return orcRej(400, reasons...) }
 	cs, fc, ff := "canonical_syntax", "forbidden_char", "too_large"
 	return []orcCases{
-		{"issue12/1-multipart-rebuild", []orcCase{
+		{"multipart-rebuild", []orcCase{
 			{"qp-crlf-boundary-nfc", orcPost(nfc, orcMPBB, orcMP("BB", orcFD("x", orcSmuggle, orcQP), orcFD("n", "e\u0301"))), orcSafe, nil},
 			{"qp-crlf-boundary-nfkc", orcPost(nfkc, orcMPBB, orcMP("BB", orcFD("x", orcSmuggle, orcQP), orcFD("n", "\uFB01"))), orcSafe, nil},
 			{"varia-becomes-backquote-boundary", orcPost(nfc, "multipart/form-data; boundary=`X",
@@ -155,7 +155,7 @@ func orcMechanisms() []orcCases {
 				orcFD("e\u0301", "v"), orcFD("keep", "kept"))), orcSafe, nil},
 			{"strict-route-no-rebuild", orcPost(strict, orcMPBB, orcMP("BB", orcFD("x", orcSmuggle, orcQP), orcFD("n", "e\u0301"))), orcSafe, nil},
 		}},
-		{"issue12/2-canonical-syntax", []orcCase{
+		{"canonical-syntax", []orcCase{
 			{"fullwidth-percent-2e2e-path", orcGet("/t/nfkc/" + orcPct("％２ｅ％２ｅ")), rej(cs, "double_encoding"), nil},
 			{"fullwidth-percent-param", orcGet("/t/nfkc/p/" + orcPct("％２ｅ")), rej(cs, "double_encoding"), nil},
 			{"small-percent-fe6a-param", orcGet("/t/nfkc/p/" + orcPct("a\uFE6A41")), rej(cs, "double_encoding"), nil},
@@ -189,7 +189,7 @@ func orcMechanisms() []orcCases {
 		// The issue's own example at the default 1 MiB; the rest on the
 		// tight route (8 KiB bodies, 1 KiB fields and path), which costs
 		// the same mechanism a fraction of the time.
-		{"issue12/3-limits-after-expansion", []orcCase{
+		{"limits-after-expansion", []orcCase{
 			{"nfkc-text-body-default-limit", orcPost(nfkc, "text/plain; charset=utf-8", fdfa), orcRej(413, ff), nil},
 			{"text-body", orcPost(tight, "text/plain", fdfa[:3000]), orcRej(413, ff), nil},
 			{"json-body", orcPost(tight, "application/json", `{"a":"`+fdfa[:1500]+`"}`), orcRej(413, ff), nil},
@@ -207,7 +207,7 @@ func orcMechanisms() []orcCases {
 			{"under-the-limits", orcPost(tight, "text/plain", fdfa[:300]), orcOK, nil},
 			{"nfkc-under-the-default-limit", orcPost(nfkc, "text/plain", fdfa[:3000]), orcOK, nil},
 		}},
-		{"issue12/4-content-type-parameters", []orcCase{
+		{"content-type-parameters", []orcCase{
 			{"charset-star-utf16", orcPost(strict, `application/json; charset*=utf-8''utf-16`, `{"a":". "}`), rej("bad_charset"), nil},
 			{"quoted-parameter-hides-charset", orcPost(strict, `text/plain; charset=utf-16; x="a;charset=utf-8"`, ". "), rej("bad_charset"), nil},
 			{"charset-star-utf7", orcPost(strict, `application/json; charset*=utf-8''utf-7`, `{"a":"+ICo-"}`), rej("bad_charset"), nil},
@@ -233,7 +233,7 @@ func orcMechanisms() []orcCases {
 			{"charset-star-utf8", orcPost(strict, `application/json; charset*=utf-8''utf-8`, `{"a":"é"}`), orcOK, nil},
 			{"us-ascii-trailing-semicolon", orcPost(strict, `text/plain; charset=us-ascii ; `, "plain"), orcOK, nil},
 		}},
-		{"issue12/5-unknown-media-types", []orcCase{
+		{"unknown-media-types", []orcCase{
 			// Echo's binder decodes application/jsonx (a prefix match) as
 			// JSON: refused unread, or checked as the JSON it is to the
 			// binder; either way nothing unchecked reaches the handler.
@@ -250,7 +250,7 @@ func orcMechanisms() []orcCases {
 			{"multipart-related", orcPost(strict, "multipart/related; boundary=BB", orcMP("BB", orcFD("a", "\u202e"))), orcRej(-1, "unsupported_media_type", "forbidden_char"), nil},
 			{"vnd-api-json-is-json", orcPost(strict, "application/vnd.api+json", orcJSONBidi), rej(fc), nil},
 			// json.NewDecoder(r.Body) reads the escape whatever the type
-			// (the adversarial review's finding): refused.
+			//: refused.
 			{"text-plain-holding-json", orcPost(strict, "text/plain", orcJSONBidi), orcRej(400, "forbidden_char"), nil},
 			{"text-plain-holding-harmless-json", orcPost(strict, "text/plain", `{"a":"\u00e9 \\u202e"}`), orcOK, nil},
 			{"empty-body-without-type", orcPost(strict, "", ""), orcOK, nil},
@@ -260,7 +260,7 @@ func orcMechanisms() []orcCases {
 			{"upload-route-octet-stream", orcPost("/t/upload/x", "application/octet-stream", orcJSONBidi), orcOK, nil},
 			{"upload-route-image", orcPost("/t/upload/x", "image/png", "\x89PNG\r\n\x1a\n\x00\xff"), orcOK, nil},
 		}},
-		{"issue12/6-xml", []orcCase{
+		{"xml", []orcCase{
 			{"application-xml-rlo-ref", orcPost(strict, "application/xml", "<a>&#x202E;</a>"), rej(fc), nil},
 			{"text-xml-nel-ref", orcPost(strict, "text/xml", "<a>&#x85;</a>"), rej(fc), nil},
 			{"atom-decimal-ref-in-attribute", orcPost(strict, "application/atom+xml", `<a b="&#8238;"/>`), rej(fc), nil},
@@ -285,7 +285,7 @@ func orcMechanisms() []orcCases {
 			{"nfkc-fullwidth-ref", orcPost(nfkc, "text/xml", `<a b="&#xFF21;">&#xFB01;</a>`), orcSafe, nil},
 			{"clean", orcPost(strict, "application/xml; charset=utf-8", `<?xml version="1.0" encoding="utf-8"?><a b="&#233;">caf&#xE9; &amp; &#x1F600;</a>`), orcOK, nil},
 		}},
-		{"issue12/7-multipart-mixed", []orcCase{
+		{"multipart-mixed", []orcCase{
 			{"overlong-text-part", orcPost(strict, "multipart/mixed; boundary=BB", orcMP("BB", "Content-Type: text/plain\r\n\r\nab\xc0\xaf")), rej("overlong"), nil},
 			{"rlo-attachment-name", orcPost(strict, "multipart/mixed; boundary=BB", orcMP("BB",
 				"Content-Disposition: attachment; filename=\"a\u202etxt.exe\"\r\nContent-Type: application/octet-stream\r\n\r\nMZ")), rej(fc), nil},
@@ -296,7 +296,7 @@ func orcMechanisms() []orcCases {
 			{"clean", orcPost(strict, "multipart/mixed; boundary=BB", orcMP("BB", "Content-Type: text/plain; charset=utf-8\r\n\r\nGrüße",
 				"Content-Disposition: attachment; filename=\"r\u00e9sum\u00e9.pdf\"\r\nContent-Type: application/pdf\r\n\r\n%PDF\x00\xff")), orcOK, nil},
 		}},
-		{"issue12/8-cookies", []orcCase{
+		{"cookies", []orcCase{
 			{"nel-trailing", orcGet(strict).with("Cookie: sid=abc\xc2\x85"), rej(fc), nil},
 			{"nel-leading", orcGet(strict).with("Cookie: sid=\xc2\x85abc"), rej(fc), nil},
 			{"nel-ending-name", orcGet(strict).with("Cookie: sid\xc2\x85=abc"), rej(fc), nil},
@@ -310,7 +310,7 @@ func orcMechanisms() []orcCases {
 			{"nbsp-and-line-separator-kept", orcGet(strict).with("Cookie: a=abc\xc2\xa0; b=\xe2\x80\xa8x"), orcOK, nil},
 			{"default-route-unchecked", orcGet("/t/default/x").with("Cookie: sid=abc\xc2\x85"), orcOK, nil},
 		}},
-		{"issue12/9-line-breaks-in-names", []orcCase{
+		{"line-breaks-in-names", []orcCase{
 			{"filename-star-crlf", orcPost(strict, orcMPBB, orcMP("BB", "Content-Disposition: form-data; name=\"f\"; filename*=UTF-8''a%0D%0AX-Injected%3A%201.txt\r\nContent-Type: text/plain\r\n\r\nx")), rej(fc), nil},
 			{"filename-star-lf", orcPost(strict, orcMPBB, orcMP("BB", "Content-Disposition: form-data; name=\"f\"; filename*=UTF-8''a%0Ab.txt\r\nContent-Type: text/plain\r\n\r\nx")), rej(fc), nil},
 			{"filename-star-cr-binary", orcPost(strict, orcMPBB, orcMP("BB", "Content-Disposition: form-data; name=\"f\"; filename*=UTF-8''a%0Db.png\r\nContent-Type: image/png\r\n\r\n\x89PNG")), rej(fc), nil},
@@ -323,7 +323,7 @@ func orcMechanisms() []orcCases {
 			{"listed-header-tab", orcGet(strict).with("X-Name: a\tb"), rej(fc), nil},
 			{"default-route-allows", orcPost("/t/default/x", orcMPBB, orcMP("BB", "Content-Disposition: form-data; name=\"f\"; filename*=UTF-8''a%0D%0Ab.txt\r\nContent-Type: text/plain\r\n\r\nx")), orcOK, nil},
 		}},
-		{"issue12/10-route-of-dispatch", []orcCase{
+		{"route-of-dispatch", []orcCase{
 			{"escaped-route-name-rlo", orcGet("/t/%61dmin/x%E2%80%AE"), orcSafe, nil},
 			{"escaped-route-name-rlo-pre", orcGet("/t/%61dmin/x%E2%80%AE"), rej(fc), []orcMount{orcPre, orcHTTP}},
 			{"escaped-route-name-nel", orcGet("/t/adm%69n/x%C2%85"), orcSafe, nil},
@@ -338,7 +338,7 @@ func orcMechanisms() []orcCases {
 			{"bom-inside-param", orcGet("/t/strict/p/a%EF%BB%BFb"), orcOK, nil},
 			{"clean-escaped-route-name", orcGet("/t/%61dmin/x"), orcOK, nil},
 		}},
-		{"issue13/2-file-part-without-content-type", []orcCase{
+		{"file-part-without-content-type", []orcCase{
 			{"notes-txt", orcPost(strict, orcMPBB, orcMP("BB", "Content-Disposition: form-data; name=\"f\"; filename=\"notes.txt\"\r\n\r\nab\xC0\xAE\xE2\x80\xAEcd")), rej("overlong", fc), nil},
 			{"rlo-only", orcPost(strict, orcMPBB, orcMP("BB", "Content-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\n\r\n\u202e")), rej(fc), nil},
 			{"no-extension-nul", orcPost(strict, orcMPBB, orcMP("BB", "Content-Disposition: form-data; name=\"f\"; filename=\"data\"\r\n\r\na\x00b")), rej(fc), nil},
@@ -348,7 +348,7 @@ func orcMechanisms() []orcCases {
 			{"nfc-decomposed", orcPost(nfc, orcMPBB, orcMP("BB", "Content-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\n\r\ne\u0301")), orcSafe, nil},
 			{"octet-stream-is-binary", orcPost(strict, orcMPBB, orcMP("BB", "Content-Disposition: form-data; name=\"f\"; filename=\"a.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n\xc0\xaf\x00")), orcOK, nil},
 		}},
-		{"issue13/3-key-collisions", []orcCase{
+		{"key-collisions", []orcCase{
 			{"query-nfc", orcGet(nfc + "?%C3%A9=safe&e%CC%81=evil"), rej("key_collision"), nil},
 			{"query-nfc-reversed", orcGet(nfc + "?e%CC%81=evil&%C3%A9=safe"), rej("key_collision"), nil},
 			{"query-nfkc-fullwidth", orcGet(nfkc + "?q=1&%EF%BD%91=2"), rej("key_collision"), nil},
@@ -372,7 +372,7 @@ func orcMechanisms() []orcCases {
 			{"json-objects-apart-nfc", orcPost(nfc, "application/json", `[{"é":1},{"e\u0301":2}]`), orcOK, nil},
 			{"json-duplicate-default", orcPost("/t/default/x", "application/json", `{"a":1,"a":2}`), orcOK, nil},
 		}},
-		{"issue13/4-trailers", []orcCase{
+		{"trailers", []orcCase{
 			{"rlo-trailer", orcPost(strict, "text/plain", "hello").chunk().with("Trailer: X-Name\n\nX-Name: \xe2\x80\xae"), rej(fc, "forbidden_trailer"), nil},
 			// Undeclared trailers: net/http merges them into the request it
 			// parsed, whose Trailer map is nil, so a copy made before the

@@ -1,6 +1,6 @@
 package middleware
 
-// The handler-side oracle of issues 12 and 13: a handler that reads a
+// The handler-side oracle: a handler that reads a
 // request every way real handlers do (Echo's c.Param, c.QueryParams,
 // c.FormParams, c.FormFile, c.Bind; net/http's URL, ParseMultipartForm,
 // MultipartReader, Cookies, Trailer; encoding/json and encoding/xml) and

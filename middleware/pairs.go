@@ -84,7 +84,7 @@ func eachPair(raw string) func(yield func(pair) bool) {
 // indexByteNear is strings.IndexByte for a byte that is usually near the
 // start of s: the first shortField octets are looked at one by one, the
 // rest by IndexByte, whose call costs more than a short field's loop (a
-// query of a thousand short pairs made two calls per pair: issue 14).
+// query of a thousand short pairs made two calls per pair).
 func indexByteNear(s string, c byte) int {
 	n := min(len(s), shortField)
 	for i := 0; i < n; i++ {
@@ -228,7 +228,7 @@ func needsDecoding(s string, mode sanitize.EscapeMode) bool {
 	if len(s) <= shortField {
 		// A short key or value: one pass, octet by octet, costs less
 		// than the calls of IndexByte (two per field, a thousand fields
-		// in a query: issue 14).
+		// in a query).
 		for i := 0; i < len(s); i++ {
 			if c := s[i]; c == '%' || c == '+' && query {
 				return true
@@ -359,7 +359,7 @@ func (p *policy) pairsMode(loc rules.Location) (*rules.Check, sanitize.EscapeMod
 // the canonical text once, at its length (and the working memory's
 // growth, past what the pool keeps); PRECIS fields are enforced into the
 // working memory (normalize.Enforcer), not one allocation group per
-// value (issue 14); a text longer than the working memory costs a second
+// value; a text longer than the working memory costs a second
 // normalization of what did not fit. The
 // returned slice is memory of its own, which nothing else references:
 // the caller may hand it to the handler.
@@ -758,7 +758,7 @@ func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte, rest int)
 		// The room Append asks for, and at once for the keys of the
 		// rest of the text, which its length bounds unless their normal
 		// forms are longer: one allocation, where growing by what each
-		// key needs made a dozen or more (issue 14).
+		// key needs made a dozen or more.
 		pc.arena = slices.Grow(pc.arena, max(need, rest))
 	}
 	lo := len(pc.arena)
@@ -801,7 +801,7 @@ func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v [
 // and compares with its normal form, rather than ask IsNormal first: for
 // short text the fixed cost of a call of the scanner outweighs the copy,
 // and a query of a thousand short NFD values paid it twice per value
-// (issue 14: 26-39 times a benign query of 16 KiB). Longer text, which
+// (26-39 times a benign query of 16 KiB). Longer text, which
 // is usually normal, is not copied.
 const onePassBytes = 256
 

@@ -96,7 +96,7 @@ func pairsAllocServer(t *testing.T, handed *int) http.Handler {
 	}))
 }
 
-// TestPairsCanonAllocs (issue 14): a query or form text rewritten to its
+// TestPairsCanonAllocs: a query or form text rewritten to its
 // canonical form costs a constant number of allocations, whatever its
 // size, and at most 1.1 times its size in octets allocated beyond what the
 // handler is handed (the new query, the new body): the body as read, and
@@ -189,7 +189,7 @@ func TestPairsRepairAllocs(t *testing.T) {
 	}
 }
 
-// TestPairsPrecisAllocs (issue 14): a query of a thousand PRECIS fields,
+// TestPairsPrecisAllocs: a query of a thousand PRECIS fields,
 // each changed by its profile (fullwidth and upper-case letters, NFD),
 // costs a constant number of allocations, whatever its size: the
 // profiles are enforced into pooled working memory, where each field
@@ -252,7 +252,7 @@ func TestPairsPrecisAllocs(t *testing.T) {
 	}
 }
 
-// TestPairsKeysAllocs (issue 14): a query of a thousand distinct NFD keys,
+// TestPairsKeysAllocs: a query of a thousand distinct NFD keys,
 // each rewritten and so each kept for the collision check, costs the same
 // allocations at 16 and 256 KiB: the keys' normal forms get their room at
 // once, where growing it key by key cost a dozen allocations and more.

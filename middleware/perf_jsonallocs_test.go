@@ -93,7 +93,7 @@ func jsonAllocServer(t *testing.T, route string) http.Handler {
 	}))
 }
 
-// TestJSONAllocs (issue 14): a JSON body costs a constant number of
+// TestJSONAllocs: a JSON body costs a constant number of
 // allocations per request, whatever its size and however many names,
 // strings or containers it holds, and at most 1.1 times its size in
 // octets beyond the body the handler is handed (the copy read, or the

@@ -30,7 +30,7 @@ type policy struct {
 	// precis maps a field's name, in the route's normalization form and
 	// case-folded (foldKey), to its PRECIS profile, one map per location:
 	// a lookup by a string key alone, which Go's maps hash faster than a
-	// struct key (issue 14: the lookup is made for every query or form
+	// struct key (the lookup is made for every query or form
 	// value on a route with a PRECIS field there).
 	precis     [rules.NumLocations]map[string]normalize.Profile
 	precisLocs uint16      // bit l set when a PRECIS field is in location l

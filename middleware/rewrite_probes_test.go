@@ -19,7 +19,7 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// TestRewriteUnderPreRunsTheNewRoutesPolicy (a fifth review): Echo's Rewrite middleware,
+// TestRewriteUnderPreRunsTheNewRoutesPolicy: Echo's Rewrite middleware,
 // mounted under e.Pre after utf8guard, builds a new URL from
 // Request.RequestURI, the request line as sent; a path and query utf8guard
 // had repaired or brought to NFC came back as sent, ill-formed octets and

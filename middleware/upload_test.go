@@ -201,7 +201,7 @@ func TestUploadSpoolRemoved(t *testing.T) {
 	}
 }
 
-// TestUploadFiveMiB: the uploads issue 16 reported refused at 1 MiB pass
+// TestUploadFiveMiB: the uploads a user reported refused at 1 MiB pass
 // on the default preset and on the strict one that lists the type: a
 // 5 MiB application/octet-stream PUT (declared and chunked), and a 5 MiB
 // file read with FormFile.
@@ -233,7 +233,7 @@ func TestUploadFiveMiB(t *testing.T) {
 	}
 }
 
-// The two ordinary files issue 16 reported refused: a .txt that Windows
+// The two ordinary files a user reported refused: a .txt that Windows
 // Notepad saved as "Unicode" (UTF-16 LE with a byte order mark), which a
 // browser sends as text/plain, and a CSV that Excel saved in
 // Windows-1252, sent as text/csv. Neither is UTF-8.

@@ -67,7 +67,7 @@ func xmlCanonHostile(n int, name string) []byte {
 	return b.Bytes()
 }
 
-// TestXMLCanonAllocs pins issue 14's goal for canonXML: once its pooled
+// TestXMLCanonAllocs pins the goal for canonXML: once its pooled
 // state has served a body of the default limit (1 MiB), checking another
 // allocates nothing, however the body nests or splits its text.
 func TestXMLCanonAllocs(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 //
 //	go test -run '^$' -bench EchoV5 -benchmem -cpu=1 -count=5 ./middleware/echov5
 //
-// The goals (issue 15): req=get at most 100 ns and no allocation over
+// The goals: req=get at most 100 ns and no allocation over
 // impl=none; req=json1k at most 400 ns over it.
 func BenchmarkEchoV5(b *testing.B) {
 	impls := []struct{ name, mount string }{{"none", "none"}, {"utf8guard", "use"}, {"utf8guard-pre", "pre"}, {"unchecked", "unchecked"}}
