@@ -175,10 +175,9 @@ type v4Guard struct {
 	onError  func(c echo.Context, rj *Rejection) error
 }
 
-// wrap is the echo.MiddlewareFunc. Echo v4 calls it once per route for a
-// group or route middleware, and for every request under e.Use and e.Pre:
-// the closure is then one allocation per request, as for every Echo v4
-// middleware.
+// wrap is the echo.MiddlewareFunc. Echo v4 applies its middleware, e.Use,
+// e.Pre, a group's or a route's, for every request: the closure is one
+// allocation per request, as for every Echo v4 middleware.
 func (m *v4Guard) wrap(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error { return m.serve(c, next) }
 }
@@ -275,12 +274,19 @@ func v4Finder(c echo.Context) func() string {
 // findRoute routes path on c as Echo does after e.Pre, from the state
 // Context.Reset leaves: Router.Find does not touch the context when
 // nothing matches, so a route found before for another path would stay,
-// and Echo's own Find after e.Pre would dispatch to it.
+// and Echo's own Find after e.Pre would dispatch to it. Find also records
+// the methods a path allows when it matches the path but not the method;
+// findRoute takes that back, so that a request routed here first and
+// rewritten after is not left with the first path's Allow.
 func v4FindRoute(rt *echo.Router, method, path string, c echo.Context) {
 	c.SetHandler(echo.NotFoundHandler)
 	c.SetPath("")
 	c.SetParamNames()
+	allow := c.Get(echo.ContextKeyHeaderAllow)
 	rt.Find(method, path, c)
+	if c.Get(echo.ContextKeyHeaderAllow) != allow {
+		c.Set(echo.ContextKeyHeaderAllow, allow)
+	}
 }
 
 // routerFor returns the router Echo uses for host, as Echo.ServeHTTP

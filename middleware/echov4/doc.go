@@ -73,9 +73,9 @@
 //
 // # Allocations
 //
-// Echo v4 builds the chain of e.Use and e.Pre middleware for every
-// request, so the middleware's closure is one allocation per request there
-// (as for every Echo v4 middleware); under a group or a route it is built
-// once. A checked body costs what it costs on every adapter: its memory
-// and its reader.
+// Echo v4 applies every middleware (e.Use, e.Pre, a group's, a route's)
+// anew for each request, so the middleware's closure is one allocation per
+// request, as for every Echo v4 middleware; a clean request without a body
+// costs nothing more. A checked body costs what it costs on every adapter:
+// its memory and its reader.
 package echov4

@@ -124,10 +124,9 @@ type guard struct {
 	onError  func(c echo.Context, rj *middleware.Rejection) error
 }
 
-// wrap is the echo.MiddlewareFunc. Echo v4 calls it once per route for a
-// group or route middleware, and for every request under e.Use and e.Pre:
-// the closure is then one allocation per request, as for every Echo v4
-// middleware.
+// wrap is the echo.MiddlewareFunc. Echo v4 applies its middleware, e.Use,
+// e.Pre, a group's or a route's, for every request: the closure is one
+// allocation per request, as for every Echo v4 middleware.
 func (m *guard) wrap(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error { return m.serve(c, next) }
 }

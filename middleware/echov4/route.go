@@ -17,12 +17,19 @@ func finder(c echo.Context) func() string {
 // findRoute routes path on c as Echo does after e.Pre, from the state
 // Context.Reset leaves: Router.Find does not touch the context when
 // nothing matches, so a route found before for another path would stay,
-// and Echo's own Find after e.Pre would dispatch to it.
+// and Echo's own Find after e.Pre would dispatch to it. Find also records
+// the methods a path allows when it matches the path but not the method;
+// findRoute takes that back, so that a request routed here first and
+// rewritten after is not left with the first path's Allow.
 func findRoute(rt *echo.Router, method, path string, c echo.Context) {
 	c.SetHandler(echo.NotFoundHandler)
 	c.SetPath("")
 	c.SetParamNames()
+	allow := c.Get(echo.ContextKeyHeaderAllow)
 	rt.Find(method, path, c)
+	if c.Get(echo.ContextKeyHeaderAllow) != allow {
+		c.Set(echo.ContextKeyHeaderAllow, allow)
+	}
 }
 
 // routerFor returns the router Echo uses for host, as Echo.ServeHTTP
