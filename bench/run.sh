@@ -13,7 +13,7 @@
 #   hostile        BenchmarkHostile of bench: each entry point on benign
 #                  input and on the worst known for it, 16 KiB to 1 MiB,
 #                  summarized by cmd/hostile (growth exponent, worst/benign
-#                  ratio, allocations, verdict against issue 14's goals);
+#                  ratio, allocations, verdict against the hostile-input goals);
 #                  and BenchmarkHostileMW of bench: the same through Echo
 #                  and the middleware, constructions on strict,
 #                  normalizing and PRECIS routes, summarized by

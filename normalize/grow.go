@@ -2,7 +2,7 @@ package normalize
 
 // This file sizes the output buffer of a rewrite (Bytes, String, Append)
 // so that one call allocates a bounded number of times, whatever its input
-// (issue 14, FuzzNormalizeBudget).
+// (FuzzNormalizeBudget).
 //
 // The normal form of the rest of a text is at most a few times as long as
 // that rest (nfkcExpansion: 11 under NFKC, for U+FDFA; 3 under NFC), and

@@ -210,7 +210,7 @@ var errDisallowed = sync.OnceValue(func() error {
 // but on no single character (a letter and 31 combining marks, which
 // normalization breaks up with U+034F COMBINING GRAPHEME JOINER, a default
 // ignorable code point that no profile allows) would otherwise cost a call
-// of the profile, and its allocations, per character (issue 14).
+// of the profile, and its allocations, per character.
 func precisOffset(prof *precis.Profile, value string) int {
 	var ascii [2]uint64 // ASCII characters found not refused
 	var seen map[rune]bool
@@ -248,7 +248,7 @@ var nicknameOnce = precis.NewFreeform(precis.IgnoreCase, precis.Norm(norm.NFKC),
 
 // enforceNickname returns what precis.Nickname.String returns for value,
 // well-formed UTF-8, with the same success or failure, at a fraction of its
-// cost on text that NFKC lengthens (issue 14: U+FDFA, 11 times as long,
+// cost on text that NFKC lengthens (U+FDFA, 11 times as long,
 // cost 74 times benign text).
 //
 // x/text applies the rules of RFC 8266 (the additional mapping of spaces,

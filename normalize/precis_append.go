@@ -27,7 +27,7 @@ import (
 // returns. AppendEnforce maps value with pooled working memory and has
 // x/text check the result, which then changes nothing more and so
 // allocates nothing, so that enforcing an accepted value allocates only
-// to grow dst (issue 14). Two kinds of value still cost allocations: one
+// to grow dst. Two kinds of value still cost allocations: one
 // whose mapped form holds a combining mark that stays as it is (U+0301
 // after "q"), which norm's quick check cannot vouch for, so that x/text
 // normalizes it again (two buffers); and one that fails, or whose mapped

@@ -679,7 +679,7 @@ func decodeIn[T string | []byte](fi *formInfo, p T, j int, st *scanState) (rune,
 // text a character at a time (which validates it) rather than have
 // sanitize.ValidPrefix validate it first: the call costs as much as a few
 // dozen characters, and short texts (a query value, a PRECIS field) paid
-// it once per text (issue 14).
+// it once per text.
 const shortTail = 32
 
 // testHookWork, when set by a test, is called with the number of octets
@@ -842,7 +842,7 @@ func appendNormal[T string | []byte](fi *formInfo, dst []byte, p T, i int) []byt
 		// A few octets, well-formed: one region from i, a boundary, to
 		// the end, another. The normalizer takes it at once, without
 		// the scanner's search for regions, whose fixed cost is most of
-		// the cost of a short value (issue 14: a query of a thousand
+		// the cost of a short value (a query of a thousand
 		// short NFD values).
 		gr := newGrower(fi, len(dst)-i, len(p))
 		if out, _, ok := normRegion(fi, theComposer(), dst, p[i:], false, &gr, i); ok {

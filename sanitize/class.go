@@ -301,7 +301,7 @@ func checkClasses[T string | []byte](p T, forbid Class) error {
 		// U+200E, U+2014 from U+202A) in the vector registers, where the
 		// attention scan below flags every character that starts like
 		// one and looks at each: text dense in them costs the same as
-		// any other (issue 14).
+		// any other.
 		return checkClassesFused(p, forbid)
 	}
 	return checkClassesScan(p, forbid)

@@ -117,7 +117,7 @@ func repair[T string | []byte](p T, i int) []byte {
 // allocates the result without clearing it first and fills it by copies
 // of what it has filled so far, at about the cost of the clearing alone:
 // make and the writing kernel cost that clearing and as much again
-// (issue 14: a quarter of the time of ToValid on 16 KiB of FF, the rest
+// (a quarter of the time of ToValid on 16 KiB of FF, the rest
 // being mostly the collector's work for the 48 KiB allocated).
 //
 // The pattern repeated is U+FFFD turned so that its first octet falls at

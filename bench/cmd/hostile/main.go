@@ -15,7 +15,7 @@
 //   - the worst/benign ratio of the medians at each size;
 //   - allocs/op at the smallest and the largest size, and B/op per input
 //     octet at the largest;
-//   - a verdict against the goals of issue 14: an exponent of at most 1.1
+//   - a verdict against the hostile-input goals: an exponent of at most 1.1
 //     for the worst input, and a ratio of at most the row's bound (the bound=
 //     component of its name: 20 for a call of a package; for a request
 //     through the middleware, 10 on a strict route, 20 on one that
@@ -29,7 +29,7 @@
 // at the largest size B/op per octet of the body (or query) for the benign
 // and the worst input, the worst input's beyond the benign one's, and
 // beyond the handed-B/op the benchmark reports (the octets its handler is
-// handed: issue 14 allows at most 1.1 octets per body octet beyond them).
+// handed: the goal allows at most 1.1 octets per body octet beyond them).
 // Its verdict holds a case to its bound at every size, to the exponent,
 // and, where handed-B/op is reported, to that allocation goal; the last
 // lines count the cases that meet each goal.

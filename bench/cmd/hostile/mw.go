@@ -12,7 +12,7 @@ import (
 )
 
 // maxBeyondHanded is the most a request may allocate beyond what the
-// handler is handed, per octet of its body (issue 14: at most 1.1 times
+// handler is handed, per octet of its body (the goal: at most 1.1 times
 // the body).
 const maxBeyondHanded = 1.1
 
@@ -91,7 +91,7 @@ func writeMW(w io.Writer, out *benchout.Output, cases []*hcase) (failed int) {
 	if cmd := out.Config["command"]; cmd != "" {
 		fmt.Fprintf(w, ", from `%s`", cmd)
 	}
-	fmt.Fprintf(w, ". The exponent is that of the worst input's time from %s to %s (goal ≤ %.1f). B/op per octet is at %s, per octet of the body (or query); beyond benign: the worst input's B/op less the benign one's; beyond handed: the worst input's B/op less handed-B/op, the octets its handler is handed (goal ≤ %.1f; issue 14 allows a request to allocate what its handler is handed and 1.1 octets per body octet more, so this is the figure held to it. It is negative where the handler reads the body from pooled memory lent to it, which no request allocates: such a request allocates less than it hands over). The verdict holds each case to its bound at every size, to the exponent, and to the allocation beyond handed where the run reports it.\n\n",
+	fmt.Fprintf(w, ". The exponent is that of the worst input's time from %s to %s (goal ≤ %.1f). B/op per octet is at %s, per octet of the body (or query); beyond benign: the worst input's B/op less the benign one's; beyond handed: the worst input's B/op less handed-B/op, the octets its handler is handed (goal ≤ %.1f; the goal allows a request to allocate what its handler is handed and 1.1 octets per body octet more, so this is the figure held to it. It is negative where the handler reads the body from pooled memory lent to it, which no request allocates: such a request allocates less than it hands over). The verdict holds each case to its bound at every size, to the exponent, and to the allocation beyond handed where the run reports it.\n\n",
 		first, last, maxExponent, last, maxBeyondHanded)
 
 	fmt.Fprint(w, "| case | route | bound |")
