@@ -7,6 +7,7 @@ import (
 	emw "github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
 	"github.com/utf8guard/utf8guard/rules"
+	"net/http"
 )
 
 // CheckRoutes returns an error if rs is not a valid configuration for the
@@ -92,6 +93,13 @@ type Config struct {
 	// Optional. Default value DefaultErrorHandler.
 	ErrorHandler func(c echo.Context, rj *Rejection) error
 
+	// Observe is called once for every request the middleware checks,
+	// with its verdict (accepted, rejected, flagged, unchecked), its route
+	// template and its rejection: for metrics of every request, the
+	// accepted ones too (middleware.PipelineConfig.Observe).
+	// Optional.
+	Observe func(r *http.Request, o Observation)
+
 	// TempDir is where a multipart body larger than 1 MiB is spooled
 	// while it is checked and then read by the handler: one temporary
 	// file per request, removed when the handler returns.
@@ -149,7 +157,7 @@ func WithConfig(cfg Config) echo.MiddlewareFunc {
 func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	pl, err := NewPipeline(PipelineConfig{
 		Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, TempDir: cfg.TempDir, SpoolBytes: cfg.SpoolBytes,
-		Identity: v4Identity,
+		Identity: v4Identity, Observe: cfg.Observe,
 	})
 	if err != nil {
 		return nil, err

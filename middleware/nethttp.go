@@ -55,6 +55,12 @@ type HTTPConfig struct {
 	// Optional.
 	OnReject func(r *http.Request, rj *Rejection)
 
+	// Observe is called once for every request the adapter checks, with
+	// its verdict (accepted, rejected, flagged, unchecked), its route and
+	// its rejection: for metrics (PipelineConfig.Observe).
+	// Optional.
+	Observe func(r *http.Request, o Observation)
+
 	// ErrorHandler writes the response to a rejected request.
 	// Optional. Default value DefaultHTTPErrorHandler.
 	ErrorHandler func(w http.ResponseWriter, r *http.Request, rj *Rejection)
@@ -123,6 +129,7 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 		mt := newMuxTable(g) // mux.go
 		lookup = func(route string, r *http.Request) *policy { return mt.lookup(route, r.Method) }
 	}
+	g.observer = cfg.Observe
 	if cfg.RequestID != nil {
 		g.identity = func(who any) Identity {
 			r := who.(*http.Request)

@@ -1,6 +1,8 @@
 package echov5
 
 import (
+	"net/http"
+
 	"encoding/json"
 	"strconv"
 
@@ -44,6 +46,13 @@ type Config struct {
 	// after writing a response itself.
 	// Optional. Default value DefaultErrorHandler.
 	ErrorHandler func(c *echo.Context, rj *middleware.Rejection) error
+
+	// Observe is called once for every request the middleware checks,
+	// with its verdict (accepted, rejected, flagged, unchecked), its route
+	// template and its rejection: for metrics of every request, the
+	// accepted ones too (middleware.PipelineConfig.Observe).
+	// Optional.
+	Observe func(r *http.Request, o middleware.Observation)
 
 	// TempDir is where a multipart body larger than 1 MiB is spooled
 	// while it is checked and then read by the handler: one temporary
@@ -141,7 +150,7 @@ func WithConfig(cfg Config) echo.MiddlewareFunc {
 func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	pl, err := middleware.NewPipeline(middleware.PipelineConfig{
 		Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, TempDir: cfg.TempDir, SpoolBytes: cfg.SpoolBytes,
-		Identity: identity,
+		Identity: identity, Observe: cfg.Observe,
 	})
 	if err != nil {
 		return nil, err
