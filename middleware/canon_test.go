@@ -350,7 +350,7 @@ func TestCanonAllocs(t *testing.T) {
 			names, values := []string{"id"}, []string{"42"}
 			n := testing.AllocsPerRun(200, func() {
 				s := getScratch()
-				_, rj := g.inspect(s, r, g.def, names, values, r.URL.RawPath != "")
+				_, rj := g.inspect(s, r, g.policies().def, names, values, r.URL.RawPath != "")
 				putScratch(s)
 				if rj != nil {
 					t.Fatal(rj)

@@ -158,11 +158,9 @@ func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	pl, err := NewPipeline(PipelineConfig{
 		Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, TempDir: cfg.TempDir, SpoolBytes: cfg.SpoolBytes,
 		Identity: v4Identity, Observe: cfg.Observe,
+		ValidateKeys: ValidateEchoRoutes,
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := ValidateEchoRoutes(cfg.Rules); err != nil {
 		return nil, err
 	}
 	m := &v4Guard{pl: pl, skipper: cfg.Skipper, onReject: cfg.OnReject, onError: cfg.ErrorHandler}
@@ -208,11 +206,8 @@ func (m *v4Guard) serve(c echo.Context, next echo.HandlerFunc) error {
 // before routing (e.Pre), nil after routing.
 func (m *v4Guard) check(c echo.Context, next echo.HandlerFunc, route string, pre *PreRouted) error {
 	r := c.Request()
-	escaped := r.URL.RawPath != ""
-	if pre != nil {
-		escaped = pre.Escaped(r)
-	}
-	v := m.pl.Check(r, Match{Route: route, Names: c.ParamNames(), Values: c.ParamValues(), Escaped: escaped}, c)
+
+	v := m.pl.Check(r, Match{Route: route, Names: c.ParamNames(), Values: c.ParamValues(), Escaped: r.URL.RawPath != "", Pre: pre}, c)
 	defer v.Release()
 	if v.Request != r {
 		c.SetRequest(v.Request)

@@ -390,6 +390,6 @@ func runGuard(t *testing.T, pol rules.Policy, r *http.Request) (*http.Request, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	hand, _, rj, pass, h := g.run(r, r.URL.Path, nil, nil, false, g.def, nil)
+	hand, _, rj, pass, h := g.run(r, r.URL.Path, nil, nil, false, g.policies().def, nil)
 	return hand, rj, pass, h
 }

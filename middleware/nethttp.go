@@ -114,20 +114,20 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.store, err = newSpoolStore(cfg.TempDir, cfg.SpoolBytes); err != nil {
-		return nil, err
-	}
 	if cfg.Route == nil { // the keys are ServeMux patterns (validate.go)
 		if err := validateMuxPatterns(cfg.Rules); err != nil {
 			return nil, err
 		}
+		g.require(validateMuxPatterns)
+	}
+	if g.store, err = newSpoolStore(cfg.TempDir, cfg.SpoolBytes); err != nil {
+		return nil, err
 	}
 	routeOf := cfg.Route
 	lookup := func(route string, _ *http.Request) *policy { return g.lookup(route) }
 	if routeOf == nil {
 		routeOf = func(r *http.Request) string { return r.Pattern }
-		mt := newMuxTable(g) // mux.go
-		lookup = func(route string, r *http.Request) *policy { return mt.lookup(route, r.Method) }
+		lookup = func(route string, r *http.Request) *policy { return g.policies().lookupMux(route, r.Method) }
 	}
 	g.observer = cfg.Observe
 	if cfg.RequestID != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 
@@ -70,6 +71,10 @@ type PipelineConfig struct {
 	// Accepted, and its refusal comes later, to the adapter's OnReject and
 	// the log.
 	Observe func(r *http.Request, o Observation)
+	// ValidateKeys, when set, checks the syntax of the table's keys for
+	// the adapter's router (ValidateEchoRoutes for Echo's): NewPipeline
+	// returns its error, and so does LiveRules.Set for new rules.
+	ValidateKeys func(rs rules.Ruleset) error
 }
 
 // NewPipeline compiles cfg, or returns the error of an invalid one.
@@ -77,6 +82,12 @@ func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 	g, err := newGuard(cfg.Rules, cfg.Logger, cfg.LogAccepted)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.ValidateKeys != nil {
+		if err := cfg.ValidateKeys(cfg.Rules); err != nil {
+			return nil, err
+		}
+		g.require(cfg.ValidateKeys)
 	}
 	if g.store, err = newSpoolStore(cfg.TempDir, cfg.SpoolBytes); err != nil {
 		return nil, err
@@ -145,6 +156,11 @@ type Match struct {
 	// Names and Values are the path parameters the router cut, nil where
 	// it cuts none before the handler runs.
 	Names, Values []string
+	// Pre is where an adapter that runs before its router found the
+	// route (PreRoute), nil after routing. Check then checks the request
+	// by the rules PreRoute saw, and cuts Values as Pre says (Escaped is
+	// not read).
+	Pre *PreRouted
 	// Escaped says that the router cut Values from the escaped path
 	// (URL.RawPath, as Echo's routers do when it is set), so that they
 	// still hold the escapes the pipeline decodes; false where they were
@@ -164,7 +180,17 @@ type Match struct {
 func (pl *Pipeline) Check(r *http.Request, m Match, who any) Verdict {
 	// Small enough to be inlined into the adapter, so that m is taken
 	// apart in registers rather than copied through memory.
-	return pl.g.verdict(r, m.Route, m.Names, m.Values, m.Escaped, pl.g.lookup(m.Route), who)
+	return pl.g.check(r, m.Route, m.Names, m.Values, m.Escaped, m.Pre, who)
+}
+
+// check is Check with m's fields one by one: it looks the policy of route
+// up in the rules in force, or in those pre was found by.
+func (g *guard) check(r *http.Request, route string, names, values []string, escaped bool, pre *PreRouted, who any) Verdict {
+	ps := g.policies()
+	if pre != nil {
+		ps, escaped = pre.tbl, pre.Escaped(r)
+	}
+	return g.verdict(r, route, names, values, escaped, ps.lookup(route), who)
 }
 
 // verdict runs r under p, the policy of route: the one way into the
@@ -189,16 +215,21 @@ func (g *guard) verdict(r *http.Request, route string, names, values []string, e
 // Sample, the sample of the request's path at rj.Offset. The adapter then
 // calls its OnReject and ErrorHandler as for Check's.
 func (pl *Pipeline) Refuse(r *http.Request, route string, rj *Rejection, who any) {
-	rj.Route, rj.Mode = route, pl.g.lookup(route).Mode
+	pl.g.refuse(r, route, pl.g.policies(), rj, who)
+}
+
+// refuse is Refuse by the rules ps.
+func (g *guard) refuse(r *http.Request, route string, ps *policies, rj *Rejection, who any) {
+	rj.Route, rj.Mode = route, ps.lookup(route).Mode
 	if rj.Sample == "" && rj.Location == rules.Path {
 		rj.Sample = sample(r.URL.Path, rj.Offset)
 	}
-	pl.g.logRejection(r, rj, who)
+	g.logRejection(r, rj, who)
 	outcome := Rejected
 	if rj.Mode == rules.Monitor {
 		outcome = Flagged
 	}
-	pl.g.observe(r, Observation{Outcome: outcome, Route: rj.Route, Rejection: rj})
+	g.observe(r, Observation{Outcome: outcome, Route: rj.Route, Rejection: rj})
 }
 
 // SamePolicy reports whether routes a and b have one policy, so that an
@@ -299,8 +330,8 @@ func (h held) release() {
 // guard is the compiled configuration of a Pipeline, which the net/http
 // adapter uses directly.
 type guard struct {
-	def         *policy
-	routes      map[string]*policy
+	cur         *atomic.Pointer[policies] // the rules in force
+	live        *rules.Live               // where they come from, when they are live
 	logger      zerolog.Logger
 	logAccepted bool
 	store       *spoolStore                          // where spooled bodies spill, and their budget
@@ -327,12 +358,12 @@ func newGuard(rs rules.Ruleset, logger *zerolog.Logger, logAccepted bool) (*guar
 	if err != nil {
 		return nil, err
 	}
-	g := &guard{logAccepted: logAccepted, def: compile(table.Default)}
-	if len(table.Routes) > 0 {
-		g.routes = make(map[string]*policy, len(table.Routes))
-		for route, p := range table.Routes {
-			g.routes[route] = compile(p)
-		}
+	g := &guard{logAccepted: logAccepted}
+	if live, ok := rs.(*rules.Live); ok {
+		g.live, g.cur = live, livePolicies(live)
+	} else {
+		g.cur = new(atomic.Pointer[policies])
+		g.cur.Store(compileTable(table))
 	}
 	if logger != nil {
 		g.logger = *logger
@@ -342,12 +373,19 @@ func newGuard(rs rules.Ruleset, logger *zerolog.Logger, logAccepted bool) (*guar
 	return g, nil
 }
 
-func (g *guard) lookup(route string) *policy {
-	if p, ok := g.routes[route]; ok {
-		return p
+// policies returns the rules in force: a request loads them once.
+func (g *guard) policies() *policies { return g.cur.Load() }
+
+// require makes rules.Live.Set hold new rules to check, where the rules
+// are live.
+func (g *guard) require(check func(rs rules.Ruleset) error) {
+	if g.live != nil {
+		g.live.Require(func(t rules.Table) error { return check(t) })
 	}
-	return g.def
 }
+
+// lookup returns the policy of route in the rules in force.
+func (g *guard) lookup(route string) *policy { return g.policies().lookup(route) }
 
 // inspectWith is inspect with the scratch taken from the pool only when
 // something needs it: a clean request with a plain path and query and no

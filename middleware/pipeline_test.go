@@ -326,7 +326,7 @@ func TestInspectAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := g.def
+	p := g.policies().def
 	cases := []struct {
 		target string
 		body   []byte

@@ -24,7 +24,8 @@ type PreRouted struct {
 
 	path, rawPath string
 	clearRaw      bool
-	again         bool // found again after a rewrite moved the request
+	again         bool      // found again after a rewrite moved the request
+	tbl           *policies // the rules the request is checked by, from start to end
 }
 
 // PreRoute finds the route r will be dispatched to, for an adapter that
@@ -44,16 +45,17 @@ type PreRouted struct {
 func (pl *Pipeline) PreRoute(r *http.Request, find func() string) PreRouted {
 	u := r.URL
 	raw := u.RawPath
+	ps := pl.g.policies()
 	if raw == "" || !HasEncodedSlash(raw) {
 		u.RawPath = ""
 		route := find()
 		u.RawPath = raw
-		p := pl.g.lookup(route)
+		p := ps.lookup(route)
 		if enforce := !p.off && p.Mode == rules.Enforce; raw == "" || enforce {
-			return PreRouted{Route: route, path: u.Path, clearRaw: enforce}
+			return PreRouted{Route: route, path: u.Path, clearRaw: enforce, tbl: ps}
 		}
 	}
-	return PreRouted{Route: find(), path: u.Path, rawPath: raw}
+	return PreRouted{Route: find(), path: u.Path, rawPath: raw, tbl: ps}
 }
 
 // Escaped reports whether the path parameters the router cut for pr were
@@ -85,15 +87,15 @@ func (pl *Pipeline) Reroute(r *http.Request, pr *PreRouted, find func() string, 
 		return next, false, nil
 	}
 	moved := find()
-	if moved == pr.Route || pl.SamePolicy(moved, pr.Route) {
+	if moved == pr.Route || pr.tbl.lookup(moved) == pr.tbl.lookup(pr.Route) {
 		return next, false, nil
 	}
 	if pr.again {
 		rj = &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Path, Err: sanitize.ErrCanonicalSyntax}
-		pl.Refuse(r, pr.Route, rj, who)
+		pl.g.refuse(r, pr.Route, pr.tbl, rj, who)
 		return next, false, rj
 	}
-	return PreRouted{Route: moved, path: u.Path, rawPath: u.RawPath, again: true}, true, nil
+	return PreRouted{Route: moved, path: u.Path, rawPath: u.RawPath, again: true, tbl: pr.tbl}, true, nil
 }
 
 // HasEncodedSlash reports whether an escaped path holds "%2F" in either

@@ -193,7 +193,7 @@ type routeCheck struct{ done atomic.Bool }
 // compare: an adapter calls ReportRoutes at its first request, while it
 // is false.
 func (pl *Pipeline) RoutesChecked() bool {
-	return pl.g.routes == nil || pl.g.checked.done.Load()
+	return pl.g.policies().routes == nil && pl.g.live == nil || pl.g.checked.done.Load()
 }
 
 // ReportRoutes compares the table's keys with registered, the route
@@ -208,11 +208,17 @@ func (pl *Pipeline) ReportRoutes(r *http.Request, registered []string) {
 }
 
 func (g *guard) reportRoutes(r *http.Request, registered []string) {
-	if g.routes == nil || !g.checked.done.CompareAndSwap(false, true) {
+	if !g.checked.done.CompareAndSwap(false, true) {
 		return
 	}
-	keys := make([]string, 0, len(g.routes))
-	for k := range g.routes {
+	// rules.Live.Set holds new keys to the routes.
+	g.require(func(rs rules.Ruleset) error { return checkTableRoutes(rs, registered, exactRoutes) })
+	routes := g.policies().routes
+	if routes == nil {
+		return
+	}
+	keys := make([]string, 0, len(routes))
+	for k := range routes {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)

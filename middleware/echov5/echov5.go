@@ -151,11 +151,9 @@ func (cfg Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	pl, err := middleware.NewPipeline(middleware.PipelineConfig{
 		Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, TempDir: cfg.TempDir, SpoolBytes: cfg.SpoolBytes,
 		Identity: identity, Observe: cfg.Observe,
+		ValidateKeys: middleware.ValidateEchoRoutes, // Echo's route syntax
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := middleware.ValidateEchoRoutes(cfg.Rules); err != nil { // Echo's route syntax
 		return nil, err
 	}
 	m := &guard{pl: pl, skipper: cfg.Skipper, onReject: cfg.OnReject, onError: cfg.ErrorHandler}
@@ -220,12 +218,8 @@ func (m *guard) check(c *echo.Context, next echo.HandlerFunc, route string, pre 
 	var nameBuf, valueBuf [4]string
 	names, values := params(c.PathValues(), nameBuf[:0], valueBuf[:0])
 	// Echo's router cuts the values from URL.RawPath when it is set; under
-	// e.Pre, from the path the route was found on.
-	escaped := r.URL.RawPath != ""
-	if pre != nil {
-		escaped = pre.Escaped(r)
-	}
-	v := m.pl.Check(r, middleware.Match{Route: route, Names: names, Values: values, Escaped: escaped}, c)
+	// e.Pre, from the path the route was found on (pre says).
+	v := m.pl.Check(r, middleware.Match{Route: route, Names: names, Values: values, Escaped: r.URL.RawPath != "", Pre: pre}, c)
 	defer v.Release() // after the handler, and after its panic
 	if v.Request != r {
 		c.SetRequest(v.Request)
