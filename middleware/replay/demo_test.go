@@ -21,6 +21,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/examples/server/app"
 	"github.com/utf8guard/utf8guard/examples/server/app/appv5"
+	"github.com/utf8guard/utf8guard/middleware/replay"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -226,7 +227,6 @@ func recordDemo(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = app.Routes // the routes the HAR's requests go to
 	return append(bytes.ReplaceAll(out, []byte(addr), []byte(demoAddr)), '\n')
 }
 
@@ -246,5 +246,108 @@ func TestDemoHARIsWhatTheDemoAnswers(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("the demo's traffic differs from testdata/demo.har: run go test -run TestDemoHAR -update and review the diff")
+	}
+}
+
+// demoRouter is the demo's router: testdata/demo.routes, which must list
+// the routes the demo registers.
+func demoRouter(t *testing.T) replay.Router {
+	t.Helper()
+	routes, err := replay.LoadRoutes("testdata/demo.routes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, r := range append(append([]string{}, app.Routes...), app.UploadRoute, "/static/*") {
+		want = append(want, "GET,POST "+r)
+	}
+	sameList(t, "testdata/demo.routes", routes, want)
+	return replay.EchoRoutes(routes...)
+}
+
+// The replay of the demo's traffic through the demo's policy answers
+// each request with the status the demo answered it with.
+func TestDemoReplayAnswersAsTheDemoDid(t *testing.T) {
+	data, err := os.ReadFile("testdata/demo.har")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded struct {
+		Log struct {
+			Entries []struct {
+				Response struct{ Status int }
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &recorded); err != nil {
+		t.Fatal(err)
+	}
+	rp, err := replay.New(loadPolicy(t, demoPolicy), demoRouter(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := replay.NewHAR(bytes.NewReader(data), "demo.har")
+	for _, e := range recorded.Log.Entries {
+		req, err := rec.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := rp.Replay(req.HTTP); o.Status != e.Response.Status {
+			t.Errorf("%s %s: replayed %d (%v), the demo answered %d", req.Source, req.HTTP.RequestURI[:min(60, len(req.HTTP.RequestURI))], o.Status, o.Rejection, e.Response.Status)
+		}
+	}
+	if _, err := rec.Next(); err != io.EOF {
+		t.Errorf("after the last entry: %v", err)
+	}
+}
+
+func loadPolicy(t *testing.T, name string) *rules.Table {
+	t.Helper()
+	tb, err := rules.LoadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func TestDemoReport(t *testing.T) {
+	demo, stricter := loadPolicy(t, demoPolicy), loadPolicy(t, "testdata/stricter.json")
+	rep, err := replay.Run(replay.Config{Policy: demo, PolicyName: "policy.json", Router: demoRouter(t)}, "testdata/demo.har")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Requests != 11 || rep.Unreadable != 0 {
+		t.Errorf("%d requests, %d unreadable (%q); want 11, 0", rep.Requests, rep.Unreadable, rep.Errors)
+	}
+	sameList(t, "refused by the demo's policy", summary(rep.Refused), []string{
+		"1 /strict/* json forbidden_char bidi_control",
+		"1 /strict/* path overlong",
+		"1 /strict/* path too_large",
+		"1 /strict/* query forbidden_char nul",
+	})
+	sameList(t, "flagged by the demo's policy", summary(rep.Flagged), []string{"1 /monitor/* query invalid_byte"})
+	ex := rep.Refused[1].Example
+	want := replay.Example{Source: "testdata/demo.har: log.entries[2]", Time: ex.Time, Method: "GET", URL: "/strict/%C0%AE%C0%AE/secret.txt",
+		Offset: 8, Sample: `/strict/\xc0\xae\xc0\xae/sec`, Status: 400}
+	if ex != want || ex.Time.Format(time.RFC3339) != "2025-06-02T09:00:02Z" {
+		t.Errorf("example %+v, want %+v", ex, want)
+	}
+
+	rep, err = replay.Run(replay.Config{Policy: stricter, PolicyName: "stricter.json", Against: demo, AgainstName: "policy.json", Router: demoRouter(t)}, "testdata/demo.har")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameList(t, "refused by the stricter policy, not by the demo's", summary(rep.NewlyRefused), []string{
+		"1 /monitor/* query invalid_byte",
+		"1 /nfc/* form not_normalized",
+		"1 /nfc/* json not_normalized",
+		"1 /open/* query forbidden_char nul",
+		"1 /upload/* multipart invalid_byte",
+	})
+	sameList(t, "refused by the demo's policy, not by the stricter one", summary(rep.NoLongerRefused), []string{
+		"1 /strict/* query forbidden_char nul",
+	})
+	if rep.AgainstRefused != 4 || len(rep.Flagged) != 0 {
+		t.Errorf("refused by the demo's policy %d, flagged %v; want 4, none", rep.AgainstRefused, rep.Flagged)
 	}
 }

@@ -175,9 +175,11 @@ func (h *harReader) finish() error {
 // fatal returns err, an error in the structure of the file, as a
 // ReadError with Rest set and the line of the decoder's position.
 func (h *harReader) fatal(entry int, err error) *ReadError {
+	// The decoder stands where the value or token it failed on starts,
+	// or before the white space that precedes it.
 	off := h.dec.InputOffset()
-	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-		off = se.Offset
+	if rest, rerr := io.ReadAll(h.dec.Buffered()); rerr == nil {
+		off += int64(len(rest) - len(bytes.TrimLeft(rest, " \t\r\n")))
 	}
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		err = errors.New("unexpected end of file")

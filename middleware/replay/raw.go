@@ -141,7 +141,7 @@ func (x *rawReader) readHead() ([]byte, int, error) {
 				if len(head) == 0 && len(line) == 0 {
 					return nil, 0, io.EOF
 				}
-				return nil, 0, fmt.Errorf("the file ends in the header of the request of line %d", max(start, x.line))
+				return nil, 0, fmt.Errorf("the file ends in the header of the request of line %d", start)
 			}
 			return nil, 0, err
 		}
@@ -225,7 +225,7 @@ func (b *rawBody) readN(p []byte, left *int64, what string) (int, error) {
 	b.x.line += bytes.Count(p[:n], []byte{'\n'})
 	*left -= int64(n)
 	if err == io.EOF && *left > 0 {
-		return n, b.fail(fmt.Errorf("%s truncated: the file ends %d octets before its end", what, *left))
+		return n, b.fail(fmt.Errorf("%s truncated: the file ends %d octets short", what, *left))
 	}
 	if err != nil && err != io.EOF {
 		return n, b.fail(err)
@@ -261,9 +261,10 @@ func (b *rawBody) readChunked(p []byte) (int, error) {
 		return n, err
 	}
 	if b.chunk == 0 {
+		at := b.x.line + 1
 		line, err := b.x.readLine(2)
 		if err != nil || (string(line) != "\r\n" && string(line) != "\n") {
-			return n, b.fail(fmt.Errorf("chunked body: line %d: a chunk's data does not end in CRLF", b.x.line))
+			return n, b.fail(fmt.Errorf("chunked body: line %d: a chunk's data does not end in CRLF", at))
 		}
 	}
 	return n, nil
