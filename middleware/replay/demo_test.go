@@ -71,12 +71,12 @@ func demoRequests(t *testing.T, base string) []*http.Request {
 	return []*http.Request{
 		get("/strict/hello?q=caf%C3%A9"),
 		get("/static/hello.txt"),
-		get("/strict/%C0%AE%C0%AE/secret.txt"),                                        // an overlong "..": path traversal
-		get("/strict/search?q=a%00b"),                                                 // NUL in the query
-		get("/strict/" + strings.Repeat("long/", 2000)),                               // a path over 8 KiB
-		post("/strict/comment", "application/json", `{"text":"ok \u202egnp.exe"}`),    // Trojan Source
-		post("/nfc/profile", "application/json", `{"name":"Jose`+"\u0301"+`"}`),       // NFD
-		post("/nfc/profile", "application/x-www-form-urlencoded", "name=Rene%CC%81e"), // NFD, escaped
+		get("/strict/%C0%AE%C0%AE/secret.txt"),                                         // an overlong "..": path traversal
+		get("/strict/search?q=a%00b"),                                                  // NUL in the query
+		get("/strict/" + strings.Repeat("long/", 2000)),                                // a path over 8 KiB
+		post("/strict/comment", "application/json", "{\"text\":\"ok \u202egnp.exe\"}"), // Trojan Source: a raw RLO
+		post("/nfc/profile", "application/json", `{"name":"Jose`+"\u0301"+`"}`),        // NFD
+		post("/nfc/profile", "application/x-www-form-urlencoded", "name=Rene%CC%81e"),  // NFD, escaped
 		get("/monitor/search?q=%FF"),
 		get("/open/anything?q=%00"),
 		post("/upload/notes", mw.FormDataContentType(), upload.String()),
@@ -227,7 +227,11 @@ func recordDemo(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(bytes.ReplaceAll(out, []byte(addr), []byte(demoAddr)), '\n')
+	out = bytes.ReplaceAll(out, []byte(addr), []byte(demoAddr))
+	// The same JSON string, with the bidi control escaped: a raw one
+	// would reorder the committed file in an editor and a review.
+	out = bytes.ReplaceAll(out, []byte("\u202e"), []byte(`\u202e`))
+	return append(out, '\n')
 }
 
 // TestDemoHARIsWhatTheDemoAnswers records the demo's traffic again and

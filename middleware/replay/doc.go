@@ -76,13 +76,13 @@
 // # Report
 //
 // Run replays every request of the recordings through Config.Policy and
-// groups the refused and flagged ones by route, location, reason and,
-// for forbidden_char, class, each group with its first request as an
-// example: method, request target (path and query cut to MaxQuery
-// octets), the Rejection's field, offset and sample, and where it was
+// groups the refused and flagged ones by route, location, reason and, for
+// forbidden_char, class, each group with its first request as an example:
+// method, request target (its query cut to MaxQuery octets, its path to
+// MaxPath), the Rejection's field, offset and sample, and where it was
 // read. With Config.Against it replays them through that policy too, and
 // reports the requests refused by one and not by the other, both ways,
-// grouped the same way. Report.WriteText writes the report for people;
-// it encodes as JSON for machines. Like the rejection log, a report
-// never holds a raw octet of a request outside printable ASCII.
+// grouped the same way. Report.WriteText writes the report for people; it
+// encodes as JSON for machines. Like the rejection log, a report never
+// holds a raw octet of a request outside printable ASCII.
 package replay

@@ -81,8 +81,8 @@ type Example struct {
 	Source string    `json:"source"`
 	Time   time.Time `json:"time,omitzero"`
 	Method string    `json:"method"`
-	// URL is the request target (path and query) as sent, its path and
-	// its query each cut to MaxQuery octets ("..." marks a cut).
+	// URL is the request target (path and query) as sent, its path cut
+	// to MaxPath octets and its query to MaxQuery ("..." marks a cut).
 	URL    string `json:"url"`
 	Field  string `json:"field"`
 	Offset int    `json:"offset"`
@@ -90,9 +90,12 @@ type Example struct {
 	Status int    `json:"status"`
 }
 
-// MaxQuery is the number of octets of an example's query, and of its
-// path, that a report keeps.
-const MaxQuery = 200
+// MaxQuery and MaxPath are the numbers of octets of an example's query
+// and path that a report keeps.
+const (
+	MaxQuery = 200
+	MaxPath  = 100
+)
 
 // groupKey identifies a Group.
 type groupKey struct{ route, location, reason, class string }
@@ -270,20 +273,20 @@ func example(req *Request, o Outcome) Example {
 	}
 }
 
-// exampleURL returns target with its path and its query each cut to
-// MaxQuery octets, hex-escaped.
+// exampleURL returns target with its path cut to MaxPath octets and
+// its query to MaxQuery, hex-escaped.
 func exampleURL(target string) string {
 	path, query, ok := strings.Cut(target, "?")
 	if !ok {
-		return cut(path)
+		return cut(path, MaxPath)
 	}
-	return cut(path) + "?" + cut(query)
+	return cut(path, MaxPath) + "?" + cut(query, MaxQuery)
 }
 
-// cut returns s cut to MaxQuery octets, hex-escaped.
-func cut(s string) string {
-	if len(s) > MaxQuery {
-		return escape(s[:MaxQuery]) + "..."
+// cut returns s cut to n octets, hex-escaped.
+func cut(s string, n int) string {
+	if len(s) > n {
+		return escape(s[:n]) + "..."
 	}
 	return escape(s)
 }

@@ -13,8 +13,12 @@ import (
 // the two differences), each row followed by its example.
 func (rep *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "policy %s: %d requests replayed from %d files, %d unreadable\n",
-		rep.Policy, rep.Requests, len(rep.Files), rep.Unreadable)
+	files := "files"
+	if len(rep.Files) == 1 {
+		files = "file"
+	}
+	fmt.Fprintf(bw, "policy %s: %d requests replayed from %d %s, %d unreadable\n",
+		rep.Policy, rep.Requests, len(rep.Files), files, rep.Unreadable)
 	for _, e := range rep.Errors {
 		fmt.Fprintf(bw, "  %s\n", e)
 	}
