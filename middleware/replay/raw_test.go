@@ -1,12 +1,15 @@
 package replay_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/replay"
+	"github.com/utf8guard/utf8guard/rules"
 )
 
 func TestRawReader(t *testing.T) {
@@ -86,5 +89,41 @@ func TestRawNextSkipsTheBodyLeftUnread(t *testing.T) {
 	req, err := rec.Next()
 	if err != nil || req.HTTP.RequestURI != "/2" || req.Source != "t.raw:5" {
 		t.Fatalf("second request: %v, %v", req, err)
+	}
+}
+
+// zeros reads as an endless run of zero octets.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// A raw request's body goes from the recording to the replay's reads
+// without being held: replaying 16 MiB allocates a small part of that.
+func TestRawBodyStreams(t *testing.T) {
+	const size = 16 << 20
+	head := fmt.Sprintf("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", size)
+	rec := replay.NewRaw(io.MultiReader(strings.NewReader(head), io.LimitReader(zeros{}, size)), "big.http")
+	rp, err := replay.New(rules.Default(), replay.MuxRoutes("/upload"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	req, err := rec.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := rp.Replay(req.HTTP)
+	if err := req.Finish(); err != nil || o.Rejection != nil || o.Status != http.StatusOK {
+		t.Fatalf("replay: %v, %+v", err, o)
+	}
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("replaying %d octets allocated %d", size, alloc)
+	if alloc > size/8 {
+		t.Errorf("replaying a %d-octet body allocated %d octets", size, alloc)
 	}
 }
