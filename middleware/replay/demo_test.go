@@ -161,6 +161,7 @@ func (ht *harTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	// The answer, without the fields that change from run to run.
 	rh := resp.Header.Clone()
 	rh.Del("Date")
+	rh.Del("Last-Modified") // the checkout time of the static file
 	rh.Del("X-Request-Id")
 	ht.entries = append(ht.entries, map[string]any{
 		"startedDateTime": ht.start.Add(time.Duration(len(ht.entries)) * time.Second).Format(time.RFC3339Nano),
