@@ -36,7 +36,9 @@ import (
 //
 // CheckMuxRoutes also holds the default policy's PRECIS path fields to the
 // patterns no key covers: a field that is a parameter of none of them is
-// a *rules.ValidationError (rules.Policy.CheckPathFields).
+// a *rules.ValidationError (rules.Policy.CheckPathFields). Where rs is a
+// *rules.Live that passes, its Set holds new rules to the same patterns
+// from then on.
 func CheckMuxRoutes(rs rules.Ruleset, patterns []string) error {
 	if _, err := validateRules(rs); err != nil {
 		return err
@@ -44,7 +46,7 @@ func CheckMuxRoutes(rs rules.Ruleset, patterns []string) error {
 	if err := validateMuxPatterns(rs); err != nil {
 		return err
 	}
-	return checkTableRoutes(rs, patterns, muxRoutes)
+	return checkLiveRoutes(rs, patterns, muxRoutes)
 }
 
 // muxRoutes is the match of ServeMux patterns (see above).

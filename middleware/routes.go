@@ -63,8 +63,24 @@ func (e *UnknownRoutesError) Error() string {
 // route's own field that is no parameter of its key is one at
 // rules.Table.Validate. echov4.CheckRoutes and echov5.CheckRoutes call it; an
 // adapter for another router whose keys are its templates can too.
+//
+// Where rs is a *rules.Live that passes, its Set holds new rules to the
+// same routes from then on.
 func CheckTableRoutes(rs rules.Ruleset, registered []string) error {
-	return checkTableRoutes(rs, registered, exactRoutes)
+	return checkLiveRoutes(rs, registered, exactRoutes)
+}
+
+// checkLiveRoutes is checkTableRoutes, which a *rules.Live that passes it
+// makes again of every new table (rules.Live.Require).
+func checkLiveRoutes(rs rules.Ruleset, registered []string, m routeMatch) error {
+	if err := checkTableRoutes(rs, registered, m); err != nil {
+		return err
+	}
+	if live, ok := rs.(*rules.Live); ok {
+		registered = slices.Clone(registered)
+		live.Require(func(t rules.Table) error { return checkTableRoutes(t, registered, m) })
+	}
+	return nil
 }
 
 // routeMatch says how the keys of a table meet a router's routes.

@@ -44,6 +44,15 @@
 // same from any working directory; -policy reads another policy file. A
 // policy file with a mistake, or with a route that names none of the
 // routes above, stops the demo at start-up with an error that names it.
+//
+// With -policy, SIGHUP reads the file again and swaps the rules of the
+// running server (rules.Live): requests under way finish under the old
+// rules, the next ones get the new. A file with a mistake keeps the rules
+// in force, and the demo says why on stderr:
+//
+//	kill -HUP $(pgrep -f examples/server)
+//	utf8guard demo: policy reloaded from policy.json
+//	utf8guard demo: policy.json not reloaded, the rules in force stay: rules: policy.json:3:14: ...
 package main
 
 import (
@@ -94,15 +103,30 @@ func run(addr, policyFile, echoVersion string) error {
 	if err != nil {
 		return err
 	}
+	live, err := rules.NewLive(table)
+	if err != nil {
+		return err
+	}
 	logger := zerolog.New(os.Stdout).With().Timestamp().Logger()
 	public, err := fs.Sub(content, "public")
 	if err != nil {
 		return err
 	}
-	e, err := newApp(table, &logger, public)
+	e, err := newApp(live, &logger, public)
 	if err != nil {
 		return err
 	}
+	// SIGHUP reloads the policy file, from before the server listens: a
+	// signal sent once the start-up line is out is never the default
+	// action's (which ends the process).
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for range hup {
+			fmt.Fprintln(os.Stderr, reload(live, policyFile))
+		}
+	}()
 	// Listen before saying so: the start-up line names the address actually
 	// bound (a port of 0 picks a free one), and a port in use is an error
 	// before it, not after.
@@ -144,8 +168,8 @@ func run(addr, policyFile, echoVersion string) error {
 // Each checks, once its routes are registered, that every route of the
 // policy file names one of them: a key with a typo ("/monitr/*") would
 // otherwise give that route's requests the default policy, silently.
-var apps = map[string]func(*rules.Table, *zerolog.Logger, fs.FS) (http.Handler, error){
-	"v4": func(t *rules.Table, l *zerolog.Logger, public fs.FS) (http.Handler, error) {
+var apps = map[string]func(rules.Ruleset, *zerolog.Logger, fs.FS) (http.Handler, error){
+	"v4": func(t rules.Ruleset, l *zerolog.Logger, public fs.FS) (http.Handler, error) {
 		e, err := app.New(t, l, public)
 		if err != nil {
 			return nil, err
@@ -155,7 +179,7 @@ var apps = map[string]func(*rules.Table, *zerolog.Logger, fs.FS) (http.Handler, 
 		}
 		return e, nil
 	},
-	"v5": func(t *rules.Table, l *zerolog.Logger, public fs.FS) (http.Handler, error) {
+	"v5": func(t rules.Ruleset, l *zerolog.Logger, public fs.FS) (http.Handler, error) {
 		e, err := appv5.New(t, l, public)
 		if err != nil {
 			return nil, err
@@ -165,6 +189,22 @@ var apps = map[string]func(*rules.Table, *zerolog.Logger, fs.FS) (http.Handler, 
 		}
 		return e, nil
 	},
+}
+
+// reload reads file again and makes it the rules of live, and returns
+// what to tell the operator: that it did, or why the rules in force stay.
+func reload(live *rules.Live, file string) string {
+	if file == "" {
+		return "utf8guard demo: SIGHUP: no -policy file to reload (the embedded policy stays)"
+	}
+	t, err := rules.LoadFile(file)
+	if err == nil {
+		err = live.Set(t)
+	}
+	if err != nil {
+		return fmt.Sprintf("utf8guard demo: %s not reloaded, the rules in force stay: %v", file, err)
+	}
+	return "utf8guard demo: policy reloaded from " + file
 }
 
 func loadPolicy(file string) (*rules.Table, error) {

@@ -70,6 +70,7 @@ func TestDemo(t *testing.T) {
 		})
 	}
 	t.Run("echo=v6", func(t *testing.T) { testBadEcho(t, bin) })
+	t.Run("reload", func(t *testing.T) { testReload(t, bin) })
 }
 
 // testBadEcho: an -echo the demo does not know stops it at start-up, with

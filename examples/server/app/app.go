@@ -44,7 +44,7 @@ const UploadRoute = "/upload/*"
 // New returns the demo's Echo instance: Echo's RequestID middleware, then
 // utf8guard with table, then Routes answered by Echo, and /static/* served
 // from public. Rejections are logged to logger.
-func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, error) {
+func New(table rules.Ruleset, logger *zerolog.Logger, public fs.FS) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	// The demo listens directly, behind no proxy: the client's address is

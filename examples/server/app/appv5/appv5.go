@@ -20,7 +20,7 @@ import (
 // New returns the demo's Echo v5 instance: Echo's RequestID middleware,
 // then utf8guard with table, then app.Routes answered by Echo, and
 // /static/* served from public. Rejections are logged to logger.
-func New(table *rules.Table, logger *zerolog.Logger, public fs.FS) (*echo.Echo, error) {
+func New(table rules.Ruleset, logger *zerolog.Logger, public fs.FS) (*echo.Echo, error) {
 	e := echo.New()
 	// The demo listens directly, behind no proxy: the client's address is
 	// the connection's. Echo v5's c.RealIP (and so the log's remote_ip)
