@@ -37,30 +37,19 @@ func checkJSON(body []byte, p *policy) ([]byte, *Rejection) {
 	return fixed, rj
 }
 
-// quickColonWords is the size of the colon bitmap of checkJSONScan, in
-// words of 64 octets: bodies up to 4 KiB have their colons marked by the
-// structure pass, for namesDistinct.
-const quickColonWords = 64
-
 // checkJSONScan is checkJSON; noRefs reports that body, handed on as it
 // is, holds no '&' and no '<', so that checkEscapes has nothing to find
 // in it.
 func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejection) {
 	c, depth := &p.JSON, p.Limits.JSONDepth
 	members := p.RefuseDuplicateKeys || p.form != normalize.None
-	var words [quickColonWords]uint64
-	var colons []uint64
-	if members && len(body) <= 64*len(words) {
-		colons = words[:jsonscan.Words(len(body))]
-	}
-	brackets, backslash, amp := jsonscan.Structure(body, colons)
+	brackets, backslash, amp := jsonscan.Structure(body)
 	// The classes of names are looked for everywhere first: a body
 	// without any (the common one) is clean, and one with some goes to
 	// the scanner, which tells member names from values.
 	clean := !backslash && jsonCleanAfter(body, c.Forbid|c.Names, depth, brackets)
 	fixed = body
 	if !clean {
-		colons = nil // the scanner may repair: the colons were body's
 		if fixed, rj = scanJSON(body, c, depth); rj != nil {
 			return nil, false, rj
 		}
@@ -69,7 +58,7 @@ func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejec
 		// A clean body has no backslash; otherwise look: most bodies the
 		// scanner took (over the bracket count, say) have none either.
 		escapes := !clean && bytes.IndexByte(fixed, '\\') >= 0
-		if rj := checkMembers(fixed, p, escapes, colons); rj != nil {
+		if rj := checkMembers(fixed, p, escapes); rj != nil {
 			return nil, false, rj
 		}
 	}

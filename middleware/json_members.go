@@ -202,22 +202,13 @@ func (nb *nextByte) from(p []byte, i int, c byte) int {
 // checkMembers runs memberCheck over body under p; escapes says whether
 // the body may hold escapes ("\\").
 //
-// Without escapes, two quick tests come first: namesDistinct, which looks
-// at the colons only, for a small body whose names are all different, and
-// objectNamesDistinct, which follows the objects, for one whose names
-// repeat from object to object only (an array of records). Either answers true only
-// where memberCheck would refuse nothing.
-//
-// colons, when not nil, marks the colons of body (jsonscan.Structure), for
-// namesDistinct.
-func checkMembers(body []byte, p *policy, escapes bool, colons []uint64) *Rejection {
-	if !escapes {
-		if namesDistinctAt(body, p.form, colons) {
-			return nil
-		}
-		if objectNamesDistinct(body, p.form) {
-			return nil
-		}
+// Without escapes, a quick test comes first: objectNamesDistinct, which
+// follows the objects, for a body whose names differ within each object
+// (a small document, an array of records). It answers true only where
+// memberCheck would refuse nothing.
+func checkMembers(body []byte, p *policy, escapes bool) *Rejection {
+	if !escapes && objectNamesDistinct(body, p.form) {
+		return nil
 	}
 	mc := memberChecks.Get().(*memberCheck)
 	mc.p, mc.form, mc.escapes, mc.kinds = body, p.form, escapes, kindsOf(p)
@@ -241,101 +232,8 @@ func (mc *memberCheck) release() {
 	memberChecks.Put(mc)
 }
 
-// The quick test of namesDistinct looks at this many colons and names at
-// most, and at names of this many octets at most.
-const (
-	quickColons  = 32
-	quickNames   = 16
-	quickNameLen = 64
-)
-
-// namesDistinctAt is namesDistinct, with the colons of body marked in
-// colons (jsonscan.Structure), or found with IndexByte when it is nil.
-func namesDistinctAt(body []byte, form normalize.Form, colons []uint64) bool {
-	if colons != nil {
-		// Over quickColons colons, the answer is false: at once, not
-		// after the names of the first ones (an array of records).
-		total := 0
-		for _, w := range colons {
-			total += bits.OnesCount64(w)
-		}
-		if total > quickColons {
-			return false
-		}
-	}
-	var seen [quickNames]uint64
-	var fold [64]byte
-	n := 0
-	word, bitmap := 0, uint64(0) // the colons' word not yet visited, and what is left of the last one
-	for i, count := 0, 0; ; count++ {
-		var c int
-		if colons != nil {
-			for bitmap == 0 && word < len(colons) {
-				bitmap = colons[word]
-				word++
-			}
-			if bitmap == 0 {
-				return true
-			}
-			c = (word-1)*64 + bits.TrailingZeros64(bitmap)
-			bitmap &= bitmap - 1
-		} else if c = bytes.IndexByte(body[i:], ':'); c < 0 {
-			return true
-		} else {
-			c += i
-		}
-		if count == quickColons {
-			return false
-		}
-		i = c + 1
-		e := c - 1
-		for e >= 0 && body[e] != '"' && isJSONSpace(body[e]) {
-			e--
-		}
-		if e < 0 || body[e] != '"' {
-			continue
-		}
-		// Back to the opening quote, packing the octets on the way
-		// (packName's order: the first octet lowest) for a short name.
-		lo := max(0, e-quickNameLen)
-		s := e - 1
-		var w uint64
-		for ; s >= lo && body[s] != '"'; s-- {
-			w = w<<8 | uint64(body[s])
-		}
-		if s < lo {
-			if lo > 0 {
-				return false // a long name
-			}
-			continue // no quote opens it: not a string
-		}
-		name := body[s+1 : e]
-		h, ok := uint64(0), false
-		if len(name) < 8 {
-			h, ok = plainWord(w, len(name))
-		}
-		if !ok {
-			ascii, lower := asciiName(name)
-			if form != normalize.None && !ascii && !form.IsNormal(name) {
-				return false
-			}
-			h = hashFolded(name, lower, &fold)
-		}
-		for _, g := range seen[:n] {
-			if g == h {
-				return false
-			}
-		}
-		if n == len(seen) {
-			return false
-		}
-		seen[n] = h
-		n++
-	}
-}
-
 // objectNamesDistinct is the quick test of checkMembers for a body without
-// escapes whose names repeat from object to object: it reports true when
+// escapes: it reports true when
 // no object of body has two member names of one identity, so that
 // memberCheck would refuse nothing. Without escapes every '"' opens or
 // closes a string, so names and objects are where memberCheck finds them:
@@ -343,8 +241,9 @@ func namesDistinctAt(body []byte, form normalize.Form, colons []uint64) bool {
 // object, and its identity foldKey of the name, which on a route that
 // normalizes must be normal (ASCII, or IsNormal in form): then its
 // canonical form is itself, and names that are not one under folding
-// collide in no form. Each name is fingerprinted as namesDistinct does and
-// compared with those of its object before it; any doubt (a repeated
+// collide in no form. Each name is fingerprinted (shapeName: the name
+// itself when short and plain, else hashFolded) and compared with those
+// of its object before it; any doubt (a repeated
 // fingerprint, more than shapeNames names open at once, objects nested
 // more than shapeObjects deep, a name that is not normal) answers false,
 // and memberCheck decides.
@@ -352,6 +251,16 @@ func namesDistinctAt(body []byte, form normalize.Form, colons []uint64) bool {
 // Each octet is looked at once or twice: long strings and gaps are
 // crossed with IndexByte, each octet searched once for each of the three
 // octets that end them (nextByte).
+//
+// Where jsonscan's marks are a SIMD pass, objectNamesMarked walks them
+// instead, for speed only: on BenchmarkHostile's echo.JSON small-objects
+// case (arrays of records on a PRECIS route; CPU time, medians of 8 to 10
+// interleaved rounds on a shared 2-core machine, AVX-512) the benign
+// array of records costs 5 to 7% more with objectNamesScanned at 256 KiB
+// and 1 MiB (1.02 against 1.09 ms, 4.03 against 4.32 ms) and about 4% at
+// 64 KiB (3.6, 4.0 and 10.3% in three runs), the worst input 13 to 15%
+// (0.64 against 0.73 ms at 64 KiB). On a 1 KiB body the two are 13 ns
+// apart (138 against 151 ns).
 func objectNamesDistinct(p []byte, form normalize.Form) bool {
 	if jsonscan.HasMarks {
 		return objectNamesMarked(p, form)
@@ -555,8 +464,9 @@ const (
 )
 
 // shapeName returns the fingerprint of the member name name (rest: name
-// and what follows it in the body) as namesDistinct makes it, or false
-// when the name is not normal on a route that normalizes.
+// and what follows it in the body): packPlain of a short plain name,
+// hashFolded of any other; or false when the name is not normal on a
+// route that normalizes.
 func shapeName(name, rest []byte, form normalize.Form) (uint64, bool) {
 	if h, ok := packPlain(name, rest); ok {
 		return h, true

@@ -25,8 +25,7 @@ var json1K = func() []byte {
 }()
 
 // records1K is about 1 KiB of an array of small records: names repeat
-// from object to object, which the quick test of namesDistinct leaves to
-// memberCheck.
+// from object to object, within each object they differ.
 var records1K = []byte(`[` + strings.Repeat(`{"id":1234,"name":"Zoë Ångström","email":"zoe@example.com","active":true},`, 13) + `{}]`)
 
 // BenchmarkCheckJSON: the text check alone (text) and with the member

@@ -83,10 +83,10 @@ func TestJSONMembersManyNames(t *testing.T) {
 			p := rules.Strict()
 			p.Normalization = form
 			cp := compile(p)
-			if rj := checkMembers([]byte(clean), cp, false, nil); rj != nil {
+			if rj := checkMembers([]byte(clean), cp, false); rj != nil {
 				t.Errorf("%d names, %s: %v", n, form.Name(), rj)
 			}
-			rj := checkMembers([]byte(dup), cp, false, nil)
+			rj := checkMembers([]byte(dup), cp, false)
 			if rj == nil || rj.Reason.String() != "duplicate_key" || rj.Offset != len(dup)-len(`0":1}`) {
 				t.Errorf("%d names and a duplicate, %s: %v", n, form.Name(), describe(rj))
 			}

@@ -6,7 +6,6 @@ package middleware
 
 import (
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
-	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -41,7 +40,7 @@ func checkJSONText(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) 
 // where strings are, which a forbidden TAB between two members, or a
 // bracket inside a string, needs.
 func jsonClean(body []byte, forbid sanitize.Class, maxDepth int) bool {
-	brackets, backslash, _ := jsonscan.Structure(body, nil)
+	brackets, backslash, _ := jsonscan.Structure(body)
 	return !backslash && jsonCleanAfter(body, forbid, maxDepth, brackets)
 }
 
@@ -62,21 +61,3 @@ func (p *policy) normalBounded(text []byte, room int64) ([]byte, bool) {
 	}
 	return out, true
 }
-
-// namesDistinct is a quick test for the common small body: it reports
-// true when body, which holds no escapes, has no two member names anywhere
-// with one identity (foldKey of the name; no name changes in the
-// normalization form), whatever objects they are in. Then no object has
-// duplicate or colliding names, and memberCheck need not run. Any doubt
-// (more than quickColons colons or quickNames names, a name longer than
-// quickNameLen octets, one that is not normal, a repeated fingerprint)
-// answers false, and memberCheck decides.
-//
-// It finds names from the colons: every name is followed by white space
-// and a colon, so the string that ends just before a colon is a candidate
-// name (without escapes, no string holds a quote: the previous quote opens
-// it). A colon inside a string can make a candidate that is not a name
-// (the value ": x" of a member); that is one more name to compare, and it
-// can only make the answer false. Each colon, name and stretch of white
-// space is looked at once: linear, and bounded by the counts above.
-func namesDistinct(body []byte, form normalize.Form) bool { return namesDistinctAt(body, form, nil) }

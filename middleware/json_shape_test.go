@@ -131,7 +131,7 @@ func TestJSONShape(t *testing.T) {
 		body := bodies[rng.IntN(len(bodies))]
 		bodies = append(bodies, `["`+strings.Repeat("x", 960+k)+`",`+body+`]`)
 	}
-	quick := 0 // bodies objectNamesDistinct decided where namesDistinct could not
+	quick := 0 // bodies objectNamesDistinct decided
 	for _, p := range shapePolicies() {
 		names := p.RefuseDuplicateKeys || p.form != normalize.None
 		for _, body := range bodies {
@@ -147,9 +147,7 @@ func TestJSONShape(t *testing.T) {
 					t.Fatalf("%+q dup %v form %s: objectNamesDistinct true, memberCheck %s",
 						body, p.RefuseDuplicateKeys, p.form.Name(), describe(rj))
 				}
-				if !namesDistinct(b, p.form) {
-					quick++
-				}
+				quick++
 			}
 			gotBody, gotRj := checkJSON(bytes.Clone(b), p)
 			wantBody, wantRj := checkJSONRef(bytes.Clone(b), p)

@@ -58,14 +58,9 @@ func BenchmarkPieces(b *testing.B) {
 			objectNamesDistinct(body, p.form)
 		}
 	})
-	b.Run("namesDistinct", func(b *testing.B) {
-		for b.Loop() {
-			namesDistinct(body, p.form)
-		}
-	})
 	b.Run("checkMembers", func(b *testing.B) {
 		for b.Loop() {
-			checkMembers(body, p, false, nil)
+			checkMembers(body, p, false)
 		}
 	})
 	b.Run("checkEscapes", func(b *testing.B) {

@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"encoding/binary"
 	"net/http"
 	"strings"
 
@@ -30,7 +29,7 @@ import (
 // of the host (plainPath: printable ASCII without '%' has nothing to
 // decode and nothing of any class).
 func checkTarget(r *http.Request, p *policy) *Rejection {
-	if u := r.URL; u.Opaque == "" && u.User == nil && (u.Host == "" || u.Host == r.Host) && plainHost(r.Host) {
+	if u := r.URL; u.Opaque == "" && u.User == nil && (u.Host == "" || u.Host == r.Host) && plainPath(r.Host) {
 		return nil
 	}
 	return checkTargetParts(r, p)
@@ -169,17 +168,6 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - '0'
-}
-
-// plainHost is plainPath(s), for a host name: those of 8 to 16 octets
-// (most) in two words, which may overlap, without a call.
-func plainHost(s string) bool {
-	if n := len(s); n >= 8 && n <= 16 {
-		p, pct := stringBytes(s), uint64(lsb8*'%')
-		bad := badOctets(binary.LittleEndian.Uint64(p), pct, pct) | badOctets(binary.LittleEndian.Uint64(p[n-8:]), pct, pct)
-		return bad&msb8 == 0
-	}
-	return plainPath(s)
 }
 
 // checkTargetParts is checkTarget past the common request.

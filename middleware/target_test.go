@@ -1,12 +1,10 @@
 package middleware
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 
@@ -166,26 +164,5 @@ func TestTrailersBodyNotRead(t *testing.T) {
 				t.Errorf("trailers %q, want X-Sig: ab", seen.trailer)
 			}
 		})
-	}
-}
-
-// TestPlainHost holds plainHost, which reads hosts of 8 to 16 octets in
-// two words, to plainPath, at every length up to 20 with every octet
-// value at every position.
-func TestPlainHost(t *testing.T) {
-	for n := 0; n <= 20; n++ {
-		base := []byte(strings.Repeat("h", n))
-		if !plainHost(string(base)) {
-			t.Fatalf("plainHost(%q) = false", base)
-		}
-		for i := range n {
-			for c := range 256 {
-				b := bytes.Clone(base)
-				b[i] = byte(c)
-				if got, want := plainHost(string(b)), plainPath(string(b)); got != want {
-					t.Fatalf("plainHost(%+q) = %v, plainPath %v", b, got, want)
-				}
-			}
-		}
 	}
 }

@@ -77,7 +77,7 @@ func (st *mpFlow) data(pt *mimePart, field string, keep bool) (complete bool, rj
 		// reports: the part is read to its end all the same, as data.
 		sb := getSpoolBuf()
 		n, err = io.CopyBuffer(sinkWriter{st.sink}, r, sb.b[:])
-		sb.unref()
+		sb.put()
 	} else {
 		n, err = io.Copy(io.Discard, r) // a body that ends early, or a failed read, ends the scan
 	}
@@ -552,7 +552,7 @@ func (lv *rebuiltLevel) writeSpool(draw func() string, data, out *spool) *Reject
 		}
 	}
 	sb := getSpoolBuf()
-	defer sb.unref()
+	defer sb.put()
 	for i := range lv.parts {
 		pt := &lv.parts[i]
 		if i > 0 {

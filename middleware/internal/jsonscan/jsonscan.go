@@ -1,9 +1,10 @@
 // Package jsonscan finds, in one pass over a JSON text, what the
 // middleware's quick checks of a JSON body need to know before they look
 // at any token: whether the text holds a backslash (an escape to decode)
-// or an ampersand (what an XML decoder might read as a reference), how
-// many '{' and '[' it holds (a bound on its nesting depth), and where its
-// colons are (after every member name).
+// or an ampersand (what an XML decoder might read as a reference), and
+// how many '{' and '[' it holds (a bound on its nesting depth); and, for
+// the walk over an object's member names, where its quotes, braces and
+// colons are (Marks).
 //
 // On amd64 with AVX-512 (F and BW) the pass is a SIMD loop, 64 octets at
 // a time; elsewhere, and under the purego build tag, it is the standard
@@ -14,25 +15,21 @@ import (
 	"bytes"
 )
 
-// Words returns how many words the colons of Structure need for n octets.
+// Words returns how many blocks of 64 octets n octets span: the Blocks
+// of Marks.
 func Words(n int) int { return (n + 63) / 64 }
 
 // Structure returns the number of '{' and '[' octets in p, and whether p
-// holds a '\' octet and a '&' octet. When colons is not nil, it must have
-// Words(len(p)) words at least, and Structure sets bit i%64 of colons[i/64]
-// for every ':' octet at p[i] and clears the other bits of those words.
-// It looks at octets, not at JSON: inside strings too.
-func Structure(p []byte, colons []uint64) (brackets int, backslash, amp bool) {
-	if colons != nil {
-		colons = colons[:Words(len(p))] // bounds: fails before any write
-	}
+// holds a '\' octet and a '&' octet. It looks at octets, not at JSON:
+// inside strings too.
+func Structure(p []byte) (brackets int, backslash, amp bool) {
 	switch {
 	case len(p) >= minLen:
-		return structure(p, colons)
+		return structure(p)
 	case len(p) <= shortLen:
-		return structureShort(p, colons)
+		return structureShort(p)
 	}
-	return structureGeneric(p, colons)
+	return structureGeneric(p)
 }
 
 // shortLen is the longest input structureShort takes: up to it, one loop
@@ -43,18 +40,13 @@ const shortLen = 32
 
 // structureShort is Structure for at most shortLen octets, an octet at a
 // time.
-func structureShort(p []byte, colons []uint64) (brackets int, backslash, amp bool) {
-	var c uint64
+func structureShort(p []byte) (brackets int, backslash, amp bool) {
 	var seen uint8
-	for i, b := range p {
+	for _, b := range p {
 		if k := shortKinds[b]; k != 0 {
 			seen |= k
-			c |= uint64(k&kindColon) >> 3 << i
 			brackets += int(k & kindBracket)
 		}
-	}
-	if len(colons) != 0 { // none for an empty p
-		colons[0] = c
 	}
 	return brackets, seen&kindBackslash != 0, seen&kindAmp != 0
 }
@@ -64,24 +56,12 @@ const (
 	kindBracket   = 1 << 0 // '{' or '['
 	kindBackslash = 1 << 1
 	kindAmp       = 1 << 2
-	kindColon     = 1 << 3
 )
 
-var shortKinds = [256]uint8{'{': kindBracket, '[': kindBracket, '\\': kindBackslash, '&': kindAmp, ':': kindColon}
+var shortKinds = [256]uint8{'{': kindBracket, '[': kindBracket, '\\': kindBackslash, '&': kindAmp}
 
 // structureGeneric is Structure with the standard library.
-func structureGeneric(p []byte, colons []uint64) (brackets int, backslash, amp bool) {
-	if colons != nil {
-		clear(colons)
-		for i := 0; ; i++ {
-			k := bytes.IndexByte(p[i:], ':')
-			if k < 0 {
-				break
-			}
-			i += k
-			colons[i/64] |= 1 << (i % 64)
-		}
-	}
+func structureGeneric(p []byte) (brackets int, backslash, amp bool) {
 	return bytes.Count(p, []byte{'{'}) + bytes.Count(p, []byte{'['}),
 		bytes.IndexByte(p, '\\') >= 0, bytes.IndexByte(p, '&') >= 0
 }

@@ -17,21 +17,16 @@ var minLen = func() int {
 	return math.MaxInt
 }()
 
-func structure(p []byte, colons []uint64) (brackets int, backslash, amp bool) {
-	var c *uint64
-	if colons != nil {
-		c = &colons[0]
-	}
-	brackets, found := structureAVX512(&p[0], len(p), c)
+func structure(p []byte) (brackets int, backslash, amp bool) {
+	brackets, found := structureAVX512(&p[0], len(p))
 	return brackets, found&1 != 0, found&2 != 0
 }
 
-// structureAVX512 is Structure for n > 0 octets at p, with the colons
-// written to c when it is not nil; found has bit 0 set for a backslash,
-// bit 1 for an ampersand.
+// structureAVX512 is Structure for n > 0 octets at p; found has bit 0 set
+// for a backslash, bit 1 for an ampersand.
 //
 //go:noescape
-func structureAVX512(p *byte, n int, c *uint64) (brackets, found int)
+func structureAVX512(p *byte, n int) (brackets, found int)
 
 func marks(p []byte, m []Block) { marksAVX512(&p[0], len(p), &m[0]) }
 

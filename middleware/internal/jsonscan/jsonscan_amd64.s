@@ -5,29 +5,22 @@
 // BLOCK looks at the 64 octets in Z0: '\' sets bits of K6, '&' of K7,
 // both kept over the loop; '[' and '{' (0x5B and 0x7B, one bit apart: an
 // octet ORed with 0x20 is 0x7B for both, and for no other) are counted
-// into AX, those of the mask in K3 only; the ':' mask is written to
-// (DI) when DI is not nil.
+// into AX, those of the mask in K3 only.
 #define BLOCK \
 	VPCMPEQB Z1, Z0, K1;  \
 	KORQ     K1, K6, K6;  \
 	VPCMPEQB Z4, Z0, K1;  \
 	KORQ     K1, K7, K7;  \
-	VPCMPEQB Z5, Z0, K4;  \
 	VPORQ    Z3, Z0, Z0;  \
 	VPCMPEQB Z2, Z0, K3, K2; \
 	KMOVQ    K2, BX;      \
 	POPCNTQ  BX, BX;      \
-	ADDQ     BX, AX;      \
-	TESTQ    DI, DI;      \
-	JZ       3(PC);       \
-	KMOVQ    K4, (DI);    \
-	ADDQ     $8, DI
+	ADDQ     BX, AX
 
-// func structureAVX512(p *byte, n int, c *uint64) (brackets, found int)
-TEXT ·structureAVX512(SB), NOSPLIT, $0-40
+// func structureAVX512(p *byte, n int) (brackets, found int)
+TEXT ·structureAVX512(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), CX
-	MOVQ c+16(FP), DI
 	XORQ AX, AX
 	KXORQ K6, K6, K6
 	KXORQ K7, K7, K7
@@ -39,8 +32,6 @@ TEXT ·structureAVX512(SB), NOSPLIT, $0-40
 	VPBROADCASTB BX, Z3
 	MOVL $0x26, BX
 	VPBROADCASTB BX, Z4 // '&'
-	MOVL $0x3A, BX
-	VPBROADCASTB BX, Z5 // ':'
 	KXNORQ K3, K3, K3   // every octet of a whole block
 
 	CMPQ CX, $64
@@ -56,7 +47,7 @@ loop:
 
 tail:
 	// The last, partial block, loaded under a mask: zeros past n, which
-	// match neither '\', '&' nor ':'; the brackets are counted under the
+	// match neither '\' nor '&'; the brackets are counted under the
 	// mask (the zeros are 0x20 once ORed).
 	TESTQ CX, CX
 	JZ    done
@@ -68,7 +59,7 @@ tail:
 	BLOCK
 
 done:
-	MOVQ     AX, brackets+24(FP)
+	MOVQ     AX, brackets+16(FP)
 	XORQ     CX, CX
 	KORTESTQ K6, K6
 	SETNE    CL
@@ -76,7 +67,7 @@ done:
 	KORTESTQ K7, K7
 	SETNE    DL
 	LEAQ     (CX)(DX*2), CX
-	MOVQ     CX, found+32(FP)
+	MOVQ     CX, found+24(FP)
 	VZEROUPPER
 	RET
 

@@ -6,6 +6,6 @@ import "math"
 
 const minLen = math.MaxInt
 
-func structure(p []byte, colons []uint64) (int, bool, bool) { return structureGeneric(p, colons) }
+func structure(p []byte) (int, bool, bool) { return structureGeneric(p) }
 
 func marks(p []byte, m []Block) { marksGeneric(p, m) }
