@@ -64,6 +64,92 @@
 // silently: when its rows are done, Run logs a report of the runs passed,
 // failed and skipped, each skip with its reason, and the differences met.
 //
+// # Writing an adapter and proving it
+//
+// An adapter for a router finds the request's route template and path
+// parameters in the router's terms, hands them to Pipeline.Check, and does
+// what the Verdict says. For a router whose middleware runs after routing
+// and gets the match as p (Route, Names, Values, cut from the path and
+// decoded):
+//
+//	func Guard(cfg middleware.PipelineConfig, onReject func(*http.Request, *middleware.Rejection)) (func(HandlerFunc) HandlerFunc, error) {
+//		pl, err := middleware.NewPipeline(cfg)
+//		if err != nil {
+//			return nil, err
+//		}
+//		return func(next HandlerFunc) HandlerFunc {
+//			return func(w http.ResponseWriter, r *http.Request, p *Params) {
+//				v := pl.Check(r, middleware.Match{Route: p.Route, Names: p.Names, Values: p.Values}, r)
+//				defer v.Release() // after the handler, and after its panic
+//				if v.Rejection != nil {
+//					onReject(v.Request, v.Rejection)
+//					if !v.Pass {
+//						middleware.DefaultHTTPErrorHandler(w, v.Request, v.Rejection)
+//						return
+//					}
+//				}
+//				if v.Params != nil { // the canonical or PRECIS-enforced values
+//					p = &Params{Route: p.Route, Names: p.Names, Values: v.Params}
+//				}
+//				next(w, v.Request, p)
+//			}
+//		}, nil
+//	}
+//
+// Its test describes the server to the kit, and runs it:
+//
+//	func TestGuardConforms(t *testing.T) {
+//		adaptertest.Run(t, adaptertest.Target{
+//			Name:     "router",
+//			Template: adaptertest.EchoTemplate, // its syntax is Echo's: "/api/t/:id"
+//			Serve: func(t testing.TB, s adaptertest.Server) http.Handler {
+//				guard, err := Guard(middleware.PipelineConfig{Rules: s.Rules, Logger: s.Logger}, s.OnReject)
+//				if err != nil {
+//					t.Fatal(err)
+//				}
+//				rt := &Router{}
+//				rt.Use(guard)
+//				for _, route := range s.Routes {
+//					for _, method := range adaptertest.Methods() {
+//						rt.Handle(method, route.Template, func(w http.ResponseWriter, r *http.Request, p *Params) {
+//							rd := &adaptertest.Reads{Params: map[string]string{}, Query: r.URL.Query(),
+//								First: map[string]string{}, Cookies: map[string]string{}}
+//							for i, v := range p.Values { // by the kit's names
+//								rd.Params[route.Params[i]] = v
+//							}
+//							for k := range rd.Query {
+//								rd.First[k] = rd.Query.Get(k)
+//							}
+//							for _, c := range r.Cookies() {
+//								rd.Cookies[c.Name] = c.Value
+//							}
+//							rd.ReadRequest(r) // path, listed header, body, form
+//							adaptertest.Reply(w, rd)
+//						})
+//					}
+//				}
+//				return rt
+//			},
+//			Can: []adaptertest.Capability{adaptertest.PathParams, adaptertest.ParamsChecked, adaptertest.WholePath},
+//		})
+//	}
+//
+// router_test.go in this directory has it whole, router included, and it
+// passes. A real framework's handler reads through the framework instead
+// (c.Param, c.QueryParams, c.Cookies on Echo; middleware/echov4's
+// conformance_test.go), and its test declares what the framework forces:
+// Echo hands on parameters cut from URL.RawPath raw (RawParams), its
+// RequestID middleware sets an id (OwnRequestID), v4's c.RealIP believes
+// X-Forwarded-For (ForwardedFor), its HTTPErrorHandler writes no nosniff
+// (NoNosniff). `go test -v` shows the report:
+//
+//	adaptertest: router: 463 rows, 1852 runs (in process, http1, h2c, h2)
+//	  passed 1806, failed 0, skipped 46
+//	  skipped:
+//	      12  needs Reroute: the row moves the request to another route by a rewrite, which only an adapter before routing can
+//	       6  over h2: HTTP/2 has no absolute-form target: :authority and :path carry it
+//	  ...
+//
 // Run takes about a second a target, wires included; InProcess leaves the
 // wires out. The rows of the documents and sentences tables read the
 // module's testdata directory beside the kit's source; a kit built with
