@@ -19,8 +19,8 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// What every adapter does to a request is in the conformance table
-// (middleware/conformance_test.go, which runs this adapter's source);
+// What every adapter does to a request is in the conformance kit's rows
+// (middleware/adaptertest), which conformance_test.go runs on this adapter;
 // these tests cover what is Echo v4's own: where it mounts, the parameters
 // it hands back, the configuration, the hooks, the answer's error, and the
 // routing it does under e.Pre.

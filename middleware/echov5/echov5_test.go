@@ -19,8 +19,9 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// What every adapter does to a request is in the conformance table
-// (middleware/conformance_test.go); these tests cover what is Echo v5's
+// What every adapter does to a request is in the conformance kit's rows
+// (middleware/adaptertest), which conformance_test.go runs on this
+// adapter; these tests cover what is Echo v5's
 // own: the configuration, the hooks, the answer's error, and the state
 // routing under e.Pre leaves on the context.
 

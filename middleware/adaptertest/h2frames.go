@@ -1,4 +1,4 @@
-package middleware_test
+package adaptertest
 
 // Requests written frame by frame over h2c, for what Go's HTTP/2 client
 // will not send: a regular host field beside :authority, which Go's
@@ -7,36 +7,35 @@ package middleware_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
 
-// sendFrames sends the case's request over h2c to the server id, with
-// tc.header's fields written as they are (lower-cased names), and reads
-// the answer's status, body and header.
-func sendFrames(t *testing.T, w *confWire, id string, tc confCase, host string) (int, string, http.Header) {
-	t.Helper()
+// sendFrames sends the row's request over h2c to the server id, with
+// its header lines written as they are (lower-cased names), and reads the
+// answer's status, body and header.
+func sendFrames(w *wire, id string, rw row, host string) (int, string, http.Header, error) {
 	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(w.url, "http://"), 5*time.Second)
 	if err != nil {
-		t.Fatal(err)
+		return 0, "", nil, err
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := conn.Write([]byte(http2.ClientPreface)); err != nil {
-		t.Fatal(err)
+		return 0, "", nil, err
 	}
-	br := bufio.NewReader(conn)
-	fr := http2.NewFramer(conn, br)
+	fr := http2.NewFramer(conn, bufio.NewReader(conn))
 	if err := fr.WriteSettings(); err != nil {
-		t.Fatal(err)
+		return 0, "", nil, err
 	}
-	method := tc.method
+	method := rw.method
 	if method == "" {
 		method = http.MethodGet
 	}
@@ -46,20 +45,20 @@ func sendFrames(t *testing.T, w *confWire, id string, tc confCase, host string) 
 	field(":method", method)
 	field(":scheme", "http")
 	field(":authority", host)
-	field(":path", tc.target)
-	field(strings.ToLower(confServerHeader), id)
-	field("x-request-id", confRequestID)
-	for _, h := range tc.header {
+	field(":path", rw.target)
+	field(strings.ToLower(serverHeader), id)
+	field("x-request-id", requestID)
+	for _, h := range rw.header {
 		name, value, _ := strings.Cut(h, ": ")
 		field(strings.ToLower(name), value)
 	}
 	if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: hb.Bytes(), EndStream: true, EndHeaders: true}); err != nil {
-		t.Fatal(err)
+		return 0, "", nil, err
 	}
 	status, body, hdr := 0, "", http.Header{}
 	dec := hpack.NewDecoder(4096, func(f hpack.HeaderField) {
 		if f.Name == ":status" {
-			status = atoi(f.Value)
+			status, _ = strconv.Atoi(f.Value)
 		} else {
 			hdr.Add(f.Name, f.Value)
 		}
@@ -67,7 +66,7 @@ func sendFrames(t *testing.T, w *confWire, id string, tc confCase, host string) 
 	for {
 		f, err := fr.ReadFrame()
 		if err != nil {
-			t.Fatalf("reading the answer: %v", err)
+			return 0, "", nil, fmt.Errorf("reading the answer: %v", err)
 		}
 		switch f := f.(type) {
 		case *http2.SettingsFrame:
@@ -76,28 +75,20 @@ func sendFrames(t *testing.T, w *confWire, id string, tc confCase, host string) 
 			}
 		case *http2.HeadersFrame:
 			if _, err := dec.Write(f.HeaderBlockFragment()); err != nil {
-				t.Fatal(err)
+				return 0, "", nil, err
 			}
 			if f.StreamEnded() {
-				return status, body, hdr
+				return status, body, hdr, nil
 			}
 		case *http2.DataFrame:
 			body += string(f.Data())
 			if f.StreamEnded() {
-				return status, body, hdr
+				return status, body, hdr, nil
 			}
 		case *http2.RSTStreamFrame:
-			t.Fatalf("stream reset: %v", f.ErrCode)
+			return 0, "", nil, fmt.Errorf("stream reset: %v", f.ErrCode)
 		case *http2.GoAwayFrame:
-			t.Fatalf("GOAWAY: %v", f.ErrCode)
+			return 0, "", nil, fmt.Errorf("GOAWAY: %v", f.ErrCode)
 		}
 	}
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
 }

@@ -1,15 +1,12 @@
-package middleware_test
+package adaptertest
 
-// A multipart part's header block as text, through the three adapters on
-// the conformance table's machinery (in process, and over HTTP/1.1, h2c
-// and h2): the escapes a JSON or XML decoder would read in it, extended
-// parameter values Go drops, fields and parameters given twice, and a
-// field's declared charset.
+// A multipart part's header block as text: the escapes a JSON or XML
+// decoder would read in it, extended parameter values Go drops, fields and
+// parameters given twice, and a field's declared charset.
 
 import (
 	"net/url"
 	"strings"
-	"testing"
 
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -30,17 +27,17 @@ func rawMP(parts ...string) string {
 	return b.String()
 }
 
-func partHeaderCases() []confCase {
+func partHeaderRows() []row {
 	none := map[string]string{}
-	post := func(c confCase) confCase {
+	post := func(c row) row {
 		c.method, c.target, c.ct = "POST", "/api/e", ctMP
 		return c
 	}
-	mp := func(reason, field string, offset int, class, sample string) *confRej {
-		return &confRej{reason: reason, location: "multipart", field: field, offset: offset, class: class, sample: sample}
+	mp := func(reason, field string, offset int, class, sample string) *rejection {
+		return &rejection{reason: reason, location: "multipart", field: field, offset: offset, class: class, sample: sample}
 	}
-	reads := func(body string, form url.Values) *confReads {
-		return &confReads{Path: "/api/e", Params: none, Body: body, Form: form}
+	reads := func(body string, form url.Values) *Reads {
+		return &Reads{Path: "/api/e", Params: none, Body: body, Form: form}
 	}
 	def := func() *rules.Table { return &rules.Table{Default: rules.Default()} }
 	upload := with(func(p *rules.Policy) { p.FileContents = rules.DataFiles })
@@ -86,80 +83,73 @@ func partHeaderCases() []confCase {
 	utf8Field := rawMP(field("a", "caf\u00e9", "Content-Type: text/plain; charset=UTF-8"))
 	utf7Data := rawMP(file(`; filename="a.txt"`, "+IC4-", "Content-Type: application/octet-stream; charset=utf-7"))
 
-	return []confCase{
+	return []row{
 		// Escapes in a part's header block, under the names classes.
-		post(confCase{name: "XML reference in the next part's header", body: xmlAcross,
+		post(row{name: "XML reference in the next part's header", body: xmlAcross,
 			status: 400, rej: mp("forbidden_char", "X-Note", 0, "bidi_control", "&#x202e;")}),
-		post(confCase{name: "XML reference in a field name", body: escapedName,
+		post(row{name: "XML reference in a field name", body: escapedName,
 			status: 400, rej: mp("forbidden_char", "b&#x202e;", 1, "bidi_control", "")}),
-		post(confCase{name: "JSON escape in a part header", body: jsonInHeader,
+		post(row{name: "JSON escape in a part header", body: jsonInHeader,
 			status: 400, rej: mp("forbidden_char", "X-Note", 1, "bidi_control", "")}),
-		post(confCase{name: "XML reference in a data file part's header", table: upload, body: dataPartHeader,
+		post(row{name: "XML reference in a data file part's header", table: upload, body: dataPartHeader,
 			status: 400, rej: mp("forbidden_char", "X-Note", 0, "bidi_control", "")}),
-		post(confCase{name: "references of allowed characters in a part header pass", body: cleanRefs,
+		post(row{name: "references of allowed characters in a part header pass", body: cleanRefs,
 			status: 200, reads: reads(cleanRefs, url.Values{"y": {"1"}})}),
 
 		// Fields and parameters given twice.
-		post(confCase{name: "two Content-Disposition fields", body: twoDispositions,
+		post(row{name: "two Content-Disposition fields", body: twoDispositions,
 			status: 400, rej: mp("ambiguous_header", "a", 0, "", "form-dat")}),
-		post(confCase{name: "two Content-Type fields, in other cases", body: twoTypes,
+		post(row{name: "two Content-Type fields, in other cases", body: twoTypes,
 			status: 400, rej: mp("ambiguous_header", "a", 0, "", "text/htm")}),
-		post(confCase{name: "any header field twice", body: twoOthers,
+		post(row{name: "any header field twice", body: twoOthers,
 			status: 400, rej: mp("ambiguous_header", "a", 0, "", "2")}),
-		post(confCase{name: "name twice, alike", body: nameTwice,
+		post(row{name: "name twice, alike", body: nameTwice,
 			status: 400, rej: mp("ambiguous_header", "a", 0, "", "")}),
-		post(confCase{name: "name twice, otherwise: no field name Go reads", body: nameTwiceOther,
+		post(row{name: "name twice, otherwise: no field name Go reads", body: nameTwiceOther,
 			status: 400, rej: mp("ambiguous_header", "Content-Disposition", 0, "", "")}),
-		post(confCase{name: "filename and filename* that read otherwise", body: plainAndExt,
+		post(row{name: "filename and filename* that read otherwise", body: plainAndExt,
 			status: 400, rej: mp("ambiguous_header", "f", 0, "", "")}),
-		post(confCase{name: "filename and filename* that read alike pass", body: plainAndExtAlike,
+		post(row{name: "filename and filename* that read alike pass", body: plainAndExtAlike,
 			status: 200, reads: reads(plainAndExtAlike, url.Values{})}),
-		post(confCase{name: "filename* beside continuations", body: extAndPieces,
+		post(row{name: "filename* beside continuations", body: extAndPieces,
 			status: 400, rej: mp("ambiguous_header", "f", 0, "", "")}),
-		post(confCase{name: "continuations with a gap", body: pieceGap,
+		post(row{name: "continuations with a gap", body: pieceGap,
 			status: 400, rej: mp("ambiguous_header", "f", 0, "", "")}),
-		post(confCase{name: "default: two Content-Disposition fields pass", table: def, body: twoDispositions,
+		post(row{name: "default: two Content-Disposition fields pass", table: def, body: twoDispositions,
 			status: 200, reads: reads(twoDispositions, url.Values{"a": {"1"}})}),
 
 		// Extended values Go drops.
-		post(confCase{name: "filename* with %u", body: badU,
+		post(row{name: "filename* with %u", body: badU,
 			status: 400, rej: mp("bad_escape", "f", 0, "", "%u202E")}),
-		post(confCase{name: "filename* with %u0000", body: badNUL,
+		post(row{name: "filename* with %u0000", body: badNUL,
 			status: 400, rej: mp("bad_escape", "f", 0, "", "")}),
-		post(confCase{name: "filename* with %ZZ", body: badHex,
+		post(row{name: "filename* with %ZZ", body: badHex,
 			status: 400, rej: mp("bad_escape", "f", 1, "", "")}),
-		post(confCase{name: "filename* with a lone %", body: lonePct,
+		post(row{name: "filename* with a lone %", body: lonePct,
 			status: 400, rej: mp("bad_escape", "f", 1, "", "")}),
-		post(confCase{name: "filename* in a charset Go does not decode", body: bogus,
+		post(row{name: "filename* in a charset Go does not decode", body: bogus,
 			status: 400, rej: mp("bad_charset", "f", 0, "", "")}),
-		post(confCase{name: "filename beside a filename* Go drops", body: plainBesideBad,
+		post(row{name: "filename beside a filename* Go drops", body: plainBesideBad,
 			status: 400, rej: mp("bad_escape", "f", 1, "", "")}),
-		post(confCase{name: "a continuation with %ZZ", body: badPiece,
+		post(row{name: "a continuation with %ZZ", body: badPiece,
 			status: 400, rej: mp("bad_escape", "f", 0, "", "")}),
-		post(confCase{name: "a Content-Type parameter with %u", body: badTypeParam,
+		post(row{name: "a Content-Type parameter with %u", body: badTypeParam,
 			status: 400, rej: mp("bad_escape", "a", 0, "", "")}),
-		post(confCase{name: "default: filename* with %u", table: def, body: badU,
+		post(row{name: "default: filename* with %u", table: def, body: badU,
 			status: 400, rej: mp("bad_escape", "f", 0, "", "")}),
-		post(confCase{name: "a well-formed filename* passes", body: cleanExt,
+		post(row{name: "a well-formed filename* passes", body: cleanExt,
 			status: 200, reads: reads(cleanExt, url.Values{})}),
 
 		// A field's charset follows the body's rule.
-		post(confCase{name: "a field in UTF-7 with a bidi control", body: utf7RLO,
+		post(row{name: "a field in UTF-7 with a bidi control", body: utf7RLO,
 			status: 400, rej: mp("bad_charset", "a", 0, "", "")}),
-		post(confCase{name: "a field in UTF-7 with NUL", body: utf7NUL,
+		post(row{name: "a field in UTF-7 with NUL", body: utf7NUL,
 			status: 400, rej: mp("bad_charset", "a", 0, "", "")}),
-		post(confCase{name: "a field in UTF-8 passes", body: utf8Field,
+		post(row{name: "a field in UTF-8 passes", body: utf8Field,
 			status: 200, reads: reads(utf8Field, url.Values{"a": {"caf\u00e9"}})}),
-		post(confCase{name: "default: a field in UTF-7 passes", table: def, body: utf7RLO,
+		post(row{name: "default: a field in UTF-7 passes", table: def, body: utf7RLO,
 			status: 200, reads: reads(utf7RLO, url.Values{"a": {"invoice+IC4-txt.exe"}})}),
-		post(confCase{name: "a data file part's charset is not checked", table: upload, body: utf7Data,
+		post(row{name: "a data file part's charset is not checked", table: upload, body: utf7Data,
 			status: 200, reads: reads(utf7Data, url.Values{})}),
 	}
-}
-
-// TestPartHeadersConformance runs the part-header rows on every target of
-// the conformance table.
-func TestPartHeadersConformance(t *testing.T) {
-	t.Parallel()
-	runConformance(t, partHeaderCases())
 }

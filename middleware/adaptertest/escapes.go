@@ -1,30 +1,27 @@
-package middleware_test
+package adaptertest
 
-import (
-	"strings"
-	"testing"
-)
+import "strings"
 
-// escapesCases are the escapes of every syntax the strict preset accepts,
+// escapesRows are the escapes of every syntax the strict preset accepts,
 // in bodies of other types, on the conformance table's machinery.
-func escapesCases() []confCase {
+func escapesRows() []row {
 	none := map[string]string{}
-	post := func(name, ct, body string, rej *confRej) confCase {
-		c := confCase{name: name, method: "POST", target: "/api/e", ct: ct, body: body, status: 400, rej: rej}
+	post := func(name, ct, body string, rej *rejection) row {
+		c := row{name: name, method: "POST", target: "/api/e", ct: ct, body: body, status: 400, rej: rej}
 		if rej == nil {
-			c.status, c.reads = 200, &confReads{Path: "/api/e", Params: none, Body: body}
+			c.status, c.reads = 200, &Reads{Path: "/api/e", Params: none, Body: body}
 		}
 		return c
 	}
-	at := func(loc, reason string, offset int, class string) *confRej {
-		return &confRej{reason: reason, location: loc, offset: offset, class: class}
+	at := func(loc, reason string, offset int, class string) *rejection {
+		return &rejection{reason: reason, location: loc, offset: offset, class: class}
 	}
-	field := func(r *confRej, f string) *confRej { r.field = f; return r }
+	field := func(r *rejection, f string) *rejection { r.field = f; return r }
 	decl := `<?xml version="1.0" encoding="shift_jis"?><a/>`
 	declAt := strings.Index(decl, "shift_jis")
 	ndjson := "application/x-ndjson"
 	plainRefs := `<p>Caf&eacute; &amp; &nbsp;&copy; &#233; &#x80; in &euro;</p>`
-	return []confCase{
+	return []row{
 		// YAML's escapes, in every body checked as text, and refused in
 		// JSON as escapes JSON does not have.
 		post("YAML \\0 in YAML", "application/yaml", `a: "x\0y"`, at("body", "forbidden_char", 5, "nul")),
@@ -63,11 +60,4 @@ func escapesCases() []confCase {
 		post("an XML declaration in a multipart part", ctMP, mpBody("t", decl), field(at("multipart", "bad_charset", declAt, ""), "t")),
 		post("a UTF-8 XML declaration in text", "text/plain", `<?xml version="1.0" encoding="UTF-8"?><a/>`, nil),
 	}
-}
-
-// TestEscapesConformance: each syntax's escapes are refused alike on every
-// adapter and mount, over HTTP/1.1, h2c and h2.
-func TestEscapesConformance(t *testing.T) {
-	t.Parallel()
-	runConformance(t, escapesCases())
 }
