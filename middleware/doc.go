@@ -54,7 +54,7 @@
 // and the net/http adapter (HTTPConfig) find a request's route and path
 // parameters in their framework's terms and hand them to Pipeline.Check,
 // which checks, rewrites and logs, and returns a Verdict each carries out
-// in its own terms. One conformance table (conformance_test.go) holds the
+// in its own terms. One conformance table (the kit, middleware/adaptertest) holds the
 // three to the same checks, rewrites, answers, log lines and reads.
 // Pipeline is exported, rather than kept internal, so that an adapter for
 // another router (Gin, chi, Fiber) is a few lines over it and behaves
