@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -254,7 +255,10 @@ func TestDefaultErrorHandler(t *testing.T) {
 		{Rejection{Reason: sanitize.Overlong, Location: rules.Query, Field: "q", Sample: `\xc0\xae`}, 400},
 		{Rejection{Reason: sanitize.TooLarge, Location: rules.Body}, 413},
 		{Rejection{Reason: sanitize.TooLarge, Location: rules.JSON}, 413},
-		{Rejection{Reason: sanitize.TooLarge, Location: rules.Form, Err: errTooMany}, 400},
+		{*tooMany(rules.Form, 10), 400},                                     // a count, not a size
+		{*unreadable(rules.Multipart, &spoolError{err: errSpoolFull}), 500}, // the server's disk
+		{*unreadable(rules.Multipart, io.ErrUnexpectedEOF), 400},            // the client's body
+		{Rejection{Reason: sanitize.SpoolFull, Location: rules.Multipart}, 503},
 		{Rejection{Reason: sanitize.TooLarge, Location: rules.Multipart, Field: "f"}, 400},
 		{Rejection{Reason: sanitize.TooLarge, Location: rules.Path}, 400},
 		{Rejection{Reason: sanitize.TooLarge, Location: rules.Query}, 400},

@@ -166,7 +166,7 @@ func (s *scratch) readSent(r *http.Request, p *policy, loc rules.Location) ([]by
 	limit := p.Limits.BodyBytes
 	sent, over, err := s.readBody(r, limit, p.Mode == rules.Monitor)
 	if err != nil {
-		return nil, &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
+		return nil, unreadable(loc, err)
 	} else if over {
 		return nil, tooLarge(loc, "", limit)
 	}
@@ -207,7 +207,7 @@ func (s *scratch) readCoded(r *http.Request, p *policy, loc rules.Location) (tex
 		n, over, err := s.readChunks(r.Body, limit)
 		if err != nil {
 			s.dropChunks()
-			return nil, nil, &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: errors.Join(errBodyRead, err)}
+			return nil, nil, unreadable(loc, errors.Join(errBodyRead, err))
 		} else if over {
 			s.dropChunks()
 			return nil, nil, tooLarge(loc, "", limit)
@@ -219,8 +219,9 @@ func (s *scratch) readCoded(r *http.Request, p *policy, loc rules.Location) (tex
 	s.dropChunks()
 	switch {
 	case err != nil:
-		return nil, nil, &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Field: "Content-Encoding",
-			Err: errors.Join(errBodyRead, err)}
+		rj := unreadable(loc, errors.Join(errBodyRead, err))
+		rj.Field = "Content-Encoding"
+		return nil, nil, rj
 	case over:
 		return nil, nil, tooLarge(loc, "", limit)
 	}
@@ -486,7 +487,7 @@ func (s *scratch) passText(r *http.Request, p *policy, loc rules.Location) *Reje
 	}
 	body, over, err := s.readBody(r, limit, p.Mode == rules.Monitor)
 	if err != nil {
-		return &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err}
+		return unreadable(loc, err)
 	}
 	if over {
 		return tooLarge(loc, "", limit)

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
+	"net/http"
 	"net/textproto"
 	"slices"
 	"strings"
@@ -1132,7 +1133,7 @@ var errMultipartBroken = errors.New("multipart body not well formed to its closi
 // delimiter), so such a body is refused, not passed on.
 func brokenMultipart() *Rejection {
 	return &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart,
-		Err: errMultipartBroken}
+		Err: errMultipartBroken, status: http.StatusBadRequest}
 }
 
 // multipartSyntax refuses a rebuilt body that its parser would not read as

@@ -49,6 +49,12 @@ type Rejection struct {
 	Mode rules.Mode
 	// Err is the underlying error, a *sanitize.Error where there is one.
 	Err error
+
+	// status is the HTTP status the middleware gave the rejection where
+	// it made it, when the reason, location and field do not tell it
+	// (statusOf): a count over its limit (400), a file part over its
+	// limit (413), a body the server could not spool (500).
+	status int
 }
 
 // Error returns a one-line description that never holds raw request bytes,
@@ -76,25 +82,30 @@ func (r *Rejection) Unwrap() error {
 // decode (unsupported_encoding), 500 Internal Server Error for a form
 // parsed before the middleware ran (parsed_before_check: the server's
 // mistake) and for a body the server could not spool (body_unreadable, a
-// full disk), 400 Bad Request otherwise (a field, a path, a query or a
+// full disk), 503 Service Unavailable for a body over the spool's disk
+// budget (spool_full, which a client may send again), 400 Bad Request
+// otherwise (a field, a path, a query or a
 // JSON nesting over its limit, too many fields or parts, and every other
 // reason). A query over its limit is 400, not 414 URI Too Long, as a path
 // over its limit is: 413 is for a body over its limit, and every other
 // limit answers 400, the rejection's reason (too_large), location
 // (query) and limit saying which.
+//
+// A Rejection an adapter makes itself (Pipeline.Refuse) gets its status
+// from its reason, location and field by the same rules.
 func (r *Rejection) Status() int {
-	if r.Reason == sanitize.ParsedBeforeCheck {
+	if r.status != 0 {
+		return r.status
+	}
+	switch {
+	case r.Reason == sanitize.ParsedBeforeCheck:
 		return http.StatusInternalServerError // the server's mistake
-	}
-	if r.Reason == sanitize.UnsupportedMediaType || r.Reason == sanitize.UnsupportedEncoding {
+	case r.Reason == sanitize.UnsupportedMediaType || r.Reason == sanitize.UnsupportedEncoding:
 		return http.StatusUnsupportedMediaType
-	}
-	if r.Reason == sanitize.TooLarge && (r.Field == "" && isBodyLocation(r.Location) &&
-		!errors.Is(r.Err, errTooMany) || errors.Is(r.Err, errFileTooLarge)) {
+	case r.Reason == sanitize.SpoolFull:
+		return http.StatusServiceUnavailable // the server's want of room: a client may try again
+	case r.Reason == sanitize.TooLarge && r.Field == "" && isBodyLocation(r.Location):
 		return http.StatusRequestEntityTooLarge
-	}
-	if code, ok := spoolStatus(r); ok {
-		return code
 	}
 	return http.StatusBadRequest
 }
@@ -106,7 +117,18 @@ var errTooMany = fmt.Errorf("utf8guard: too many fields or parts: %w", sanitize.
 
 // tooMany is the Rejection of a count over its limit at loc.
 func tooMany(loc rules.Location, limit int) *Rejection {
-	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Limit: int64(limit), Err: errTooMany}
+	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Limit: int64(limit), Err: errTooMany, status: http.StatusBadRequest}
+}
+
+// unreadable is the Rejection of a body at loc whose read failed with err:
+// the client's failure (400), or, when the server could not spool it, the
+// server's (500).
+func unreadable(loc rules.Location, err error) *Rejection {
+	rj := &Rejection{Reason: sanitize.BodyUnreadable, Location: loc, Err: err, status: http.StatusBadRequest}
+	if errors.Is(err, errSpool) {
+		rj.status = http.StatusInternalServerError
+	}
+	return rj
 }
 
 func isBodyLocation(l rules.Location) bool {

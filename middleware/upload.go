@@ -82,7 +82,8 @@ func (st *mpFlow) data(pt *mimePart, field string, keep bool) (complete bool, rj
 		n, err = io.Copy(io.Discard, r) // a body that ends early, or a failed read, ends the scan
 	}
 	if limit >= 0 && n > limit {
-		return false, &Rejection{Reason: sanitize.TooLarge, Location: rules.Multipart, Field: field, Limit: limit, Err: errFileTooLarge}
+		return false, &Rejection{Reason: sanitize.TooLarge, Location: rules.Multipart, Field: field, Limit: limit, Err: errFileTooLarge,
+			status: http.StatusRequestEntityTooLarge}
 	}
 	if lim := st.p.Limits.BinaryBodyBytes; lim >= 0 && st.src.dat > lim {
 		return false, tooLarge(rules.Multipart, "", lim)
@@ -342,20 +343,7 @@ func unspooled(err error) *Rejection {
 	if errors.Is(err, errSpoolFull) {
 		return &Rejection{Reason: sanitize.SpoolFull, Location: rules.Multipart, Err: err}
 	}
-	return &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: err}
-}
-
-// spoolStatus is the status of a rejection whose body could not be
-// spooled: the server's failure, or its want of room (503, which a client
-// may try again).
-func spoolStatus(rj *Rejection) (int, bool) {
-	switch {
-	case rj.Reason == sanitize.SpoolFull:
-		return http.StatusServiceUnavailable, true
-	case rj.Reason == sanitize.BodyUnreadable && errors.Is(rj.Err, errSpool):
-		return http.StatusInternalServerError, true
-	}
-	return 0, false
+	return unreadable(rules.Multipart, err)
 }
 
 // mpRebuild is a multipart body rebuilt in the walk that checks it, on a
