@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -567,7 +568,7 @@ func (s *scratch) reclaim(r *http.Request, rj *Rejection) {
 		return
 	}
 	switch err := rj.Err; {
-	case err == nil, err == errTooMany, err == errFileTooLarge, err == rj.Reason.Sentinel():
+	case err == nil, err == finding.ErrTooMany, err == finding.ErrFileTooLarge, err == rj.Reason.Sentinel():
 	default:
 		if _, ok := err.(*sanitize.Error); !ok {
 			return
@@ -632,7 +633,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	if !text {
 		if p.RefuseUnlistedTypes && (ct == "" || !matchMedia(p.binaryTypes, typ, sub)) {
 			return refused(r, p, &Rejection{Reason: sanitize.UnsupportedMediaType, Location: rules.Body,
-				Field: "Content-Type", Sample: sample(ct, 0), Err: sanitize.ErrUnsupportedMediaType})
+				Field: "Content-Type", Sample: finding.Sample(ct, 0), Err: sanitize.ErrUnsupportedMediaType})
 		}
 		return s.passUnread(r, p, p.Limits.BinaryBodyBytes)
 	}
@@ -641,7 +642,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	}
 	if !utf8Charset(charset) {
 		if p.RefuseCharsets {
-			return refused(r, p, &Rejection{Reason: sanitize.BadCharset, Location: loc, Field: safeField(charset),
+			return refused(r, p, &Rejection{Reason: sanitize.BadCharset, Location: loc, Field: finding.SafeField(charset),
 				Err: sanitize.ErrBadCharset})
 		}
 		// Go's readers of forms (ParseForm, ParseMultipartForm), of JSON
@@ -857,12 +858,12 @@ func (s *scratch) passUnread(r *http.Request, p *policy, limit int64) *Rejection
 		for name := range r.Trailer {
 			if p.checksHeader(name) {
 				return &Rejection{Reason: sanitize.ForbiddenTrailer, Location: rules.Header,
-					Field: "Trailer:" + safeField(name), Err: sanitize.ErrForbiddenTrailer}
+					Field: "Trailer:" + finding.SafeField(name), Err: sanitize.ErrForbiddenTrailer}
 			}
 		}
 	}
 	if limit >= 0 && r.ContentLength > limit {
-		return tooLarge(rules.Body, "", limit)
+		return finding.TooLarge(rules.Body, "", limit)
 	}
 	if !chunked && !trailers || p.Mode == rules.Monitor {
 		// Monitor mode hands the body on as it came: a chunked body over
@@ -930,13 +931,13 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 	if err == nil {
 		return body, nil
 	}
-	rj := reject(err, rules.Body, "", body)
+	rj := finding.Reject(err, rules.Body, "", body)
 	if !(c.Repair && isEncodingReason(rj.Reason)) {
 		return nil, rj
 	}
 	fixed := sanitize.ToValid(body)
 	if err := sanitize.CheckClasses(fixed, c.Forbid); err != nil {
-		return nil, reject(err, rules.Body, "", fixed)
+		return nil, finding.Reject(err, rules.Body, "", fixed)
 	}
 	return fixed, nil
 }
@@ -983,7 +984,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 	// The body limit bounds the canonical form too: NFKC expands U+FDFA
 	// eighteen times.
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(out)) > lim {
-		return tooLarge(loc, "", lim)
+		return finding.TooLarge(loc, "", lim)
 	}
 	// And the escapes any decoder of a text type would read in it: NFKC makes
 	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (escapes.go).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -358,7 +359,7 @@ func TestPreCanonicalFormMovesRoute(t *testing.T) {
 			t.Errorf("%s: status %d under %q; want %d under %q; log %s", tc.target, w.Code, ran, tc.status, tc.route, logs.buf.String())
 		}
 		if tc.status == 400 {
-			if l := logs.lines(t); len(l) != 1 || l[0]["route"] != safeField(tc.route) {
+			if l := logs.lines(t); len(l) != 1 || l[0]["route"] != finding.SafeField(tc.route) {
 				t.Errorf("%s: log %v, want one line for route %s", tc.target, l, tc.route)
 			}
 		}

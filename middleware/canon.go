@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -25,7 +26,7 @@ import (
 // value the route's normalization. It returns v itself and false when
 // nothing changes, and in Monitor mode, which rewrites nothing (canonOf
 // gives the canonical form whatever the mode). The Field of a Rejection is
-// safeField(field), which may alias field.
+// finding.SafeField(field), which may alias field.
 func (c *policy) canonValue(loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *Rejection) {
 	out, changed, rj := c.canonOf(loc, field, v, precis)
 	if c.Mode == rules.Monitor {
@@ -44,7 +45,7 @@ func (c *policy) canonOf(loc rules.Location, field string, v []byte, precis bool
 			// string in and out and x/text's buffers made several.
 			out, err := normalize.AppendEnforce(nil, prof, v)
 			if err != nil {
-				return nil, false, reject(err, loc, safeField(field), v)
+				return nil, false, finding.Reject(err, loc, finding.SafeField(field), v)
 			}
 			if bytes.Equal(out, v) {
 				return v, false, nil
@@ -57,7 +58,7 @@ func (c *policy) canonOf(loc rules.Location, field string, v []byte, precis bool
 	}
 	if c.RejectUnnormalized {
 		if err := c.form.Check(v); err != nil {
-			return nil, false, reject(err, loc, safeField(field), v)
+			return nil, false, finding.Reject(err, loc, finding.SafeField(field), v)
 		}
 		return v, false, nil
 	}
@@ -99,18 +100,18 @@ func addsSyntaxOf(syntax string, before, after []byte) bool {
 // escape in the decoded value.
 func recheck(loc rules.Location, field string, after []byte, forbid sanitize.Class, limit int, mode sanitize.EscapeMode) *Rejection {
 	if limit >= 0 && len(after) > limit {
-		return tooLarge(loc, field, int64(limit))
+		return finding.TooLarge(loc, field, int64(limit))
 	}
 	if forbid&sanitize.BOM != 0 && bytes.HasPrefix(after, []byte(bom)) {
-		return reject(&sanitize.Error{Reason: sanitize.ForbiddenChar, Class: sanitize.BOM}, loc, field, after)
+		return finding.Reject(&sanitize.Error{Reason: sanitize.ForbiddenChar, Class: sanitize.BOM}, loc, field, after)
 	}
 	if err := sanitize.CheckClasses(after, forbid&^sanitize.BOM); err != nil {
-		return reject(err, loc, field, after)
+		return finding.Reject(err, loc, field, after)
 	}
 	if mode&sanitize.RefuseDoubleEncoding != 0 {
 		for i := bytes.IndexByte(after, '%'); i >= 0 && i+2 < len(after); {
 			if isHex(after[i+1]) && isHex(after[i+2]) {
-				return reject(&sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: i}, loc, field, after)
+				return finding.Reject(&sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: i}, loc, field, after)
 			}
 			j := bytes.IndexByte(after[i+1:], '%')
 			if j < 0 {

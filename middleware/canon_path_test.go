@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -82,7 +83,7 @@ func refCanonPath(p *policy, r *http.Request) *Rejection {
 	path := r.URL.Path
 	if p.RejectUnnormalized {
 		if err := p.form.CheckString(path); err != nil {
-			return reject(err, rules.Path, "", path)
+			return finding.Reject(err, rules.Path, "", path)
 		}
 		return nil
 	}
@@ -103,7 +104,7 @@ func refCanonPath(p *policy, r *http.Request) *Rejection {
 	}
 	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]
 	if p.Limits.PathBytes >= 0 && len(enc) > p.Limits.PathBytes {
-		return tooLarge(rules.Path, "", int64(p.Limits.PathBytes))
+		return finding.TooLarge(rules.Path, "", int64(p.Limits.PathBytes))
 	}
 	if rj := recheck(rules.Path, "", dec, p.Path.Forbid&^sanitize.BOM, -1, 0); rj != nil {
 		return rj

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -255,7 +256,7 @@ func TestDefaultErrorHandler(t *testing.T) {
 		{Rejection{Reason: sanitize.Overlong, Location: rules.Query, Field: "q", Sample: `\xc0\xae`}, 400},
 		{Rejection{Reason: sanitize.TooLarge, Location: rules.Body}, 413},
 		{Rejection{Reason: sanitize.TooLarge, Location: rules.JSON}, 413},
-		{*tooMany(rules.Form, 10), 400},                                     // a count, not a size
+		{*finding.TooMany(rules.Form, 10), 400},                             // a count, not a size
 		{*unreadable(rules.Multipart, &spoolError{err: errSpoolFull}), 500}, // the server's disk
 		{*unreadable(rules.Multipart, io.ErrUnexpectedEOF), 400},            // the client's body
 		{Rejection{Reason: sanitize.SpoolFull, Location: rules.Multipart}, 503},

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -142,7 +143,7 @@ func requestCoding(r *http.Request, loc rules.Location) (coding, *Rejection) {
 // for the coding at off, which the middleware does not decode.
 func unsupportedEncoding(loc rules.Location, list string, off int) *Rejection {
 	return &Rejection{Reason: sanitize.UnsupportedEncoding, Location: loc, Field: "Content-Encoding",
-		Offset: off, Sample: sample(list, off), Err: sanitize.ErrUnsupportedEncoding}
+		Offset: off, Sample: finding.Sample(list, off), Err: sanitize.ErrUnsupportedEncoding}
 }
 
 // readText reads the body of r, which the route checks as text at loc,
@@ -168,7 +169,7 @@ func (s *scratch) readSent(r *http.Request, p *policy, loc rules.Location) ([]by
 	if err != nil {
 		return nil, unreadable(loc, err)
 	} else if over {
-		return nil, tooLarge(loc, "", limit)
+		return nil, finding.TooLarge(loc, "", limit)
 	}
 	return sent, nil
 }
@@ -210,7 +211,7 @@ func (s *scratch) readCoded(r *http.Request, p *policy, loc rules.Location) (tex
 			return nil, nil, unreadable(loc, errors.Join(errBodyRead, err))
 		} else if over {
 			s.dropChunks()
-			return nil, nil, tooLarge(loc, "", limit)
+			return nil, nil, finding.TooLarge(loc, "", limit)
 		}
 		d.chunks = newChunkReader(s.chunks, n)
 		src = &d.chunks
@@ -223,7 +224,7 @@ func (s *scratch) readCoded(r *http.Request, p *policy, loc rules.Location) (tex
 		rj.Field = "Content-Encoding"
 		return nil, nil, rj
 	case over:
-		return nil, nil, tooLarge(loc, "", limit)
+		return nil, nil, finding.TooLarge(loc, "", limit)
 	}
 	if !monitor {
 		delete(r.Header, "Content-Encoding")
@@ -490,7 +491,7 @@ func (s *scratch) passText(r *http.Request, p *policy, loc rules.Location) *Reje
 		return unreadable(loc, err)
 	}
 	if over {
-		return tooLarge(loc, "", limit)
+		return finding.TooLarge(loc, "", limit)
 	}
 	rj := checkTrailers(r, p)
 	s.handOn(r, p, body, body, rj)

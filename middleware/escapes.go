@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -135,8 +136,8 @@ func checkEscapes(body []byte, loc rules.Location, forbid sanitize.Class, off in
 	}
 	at := e.Offset
 	e.Offset += off
-	rj := reject(e, loc, "", body)
-	rj.Sample = sample(body, at)
+	rj := finding.Reject(e, loc, "", body)
+	rj.Sample = finding.Sample(body, at)
 	return rj
 }
 
@@ -654,7 +655,7 @@ func (s *scratch) checkFormEscapes(raw string, mode sanitize.EscapeMode, c *rule
 				}
 			}
 			if rj := checkEscapes(dec, rules.Form, c.Forbid, 0); rj != nil {
-				rj.Field = strings.Clone(safeField(name))
+				rj.Field = strings.Clone(finding.SafeField(name))
 				return rj
 			}
 		}

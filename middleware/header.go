@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -99,23 +100,23 @@ func checkHeaderValues(name string, vals []string, p *policy) *Rejection {
 // field is prefix+name (built only then: a clean request allocates
 // nothing here).
 func headerText(text, prefix, name string, forbid sanitize.Class, p *policy) (string, *Rejection) {
-	field := func() string { return prefix + safeField(name) }
+	field := func() string { return prefix + finding.SafeField(name) }
 	if p.Limits.FieldBytes >= 0 && len(text) > p.Limits.FieldBytes {
-		return "", tooLarge(rules.Header, field(), int64(p.Limits.FieldBytes))
+		return "", finding.TooLarge(rules.Header, field(), int64(p.Limits.FieldBytes))
 	}
 	err := sanitize.CheckString(text, forbid)
 	if err == nil {
 		return text, p.headerNormal(text, field)
 	}
 	if e, ok := err.(*sanitize.Error); !ok || !p.Header.Repair || !isEncodingReason(e.Reason) {
-		return "", reject(err, rules.Header, field(), text)
+		return "", finding.Reject(err, rules.Header, field(), text)
 	}
 	good := sanitize.ToValidString(text)
 	if p.Limits.FieldBytes >= 0 && len(good) > p.Limits.FieldBytes {
-		return "", tooLarge(rules.Header, field(), int64(p.Limits.FieldBytes))
+		return "", finding.TooLarge(rules.Header, field(), int64(p.Limits.FieldBytes))
 	}
 	if err := sanitize.CheckString(good, forbid); err != nil {
-		return "", reject(err, rules.Header, field(), good)
+		return "", finding.Reject(err, rules.Header, field(), good)
 	}
 	if rj := p.headerNormal(good, field); rj != nil {
 		return "", rj
@@ -134,7 +135,7 @@ func (p *policy) headerNormal(text string, field func() string) *Rejection {
 		return nil
 	}
 	if off := p.form.FirstNonNormalString(text); off >= 0 {
-		return reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Header, field(), text)
+		return finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Header, field(), text)
 	}
 	return nil
 }

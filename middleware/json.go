@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -125,7 +126,7 @@ func scanJSON(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) {
 				}
 				ptr = sc.pointer()
 			}
-			rj := reject(sanitize.Validate(body), rules.JSON, ptr, body)
+			rj := finding.Reject(sanitize.Validate(body), rules.JSON, ptr, body)
 			return nil, rj
 		}
 		body = sanitize.ToValid(body)
@@ -233,7 +234,7 @@ func (sc *jsonScanner) scan() *Rejection {
 		case '{', '[':
 			if sc.maxDepth >= 0 && sc.depth >= sc.maxDepth {
 				return &Rejection{Reason: sanitize.TooLarge, Location: rules.JSON, Field: sc.pointer(),
-					Offset: i, Sample: sample(p, i), Limit: int64(sc.maxDepth), Err: sanitize.ErrTooLarge}
+					Offset: i, Sample: finding.Sample(p, i), Limit: int64(sc.maxDepth), Err: sanitize.ErrTooLarge}
 			}
 			sc.push(jsonFrame{object: c == '{', wantsKey: c == '{', node: sc.valueNode()})
 			i++
@@ -397,7 +398,7 @@ func (sc *jsonScanner) fail(reason sanitize.Reason, cl sanitize.Class, off int, 
 		sc.stopped = true
 	}
 	e := &sanitize.Error{Reason: reason, Offset: off, Class: cl}
-	rj := reject(e, rules.JSON, sc.pointer(), sc.p)
+	rj := finding.Reject(e, rules.JSON, sc.pointer(), sc.p)
 	return rj
 }
 
@@ -464,7 +465,7 @@ func utf16IsSurrogate(r rune) bool { return 0xD800 <= r && r <= 0xDFFF }
 // pointer returns the RFC 6901 JSON pointer of where the scan is: the open
 // containers' keys and indexes, and the key being read if the scan stopped
 // in one.
-func (sc *jsonScanner) pointer() string { return safeField(sc.rawPointer()) }
+func (sc *jsonScanner) pointer() string { return finding.SafeField(sc.rawPointer()) }
 
 // rawPointer is pointer before the escaping that makes it safe to log.
 func (sc *jsonScanner) rawPointer() string {
@@ -714,7 +715,7 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 		if limit >= 0 && int64(len(out)+(i-last)+jsonQuotedLen(nt)) > limit {
 			// What follows can only add to it: refused now, before
 			// the rest is rewritten, or the memory grown past it.
-			return tooLarge(rules.JSON, "", limit)
+			return finding.TooLarge(rules.JSON, "", limit)
 		}
 		if out == nil {
 			// Once: the canonical body is about as long as the body,
@@ -735,7 +736,7 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 		return nil, rj
 	}
 	if limit >= 0 && size > limit {
-		return nil, tooLarge(rules.JSON, "", limit)
+		return nil, finding.TooLarge(rules.JSON, "", limit)
 	}
 	if out == nil {
 		return nil, nil
@@ -797,7 +798,7 @@ func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64, buf *[
 			*buf = out[:0] // the memory grown, kept for the next string
 		}
 		if err != nil {
-			return nil, false, reject(err, rules.JSON, "", text)
+			return nil, false, finding.Reject(err, rules.JSON, "", text)
 		}
 		if bytes.Equal(out, text) {
 			return text, false, nil
@@ -809,7 +810,7 @@ func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64, buf *[
 		return text, false, nil
 	case p.RejectUnnormalized:
 		if err := p.form.Check(text); err != nil {
-			return nil, false, reject(err, rules.JSON, "", text)
+			return nil, false, finding.Reject(err, rules.JSON, "", text)
 		}
 		return text, false, nil
 	case p.form.IsNormal(text):
@@ -820,7 +821,7 @@ func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64, buf *[
 		*buf = nt[:0] // the memory grown, kept for the next string or body even when refused
 	}
 	if !ok {
-		return nil, false, tooLarge(rules.JSON, "", p.Limits.BodyBytes)
+		return nil, false, finding.TooLarge(rules.JSON, "", p.Limits.BodyBytes)
 	}
 	return nt, true, nil
 }
@@ -909,7 +910,7 @@ func (p *policy) checkCanonical(nt []byte, isKey bool) *Rejection {
 		return nil
 	}
 	if err := sanitize.CheckClasses(nt, forbid); err != nil {
-		return reject(err, rules.JSON, "", nt)
+		return finding.Reject(err, rules.JSON, "", nt)
 	}
 	return nil
 }
@@ -925,7 +926,7 @@ func (p *policy) jsonCanonReject(sc *jsonScanner, rj *Rejection, i, end int, isK
 		sc.inKey, sc.keySpan = true, [2]int{i + 1, end - 1}
 	}
 	if node != nil && node.set {
-		rj.Field = safeField(p.canonPointer(sc))
+		rj.Field = finding.SafeField(p.canonPointer(sc))
 	}
 	if rj.Field == "" || isKey {
 		rj.Field = sc.pointer()
@@ -934,7 +935,7 @@ func (p *policy) jsonCanonReject(sc *jsonScanner, rj *Rejection, i, end int, isK
 	if escaped {
 		rj.Offset = i + 1 // the offset within decoded text is not the body's
 	}
-	rj.Sample = sample(sc.p, rj.Offset)
+	rj.Sample = finding.Sample(sc.p, rj.Offset)
 	return rj
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -1045,7 +1046,7 @@ func asciiName(s []byte) (ascii, lower bool) {
 // p[start]: its JSON pointer, and the offset of its name.
 func (mc *memberCheck) reject(reason sanitize.Reason, start int) *Rejection {
 	return &Rejection{Reason: reason, Location: rules.JSON, Field: jsonMemberPointer(mc.p, start),
-		Offset: start, Sample: sample(mc.p, start), Err: &sanitize.Error{Reason: reason, Offset: start}}
+		Offset: start, Sample: finding.Sample(mc.p, start), Err: &sanitize.Error{Reason: reason, Offset: start}}
 }
 
 // jsonMemberPointer returns the JSON pointer (safeField) of the member of

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -80,7 +81,7 @@ func duplicateCases() []memberCase {
 		dup("nested", `{"a":{"b":1,"c":{"d":1,"d":2}}}`, "/a/c/d", `"d"`, 2),
 		dup("in an array", `[{"a":1},{"a":2,"b":3,"a":4}]`, "/1/a", `"a"`, 3),
 		dup("after a nested object", `{"a":{"x":1},"b":[1,{"a":2}],"a":3}`, "/a", `"a"`, 3),
-		dup("deep", deep, safeField(strings.Repeat("/k", 299)+"/a"), `"a"`, 2), // cut to 64 octets
+		dup("deep", deep, finding.SafeField(strings.Repeat("/k", 299)+"/a"), `"a"`, 2), // cut to 64 octets
 		dup("many members", many, "/k7", `"k7"`, 2),
 		dup("many members case", manyFold, "/K39", `"K39"`, 1),
 		dup("many members after many inside", manyNested, "/k3", `"k3"`, 3),
@@ -461,7 +462,7 @@ func refMembers(body []byte, dup bool, form normalize.Form) string {
 		o := &objs[len(objs)-1]
 		stack[top].key, stack[top].hasKey = name, true
 		refuse := func(r sanitize.Reason) string {
-			return describe(&Rejection{Reason: r, Offset: start, Field: safeField(pointer())})
+			return describe(&Rejection{Reason: r, Offset: start, Field: finding.SafeField(pointer())})
 		}
 		for _, m := range o.names {
 			if dup && strings.EqualFold(m, name) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -77,7 +78,7 @@ func checkJSONLines(body []byte, p *policy) ([]byte, *Rejection) {
 		if !jsonBlank(line) {
 			if open >= 0 {
 				return nil, &Rejection{Reason: sanitize.BadMediaType, Location: rules.JSON,
-					Field: linePointer(openLine, ""), Offset: open, Sample: sample(body, open), Err: sanitize.ErrBadMediaType}
+					Field: linePointer(openLine, ""), Offset: open, Sample: finding.Sample(body, open), Err: sanitize.ErrBadMediaType}
 			}
 			if _, rj := checkJSON(line, p); rj != nil {
 				return nil, inLine(rj, body, start, n)
@@ -106,7 +107,7 @@ func inLine(rj *Rejection, body []byte, start, n int) *Rejection {
 	if e, ok := rj.Err.(*sanitize.Error); ok && start > 0 {
 		e.Offset += start
 	}
-	rj.Sample = sample(body, rj.Offset)
+	rj.Sample = finding.Sample(body, rj.Offset)
 	rj.Field = linePointer(n, rj.Field)
 	return rj
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/rs/zerolog"
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -36,11 +37,11 @@ func (g *guard) identityOf(r *http.Request, who any) Identity {
 // when true: the client chose the id, so it can be forged or replayed),
 // remote_ip.
 func (id Identity) event(e *zerolog.Event) *zerolog.Event {
-	e = e.Str("request_id", safeField(id.RequestID))
+	e = e.Str("request_id", finding.SafeField(id.RequestID))
 	if id.RequestIDFromClient {
 		e = e.Bool("request_id_client", true)
 	}
-	return e.Str("remote_ip", safeField(id.RemoteIP))
+	return e.Str("remote_ip", finding.SafeField(id.RemoteIP))
 }
 
 // logRejection writes the one log event of a rejected or flagged request.
@@ -74,15 +75,15 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, who any) {
 	if rj.Reason == sanitize.BodyUnreadable && rj.Err != nil {
 		// The cause alone: the reason says the rest, and the field is
 		// bounded (safeField), so a longer text would cut the cause off.
-		e = e.Str("error", safeField(readCause(rj.Err).Error()))
+		e = e.Str("error", finding.SafeField(readCause(rj.Err).Error()))
 	}
 	e.Str("reason", rj.Reason.String()).
 		Str("location", rj.Location.String()).
 		Str("field", rj.Field).
 		Int("offset", rj.Offset).
 		Str("sample", rj.Sample).
-		Str("method", safeField(r.Method)).
-		Str("route", safeField(rj.Route))
+		Str("method", finding.SafeField(r.Method)).
+		Str("route", finding.SafeField(rj.Route))
 	g.identityOf(r, who).event(e).
 		Str("mode", rj.Mode.String()).
 		Msg(msg)
@@ -106,8 +107,8 @@ func (g *guard) logAccept(r *http.Request, route string) {
 		return
 	}
 	g.loggerFor(r.Context()).Debug().
-		Str("method", safeField(r.Method)).
-		Str("route", safeField(route)).
+		Str("method", finding.SafeField(r.Method)).
+		Str("route", finding.SafeField(route)).
 		Msg("utf8guard: request accepted")
 }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -227,7 +228,7 @@ func (p *policy) bodyLocation(ct, typ, sub string) (rules.Location, bool, *Rejec
 // read as one media type.
 func badMediaType(loc rules.Location, ct string) *Rejection {
 	return &Rejection{Reason: sanitize.BadMediaType, Location: loc, Field: "Content-Type",
-		Sample: sample(ct, 0), Err: sanitize.ErrBadMediaType}
+		Sample: finding.Sample(ct, 0), Err: sanitize.ErrBadMediaType}
 }
 
 // requestContentType returns the request's Content-Type value, and false

@@ -9,12 +9,12 @@ import (
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
-	"net/http"
 	"net/textproto"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -800,11 +800,11 @@ func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts,
 // (bad_media_type: the Content-Type's boundary is outside RFC 2046).
 func boundaryRejection(boundary string, depth int) *Rejection {
 	if depth > maxMultipartDepth {
-		return tooMany(rules.Multipart, maxMultipartDepth)
+		return finding.TooMany(rules.Multipart, maxMultipartDepth)
 	}
 	if len(boundary) > maxBoundary {
 		return &Rejection{Reason: sanitize.BadMediaType, Location: rules.Multipart, Field: "boundary",
-			Offset: maxBoundary, Sample: sample(boundary, maxBoundary), Err: sanitize.ErrBadMediaType}
+			Offset: maxBoundary, Sample: finding.Sample(boundary, maxBoundary), Err: sanitize.ErrBadMediaType}
 	}
 	return nil
 }
@@ -816,7 +816,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	want := n.part // the part written, when this is a rebuilt body read back
 	n.part = nil
 	if n.parts++; p.Limits.MultipartParts >= 0 && n.parts > p.Limits.MultipartParts {
-		return tooMany(rules.Multipart, p.Limits.MultipartParts)
+		return finding.TooMany(rules.Multipart, p.Limits.MultipartParts)
 	}
 	if rj := p.checkPartNames(pt); rj != nil {
 		return rj
@@ -825,12 +825,12 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 	// name that is not ASCII allocates.
 	if !pt.isFile() {
 		if n.fields++; p.Limits.Fields >= 0 && n.fields > p.Limits.Fields {
-			return tooMany(rules.Multipart, p.Limits.Fields)
+			return finding.TooMany(rules.Multipart, p.Limits.Fields)
 		}
 	}
 	text, badCharset := p.textPart(pt)
 	if badCharset && p.RefuseCharsets {
-		return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: safeField(pt.name), Err: sanitize.ErrBadCharset}
+		return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: finding.SafeField(pt.name), Err: sanitize.ErrBadCharset}
 	}
 	// The rebuild, if any, takes the names now, as it takes them before
 	// the content (and, for a nested body, before its parts).
@@ -850,7 +850,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 			// Data, streaming: counted and bounded, and copied to the
 			// rebuild's spool as it passes.
 			off := n.st.sinkLen()
-			complete, rj := n.st.data(pt, safeField(pt.name), rb != nil)
+			complete, rj := n.st.data(pt, finding.SafeField(pt.name), rb != nil)
 			if rj != nil || rb == nil {
 				return rj
 			}
@@ -876,10 +876,10 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 		return multipartSyntax(want.name) // not the content written
 	}
 	if pt.over {
-		return tooLarge(rules.Multipart, "", pt.max) // text over the body's text limit
+		return finding.TooLarge(rules.Multipart, "", pt.max) // text over the body's text limit
 	}
 	if qpOff >= 0 {
-		return qpRejection(safeField(pt.name), raw, qpOff)
+		return qpRejection(finding.SafeField(pt.name), raw, qpOff)
 	}
 	if text {
 		if rj := p.checkPartText(pt, content); rj != nil {
@@ -917,17 +917,17 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 // decoder would decode in it alike.
 func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
 	if !pt.isFile() && p.Limits.FieldBytes >= 0 && len(content) > p.Limits.FieldBytes {
-		return tooLarge(rules.Multipart, safeField(pt.name), int64(p.Limits.FieldBytes))
+		return finding.TooLarge(rules.Multipart, finding.SafeField(pt.name), int64(p.Limits.FieldBytes))
 	}
 	if err := sanitize.Check(content, p.Multipart.Forbid); err != nil {
-		return reject(err, rules.Multipart, safeField(pt.name), content)
+		return finding.Reject(err, rules.Multipart, finding.SafeField(pt.name), content)
 	}
 	// The escapes any decoder of a text type would read in it (escapes.go):
 	// one reading the part (a file part handed to json.NewDecoder), or
 	// the whole body (an XML decoder skips the text before its first
 	// element, delimiters and part headers included).
 	if rj := checkEscapes(content, rules.Multipart, p.Multipart.Forbid, 0); rj != nil {
-		rj.Field = safeField(pt.name)
+		rj.Field = finding.SafeField(pt.name)
 		return rj
 	}
 	return nil
@@ -943,7 +943,7 @@ func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
 func qpRejection(field string, raw []byte, off int) *Rejection {
 	dec, _ := io.Copy(io.Discard, quotedprintable.NewReader(bytes.NewReader(raw[:off])))
 	return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: field, Offset: int(dec),
-		Sample: sample(raw, off), Err: &sanitize.Error{Reason: sanitize.BadEscape, Offset: int(dec)}}
+		Sample: finding.Sample(raw, off), Err: &sanitize.Error{Reason: sanitize.BadEscape, Offset: int(dec)}}
 }
 
 // checkPartNames checks what a handler reads of a part's header: the field
@@ -966,15 +966,15 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 	forbid := p.namesForbid()
 	for _, v := range [...]string{pt.name, pt.file} {
 		if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {
-			return tooLarge(rules.Multipart, safeField(pt.name), int64(p.Limits.FieldBytes))
+			return finding.TooLarge(rules.Multipart, finding.SafeField(pt.name), int64(p.Limits.FieldBytes))
 		}
 		if err := nameCheck(v, forbid); err != nil {
-			return reject(err, rules.Multipart, safeField(pt.name), v)
+			return finding.Reject(err, rules.Multipart, finding.SafeField(pt.name), v)
 		}
 	}
 	for _, params := range [...]map[string]string{pt.dispParams, pt.typeParams} {
 		if k, err := firstBad(params, func(v string) error { return nameCheck(v, forbid) }); err != nil {
-			return reject(err, rules.Multipart, safeField(pt.name), params[k])
+			return finding.Reject(err, rules.Multipart, finding.SafeField(pt.name), params[k])
 		}
 	}
 	// The header values, in one walk that counts them too: the lines
@@ -1010,7 +1010,7 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 		return headersRejection(lim)
 	}
 	if first != nil {
-		return reject(first, rules.Multipart, safeField(name), bad)
+		return finding.Reject(first, rules.Multipart, finding.SafeField(name), bad)
 	}
 	return p.partHeaderNormal(pt)
 }
@@ -1040,7 +1040,7 @@ func (p *policy) partHeaderNormal(pt *mimePart) *Rejection {
 			}
 		}
 		if at >= 0 {
-			return reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: at}, rules.Multipart, safeField(pt.name), params[key])
+			return finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: at}, rules.Multipart, finding.SafeField(pt.name), params[key])
 		}
 	}
 	key, bad, at := "", "", -1
@@ -1056,7 +1056,7 @@ func (p *policy) partHeaderNormal(pt *mimePart) *Rejection {
 		}
 	}
 	if at >= 0 {
-		return reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: at}, rules.Multipart, safeField(key), bad)
+		return finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: at}, rules.Multipart, finding.SafeField(key), bad)
 	}
 	return nil
 }
@@ -1132,8 +1132,7 @@ var errMultipartBroken = errors.New("multipart body not well formed to its closi
 // checked as part of any part (from the bad header up to the next
 // delimiter), so such a body is refused, not passed on.
 func brokenMultipart() *Rejection {
-	return &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart,
-		Err: errMultipartBroken, status: http.StatusBadRequest}
+	return finding.Unreadable(rules.Multipart, errMultipartBroken, false)
 }
 
 // multipartSyntax refuses a rebuilt body that its parser would not read as
@@ -1141,7 +1140,7 @@ func brokenMultipart() *Rejection {
 // form that holds syntax its input did not. field is the part's field
 // name, in canonical form, or "".
 func multipartSyntax(field string) *Rejection {
-	return &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: safeField(field),
+	return &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: finding.SafeField(field),
 		Err: &sanitize.Error{Reason: sanitize.CanonicalSyntax}}
 }
 
@@ -1227,7 +1226,7 @@ func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *
 		if n := rb.p.form.FirstNonNormal(v); n >= 0 {
 			off = n
 		}
-		rb.first = reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Multipart, safeField(field), v)
+		rb.first = finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Multipart, finding.SafeField(field), v)
 	}
 	return out, changed, rj
 }
@@ -1268,8 +1267,8 @@ func checkFileNameSyntax(p *policy, field, v string) *Rejection {
 	if !changed || !addsSyntaxOf(fileNameSyntax, stringBytes(v), cf) {
 		return nil
 	}
-	return &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: safeField(field),
-		Sample: sample(v, 0), Err: &sanitize.Error{Reason: sanitize.CanonicalSyntax}}
+	return &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: finding.SafeField(field),
+		Sample: finding.Sample(v, 0), Err: &sanitize.Error{Reason: sanitize.CanonicalSyntax}}
 }
 
 // collide refuses name, a field name as sent, when an earlier field name
@@ -1291,8 +1290,8 @@ func (rb *rebuilder) collide(name, canon string) *Rejection {
 		}
 		rb.keys[key] = name
 	case prev != name:
-		return &Rejection{Reason: sanitize.KeyCollision, Location: rules.Multipart, Field: safeField(name),
-			Sample: sample(name, 0), Err: &sanitize.Error{Reason: sanitize.KeyCollision}}
+		return &Rejection{Reason: sanitize.KeyCollision, Location: rules.Multipart, Field: finding.SafeField(name),
+			Sample: finding.Sample(name, 0), Err: &sanitize.Error{Reason: sanitize.KeyCollision}}
 	}
 	return nil
 }
@@ -1395,8 +1394,8 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 			// parser's back, so a body that is not is refused.
 			if _, ch, rj := p.canonValue(rules.Multipart, field, content, true); rj != nil || ch {
 				if rj == nil {
-					rj = reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: max(p.form.FirstNonNormal(content), 0)},
-						rules.Multipart, safeField(field), content)
+					rj = finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: max(p.form.FirstNonNormal(content), 0)},
+						rules.Multipart, finding.SafeField(field), content)
 				}
 				return out, false, false, rj
 			}
@@ -1420,7 +1419,7 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 			rb.leaves += int64(len(content))
 		}
 		if lim := p.Limits.BodyBytes; lim >= 0 && rb.leaves > lim && rb.first != nil {
-			return out, false, false, tooLarge(rules.Multipart, "", lim)
+			return out, false, false, finding.TooLarge(rules.Multipart, "", lim)
 		}
 	}
 	if out.data {

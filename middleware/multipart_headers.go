@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -193,7 +194,7 @@ func (h *headScan) advance(p []byte, from, to int) {
 
 // headersRejection refuses a part whose header has more than limit lines
 // (too_large, a count: 400).
-func headersRejection(limit int) *Rejection { return tooMany(rules.Multipart, limit) }
+func headersRejection(limit int) *Rejection { return finding.TooMany(rules.Multipart, limit) }
 
 // A part's header block is text, wherever it is read from: a handler
 // reads its values through Part.Header, FormName and FileName, and one
@@ -250,7 +251,7 @@ func nameCheck(v string, forbid sanitize.Class) error {
 // part's field name when it has one, else the header's name.
 func headerField(pt *mimePart, header string) string {
 	if pt.name != "" {
-		return safeField(pt.name)
+		return finding.SafeField(pt.name)
 	}
 	return header
 }
@@ -289,17 +290,17 @@ func checkExtendedParams(pt *mimePart) *Rejection {
 					// Not charset'language'value: Go drops it. A
 					// malformed escape of the whole value.
 					return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: headerField(pt, h),
-						Sample: sample(raw, 0), Err: &sanitize.Error{Reason: sanitize.BadEscape}}
+						Sample: finding.Sample(raw, 0), Err: &sanitize.Error{Reason: sanitize.BadEscape}}
 				}
 				if !strings.EqualFold(charset, "utf-8") && !strings.EqualFold(charset, "us-ascii") {
 					return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: headerField(pt, h),
-						Sample: sample(raw, 0), Err: sanitize.ErrBadCharset}
+						Sample: finding.Sample(raw, 0), Err: sanitize.ErrBadCharset}
 				}
 				text = t
 			}
 			if at, dec := badPercent(text); at >= 0 {
 				return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: headerField(pt, h),
-					Offset: dec, Sample: sample(text, at), Err: &sanitize.Error{Reason: sanitize.BadEscape, Offset: dec}}
+					Offset: dec, Sample: finding.Sample(text, at), Err: &sanitize.Error{Reason: sanitize.BadEscape, Offset: dec}}
 			}
 		}
 	}
@@ -398,7 +399,7 @@ func ambiguousPart(pt *mimePart) *Rejection {
 // its value).
 func ambiguous(pt *mimePart, h, v string) *Rejection {
 	return &Rejection{Reason: sanitize.AmbiguousHeader, Location: rules.Multipart, Field: headerField(pt, h),
-		Sample: sample(v, 0), Err: sanitize.ErrAmbiguousHeader}
+		Sample: finding.Sample(v, 0), Err: sanitize.ErrAmbiguousHeader}
 }
 
 // ambiguousParam returns the name of a parameter that the value v, a

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -106,7 +107,7 @@ func twoWalks(t *testing.T, p *policy, ct string, body []byte, spilled bool) mpO
 				var nb []byte
 				if nb, rj = p.canonMultipart(r, mem); rj == nil && nb != nil {
 					if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(nb)) > lim {
-						rj = tooLarge(rules.Multipart, "", lim)
+						rj = finding.TooLarge(rules.Multipart, "", lim)
 					} else {
 						setBody(r, nb)
 					}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 )
 
@@ -88,7 +89,7 @@ func TestMultipartRecheckFaults(t *testing.T) {
 			if rj == nil || rj.Reason.String() != "canonical_syntax" {
 				t.Fatalf("recheckRebuilt: %v, want canonical_syntax", rj)
 			}
-			if field, ok := lv.verify(); !ok && rj.Field != safeField(field) {
+			if field, ok := lv.verify(); !ok && rj.Field != finding.SafeField(field) {
 				t.Errorf("recheckRebuilt names %q, verifyWith %q", rj.Field, field)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -39,9 +40,9 @@ func checkOutsideParts(body []byte, boundary string, c *rules.Check) *Rejection 
 	first, last := outsideParts(body, delim)
 	for _, seg := range [2][2]int{{0, first}, {last, len(body)}} {
 		if err := sanitize.Check(body[seg[0]:seg[1]], c.Forbid); err != nil {
-			rj := reject(err, rules.Multipart, "", body)
+			rj := finding.Reject(err, rules.Multipart, "", body)
 			rj.Offset += seg[0]
-			rj.Sample = sample(body, rj.Offset)
+			rj.Sample = finding.Sample(body, rj.Offset)
 			return rj
 		}
 		// The escapes any decoder of a text type would read there.
@@ -167,7 +168,7 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 		return nil, multipartSyntax("") // cannot happen: every change sets first
 	}
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out))-rb.data > lim {
-		return nil, tooLarge(rules.Multipart, "", lim) // its text over the text limit
+		return nil, finding.TooLarge(rules.Multipart, "", lim) // its text over the text limit
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
@@ -246,10 +247,10 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 	content, raw, buf, truncated, qpOff := pt.readContent(rb.mem.bufs[depth][:0], &rb.mem.qp)
 	rb.mem.bufs[depth] = buf
 	if pt.over {
-		return out, false, false, tooLarge(rules.Multipart, "", pt.max) // refused by the check already
+		return out, false, false, finding.TooLarge(rules.Multipart, "", pt.max) // refused by the check already
 	}
 	if qpOff >= 0 {
-		return out, false, false, qpRejection(safeField(field), raw, qpOff) // refused by the check already
+		return out, false, false, qpRejection(finding.SafeField(field), raw, qpOff) // refused by the check already
 	}
 	var sub *rebuiltLevel
 	if nb := pt.nestedBoundary(); nb != "" {

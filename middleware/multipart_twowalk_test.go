@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -81,7 +82,7 @@ func (s *scratch) canonSpoolTwoWalk(r *http.Request, p *policy) *Rejection {
 	recheck := newSpoolReader(out.reader(), nil, -1)
 	rj := p.checkStream(recheck, lv.boundary, nil)
 	if recheck.over {
-		rj = tooLarge(rules.Multipart, "", recheck.overLimit())
+		rj = finding.TooLarge(rules.Multipart, "", recheck.overLimit())
 	}
 	recheck.done()
 	if rj != nil {

@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -31,7 +32,7 @@ type outsideScan struct {
 	// The preamble (scanPreamble): pre holds the body from its start,
 	// i is the start of the line looked at, j where the search for its
 	// end goes on. Once the preamble is known, pre keeps it and up to
-	// sampleRadius octets after it.
+	// finding.SampleRadius octets after it.
 	pre      []byte
 	i, j     int
 	first    int  // where the preamble ends
@@ -70,7 +71,7 @@ func newOutsideScan(boundary string, limit int64) *outsideScan {
 // hold appends p to buf, unless that goes over the limit: then it sets
 // over and keeps buf as it is.
 func (o *outsideScan) hold(buf, p []byte) []byte {
-	if o.limit >= 0 && int64(len(buf)+len(p))-2*sampleRadius > o.limit {
+	if o.limit >= 0 && int64(len(buf)+len(p))-2*finding.SampleRadius > o.limit {
 		o.over = true
 		return buf
 	}
@@ -82,8 +83,8 @@ func (o *outsideScan) write(p []byte) {
 	if o.over {
 		return // refused: nothing it finds matters
 	}
-	if o.preKnown && len(o.pre) < o.first+sampleRadius {
-		o.pre = append(o.pre, p[:min(len(p), o.first+sampleRadius-len(o.pre))]...)
+	if o.preKnown && len(o.pre) < o.first+finding.SampleRadius {
+		o.pre = append(o.pre, p[:min(len(p), o.first+finding.SampleRadius-len(o.pre))]...)
 	}
 	switch o.phase {
 	case scanPreamble:
@@ -196,7 +197,7 @@ func (o *outsideScan) preamble(eof bool) {
 // octets after it.
 func (o *outsideScan) found(first int) {
 	o.first, o.preKnown = first, true
-	o.pre = o.pre[:min(len(o.pre), first+sampleRadius):min(len(o.pre), first+sampleRadius)]
+	o.pre = o.pre[:min(len(o.pre), first+finding.SampleRadius):min(len(o.pre), first+finding.SampleRadius)]
 }
 
 // parts searches buf, the next octets inside the parts (at offset off of
@@ -258,10 +259,10 @@ func (o *outsideScan) matched(buf []byte, k int) {
 	o.epiOff = o.off + int64(k)
 	// The context of samples: the octets before epiOff.
 	var ctx []byte
-	if k >= sampleRadius {
-		ctx = buf[k-sampleRadius : k]
+	if k >= finding.SampleRadius {
+		ctx = buf[k-finding.SampleRadius : k]
 	} else {
-		keep := min(o.ntail, sampleRadius-k)
+		keep := min(o.ntail, finding.SampleRadius-k)
 		ctx = append(append(ctx, o.tail[o.ntail-keep:o.ntail]...), buf[:k]...)
 	}
 	o.epi = append(o.epi[:0], ctx...)
@@ -271,7 +272,7 @@ func (o *outsideScan) matched(buf []byte, k int) {
 // startEpilogue records, in the preamble phase, that the epilogue starts
 // at off in buf (the body from its start).
 func (o *outsideScan) startEpilogue(buf []byte, off int) {
-	from := max(off-sampleRadius, 0)
+	from := max(off-finding.SampleRadius, 0)
 	o.epi = o.hold(nil, buf[from:])
 	o.ctx = off - from
 	o.epiOff = int64(off)
@@ -365,10 +366,10 @@ func (o *outsideScan) checkEpilogue(c *rules.Check) *Rejection {
 func checkSegment(buf []byte, base int64, from, to int, c *rules.Check) *Rejection {
 	seg := buf[from:to]
 	if err := sanitize.Check(seg, c.Forbid); err != nil {
-		rj := reject(err, rules.Multipart, "", seg)
+		rj := finding.Reject(err, rules.Multipart, "", seg)
 		at := from + rj.Offset
 		rj.Offset = int(base) + at
-		rj.Sample = sample(buf, at)
+		rj.Sample = finding.Sample(buf, at)
 		return rj
 	}
 	return checkEscapes(seg, rules.Multipart, c.Forbid, int(base)+from)

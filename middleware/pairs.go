@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -27,7 +28,7 @@ import (
 // the slow way, which tells keys from values.
 func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
 	if loc == rules.Query && overLimit(len(raw), int64(lim.QueryBytes)) {
-		return "", false, tooLarge(loc, "", int64(lim.QueryBytes))
+		return "", false, finding.TooLarge(loc, "", int64(lim.QueryBytes))
 	}
 	if s.cleanPairs(raw, c.Forbid|c.Names, mode, lim) {
 		return "", false, nil
@@ -105,12 +106,12 @@ func indexByteNear(s string, c byte) int {
 // included, so that the two answer alike).
 func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
 	if loc == rules.Query && overLimit(len(raw), int64(lim.QueryBytes)) {
-		return "", false, tooLarge(loc, "", int64(lim.QueryBytes))
+		return "", false, finding.TooLarge(loc, "", int64(lim.QueryBytes))
 	}
 	n, repair := 0, false
 	for pr := range eachPair(raw) {
 		if n++; lim.Fields >= 0 && n > lim.Fields {
-			return "", false, tooMany(loc, lim.Fields)
+			return "", false, finding.TooMany(loc, lim.Fields)
 		}
 		key, val := pr.key, pr.val
 		s.buf = s.buf[:0]
@@ -119,7 +120,7 @@ func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, 
 			if rj.Reason == sanitize.TooLarge || !(c.Repair && isEncodingReason(rj.Reason)) {
 				// Cloned: key points into the body of a form, which a
 				// Rejection kept by OnReject should not pin.
-				rj.Field = strings.Clone(safeField(key))
+				rj.Field = strings.Clone(finding.SafeField(key))
 				return "", false, rj
 			}
 			repair = true
@@ -134,7 +135,7 @@ func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, 
 				// request reuses once this one has put its scratch back,
 				// while the Rejection lives on in the log line, OnReject
 				// and the error handler.
-				rj.Field = strings.Clone(safeField(rj.Field))
+				rj.Field = strings.Clone(finding.SafeField(rj.Field))
 				return "", false, rj
 			}
 			repair = true
@@ -189,10 +190,10 @@ func (s *scratch) field(raw string, loc rules.Location, name string, forbid sani
 	var dec []byte
 	if !needsDecoding(raw, mode) {
 		if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes {
-			return nil, tooLarge(loc, name, int64(lim.FieldBytes))
+			return nil, finding.TooLarge(loc, name, int64(lim.FieldBytes))
 		}
 		if err = sanitize.CheckString(raw, forbid); err != nil {
-			return nil, reject(err, loc, name, raw)
+			return nil, finding.Reject(err, loc, name, raw)
 		}
 		return nil, nil
 	}
@@ -200,7 +201,7 @@ func (s *scratch) field(raw string, loc rules.Location, name string, forbid sani
 	s.buf, err = sanitize.AppendUnescape(s.buf, raw, mode)
 	dec = s.buf[start:]
 	if err != nil {
-		rj := rejectEscaped(firstViolation(err, dec, forbid), loc, name, raw, dec)
+		rj := finding.RejectEscaped(firstViolation(err, dec, forbid), loc, name, raw, dec)
 		if rj.Reason == sanitize.BadEscape || rj.Reason == sanitize.DoubleEncoding {
 			return nil, rj
 		}
@@ -208,15 +209,15 @@ func (s *scratch) field(raw string, loc rules.Location, name string, forbid sani
 		// checked first, as for a value without escapes, so that a Repair
 		// check cannot let an over-long value through.
 		if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
-			return nil, tooLarge(loc, name, int64(lim.FieldBytes))
+			return nil, finding.TooLarge(loc, name, int64(lim.FieldBytes))
 		}
 		return nil, rj
 	}
 	if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
-		return nil, tooLarge(loc, name, int64(lim.FieldBytes))
+		return nil, finding.TooLarge(loc, name, int64(lim.FieldBytes))
 	}
 	if err = sanitize.CheckClasses(dec, forbid); err != nil {
-		return nil, reject(err, loc, name, dec)
+		return nil, finding.Reject(err, loc, name, dec)
 	}
 	return dec, nil
 }
@@ -276,14 +277,14 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 			// ToValid returns its input itself when it repairs nothing.
 			keyRepaired = keyRepaired || i == 0 && len(dec) > 0 && &dec[0] != &pc.tmp[0]
 			if lim.FieldBytes >= 0 && len(dec) > lim.FieldBytes {
-				return "", false, tooLarge(loc, strings.Clone(safeField(key)), int64(lim.FieldBytes))
+				return "", false, finding.TooLarge(loc, strings.Clone(finding.SafeField(key)), int64(lim.FieldBytes))
 			}
 			forbid := c.Forbid
 			if i == 0 {
 				forbid |= c.Names // a key is a name
 			}
 			if err := sanitize.CheckClasses(dec, forbid); err != nil {
-				return "", false, reject(err, loc, strings.Clone(safeField(key)), dec)
+				return "", false, finding.Reject(err, loc, strings.Clone(finding.SafeField(key)), dec)
 			}
 			out = sanitize.AppendEscape(out, bytesString(dec), sanitize.EscapeQuery)
 		}
@@ -297,7 +298,7 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 	// one or three: the repaired text is held to the limit the text as
 	// sent was.
 	if limit := textLimit(loc, lim); overLimit(len(out), limit) {
-		return "", false, tooLarge(loc, "", limit)
+		return "", false, finding.TooLarge(loc, "", limit)
 	}
 	return bytesString(out), true, nil
 }
@@ -319,8 +320,8 @@ func repairedKeyCollision(raw string, loc rules.Location, mode sanitize.EscapeMo
 		if first, ok := seen[string(fixed)]; !ok {
 			seen[string(fixed)] = string(dec)
 		} else if first != string(dec) {
-			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(safeField(pr.key)),
-				Sample: sample(fixed, 0), Err: sanitize.ErrKeyCollision}
+			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(finding.SafeField(pr.key)),
+				Sample: finding.Sample(fixed, 0), Err: sanitize.ErrKeyCollision}
 		}
 	}
 	return nil
@@ -396,7 +397,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 		if rj != nil {
 			// Cloned: the key points into the body of a form, which a
 			// Rejection kept by OnReject should not pin.
-			rj.Field = strings.Clone(safeField(pr.key))
+			rj.Field = strings.Clone(finding.SafeField(pr.key))
 			return nil, rj
 		}
 		if key.changed {
@@ -411,7 +412,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 			// The field's name, made safe to log, only for a refusal:
 			// most values pass.
 			if rj = recheck(loc, "", nv, c.Forbid, p.Limits.FieldBytes, mode); rj != nil {
-				rj.Field = safeField(name)
+				rj.Field = finding.SafeField(name)
 			}
 		}
 		if rj != nil {
@@ -468,7 +469,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 		return nil, nil
 	}
 	if limit := textLimit(loc, &p.Limits); overLimit(pc.size, limit) {
-		return nil, tooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
+		return nil, finding.TooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
 	}
 	out := append(make([]byte, 0, pc.size), pc.out...)
 	if pc.spilled {
@@ -779,7 +780,7 @@ func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v [
 	if prof, ok := pc.precisProfile(p, loc, field); ok {
 		out, err := pc.enf.Append(pc.norm[:0], prof, v)
 		if err != nil {
-			return nil, false, false, reject(err, loc, safeField(field), v)
+			return nil, false, false, finding.Reject(err, loc, finding.SafeField(field), v)
 		}
 		pc.norm = out
 		if bytes.Equal(out, v) {
@@ -867,8 +868,8 @@ func (s *scratch) keyCollision(raw string, loc rules.Location, mode sanitize.Esc
 		at := len(s.buf)
 		s.buf = appendDecoded(s.buf, raw[k.raw:k.rawEnd], mode)
 		if d := s.buf[at:]; !bytes.Equal(s.buf[:at], d) {
-			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(safeField(raw[k.raw:k.rawEnd])),
-				Sample: sample(d, 0), Err: sanitize.ErrKeyCollision}
+			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(finding.SafeField(raw[k.raw:k.rawEnd])),
+				Sample: finding.Sample(d, 0), Err: sanitize.ErrKeyCollision}
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -149,7 +150,7 @@ func refCanonText(s *scratch, raw string, loc rules.Location, p *policy) (string
 	out := make([]byte, 0, len(raw)+16)
 	refCanonPairs(s, raw, loc, p, &out)
 	if limit := textLimit(loc, &p.Limits); overLimit(len(out), limit) {
-		return "", tooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
+		return "", finding.TooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
 	}
 	return string(out), nil
 }
@@ -174,14 +175,14 @@ func refCanonPairs(s *scratch, raw string, loc rules.Location, p *policy, out *[
 		if rj != nil {
 			// Cloned: key points into the body of a form, which a
 			// Rejection kept by OnReject should not pin.
-			rj.Field = strings.Clone(safeField(key))
+			rj.Field = strings.Clone(finding.SafeField(key))
 			return false, false, rj
 		}
 		name := bytesString(nk) // the canonical key names the field; s.buf only grows
 		v := s.decoded(val, dec)
 		nv, vch, rj := p.canonOf(loc, name, v, true)
 		if rj == nil && vch {
-			rj = recheck(loc, safeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
+			rj = recheck(loc, finding.SafeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
 		}
 		if rj != nil {
 			// Cloned: name may point into s.buf, which the next request
@@ -225,8 +226,8 @@ func refKeyCollision(s *scratch, raw string, loc rules.Location, p *policy) *Rej
 		if first, ok := seen[string(nk)]; !ok {
 			seen[string(nk)] = string(k)
 		} else if first != string(k) {
-			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(safeField(key)),
-				Sample: sample(k, 0), Err: sanitize.ErrKeyCollision}
+			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(finding.SafeField(key)),
+				Sample: finding.Sample(k, 0), Err: sanitize.ErrKeyCollision}
 		}
 	}
 	return nil

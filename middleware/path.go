@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -34,13 +35,13 @@ func (s *scratch) checkPath(r *http.Request, p *policy) (rej *Rejection, repaire
 func checkDecodedPath(r *http.Request, p *policy) (*Rejection, bool) {
 	path := r.URL.Path
 	if p.Limits.PathBytes >= 0 && len(path) > p.Limits.PathBytes/3 && escapedPathLen(path) > p.Limits.PathBytes {
-		return tooLarge(rules.Path, "", int64(p.Limits.PathBytes)), false
+		return finding.TooLarge(rules.Path, "", int64(p.Limits.PathBytes)), false
 	}
 	if p.Path.RefuseDoubleEncoding {
 		for i := strings.IndexByte(path, '%'); i >= 0; {
 			if i+2 < len(path) && isHex(path[i+1]) && isHex(path[i+2]) {
 				return &Rejection{Reason: sanitize.DoubleEncoding, Location: rules.Path, Offset: i,
-					Sample: sample(r.URL.EscapedPath(), escapedLen(path[:i])),
+					Sample: finding.Sample(r.URL.EscapedPath(), escapedLen(path[:i])),
 					Err:    &sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: i}}, false
 			}
 			j := strings.IndexByte(path[i+1:], '%')
@@ -54,7 +55,7 @@ func checkDecodedPath(r *http.Request, p *policy) (*Rejection, bool) {
 	if err == nil {
 		return nil, false
 	}
-	rj := reject(err, rules.Path, "", path)
+	rj := finding.Reject(err, rules.Path, "", path)
 	if !(p.Path.Repair && isEncodingReason(rj.Reason)) {
 		return rj, false
 	}
@@ -102,7 +103,7 @@ func isHex(c byte) bool {
 // checkEscapedPath checks the escaped path raw of r.
 func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *policy) (rej *Rejection, repaired bool) {
 	if p.Limits.PathBytes >= 0 && len(raw) > p.Limits.PathBytes {
-		return tooLarge(rules.Path, "", int64(p.Limits.PathBytes)), false
+		return finding.TooLarge(rules.Path, "", int64(p.Limits.PathBytes)), false
 	}
 	if strings.IndexByte(raw, '%') < 0 {
 		// Nothing to decode: the raw path is the value.
@@ -110,7 +111,7 @@ func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *policy) (rej 
 		if err == nil {
 			return nil, false
 		}
-		if rj := reject(err, rules.Path, "", raw); !(p.Path.Repair && isEncodingReason(rj.Reason)) {
+		if rj := finding.Reject(err, rules.Path, "", raw); !(p.Path.Repair && isEncodingReason(rj.Reason)) {
 			return rj, false
 		}
 		if rj := repairPath(r, raw, p); rj != nil {
@@ -128,7 +129,7 @@ func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *policy) (rej 
 	if err == nil {
 		return nil, false
 	}
-	rj := rejectEscaped(err, rules.Path, "", raw, dec)
+	rj := finding.RejectEscaped(err, rules.Path, "", raw, dec)
 	if rj.Reason == sanitize.BadEscape || rj.Reason == sanitize.DoubleEncoding {
 		return rj, false
 	}
@@ -153,7 +154,7 @@ func repairPath(r *http.Request, raw string, p *policy) *Rejection {
 		d, err := sanitize.AppendUnescape(nil, seg, sanitize.EscapePathSegment)
 		if err != nil {
 			if e := err.(*sanitize.Error); !isEncodingReason(e.Reason) {
-				return reject(err, rules.Path, "", seg) // cannot happen: raw decoded
+				return finding.Reject(err, rules.Path, "", seg) // cannot happen: raw decoded
 			}
 		}
 		d = sanitize.ToValid(d)
@@ -164,7 +165,7 @@ func repairPath(r *http.Request, raw string, p *policy) *Rejection {
 	}
 	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]
 	if err := sanitize.CheckClasses(dec, p.Path.Forbid); err != nil {
-		return reject(err, rules.Path, "", dec)
+		return finding.Reject(err, rules.Path, "", dec)
 	}
 	r.URL.Path = string(dec)
 	r.URL.RawPath = string(enc)
@@ -219,7 +220,7 @@ func checkParams(names, values []string, p *policy, routedRaw, repaired bool) ([
 				}
 			}
 			if err != nil {
-				return nil, rejectEscaped(err, rules.Path, paramName(names, i), v, dec)
+				return nil, finding.RejectEscaped(err, rules.Path, paramName(names, i), v, dec)
 			}
 		}
 		if rj := paramBOM(names, i, dec, p); rj != nil {
@@ -239,7 +240,7 @@ func checkParams(names, values []string, p *policy, routedRaw, repaired bool) ([
 // paramName is the name of the i-th path parameter, or "".
 func paramName(names []string, i int) string {
 	if i < len(names) {
-		return safeField(names[i])
+		return finding.SafeField(names[i])
 	}
 	return ""
 }
@@ -250,7 +251,7 @@ func paramBOM(names []string, i int, v string, p *policy) *Rejection {
 	if p.Path.Forbid&sanitize.BOM == 0 || !strings.HasPrefix(v, bom) {
 		return nil
 	}
-	return reject(&sanitize.Error{Reason: sanitize.ForbiddenChar, Class: sanitize.BOM}, rules.Path, paramName(names, i), v)
+	return finding.Reject(&sanitize.Error{Reason: sanitize.ForbiddenChar, Class: sanitize.BOM}, rules.Path, paramName(names, i), v)
 }
 
 // segmentBOM refuses a U+FEFF at the start of a segment of the decoded
@@ -271,7 +272,7 @@ func segmentBOM(r *http.Request, p *policy) *Rejection {
 		return nil
 	}
 	return &Rejection{Reason: sanitize.ForbiddenChar, Class: sanitize.BOM, Location: rules.Path, Offset: i + 1,
-		Sample: sample(path, i+1), Err: &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: i + 1, Class: sanitize.BOM}}
+		Sample: finding.Sample(path, i+1), Err: &sanitize.Error{Reason: sanitize.ForbiddenChar, Offset: i + 1, Class: sanitize.BOM}}
 }
 
 // checkPathValues checks, for a request a net/http ServeMux has routed
@@ -337,7 +338,7 @@ func dotSegments(s []byte) int {
 // parameter, whose offset is into its own value).
 func syntaxRejection(field string, before []byte, off int) *Rejection {
 	e := &sanitize.Error{Reason: sanitize.CanonicalSyntax, Offset: off}
-	return reject(e, rules.Path, field, before)
+	return finding.Reject(e, rules.Path, field, before)
 }
 
 // canonParam brings a path parameter value to its canonical form and
@@ -349,7 +350,7 @@ func (c *policy) canonParam(name, v string) (string, bool, *Rejection) {
 	if rj != nil || !changed {
 		return v, false, rj
 	}
-	field := safeField(name)
+	field := finding.SafeField(name)
 	if addsSyntax(stringBytes(v), out) {
 		return v, false, syntaxRejection(field, stringBytes(v), 0)
 	}
@@ -450,7 +451,7 @@ func (s *scratch) canonPath(r *http.Request, p *policy) *Rejection {
 	path := r.URL.Path
 	if p.RejectUnnormalized {
 		if err := p.form.CheckString(path); err != nil {
-			return reject(err, rules.Path, "", path)
+			return finding.Reject(err, rules.Path, "", path)
 		}
 		return nil
 	}
@@ -477,7 +478,7 @@ func (s *scratch) canonPath(r *http.Request, p *policy) *Rejection {
 	pc.norm, pc.out = dec, enc // the grown buffers go back to the pool
 	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]
 	if p.Limits.PathBytes >= 0 && len(enc) > p.Limits.PathBytes {
-		return tooLarge(rules.Path, "", int64(p.Limits.PathBytes))
+		return finding.TooLarge(rules.Path, "", int64(p.Limits.PathBytes))
 	}
 	if rj := recheck(rules.Path, "", dec, p.Path.Forbid&^sanitize.BOM, -1, 0); rj != nil {
 		return rj

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -222,7 +223,7 @@ func (pl *Pipeline) Refuse(r *http.Request, route string, rj *Rejection, who any
 func (g *guard) refuse(r *http.Request, route string, ps *policies, rj *Rejection, who any) {
 	rj.Route, rj.Mode = route, ps.lookup(route).Mode
 	if rj.Sample == "" && rj.Location == rules.Path {
-		rj.Sample = sample(r.URL.Path, rj.Offset)
+		rj.Sample = finding.Sample(r.URL.Path, rj.Offset)
 	}
 	g.logRejection(r, rj, who)
 	outcome := Rejected
@@ -346,7 +347,7 @@ type guard struct {
 func (g *guard) reportLimit(lb *binaryLimit, r *http.Request, route string, mode rules.Mode, who any) {
 	rt := strings.Clone(route) // so that route does not escape (run)
 	lb.report = func() *Rejection {
-		rj := tooLarge(rules.Body, "", lb.limit)
+		rj := finding.TooLarge(rules.Body, "", lb.limit)
 		rj.Route, rj.Mode = rt, mode
 		g.logRejection(r, rj, who)
 		return rj

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -244,9 +245,9 @@ func (g *guard) reportRoutes(r *http.Request, registered []string) {
 	}
 	l := g.loggerFor(r.Context())
 	for _, k := range e.Keys {
-		ev := l.Error().Str("route", safeField(k))
+		ev := l.Error().Str("route", finding.SafeField(k))
 		if near, ok := e.Near[k]; ok {
-			ev = ev.Str("did_you_mean", safeField(near))
+			ev = ev.Str("did_you_mean", finding.SafeField(near))
 		}
 		ev.Msg("utf8guard: a route of the policy table names no registered route: its requests get the default policy; fix the key (CheckRoutes at start-up finds this)")
 	}

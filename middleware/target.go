@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -92,11 +93,11 @@ func checkEscapedText(text string, loc rules.Location, mode sanitize.EscapeMode,
 		err = firstViolation(err, dec, forbid)
 	}
 	if err != nil {
-		return rejectEscaped(err, loc, field, text, dec)
+		return finding.RejectEscaped(err, loc, field, text, dec)
 	}
 	if p.form != normalize.None && p.Mode == rules.Enforce {
 		if off := p.form.FirstNonNormal(dec); off >= 0 {
-			return reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, loc, field, dec)
+			return finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, loc, field, dec)
 		}
 	}
 	return nil
@@ -208,7 +209,7 @@ func checkTargetParts(r *http.Request, p *policy) *Rejection {
 // route's normalization form.
 func checkOpaque(opaque string, p *policy) *Rejection {
 	if p.Limits.PathBytes >= 0 && len(opaque) > p.Limits.PathBytes {
-		return tooLarge(rules.Path, "", int64(p.Limits.PathBytes))
+		return finding.TooLarge(rules.Path, "", int64(p.Limits.PathBytes))
 	}
 	dec, err := sanitize.AppendUnescape(nil, opaque, p.pathMode)
 	if err == nil {
@@ -217,7 +218,7 @@ func checkOpaque(opaque string, p *policy) *Rejection {
 		err = firstViolation(err, dec, p.Path.Forbid)
 	}
 	if err != nil {
-		return rejectEscaped(err, rules.Path, "", opaque, dec)
+		return finding.RejectEscaped(err, rules.Path, "", opaque, dec)
 	}
 	return targetNormal(string(dec), "", p)
 }
@@ -229,7 +230,7 @@ func targetText(text, field string, decoded bool, p *policy) *Rejection {
 	if decoded && p.Path.RefuseDoubleEncoding {
 		for i := strings.IndexByte(text, '%'); i >= 0 && i+2 < len(text); {
 			if isHex(text[i+1]) && isHex(text[i+2]) {
-				return reject(&sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: i}, rules.Path, field, text)
+				return finding.Reject(&sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: i}, rules.Path, field, text)
 			}
 			j := strings.IndexByte(text[i+1:], '%')
 			if j < 0 {
@@ -239,7 +240,7 @@ func targetText(text, field string, decoded bool, p *policy) *Rejection {
 		}
 	}
 	if err := sanitize.CheckString(text, p.Path.Forbid); err != nil {
-		return reject(err, rules.Path, field, text)
+		return finding.Reject(err, rules.Path, field, text)
 	}
 	return targetNormal(text, field, p)
 }
@@ -252,7 +253,7 @@ func targetNormal(text, field string, p *policy) *Rejection {
 		return nil
 	}
 	if off := p.form.FirstNonNormalString(text); off >= 0 {
-		return reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Path, field, text)
+		return finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Path, field, text)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -36,11 +36,6 @@ import (
 // peekBufferSize is how many octets multipart.Reader reads ahead of the
 // part it hands out (its bufio.Reader's size).
 const peekBufferSize = 4096
-
-// errFileTooLarge is the Err of a too_large rejection of one file part over
-// Limits.FileBytes: a body too large (413), though the log names the
-// part's field. It unwraps to sanitize.ErrTooLarge.
-var errFileTooLarge = fmt.Errorf("utf8guard: file over its size limit: %w", sanitize.ErrTooLarge)
 
 // mpFlow is the state of the check of a multipart body as it streams.
 // sink, when set, is where the contents of its data parts are copied as
@@ -82,11 +77,10 @@ func (st *mpFlow) data(pt *mimePart, field string, keep bool) (complete bool, rj
 		n, err = io.Copy(io.Discard, r) // a body that ends early, or a failed read, ends the scan
 	}
 	if limit >= 0 && n > limit {
-		return false, &Rejection{Reason: sanitize.TooLarge, Location: rules.Multipart, Field: field, Limit: limit, Err: errFileTooLarge,
-			status: http.StatusRequestEntityTooLarge}
+		return false, finding.FileTooLarge(field, limit)
 	}
 	if lim := st.p.Limits.BinaryBodyBytes; lim >= 0 && st.src.dat > lim {
-		return false, tooLarge(rules.Multipart, "", lim)
+		return false, finding.TooLarge(rules.Multipart, "", lim)
 	}
 	return err == nil, nil
 }
@@ -145,7 +139,7 @@ func (p *policy) checkStream(src *spoolReader, boundary string, w *mpRebuild) *R
 				return rj
 			}
 			if src.textOver(false) {
-				return tooLarge(rules.Multipart, "", p.Limits.BodyBytes)
+				return finding.TooLarge(rules.Multipart, "", p.Limits.BodyBytes)
 			}
 		}
 		if src.headsOver() {
@@ -164,7 +158,7 @@ func (p *policy) checkStream(src *spoolReader, boundary string, w *mpRebuild) *R
 		return nil
 	}
 	if src.textOver(true) {
-		return tooLarge(rules.Multipart, "", p.Limits.BodyBytes)
+		return finding.TooLarge(rules.Multipart, "", p.Limits.BodyBytes)
 	}
 	if rj := checkPre(); rj != nil {
 		return rj
@@ -229,7 +223,7 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 		total = t + min(b, math.MaxInt64-t)
 	}
 	if total >= 0 && r.ContentLength > total {
-		return tooLarge(rules.Multipart, "", total)
+		return finding.TooLarge(rules.Multipart, "", total)
 	}
 	size := r.ContentLength
 	if c != identity {
@@ -267,9 +261,9 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 	case src.over && (rj == nil || rj.Reason != sanitize.TooLarge):
 		// Over a limit of the whole body or its text; the check names the
 		// limit of data or of a file it met first.
-		rj = tooLarge(rules.Multipart, "", src.overLimit())
+		rj = finding.TooLarge(rules.Multipart, "", src.overLimit())
 	case cs != nil && cs.wireOver():
-		rj = tooLarge(rules.Multipart, "", total) // the octets received
+		rj = finding.TooLarge(rules.Multipart, "", total) // the octets received
 	case src.err != nil:
 		rj = unspooled(src.err)
 		if _, ok := errors.AsType[*codingError](src.err); ok {
@@ -456,7 +450,7 @@ func (s *scratch) canonSpool(r *http.Request, p *policy) *Rejection {
 	recheck := newSpoolReader(out.reader(), nil, -1)
 	rj := p.checkStream(recheck, lv.boundary, nil)
 	if recheck.over {
-		rj = tooLarge(rules.Multipart, "", recheck.overLimit())
+		rj = finding.TooLarge(rules.Multipart, "", recheck.overLimit())
 	}
 	recheck.done()
 	if rj != nil {
@@ -491,7 +485,7 @@ func (s *scratch) canonSpoolMemory(r *http.Request, p *policy, w *mpRebuild, mt 
 		return rj
 	}
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out))-rb.data > lim {
-		return tooLarge(rules.Multipart, "", lim) // its text over the text limit
+		return finding.TooLarge(rules.Multipart, "", lim) // its text over the text limit
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
@@ -504,7 +498,7 @@ func (s *scratch) canonSpoolMemory(r *http.Request, p *policy, w *mpRebuild, mt 
 	r.Header.Set("Content-Type", ct)
 	// As canonBody hands on a body canonMultipart rebuilt.
 	if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(lv.out)) > lim {
-		return tooLarge(rules.Multipart, "", lim)
+		return finding.TooLarge(rules.Multipart, "", lim)
 	}
 	if p.Mode == rules.Enforce {
 		setBody(r, lv.out)

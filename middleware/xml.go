@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -413,9 +414,9 @@ func xmlReject(body []byte, e *sanitize.Error) *Rejection {
 	return &Rejection{
 		Reason:   e.Reason,
 		Location: rules.XML,
-		Field:    safeField(xmlPathAt(body, e.Offset)),
+		Field:    finding.SafeField(xmlPathAt(body, e.Offset)),
 		Offset:   e.Offset,
-		Sample:   sample(body, e.Offset),
+		Sample:   finding.Sample(body, e.Offset),
 		Class:    e.Class,
 		Err:      e,
 	}
@@ -1511,9 +1512,9 @@ func (cn *xmlCanon[R]) reject(off int, attr [2]int) *Rejection {
 	return &Rejection{
 		Reason:   sanitize.NotNormalized,
 		Location: rules.XML,
-		Field:    safeField(xmlPath(cn.p, cn.open, attr)),
+		Field:    finding.SafeField(xmlPath(cn.p, cn.open, attr)),
 		Offset:   off,
-		Sample:   sample(cn.p, off),
+		Sample:   finding.Sample(cn.p, off),
 		Err:      e,
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -191,7 +192,7 @@ func TestCheckXML(t *testing.T) {
 				t.Fatalf("got %s at %d field %q class %v in %v; want %s at %d field %q class %v in xml",
 					rj.Reason, rj.Offset, rj.Field, rj.Class, rj.Location, tc.reason, off, tc.field, tc.cl)
 			}
-			if !errors.Is(rj, rj.Reason.Sentinel()) || rj.Sample != sample(body, off) {
+			if !errors.Is(rj, rj.Reason.Sentinel()) || rj.Sample != finding.Sample(body, off) {
 				t.Errorf("Err %v, sample %q", rj.Err, rj.Sample)
 			}
 		})
@@ -420,7 +421,7 @@ func TestCanonXML(t *testing.T) {
 						t.Fatalf("got %s in %v at %d field %q; want not_normalized in xml at %d field %q",
 							rj.Reason, rj.Location, rj.Offset, rj.Field, off, tc.field)
 					}
-					if !errors.Is(rj, sanitize.ErrNotNormalized) || rj.Sample != sample(body, off) {
+					if !errors.Is(rj, sanitize.ErrNotNormalized) || rj.Sample != finding.Sample(body, off) {
 						t.Errorf("Err %v, sample %q", rj.Err, rj.Sample)
 					}
 				})
