@@ -62,8 +62,18 @@ func RouteParams(route string) ([]string, bool) {
 			params = append(params, path[1:end])
 			path = path[end:]
 		case '*':
-			params = append(params, "*")
-			path = path[1:]
+			// Echo's and chi's catch-all is "*"; Gin's and httprouter's
+			// have a name ("/files/*path").
+			end := strings.IndexByte(path, '/')
+			if end < 0 {
+				end = len(path)
+			}
+			name := path[1:end]
+			if name == "" {
+				name = "*"
+			}
+			params = append(params, name)
+			path = path[end:]
 		default:
 			path = path[1:]
 		}

@@ -27,6 +27,8 @@ func TestRouteParamsOfEveryRouterSyntax(t *testing.T) {
 		{"/users/:id/notes/:note", []string{"id", "note"}, true},
 		{"/files/*", []string{"*"}, true},
 		{"/users/:id/*", []string{"id", "*"}, true},
+		{"/files/*path", []string{"path"}, true},           // Gin, httprouter
+		{"/users/:id/*rest", []string{"id", "rest"}, true}, // Gin
 		{"/users/{id}", []string{"id"}, true},
 		{"GET /users/{id}", []string{"id"}, true},
 		{"POST example.com/users/{id}/{rest...}", []string{"id", "rest"}, true},

@@ -27,7 +27,7 @@ import (
 // ("/users/:id", "/files/*path"), for every method; a table's keys must
 // each name one. CheckRoutes also holds the default policy's PRECIS path
 // fields to the routes it applies to (middleware.CheckTableRoutes), where
-// a catch-all's parameter is named "*". Without this call, a middleware
+// a catch-all's parameter has its name ("/files/*path": "path"). Without this call, a middleware
 // whose Config.Engine is set makes the same comparison at its first
 // request and logs one error-level line per unknown key, once; requests
 // still get the default policy then.

@@ -37,8 +37,8 @@
 // from an escaped path) they replace those in c.Params, so that c.Param
 // returns them; the rewritten request replaces c.Request. A catch-all's
 // value is checked without the "/" Gin puts before it, and a PRECIS path
-// field names it "*", as rules.RouteParams does ("/files/*path" has the
-// parameter "*"). No Gin mount runs before routing, so a rewrite never
+// field names it by its name, as rules.RouteParams does ("/files/*path"
+// has the parameter "path"). No Gin mount runs before routing, so a rewrite never
 // moves a request to another route (middleware.Pipeline.Reroute is
 // Echo's e.Pre).
 //

@@ -221,16 +221,14 @@ func (m *guard) cutOff(c *gin.Context) {
 // nil, so that the pipeline knows the router has cut the parameters; and
 // the index of the catch-all parameter, -1 for none. Gin's catch-all
 // ("/files/*path") holds the "/" before it, which is the path's, not the
-// value's: it is handed to the pipeline without it, and under the name
-// "*", as rules.RouteParams names a catch-all (and Echo's router does),
-// so that a PRECIS path field of a table's route names it as
-// rules.Table.Validate allows.
+// value's: it is handed to the pipeline without it, under its name, as
+// rules.RouteParams names it ("path").
 func params(ps gin.Params, route string, names, values []string) ([]string, []string, int) {
 	star := -1
 	for i, p := range ps {
 		name, value := p.Key, p.Value
 		if i == len(ps)-1 && len(route) > len(name) && route[len(route)-len(name)-1] == '*' && route[len(route)-len(name):] == name {
-			star, name = i, "*"
+			star = i
 			if len(value) > 0 && value[0] == '/' {
 				value = value[1:]
 			}

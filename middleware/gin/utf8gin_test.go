@@ -40,7 +40,7 @@ func param(name string) gin.HandlerFunc {
 
 // TestCanonicalValuesReachCParam: the values the pipeline hands back (NFC,
 // PRECIS-enforced) are what c.Param returns, a catch-all's with its "/",
-// and a PRECIS path field names a catch-all "*".
+// and a PRECIS path field names a catch-all by its name.
 func TestCanonicalValuesReachCParam(t *testing.T) {
 	t.Parallel()
 	nfc := rules.Strict()
@@ -48,7 +48,7 @@ func TestCanonicalValuesReachCParam(t *testing.T) {
 	users := rules.Strict()
 	users.Precis = []rules.PrecisField{{Location: rules.Path, Field: "id", Profile: normalize.UsernameCaseMapped}}
 	tags := rules.Strict()
-	tags.Precis = []rules.PrecisField{{Location: rules.Path, Field: "*", Profile: normalize.UsernameCaseMapped}}
+	tags.Precis = []rules.PrecisField{{Location: rules.Path, Field: "tag", Profile: normalize.UsernameCaseMapped}}
 	table := &rules.Table{Default: nfc, Routes: map[string]rules.Policy{"/users/:id": users, "/tags/*tag": tags}}
 	e := gin.New()
 	e.Use(utf8gin.WithConfig(utf8gin.Config{Rules: table, Logger: nop(), Engine: e}))
@@ -271,7 +271,7 @@ func TestQueryCacheBeforeTheMiddleware(t *testing.T) {
 
 // TestCheckRoutes: the start-up check meets the table's keys with Gin's
 // routes; a typo, another router's syntax and a method prefix are errors,
-// a catch-all's PRECIS field is "*". With Config.Engine, the first
+// a catch-all's PRECIS field is its name. With Config.Engine, the first
 // request logs the unknown keys.
 func TestCheckRoutes(t *testing.T) {
 	t.Parallel()
@@ -280,7 +280,7 @@ func TestCheckRoutes(t *testing.T) {
 	e.POST("/users/:id", param("id"))
 	e.GET("/files/*path", param("path"))
 	star := rules.Strict()
-	star.Precis = []rules.PrecisField{{Location: rules.Path, Field: "*", Profile: normalize.Nickname}}
+	star.Precis = []rules.PrecisField{{Location: rules.Path, Field: "path", Profile: normalize.Nickname}}
 	for _, tc := range []struct {
 		name   string
 		routes map[string]rules.Policy
