@@ -22,7 +22,9 @@
 //   - a refusal's answer, octet for octet: the JSON object
 //     {"location": ..., "reason": ...} that middleware.DefaultHTTPErrorHandler
 //     writes, as application/json, with X-Content-Type-Options: nosniff
-//     unless the target says otherwise (NoNosniff);
+//     unless the target says otherwise (NoNosniff); or, where the
+//     framework's own encoder writes it (FrameworkJSON), the same object
+//     with a media type of application/json and any parameters;
 //   - the log line, field for field: one for a refused or flagged request
 //     (reason, location, field, offset, class, sample, limit, route, mode,
 //     method, request_id, remote_ip, message, level), none for a clean one;

@@ -84,6 +84,9 @@ func runRow(t *testing.T, tg Target, table string, rw row, o options, rep *repor
 	if rw.status != 200 && tg.differs(NoNosniff) {
 		rep.meet(NoNosniff)
 	}
+	if rw.status != 200 && tg.differs(FrameworkJSON) {
+		rep.meet(FrameworkJSON)
+	}
 	key := table + "\x00" + rw.name + "\x00"
 	inProcess := func(tg Target) (*result, error) {
 		s := newServer(t, tg, rw)

@@ -212,6 +212,11 @@ const (
 	// without X-Content-Type-Options: nosniff (Echo's HTTPErrorHandler);
 	// the net/http adapter's DefaultHTTPErrorHandler writes it.
 	NoNosniff
+	// FrameworkJSON: the refusal's JSON is written by the framework's own
+	// encoder (Gin's AbortWithStatusJSON): the same object, {"location",
+	// "reason"}, but not the same octets (no final newline), and a media
+	// type with parameters ("application/json; charset=utf-8").
+	FrameworkJSON
 )
 
 func (d Difference) String() string {
@@ -228,6 +233,8 @@ func (d Difference) String() string {
 		return "ForwardedFor"
 	case NoNosniff:
 		return "NoNosniff"
+	case FrameworkJSON:
+		return "FrameworkJSON"
 	}
 	return "Difference(?)"
 }

@@ -39,11 +39,10 @@ func TestConformance(t *testing.T) {
 // engine.Use once more on an engine that hands on raw parameter values
 // (UnescapePathValues false), which the middleware decodes because
 // Config.Engine says so (RawParams: in Monitor mode the handler gets them
-// raw, as Gin alone hands them on). Every
-// refusal is answered by HTTPErrorHandler, the net/http adapter's answer,
-// which the kit holds refusals to octet for octet: Gin's own JSON
-// (DefaultErrorHandler) has a charset and no final newline, which the kit
-// has no Difference for (TestDefaultAnswer pins it). engine.Use keeps
+// raw, as Gin alone hands them on). The first three answer refusals with
+// DefaultErrorHandler, Gin's own JSON (FrameworkJSON: a charset, no final
+// newline; NoNosniff), the last with HTTPErrorHandler, the net/http
+// adapter's answer, octet for octet. engine.Use keeps
 // Gin's default trusted proxies (every address), so that c.ClientIP()
 // believes X-Forwarded-For; the others trust none.
 func targets() []adaptertest.Target {
@@ -58,9 +57,11 @@ func targets() []adaptertest.Target {
 		}
 		switch mount {
 		case "engine.Use":
-			tg.Differs = []adaptertest.Difference{adaptertest.ForwardedFor}
+			tg.Differs = []adaptertest.Difference{adaptertest.ForwardedFor, adaptertest.FrameworkJSON, adaptertest.NoNosniff}
 		case "raw values":
 			tg.Differs = []adaptertest.Difference{adaptertest.RawParams}
+		default:
+			tg.Differs = []adaptertest.Difference{adaptertest.FrameworkJSON, adaptertest.NoNosniff}
 		}
 		out = append(out, tg)
 	}
@@ -95,8 +96,12 @@ func serveConformance(t testing.TB, s adaptertest.Server, mount string) http.Han
 			t.Fatal(err)
 		}
 	}
-	mw, err := utf8gin.Config{Rules: s.Rules, Logger: s.Logger, Engine: e, ErrorHandler: utf8gin.HTTPErrorHandler,
-		OnReject: func(c *gin.Context, rj *middleware.Rejection) { s.OnReject(c.Request, rj) }}.ToMiddleware()
+	cfg := utf8gin.Config{Rules: s.Rules, Logger: s.Logger, Engine: e,
+		OnReject: func(c *gin.Context, rj *middleware.Rejection) { s.OnReject(c.Request, rj) }}
+	if mount == "raw values" {
+		cfg.ErrorHandler = utf8gin.HTTPErrorHandler
+	}
+	mw, err := cfg.ToMiddleware()
 	if err != nil {
 		t.Fatal(err)
 	}
