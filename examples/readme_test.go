@@ -54,7 +54,6 @@ func TestREADMEShowsTheExamples(t *testing.T) {
 		"examples/quickstart-v5/main.go",
 		"examples/quickstart-nethttp/main.go",
 		"examples/logger/main.go",
-		"examples/chi/main.go",
 	} {
 		if !shown[path] {
 			t.Errorf("the README does not show %s", path)

@@ -1,4 +1,4 @@
-// Command chi is the README's chi recipe: utf8guard's net/http adapter
+// Command chi is the chi recipe: utf8guard's net/http adapter
 // mounted where chi has routed, the table's keys checked against chi's
 // routes at start-up, and the log line's request_id from chi's RequestID.
 //
@@ -43,7 +43,6 @@ func policies() rules.Table {
 	}
 }
 
-// README:begin
 func newRouter(table rules.Table, logger zerolog.Logger) (http.Handler, error) {
 	guard, err := middleware.HTTPConfig{
 		Rules:     table,
@@ -79,7 +78,6 @@ func showUser(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(id))
 }
 
-// README:end
 
 func addNote(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusCreated)
