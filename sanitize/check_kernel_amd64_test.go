@@ -250,3 +250,41 @@ func FuzzCheckKernels(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCheckFusedFrom compares checkFused with each fused kernel with
+// the path check takes below fusedFrom (validPrefixSIMD, then the
+// attention scan) around the kernels' shortest inputs, under the strict
+// preset's classes for values, to place fusedFrom. Run it with
+// GODEBUG=cpu.avx512f=off for the AVX2 path's validPrefixSIMD.
+func BenchmarkCheckFusedFrom(b *testing.B) {
+	if len(fusedKernels) == 0 {
+		b.Skip("no fused kernel on this CPU")
+	}
+	forbid := NUL | C0 | C1 | BidiControl
+	for _, tx := range benchTexts {
+		for _, n := range []int{67, 80, 96, 128, 160, 256} {
+			p := []byte(strings.Repeat(tx.text, n/len(tx.text)+2))
+			for p[n]&0xC0 == 0x80 {
+				n--
+			}
+			if n < fusedKernelMinLen {
+				continue
+			}
+			p = p[:n]
+			for _, k := range fusedKernels {
+				b.Run(fmt.Sprintf("script=%s/size=%d/impl=%s", tx.script, n, k.name), func(b *testing.B) {
+					b.SetBytes(int64(len(p)))
+					for b.Loop() {
+						benchSinkErr = checkFusedBy(p, forbid, k.kernel)
+					}
+				})
+			}
+			b.Run(fmt.Sprintf("script=%s/size=%d/impl=scan", tx.script, n), func(b *testing.B) {
+				b.SetBytes(int64(len(p)))
+				for b.Loop() {
+					benchSinkErr = checkClassesScan(p[:validPrefixSIMD(p)], forbid)
+				}
+			})
+		}
+	}
+}
