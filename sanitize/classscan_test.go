@@ -173,7 +173,8 @@ func TestAttnBlocks(t *testing.T) {
 // TestCheckLong compares Check and CheckClasses with the references on
 // long inputs, where the SIMD kernels and attnMask run: text of
 // every script and of the classes themselves, with octets replaced at
-// random (ill-formed sequences included), under random sets of classes.
+// random (ill-formed sequences included), under random sets of classes;
+// and each fused kernel, run directly, with them.
 func TestCheckLong(t *testing.T) {
 	pieces := []string{
 		"The quick brown fox. ", "Привет, мир! ", "你好世界，", "こんにちは、", "😀 ", "é", "\t\n",
@@ -203,6 +204,9 @@ func TestCheckLong(t *testing.T) {
 		}
 		if got, _ := asError(CheckClassesString(string(b), forbid)); got != refCheckClasses(b, forbid) {
 			t.Fatalf("CheckClasses(% X, %v) = %+v, reference says %+v", b, forbid, got, refCheckClasses(b, forbid))
+		}
+		if msg := fusedKernelsAgree(b, forbid); msg != "" {
+			t.Fatal(msg)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func guardedPage(t *testing.T) []byte {
 }
 
 // TestKernelsStayInBounds runs the SIMD kernels, through Validate, Check
-// and CheckClasses and the fused kernel from every block start, on inputs
+// and CheckClasses and each fused kernel from every block start, on inputs
 // that start right after a guard page and on inputs that end right before
 // one, with characters of the classes, and malformations, at their ends.
 func TestKernelsStayInBounds(t *testing.T) {
@@ -58,12 +58,14 @@ func TestKernelsStayInBounds(t *testing.T) {
 				for _, forbid := range sets {
 					Check(p, forbid)
 					CheckClasses(p, forbid)
-					if n >= fusedFrom {
-						ft := fusedFor(forbid)
-						for start := 0; start <= n; start += 64 {
-							checkAVX512(&p[0], n, start, ft)
+					if n >= fusedKernelMinLen {
+						ft, at := fusedFor(forbid), &attnTables[forbid]
+						for _, k := range fusedKernels {
+							for start := 0; start <= n; start += 64 {
+								fusedBlocks(k.kernel, &p[0], n, start, ft, at)
+							}
+							fusedBlocks(k.kernel, &p[0], n, n, ft, at)
 						}
-						checkAVX512(&p[0], n, n, ft)
 					}
 				}
 			}

@@ -37,8 +37,9 @@ func hostileString(r *rand.Rand, n int, bad bool) []byte {
 	return []byte(b.String())
 }
 
-// TestHostileLong checks CheckClasses, Check and ToValid against the
-// reference on long inputs dense in flagged characters and errors.
+// TestHostileLong checks CheckClasses, Check and ToValid, and each fused
+// kernel run directly, against the reference on long inputs dense in
+// flagged characters and errors.
 func TestHostileLong(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 14))
 	sets := []Class{NUL | C0 | C1 | Bidi, NUL | C0 | TabNewline | C1 | Bidi | BOM, Bidi, DefaultIgnorable, AllClasses, PrivateUse | Noncharacter}
@@ -57,6 +58,9 @@ func TestHostileLong(t *testing.T) {
 			}
 			if got, ok := asError(Check(p, c)); !ok || got != refCheck(p, c) {
 				t.Fatalf("Check(%+q, %v) = %+v, reference says %+v", p, c, got, refCheck(p, c))
+			}
+			if msg := fusedKernelsAgree(p, c); msg != "" {
+				t.Fatal(msg)
 			}
 		}
 		want := refRepair(p)

@@ -1,0 +1,34 @@
+//go:build amd64 && !purego
+
+package sanitize
+
+// checkAVX2 is checkAVX512 for CPUs with AVX2 and not AVX-512 (n >= 67,
+// the same contract, and masks of 64 octets): one pass that validates as
+// validAVX2 does and flags the characters that may be in a set of classes,
+// whose fusedTable is t and attnTable a.
+//
+// AVX2 has no 64-entry table lookup (VPERMB) and no mask registers, so it
+// goes 64 octets at a time as two halves of 32, and runs the tiers of
+// fused.go only where they can find something. A run of ASCII is looked up
+// in a, which is exact for ASCII octets. In a block with other octets, a
+// looked up by the high nibbles that validation has already computed tells
+// whether a character of the classes may start in either half (a is exact
+// for first octets); only then does the half get tier 1 and tier 2, each
+// table lookup by six bits four VPSHUFB lookups of the low nibble and two
+// VPBLENDVB that choose among them. Text whose characters start like none
+// of the classes (most scripts, and emoji under the strict preset but for
+// the U+200D and U+2764 of their sequences) costs validation and two
+// lookups a half. VPMOVMSKB makes the masks.
+//
+//go:noescape
+func checkAVX2(p *byte, n, start int, t *fusedTable, a *attnTable) (off int, mask uint64)
+
+// fusedBlocks runs the fused kernel of kernel (avx512Kernel: checkAVX512;
+// avx2Kernel: checkAVX2) on p[start:n], with the tables of one set of
+// classes.
+func fusedBlocks(kernel int, p *byte, n, start int, t *fusedTable, a *attnTable) (off int, mask uint64) {
+	if kernel == avx512Kernel {
+		return checkAVX512(p, n, start, t)
+	}
+	return checkAVX2(p, n, start, t, a)
+}

@@ -1,0 +1,387 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The fused check kernel checkAVX2 (check_avx2_amd64.go documents it): the
+// steps of checkAVX512 (check_amd64.s), 64 octets at a time as two halves
+// of 32, with VPSHUFB's 16-entry lookups where checkAVX512 has VPERMB's
+// 64-entry ones:
+//
+//   - a run of ASCII is looked up in the attention table of the classes
+//     (attnTable: exact for ASCII octets), instead of the ASCII table;
+//   - a block with other octets gets validAVX2's check and, sharing its
+//     high nibbles, the attention test, which is exact for first octets:
+//     a block where no character of the classes starts needs no tier;
+//   - where one may start, tiers 1 and 2 run on the half of 32 octets
+//     that has it, with the tables of fusedTable looked up by six bits
+//     (LOOKUP64).
+//
+// Registers:
+//
+//	SI   p                  CX   n                  AX   offset of the block
+//	DX   the fusedTable     R8   the attnTable      R9   has4
+//	Y15  0x0F in each octet (the low nibble mask)
+//	Y14  nibbleTables[0]    Y13  nibbleTables[1]    Y12  nibbleTables[2]
+//	Y11  attention table, high nibbles              Y10  low nibbles
+//	Y9   0x80 in each octet                         Y8   incompleteMax[32:]
+//	Y0-Y7 scratch; BX, R10, R11 scratch
+
+DATA ck2Third<>+0(SB)/8, $0x6060606060606060 // 0xE0-0x80, as validAVX2's Y11
+DATA ck2Third<>+8(SB)/8, $0x6060606060606060
+DATA ck2Third<>+16(SB)/8, $0x6060606060606060
+DATA ck2Third<>+24(SB)/8, $0x6060606060606060
+GLOBL ck2Third<>(SB), RODATA|NOPTR, $32
+DATA ck2Fourth<>+0(SB)/8, $0x7070707070707070 // 0xF0-0x80, as validAVX2's Y10
+DATA ck2Fourth<>+8(SB)/8, $0x7070707070707070
+DATA ck2Fourth<>+16(SB)/8, $0x7070707070707070
+DATA ck2Fourth<>+24(SB)/8, $0x7070707070707070
+GLOBL ck2Fourth<>(SB), RODATA|NOPTR, $32
+
+// CCHECK is validAVX2's CHECK (t: the errors of the 32 octets in, given
+// the octets one, two and three places before them in p1, p2 and p3, which
+// it overwrites) that also sets a to the attention bits of the octets in:
+// nonzero where a character of the classes may start. in is kept.
+#define CCHECK(in, p1, p2, p3, t, a) \
+	VPSUBUSB ck2Third<>(SB), p2, p2;  \
+	VPSUBUSB ck2Fourth<>(SB), p3, p3; \
+	VPOR     p3, p2, p2;              \
+	VPAND    Y9, p2, p2;              \
+	VPSRLW   $4, in, a;               \
+	VPAND    Y15, a, a;               \
+	VPSHUFB  a, Y12, t;               \
+	VPSHUFB  a, Y11, a;               \
+	VPAND    Y15, in, p3;             \
+	VPSHUFB  p3, Y10, p3;             \
+	VPAND    p3, a, a;                \
+	VPSRLW   $4, p1, p3;              \
+	VPAND    Y15, p3, p3;             \
+	VPSHUFB  p3, Y14, p3;             \
+	VPAND    p3, t, t;                \
+	VPAND    Y15, p1, p1;             \
+	VPSHUFB  p1, Y13, p1;             \
+	VPAND    p1, t, t;                \
+	VPXOR    p2, t, t
+
+// CCHECKAT is CCHECK for the octets in at off(SI)(AX*1), loading those
+// before.
+#define CCHECKAT(off, in, p1, p2, p3, t, a) \
+	VMOVDQU off-1(SI)(AX*1), p1; \
+	VMOVDQU off-2(SI)(AX*1), p2; \
+	VMOVDQU off-3(SI)(AX*1), p3; \
+	CCHECK(in, p1, p2, p3, t, a)
+
+// ASCIICLS sets in to the attention bits of the 32 ASCII octets in: for
+// ASCII, nonzero exactly at the characters of the classes. VPSHUFB reads
+// the low nibble of an ASCII octet as it is (bits 4-6 are ignored); the
+// high nibbles need the mask (VPSRLW shifts 16-bit words). t is scratch.
+#define ASCIICLS(in, t) \
+	VPSRLW  $4, in, t;   \
+	VPAND   Y15, t, t;   \
+	VPSHUFB t, Y11, t;   \
+	VPSHUFB in, Y10, in; \
+	VPAND   t, in, in
+
+// LOOKUP64 sets out to the entries of the 64-octet table at off(DX) for
+// the low six bits of the octets in idx (overwritten): VPSHUFB looks the
+// low nibble up in each quarter of the table, and bits 4 and 5, shifted up
+// to bit 7, pick the quarter with VPBLENDVB. t, m4, m5 and x are scratch.
+#define LOOKUP64(idx, off, t, m4, m5, x, out) \
+	VPAND          Y15, idx, t;          \
+	VPSLLW         $3, idx, m4;          \
+	VPSLLW         $2, idx, m5;          \
+	VBROADCASTI128 off+0(DX), out;       \
+	VPSHUFB        t, out, out;          \
+	VBROADCASTI128 off+16(DX), x;        \
+	VPSHUFB        t, x, x;              \
+	VPBLENDVB      m4, x, out, out;      \
+	VBROADCASTI128 off+32(DX), x;        \
+	VPSHUFB        t, x, x;              \
+	VBROADCASTI128 off+48(DX), idx;      \
+	VPSHUFB        t, idx, idx;          \
+	VPBLENDVB      m4, idx, x, x;        \
+	VPBLENDVB      m5, x, out, out
+
+// TIER1 sets Y7 to tier 1's slot bits of the 32 octets in Y6:
+// high[octet>>4] & low[octet&63]. Y0-Y5 are overwritten.
+#define TIER1 \
+	VPSRLW         $4, Y6, Y1;               \
+	VPAND          Y15, Y1, Y1;              \
+	VBROADCASTI128 128(DX), Y2;              \
+	VPSHUFB        Y1, Y2, Y7;               \
+	VMOVDQA        Y6, Y0;                   \
+	LOOKUP64(Y0, 192, Y1, Y2, Y3, Y4, Y5);   \
+	VPAND          Y5, Y7, Y7
+
+// NEXT keeps in Y7 the slot bits that the octets in Y0 (overwritten), k
+// places after those of Y7, allow: next[k-1] at off(DX).
+#define NEXT(off) \
+	LOOKUP64(Y0, off, Y1, Y2, Y3, Y4, Y5); \
+	VPAND Y5, Y7, Y7
+
+// FLAGGED sets r to the mask of the nonzero octets of Y7.
+#define FLAGGED(r) \
+	VPXOR     Y0, Y0, Y0; \
+	VPCMPEQB  Y0, Y7, Y7; \
+	VPMOVMSKB Y7, r;      \
+	NOTL      r
+
+// TIERAT sets r to the mask of the octets flagged by tier 2 among the 32
+// at off(SI)(AX*1), loading the three octets after each: the caller knows
+// that p has them. Without 4-octet slots (R9 == 0), next[2] keeps every
+// bit, and it jumps to no4 without looking at it.
+#define TIERAT(off, r, no4) \
+	VMOVDQU off(SI)(AX*1), Y6;   \
+	TIER1;                       \
+	VMOVDQU off+1(SI)(AX*1), Y0; \
+	NEXT(256);                   \
+	VMOVDQU off+2(SI)(AX*1), Y0; \
+	NEXT(320);                   \
+	TESTQ   R9, R9;              \
+	JZ      no4;                 \
+	VMOVDQU off+3(SI)(AX*1), Y0; \
+	NEXT(384);                   \
+no4:                             \
+	FLAGGED(r)
+
+// TIERIN is TIERAT taking the octets after each from the 32 themselves
+// and zero past their end: exact for octets that end at n, and otherwise
+// blind to the characters that run past them. The lane shuffle puts the
+// high lane under the low one and zero under the high one, and VPALIGNR
+// takes the octets 1, 2, 3 places on from the concatenations.
+#define TIERIN(off, r, no4) \
+	VMOVDQU    off(SI)(AX*1), Y6;  \
+	TIER1;                         \
+	VPERM2I128 $0x81, Y6, Y6, Y0;  \
+	VPALIGNR   $1, Y6, Y0, Y0;     \
+	NEXT(256);                     \
+	VPERM2I128 $0x81, Y6, Y6, Y0;  \
+	VPALIGNR   $2, Y6, Y0, Y0;     \
+	NEXT(320);                     \
+	TESTQ      R9, R9;             \
+	JZ         no4;                \
+	VPERM2I128 $0x81, Y6, Y6, Y0;  \
+	VPALIGNR   $3, Y6, Y0, Y0;     \
+	NEXT(384);                     \
+no4:                               \
+	FLAGGED(r)
+
+// NONZERO64 sets r to the mask of the nonzero octets of lo and hi (the
+// octets 0-31 and 32-63 of a block; both overwritten). t is scratch.
+#define NONZERO64(lo, hi, t, r) \
+	VPXOR     t, t, t;    \
+	VPCMPEQB  t, lo, lo;  \
+	VPCMPEQB  t, hi, hi;  \
+	VPMOVMSKB lo, r;      \
+	VPMOVMSKB hi, R11;    \
+	SHLQ      $32, R11;   \
+	ORQ       R11, r;     \
+	NOTQ      r
+
+// func checkAVX2(p *byte, n, start int, t *fusedTable, a *attnTable) (off int, mask uint64)
+TEXT ·checkAVX2(SB), NOSPLIT, $0-56
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ start+16(FP), AX
+	MOVQ t+24(FP), DX
+	MOVQ a+32(FP), R8
+
+	VPCMPEQB       Y15, Y15, Y15
+	VPSRLW         $12, Y15, Y15
+	VPACKUSWB      Y15, Y15, Y15 // 0x0F in each octet
+	VPCMPEQB       Y9, Y9, Y9
+	VPSLLW         $7, Y9, Y9
+	VPACKSSWB      Y9, Y9, Y9    // 0x80 in each octet
+	VBROADCASTI128 ·nibbleTables+0(SB), Y14
+	VBROADCASTI128 ·nibbleTables+16(SB), Y13
+	VBROADCASTI128 ·nibbleTables+32(SB), Y12
+	VBROADCASTI128 0(R8), Y11
+	VBROADCASTI128 16(R8), Y10
+	VMOVDQU        ·incompleteMax+32(SB), Y8
+	MOVQ           448(DX), R9
+	TESTQ          AX, AX
+	JNZ            loop64
+
+	// Runs of ASCII: 128 octets at a time, while they are ASCII and in
+	// no class. The blocks take over at the first 128 that are not
+	// (the octets before AX are ASCII, or loop64 has checked that no
+	// character is cut short there).
+ascii128:
+	LEAQ    128(AX), BX
+	CMPQ    BX, CX
+	JA      blocks
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU 32(SI)(AX*1), Y1
+	VMOVDQU 64(SI)(AX*1), Y2
+	VMOVDQU 96(SI)(AX*1), Y3
+	VPOR    Y0, Y1, Y4
+	VPOR    Y2, Y3, Y5
+	VPOR    Y4, Y5, Y4
+	VPTEST  Y9, Y4
+	JNZ     blocks
+	ASCIICLS(Y0, Y4)
+	ASCIICLS(Y1, Y5)
+	ASCIICLS(Y2, Y6)
+	ASCIICLS(Y3, Y7)
+	VPOR    Y0, Y1, Y0
+	VPOR    Y2, Y3, Y2
+	VPOR    Y0, Y2, Y0
+	VPTEST  Y0, Y0
+	JNZ     blocks
+	ADDQ    $128, AX
+	JMP     ascii128
+
+blocks:
+	TESTQ AX, AX
+	JNZ   loop64
+
+	// The first block, as in validAVX2: the octets before p count as
+	// zero. n >= 67: the three octets after it are in p.
+	VMOVDQU    (SI), Y0
+	VPERM2I128 $0x08, Y0, Y0, Y1
+	VPALIGNR   $15, Y1, Y0, Y2
+	VPALIGNR   $14, Y1, Y0, Y3
+	VPALIGNR   $13, Y1, Y0, Y4
+	CCHECK(Y0, Y2, Y3, Y4, Y5, Y6)
+	VMOVDQU    32(SI), Y1
+	CCHECKAT(32, Y1, Y2, Y3, Y4, Y7, Y0)
+	VPOR       Y5, Y7, Y5
+	VPTEST     Y5, Y5
+	JNZ        fail
+	VPOR       Y6, Y0, Y2
+	VPTEST     Y2, Y2
+	JNZ        tiers
+	MOVQ       $64, AX
+
+	// 64 octets at a time. If they are ASCII, only their classes are
+	// looked at, and a run of ASCII goes on 128 octets at a time.
+loop64:
+	LEAQ    64(AX), BX
+	CMPQ    BX, CX
+	JA      last
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU 32(SI)(AX*1), Y1
+	VPOR    Y0, Y1, Y2
+	VPTEST  Y9, Y2
+	JNZ     multi64
+	VMOVDQU -32(SI)(AX*1), Y7 // the 32 octets before must not end inside a character
+	VPSUBUSB Y8, Y7, Y7
+	VPTEST  Y7, Y7
+	JNZ     fail
+	ASCIICLS(Y0, Y2)
+	ASCIICLS(Y1, Y3)
+	VPOR    Y0, Y1, Y2
+	VPTEST  Y2, Y2
+	JNZ     ascii_hit
+	ADDQ    $64, AX
+	JMP     ascii128
+
+ascii_hit:
+	NONZERO64(Y0, Y1, Y2, BX)
+	JMP hit
+
+	// Validation and the attention test of both halves, and one test for
+	// both.
+multi64:
+	CCHECKAT(0, Y0, Y2, Y3, Y4, Y5, Y6)
+	CCHECKAT(32, Y1, Y2, Y3, Y4, Y7, Y0)
+	VPOR   Y5, Y7, Y5
+	VPTEST Y5, Y5
+	JNZ    fail
+	VPOR   Y6, Y0, Y2
+	VPTEST Y2, Y2
+	JNZ    tiers
+	ADDQ   $64, AX
+	JMP    loop64
+
+	// The block at AX is well-formed, and a character of the classes may
+	// start in it: the attention bits of its halves are in Y6 and Y0.
+	// Tiers 1 and 2 run on each half that has any. The octets after the
+	// second half are loaded if p has three past the block; otherwise
+	// (the last block, or one that ends less than 3 octets before n)
+	// what runs past it is looked at again in the last block, which
+	// starts at or before its last 3 octets, or is not there, at n.
+tiers:
+	VPXOR     Y2, Y2, Y2
+	VPCMPEQB  Y2, Y6, Y6
+	VPMOVMSKB Y6, R10
+	VPCMPEQB  Y2, Y0, Y0
+	VPMOVMSKB Y0, R11
+	SHLQ      $32, R11
+	ORQ       R11, R10 // all ones where no character may start
+	XORQ      BX, BX
+	CMPL      R10, $-1
+	JEQ       tiers_hi
+	TIERAT(0, BX, tiers_lo_no4)
+
+tiers_hi:
+	SHRQ  $32, R10
+	CMPL  R10, $-1
+	JEQ   tiers_done
+	LEAQ  67(AX), R10
+	CMPQ  R10, CX
+	JA    tiers_hi_in
+	TIERAT(32, R10, tiers_hi_no4)
+	SHLQ  $32, R10
+	ORQ   R10, BX
+	JMP   tiers_done
+
+tiers_hi_in:
+	TIERIN(32, R10, tiers_in_no4)
+	SHLQ $32, R10
+	ORQ  R10, BX
+
+tiers_done:
+	TESTQ BX, BX
+	JNZ   hit
+	ADDQ  $64, AX
+	JMP   loop64
+
+	// The rest, fewer than 64 octets, in the block that ends at n (it
+	// overlaps the blocks before, whose octets may be flagged again). It
+	// checks that p does not end inside a character.
+last:
+	CMPQ     AX, CX
+	JEQ      end
+	LEAQ     -64(CX), AX
+	VMOVDQU  (SI)(AX*1), Y0
+	VMOVDQU  32(SI)(AX*1), Y1
+	CCHECKAT(0, Y0, Y2, Y3, Y4, Y5, Y6)
+	VPSUBUSB Y8, Y1, Y2
+	VPOR     Y2, Y5, Y5
+	CCHECKAT(32, Y1, Y2, Y3, Y4, Y7, Y0)
+	VPOR     Y5, Y7, Y5
+	VPTEST   Y5, Y5
+	JNZ      fail
+	VPOR     Y6, Y0, Y2
+	VPTEST   Y2, Y2
+	JNZ      tiers
+	JMP      clean
+
+	// The blocks end at n: p must not end inside a character.
+end:
+	VMOVDQU  -32(SI)(AX*1), Y7
+	VPSUBUSB Y8, Y7, Y7
+	VPTEST   Y7, Y7
+	JNZ      fail_end
+
+clean:
+	MOVQ CX, off+40(FP)
+	MOVQ $0, mask+48(FP)
+	VZEROUPPER
+	RET
+
+fail_end:
+	LEAQ -4(CX), AX // the character cut short starts after
+
+fail:
+	MOVQ AX, off+40(FP)
+	MOVQ $0, mask+48(FP)
+	VZEROUPPER
+	RET
+
+	// The block at AX has the octets in BX flagged.
+hit:
+	MOVQ AX, off+40(FP)
+	MOVQ BX, mask+48(FP)
+	VZEROUPPER
+	RET
