@@ -74,12 +74,15 @@ var composeFixtures = []rune{
 
 // TestComposerDifferential compares the normalizer with norm, through every
 // method of Form (differential), on every code point alone and between
-// fixtures (a stride of them without -long), and on runs of non-starters
-// around the Stream-Safe limit of 30.
+// fixtures (a stride of them without -long, a longer one with -short), and
+// on runs of non-starters around the Stream-Safe limit of 30.
 func TestComposerDifferential(t *testing.T) {
 	stride := rune(257)
-	if longTests() {
+	switch {
+	case longTests():
 		stride = 1
+	case testing.Short():
+		stride = 1021
 	}
 	forms := []struct {
 		f  Form
