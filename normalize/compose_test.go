@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -73,27 +74,31 @@ var composeFixtures = []rune{
 
 // TestComposerDifferential compares the normalizer with norm, through every
 // method of Form (differential), on every code point alone and between
-// fixtures (a stride of them without -long), and on runs of non-starters
-// around the Stream-Safe limit of 30.
+// fixtures (a stride of them without -long, a longer one with -short), and
+// on runs of non-starters around the Stream-Safe limit of 30.
 func TestComposerDifferential(t *testing.T) {
 	stride := rune(257)
-	if longTests() {
+	switch {
+	case longTests():
 		stride = 1
+	case testing.Short():
+		stride = 1021
 	}
 	forms := []struct {
 		f  Form
 		nf norm.Form
 	}{{NFC, norm.NFC}, {NFKC, norm.NFKC}}
-	for r := rune(0x80); r <= utf8.MaxRune; r += stride {
-		if !utf8.ValidRune(r) {
-			continue
-		}
-		for _, fm := range forms {
-			for _, s := range []string{string(r), "a" + string(r) + "\u0301", string(r) + "\u0323\u0302" + string(r)} {
-				differential(t, fm.f, fm.nf, []byte(s))
+	t.Run("runes", func(t *testing.T) {
+		sweepRunes(t, 0x80, stride, func(t *testing.T) func(rune) {
+			return func(r rune) {
+				for _, fm := range forms {
+					for _, s := range []string{string(r), "a" + string(r) + "\u0301", string(r) + "\u0323\u0302" + string(r)} {
+						differential(t, fm.f, fm.nf, []byte(s))
+					}
+				}
 			}
-		}
-	}
+		})
+	})
 	// Runs of non-starters around the limit, after each fixture.
 	marks := []string{"\u0301", "\u0323", "\u0344", "\u0f73", "\uff9e", "\u1161", "\u11a8", "\u0b3e", "\u0301\u0323", "\u3099", "\U0001D165"}
 	for _, st := range composeFixtures {
@@ -111,24 +116,31 @@ func TestComposerDifferential(t *testing.T) {
 // TestComposerDifferentialRandom compares the normalizer with norm on random strings
 // of fixtures, dense in the cases where they interact.
 func TestComposerDifferentialRandom(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 14))
-	iters := 5000
+	iters, parts := 5000, 1
 	if testing.Short() {
 		iters = 1000
 	}
 	if longTests() {
-		iters = 400000
+		// In parallel parts, each with a stream of its own; the first
+		// begins with the strings of the shorter runs.
+		iters, parts = 400000, 8
 	}
-	for range iters {
-		var b []byte
-		for n := r.IntN(48); n >= 0; n-- {
-			x := composeFixtures[r.IntN(len(composeFixtures))]
-			for k := r.IntN(4); k >= 0; k-- {
-				b = utf8.AppendRune(b, x)
+	for k := range parts {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			t.Parallel()
+			r := rand.New(rand.NewPCG(1, 14+uint64(k)))
+			for range iters / parts {
+				var b []byte
+				for n := r.IntN(48); n >= 0; n-- {
+					x := composeFixtures[r.IntN(len(composeFixtures))]
+					for k := r.IntN(4); k >= 0; k-- {
+						b = utf8.AppendRune(b, x)
+					}
+				}
+				differential(t, NFC, norm.NFC, b)
+				differential(t, NFKC, norm.NFKC, b)
 			}
-		}
-		differential(t, NFC, norm.NFC, b)
-		differential(t, NFKC, norm.NFKC, b)
+		})
 	}
 }
 

@@ -90,7 +90,8 @@ func loadConformance(tb testing.TB) *conformanceData {
 
 // TestConformance runs every line of the Unicode NormalizationTest.txt of
 // UnicodeVersion through NFC and NFKC, checking the invariants of the
-// file's header, and checks that every other code point is invariant.
+// file's header, and checks that every other code point is invariant
+// (with -short, every 16th of them).
 func TestConformance(t *testing.T) {
 	d := loadConformance(t)
 	if d.version != UnicodeVersion {
@@ -144,8 +145,11 @@ func TestConformance(t *testing.T) {
 		if len(listed) < 10000 {
 			t.Fatalf("%d code points listed in part 1", len(listed))
 		}
-		checked := 0
-		for r := rune(0); r <= utf8.MaxRune; r++ {
+		checked, stride := 0, rune(1)
+		if testing.Short() {
+			stride = 16
+		}
+		for r := rune(0); r <= utf8.MaxRune; r += stride {
 			if listed[r] || !utf8.ValidRune(r) {
 				continue
 			}

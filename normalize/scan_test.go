@@ -222,17 +222,20 @@ func TestSafeSpan(t *testing.T) {
 
 // spanChecker returns a function that checks safeSpan(fi, p, i), on p as
 // []byte and as a string, against refSpan, and stops t after ten failures.
+// It calls t.Helper only on a failure: a sweep makes millions of checks,
+// and Helper costs a stack walk each time.
 func spanChecker(t *testing.T, fi *formInfo) func(p []byte, i int) {
 	bad := 0
 	return func(p []byte, i int) {
-		t.Helper()
 		if got, want := safeSpan(fi, p, i, new(scanState)), refSpan(fi, p, i); got != want {
+			t.Helper()
 			t.Errorf("safeSpan(%+q, %d) = %d, want %d", p, i, got, want)
 			if bad++; bad > 10 {
 				t.FailNow()
 			}
 		}
 		if got, want := safeSpan(fi, string(p), i, new(scanState)), refSpan(fi, p, i); got != want {
+			t.Helper()
 			t.Errorf("safeSpan(%+q as a string, %d) = %d, want %d", p, i, got, want)
 			if bad++; bad > 10 {
 				t.FailNow()

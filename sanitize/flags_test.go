@@ -11,9 +11,9 @@ import (
 // strides of lengths and offsets), so that go test stays fast, as
 // golang.org/x/text does with its own -long flag. CI runs them (the flag
 // comes after the packages: go test passes on the flags it does not know
-// from there):
+// from there), and .ci/long every test with -long:
 //
-//	go test -run 'Exhaustive|Differential' ./sanitize -long
+//	go test -run 'Exhaustive|Differential|RepairEdges' ./sanitize -long
 var long = flag.Bool("long", false, "run the exhaustive sweeps (minutes of CPU)")
 
 // longTests reports whether to run the exhaustive sweeps: with -long, and

@@ -39,7 +39,11 @@ func slotFlags(t testing.TB, ft *fusedTable, c []byte) bool {
 // slot bit (and exactly the ASCII ones bit 7), tier 2 flags every such
 // character whatever follows it, and nothing else for the sets that need
 // no more slots than there are.
+//
+// With -short, the presets' sets and one of each class, not the 20
+// random sets as well.
 func TestFusedTables(t *testing.T) {
+	t.Parallel()
 	if off := [...]uintptr{
 		unsafe.Offsetof(fusedTable{}.high), unsafe.Offsetof(fusedTable{}.low),
 		unsafe.Offsetof(fusedTable{}.next), unsafe.Offsetof(fusedTable{}.has4),
@@ -57,9 +61,11 @@ func TestFusedTables(t *testing.T) {
 	for c := range exact {
 		sets = append(sets, c)
 	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 20 {
-		sets = append(sets, Class(rng.IntN(int(AllClasses)+1))&^BOM)
+	if !testing.Short() {
+		rng := rand.New(rand.NewPCG(3, 4))
+		for range 20 {
+			sets = append(sets, Class(rng.IntN(int(AllClasses)+1))&^BOM)
+		}
 	}
 	var buf [utf8.UTFMax]byte
 	for _, forbid := range sets {

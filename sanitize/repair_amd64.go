@@ -37,7 +37,7 @@ func repairCountAVX512(p *byte, blocks int) (done, count, valid int)
 func repairWriteAVX512(p *byte, blocks int, out *byte, room int) (done, written int, run bool)
 
 // validRun is how many blocks in a row with no error make the kernels
-// hand over to skipValid (the assembly has it as validRun-1 = 7). A call of
+// hand over to skipValid (the assembly reads it from go_asm.h). A call of
 // the validator that finds an error soon costs 15-40 ns, about as much as
 // 1-3 blocks (BenchmarkToValidRuns): with 8, input that alternates runs of
 // 9 blocks and errors, so that each hand-over finds little to skip, costs
@@ -45,6 +45,8 @@ func repairWriteAVX512(p *byte, blocks int, out *byte, room int) (done, written 
 // run goes at the validator's speed after its first 448 octets. With 4,
 // the worst alternation cost 1.85 times as much, for 3% less time on a
 // 16 KiB early-error input.
+//
+//lint:ignore U1000 used from assembly (repair_amd64.s)
 const validRun = 8
 
 // skipValid returns the end of the well-formed run through p[i-1], given

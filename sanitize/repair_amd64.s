@@ -1,5 +1,6 @@
 //go:build amd64 && !purego
 
+#include "go_asm.h"
 #include "textflag.h"
 
 // The repair kernels repairCountAVX512 and repairWriteAVX512
@@ -248,7 +249,7 @@ countRun:
 	MOVQ CX, R14
 	MOVQ done+16(FP), DX
 	SUBQ CX, DX
-	CMPQ DX, $7 // validRun-1
+	CMPQ DX, $(const_validRun-1)
 	JLT  countNext
 	DECQ CX
 	JMP  countEnd
@@ -395,7 +396,7 @@ writeRun:
 	MOVQ CX, R14
 	MOVQ done+32(FP), DX
 	SUBQ CX, DX
-	CMPQ DX, $7 // validRun-1
+	CMPQ DX, $(const_validRun-1)
 	JLT  writeNext
 	MOVB $1, run+48(FP)
 	DECQ CX

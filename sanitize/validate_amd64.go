@@ -42,6 +42,8 @@ const (
 // simdFrom is the shortest input for validPrefixSIMD on this CPU, and
 // avx512From the shortest for validAVX512 (above every length if the CPU
 // lacks the kernel).
+//
+//lint:ignore U1000 avx512From is used from assembly (validate_amd64.s)
 var simdFrom, avx512From = func() (int, int) {
 	switch simdKernel {
 	case avx512Kernel:
@@ -122,6 +124,7 @@ func charStart[T string | []byte](p T, s int) int {
 // and also checks that p does not end inside a character.
 //
 //go:noescape
+//lint:ignore U1000 used from assembly (validate_amd64.s)
 func validAVX2(p *byte, n int) int
 
 // validAVX512 is validAVX2 in blocks of 64 octets, for CPUs with AVX-512
@@ -133,6 +136,7 @@ func validAVX2(p *byte, n int) int
 // touched yet (a masked-off octet there costs a microcode assist).
 //
 //go:noescape
+//lint:ignore U1000 used from assembly (validate_amd64.s)
 func validAVX512(p *byte, n int) int
 
 // The kinds of bad pairs (prev1, octet), one bit each in nibbleTables. A
@@ -155,6 +159,8 @@ const (
 // nibbleTables are the three lookup tables of validAVX2: the kinds of bad
 // pair that prev1's high nibble, prev1's low nibble and the octet's high
 // nibble allow. The assembly broadcasts each row to both 128-bit lanes.
+//
+//lint:ignore U1000 used from assembly (validate_amd64.s, check_amd64.s)
 var nibbleTables = [3][16]byte{
 	{ // prev1 >> 4
 		0x0: tooLong, 0x1: tooLong, 0x2: tooLong, 0x3: tooLong,
@@ -200,6 +206,8 @@ var nibbleTables = [3][16]byte{
 // below F0, below E0 and below C0 (a continuation or ASCII). Subtracting it
 // with saturation leaves a nonzero octet where a character runs past the end
 // of the block.
+//
+//lint:ignore U1000 used from assembly (validate_amd64.s, check_amd64.s)
 var incompleteMax = [64]byte{
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,

@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -86,32 +87,66 @@ func testBadEcho(t *testing.T, bin string) {
 	}
 }
 
-// buildDemo builds ./examples/server from the module root into a temporary
-// directory and returns the binary's path. Beside it, it puts a policy.json
-// that does not parse and a public/hello.txt that says the wrong thing: the
-// demo must read neither (what it reads is embedded, or relative to the
-// working directory).
+// buildDemo builds ./examples/server from the module root, once for all
+// the tests that start it, and returns the binary's path. Beside it, it
+// puts a policy.json that does not parse and a public/hello.txt that says
+// the wrong thing: the demo must read neither (what it reads is embedded,
+// or relative to the working directory).
+//
+// With -short it skips the test instead: go build and a server in a process
+// of its own are not what -short is for, and the race detector would not
+// see into that process anyway (plain go test runs these tests).
 func buildDemo(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: builds and starts the demo (go build)")
+	}
+	demoBin.once.Do(func() { demoBin.path, demoBin.err = build(t) })
+	if demoBin.path == "" {
+		t.Fatalf("building the demo: %v", demoBin.err)
+	}
+	return demoBin.path
+}
+
+// demoBin is the demo that buildDemo built, in a directory of its own that
+// TestMain removes.
+var demoBin struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demoBin.dir != "" {
+		os.RemoveAll(demoBin.dir)
+	}
+	os.Exit(code)
+}
+
+// build is buildDemo's go build, run once.
+func build(t *testing.T) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
-		t.Fatalf("go env GOMOD: %v", err)
+		return "", fmt.Errorf("go env GOMOD: %v", err)
 	}
 	gomod := strings.TrimSpace(string(out))
 	if gomod == "" || gomod == os.DevNull {
-		t.Fatalf("go env GOMOD = %q: not inside the module", gomod)
+		return "", fmt.Errorf("go env GOMOD = %q: not inside the module", gomod)
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "server")
+	if demoBin.dir, err = os.MkdirTemp("", "demo"); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(demoBin.dir, "server")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./examples/server")
 	build.Dir = filepath.Dir(gomod)
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./examples/server: %v\n%s", err, out)
+		return "", fmt.Errorf("go build ./examples/server: %v\n%s", err, out)
 	}
-	decoys(t, dir, "beside the executable")
-	return bin
+	decoys(t, demoBin.dir, "beside the executable")
+	return bin, nil
 }
 
 // decoys writes files that the demo would serve or read if it looked for

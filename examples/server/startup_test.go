@@ -53,17 +53,11 @@ func TestStartupUnknownRoute(t *testing.T) {
 // TestStartupExitStatus: the command exits non-zero with the route in its
 // message, before the start-up line.
 func TestStartupExitStatus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the demo")
-	}
+	bin := buildDemo(t)
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "server")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	file := filepath.Join(dir, "policy.json")
 	if err := os.WriteFile(file, []byte(startupPolicy), 0o600); err != nil {
 		t.Fatal(err)
