@@ -422,6 +422,7 @@ func BenchmarkCanonJSONPrecisPointer(b *testing.B) {
 // every code point, in NFC and NFKC, both when it looks a code point up
 // and when it remembers it, and for a text that is not valid UTF-8.
 func TestBoundaryTable(t *testing.T) {
+	t.Parallel()
 	var buf [utf8.UTFMax + 1]byte
 	for _, nf := range []norm.Form{norm.NFC, norm.NFKC} {
 		bt := new(boundaryTable)

@@ -255,6 +255,7 @@ var jsonSamples = []string{
 // presets and others, depth limits around the nesting, with and without
 // repair.
 func TestJSONFastPath(t *testing.T) {
+	t.Parallel()
 	forbids := []sanitize.Class{
 		0, sanitize.NUL, sanitize.NUL | sanitize.C0 | sanitize.C1 | sanitize.Bidi,
 		sanitize.NUL | sanitize.C0 | sanitize.TabNewline | sanitize.C1 | sanitize.Bidi | sanitize.BOM,

@@ -13,6 +13,7 @@ import (
 // must read the path, the query and the body unchanged: in process, and
 // over HTTP/2 (h2c and h2, oracle_wire_test.go).
 func TestOracleClients(t *testing.T) {
+	t.Parallel()
 	for _, tc := range orcClients() {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, m := range orcAllMounts {

@@ -23,6 +23,7 @@ import (
 // oracle finds a value the policy refuses fails. Each variant is sent over
 // HTTP/2 too (h2c and h2, oracle_wire_test.go), where it can be.
 func TestOracleMechanisms(t *testing.T) {
+	t.Parallel()
 	for _, g := range orcMechanisms() {
 		t.Run(g.name, func(t *testing.T) {
 			for _, tc := range g.cases {

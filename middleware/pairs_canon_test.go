@@ -44,6 +44,7 @@ func TestQueryEscapedLen(t *testing.T) {
 // memory too small for the canonical text at any pair too (the second
 // pass), in a slice of the text's exact length.
 func TestCanonTextReference(t *testing.T) {
+	t.Parallel()
 	pieces := []string{
 		"a", "q", "user", "USER", "nick", "e%CC%81", "%C3%A9", "E%CC%81", "%EF%BC%B1", "%EF%BD%91", "Q",
 		"%EF%B7%BA", "+", "%2B", "%26", "%3D", "x%CD%BE", "%EF%BC%85", "41", "%E2%80%AE", "%EF%AC%81",

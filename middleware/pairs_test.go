@@ -16,6 +16,7 @@ import (
 // the presets' classes, with and without repair and double-encoding
 // refusal, and tight limits.
 func TestPairsFastPath(t *testing.T) {
+	t.Parallel()
 	samples := []string{
 		"", "a=1", "page=2&sort=price&lang=de&q=caf%C3%A9", "q=a+b&r=%2B%26%3D", "%26=%3D&&x",
 		"q=%C0%AE", "q=%ED%A0%80", "q=%E2%80%AE", "q=%00", "q=%EF%BB%BF", "q=x%EF%BB%BF", "%EF%BB%BFk=1",

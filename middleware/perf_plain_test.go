@@ -123,6 +123,7 @@ func TestPlainPairsAgrees(t *testing.T) {
 // pass unchanged, under every class, with double encoding refused, and
 // every path limit.
 func TestPlainPathAgrees(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	s := getScratch()
 	defer putScratch(s)

@@ -32,6 +32,7 @@ import (
 // adapter, chunked or with a Content-Length; the fields are read as sent;
 // the spool's file is there while the handler runs and gone after.
 func TestUploadByteIdentical(t *testing.T) {
+	t.Parallel()
 	n := size(12*mib, 3*mib)
 	parts := []upPart{
 		{field: "title", text: "Zoë's photo, été 2025"},
@@ -114,6 +115,7 @@ func TestUploadTextAfterLargeFile(t *testing.T) {
 // body whose data goes over the limit is refused before the handler runs,
 // chunked too, and so is a file over FileBytes (413, its field named).
 func TestUploadLimits(t *testing.T) {
+	t.Parallel()
 	pol := uploadPolicy()
 	pol.Limits.BinaryBodyBytes = 4 * mib
 	pol.Limits.FileBytes = 3 * mib
@@ -206,6 +208,7 @@ func TestUploadSpoolRemoved(t *testing.T) {
 // 5 MiB application/octet-stream PUT (declared and chunked), and a 5 MiB
 // file read with FormFile.
 func TestUploadFiveMiB(t *testing.T) {
+	t.Parallel()
 	strict := rules.Strict()
 	strict.BinaryTypes = []string{"application/octet-stream"}
 	const n = 5 * mib
@@ -292,6 +295,7 @@ func TestUploadFileContents(t *testing.T) {
 // the file's octets copied through unchanged. The same in gzip, decoded
 // as it streams in.
 func TestUploadNormalizeSpooled(t *testing.T) {
+	t.Parallel()
 	pol := uploadPolicy()
 	pol.Normalization = normalize.NFC
 	n := size(8*mib, 2*mib)
@@ -471,6 +475,7 @@ func TestUploadLimitsNamed(t *testing.T) {
 // decoded form, by MultipartReader and by FormFile, with no
 // Content-Encoding. (upload_coded_test.go sends them over TCP.)
 func TestUploadCoded(t *testing.T) {
+	t.Parallel()
 	coded := func(coding string, parts ...upPart) []byte {
 		var b bytes.Buffer
 		var zw io.WriteCloser = gzip.NewWriter(&b)
