@@ -110,7 +110,7 @@ func TestJSONAllocs(t *testing.T) {
 	// One P, so that the pools (per P) keep what the warm-up request left:
 	// the figures are those of a server's steady state. (No test runs
 	// beside this one: it is not parallel.) And the collector off while
-	// the requests are counted: at 1 MiB, eight requests allocate enough
+	// the requests are counted: at 1 MiB, four requests allocate enough
 	// for a collection, which would empty the pools (a sync.Pool keeps
 	// its objects over one collection only) and count their refilling.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
