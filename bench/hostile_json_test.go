@@ -35,7 +35,7 @@ import (
 //
 //	precis-pointer   511 nested objects with long keys, then an array of
 //	                 empty strings: every string sits under a JSON pointer
-//	                 of half the body (issue 14: quadratic before the
+//	                 of half the body (quadratic before the
 //	                 pointer was matched incrementally)
 //	many-keys        one object with as many short distinct members as fit
 //	                 (the duplicate-member check's table)

@@ -18,7 +18,7 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// The middleware-level hostile benchmarks (issue 14) serve, through Echo
+// The middleware-level hostile benchmarks serve, through Echo
 // v4's ServeHTTP with the middleware, requests built to be slow for it
 // beside benign requests of the same size at the same entry point (query,
 // form, JSON, XML, multipart, text) on the same route. The names carry the
@@ -134,7 +134,7 @@ var mwCases = []mwCase{
 		return mwRepeatTo(n, "a=1", strings.Repeat("&", 1200)+"b=2", "&z=", 'x')
 	}},
 	// pairs-nfd: 1000 fields of NFD text on the NFC route: every value is
-	// rewritten (issue 14: 26-39x, canonPairs/canonText).
+	// rewritten (26-39x, canonPairs/canonText).
 	{name: "pairs-nfd", route: "/nfc", entry: mwQuery, worst: func(n int) []byte {
 		return mwPairsText(n, 1000, func(i int) string { return fmt.Sprintf("k%d", i) },
 			func(_, room int) string { return mwRepeatRunes(mwEscNFD, room) })
@@ -177,7 +177,7 @@ var mwCases = []mwCase{
 	// JSON.
 	//
 	// json-many-members: one object with as many short distinct members
-	// as fit (issue 14: 24 MB allocated at 1 MiB, memberCheck).
+	// as fit (24 MB allocated at 1 MiB, memberCheck).
 	{name: "json-many-members", route: "/strict", entry: mwJSON, worst: hostileManyKeys},
 	{name: "json-small-objects", route: "/strict", entry: mwJSON, worst: hostileSmallObjects},
 	{name: "json-long-keys", route: "/strict", entry: mwJSON, worst: hostileLongKeys},
@@ -187,7 +187,7 @@ var mwCases = []mwCase{
 		return mwRepeatTo(n, `["`, `\u00e9\u00e8\"\\`, `"]`, 'x')
 	}},
 	// json-brackets: more brackets than the depth limit, none deep
-	// (issue 14: jsonClean's bracket count sends it to the scanner).
+	// (jsonClean's bracket count sends it to the scanner).
 	{name: "json-brackets", route: "/strict", entry: mwJSON, worst: func(n int) []byte {
 		return mwRepeatTo(n, `[`, `[],`, `[]]`, ' ')
 	}},
@@ -198,14 +198,14 @@ var mwCases = []mwCase{
 		return mwRepeatTo(n, `[`, unit, `0]`, ' ')
 	}},
 	// json-combining: one string of U+0301 after an "e" on the NFC route
-	// (issue 14: 18-24x; the canonical path is json.go's). Its NFC form
+	// (18-24x; the canonical path is json.go's). Its NFC form
 	// holds a U+034F every 30 marks (the stream-safe format): at 1M, over
 	// the body limit.
 	{name: "json-combining", route: "/nfc", entry: mwJSON, worst: func(n int) []byte {
 		return mwRepeatTo(n, `{"s":"e`, mwAcute, `"}`, ' ')
 	}, status: mwAnyStatus},
 	// json-combining-strings: strings of 4 KiB, each a letter and a run
-	// of U+0301 (issue 14's construction: 18-24x). As json-combining, at
+	// of U+0301 (a hostile construction: 18-24x). As json-combining, at
 	// 1M over the body limit once normalized.
 	{name: "json-combining-strings", route: "/nfc", entry: mwJSON, worst: func(n int) []byte {
 		return mwRepeatTo(n, `[""`, `,"e`+strings.Repeat(mwAcute, 2047)+`"`, `]`, ' ')
@@ -336,7 +336,7 @@ var mwCases = []mwCase{
 	// Multipart.
 	//
 	// mp-nfd: 100 fields of NFD text on the NFC route: the body is
-	// rebuilt (issue 14: 20-24x).
+	// rebuilt (20-24x).
 	{name: "mp-nfd", route: "/nfc", entry: mwMultipart, worst: func(n int) []byte {
 		return mwMPFields(n, 100, func(i int) string { return fmt.Sprintf("f%d", i) },
 			func(_, room int) string { return mwRepeatRunes(mwNFDE, room) }, " ")
@@ -509,7 +509,8 @@ func BenchmarkHostileMW(b *testing.B) {
 	}
 }
 
-// mwBound returns the highest worst/benign ratio issue 14 allows on route:
+// mwBound returns the highest worst/benign ratio the hostile-input goals
+// allow on route:
 // that of a route that only checks, or of one that normalizes or enforces
 // PRECIS.
 func mwBound(route string) int {

@@ -22,7 +22,7 @@ import (
 )
 
 // Middleware rows of the hostile-input suite for the normalizing route of
-// issue 14: the strict preset with Normalization NFC, rewriting. Each
+// the strict preset with Normalization NFC, rewriting. Each
 // request carries text that is already in NFC (benign: mix, the prose of
 // every script) or its decomposition (worst: the same text in NFD, or runs
 // of U+0301), in the query, a form body, a multipart body or a JSON body,

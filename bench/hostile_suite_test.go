@@ -8,7 +8,7 @@ import (
 
 // The hostile-input suite measures, for each entry point of utf8guard that
 // takes request text, what the worst inputs known for it cost beside benign
-// input of the same size, at 16 KiB, 64 KiB, 256 KiB and 1 MiB (issue 14):
+// input of the same size, at 16 KiB, 64 KiB, 256 KiB and 1 MiB:
 //
 //	BenchmarkHostile/entry=NFC.IsNormal/case=q-acute/bound=20/size=64KiB/impl=benign
 //	BenchmarkHostile/entry=NFC.IsNormal/case=q-acute/bound=20/size=64KiB/impl=worst

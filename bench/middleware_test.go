@@ -39,7 +39,7 @@ import (
 // Each also reports cpu-ns/op, the process's CPU time per request (the
 // collector's included), which a busy machine inflates less than ns/op.
 //
-// The goals (issue 15), at -cpu=1: req=get at most +100 ns and no
+// The goals, at -cpu=1: req=get at most +100 ns and no
 // allocation over impl=none on Echo v5, at most +150 ns and exactly one
 // allocation (the closure Echo v4 asks every middleware for per request)
 // on Echo v4; req=json1k at most +400 ns on both.

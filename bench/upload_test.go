@@ -1,6 +1,6 @@
 package bench
 
-// Uploads (issue 16): what utf8guard costs a 100 MiB multipart upload, in
+// Uploads: what utf8guard costs a 100 MiB multipart upload, in
 // memory and in time, against the same upload to the same handler without
 // it.
 //
@@ -73,7 +73,7 @@ var (
 	uploadRounds = flag.Int("upload.rounds", 7, "rounds of TestUploadRSS, each one upload to each server")
 )
 
-// The goals of issue 16.
+// The goals for uploads.
 const (
 	uploadRSSGoal  = 32 << 20 // octets the peak RSS may rise by
 	uploadTimeGoal = 1.2      // checked time over unchecked time

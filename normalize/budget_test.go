@@ -8,7 +8,7 @@ import (
 
 // The work budget of one call, in octets looked at by the scanner and the
 // normalizer (testHookWork) and in allocations: linear in the input, with
-// a constant term, whatever the input (issue 14).
+// a constant term, whatever the input.
 const (
 	budgetPerOctet = 12  // passes over an octet: scan, merge, quick check, normalize, for IsNormal then Bytes
 	budgetConst    = 512 // the mergeGap look-ahead and the first regions
@@ -19,7 +19,7 @@ const (
 	maxMallocs    = 4
 )
 
-// budgetSeeds are the constructions of issue 14 and the worst found since.
+// budgetSeeds are the hostile constructions and the worst found since.
 var budgetSeeds = []string{
 	strings.Repeat("q\u0301", 200),
 	strings.Repeat("e\u0301", 200),

@@ -11,7 +11,7 @@ import (
 // TestGrowthCount pins the allocations of rewrites that expand (grow.go):
 // one buffer for the result and at most two growths of it, whatever the
 // text does; none beyond the result's buffer for a text whose normal form
-// fits it. The first cases are those FuzzNormalizeBudget found (issue 14):
+// fits it. The first cases are those FuzzNormalizeBudget found:
 // NFKC rewrites of U+FDFA between ill-formed octets, which took five to
 // seven allocations while the buffer doubled below 1 KiB.
 func TestGrowthCount(t *testing.T) {

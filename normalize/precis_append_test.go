@@ -137,8 +137,8 @@ func TestAppendEnforceIllFormed(t *testing.T) {
 }
 
 // TestAppendEnforceAllocs: an accepted value that the profile maps
-// (width, case, NFKC) costs no allocation once dst has room (issue 14:
-// a query of a thousand PRECIS fields allocated per field).
+// (width, case, NFKC) costs no allocation once dst has room (a query of a thousand PRECIS
+// fields allocated per field).
 func TestAppendEnforceAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")

@@ -3,7 +3,7 @@ package normalize
 import "testing"
 
 // BenchmarkAppendTiny measures the fixed cost of a call on a value of a
-// few octets, as a query or form value is (issue 14).
+// few octets, as a query or form value is.
 func BenchmarkAppendTiny(b *testing.B) {
 	for _, c := range []struct {
 		name string

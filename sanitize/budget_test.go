@@ -12,7 +12,7 @@ import (
 // pass (ToValid counts the result, then writes it) and never re-reads
 // what it has covered, and the call allocates at most once, the result,
 // and at most a quarter more than it holds (the allocator's size classes;
-// issue 14: one validator call
+// one validator call
 // per error and growth by append cost 400-3000x the valid case and 12 MB
 // per MiB).
 func FuzzToValidBudget(f *testing.F) {

@@ -4,7 +4,7 @@ import "testing"
 
 // BenchmarkAppendUnescapeShort measures the decoding of short query
 // values, whose fixed cost a query of a thousand fields pays a thousand
-// times (issue 14).
+// times.
 func BenchmarkAppendUnescapeShort(b *testing.B) {
 	for _, c := range []struct{ name, s string }{
 		{"nfd", "e%CC%81e%CC%81"},

@@ -78,7 +78,6 @@ func showUser(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(id))
 }
 
-
 func addNote(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusCreated)
 }

@@ -383,7 +383,7 @@ func (d *demo) testOneLine(t *testing.T) {
 	}
 }
 
-// testIdentity (issue 13, point 6): a client cannot choose the log's
+// testIdentity: a client cannot choose the log's
 // request_id (the demo drops its X-Request-Id before Echo's RequestID
 // adopts it) nor its remote_ip (the demo sets an IPExtractor, so a forged
 // X-Forwarded-For is ignored: checkLog requires 127.0.0.1 on every line).

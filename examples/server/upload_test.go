@@ -1,6 +1,6 @@
 package main
 
-// The end-to-end test of the demo's /upload/* route (issue 16): uploads
+// The end-to-end test of the demo's /upload/* route: uploads
 // larger than the text limit, files that are not UTF-8, streamed through
 // the built binary on Echo v4 and v5 by net/http's client, bodies made on
 // the fly.
@@ -130,7 +130,7 @@ type uploaded struct {
 }
 
 // TestDemoUpload: /upload/* takes a form with a file far over the text
-// limit and the files issue 16 reported refused (a Notepad UTF-16 .txt,
+// limit and the files a user reported refused (a Notepad UTF-16 .txt,
 // an Excel Windows-1252 CSV), and answers each file's size and SHA-256 as
 // sent, the fields as sent; it refuses a bad octet in a field after the
 // large file, and a bidi control in a file name. /strict/* keeps checking
