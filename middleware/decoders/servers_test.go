@@ -8,7 +8,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	echov4 "github.com/labstack/echo/v4"
+	echo4 "github.com/labstack/echo/v4"
 	echo5 "github.com/labstack/echo/v5"
 	"github.com/rs/zerolog"
 
@@ -46,10 +46,10 @@ func startServers(t *testing.T) []server {
 	p := rules.Strict()
 	nop := zerolog.Nop()
 
-	e4 := echov4.New()
+	e4 := echo4.New()
 	e4.HideBanner = true
 	e4.Use(echov4.WithConfig(echov4.Config{Rules: p, Logger: &nop}))
-	e4.Any("/*", func(c echov4.Context) error {
+	e4.Any("/*", func(c echo4.Context) error {
 		serve(c.Response(), c.Request())
 		return nil
 	})
