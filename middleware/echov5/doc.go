@@ -1,6 +1,6 @@
 // Package echov5 mounts utf8guard in Echo v5 (github.com/labstack/echo/v5):
 // the same checks, rewrites, answers and log lines as the Echo v4
-// middleware (middleware.WithConfig) and the net/http adapter
+// middleware (package echov4) and the net/http adapter
 // (middleware.Handler), since all three are thin adapters over one
 // middleware.Pipeline.
 //
