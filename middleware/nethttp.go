@@ -17,6 +17,7 @@ type HTTPConfig struct {
 	// Rules is the policy of every route (a rules.Policy), or a table
 	// (a rules.Table) that maps routes, as Route names them, to policies,
 	// with a default for the rest.
+	// A *rules.Live can be given new rules while the server runs.
 	// Optional. Default value rules.Default().
 	Rules rules.Ruleset
 

@@ -34,7 +34,8 @@ type Pipeline struct{ g *guard }
 // adapters' Config and HTTPConfig do.
 type PipelineConfig struct {
 	// Rules is the policy of every route (a rules.Policy) or a table of
-	// policies by route template (a rules.Table). Nil means
+	// policies by route template (a rules.Table), or a *rules.Live, which
+	// can be given new rules while the server runs. Nil means
 	// rules.Default().
 	Rules rules.Ruleset
 	// Logger receives the log lines, unless the request's context carries

@@ -24,6 +24,7 @@ type Config struct {
 	// Rules is the policy of every route (a rules.Policy), or a table
 	// (a rules.Table) that maps Echo route templates ("/users/:id") to
 	// policies, with a default for the rest.
+	// A *rules.Live can be given new rules while the server runs.
 	// Optional. Default value rules.Default().
 	Rules rules.Ruleset
 

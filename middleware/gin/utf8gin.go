@@ -18,6 +18,7 @@ type Config struct {
 	// (a rules.Table) that maps Gin route templates ("/users/:id",
 	// "/files/*path", as c.FullPath() names them) to policies, with a
 	// default for the rest.
+	// A *rules.Live can be given new rules while the server runs.
 	// Optional. Default value rules.Default().
 	Rules rules.Ruleset
 
