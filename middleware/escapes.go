@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/xmllex"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -614,13 +615,13 @@ func declarationEscapes(p []byte) *sanitize.Error {
 			return nil
 		}
 		at := i + k
-		n1 := xmlNameEnd(p, at+2)
+		n1 := xmllex.NameEnd(p, at+2)
 		if !xmlDeclTarget(p[at+2 : n1]) {
 			i = at + 2
 			continue
 		}
-		j := xmlSkipSpace(p, n1)
-		end := xmlIndexPair(p, j, "?>")
+		j := xmllex.SkipSpace(p, n1)
+		end := xmllex.IndexPair(p, j, "?>")
 		if end < 0 {
 			return nil // no instruction ends: none names an encoding to a decoder
 		}

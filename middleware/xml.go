@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/xmllex"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -250,12 +251,12 @@ func xmlShapeOf(body []byte, forbid sanitize.Class) (xmlShape, int) {
 	}
 	from := 0
 	if bytes.HasPrefix(body[decl:], piOpen) {
-		lx := xmlLexer{p: body, i: decl}
-		t := lx.next()
-		if t.kind != xmlPI {
+		lx := xmllex.Lexer{P: body, I: decl}
+		t := lx.Next()
+		if t.Kind != xmllex.PI {
 			return xmlScanShape, 0
 		}
-		from = t.to
+		from = t.To
 	}
 	return xmlRefsShape, from
 }
@@ -392,13 +393,13 @@ func xmlCheckRaw(body []byte, forbid, names sanitize.Class) (e *sanitize.Error, 
 // (as xmlScanTokens reads it), but only a body that holds a character of
 // names anywhere comes here.
 func xmlCheckNames(body []byte, from int, names sanitize.Class, stop int) *sanitize.Error {
-	lx := xmlLexer{p: body}
+	lx := xmllex.Lexer{P: body}
 	for {
-		t := lx.next()
-		if t.kind == xmlEOF || t.kind == xmlBroken || t.from >= stop {
+		t := lx.Next()
+		if t.Kind == xmllex.EOF || t.Kind == xmllex.Broken || t.From >= stop {
 			return nil
 		}
-		n0, n1 := t.name[0], min(t.name[1], stop)
+		n0, n1 := t.Name[0], min(t.Name[1], stop)
 		if n1 <= from || n1 <= n0 || isASCII(body[n0:n1]) {
 			continue
 		}
@@ -414,7 +415,7 @@ func xmlReject(body []byte, e *sanitize.Error) *Rejection {
 	return &Rejection{
 		Reason:   e.Reason,
 		Location: rules.XML,
-		Field:    finding.SafeField(xmlPathAt(body, e.Offset)),
+		Field:    finding.SafeField(xmllex.PathAt(body, e.Offset)),
 		Offset:   e.Offset,
 		Sample:   finding.Sample(body, e.Offset),
 		Class:    e.Class,
@@ -464,17 +465,17 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 	// The last starts of units, by xmMarkup0 and the others, each the
 	// offset of its pair; [0] takes the pairs where none starts, so that
 	// noting costs a store and no branch. In text mode at 0.
-	marks := [8]int{xmMarkup1: -1, xmAttr0: -1, xmAttr1: -2}
-	s := xsText << 8 // the state, times 256
+	marks := [8]int{xmllex.XmMarkup1: -1, xmllex.XmAttr0: -1, xmllex.XmAttr1: -2}
+	s := xmllex.XsText << 8 // the state, times 256
 	for i := 0; ; {
 		var a uint8
 		for i+1 < len(p) {
 			// The pair's classes first, off the chain of states: each step
 			// waits for the last one's load alone.
-			pair := int(xmlTagClass[p[i]])<<4 | int(xmlTagClass[p[i+1]])
+			pair := int(xmllex.TagClass[p[i]])<<4 | int(xmllex.TagClass[p[i+1]])
 			x := s | pair
-			a = xmlTagAct[x]
-			s = int(xmlTagNext[x])
+			a = xmllex.TagAct[x]
+			s = int(xmllex.TagNext[x])
 			marks[a&7] = i
 			if a >= 8 {
 				break
@@ -483,15 +484,15 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 		}
 		at := i + int(a>>3&1)
 		switch a >> 4 {
-		case xaNone: // at the end
-			if s == xsText<<8 {
+		case xmllex.XaNone: // at the end
+			if s == xmllex.XsText<<8 {
 				if i >= len(p) {
 					return nil
 				}
 				// One octet left, in text mode: the unit decides.
-				marks[xmMarkup0], marks[xmMarkup1], marks[xmAttr0], marks[xmAttr1] = i, i-1, -1, -2
+				marks[xmllex.XmMarkup0], marks[xmllex.XmMarkup1], marks[xmllex.XmAttr0], marks[xmllex.XmAttr1] = i, i-1, -1, -2
 			}
-		case xaText, xaDQuoted, xaSQuoted:
+		case xmllex.XaText, xmllex.XaDQuoted, xmllex.XaSQuoted:
 			// A reference where it is decoded, in text or in a value: it
 			// is checked here, and the machine goes on after it in the
 			// same state. Should the value turn out to be broken (a '<'
@@ -518,13 +519,13 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 				}
 			}
 			i = at
-			s = [...]int{xaText: xsText << 8, xaDQuoted: xsDQuoted << 8, xaSQuoted: xsSQuoted << 8}[a>>4]
+			s = [...]int{xmllex.XaText: xmllex.XsText << 8, xmllex.XaDQuoted: xmllex.XsDQuoted << 8, xmllex.XaSQuoted: xmllex.XsSQuoted << 8}[a>>4]
 			continue
-		case xaTarget:
+		case xmllex.XaTarget:
 			if !xmlDeclTarget(p[at-3 : at]) {
-				s = xsPI << 8
+				s = xmllex.XsPI << 8
 				if p[at] == '?' {
-					s = xsPIQuestion << 8
+					s = xmllex.XsPIQuestion << 8
 				}
 				i = at + 1
 				continue
@@ -532,8 +533,8 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 		}
 		// Hand the unit the octet at i is in to xmlScanUnit: the last
 		// markup, or the last attribute if it started after that.
-		from, tag := max(marks[xmMarkup0], marks[xmMarkup1]+1), false
-		if attr := max(marks[xmAttr0], marks[xmAttr1]+1); attr > from {
+		from, tag := max(marks[xmllex.XmMarkup0], marks[xmllex.XmMarkup1]+1), false
+		if attr := max(marks[xmllex.XmAttr0], marks[xmllex.XmAttr1]+1); attr > from {
 			from, tag = attr, true
 		}
 		if from >= stop {
@@ -547,11 +548,11 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 			return nil
 		}
 		// Go on at next, in the mode the unit ends in, where a unit starts.
-		i, s = next, xsText<<8
-		marks[xmMarkup0], marks[xmMarkup1], marks[xmAttr0], marks[xmAttr1] = next, next-1, -1, -2
+		i, s = next, xmllex.XsText<<8
+		marks[xmllex.XmMarkup0], marks[xmllex.XmMarkup1], marks[xmllex.XmAttr0], marks[xmllex.XmAttr1] = next, next-1, -1, -2
 		if inTag {
-			s = xsTag << 8
-			marks[xmMarkup0], marks[xmMarkup1], marks[xmAttr0], marks[xmAttr1] = -1, -2, next, next-1
+			s = xmllex.XsTag << 8
+			marks[xmllex.XmMarkup0], marks[xmllex.XmMarkup1], marks[xmllex.XmAttr0], marks[xmllex.XmAttr1] = -1, -2, next, next-1
 		}
 	}
 }
@@ -592,7 +593,7 @@ func xmlScanUnit(p []byte, i int, tag bool, forbid sanitize.Class, stop int, asc
 		// first, and where it holds no reference, there is nothing to
 		// check but a BOM.
 		k, lim := i, min(len(p), i+16)
-		for k < lim && xmlOctets[p[k]]&xmlTextOctet == 0 {
+		for k < lim && xmllex.Octets[p[k]]&xmllex.TextOctet == 0 {
 			k++
 		}
 		if !bom && (k == len(p) || p[k] == '<') {
@@ -617,22 +618,22 @@ func xmlScanUnit(p []byte, i int, tag bool, forbid sanitize.Class, stop int, asc
 	}
 	switch p[i+1] {
 	case '/': // an end tag
-		n1 := xmlNameEnd(p, i+2)
+		n1 := xmllex.NameEnd(p, i+2)
 		if n1 == i+2 {
 			return 0, false, xmlRest(p, i, forbid, stop), true
 		}
-		j := xmlSkipSpace(p, n1)
+		j := xmllex.SkipSpace(p, n1)
 		if j >= len(p) || p[j] != '>' {
 			return 0, false, xmlRest(p, i, forbid, stop), true
 		}
 		return j + 1, false, nil, false
 	case '?': // a processing instruction, as xmlLexer.next reads it
-		n1 := xmlNameEnd(p, i+2)
+		n1 := xmllex.NameEnd(p, i+2)
 		if n1 == i+2 {
 			return 0, false, xmlRest(p, i, forbid, stop), true
 		}
-		j := xmlSkipSpace(p, n1)
-		k := xmlIndexPair(p, j, "?>")
+		j := xmllex.SkipSpace(p, n1)
+		k := xmllex.IndexPair(p, j, "?>")
 		if k < 0 {
 			return 0, false, xmlRest(p, i, forbid, stop), true
 		}
@@ -644,29 +645,29 @@ func xmlScanUnit(p []byte, i int, tag bool, forbid sanitize.Class, stop int, asc
 		return k + 2, false, nil, false
 	case '!': // a comment, CDATA section or directive, as xmlLexer.bang reads it
 		if i+3 < len(p) && p[i+2] == '-' && p[i+3] == '-' {
-			k := xmlCommentEnd(p, i+4)
+			k := xmllex.CommentEnd(p, i+4)
 			if k < 0 {
 				return 0, false, xmlRest(p, i, forbid, stop), true
 			}
 			return k + 3, false, nil, false
 		}
-		lx := xmlLexer{p: p, i: i}
-		t := lx.bang(i)
-		switch t.kind {
-		case xmlBroken:
-			return 0, false, xmlRest(p, t.from, forbid, stop), true
-		case xmlCDATA:
-			e = xmlCheckValue(p, t.val, false, forbid)
-		case xmlDirective:
-			e = xmlCheckDTD(p, t.val, forbid)
+		lx := xmllex.Lexer{P: p, I: i}
+		t := lx.Bang(i)
+		switch t.Kind {
+		case xmllex.Broken:
+			return 0, false, xmlRest(p, t.From, forbid, stop), true
+		case xmllex.CDATA:
+			e = xmlCheckValue(p, t.Val, false, forbid)
+		case xmllex.Directive:
+			e = xmlCheckDTD(p, t.Val, forbid)
 		}
 		if e != nil {
 			return 0, false, xmlBefore(e, stop), true
 		}
-		return lx.i, false, nil, false
+		return lx.I, false, nil, false
 	}
 	// A start tag: its name; its attributes follow in tag mode.
-	n1 := xmlNameEnd(p, i+1)
+	n1 := xmllex.NameEnd(p, i+1)
 	if n1 == i+1 {
 		return 0, false, xmlRest(p, i, forbid, stop), true
 	}
@@ -677,7 +678,7 @@ func xmlScanUnit(p []byte, i int, tag bool, forbid sanitize.Class, stop int, asc
 // i on, an attribute or the tag's end, as xmlLexer.attr reads it.
 func xmlScanAttr(p []byte, i int, forbid sanitize.Class, stop int) (next int, inTag bool, e *sanitize.Error, done bool) {
 	bom := forbid&sanitize.BOM != 0
-	j := xmlSkipSpace(p, i)
+	j := xmllex.SkipSpace(p, i)
 	if j >= len(p) {
 		return 0, false, xmlRest(p, i, forbid, stop), true
 	}
@@ -690,11 +691,11 @@ func xmlScanAttr(p []byte, i int, forbid sanitize.Class, stop int) (next int, in
 		}
 		return j + 2, false, nil, false
 	}
-	n1 := xmlNameEnd(p, j)
+	n1 := xmllex.NameEnd(p, j)
 	if n1 == j {
 		return 0, false, xmlRest(p, j, forbid, stop), true
 	}
-	k := xmlSkipSpace(p, n1)
+	k := xmllex.SkipSpace(p, n1)
 	if k >= len(p) {
 		return 0, false, xmlRest(p, j, forbid, stop), true
 	}
@@ -707,14 +708,14 @@ func xmlScanAttr(p []byte, i int, forbid sanitize.Class, stop int) (next int, in
 		}
 		return k, true, nil, false
 	}
-	if k = xmlSkipSpace(p, k+1); k >= len(p) {
+	if k = xmllex.SkipSpace(p, k+1); k >= len(p) {
 		return 0, false, xmlRest(p, j, forbid, stop), true
 	}
 	if q := p[k]; q == '"' || q == '\'' {
 		// Values are short too: one without '<' and '&' holds nothing to
 		// check but a BOM.
 		m, lim := k+1, min(len(p), k+17)
-		for m < lim && p[m] != q && xmlOctets[p[m]]&xmlTextOctet == 0 {
+		for m < lim && p[m] != q && xmllex.Octets[p[m]]&xmllex.TextOctet == 0 {
 			m++
 		}
 		if !bom && m < len(p) && p[m] == q {
@@ -732,7 +733,7 @@ func xmlScanAttr(p []byte, i int, forbid sanitize.Class, stop int) (next int, in
 	// Strict off: an unquoted value, possibly empty, of octets that hold
 	// no reference and no BOM.
 	i = k
-	for i < len(p) && xmlOctets[p[i]]&xmlUnquotedOctet != 0 {
+	for i < len(p) && xmllex.Octets[p[i]]&xmllex.UnquotedOctet != 0 {
 		i++
 	}
 	return i, true, nil, false
@@ -962,17 +963,17 @@ func xmlDeclEncoding(body []byte) (int, bool) {
 	if !bytes.HasPrefix(body[i:], piOpen) {
 		return -1, false
 	}
-	lx := xmlLexer{p: body, i: i}
-	t := lx.next()
-	if t.kind != xmlPI || !xmlDeclTarget(body[t.name[0]:t.name[1]]) {
+	lx := xmllex.Lexer{P: body, I: i}
+	t := lx.Next()
+	if t.Kind != xmllex.PI || !xmlDeclTarget(body[t.Name[0]:t.Name[1]]) {
 		return -1, false
 	}
 	ascii := -1
-	off := xmlForeignEncoding(body, t.val, &ascii)
-	if off < 0 || string(body[t.name[0]:t.name[1]]) != "xml" {
+	off := xmlForeignEncoding(body, t.Val, &ascii)
+	if off < 0 || string(body[t.Name[0]:t.Name[1]]) != "xml" {
 		return off, false
 	}
-	name, ok := xmlGoEncoding(body[t.val[0]:t.val[1]])
+	name, ok := xmlGoEncoding(body[t.Val[0]:t.Val[1]])
 	return off, ok && len(name) > 0 && !xmlUTF8Name(body, name, &ascii)
 }
 
@@ -1030,11 +1031,11 @@ func xmlForeignEncoding(p []byte, v [2]int, ascii *int) int {
 			return -1
 		}
 		j += k + len("encoding")
-		q := xmlSkipSpace(s, j)
+		q := xmllex.SkipSpace(s, j)
 		if q >= len(s) || s[q] != '=' {
 			continue
 		}
-		q = xmlSkipSpace(s, q+1)
+		q = xmllex.SkipSpace(s, q+1)
 		if q >= len(s) || s[q] != '"' && s[q] != '\'' {
 			continue
 		}
@@ -1181,7 +1182,7 @@ const (
 const maxXMLCompactBody = 1<<30 - 1
 
 // ref returns the piece of kind k that starts at from.
-func ref[R xmlOffset](from, k int) R { return R(from)<<2 | R(k) }
+func ref[R xmllex.Offset](from, k int) R { return R(from)<<2 | R(k) }
 
 // piece returns the piece r stands for in cn.p.
 func (cn *xmlCanon[R]) piece(r R) xmlPiece {
@@ -1208,10 +1209,10 @@ func (cn *xmlCanon[R]) piece(r R) xmlPiece {
 // element and each piece costs a few octets of it (an xmlFrame, an R), and
 // each slice grows to at most what p can need (xmlGrow), so that a pooled
 // xmlCanon serves a body of the default limit without allocating.
-type xmlCanon[R xmlOffset] struct {
+type xmlCanon[R xmllex.Offset] struct {
 	form normalize.Form
 	p    []byte
-	open []xmlFrame[R]
+	open []xmllex.Frame[R]
 	// The pieces of the open elements, each element's after its parent's
 	// that came before it, character data and comments together (told
 	// apart by kind): an element's own are the last ones when it closes,
@@ -1323,69 +1324,69 @@ func xmlLocal(name []byte) []byte {
 
 // run walks the tokens of p.
 func (cn *xmlCanon[R]) run() *Rejection {
-	lx := xmlLexer{p: cn.p}
+	lx := xmllex.Lexer{P: cn.p}
 	for {
-		t := lx.next()
+		t := lx.Next()
 		var rj *Rejection
-		if cn.pending && t.kind != xmlAttr && t.kind != xmlStartEnd {
+		if cn.pending && t.Kind != xmllex.Attr && t.Kind != xmllex.StartEnd {
 			cn.pending = false
-			top := nameOf(cn.p, cn.open[len(cn.open)-1])
-			if !(t.kind == xmlEnd && bytes.EqualFold(xmlLocal(cn.p[t.name[0]:t.name[1]]), xmlLocal(top))) {
+			top := xmllex.NameOf(cn.p, cn.open[len(cn.open)-1])
+			if !(t.Kind == xmllex.End && bytes.EqualFold(xmlLocal(cn.p[t.Name[0]:t.Name[1]]), xmlLocal(top))) {
 				if rj := cn.close(); rj != nil {
 					return rj
 				}
 			}
 		}
-		switch t.kind {
-		case xmlEOF:
+		switch t.Kind {
+		case xmllex.EOF:
 			for len(cn.open) > 0 {
 				if rj := cn.close(); rj != nil {
 					return rj
 				}
 			}
 			return nil
-		case xmlStart:
-			cn.open = append(xmlGrow(cn.open, len(cn.p)/2+1), xmlFrame[R]{name: R(t.name[0]), pieces: R(len(cn.pieces))})
-			rj = cn.raw(t.name, [2]int{})
-			if !cn.sawAutoClose && xmlHTMLAutoClose(cn.p[t.name[0]:t.name[1]]) {
+		case xmllex.Start:
+			cn.open = append(xmlGrow(cn.open, len(cn.p)/2+1), xmllex.Frame[R]{Name: R(t.Name[0]), Pieces: R(len(cn.pieces))})
+			rj = cn.raw(t.Name, [2]int{})
+			if !cn.sawAutoClose && xmlHTMLAutoClose(cn.p[t.Name[0]:t.Name[1]]) {
 				cn.sawAutoClose = true
 			}
-		case xmlAttr:
-			if rj = cn.raw(t.name, t.name); rj == nil {
-				rj = cn.text(xmlPiece{from: t.val[0], to: t.val[1], refs: t.refs}, t.name)
+		case xmllex.Attr:
+			if rj = cn.raw(t.Name, t.Name); rj == nil {
+				rj = cn.text(xmlPiece{from: t.Val[0], to: t.Val[1], refs: t.Refs}, t.Name)
 			}
-		case xmlStartEnd:
-			if t.empty {
+		case xmllex.StartEnd:
+			if t.Empty {
 				rj = cn.close()
-			} else if cn.htmlAutoClose && xmlHTMLAutoClose(nameOf(cn.p, cn.open[len(cn.open)-1])) {
+			} else if cn.htmlAutoClose && xmlHTMLAutoClose(xmllex.NameOf(cn.p, cn.open[len(cn.open)-1])) {
 				cn.pending = true
 			}
-		case xmlEnd:
-			if rj = cn.raw(t.name, [2]int{}); rj == nil {
-				for k := xmlClose(cn.p, cn.open, t.name); len(cn.open) > k && rj == nil; {
+		case xmllex.End:
+			if rj = cn.raw(t.Name, [2]int{}); rj == nil {
+				for k := xmllex.Close(cn.p, cn.open, t.Name); len(cn.open) > k && rj == nil; {
 					rj = cn.close()
 				}
 			}
-		case xmlText, xmlBroken, xmlCDATA:
+		case xmllex.Text, xmllex.Broken, xmllex.CDATA:
 			k := xmlRefText
-			switch t.kind {
-			case xmlBroken:
+			switch t.Kind {
+			case xmllex.Broken:
 				k = xmlRefBroken
-			case xmlCDATA:
+			case xmllex.CDATA:
 				k = xmlRefCDATA
 			}
-			rj = cn.charData(xmlPiece{from: t.val[0], to: t.val[1], refs: t.kind != xmlCDATA}, k)
-		case xmlComment:
-			piece := xmlPiece{from: t.val[0], to: t.val[1]}
+			rj = cn.charData(xmlPiece{from: t.Val[0], to: t.Val[1], refs: t.Kind != xmllex.CDATA}, k)
+		case xmllex.Comment:
+			piece := xmlPiece{from: t.Val[0], to: t.Val[1]}
 			if rj = cn.text(piece, [2]int{}); rj == nil && len(cn.open) > 0 {
 				cn.add(piece.from, xmlRefComment)
 			}
-		case xmlPI:
-			if rj = cn.raw(t.name, [2]int{}); rj == nil {
-				rj = cn.raw(t.val, [2]int{})
+		case xmllex.PI:
+			if rj = cn.raw(t.Name, [2]int{}); rj == nil {
+				rj = cn.raw(t.Val, [2]int{})
 			}
-		case xmlDirective:
-			rj = cn.raw(t.val, [2]int{})
+		case xmllex.Directive:
+			rj = cn.raw(t.Val, [2]int{})
 		}
 		if rj != nil {
 			return rj
@@ -1418,7 +1419,7 @@ func (cn *xmlCanon[R]) add(from, k int) {
 // and its comments each joined, and closes it.
 func (cn *xmlCanon[R]) close() *Rejection {
 	f := cn.open[len(cn.open)-1]
-	own := cn.pieces[f.pieces:]
+	own := cn.pieces[f.Pieces:]
 	if len(own) > 1 {
 		comments := 0
 		for _, r := range own {
@@ -1438,7 +1439,7 @@ func (cn *xmlCanon[R]) close() *Rejection {
 			}
 		}
 	}
-	cn.pieces = cn.pieces[:f.pieces]
+	cn.pieces = cn.pieces[:f.Pieces]
 	cn.open = cn.open[:len(cn.open)-1]
 	return nil
 }
@@ -1512,7 +1513,7 @@ func (cn *xmlCanon[R]) reject(off int, attr [2]int) *Rejection {
 	return &Rejection{
 		Reason:   sanitize.NotNormalized,
 		Location: rules.XML,
-		Field:    finding.SafeField(xmlPath(cn.p, cn.open, attr)),
+		Field:    finding.SafeField(xmllex.Path(cn.p, cn.open, attr)),
 		Offset:   off,
 		Sample:   finding.Sample(cn.p, off),
 		Err:      e,

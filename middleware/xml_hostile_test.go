@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/xmllex"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -253,26 +254,26 @@ func TestXMLRefReference(t *testing.T) {
 // instructions naming another encoding, and returns the first with an
 // offset before stop, or nil.
 func xmlScanTokens(body []byte, forbid sanitize.Class, stop int) *sanitize.Error {
-	lx := xmlLexer{p: body}
+	lx := xmllex.Lexer{P: body}
 	ascii := -1 // whether body is all ASCII, once known
 	for {
-		t := lx.next()
-		if t.kind == xmlEOF || t.from >= stop {
+		t := lx.Next()
+		if t.Kind == xmllex.EOF || t.From >= stop {
 			return nil
 		}
 		var e *sanitize.Error
-		switch t.kind {
-		case xmlText, xmlBroken:
-			e = xmlCheckValue(body, t.val, true, forbid)
-		case xmlAttr:
-			e = xmlCheckValue(body, t.val, t.refs, forbid)
-		case xmlCDATA:
-			e = xmlCheckValue(body, t.val, false, forbid)
-		case xmlDirective:
-			e = xmlCheckDTD(body, t.val, forbid)
-		case xmlPI:
-			if xmlDeclTarget(body[t.name[0]:t.name[1]]) {
-				if off := xmlForeignEncoding(body, t.val, &ascii); off >= 0 {
+		switch t.Kind {
+		case xmllex.Text, xmllex.Broken:
+			e = xmlCheckValue(body, t.Val, true, forbid)
+		case xmllex.Attr:
+			e = xmlCheckValue(body, t.Val, t.Refs, forbid)
+		case xmllex.CDATA:
+			e = xmlCheckValue(body, t.Val, false, forbid)
+		case xmllex.Directive:
+			e = xmlCheckDTD(body, t.Val, forbid)
+		case xmllex.PI:
+			if xmlDeclTarget(body[t.Name[0]:t.Name[1]]) {
+				if off := xmlForeignEncoding(body, t.Val, &ascii); off >= 0 {
 					e = &sanitize.Error{Reason: sanitize.BadCharset, Offset: off}
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/xmllex"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
@@ -71,22 +72,22 @@ func TestXMLTags(t *testing.T) {
 // state, every start of a unit one of xmMarkup0 and the others.
 func TestXMLTagsTables(t *testing.T) {
 	for c := range 256 {
-		cl, o := xmlTagClass[c], xmlOctets[c]
-		name := cl == xtNameU || cl == xtNameOnly || cl == xtDash
-		if name != (o&xmlNameOctet != 0) || (cl == xtNameU || cl == xtDash) != (o&xmlUnquotedOctet != 0) ||
-			(cl == xtSpace) != (o&xmlSpaceOctet != 0) || (cl == xtLT || cl == xtAmp) != (o&xmlTextOctet != 0) {
+		cl, o := xmllex.TagClass[c], xmllex.Octets[c]
+		name := cl == xmllex.XtNameU || cl == xmllex.XtNameOnly || cl == xmllex.XtDash
+		if name != (o&xmllex.NameOctet != 0) || (cl == xmllex.XtNameU || cl == xmllex.XtDash) != (o&xmllex.UnquotedOctet != 0) ||
+			(cl == xmllex.XtSpace) != (o&xmllex.SpaceOctet != 0) || (cl == xmllex.XtLT || cl == xmllex.XtAmp) != (o&xmllex.TextOctet != 0) {
 			t.Errorf("octet %#x: class %d, lexer's %#x", c, cl, o)
 		}
-		if want := strings.IndexByte("<>/?!=\"'&", byte(c)); want >= 0 && int(cl) != xtLT+want {
-			t.Errorf("octet %q: class %d, want %d", rune(c), cl, xtLT+want)
+		if want := strings.IndexByte("<>/?!=\"'&", byte(c)); want >= 0 && int(cl) != xmllex.XtLT+want {
+			t.Errorf("octet %q: class %d, want %d", rune(c), cl, xmllex.XtLT+want)
 		}
 	}
-	for x := range xmlTagNext {
-		if s := int(xmlTagNext[x]); s&0xFF != 0 || s>>8 >= xsStates {
+	for x := range xmllex.TagNext {
+		if s := int(xmllex.TagNext[x]); s&0xFF != 0 || s>>8 >= xmllex.XsStates {
 			t.Fatalf("xmlTagNext[%#x] = %#x", x, s)
 		}
-		if a := xmlTagAct[x]; a&7 > xmAttr1 || a>>4 > xaTarget {
-			t.Fatalf("xmlTagAct[%#x] = %#x", x, a)
+		if a := xmllex.TagAct[x]; a&7 > xmllex.XmAttr1 || a>>4 > xmllex.XaTarget {
+			t.Fatalf("xmllex.TagAct[%#x] = %#x", x, a)
 		}
 	}
 }
