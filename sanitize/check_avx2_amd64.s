@@ -246,6 +246,15 @@ TEXT ·checkAVX2(SB), NOSPLIT, $0-56
 	// octets before AX are ASCII, or loop64 has checked that no character
 	// is cut short there).
 ascii128:
+	LEAQ    128(AX), BX
+	CMPQ    BX, CX
+	JA      blocks
+	VMOVDQU (SI)(AX*1), Y0 // the first 128 octets have a non-ASCII one: no run
+	VPOR    32(SI)(AX*1), Y0, Y0
+	VPOR    64(SI)(AX*1), Y0, Y0
+	VPOR    96(SI)(AX*1), Y0, Y0
+	VPTEST  Y9, Y0
+	JNZ     blocks
 	VMOVDQU ck2Row0<>(SB), Y7
 
 ascii256:
