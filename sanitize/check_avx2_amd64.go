@@ -9,16 +9,22 @@ package sanitize
 //
 // AVX2 has no 64-entry table lookup (VPERMB) and no mask registers, so it
 // goes 64 octets at a time as two halves of 32, and runs the tiers of
-// fused.go only where they can find something. A run of ASCII is looked up
+// fused.go only where they can find something. A run of ASCII goes 256
+// octets at a time: the octets 00-0F that are in no class (TAB, LF, CR:
+// fusedTable's asciiLift) are lifted, and the signed minimum of the run is
+// compared with asciiFloor, at or below which are the ASCII characters of
+// the classes and the non-ASCII octets; only where one is, is it looked up
 // in a, which is exact for ASCII octets. In a block with other octets, a
 // looked up by the high nibbles that validation has already computed tells
 // whether a character of the classes may start in either half (a is exact
-// for first octets); only then does the half get tier 1 and tier 2, each
-// table lookup by six bits four VPSHUFB lookups of the low nibble and two
-// VPBLENDVB that choose among them. Text whose characters start like none
-// of the classes (most scripts, and emoji under the strict preset but for
-// the U+200D and U+2764 of their sequences) costs validation and two
-// lookups a half. VPMOVMSKB makes the masks.
+// for first octets); then the high nibbles of the two octets after each
+// such lead octet, looked up in fusedTable's after, tell whether it may
+// still be one, and only then does the half get tier 1 and tier 2, each
+// table lookup by six bits four VPSHUFB lookups of the low nibble and
+// three VPBLENDVB that choose among them. Text whose characters start like
+// none of the classes (most scripts, and emoji under the strict preset,
+// whose U+200D and U+2764 start as the bidi controls do but go on
+// otherwise) costs validation and two or three lookups a half. VPMOVMSKB makes the masks.
 //
 //go:noescape
 func checkAVX2(p *byte, n, start int, t *fusedTable, a *attnTable) (off int, mask uint64)

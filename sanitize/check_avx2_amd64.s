@@ -7,14 +7,18 @@
 // of 32, with VPSHUFB's 16-entry lookups where checkAVX512 has VPERMB's
 // 64-entry ones:
 //
-//   - a run of ASCII is looked up in the attention table of the classes
-//     (attnTable: exact for ASCII octets), instead of the ASCII table;
+//   - a run of ASCII has the octets 00-0F that are in no class (TAB, LF,
+//     CR) lifted (LIFT) and its minimum compared with the floor of the
+//     classes; only where an octet is at or below it is it looked up in
+//     the attention table (attnTable: exact for ASCII octets), instead of
+//     the ASCII table;
 //   - a block with other octets gets validAVX2's check and, sharing its
 //     high nibbles, the attention test, which is exact for first octets:
 //     a block where no character of the classes starts needs no tier;
-//   - where one may start, tiers 1 and 2 run on the half of 32 octets
-//     that has it, with the tables of fusedTable looked up by six bits
-//     (LOOKUP64).
+//   - where one may start, the two octets after each lead octet are
+//     looked up (AFTER), and tiers 1 and 2 run on the half of 32 octets
+//     where a character of the classes may still start, with the tables
+//     of fusedTable looked up by six bits (LOOKUP64).
 //
 // Registers:
 //
@@ -23,7 +27,7 @@
 //	Y15  0x0F in each octet (the low nibble mask)
 //	Y14  nibbleTables[0]    Y13  nibbleTables[1]    Y12  nibbleTables[2]
 //	Y11  attention table, high nibbles              Y10  low nibbles
-//	Y9   0x80 in each octet                         Y8   incompleteMax[32:]
+//	Y9   0x80 in each octet                         Y8   asciiLift
 //	Y0-Y7 scratch; BX, R10, R11 scratch
 
 DATA ck2Third<>+0(SB)/8, $0x6060606060606060 // 0xE0-0x80, as validAVX2's Y11
@@ -36,6 +40,12 @@ DATA ck2Fourth<>+8(SB)/8, $0x7070707070707070
 DATA ck2Fourth<>+16(SB)/8, $0x7070707070707070
 DATA ck2Fourth<>+24(SB)/8, $0x7070707070707070
 GLOBL ck2Fourth<>(SB), RODATA|NOPTR, $32
+
+DATA ck2Row0<>+0(SB)/8, $0x7070707070707070 // 0x80-0x10: octets 00-0F keep bit 7 clear
+DATA ck2Row0<>+8(SB)/8, $0x7070707070707070
+DATA ck2Row0<>+16(SB)/8, $0x7070707070707070
+DATA ck2Row0<>+24(SB)/8, $0x7070707070707070
+GLOBL ck2Row0<>(SB), RODATA|NOPTR, $32
 
 // CCHECK is validAVX2's CHECK (t: the errors of the 32 octets in, given
 // the octets one, two and three places before them in p1, p2 and p3, which
@@ -80,6 +90,35 @@ GLOBL ck2Fourth<>(SB), RODATA|NOPTR, $32
 	VPSHUFB t, Y11, t;   \
 	VPSHUFB in, Y10, in; \
 	VPAND   t, in, in
+
+// LIFT sets out to the octets in, the ASCII octets 00-0F that are in no
+// class (TAB, LF, CR: asciiLift in Y8) lifted above the floor by setting
+// bit 5: VPSHUFB indexes with in+0x70, saturated, which has bit 7 clear
+// for those octets only (row: 0x70 in each octet). Other octets, non-ASCII
+// ones too, are kept.
+#define LIFT(in, row, out) \
+	VPADDUSB row, in, out; \
+	VPSHUFB  out, Y8, out; \
+	VPOR     in, out, out
+
+// AFTER keeps in a the attention bits of the 32 octets at off(SI)(AX*1)
+// that the two octets after each allow: fusedTable's after (at 504(DX))
+// looked up by afterIndex, 4*h1 + h2 for their high nibbles h1 and h2 (at
+// most 75: bit 7 stays clear). A lead octet whose next two octets start
+// no character of the classes needs no tier. The caller knows that p has
+// the two octets after the 32. Y1-Y3 are overwritten.
+#define AFTER(off, a) \
+	VMOVDQU        off+1(SI)(AX*1), Y1; \
+	VMOVDQU        off+2(SI)(AX*1), Y2; \
+	VPSRLW         $4, Y1, Y1;          \
+	VPSRLW         $4, Y2, Y2;          \
+	VPAND          Y15, Y1, Y1;         \
+	VPAND          Y15, Y2, Y2;         \
+	VPSLLW         $2, Y1, Y1;          \
+	VPADDB         Y2, Y1, Y1;          \
+	VBROADCASTI128 504(DX), Y3;         \
+	VPSHUFB        Y1, Y3, Y3;          \
+	VPAND          Y3, a, a
 
 // LOOKUP64 sets out to the entries of the 64-octet table at off(DX) for
 // the low six bits of the octets in idx (overwritten): VPSHUFB looks the
@@ -196,39 +235,103 @@ TEXT ·checkAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTI128 ·nibbleTables+32(SB), Y12
 	VBROADCASTI128 0(R8), Y11
 	VBROADCASTI128 16(R8), Y10
-	VMOVDQU        ·incompleteMax+32(SB), Y8
+	VBROADCASTI128 488(DX), Y8 // asciiLift
 	MOVQ           448(DX), R9
 	TESTQ          AX, AX
 	JNZ            loop64
 
-	// Runs of ASCII: 128 octets at a time, while they are ASCII and in
-	// no class. The blocks take over at the first 128 that are not
-	// (the octets before AX are ASCII, or loop64 has checked that no
-	// character is cut short there).
+	// Runs of ASCII: 256 octets at a time, then 128, while they are ASCII
+	// and in no class: LIFT, and one test of the minimum against the
+	// floor. The blocks take over at the first 128 that are not (the
+	// octets before AX are ASCII, or loop64 has checked that no character
+	// is cut short there).
 ascii128:
 	LEAQ    128(AX), BX
 	CMPQ    BX, CX
 	JA      blocks
-	VMOVDQU (SI)(AX*1), Y0
-	VMOVDQU 32(SI)(AX*1), Y1
-	VMOVDQU 64(SI)(AX*1), Y2
-	VMOVDQU 96(SI)(AX*1), Y3
-	VPOR    Y0, Y1, Y4
-	VPOR    Y2, Y3, Y5
-	VPOR    Y4, Y5, Y4
-	VPTEST  Y9, Y4
+	VMOVDQU (SI)(AX*1), Y0 // the first 128 octets have a non-ASCII one: no run
+	VPOR    32(SI)(AX*1), Y0, Y0
+	VPOR    64(SI)(AX*1), Y0, Y0
+	VPOR    96(SI)(AX*1), Y0, Y0
+	VPTEST  Y9, Y0
 	JNZ     blocks
+	VMOVDQU ck2Row0<>(SB), Y7
+
+ascii256:
+	LEAQ      256(AX), BX
+	CMPQ      BX, CX
+	JA        ascii128_loop
+	VMOVDQU   (SI)(AX*1), Y0
+	VMOVDQU   32(SI)(AX*1), Y1
+	VMOVDQU   64(SI)(AX*1), Y2
+	VMOVDQU   96(SI)(AX*1), Y3
+	LIFT(Y0, Y7, Y4)
+	LIFT(Y1, Y7, Y5)
+	VPMINSB   Y5, Y4, Y4
+	LIFT(Y2, Y7, Y5)
+	LIFT(Y3, Y7, Y6)
+	VPMINSB   Y6, Y5, Y5
+	VPMINSB   Y5, Y4, Y4
+	VMOVDQU   128(SI)(AX*1), Y0
+	VMOVDQU   160(SI)(AX*1), Y1
+	VMOVDQU   192(SI)(AX*1), Y2
+	VMOVDQU   224(SI)(AX*1), Y3
+	LIFT(Y0, Y7, Y5)
+	LIFT(Y1, Y7, Y6)
+	VPMINSB   Y6, Y5, Y5
+	VPMINSB   Y5, Y4, Y4
+	LIFT(Y2, Y7, Y5)
+	LIFT(Y3, Y7, Y6)
+	VPMINSB   Y6, Y5, Y5
+	VPMINSB   Y5, Y4, Y4
+	VPCMPGTB  456(DX), Y4, Y5
+	VPMOVMSKB Y5, BX
+	CMPL      BX, $-1
+	JNE       ascii128_loop
+	ADDQ      $256, AX
+	JMP       ascii256
+
+	// 128 octets: the rest of a run, or the first half of the 256 that
+	// were not clean.
+ascii128_loop:
+	LEAQ      128(AX), BX
+	CMPQ      BX, CX
+	JA        blocks
+	VMOVDQU   (SI)(AX*1), Y0
+	VMOVDQU   32(SI)(AX*1), Y1
+	VMOVDQU   64(SI)(AX*1), Y2
+	VMOVDQU   96(SI)(AX*1), Y3
+	LIFT(Y0, Y7, Y4)
+	LIFT(Y1, Y7, Y5)
+	VPMINSB   Y5, Y4, Y4
+	LIFT(Y2, Y7, Y5)
+	LIFT(Y3, Y7, Y6)
+	VPMINSB   Y6, Y5, Y5
+	VPMINSB   Y5, Y4, Y4
+	VPCMPGTB  456(DX), Y4, Y5
+	VPMOVMSKB Y5, BX
+	CMPL      BX, $-1
+	JNE       ascii128_look
+	ADDQ      $128, AX
+	JMP       ascii256
+
+	// An octet at or below the floor: a non-ASCII one (the sign bits of
+	// the minimum), or a control that the lookup tells.
+ascii128_look:
+	VPMOVMSKB Y4, BX
+	TESTL     BX, BX
+	JNZ       blocks
 	ASCIICLS(Y0, Y4)
 	ASCIICLS(Y1, Y5)
 	ASCIICLS(Y2, Y6)
 	ASCIICLS(Y3, Y7)
-	VPOR    Y0, Y1, Y0
-	VPOR    Y2, Y3, Y2
-	VPOR    Y0, Y2, Y0
-	VPTEST  Y0, Y0
-	JNZ     blocks
-	ADDQ    $128, AX
-	JMP     ascii128
+	VPOR      Y0, Y1, Y0
+	VPOR      Y2, Y3, Y2
+	VPOR      Y0, Y2, Y0
+	VPTEST    Y0, Y0
+	JNZ       blocks
+	ADDQ      $128, AX
+	JMP       ascii128
 
 blocks:
 	TESTQ AX, AX
@@ -263,17 +366,27 @@ loop64:
 	VPOR    Y0, Y1, Y2
 	VPTEST  Y9, Y2
 	JNZ     multi64
-	VMOVDQU -32(SI)(AX*1), Y7 // the 32 octets before must not end inside a character
-	VPSUBUSB Y8, Y7, Y7
-	VPTEST  Y7, Y7
-	JNZ     fail
+	VMOVDQU   -32(SI)(AX*1), Y7 // the 32 octets before must not end inside a character
+	VPSUBUSB  ·incompleteMax+32(SB), Y7, Y7
+	VPTEST    Y7, Y7
+	JNZ       fail
+	VMOVDQU   ck2Row0<>(SB), Y4
+	LIFT(Y0, Y4, Y2)
+	LIFT(Y1, Y4, Y3)
+	VPMINSB   Y3, Y2, Y2
+	VPCMPGTB  456(DX), Y2, Y2
+	VPMOVMSKB Y2, BX
+	CMPL      BX, $-1
+	JEQ       ascii64_clean
 	ASCIICLS(Y0, Y2)
 	ASCIICLS(Y1, Y3)
-	VPOR    Y0, Y1, Y2
-	VPTEST  Y2, Y2
-	JNZ     ascii_hit
-	ADDQ    $64, AX
-	JMP     ascii128
+	VPOR      Y0, Y1, Y2
+	VPTEST    Y2, Y2
+	JNZ       ascii_hit
+
+ascii64_clean:
+	ADDQ $64, AX
+	JMP  ascii128
 
 ascii_hit:
 	NONZERO64(Y0, Y1, Y2, BX)
@@ -301,6 +414,16 @@ multi64:
 	// what runs past it is looked at again in the last block, which
 	// starts at or before its last 3 octets, or is not there, at n.
 tiers:
+	AFTER(0, Y6)
+	LEAQ      67(AX), R10
+	CMPQ      R10, CX
+	JA        tiers_masks
+	AFTER(32, Y0)
+
+tiers_masks:
+	VPOR      Y6, Y0, Y2
+	VPTEST    Y2, Y2
+	JZ        tiers_none
 	VPXOR     Y2, Y2, Y2
 	VPCMPEQB  Y2, Y6, Y6
 	VPMOVMSKB Y6, R10
@@ -333,6 +456,8 @@ tiers_hi_in:
 tiers_done:
 	TESTQ BX, BX
 	JNZ   hit
+
+tiers_none:
 	ADDQ  $64, AX
 	JMP   loop64
 
@@ -346,7 +471,7 @@ last:
 	VMOVDQU  (SI)(AX*1), Y0
 	VMOVDQU  32(SI)(AX*1), Y1
 	CCHECKAT(0, Y0, Y2, Y3, Y4, Y5, Y6)
-	VPSUBUSB Y8, Y1, Y2
+	VPSUBUSB ·incompleteMax+32(SB), Y1, Y2
 	VPOR     Y2, Y5, Y5
 	CCHECKAT(32, Y1, Y2, Y3, Y4, Y7, Y0)
 	VPOR     Y5, Y7, Y5
@@ -360,7 +485,7 @@ last:
 	// The blocks end at n: p must not end inside a character.
 end:
 	VMOVDQU  -32(SI)(AX*1), Y7
-	VPSUBUSB Y8, Y7, Y7
+	VPSUBUSB ·incompleteMax+32(SB), Y7, Y7
 	VPTEST   Y7, Y7
 	JNZ      fail_end
 

@@ -46,6 +46,11 @@ type fusedTable struct {
 	low   [64]byte    // tier 1, by low six bits
 	next  [3][64]byte // tier 2, by the low six bits of the 1st, 2nd and 3rd octet after
 	has4  uint64      // whether a slot is for 4-octet characters (else next[2] keeps every bit)
+
+	// For checkAVX2 only:
+	asciiFloor [32]byte // ASCII octets all above this (signed), after asciiLift, are in no class
+	asciiLift  [16]byte // 0x20 for the octets 00-0F in no class (TAB, LF, CR), which it lifts above the floor
+	after      [16]byte // attention bits that the two octets after a lead allow, by afterIndex
 }
 
 // fusedTables caches the fusedTable of each set of classes, made on first
@@ -99,6 +104,31 @@ func newFusedTable(forbid Class) *fusedTable {
 	if masks[4] != 0 {
 		t.has4 = 1
 	}
+	floor := byte(0xFF) // no ASCII character in a class: only non-ASCII octets are below
+	for b := range t.ascii {
+		switch {
+		case t.ascii[b] == 0:
+		case b > 0x1F:
+			floor = 0x7F // DEL: no ASCII octet is above, the lookup always runs
+		case floor == 0xFF:
+			floor = 0x1F
+		}
+	}
+	for i := range t.asciiFloor {
+		t.asciiFloor[i] = floor
+	}
+	for b := range t.asciiLift {
+		if t.ascii[b] == 0 {
+			t.asciiLift[b] = 0x20
+		}
+	}
+	for k := range numClasses {
+		if forbid&(1<<k) != 0 {
+			for i := range t.after {
+				t.after[i] |= classAfter[k][i]
+			}
+		}
+	}
 	bit := byte(1)
 	for k := 2; k <= utf8.UTFMax; k++ {
 		for _, sl := range slots[k] {
@@ -115,6 +145,43 @@ func newFusedTable(forbid Class) *fusedTable {
 	}
 	return t
 }
+
+// afterIndex is the index in fusedTable's after of the two octets that
+// follow a lead octet: (4*(b1>>4) + b2>>4) & 15 tells the high nibbles
+// 8-B of two continuation octets apart (checkAVX2 computes it with a
+// shift and an add).
+func afterIndex(b1, b2 byte) int {
+	return (4*int(b1>>4) + int(b2>>4)) & 15
+}
+
+// classAfter[k] holds, for class 1<<k, the attnBit of the first octet of
+// each of its characters of three or four octets at the afterIndex of its
+// second and third octets, and everywhere the attnBit of the ASCII octets
+// and of the first octets of its 2-octet characters (whose third octet is
+// any): checkAVX2 looks at the two octets after an attention octet before
+// it runs the tiers. The octets of a character above U+007F change with
+// its code point by 16 at least (the high nibble of the last octet), so
+// one code point in 16 stands for those around it.
+var classAfter = func() (t [numClasses][16]byte) {
+	var buf [utf8.UTFMax]byte
+	for k, ranges := range classRanges {
+		all := byte(1<<0 | 1<<1 | 1<<2) // attnBit of 0x, 1x and 7x
+		for _, rg := range ranges {
+			for r := max(rg[0], 0x80); r <= rg[1]; r = (r | 15) + 1 {
+				n := utf8.EncodeRune(buf[:], r)
+				if n == 2 {
+					all |= attnBit[buf[0]>>4]
+				} else {
+					t[k][afterIndex(buf[1], buf[2])] |= attnBit[buf[0]>>4]
+				}
+			}
+		}
+		for i := range t[k] {
+			t[k][i] |= all
+		}
+	}
+	return t
+}()
 
 // slotBits returns the slots of the 2-, 3- and 4-octet characters of the
 // classes in forbid, maxSlots at most in all, and the mask of the bits
