@@ -69,8 +69,8 @@ func RouteParams(route string) ([]string, bool) {
 				end = len(path)
 			}
 			name := path[1:end]
-			if name == "" {
-				name = "*"
+			if !isParamName(name) {
+				name = "*" // Echo's "*" (what follows it is no name)
 			}
 			params = append(params, name)
 			path = path[end:]
@@ -149,4 +149,15 @@ func describeParams(params []string, its string) string {
 		return its + " parameter is " + q[0]
 	}
 	return its + " parameters are " + strings.Join(q, ", ")
+}
+
+// isParamName reports whether s is a name a router gives a parameter:
+// letters, digits and underscores, at least one.
+func isParamName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -29,6 +29,7 @@ func TestRouteParamsOfEveryRouterSyntax(t *testing.T) {
 		{"/users/:id/*", []string{"id", "*"}, true},
 		{"/files/*path", []string{"path"}, true},           // Gin, httprouter
 		{"/users/:id/*rest", []string{"id", "rest"}, true}, // Gin
+		{"/static/*.js", []string{"*"}, true},              // Echo: no name after the star
 		{"/users/{id}", []string{"id"}, true},
 		{"GET /users/{id}", []string{"id"}, true},
 		{"POST example.com/users/{id}/{rest...}", []string{"id", "rest"}, true},
