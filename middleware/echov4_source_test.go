@@ -28,7 +28,7 @@ import (
 // policy then. CheckRoutes also holds the default policy's PRECIS path
 // fields to the routes it applies to (middleware.CheckTableRoutes).
 func CheckRoutes(e *echo.Echo, rs rules.Ruleset) error {
-	if _, err := NewPipeline(PipelineConfig{Rules: rs}); err != nil {
+	if err := ValidateRules(rs); err != nil {
 		return err
 	}
 	if err := ValidateEchoRoutes(rs); err != nil {

@@ -49,6 +49,15 @@ func validateRules(rs rules.Ruleset) (rules.Table, error) {
 	return t, t.Validate()
 }
 
+// ValidateRules returns the error that makes rs invalid for every adapter
+// (rules.Table.Validate; a nil *rules.Policy or *rules.Table), or nil.
+// NewPipeline makes this check; an adapter's CheckRoutes makes it without
+// building a pipeline.
+func ValidateRules(rs rules.Ruleset) error {
+	_, err := validateRules(rs)
+	return err
+}
+
 // ValidateEchoRoutes returns an error for the first key of rs's table, in
 // sorted order, that cannot be an Echo route template: one that does not
 // start with "/" (Echo adds the "/" to a route registered without one, so

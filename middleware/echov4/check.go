@@ -25,7 +25,7 @@ import (
 // policy then. CheckRoutes also holds the default policy's PRECIS path
 // fields to the routes it applies to (middleware.CheckTableRoutes).
 func CheckRoutes(e *echo.Echo, rs rules.Ruleset) error {
-	if _, err := middleware.NewPipeline(middleware.PipelineConfig{Rules: rs}); err != nil {
+	if err := middleware.ValidateRules(rs); err != nil {
 		return err
 	}
 	if err := middleware.ValidateEchoRoutes(rs); err != nil {

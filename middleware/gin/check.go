@@ -32,7 +32,7 @@ import (
 // request and logs one error-level line per unknown key, once; requests
 // still get the default policy then.
 func CheckRoutes(engine *gin.Engine, rs rules.Ruleset) error {
-	if _, err := middleware.NewPipeline(middleware.PipelineConfig{Rules: rs}); err != nil {
+	if err := middleware.ValidateRules(rs); err != nil {
 		return err
 	}
 	if err := validateKeys(rs); err != nil {
