@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -679,16 +680,16 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	case rules.Form:
 		var text string
 		var changed bool
-		text, changed, rj = s.checkPairs(bytesString(body), loc, &p.Form, p.formMode, &p.Limits)
+		text, changed, rj = s.checkPairs(octets.BytesString(body), loc, &p.Form, p.formMode, &p.Limits)
 		if changed {
 			// The repaired text is memory of its own, which nothing
 			// else references (rebuildPairs): the handler gets it.
-			fixed = stringBytes(text)
+			fixed = octets.StringBytes(text)
 		}
 		if rj == nil {
 			// The escapes of each decoded key and value (escapes.go);
 			// the whole text's come below.
-			rj = s.checkFormEscapes(bytesString(fixed), p.formMode, &p.Form)
+			rj = s.checkFormEscapes(octets.BytesString(fixed), p.formMode, &p.Form)
 		}
 	case rules.JSON:
 		if isJSONLines(typ, sub) {
@@ -957,7 +958,7 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 		// The canonical text is memory of its own, which nothing else
 		// references (canonText): the handler gets it as it is.
 		var rj *Rejection
-		if out, rj = s.canonText(bytesString(body), loc, p); rj != nil {
+		if out, rj = s.canonText(octets.BytesString(body), loc, p); rj != nil {
 			return rj
 		}
 	case rules.JSON:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -102,7 +103,7 @@ func recheck(loc rules.Location, field string, after []byte, forbid sanitize.Cla
 	if limit >= 0 && len(after) > limit {
 		return finding.TooLarge(loc, field, int64(limit))
 	}
-	if forbid&sanitize.BOM != 0 && bytes.HasPrefix(after, []byte(bom)) {
+	if forbid&sanitize.BOM != 0 && bytes.HasPrefix(after, []byte(octets.BOM)) {
 		return finding.Reject(&sanitize.Error{Reason: sanitize.ForbiddenChar, Class: sanitize.BOM}, loc, field, after)
 	}
 	if err := sanitize.CheckClasses(after, forbid&^sanitize.BOM); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -96,11 +97,11 @@ func refCanonPath(p *policy, r *http.Request) *Rejection {
 		d, _ := sanitize.AppendUnescape(nil, seg, sanitize.EscapePathSegment)
 		nd := p.form.Bytes(d)
 		if addsSyntax(d, nd) {
-			return syntaxRejection("", stringBytes(path), off)
+			return syntaxRejection("", octets.StringBytes(path), off)
 		}
 		off += len(d) + 1
 		dec = append(append(dec, nd...), '/')
-		enc = append(sanitize.AppendEscape(enc, bytesString(nd), sanitize.EscapePathSegment), '/')
+		enc = append(sanitize.AppendEscape(enc, octets.BytesString(nd), sanitize.EscapePathSegment), '/')
 	}
 	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]
 	if p.Limits.PathBytes >= 0 && len(enc) > p.Limits.PathBytes {

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/middleware/internal/xmllex"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -178,7 +179,7 @@ type nextOf struct {
 
 func (n *nextOf) from(p []byte, i int) int {
 	if n.at < i {
-		n.at = nextIndex(p, i, n.c)
+		n.at = octets.NextIndex(p, i, n.c)
 	}
 	return n.at
 }
@@ -301,7 +302,7 @@ func lineEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
 	lf, cr := nextOf{-1, '\n'}, nextOf{-1, '\r'}
 	dq, sq, bq := nextOf{-1, '"'}, nextOf{-1, '\''}, nextOf{-1, '`'}
 	for i := 0; ; {
-		b := nextIndex(p, i, '\\')
+		b := octets.NextIndex(p, i, '\\')
 		if b == len(p) {
 			return nil
 		}
@@ -568,7 +569,7 @@ func jsKeywordBeforeString(w []byte) bool {
 // or XML reads as a character forbid refuses, or nil.
 func referenceEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
 	for i := 0; ; {
-		at := nextIndex(p, i, '&')
+		at := octets.NextIndex(p, i, '&')
 		if at == len(p) {
 			return nil
 		}
@@ -647,7 +648,7 @@ func (s *scratch) checkFormEscapes(raw string, mode sanitize.EscapeMode, c *rule
 	for pr := range eachPair(raw) {
 		name := pr.key
 		for i, field := range [2]string{pr.key, pr.val} {
-			dec := stringBytes(field) // read only, and not kept
+			dec := octets.StringBytes(field) // read only, and not kept
 			if needsDecoding(field, mode) {
 				s.buf, _ = sanitize.AppendUnescape(s.buf[:0], field, mode) // checkPairs has checked it
 				dec = s.buf

@@ -12,6 +12,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -1064,7 +1065,7 @@ func (n *precisNode) child(tok []byte) *precisNode {
 		return nil
 	}
 	k, found := slices.BinarySearchFunc(n.keys, tok, func(e precisKeyEdge, t []byte) int {
-		return strings.Compare(e.tok, bytesString(t))
+		return strings.Compare(e.tok, octets.BytesString(t))
 	})
 	if !found {
 		return nil

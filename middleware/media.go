@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -367,7 +368,7 @@ func unquote(q string) string {
 		}
 		b = append(b, q[i])
 	}
-	return bytesString(b)
+	return octets.BytesString(b)
 }
 
 // decode2231 decodes an RFC 2231 extended value, charset'language'text,
@@ -394,7 +395,7 @@ func decode2231(v string) (string, bool) {
 	case escapes == 0:
 		return text, true
 	}
-	return bytesString(appendUnescaped(make([]byte, 0, len(text)-2*escapes), text)), true
+	return octets.BytesString(appendUnescaped(make([]byte, 0, len(text)-2*escapes), text)), true
 }
 
 // joinPieces joins the pieces of the continued parameter name, name*0,
@@ -442,7 +443,7 @@ func joinPieces(name string, pieces map[string]string) (string, bool) {
 			b = appendUnescaped(b, p)
 		}
 	}
-	return bytesString(b), true
+	return octets.BytesString(b), true
 }
 
 // percentEscapes returns the number of percent-escapes in s, or -1 when a

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -1263,8 +1264,8 @@ func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, 
 // otherwise get a traversal the checks never saw. In Monitor mode too, so
 // that it is flagged.
 func checkFileNameSyntax(p *policy, field, v string) *Rejection {
-	cf, changed, _ := p.canonOf(rules.Multipart, field, stringBytes(v), false)
-	if !changed || !addsSyntaxOf(fileNameSyntax, stringBytes(v), cf) {
+	cf, changed, _ := p.canonOf(rules.Multipart, field, octets.StringBytes(v), false)
+	if !changed || !addsSyntaxOf(fileNameSyntax, octets.StringBytes(v), cf) {
 		return nil
 	}
 	return &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: finding.SafeField(field),
@@ -1328,7 +1329,7 @@ func (rb *rebuilder) names(pt *mimePart) (out rebuiltPart, field string, changed
 				return out, field, false, rj
 			}
 		}
-		nv, ch, rj := rb.text(field, stringBytes(v), false)
+		nv, ch, rj := rb.text(field, octets.StringBytes(v), false)
 		if rj != nil {
 			return out, field, false, rj
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -241,7 +242,7 @@ func nameCheck(v string, forbid sanitize.Class) error {
 	if err := sanitize.CheckString(v, forbid); err != nil {
 		return err
 	}
-	if rj := checkEscapes(stringBytes(v), rules.Multipart, forbid, 0); rj != nil {
+	if rj := checkEscapes(octets.StringBytes(v), rules.Multipart, forbid, 0); rj != nil {
 		return rj.Err
 	}
 	return nil

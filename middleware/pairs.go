@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -127,7 +128,7 @@ func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, 
 		}
 		name := key
 		if kb != nil && rj == nil {
-			name = bytesString(kb) // s.buf is not reset before the value is checked
+			name = octets.BytesString(kb) // s.buf is not reset before the value is checked
 		}
 		if _, rj := s.field(val, loc, name, c.Forbid, mode, lim); rj != nil {
 			if rj.Reason == sanitize.TooLarge || !(c.Repair && isEncodingReason(rj.Reason)) {
@@ -166,7 +167,7 @@ func (s *scratch) cleanPairs(raw string, forbid sanitize.Class, mode sanitize.Es
 		return false // perhaps more than lim.Fields non-empty pairs
 	}
 	if !needsDecoding(raw, mode) {
-		if forbid&sanitize.BOM != 0 && strings.Contains(raw, bom) {
+		if forbid&sanitize.BOM != 0 && strings.Contains(raw, octets.BOM) {
 			return false
 		}
 		return sanitize.CheckString(raw, forbid&^sanitize.BOM) == nil
@@ -176,7 +177,7 @@ func (s *scratch) cleanPairs(raw string, forbid sanitize.Class, mode sanitize.Es
 	if err != nil {
 		return false
 	}
-	if forbid&sanitize.BOM != 0 && bytes.Contains(s.buf, []byte(bom)) {
+	if forbid&sanitize.BOM != 0 && bytes.Contains(s.buf, []byte(octets.BOM)) {
 		return false
 	}
 	return sanitize.CheckClasses(s.buf, forbid&^sanitize.BOM) == nil
@@ -286,7 +287,7 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 			if err := sanitize.CheckClasses(dec, forbid); err != nil {
 				return "", false, finding.Reject(err, loc, strings.Clone(finding.SafeField(key)), dec)
 			}
-			out = sanitize.AppendEscape(out, bytesString(dec), sanitize.EscapeQuery)
+			out = sanitize.AppendEscape(out, octets.BytesString(dec), sanitize.EscapeQuery)
 		}
 	}
 	if keyRepaired {
@@ -300,7 +301,7 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 	if limit := textLimit(loc, lim); overLimit(len(out), limit) {
 		return "", false, finding.TooLarge(loc, "", limit)
 	}
-	return bytesString(out), true, nil
+	return octets.BytesString(out), true, nil
 }
 
 // repairedKeyCollision refuses two distinct keys of raw that repair to
@@ -405,7 +406,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget 
 			key.hi = len(pc.arena)
 			key.lo = key.hi - len(nk)
 		}
-		name := bytesString(nk) // the canonical key names the field; it stays where it is
+		name := octets.BytesString(nk) // the canonical key names the field; it stays where it is
 		v := s.decoded(pr.val, dec)
 		nv, vch, enforced, rj := pc.canonValue(p, loc, name, v)
 		if rj == nil && vch {
@@ -611,10 +612,10 @@ func appendPair(dst, key, val []byte, hasVal bool) []byte {
 	if len(dst) > 0 {
 		dst = append(dst, '&')
 	}
-	dst = sanitize.AppendEscape(dst, bytesString(key), sanitize.EscapeQuery)
+	dst = sanitize.AppendEscape(dst, octets.BytesString(key), sanitize.EscapeQuery)
 	if hasVal {
 		dst = append(dst, '=')
-		dst = sanitize.AppendEscape(dst, bytesString(val), sanitize.EscapeQuery)
+		dst = sanitize.AppendEscape(dst, octets.BytesString(val), sanitize.EscapeQuery)
 	}
 	return dst
 }
@@ -755,7 +756,7 @@ func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte, rest int)
 	if p.form == normalize.None || p.RejectUnnormalized {
 		return p.canonOf(loc, "", k, false) // k itself, or a refusal
 	}
-	if need := len(k) + len(k)>>4 + 80; cap(pc.arena)-len(pc.arena) < need && !isASCII(k) {
+	if need := len(k) + len(k)>>4 + 80; cap(pc.arena)-len(pc.arena) < need && !octets.IsASCII(k) {
 		// The room Append asks for, and at once for the keys of the
 		// rest of the text, which its length bounds unless their normal
 		// forms are longer: one allocation, where growing by what each
@@ -812,7 +813,7 @@ const onePassBytes = 256
 // when that is false: text that is not well-formed is not normal, even
 // where its normal form has the same octets.
 func appendNormal(f normalize.Form, dst, b []byte) ([]byte, bool) {
-	if isASCII(b) {
+	if octets.IsASCII(b) {
 		// ASCII is normal in every form: a key or a short value, most
 		// often, checked without a call of the scanner.
 		return dst, false
@@ -857,7 +858,7 @@ func (s *scratch) keyCollision(raw string, loc rules.Location, mode sanitize.Esc
 		if k.sent {
 			continue
 		}
-		canon := bytesString(pc.arena[k.lo:k.hi]) // the arena is complete: it stays where it is
+		canon := octets.BytesString(pc.arena[k.lo:k.hi]) // the arena is complete: it stays where it is
 		first, ok := pc.seen[canon]
 		if !ok {
 			pc.seen[canon] = i
@@ -889,7 +890,7 @@ func appendDecoded(dst []byte, raw string, mode sanitize.EscapeMode) []byte {
 // raw itself when there is nothing to decode. raw has been checked.
 func (s *scratch) decoded(raw string, mode sanitize.EscapeMode) []byte {
 	if !needsDecoding(raw, mode) {
-		return stringBytes(raw)
+		return octets.StringBytes(raw)
 	}
 	start := len(s.buf)
 	s.buf, _ = sanitize.AppendUnescape(s.buf, raw, mode)

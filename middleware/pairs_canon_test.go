@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -179,7 +180,7 @@ func refCanonPairs(s *scratch, raw string, loc rules.Location, p *policy, out *[
 			rj.Field = strings.Clone(finding.SafeField(key))
 			return false, false, rj
 		}
-		name := bytesString(nk) // the canonical key names the field; s.buf only grows
+		name := octets.BytesString(nk) // the canonical key names the field; s.buf only grows
 		v := s.decoded(val, dec)
 		nv, vch, rj := p.canonOf(loc, name, v, true)
 		if rj == nil && vch {
@@ -199,10 +200,10 @@ func refCanonPairs(s *scratch, raw string, loc rules.Location, p *policy, out *[
 			if len(*out) > 0 {
 				*out = append(*out, '&')
 			}
-			*out = sanitize.AppendEscape(*out, bytesString(nk), sanitize.EscapeQuery)
+			*out = sanitize.AppendEscape(*out, octets.BytesString(nk), sanitize.EscapeQuery)
 			if hasVal {
 				*out = append(*out, '=')
-				*out = sanitize.AppendEscape(*out, bytesString(nv), sanitize.EscapeQuery)
+				*out = sanitize.AppendEscape(*out, octets.BytesString(nv), sanitize.EscapeQuery)
 			}
 		}
 	}

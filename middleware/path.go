@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -160,7 +161,7 @@ func repairPath(r *http.Request, raw string, p *policy) *Rejection {
 		d = sanitize.ToValid(d)
 		dec = append(dec, d...)
 		dec = append(dec, '/')
-		enc = sanitize.AppendEscape(enc, bytesString(d), sanitize.EscapePathSegment)
+		enc = sanitize.AppendEscape(enc, octets.BytesString(d), sanitize.EscapePathSegment)
 		enc = append(enc, '/')
 	}
 	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]
@@ -248,7 +249,7 @@ func paramName(names []string, i int) string {
 // paramBOM refuses a decoded path parameter value that starts with U+FEFF
 // where the path's classes refuse a leading BOM.
 func paramBOM(names []string, i int, v string, p *policy) *Rejection {
-	if p.Path.Forbid&sanitize.BOM == 0 || !strings.HasPrefix(v, bom) {
+	if p.Path.Forbid&sanitize.BOM == 0 || !strings.HasPrefix(v, octets.BOM) {
 		return nil
 	}
 	return finding.Reject(&sanitize.Error{Reason: sanitize.ForbiddenChar, Class: sanitize.BOM}, rules.Path, paramName(names, i), v)
@@ -264,10 +265,10 @@ func segmentBOM(r *http.Request, p *policy) *Rejection {
 		return nil
 	}
 	path := r.URL.Path
-	if strings.IndexByte(path, bom[0]) < 0 {
+	if strings.IndexByte(path, octets.BOM[0]) < 0 {
 		return nil // the common case: no octet EF at all
 	}
-	i := strings.Index(path, "/"+bom)
+	i := strings.Index(path, "/"+octets.BOM)
 	if i < 0 {
 		return nil
 	}
@@ -346,13 +347,13 @@ func syntaxRejection(field string, before []byte, off int) *Rejection {
 // leading BOM refused, as at the start of any parameter) and the path
 // limit. In Monitor mode it checks and changes nothing.
 func (c *policy) canonParam(name, v string) (string, bool, *Rejection) {
-	out, changed, rj := c.canonOf(rules.Path, name, stringBytes(v), true)
+	out, changed, rj := c.canonOf(rules.Path, name, octets.StringBytes(v), true)
 	if rj != nil || !changed {
 		return v, false, rj
 	}
 	field := finding.SafeField(name)
-	if addsSyntax(stringBytes(v), out) {
-		return v, false, syntaxRejection(field, stringBytes(v), 0)
+	if addsSyntax(octets.StringBytes(v), out) {
+		return v, false, syntaxRejection(field, octets.StringBytes(v), 0)
 	}
 	if rj := recheck(rules.Path, field, out, c.Path.Forbid, c.Limits.PathBytes, c.pathMode); rj != nil {
 		return v, false, rj
@@ -408,7 +409,7 @@ func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params
 			return nil, rj
 		}
 		if fixed != nil && p.Mode == rules.Enforce {
-			r.URL.RawQuery = bytesString(fixed) // memory of its own, which nothing else references
+			r.URL.RawQuery = octets.BytesString(fixed) // memory of its own, which nothing else references
 			s.rewroteURL = true
 		}
 	}
@@ -469,11 +470,11 @@ func (s *scratch) canonPath(r *http.Request, p *policy) *Rejection {
 		dec = p.form.Append(dec, d)
 		nd := dec[at:]
 		if addsSyntax(d, nd) {
-			return syntaxRejection("", stringBytes(path), off)
+			return syntaxRejection("", octets.StringBytes(path), off)
 		}
 		off += len(d) + 1
 		dec = append(dec, '/')
-		enc = append(sanitize.AppendEscape(enc, bytesString(nd), sanitize.EscapePathSegment), '/')
+		enc = append(sanitize.AppendEscape(enc, octets.BytesString(nd), sanitize.EscapePathSegment), '/')
 	}
 	pc.norm, pc.out = dec, enc // the grown buffers go back to the pool
 	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]

@@ -1,13 +1,13 @@
 package middleware
 
 import (
-	"encoding/binary"
 	"math/rand/v2"
 	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -18,35 +18,6 @@ import (
 // policy's classes and on limits set at random, every limit field of
 // rules.Limits included (a limit added later is drawn too, and a fast
 // path that ignores it fails here).
-
-// TestWordMasks holds badOctets to its definition on words with every
-// octet value in every position, among random and plain octets.
-func TestWordMasks(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for k := range 400000 {
-		var b [8]byte
-		for i := range b {
-			if k%2 == 0 {
-				b[i] = byte(rng.Uint32())
-			} else {
-				b[i] = byte(0x20 + rng.IntN(0x5F)) // printable: one bad octet at most, below
-			}
-		}
-		if k < 256*8*2 {
-			b[k/2/256] = byte(k / 2) // every value at every position
-		}
-		w := binary.LittleEndian.Uint64(b[:])
-		for _, ab := range [][2]byte{{'%', '+'}, {'%', '%'}, {'&', '='}, {' ', '~'}} {
-			want := false
-			for _, c := range b {
-				want = want || c < 0x20 || c >= 0x7F || c == ab[0] || c == ab[1]
-			}
-			if got := badOctets(w, lsb8*uint64(ab[0]), lsb8*uint64(ab[1]))&msb8 != 0; got != want {
-				t.Fatalf("badOctets(% x, %q): %v, want %v", b, ab, got, want)
-			}
-		}
-	}
-}
 
 // randomLimits sets every integer field of rules.Limits at random, negative
 // (no limit) included.
@@ -134,7 +105,7 @@ func TestPlainPathAgrees(t *testing.T) {
 		pol.Path.Forbid = sanitize.AllClasses
 		pol.Limits = randomLimits(rng)
 		p := compile(pol)
-		if !plainPath(path) || !(p.Limits.PathBytes < 0 || len(path) <= p.Limits.PathBytes/3) {
+		if !octets.PlainPath(path) || !(p.Limits.PathBytes < 0 || len(path) <= p.Limits.PathBytes/3) {
 			continue
 		}
 		plain++
@@ -167,7 +138,7 @@ func FuzzPlain(f *testing.F) {
 				t.Fatalf("%q %+v: plain, but %q %v %s", text, lim, text2, changed, describe(rj))
 			}
 		}
-		if plainPath(text) {
+		if octets.PlainPath(text) {
 			pol := rules.Strict()
 			pol.Path.Forbid = sanitize.AllClasses
 			pol.Limits.PathBytes = -1

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -406,7 +407,7 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 		// class, no escape) within the limit passes checkPath unchanged,
 		// and no segment of it starts with U+FEFF.
 		plain := r.URL.RawPath == "" && (p.Limits.PathBytes < 0 || len(r.URL.Path) <= p.Limits.PathBytes/3) &&
-			plainPath(r.URL.Path)
+			octets.PlainPath(r.URL.Path)
 		if !plain {
 			if rj, repaired = ls.get().checkPath(r, p); rj != nil {
 				return nil, rj
@@ -492,7 +493,7 @@ func plainPairs(raw string, lim *rules.Limits) bool {
 	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes || overLimit(len(raw), int64(lim.QueryBytes)) {
 		return false
 	}
-	if !plainQuery(raw) {
+	if !octets.PlainQuery(raw) {
 		return false
 	}
 	// Fewer '&' than octets: counted only when that is not few enough.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -30,7 +31,7 @@ import (
 // of the host (plainPath: printable ASCII without '%' has nothing to
 // decode and nothing of any class).
 func checkTarget(r *http.Request, p *policy) *Rejection {
-	if u := r.URL; u.Opaque == "" && u.User == nil && (u.Host == "" || u.Host == r.Host) && plainPath(r.Host) {
+	if u := r.URL; u.Opaque == "" && u.User == nil && (u.Host == "" || u.Host == r.Host) && octets.PlainPath(r.Host) {
 		return nil
 	}
 	return checkTargetParts(r, p)

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/middleware/internal/xmllex"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -323,7 +324,7 @@ func xmlRefsIn(p []byte, a, b, first int, dtd bool, forbid sanitize.Class) *sani
 }
 
 var (
-	xmlBOM = []byte(bom)
+	xmlBOM = []byte(octets.BOM)
 	piOpen = []byte("<?")
 )
 
@@ -400,7 +401,7 @@ func xmlCheckNames(body []byte, from int, names sanitize.Class, stop int) *sanit
 			return nil
 		}
 		n0, n1 := t.Name[0], min(t.Name[1], stop)
-		if n1 <= from || n1 <= n0 || isASCII(body[n0:n1]) {
+		if n1 <= from || n1 <= n0 || octets.IsASCII(body[n0:n1]) {
 			continue
 		}
 		if err := sanitize.CheckClasses(body[n0:n1], names); err != nil {
@@ -1063,7 +1064,7 @@ func xmlUTF8Name(p, name []byte, ascii *int) bool {
 	}
 	if *ascii < 0 {
 		*ascii = 0
-		if isASCII(p) {
+		if octets.IsASCII(p) {
 			*ascii = 1
 		}
 	}
@@ -1073,7 +1074,7 @@ func xmlUTF8Name(p, name []byte, ascii *int) bool {
 // xmlUTF8Label reports whether an encoding name is UTF-8's: "UTF-8" or
 // "utf8", in any case (ASCII case folding only).
 func xmlUTF8Label(name []byte) bool {
-	return asciiEqualFold(name, "utf-8") || asciiEqualFold(name, "utf8")
+	return octets.EqualFoldASCII(name, "utf-8") || octets.EqualFoldASCII(name, "utf8")
 }
 
 // xmlASCIILabel reports whether an encoding name is one of US-ASCII's
@@ -1081,7 +1082,7 @@ func xmlUTF8Label(name []byte) bool {
 func xmlASCIILabel(name []byte) bool {
 	for _, l := range [...]string{"us-ascii", "ascii", "iso-ir-6", "ansi_x3.4-1968", "ansi_x3.4-1986",
 		"iso_646.irv:1991", "iso646-us", "us", "ibm367", "cp367", "csascii"} {
-		if asciiEqualFold(name, l) {
+		if octets.EqualFoldASCII(name, l) {
 			return true
 		}
 	}
@@ -1135,7 +1136,7 @@ func (p *policy) canonXML(body []byte) *Rejection {
 	if _, foreign := xmlDeclEncoding(body); foreign {
 		return nil // another charset: not ours
 	}
-	if isASCII(body) && !bytes.Contains(body, charRefOpen) {
+	if octets.IsASCII(body) && !bytes.Contains(body, charRefOpen) {
 		return nil // ASCII is in every form, and nothing decodes to more
 	}
 	if len(body) <= maxXMLCompactBody {
@@ -1450,7 +1451,7 @@ func (cn *xmlCanon[R]) raw(v [2]int, attr [2]int) *Rejection {
 	if cn.htmlAutoClose {
 		return nil // the first pass has checked every token
 	}
-	if text := cn.p[v[0]:v[1]]; isASCII(text) {
+	if text := cn.p[v[0]:v[1]]; octets.IsASCII(text) {
 		return nil // ASCII is in every form; names mostly are
 	}
 	if k := cn.form.FirstNonNormal(cn.p[v[0]:v[1]]); k >= 0 {

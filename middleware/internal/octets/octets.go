@@ -1,4 +1,9 @@
-package middleware
+// Package octets holds the octet-level helpers every part of the
+// middleware shares: zero-copy conversions between strings and byte
+// slices (for reading only), ASCII tests and case folding, and the
+// word-wise scans that prove a short path or query plain, so that a clean
+// request skips the general checks.
+package octets
 
 import (
 	"bytes"
@@ -7,30 +12,30 @@ import (
 	"unsafe"
 )
 
-// bytesString returns b as a string without copying. The caller must not
+// BytesString returns b as a string without copying. The caller must not
 // change b while the string is in use; the middleware uses it for bodies it
 // has read and never writes to again.
-func bytesString(b []byte) string {
+func BytesString(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
 }
 
-// stringBytes returns s as a byte slice without copying, for reading only:
+// StringBytes returns s as a byte slice without copying, for reading only:
 // the bytes of a string must never be written.
-func stringBytes(s string) []byte {
+func StringBytes(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
-// bom is U+FEFF in UTF-8.
-const bom = "\xEF\xBB\xBF"
+// BOM is U+FEFF in UTF-8.
+const BOM = "\xEF\xBB\xBF"
 
-// isASCII reports whether every octet of p is below 0x80.
-func isASCII(p []byte) bool {
+// IsASCII reports whether every octet of p is below 0x80.
+func IsASCII(p []byte) bool {
 	i := 0
 	for ; i+8 <= len(p); i += 8 {
-		if load64LE(p, i)&0x8080808080808080 != 0 {
+		if Load64LE(p, i)&0x8080808080808080 != 0 {
 			return false
 		}
 	}
@@ -42,17 +47,17 @@ func isASCII(p []byte) bool {
 	return true
 }
 
-// load64LE returns the eight octets of p at i as a little-endian word.
-func load64LE(p []byte, i int) uint64 {
+// Load64LE returns the eight octets of p at i as a little-endian word.
+func Load64LE(p []byte, i int) uint64 {
 	q := p[i : i+8]
 	return uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
 		uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56
 }
 
-// asciiEqualFold reports whether b equals the lower-case ASCII s, ignoring
+// EqualFoldASCII reports whether b equals the lower-case ASCII s, ignoring
 // the case of ASCII letters only (strings.EqualFold would also match "ſ"
 // to "s" and "K" to "k").
-func asciiEqualFold(b []byte, s string) bool {
+func EqualFoldASCII(b []byte, s string) bool {
 	if len(b) != len(s) {
 		return false
 	}
@@ -68,9 +73,9 @@ func asciiEqualFold(b []byte, s string) bool {
 	return true
 }
 
-// nextIndex returns the index of the first c in p at or after i, or
+// NextIndex returns the index of the first c in p at or after i, or
 // len(p).
-func nextIndex(p []byte, i int, c byte) int {
+func NextIndex(p []byte, i int, c byte) int {
 	if k := bytes.IndexByte(p[i:], c); k >= 0 {
 		return i + k
 	}
@@ -88,11 +93,11 @@ const (
 	msb8 = 0x8080808080808080
 )
 
-// printableWithout reports whether s is printable ASCII holding neither a
+// PrintableWithout reports whether s is printable ASCII holding neither a
 // nor b (two printable ASCII octets): valid UTF-8 in which no character
 // belongs to any class of sanitize (ClassOf is 0 for every printable ASCII
 // character), and no U+FEFF anywhere.
-func printableWithout(s string, a, b byte) bool {
+func PrintableWithout(s string, a, b byte) bool {
 	if len(s) < 8 {
 		for i := 0; i < len(s); i++ {
 			if c := s[i]; c < 0x20 || c >= 0x7F || c == a || c == b {
@@ -103,7 +108,7 @@ func printableWithout(s string, a, b byte) bool {
 	}
 	var bad uint64
 	aw, bw := lsb8*uint64(a), lsb8*uint64(b)
-	p := stringBytes(s)
+	p := StringBytes(s)
 	for i := 0; i+8 <= len(p); i += 8 {
 		bad |= badOctets(binary.LittleEndian.Uint64(p[i:]), aw, bw)
 	}
@@ -135,11 +140,11 @@ func badOctets(w, aw, bw uint64) uint64 {
 	return lt20 | gt7e | (xa-lsb8)&^xa | (xb-lsb8)&^xb
 }
 
-// plainPath reports whether a decoded path is printable ASCII without a
+// PlainPath reports whether a decoded path is printable ASCII without a
 // '%': nothing in it belongs to a class, nothing is double encoding, and
 // no segment starts with U+FEFF.
-func plainPath(s string) bool { return printableWithout(s, '%', '%') }
+func PlainPath(s string) bool { return PrintableWithout(s, '%', '%') }
 
-// plainQuery reports whether a query or form text is printable ASCII
+// PlainQuery reports whether a query or form text is printable ASCII
 // without a '%' or a '+': nothing to decode, nothing of any class.
-func plainQuery(s string) bool { return printableWithout(s, '%', '+') }
+func PlainQuery(s string) bool { return PrintableWithout(s, '%', '+') }
