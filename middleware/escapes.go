@@ -584,7 +584,7 @@ func referenceEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
 				}
 				n = m
 			}
-			if r, m := xmlRef(p[at:]); m > 0 {
+			if r, m := xmllex.Ref(p[at:]); m > 0 {
 				if e := escapeRefused(r, at, forbid); e != nil {
 					return e
 				}
@@ -611,13 +611,13 @@ func referenceEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
 func declarationEscapes(p []byte) *sanitize.Error {
 	ascii := -1
 	for i := 0; ; {
-		k := bytes.Index(p[i:], piOpen)
+		k := bytes.Index(p[i:], xmllex.PIOpen)
 		if k < 0 {
 			return nil
 		}
 		at := i + k
 		n1 := xmllex.NameEnd(p, at+2)
-		if !xmlDeclTarget(p[at+2 : n1]) {
+		if !xmllex.DeclTarget(p[at+2 : n1]) {
 			i = at + 2
 			continue
 		}
@@ -626,7 +626,7 @@ func declarationEscapes(p []byte) *sanitize.Error {
 		if end < 0 {
 			return nil // no instruction ends: none names an encoding to a decoder
 		}
-		if off := xmlForeignEncoding(p, [2]int{j, end}, &ascii); off >= 0 {
+		if off := xmllex.ForeignEncoding(p, [2]int{j, end}, &ascii); off >= 0 {
 			return &sanitize.Error{Reason: sanitize.BadCharset, Offset: off}
 		}
 		i = end + 2

@@ -2,6 +2,8 @@ package middleware
 
 import (
 	"unicode/utf8"
+
+	"github.com/utf8guard/utf8guard/middleware/internal/xmllex"
 )
 
 // The escape syntaxes of the structured text types the strict preset
@@ -162,7 +164,7 @@ func hexEscape(p []byte, j, digits int) (rune, int) {
 	}
 	var r rune
 	for _, c := range p[j+2 : j+2+digits] {
-		d := xmlHexDigits[c]
+		d := xmllex.HexDigits[c]
 		if d > 0xF {
 			return 0, 0
 		}
@@ -195,8 +197,8 @@ func uUnit(p []byte, j int, braces bool) (rune, int) {
 	}
 	var r rune
 	k := j + 3
-	for ; k < len(p) && xmlHexDigits[p[k]] <= 0xF; k++ {
-		r = min(r, utf8.MaxRune+1)<<4 | rune(xmlHexDigits[p[k]])
+	for ; k < len(p) && xmllex.HexDigits[p[k]] <= 0xF; k++ {
+		r = min(r, utf8.MaxRune+1)<<4 | rune(xmllex.HexDigits[p[k]])
 	}
 	if k == j+3 || k >= len(p) || p[k] != '}' {
 		return 0, 0
@@ -225,7 +227,7 @@ func htmlNumeric(p []byte) (rune, int) {
 	for ; i < len(p); i++ {
 		c := p[i]
 		if hex {
-			d := xmlHexDigits[c]
+			d := xmllex.HexDigits[c]
 			if d > 0xF {
 				break
 			}

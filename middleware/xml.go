@@ -251,7 +251,7 @@ func xmlShapeOf(body []byte, forbid sanitize.Class) (xmlShape, int) {
 		return xmlScanShape, 0
 	}
 	from := 0
-	if bytes.HasPrefix(body[decl:], piOpen) {
+	if bytes.HasPrefix(body[decl:], xmllex.PIOpen) {
 		lx := xmllex.Lexer{P: body, I: decl}
 		t := lx.Next()
 		if t.Kind != xmllex.PI {
@@ -305,7 +305,7 @@ func xmlRefsIn(p []byte, a, b, first int, dtd bool, forbid sanitize.Class) *sani
 			}
 			j += k
 		}
-		r, n := xmlRef(p[j:b])
+		r, n := xmllex.Ref(p[j:b])
 		if n == 0 {
 			if dtd && (j+1 >= b || p[j+1] != '#') {
 				j++ // not a character reference: left alone
@@ -323,10 +323,7 @@ func xmlRefsIn(p []byte, a, b, first int, dtd bool, forbid sanitize.Class) *sani
 	return nil
 }
 
-var (
-	xmlBOM = []byte(octets.BOM)
-	piOpen = []byte("<?")
-)
+var xmlBOM = []byte(octets.BOM)
 
 // xmlCheckRaw checks the octets of body: the first one that is not
 // well-formed UTF-8, not an XML Char or of a class in forbid (BOM aside:
@@ -506,7 +503,7 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 				if at >= stop {
 					return nil // and so is every later violation
 				}
-				r, n := xmlRef(p[at:]) // it cannot run past the value's end, '<' or a quote
+				r, n := xmllex.Ref(p[at:]) // it cannot run past the value's end, '<' or a quote
 				if n == 0 {
 					return xmlBefore(&sanitize.Error{Reason: sanitize.BadEscape, Offset: at}, stop)
 				}
@@ -523,7 +520,7 @@ func xmlTags(p []byte, forbid sanitize.Class, stop int) *sanitize.Error {
 			s = [...]int{xmllex.XaText: xmllex.XsText << 8, xmllex.XaDQuoted: xmllex.XsDQuoted << 8, xmllex.XaSQuoted: xmllex.XsSQuoted << 8}[a>>4]
 			continue
 		case xmllex.XaTarget:
-			if !xmlDeclTarget(p[at-3 : at]) {
+			if !xmllex.DeclTarget(p[at-3 : at]) {
 				s = xmllex.XsPI << 8
 				if p[at] == '?' {
 					s = xmllex.XsPIQuestion << 8
@@ -638,8 +635,8 @@ func xmlScanUnit(p []byte, i int, tag bool, forbid sanitize.Class, stop int, asc
 		if k < 0 {
 			return 0, false, xmlRest(p, i, forbid, stop), true
 		}
-		if xmlDeclTarget(p[i+2 : n1]) {
-			if off := xmlForeignEncoding(p, [2]int{j, k}, ascii); off >= 0 {
+		if xmllex.DeclTarget(p[i+2 : n1]) {
+			if off := xmllex.ForeignEncoding(p, [2]int{j, k}, ascii); off >= 0 {
 				return 0, false, xmlBefore(&sanitize.Error{Reason: sanitize.BadCharset, Offset: off}, stop), true
 			}
 		}
@@ -830,101 +827,6 @@ const (
 	xmlNoClassTo   = 0x34F
 )
 
-// xmlRef reads the reference at the start of p, which is '&', and returns
-// the character it stands for and its length in octets, or a length of 0
-// when it is none this package accepts. A character reference is "&#"
-// followed by decimal digits, or "&#x" followed by hexadecimal digits (a
-// lowercase x, as XML and encoding/xml have it), and ';'; leading zeros
-// are allowed and any value above U+10FFFF comes back as
-// utf8.MaxRune+1, however many digits it has. The predefined entities are
-// &lt; &gt; &amp; &apos; &quot;, spelled in lower case.
-//
-// A body can be made of nothing but references, so this is written for
-// speed: a table for the hexadecimal digits, a switch for the entities.
-func xmlRef(p []byte) (rune, int) {
-	if len(p) < 2 || p[1] != '#' {
-		return xmlEntity(p)
-	}
-	var r rune
-	j := 2
-	if j < len(p) && p[j] == 'x' {
-		j = 3
-		for ; j < len(p); j++ {
-			d := xmlHexDigits[p[j]]
-			if d > 0xF {
-				break
-			}
-			r = min(r, utf8.MaxRune+1)<<4 | rune(d) // no overflow, no branch
-		}
-		if j == 3 {
-			return 0, 0
-		}
-	} else {
-		for ; j < len(p); j++ {
-			d := p[j] - '0'
-			if d > 9 {
-				break
-			}
-			r = min(r, utf8.MaxRune+1)*10 + rune(d)
-		}
-		if j == 2 {
-			return 0, 0
-		}
-	}
-	if j >= len(p) || p[j] != ';' {
-		return 0, 0
-	}
-	return min(r, utf8.MaxRune+1), j + 1
-}
-
-// xmlEntity reads the predefined entity at the start of p, which is '&',
-// as xmlRef does.
-func xmlEntity(p []byte) (rune, int) {
-	if len(p) < 4 {
-		return 0, 0
-	}
-	switch p[1] {
-	case 'l':
-		if p[2] == 't' && p[3] == ';' {
-			return '<', 4
-		}
-	case 'g':
-		if p[2] == 't' && p[3] == ';' {
-			return '>', 4
-		}
-	case 'a':
-		if len(p) >= 5 && p[2] == 'm' && p[3] == 'p' && p[4] == ';' {
-			return '&', 5
-		}
-		if len(p) >= 6 && p[2] == 'p' && p[3] == 'o' && p[4] == 's' && p[5] == ';' {
-			return '\'', 6
-		}
-	case 'q':
-		if len(p) >= 6 && p[2] == 'u' && p[3] == 'o' && p[4] == 't' && p[5] == ';' {
-			return '"', 6
-		}
-	}
-	return 0, 0
-}
-
-// xmlHexDigits maps an octet to the value of the hexadecimal digit it is,
-// or to 0xFF.
-var xmlHexDigits = func() (t [256]uint8) {
-	for c := range t {
-		switch {
-		case '0' <= c && c <= '9':
-			t[c] = uint8(c - '0')
-		case 'a' <= c && c <= 'f':
-			t[c] = uint8(c-'a') + 10
-		case 'A' <= c && c <= 'F':
-			t[c] = uint8(c-'A') + 10
-		default:
-			t[c] = 0xFF
-		}
-	}
-	return t
-}()
-
 // xmlCharset looks at the start of body for what says it is not UTF-8: a
 // UTF-16 or UTF-32 byte order mark (bad_charset with refuse, otherwise
 // nothing: the UTF-8 check will refuse it), or an XML declaration, after
@@ -961,21 +863,21 @@ func xmlDeclEncoding(body []byte) (int, bool) {
 	if bytes.HasPrefix(body, xmlBOM) {
 		i = len(xmlBOM)
 	}
-	if !bytes.HasPrefix(body[i:], piOpen) {
+	if !bytes.HasPrefix(body[i:], xmllex.PIOpen) {
 		return -1, false
 	}
 	lx := xmllex.Lexer{P: body, I: i}
 	t := lx.Next()
-	if t.Kind != xmllex.PI || !xmlDeclTarget(body[t.Name[0]:t.Name[1]]) {
+	if t.Kind != xmllex.PI || !xmllex.DeclTarget(body[t.Name[0]:t.Name[1]]) {
 		return -1, false
 	}
 	ascii := -1
-	off := xmlForeignEncoding(body, t.Val, &ascii)
+	off := xmllex.ForeignEncoding(body, t.Val, &ascii)
 	if off < 0 || string(body[t.Name[0]:t.Name[1]]) != "xml" {
 		return off, false
 	}
 	name, ok := xmlGoEncoding(body[t.Val[0]:t.Val[1]])
-	return off, ok && len(name) > 0 && !xmlUTF8Name(body, name, &ascii)
+	return off, ok && len(name) > 0 && !xmllex.UTF8Name(body, name, &ascii)
 }
 
 // xmlGoEncoding returns the encoding name that encoding/xml's procInst
@@ -1006,87 +908,6 @@ func xmlGoEncoding(s []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return s[i : i+j], true
-}
-
-// xmlDeclTarget reports whether a processing instruction's target is
-// "xml", in any case: encoding/xml reads the encoding of "xml" alone, but
-// "XML" is reserved as well and another parser may read it.
-func xmlDeclTarget(target []byte) bool {
-	return len(target) == 3 && target[0]|0x20 == 'x' && target[1]|0x20 == 'm' && target[2]|0x20 == 'l'
-}
-
-// xmlForeignEncoding returns the offset of the first encoding name in the
-// processing instruction content p[v[0]:v[1]] that is neither UTF-8 nor,
-// in an all-ASCII body, US-ASCII, or -1. An encoding name is whatever
-// follows "encoding", optional white space, '=', optional white space and
-// a quote, up to the same quote: every one of them, wherever it is, since
-// encoding/xml takes the first "encoding=" followed by a quote anywhere in
-// the instruction (even inside another pseudo-attribute's value) and
-// another parser the one the grammar says. *ascii caches whether p is all
-// ASCII (-1: not known yet).
-func xmlForeignEncoding(p []byte, v [2]int, ascii *int) int {
-	s := p[v[0]:v[1]]
-	for j := 0; ; {
-		k := bytes.Index(s[j:], []byte("encoding"))
-		if k < 0 {
-			return -1
-		}
-		j += k + len("encoding")
-		q := xmllex.SkipSpace(s, j)
-		if q >= len(s) || s[q] != '=' {
-			continue
-		}
-		q = xmllex.SkipSpace(s, q+1)
-		if q >= len(s) || s[q] != '"' && s[q] != '\'' {
-			continue
-		}
-		end := bytes.IndexByte(s[q+1:], s[q])
-		if end < 0 {
-			continue // unterminated: encoding/xml reads no encoding
-		}
-		// encoding="" is no encoding to encoding/xml, and an error to
-		// parsers that follow the grammar: none reads another.
-		if name := s[q+1 : q+1+end]; len(name) > 0 && !xmlUTF8Name(p, name, ascii) {
-			return v[0] + q + 1
-		}
-	}
-}
-
-// xmlUTF8Name reports whether an encoding name found in p leaves p UTF-8:
-// UTF-8's (xmlUTF8Label), or US-ASCII's (xmlASCIILabel) when p is all
-// ASCII. *ascii caches whether p is all ASCII (-1: not known yet).
-func xmlUTF8Name(p, name []byte, ascii *int) bool {
-	if xmlUTF8Label(name) {
-		return true
-	}
-	if !xmlASCIILabel(name) {
-		return false
-	}
-	if *ascii < 0 {
-		*ascii = 0
-		if octets.IsASCII(p) {
-			*ascii = 1
-		}
-	}
-	return *ascii == 1
-}
-
-// xmlUTF8Label reports whether an encoding name is UTF-8's: "UTF-8" or
-// "utf8", in any case (ASCII case folding only).
-func xmlUTF8Label(name []byte) bool {
-	return octets.EqualFoldASCII(name, "utf-8") || octets.EqualFoldASCII(name, "utf8")
-}
-
-// xmlASCIILabel reports whether an encoding name is one of US-ASCII's
-// (the IANA aliases and "ascii"), in any case.
-func xmlASCIILabel(name []byte) bool {
-	for _, l := range [...]string{"us-ascii", "ascii", "iso-ir-6", "ansi_x3.4-1968", "ansi_x3.4-1986",
-		"iso_646.irv:1991", "iso646-us", "us", "ibm367", "cp367", "csascii"} {
-		if octets.EqualFoldASCII(name, l) {
-			return true
-		}
-	}
-	return false
 }
 
 // canonXML reports the first text of an XML body that is not in the
@@ -1537,7 +1358,7 @@ func xmlAppendText(dst, p []byte, piece xmlPiece) []byte {
 		}
 		dst = append(dst, v[:k]...)
 		v = v[k:]
-		r, n := xmlRef(v)
+		r, n := xmllex.Ref(v)
 		if n == 0 || r > utf8.MaxRune {
 			dst = append(dst, '&')
 			v = v[1:]
@@ -1559,7 +1380,7 @@ func xmlTextOffset(p []byte, piece xmlPiece, d int) int {
 	var tmp [utf8.UTFMax]byte
 	for i := piece.from; i < piece.to; {
 		if p[i] == '&' {
-			r, size := xmlRef(p[i:piece.to])
+			r, size := xmllex.Ref(p[i:piece.to])
 			if size > 0 && r <= utf8.MaxRune {
 				w := len(utf8.AppendRune(tmp[:0], r))
 				if d < n+w {

@@ -209,7 +209,7 @@ func TestXMLRefReference(t *testing.T) {
 	t.Parallel()
 	alphabet := []byte("&#x;0179aAfFgGltmpoqusX:<\xff")
 	check := func(p []byte) {
-		r, n := xmlRef(p)
+		r, n := xmllex.Ref(p)
 		wr, wn := xmlRefReference(p)
 		if r != wr || n != wn {
 			t.Fatalf("xmlRef(%q) = %U, %d; want %U, %d", p, r, n, wr, wn)
@@ -272,8 +272,8 @@ func xmlScanTokens(body []byte, forbid sanitize.Class, stop int) *sanitize.Error
 		case xmllex.Directive:
 			e = xmlCheckDTD(body, t.Val, forbid)
 		case xmllex.PI:
-			if xmlDeclTarget(body[t.Name[0]:t.Name[1]]) {
-				if off := xmlForeignEncoding(body, t.Val, &ascii); off >= 0 {
+			if xmllex.DeclTarget(body[t.Name[0]:t.Name[1]]) {
+				if off := xmllex.ForeignEncoding(body, t.Val, &ascii); off >= 0 {
 					e = &sanitize.Error{Reason: sanitize.BadCharset, Offset: off}
 				}
 			}

@@ -2,7 +2,9 @@
 // (text, tags, attributes, comments, processing instructions, CDATA,
 // directives) over a body held in memory, as offsets into it, without
 // decoding or copying anything, and the octet classes and the two-octet
-// tag machine that make it fast. It knows nothing of policies or
+// tag machine that make it fast; and the readers of XML's references and
+// declarations (Ref, ForeignEncoding), which the XML check and the escape
+// scan of every text body share. It knows nothing of policies or
 // rejections: package middleware's XML engine (xml.go) reads its tokens
 // and decides.
 package xmllex
