@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
@@ -687,7 +688,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 			fixed = octets.StringBytes(text)
 		}
 		if rj == nil {
-			// The escapes of each decoded key and value (escapes.go);
+			// The escapes of each decoded key and value (package escape);
 			// the whole text's come below.
 			rj = s.checkFormEscapes(octets.BytesString(fixed), p.formMode, &p.Form)
 		}
@@ -704,11 +705,11 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	}
 	if rj == nil && !noRefs {
 		// What any decoder of a text type would read in it, whatever its type
-		// (escapes.go); a multipart body's text parts are scanned one by
+		// (package escape); a multipart body's text parts are scanned one by
 		// one (checkPartText), and its preamble and epilogue by
 		// checkStream. (In a JSON body checkJSON has decoded every
 		// escape: one without an '&' or a '<' has nothing more for it.)
-		rj = checkEscapes(fixed, loc, p.Location(loc).Forbid, 0)
+		rj = escape.Check(fixed, loc, p.Location(loc).Forbid, 0)
 	}
 	if rj == nil {
 		s.handOn(r, p, fixed, sent, nil)
@@ -988,8 +989,8 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 		return finding.TooLarge(loc, "", lim)
 	}
 	// And the escapes any decoder of a text type would read in it: NFKC makes
-	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (escapes.go).
-	if rj := checkEscapes(out, loc, p.Location(loc).Forbid, 0); rj != nil {
+	// "\u202E" of "＼ｕ２０２Ｅ", and "&#x85;" of "＆＃ｘ８５；" (package escape).
+	if rj := escape.Check(out, loc, p.Location(loc).Forbid, 0); rj != nil {
 		return rj
 	}
 	if p.Mode == rules.Enforce {

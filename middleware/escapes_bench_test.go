@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -38,7 +39,7 @@ func BenchmarkCheckEscapes(b *testing.B) {
 			b.SetBytes(int64(len(body.p)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if rj := checkEscapes(body.p, body.loc, forbid, 0); rj != nil {
+				if rj := escape.Check(body.p, body.loc, forbid, 0); rj != nil {
 					b.Fatal(rj)
 				}
 			}
@@ -55,7 +56,7 @@ func TestEscapeScanAllocatesNothing(t *testing.T) {
 	strict := compile(rules.Strict())
 	for _, body := range escapeBenchBodies() {
 		forbid := strict.Location(body.loc).Forbid
-		if n := testing.AllocsPerRun(20, func() { checkEscapes(body.p, body.loc, forbid, 0) }); n != 0 {
+		if n := testing.AllocsPerRun(20, func() { escape.Check(body.p, body.loc, forbid, 0) }); n != 0 {
 			t.Errorf("%s: %v allocations", body.name, n)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"html"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -25,7 +26,7 @@ func FuzzEscapeScan(f *testing.F) {
 	}
 	forbid := rules.Strict().Body.Forbid &^ sanitize.BOM
 	f.Fuzz(func(t *testing.T, body []byte) {
-		rj := checkEscapes(body, rules.Body, forbid, 0)
+		rj := escape.Check(body, rules.Body, forbid, 0)
 		if rj != nil {
 			if rj.Offset < 0 || rj.Offset >= len(body) {
 				t.Fatalf("offset %d out of %d octets", rj.Offset, len(body))

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -33,7 +34,7 @@ func runEscapeCases(t *testing.T, cases []escapeCase) {
 		if forbid == 0 {
 			forbid = strict.Location(loc).Forbid
 		}
-		rj := checkEscapes([]byte(tc.body), loc, forbid, 0)
+		rj := escape.Check([]byte(tc.body), loc, forbid, 0)
 		switch {
 		case tc.reason == "" && rj != nil:
 			t.Errorf("%s: %q: %v, want passed", tc.name, tc.body, rj)
@@ -269,7 +270,7 @@ func TestEscapeScanResistsStrayQuotes(t *testing.T) {
 		"var s = 'a' + `b ${c} \\x85`;\n",
 		"var s = `${\"{\"} \\x85`;\n",
 	} {
-		if rj := checkEscapes([]byte(body), rules.Body, forbid, 0); rj == nil {
+		if rj := escape.Check([]byte(body), rules.Body, forbid, 0); rj == nil {
 			t.Errorf("%q: accepted, want refused", body)
 		}
 	}
@@ -284,7 +285,7 @@ func TestEscapeScanResistsStrayQuotes(t *testing.T) {
 		"var t = `${a \\x85 b}`;\n",
 		"a: 'abc\n\\x85'\n",
 	} {
-		if rj := checkEscapes([]byte(body), rules.Body, forbid, 0); rj != nil {
+		if rj := escape.Check([]byte(body), rules.Body, forbid, 0); rj != nil {
 			t.Errorf("%q: %v, want passed", body, rj)
 		}
 	}

@@ -1,10 +1,10 @@
 package middleware
 
 import (
-	"encoding/xml"
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -50,11 +50,11 @@ func TestCheckEscapes(t *testing.T) {
 		{"HTML entity left to checkXML", rules.XML, `<a>&rlm;</a>`, "", 0},
 	}
 	for _, tt := range tests {
-		rj := checkEscapes([]byte(tt.body), tt.loc, strict, 0)
+		rj := escape.Check([]byte(tt.body), tt.loc, strict, 0)
 		if tt.name == "allowed HTML entities" {
 			// &shy;, &zwj;, &zwnj; are default-ignorable: refused only
 			// where that class is.
-			if rj := checkEscapes([]byte(`&shy;`), tt.loc, sanitize.DefaultIgnorable, 0); rj == nil || rj.Offset != 0 {
+			if rj := escape.Check([]byte(`&shy;`), tt.loc, sanitize.DefaultIgnorable, 0); rj == nil || rj.Offset != 0 {
 				t.Errorf("&shy; under DefaultIgnorable: %v, want forbidden_char at 0", rj)
 			}
 		}
@@ -65,37 +65,6 @@ func TestCheckEscapes(t *testing.T) {
 			t.Errorf("%s: %v, want %s at %d", tt.name, rj, tt.reason, tt.off)
 		}
 	}
-}
-
-// TestHTMLEntityNamesAreReadAsHTMLReadsThem: every name of xml.HTMLEntity,
-// which encoding/xml's non-Strict decoder reads with that map, is read by
-// the scan as the characters encoding/xml yields, as far as a policy can
-// tell them apart: their classes.
-func TestHTMLEntityNamesAreReadAsHTMLReadsThem(t *testing.T) {
-	t.Parallel()
-	for name, want := range xml.HTMLEntity {
-		ref := "&" + name + ";"
-		d := xml.NewDecoder(strings.NewReader("<a>" + ref + "</a>"))
-		d.Strict, d.Entity = false, xml.HTMLEntity
-		var v struct {
-			V string `xml:",chardata"`
-		}
-		if err := d.Decode(&v); err != nil || v.V != want {
-			t.Errorf("encoding/xml reads %q as %+q (%v), not %+q", ref, v.V, err, want)
-		}
-		text, n := htmlNamed([]byte(ref + "x"))
-		if got, want := classesOf(text), classesOf(want); got != want || want != 0 && n != len(ref) {
-			t.Errorf("htmlNamed(%q) = %+q, %d: classes %v, want %v", ref, text, n, got, want)
-		}
-	}
-}
-
-func classesOf(s string) sanitize.Class {
-	var c sanitize.Class
-	for _, r := range s {
-		c |= sanitize.ClassOf(r)
-	}
-	return c
 }
 
 // TestCheckEscapesLinear: a body of nothing but the octets the scan looks
@@ -113,6 +82,6 @@ func TestCheckEscapesLinear(t *testing.T) {
 		strings.Repeat("'a'\\", 1<<18), strings.Repeat("\\\r\n", 1<<18), "`" + strings.Repeat("${\"\\", 1<<18)} {
 		// Refused or not (a reference of a million digits is out of
 		// range): a quadratic scan would run for minutes.
-		checkEscapes([]byte(body), rules.Body, sanitize.NUL, 0)
+		escape.Check([]byte(body), rules.Body, sanitize.NUL, 0)
 	}
 }

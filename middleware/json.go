@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
@@ -40,7 +41,7 @@ func checkJSON(body []byte, p *policy) ([]byte, *Rejection) {
 }
 
 // checkJSONScan is checkJSON; noRefs reports that body, handed on as it
-// is, holds no '&' and no '<', so that checkEscapes has nothing to find
+// is, holds no '&' and no '<', so that escape.Check has nothing to find
 // in it.
 func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejection) {
 	c, depth := &p.JSON, p.Limits.JSONDepth
@@ -65,7 +66,7 @@ func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejec
 		}
 	}
 	// A body with no escape (clean), no '&' and no '<' holds nothing
-	// checkEscapes looks for: no reference, no XML declaration.
+	// escape.Check looks for: no reference, no XML declaration.
 	return fixed, clean && !amp && bytes.IndexByte(body, '<') < 0, nil
 }
 
@@ -355,18 +356,18 @@ func (sc *jsonScanner) str(i int) (int, *Rejection) {
 			return end + 1, nil
 		}
 		j = end // an escape
-		r, size, ok := jsonEscape(p, j)
+		r, size, ok := escape.JSON(p, j)
 		if !ok {
 			// Not JSON's (\x85, \0, \U0000202E, \u{202E}, a short
 			// \u00): no JSON decoder reads it, so only a looser one (YAML's,
 			// JavaScript's) could, into what the scan has not checked.
 			return j, sc.fail(sanitize.BadEscape, 0, j, isKey, start)
 		}
-		if utf16IsSurrogate(r) && sc.repair {
+		if escape.IsSurrogate(r) && sc.repair {
 			copy(p[j+2:j+6], "FFFD") // same length: nothing moves
 			r = 0xFFFD
 		}
-		if utf16IsSurrogate(r) {
+		if escape.IsSurrogate(r) {
 			return j, sc.fail(sanitize.Surrogate, 0, j, isKey, start)
 		}
 		if cl := classIn(r, j == start, forbid); cl != 0 {
@@ -402,66 +403,6 @@ func (sc *jsonScanner) fail(reason sanitize.Reason, cl sanitize.Class, off int, 
 	rj := finding.Reject(e, rules.JSON, sc.pointer(), sc.p)
 	return rj
 }
-
-// jsonEscape decodes the escape at p[j] ('\\'). It returns the code point
-// (a well-formed surrogate pair decodes to its supplementary character, a
-// lone surrogate to itself), the escape's length, and false for an escape
-// that is not JSON.
-func jsonEscape(p []byte, j int) (rune, int, bool) {
-	if j+1 >= len(p) {
-		return 0, 1, false
-	}
-	switch p[j+1] {
-	case '"', '\\', '/':
-		return rune(p[j+1]), 2, true
-	case 'b':
-		return '\b', 2, true
-	case 'f':
-		return '\f', 2, true
-	case 'n':
-		return '\n', 2, true
-	case 'r':
-		return '\r', 2, true
-	case 't':
-		return '\t', 2, true
-	case 'u':
-		r, ok := hex4(p, j+2)
-		if !ok {
-			return 0, 2, false
-		}
-		if r >= 0xD800 && r <= 0xDBFF && j+11 < len(p) && p[j+6] == '\\' && p[j+7] == 'u' {
-			if lo, ok := hex4(p, j+8); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-				return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 12, true
-			}
-		}
-		return r, 6, true
-	}
-	return 0, 2, false
-}
-
-func hex4(p []byte, k int) (rune, bool) {
-	if k+4 > len(p) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range p[k : k+4] {
-		var v byte
-		switch {
-		case '0' <= c && c <= '9':
-			v = c - '0'
-		case 'a' <= c && c <= 'f':
-			v = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			v = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(v)
-	}
-	return r, true
-}
-
-func utf16IsSurrogate(r rune) bool { return 0xD800 <= r && r <= 0xDFFF }
 
 // pointer returns the RFC 6901 JSON pointer of where the scan is: the open
 // containers' keys and indexes, and the key being read if the scan stopped
@@ -509,7 +450,7 @@ func writePointerToken(b *strings.Builder, raw []byte) {
 		r, size := rune(raw[j]), 1
 		if raw[j] == '\\' {
 			var ok bool
-			if r, size, ok = jsonEscape(raw, j); !ok || utf16IsSurrogate(r) {
+			if r, size, ok = escape.JSON(raw, j); !ok || escape.IsSurrogate(r) {
 				b.Write(raw[j : j+size])
 				j += size
 				continue
@@ -550,8 +491,8 @@ func appendJSONUnquote(dst, raw []byte) ([]byte, bool) {
 			j = k
 			continue
 		}
-		r, size, ok := jsonEscape(raw, j)
-		if !ok || utf16IsSurrogate(r) {
+		r, size, ok := escape.JSON(raw, j)
+		if !ok || escape.IsSurrogate(r) {
 			return dst, false
 		}
 		dst = utf8.AppendRune(dst, r)

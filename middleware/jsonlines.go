@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -90,9 +91,9 @@ func checkJSONLines(body []byte, p *policy) ([]byte, *Rejection) {
 		}
 		start = end + 1
 	}
-	// The escapes of an XML decoder (escapes.go), here so that the
+	// The escapes of an XML decoder (package escape), here so that the
 	// rejection names its line.
-	if rj := checkEscapes(body, rules.JSON, c.Forbid, 0); rj != nil {
+	if rj := escape.Check(body, rules.JSON, c.Forbid, 0); rj != nil {
 		rj.Field = linePointer(lineIndex(body, rj.Offset), rj.Field)
 		return nil, rj
 	}

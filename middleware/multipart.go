@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
@@ -923,11 +924,11 @@ func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
 	if err := sanitize.Check(content, p.Multipart.Forbid); err != nil {
 		return finding.Reject(err, rules.Multipart, finding.SafeField(pt.name), content)
 	}
-	// The escapes any decoder of a text type would read in it (escapes.go):
+	// The escapes any decoder of a text type would read in it (package escape):
 	// one reading the part (a file part handed to json.NewDecoder), or
 	// the whole body (an XML decoder skips the text before its first
 	// element, delimiters and part headers included).
-	if rj := checkEscapes(content, rules.Multipart, p.Multipart.Forbid, 0); rj != nil {
+	if rj := escape.Check(content, rules.Multipart, p.Multipart.Forbid, 0); rj != nil {
 		rj.Field = finding.SafeField(pt.name)
 		return rj
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
@@ -202,7 +203,7 @@ func headersRejection(limit int) *Rejection { return finding.TooMany(rules.Multi
 // that reads the body whole (an XML decoder, which skips the text before
 // its first element, delimiters and header blocks included) reads the
 // block as it came. So beyond its values' octets (checkPartNames), the
-// escapes a JSON or XML decoder would decode (escapes.go) are checked in
+// escapes a JSON or XML decoder would decode (package escape) are checked in
 // every header value and every decoded parameter, under the names
 // classes: a character a header value may not hold as it is, it may not
 // hold as an escape either ("X-Note: &#x202e;", name="b&#x202e;"). The
@@ -242,7 +243,7 @@ func nameCheck(v string, forbid sanitize.Class) error {
 	if err := sanitize.CheckString(v, forbid); err != nil {
 		return err
 	}
-	if rj := checkEscapes(octets.StringBytes(v), rules.Multipart, forbid, 0); rj != nil {
+	if rj := escape.Check(octets.StringBytes(v), rules.Multipart, forbid, 0); rj != nil {
 		return rj.Err
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -46,7 +47,7 @@ func checkOutsideParts(body []byte, boundary string, c *rules.Check) *Rejection 
 			return rj
 		}
 		// The escapes any decoder of a text type would read there.
-		if rj := checkEscapes(body[seg[0]:seg[1]], rules.Multipart, c.Forbid, seg[0]); rj != nil {
+		if rj := escape.Check(body[seg[0]:seg[1]], rules.Multipart, c.Forbid, seg[0]); rj != nil {
 			return rj
 		}
 	}

@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -372,5 +373,5 @@ func checkSegment(buf []byte, base int64, from, to int, c *rules.Check) *Rejecti
 		rj.Sample = finding.Sample(buf, at)
 		return rj
 	}
-	return checkEscapes(seg, rules.Multipart, c.Forbid, int(base)+from)
+	return escape.Check(seg, rules.Multipart, c.Forbid, int(base)+from)
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
@@ -895,4 +896,66 @@ func (s *scratch) decoded(raw string, mode sanitize.EscapeMode) []byte {
 	start := len(s.buf)
 	s.buf, _ = sanitize.AppendUnescape(s.buf, raw, mode)
 	return s.buf[start:len(s.buf):len(s.buf)]
+}
+
+// checkFormEscapes scans the keys and values of a form body one by one,
+// percent-decoded as r.FormValue returns them, for what escape.Check
+// finds: a browser sends a="\e[31m" as a=%22%5Ce%5B31m%22, whose octets
+// hold no escape, and a field alone may hold a run the whole text does
+// not (a="&b="\x85" is two runs whole, b's value one). Only a text with a
+// backslash, or an escaped '\\', '&' or '<', can hold such a field; the
+// rest costs one pass. The Rejection names the field, its offset counts
+// in the decoded key or value.
+func (s *scratch) checkFormEscapes(raw string, mode sanitize.EscapeMode, c *rules.Check) *Rejection {
+	if !formHidesEscapes(raw) {
+		return nil
+	}
+	for pr := range eachPair(raw) {
+		name := pr.key
+		for i, field := range [2]string{pr.key, pr.val} {
+			dec := octets.StringBytes(field) // read only, and not kept
+			if needsDecoding(field, mode) {
+				s.buf, _ = sanitize.AppendUnescape(s.buf[:0], field, mode) // checkPairs has checked it
+				dec = s.buf
+				if i == 0 {
+					name = string(dec)
+				}
+			}
+			if rj := escape.Check(dec, rules.Form, c.Forbid, 0); rj != nil {
+				rj.Field = strings.Clone(finding.SafeField(name))
+				return rj
+			}
+		}
+	}
+	return nil
+}
+
+// formHidesEscapes reports whether a form text holds a backslash or a
+// percent-escape of '\\', '&' or '<'.
+func formHidesEscapes(raw string) bool {
+	if strings.IndexByte(raw, '\\') >= 0 {
+		return true
+	}
+	for i := strings.IndexByte(raw, '%'); i >= 0 && i+2 < len(raw); {
+		switch raw[i+1] {
+		case '2':
+			if raw[i+2] == '6' {
+				return true
+			}
+		case '3':
+			if raw[i+2]|0x20 == 'c' {
+				return true
+			}
+		case '5':
+			if raw[i+2]|0x20 == 'c' {
+				return true
+			}
+		}
+		k := strings.IndexByte(raw[i+1:], '%')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return false
 }

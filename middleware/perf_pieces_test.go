@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -65,7 +66,7 @@ func BenchmarkPieces(b *testing.B) {
 	})
 	b.Run("checkEscapes", func(b *testing.B) {
 		for b.Loop() {
-			checkEscapes(body, rules.JSON, p.JSON.Forbid, 0)
+			escape.Check(body, rules.JSON, p.JSON.Forbid, 0)
 		}
 	})
 	b.Run("checkJSON", func(b *testing.B) {

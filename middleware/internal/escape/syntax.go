@@ -1,4 +1,4 @@
-package middleware
+package escape
 
 import (
 	"unicode/utf8"
@@ -77,7 +77,7 @@ func letter(t *[128]rune, p []byte, j int) (rune, int) {
 // jsonQuoted is JSON's escapes (RFC 8259, section 7): \" \\ \/ \b \f \n \r
 // \t and \uXXXX, a surrogate pair of them one character.
 func jsonQuoted(p []byte, j int) (rune, int) {
-	if r, n, ok := jsonEscape(p, j); ok {
+	if r, n, ok := JSON(p, j); ok {
 		return r, n
 	}
 	return 0, 0
@@ -311,3 +311,63 @@ func htmlNamed(p []byte) (string, int) {
 func isASCIIAlnum(b byte) bool {
 	return b >= '0' && b <= '9' || b|0x20 >= 'a' && b|0x20 <= 'z'
 }
+
+// JSON decodes the escape at p[j] ('\\'). It returns the code point
+// (a well-formed surrogate pair decodes to its supplementary character, a
+// lone surrogate to itself), the escape's length, and false for an escape
+// that is not JSON.
+func JSON(p []byte, j int) (rune, int, bool) {
+	if j+1 >= len(p) {
+		return 0, 1, false
+	}
+	switch p[j+1] {
+	case '"', '\\', '/':
+		return rune(p[j+1]), 2, true
+	case 'b':
+		return '\b', 2, true
+	case 'f':
+		return '\f', 2, true
+	case 'n':
+		return '\n', 2, true
+	case 'r':
+		return '\r', 2, true
+	case 't':
+		return '\t', 2, true
+	case 'u':
+		r, ok := Hex4(p, j+2)
+		if !ok {
+			return 0, 2, false
+		}
+		if r >= 0xD800 && r <= 0xDBFF && j+11 < len(p) && p[j+6] == '\\' && p[j+7] == 'u' {
+			if lo, ok := Hex4(p, j+8); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+				return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 12, true
+			}
+		}
+		return r, 6, true
+	}
+	return 0, 2, false
+}
+
+func Hex4(p []byte, k int) (rune, bool) {
+	if k+4 > len(p) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p[k : k+4] {
+		var v byte
+		switch {
+		case '0' <= c && c <= '9':
+			v = c - '0'
+		case 'a' <= c && c <= 'f':
+			v = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(v)
+	}
+	return r, true
+}
+
+func IsSurrogate(r rune) bool { return 0xD800 <= r && r <= 0xDFFF }

@@ -1,20 +1,10 @@
-package middleware
-
-import (
-	"bytes"
-	"strings"
-	"unicode/utf8"
-
-	"github.com/utf8guard/utf8guard/middleware/internal/finding"
-	"github.com/utf8guard/utf8guard/middleware/internal/octets"
-	"github.com/utf8guard/utf8guard/middleware/internal/xmllex"
-	"github.com/utf8guard/utf8guard/rules"
-	"github.com/utf8guard/utf8guard/sanitize"
-)
-
-//go:generate go run ./internal/htmlentgen -o htmlentities.go
-
-// Escapes a handler may decode in a body of any kind.
+// Package escape is the escape scan every text body gets: it finds the
+// escapes a handler's decoder of any text syntax would decode in a body
+// (JSON, YAML, GraphQL and JavaScript string escapes, HTML and XML
+// character references, XML declarations, YAML binary scalars) and refuses
+// one that decodes to a character the location refuses. Its readers of
+// one escape each (JSON, Hex4, IsSurrogate) are shared with the JSON
+// check; the XML ones live in package xmllex.
 //
 // A handler does not always decode a body as its Content-Type says, and
 // any body may reach any decoder: yaml.Unmarshal on a JSON body,
@@ -58,7 +48,7 @@ import (
 //
 // A run is what the scan takes for a string literal, and it cannot tell
 // one from prose for sure; it fails closed where real documents still
-// pass. A '"' or '`' opens a run anywhere outside one; a '\'' opens one
+// pass. A '"' or '`' opens a run anywhere outside one; a single quote opens one
 // unless it follows a letter or digit (an apostrophe, as in "it's"), but
 // for JavaScript keywords that a string may follow (return'...'). A run
 // ends at its closing quote; a single-quoted one at a line end too, as a
@@ -81,7 +71,7 @@ import (
 // prose. So each line that holds a backslash and a quote is also read on
 // its own, with nothing kept from the lines before it (lineEscapes); a
 // line ends at LF or CR. On it a backslash and the octet after it are an
-// escape (an escaped quote is no quote), a '\'' between two word octets
+// escape (an escaped quote is no quote), a single quote between two word octets
 // is an apostrophe, not a quote, and the code of a template literal's
 // ${...} is no string, up to the first quote in it, after which every
 // escape on the line is read as in a double-quoted run. An escape is read
@@ -89,7 +79,7 @@ import (
 // of '"' stand before it on its line, or after it (a string that opened
 // on an earlier line and closes on this one); otherwise as in a
 // single-quoted run (JavaScript's) when an odd number of '`' stand before
-// or after it, or of '\'' before it, or after it where a '\'' stands
+// or after it, or of single quotes before it, or after it where a single quote stands
 // before it too or the line follows a line continuation (a JavaScript
 // string spans lines only so). The line rule fails closed: a Windows path
 // on the line of an odd quote (the users' C:\build\files) is refused,
@@ -99,29 +89,43 @@ import (
 // which only the tracking reads.
 //
 // A type added to the preset brings its escapes with it: a row of
-// quotedSyntaxes, or a pass here (escapes_syntax.go).
+// quotedSyntaxes, or a pass here (syntax.go).
 //
 // A form body is scanned whole, and each of its keys and values as
-// r.FormValue returns them, percent-decoded (checkFormEscapes). The text
-// parts of a multipart body are scanned one by one (checkPartText), and
-// its preamble and epilogue (outsideScan). The
+// r.FormValue returns them, percent-decoded (package middleware's
+// checkFormEscapes). The text parts of a multipart body are scanned one
+// by one, and its preamble and epilogue. The
 // contents of its data parts, like a body of a binary type, are not read.
 //
-// JSON and XML bodies are checked as what they are first (checkJSON,
-// checkXML). checkJSON decodes every escape of a JSON string and refuses,
+// JSON and XML bodies are checked as what they are first, by their own
+// checks. The JSON check decodes every escape of a JSON string and refuses,
 // as bad_escape, one that is not JSON's (\x, \0, \u{...}) or a backslash
 // outside a string: no JSON decoder reads them, so only a looser one
 // could. What is left in a JSON body reads alike in every syntax above,
 // so there the scan looks for references and declarations only. In an
-// XML body checkXML has read every reference and declaration; the scan
+// XML body the XML check has read every reference and declaration; the scan
 // looks for the quoted escapes only.
+package escape
 
-// checkEscapes scans body, checked as text at loc under forbid, for the
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/octets"
+	"github.com/utf8guard/utf8guard/middleware/internal/xmllex"
+	"github.com/utf8guard/utf8guard/rules"
+	"github.com/utf8guard/utf8guard/sanitize"
+)
+
+//go:generate go run ../htmlentgen -o htmlentities.go
+
+// Check scans body, checked as text at loc under forbid, for the
 // escapes a decoder of another syntax would read that decode to a refused
 // character. off is where body starts in what the log's offsets count
 // from. A body without a backslash, '&', "<?" or "binary" costs four
 // searches.
-func checkEscapes(body []byte, loc rules.Location, forbid sanitize.Class, off int) *Rejection {
+func Check(body []byte, loc rules.Location, forbid sanitize.Class, off int) *finding.Rejection {
 	forbid &^= sanitize.BOM // a BOM counts at the start of a value, which the scan cannot tell
 	var e *sanitize.Error
 	if loc != rules.JSON {
@@ -132,7 +136,7 @@ func checkEscapes(body []byte, loc rules.Location, forbid sanitize.Class, off in
 		e = earlier(e, referenceEscapes(body, forbid))
 		e = earlier(e, declarationEscapes(body))
 	}
-	e = earlier(e, binaryEscapes(body, forbid)) // escapes_yaml.go
+	e = earlier(e, binaryEscapes(body, forbid)) // yaml.go
 	if e == nil {
 		return nil
 	}
@@ -158,7 +162,7 @@ func escapeRefused(r rune, off int, forbid sanitize.Class) *sanitize.Error {
 	switch {
 	case ' ' <= r && r < 0x7F:
 		return nil // printable ASCII: of no class
-	case utf16IsSurrogate(r):
+	case IsSurrogate(r):
 		return &sanitize.Error{Reason: sanitize.Surrogate, Offset: off}
 	case r > utf8.MaxRune:
 		return &sanitize.Error{Reason: sanitize.OutOfRange, Offset: off}
@@ -266,7 +270,7 @@ func escapeAt(p []byte, b int, q byte, forbid sanitize.Class) (int, *sanitize.Er
 		// Read alike by every syntax that reads it at all.
 		return 2, escapeRefused(r, b, forbid)
 	}
-	if r, ok := hex4(p, b+2); ok && p[b+1] == 'u' && !utf16IsSurrogate(r) {
+	if r, ok := Hex4(p, b+2); ok && p[b+1] == 'u' && !IsSurrogate(r) {
 		// \uXXXX, read alike by every syntax that reads it.
 		return 6, escapeRefused(r, b, forbid)
 	}
@@ -296,7 +300,7 @@ func escapeAt(p []byte, b int, q byte, forbid sanitize.Class) (int, *sanitize.Er
 // comment, a regular expression, a plain or block YAML scalar, a GraphQL
 // block string) hides no escape on another. On a line, a backslash and
 // the octet after it are an escape, so an escaped quote is not counted,
-// and a '\” between two word octets is an apostrophe ("it's"), not
+// and a single quote between two word octets is an apostrophe ("it's"), not
 // counted either. Each line is read twice, only a line with a backslash.
 func lineEscapes(p []byte, forbid sanitize.Class) *sanitize.Error {
 	lf, cr := nextOf{-1, '\n'}, nextOf{-1, '\r'}
@@ -429,7 +433,7 @@ func lineQuotes(p []byte, start, end int) (total [3]int) {
 var lineStops = [256]bool{'\\': true, '"': true, '\'': true, '`': true, '$': true, '{': true, '}': true}
 
 // lineQuote returns which quote p[k] is for lineEscapes: 0 for '"', 1 for
-// '\” but an apostrophe between two word octets, 2 for '`', or -1.
+// a single quote but an apostrophe between two word octets, 2 for '`', or -1.
 func lineQuote(p []byte, k int) int {
 	switch p[k] {
 	case '"':
@@ -534,7 +538,7 @@ var runStops = func() (t [128]*[256]bool) {
 	return t
 }()
 
-// opensSingle reports whether the '\” at p[k] opens a run: it does not
+// opensSingle reports whether the single quote at p[k] opens a run: it does not
 // follow a letter or digit (an apostrophe, as in "it's"), or it follows a
 // JavaScript keyword a string literal may come after.
 func opensSingle(p []byte, k int) bool {
@@ -631,66 +635,4 @@ func declarationEscapes(p []byte) *sanitize.Error {
 		}
 		i = end + 2
 	}
-}
-
-// checkFormEscapes scans the keys and values of a form body one by one,
-// percent-decoded as r.FormValue returns them, for what checkEscapes
-// finds: a browser sends a="\e[31m" as a=%22%5Ce%5B31m%22, whose octets
-// hold no escape, and a field alone may hold a run the whole text does
-// not (a="&b="\x85" is two runs whole, b's value one). Only a text with a
-// backslash, or an escaped '\\', '&' or '<', can hold such a field; the
-// rest costs one pass. The Rejection names the field, its offset counts
-// in the decoded key or value.
-func (s *scratch) checkFormEscapes(raw string, mode sanitize.EscapeMode, c *rules.Check) *Rejection {
-	if !formHidesEscapes(raw) {
-		return nil
-	}
-	for pr := range eachPair(raw) {
-		name := pr.key
-		for i, field := range [2]string{pr.key, pr.val} {
-			dec := octets.StringBytes(field) // read only, and not kept
-			if needsDecoding(field, mode) {
-				s.buf, _ = sanitize.AppendUnescape(s.buf[:0], field, mode) // checkPairs has checked it
-				dec = s.buf
-				if i == 0 {
-					name = string(dec)
-				}
-			}
-			if rj := checkEscapes(dec, rules.Form, c.Forbid, 0); rj != nil {
-				rj.Field = strings.Clone(finding.SafeField(name))
-				return rj
-			}
-		}
-	}
-	return nil
-}
-
-// formHidesEscapes reports whether a form text holds a backslash or a
-// percent-escape of '\\', '&' or '<'.
-func formHidesEscapes(raw string) bool {
-	if strings.IndexByte(raw, '\\') >= 0 {
-		return true
-	}
-	for i := strings.IndexByte(raw, '%'); i >= 0 && i+2 < len(raw); {
-		switch raw[i+1] {
-		case '2':
-			if raw[i+2] == '6' {
-				return true
-			}
-		case '3':
-			if raw[i+2]|0x20 == 'c' {
-				return true
-			}
-		case '5':
-			if raw[i+2]|0x20 == 'c' {
-				return true
-			}
-		}
-		k := strings.IndexByte(raw[i+1:], '%')
-		if k < 0 {
-			break
-		}
-		i += 1 + k
-	}
-	return false
 }
