@@ -3,12 +3,11 @@
 package middleware
 
 import (
-	"net/http"
-
 	"github.com/labstack/echo/v4"
 	emw "github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
 	"github.com/utf8guard/utf8guard/rules"
+	"net/http"
 )
 
 // CheckRoutes returns an error if rs is not a valid configuration for the
