@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
@@ -618,7 +619,7 @@ func (b *bodyReader) Close() error { return nil }
 // whole is body_unreadable: none of it can be checked, and the handler
 // must never see part of one (in Monitor mode its read fails as ours did,
 // after the same octets).
-func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
+func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 	s.body, s.bodyLoc = nil, 0
 	if !checksBody(r, p) {
 		return nil
@@ -628,12 +629,12 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	if !single || !parsed {
 		return refused(r, p, badMediaType(rules.Body, ct))
 	}
-	loc, text, rj := p.bodyLocation(ct, typ, sub)
+	loc, text, rj := bodyLocation(p, ct, typ, sub)
 	if rj != nil {
 		return refused(r, p, rj)
 	}
 	if !text {
-		if p.RefuseUnlistedTypes && (ct == "" || !matchMedia(p.binaryTypes, typ, sub)) {
+		if p.RefuseUnlistedTypes && (ct == "" || !compiled.MatchMedia(p.BinaryPatterns, typ, sub)) {
 			return refused(r, p, &Rejection{Reason: sanitize.UnsupportedMediaType, Location: rules.Body,
 				Field: "Content-Type", Sample: finding.Sample(ct, 0), Err: sanitize.ErrUnsupportedMediaType})
 		}
@@ -681,7 +682,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 	case rules.Form:
 		var text string
 		var changed bool
-		text, changed, rj = s.checkPairs(octets.BytesString(body), loc, &p.Form, p.formMode, &p.Limits)
+		text, changed, rj = s.checkPairs(octets.BytesString(body), loc, &p.Form, p.FormMode, &p.Limits)
 		if changed {
 			// The repaired text is memory of its own, which nothing
 			// else references (rebuildPairs): the handler gets it.
@@ -690,7 +691,7 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 		if rj == nil {
 			// The escapes of each decoded key and value (package escape);
 			// the whole text's come below.
-			rj = s.checkFormEscapes(octets.BytesString(fixed), p.formMode, &p.Form)
+			rj = s.checkFormEscapes(octets.BytesString(fixed), p.FormMode, &p.Form)
 		}
 	case rules.JSON:
 		if isJSONLines(typ, sub) {
@@ -727,8 +728,8 @@ func (s *scratch) checkBody(r *http.Request, p *policy) *Rejection {
 // stream: every bodyless GET a browser sends over TLS) is read once to
 // tell (hasBody); one of unknown length only where its check needs to
 // know (refused, and before it is read as text).
-func checksBody(r *http.Request, p *policy) bool {
-	return (p.readsBody || p.RefuseUnlistedTypes) && r.Body != nil && r.Body != http.NoBody &&
+func checksBody(r *http.Request, p *compiled.Policy) bool {
+	return (p.ReadsBody || p.RefuseUnlistedTypes) && r.Body != nil && r.Body != http.NoBody &&
 		(r.ContentLength != 0 || hasBody(r))
 }
 
@@ -738,7 +739,7 @@ func checksBody(r *http.Request, p *policy) bool {
 // request refused for its headers is read once, as it would be if it were
 // checked; one passed on unread is not read before the handler, whose
 // client may be waiting for an answer to "Expect: 100-continue".
-func refused(r *http.Request, p *policy, rj *Rejection) *Rejection {
+func refused(r *http.Request, p *compiled.Policy, rj *Rejection) *Rejection {
 	if hasBody(r) {
 		return rj
 	}
@@ -821,7 +822,7 @@ func (b *peekedBody) Read(p []byte) (int, error) {
 // An accepted body the handler gets in the pooled memory it was read into
 // (readBody) goes through a lentBody, which run hands the adapter to give
 // back after the handler.
-func (s *scratch) handOn(r *http.Request, p *policy, body, sent []byte, rj *Rejection) {
+func (s *scratch) handOn(r *http.Request, p *compiled.Policy, body, sent []byte, rj *Rejection) {
 	switch {
 	case p.Mode == rules.Monitor:
 		r.Body = newBodyReader(sent)
@@ -849,16 +850,16 @@ func (s *scratch) handOn(r *http.Request, p *policy, body, sent []byte, rj *Reje
 // trailerGuard). The wrapped
 // body is an unreadBody, which the adapters hand to the handler on a copy
 // of the request (detachBody).
-func (s *scratch) passUnread(r *http.Request, p *policy, limit int64) *Rejection {
+func (s *scratch) passUnread(r *http.Request, p *compiled.Policy, limit int64) *Rejection {
 	chunked := r.ContentLength < 0
-	trailers := mayTrail(r) && p.checksTrailers()
+	trailers := mayTrail(r) && p.ChecksTrailers()
 	if trailers {
 		// A chunked body's trailers arrive only once the handler has read
 		// it. A trailer the client announces (the Trailer header) that
 		// names a checked header is refused now; one it does not announce
 		// fails the handler's read at the end of the body (trailerGuard).
 		for name := range r.Trailer {
-			if p.checksHeader(name) {
+			if p.ChecksHeader(name) {
 				return &Rejection{Reason: sanitize.ForbiddenTrailer, Location: rules.Header,
 					Field: "Trailer:" + finding.SafeField(name), Err: sanitize.ErrForbiddenTrailer}
 			}
@@ -945,12 +946,12 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 }
 
 // canonBody canonicalizes a body that checkBody read and accepted.
-func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
+func (s *scratch) canonBody(r *http.Request, p *compiled.Policy) *Rejection {
 	body, loc := s.body, s.bodyLoc
-	if loc == rules.Multipart && body == nil && s.spool != nil && p.canonAt(loc) {
+	if loc == rules.Multipart && body == nil && s.spool != nil && p.CanonAt(loc) {
 		return s.canonSpool(r, p) // every multipart body is spooled (upload.go)
 	}
-	if body == nil || !p.canonAt(loc) {
+	if body == nil || !p.CanonAt(loc) {
 		return nil // no body read: not a checked one
 	}
 	var out []byte
@@ -964,14 +965,14 @@ func (s *scratch) canonBody(r *http.Request, p *policy) *Rejection {
 		}
 	case rules.JSON:
 		var rj *Rejection
-		if out, rj = p.canonJSON(body); rj != nil {
+		if out, rj = canonJSON(p, body); rj != nil {
 			return jsonLinesField(r, body, rj) // the line's index, for JSON lines
 		}
 	case rules.XML:
 		// XML is checked, not rewritten: text not in the form is refused.
-		return p.canonXML(body)
+		return canonXML(p, body)
 	case rules.Body:
-		nb, changed, rj := p.canonOf(loc, "", body, false)
+		nb, changed, rj := canonOf(p, loc, "", body, false)
 		if rj != nil || !changed {
 			return rj
 		}

@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
@@ -28,8 +29,8 @@ import (
 // nothing changes, and in Monitor mode, which rewrites nothing (canonOf
 // gives the canonical form whatever the mode). The Field of a Rejection is
 // finding.SafeField(field), which may alias field.
-func (c *policy) canonValue(loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *Rejection) {
-	out, changed, rj := c.canonOf(loc, field, v, precis)
+func canonValue(c *compiled.Policy, loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *Rejection) {
+	out, changed, rj := canonOf(c, loc, field, v, precis)
 	if c.Mode == rules.Monitor {
 		return v, false, rj
 	}
@@ -39,9 +40,9 @@ func (c *policy) canonValue(loc rules.Location, field string, v []byte, precis b
 // canonOf is canonValue in every mode: in Monitor mode too it returns the
 // canonical form, for the checks that hold it to the policy, so that
 // Monitor flags what Enforce would refuse.
-func (c *policy) canonOf(loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *Rejection) {
+func canonOf(c *compiled.Policy, loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *Rejection) {
 	if precis {
-		if prof, ok := c.precisProfile(loc, field); ok {
+		if prof, ok := c.PrecisProfile(loc, field); ok {
 			// One allocation, the enforced form, where Enforce's
 			// string in and out and x/text's buffers made several.
 			out, err := normalize.AppendEnforce(nil, prof, v)
@@ -54,18 +55,18 @@ func (c *policy) canonOf(loc rules.Location, field string, v []byte, precis bool
 			return out, true, nil
 		}
 	}
-	if c.form == normalize.None {
+	if c.Norm == normalize.None {
 		return v, false, nil
 	}
 	if c.RejectUnnormalized {
-		if err := c.form.Check(v); err != nil {
+		if err := c.Norm.Check(v); err != nil {
 			return nil, false, finding.Reject(err, loc, finding.SafeField(field), v)
 		}
 		return v, false, nil
 	}
 	// Bytes returns v itself when it is normal (IsNormal): one scan,
 	// where asking IsNormal first scanned a text that changes twice.
-	out := c.form.Bytes(v)
+	out := c.Norm.Bytes(v)
 	if len(out) == len(v) && (len(v) == 0 || &out[0] == &v[0]) {
 		return v, false, nil
 	}

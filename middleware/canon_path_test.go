@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
@@ -25,11 +26,11 @@ func TestCanonPathReference(t *testing.T) {
 	pieces := []string{"a", "e%CC%81", "%C3%A9", "%EF%BC%8F", "%EF%BC%8E", "%E2%80%A4", ".", "..", "%2F", "%2f",
 		"%EF%BC%85", "%EF%BC%BC", "%CD%BE", "%EF%B7%BA", "%E2%80%AE", "%EF%BB%BF", "%C3%85", "%E2%84%AB", "x%CC%81%CC%81",
 		"~", "!", "%20", "%25", "%3B", "Q", "%EF%BD%91"}
-	pols := []*policy{
-		compile(canonPolicy(normalize.NFC)), compile(canonPolicy(normalize.NFKC)),
-		compile(canonPolicy(normalize.NFKC, canonMonitoring)), compile(canonPolicy(normalize.NFC, canonRejecting)),
-		compile(canonPolicy(normalize.NFKC, func(p *rules.Policy) { p.Limits.PathBytes = 40 })),
-		compile(canonPolicy(normalize.NFKC, func(p *rules.Policy) { p.Path.Forbid |= sanitize.DefaultIgnorable })),
+	pols := []*compiled.Policy{
+		compiled.Compile(canonPolicy(normalize.NFC)), compiled.Compile(canonPolicy(normalize.NFKC)),
+		compiled.Compile(canonPolicy(normalize.NFKC, canonMonitoring)), compiled.Compile(canonPolicy(normalize.NFC, canonRejecting)),
+		compiled.Compile(canonPolicy(normalize.NFKC, func(p *rules.Policy) { p.Limits.PathBytes = 40 })),
+		compiled.Compile(canonPolicy(normalize.NFKC, func(p *rules.Policy) { p.Path.Forbid |= sanitize.DefaultIgnorable })),
 	}
 	rng := rand.New(rand.NewPCG(14, 3))
 	s := getScratch()
@@ -77,25 +78,25 @@ func TestCanonPathReference(t *testing.T) {
 }
 
 // refCanonPath is canonPath as it was, a new slice per segment.
-func refCanonPath(p *policy, r *http.Request) *Rejection {
-	if p.form == normalize.None {
+func refCanonPath(p *compiled.Policy, r *http.Request) *Rejection {
+	if p.Norm == normalize.None {
 		return nil
 	}
 	path := r.URL.Path
 	if p.RejectUnnormalized {
-		if err := p.form.CheckString(path); err != nil {
+		if err := p.Norm.CheckString(path); err != nil {
 			return finding.Reject(err, rules.Path, "", path)
 		}
 		return nil
 	}
-	if p.form.IsNormalString(path) {
+	if p.Norm.IsNormalString(path) {
 		return nil
 	}
 	var dec, enc []byte
 	off := 0
 	for seg := range strings.SplitSeq(r.URL.EscapedPath(), "/") {
 		d, _ := sanitize.AppendUnescape(nil, seg, sanitize.EscapePathSegment)
-		nd := p.form.Bytes(d)
+		nd := p.Norm.Bytes(d)
 		if addsSyntax(d, nd) {
 			return syntaxRejection("", octets.StringBytes(path), off)
 		}
@@ -128,7 +129,7 @@ func TestCanonPathAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
 	}
-	p := compile(canonPolicy(normalize.NFC))
+	p := compiled.Compile(canonPolicy(normalize.NFC))
 	s := getScratch()
 	defer putScratch(s)
 	var counts []float64

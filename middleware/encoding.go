@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -152,7 +153,7 @@ func unsupportedEncoding(loc rules.Location, list string, off int) *Rejection {
 // sent it (the same slice when it came without a coding), which Monitor
 // hands on. In Enforce mode a decoded body's Content-Encoding is removed
 // at once: the handler, if it runs, gets the decoded text (handOn).
-func (s *scratch) readText(r *http.Request, p *policy, loc rules.Location) (text, sent []byte, rj *Rejection) {
+func (s *scratch) readText(r *http.Request, p *compiled.Policy, loc rules.Location) (text, sent []byte, rj *Rejection) {
 	if len(r.Header["Content-Encoding"]) != 0 {
 		return s.readCoded(r, p, loc)
 	}
@@ -163,7 +164,7 @@ func (s *scratch) readText(r *http.Request, p *policy, loc rules.Location) (text
 // readSent reads the body of r as it came, whole through the body limit;
 // in Monitor mode r.Body then gives it again, or what was read and the
 // rest when it is over the limit or its read fails (readBody).
-func (s *scratch) readSent(r *http.Request, p *policy, loc rules.Location) ([]byte, *Rejection) {
+func (s *scratch) readSent(r *http.Request, p *compiled.Policy, loc rules.Location) ([]byte, *Rejection) {
 	limit := p.Limits.BodyBytes
 	sent, over, err := s.readBody(r, limit, p.Mode == rules.Monitor)
 	if err != nil {
@@ -175,7 +176,7 @@ func (s *scratch) readSent(r *http.Request, p *policy, loc rules.Location) ([]by
 }
 
 // readCoded is readText for a request with a Content-Encoding header.
-func (s *scratch) readCoded(r *http.Request, p *policy, loc rules.Location) (text, sent []byte, rj *Rejection) {
+func (s *scratch) readCoded(r *http.Request, p *compiled.Policy, loc rules.Location) (text, sent []byte, rj *Rejection) {
 	c, rj := requestCoding(r, loc)
 	if rj != nil {
 		return nil, nil, rj
@@ -481,7 +482,7 @@ func (s *scratch) decode(d *decoder, src codedReader, c coding, limit int64) (te
 // error; and its trailers are checked as a checked body's are. Its
 // content coding is left as it came: a body that is not checked is not
 // decoded.
-func (s *scratch) passText(r *http.Request, p *policy, loc rules.Location) *Rejection {
+func (s *scratch) passText(r *http.Request, p *compiled.Policy, loc rules.Location) *Rejection {
 	limit := p.Limits.BodyBytes
 	if r.ContentLength >= 0 || limit < 0 {
 		return s.passUnread(r, p, limit)

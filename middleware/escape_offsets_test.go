@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -110,7 +111,7 @@ func TestEscapeOffsets(t *testing.T) {
 // offset counts decoded octets, the sample is the escaped path's.
 func TestEscapedPathOffsets(t *testing.T) {
 	t.Parallel()
-	p := compile(rules.Strict())
+	p := compiled.Compile(rules.Strict())
 	for _, tc := range []struct {
 		raw    string
 		reason sanitize.Reason

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -32,7 +33,7 @@ func escapeBenchBodies() []struct {
 }
 
 func BenchmarkCheckEscapes(b *testing.B) {
-	strict := compile(rules.Strict())
+	strict := compiled.Compile(rules.Strict())
 	for _, body := range escapeBenchBodies() {
 		b.Run(body.name, func(b *testing.B) {
 			forbid := strict.Location(body.loc).Forbid
@@ -53,7 +54,7 @@ func TestEscapeScanAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	strict := compile(rules.Strict())
+	strict := compiled.Compile(rules.Strict())
 	for _, body := range escapeBenchBodies() {
 		forbid := strict.Location(body.loc).Forbid
 		if n := testing.AllocsPerRun(20, func() { escape.Check(body.p, body.loc, forbid, 0) }); n != 0 {

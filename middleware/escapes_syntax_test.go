@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -24,7 +25,7 @@ type escapeCase struct {
 
 func runEscapeCases(t *testing.T, cases []escapeCase) {
 	t.Helper()
-	strict := compile(rules.Strict())
+	strict := compiled.Compile(rules.Strict())
 	for _, tc := range cases {
 		loc := tc.loc
 		if loc == 0 {
@@ -178,7 +179,7 @@ func TestEscapeScanReadsXMLDeclarations(t *testing.T) {
 // decoded at all.
 func TestFormEscapesReadDecodedValues(t *testing.T) {
 	t.Parallel()
-	strict := compile(rules.Strict())
+	strict := compiled.Compile(rules.Strict())
 	for _, tc := range []struct {
 		raw, field, reason string
 		off                int
@@ -193,7 +194,7 @@ func TestFormEscapesReadDecodedValues(t *testing.T) {
 		{`a=caf%C3%A9%2C+ok&b=%40`, "", "", 0},
 	} {
 		s := getScratch()
-		rj := s.checkFormEscapes(tc.raw, strict.formMode, &strict.Form)
+		rj := s.checkFormEscapes(tc.raw, strict.FormMode, &strict.Form)
 		putScratch(s)
 		switch {
 		case tc.reason == "" && rj != nil:
@@ -209,7 +210,7 @@ func TestFormEscapesReadDecodedValues(t *testing.T) {
 // bad_escape at the escape with the string's pointer; JSON's own pass.
 func TestJSONRefusesEscapesJSONDoesNotHave(t *testing.T) {
 	t.Parallel()
-	p := compile(rules.Strict())
+	p := compiled.Compile(rules.Strict())
 	for _, tc := range []struct {
 		body, ptr string
 		off       int

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -15,7 +16,7 @@ import (
 // checkCookies checks the name and value of every cookie in the Cookie
 // headers of r, as text: no percent-decoding (RFC 6265 defines none). A
 // repaired cookie rewrites its Cookie header.
-func checkCookies(r *http.Request, p *policy) *Rejection {
+func checkCookies(r *http.Request, p *compiled.Policy) *Rejection {
 	return checkCookieLines(r.Header["Cookie"], p)
 }
 
@@ -24,7 +25,7 @@ func checkCookies(r *http.Request, p *policy) *Rejection {
 // are trimmed, as RFC 6265 (section 5.2) trims them: strings.TrimSpace
 // would also drop Unicode white space such as U+0085 (NEL, a C1 control)
 // before the check, and a handler reading the header sees it.
-func checkCookieLines(vals []string, p *policy) *Rejection {
+func checkCookieLines(vals []string, p *compiled.Policy) *Rejection {
 	for i, line := range vals {
 		var fixed []string // the line's cookies, when one is repaired
 		n := 0
@@ -55,8 +56,8 @@ func checkCookieLines(vals []string, p *policy) *Rejection {
 }
 
 // checkHeaders checks the values of the headers p lists.
-func checkHeaders(r *http.Request, p *policy) *Rejection {
-	for _, name := range p.headers {
+func checkHeaders(r *http.Request, p *compiled.Policy) *Rejection {
+	for _, name := range p.HeaderKeys {
 		if name == "Host" {
 			// net/http moves the Host header (or the authority of an
 			// absolute-form target) to Request.Host, and deletes it
@@ -81,7 +82,7 @@ func checkHeaders(r *http.Request, p *policy) *Rejection {
 
 // checkHeaderValues checks the values of the header name, repairing vals
 // in place where the check repairs.
-func checkHeaderValues(name string, vals []string, p *policy) *Rejection {
+func checkHeaderValues(name string, vals []string, p *compiled.Policy) *Rejection {
 	for i, v := range vals {
 		good, rj := headerText(v, "", name, p.Header.Forbid, p)
 		if rj != nil {
@@ -99,14 +100,14 @@ func checkHeaderValues(name string, vals []string, p *policy) *Rejection {
 // it passes, its repair when the check repairs, or the rejection, whose
 // field is prefix+name (built only then: a clean request allocates
 // nothing here).
-func headerText(text, prefix, name string, forbid sanitize.Class, p *policy) (string, *Rejection) {
+func headerText(text, prefix, name string, forbid sanitize.Class, p *compiled.Policy) (string, *Rejection) {
 	field := func() string { return prefix + finding.SafeField(name) }
 	if p.Limits.FieldBytes >= 0 && len(text) > p.Limits.FieldBytes {
 		return "", finding.TooLarge(rules.Header, field(), int64(p.Limits.FieldBytes))
 	}
 	err := sanitize.CheckString(text, forbid)
 	if err == nil {
-		return text, p.headerNormal(text, field)
+		return text, headerNormal(p, text, field)
 	}
 	if e, ok := err.(*sanitize.Error); !ok || !p.Header.Repair || !isEncodingReason(e.Reason) {
 		return "", finding.Reject(err, rules.Header, field(), text)
@@ -118,7 +119,7 @@ func headerText(text, prefix, name string, forbid sanitize.Class, p *policy) (st
 	if err := sanitize.CheckString(good, forbid); err != nil {
 		return "", finding.Reject(err, rules.Header, field(), good)
 	}
-	if rj := p.headerNormal(good, field); rj != nil {
+	if rj := headerNormal(p, good, field); rj != nil {
 		return "", rj
 	}
 	return good, nil
@@ -130,43 +131,25 @@ func headerText(text, prefix, name string, forbid sanitize.Class, p *policy) (st
 // header values are checked, never rewritten (a header may be signed,
 // or compared octet for octet by a proxy), so one not in the form would
 // reach the handler beside text that is, as XML bodies would (checkXML).
-func (p *policy) headerNormal(text string, field func() string) *Rejection {
-	if p.form == normalize.None {
+func headerNormal(p *compiled.Policy, text string, field func() string) *Rejection {
+	if p.Norm == normalize.None {
 		return nil
 	}
-	if off := p.form.FirstNonNormalString(text); off >= 0 {
+	if off := p.Norm.FirstNonNormalString(text); off >= 0 {
 		return finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Header, field(), text)
 	}
 	return nil
 }
 
-// checksTrailers reports whether p checks any header a trailer could
-// carry: listed headers, or cookies.
-func (p *policy) checksTrailers() bool { return len(p.headers) > 0 || p.Cookies }
-
-// checksHeader reports whether p checks the header name (canonical, as
-// net/http stores header and trailer names).
-func (p *policy) checksHeader(name string) bool {
-	if p.Cookies && name == "Cookie" {
-		return true
-	}
-	for _, h := range p.headers {
-		if h == name {
-			return true
-		}
-	}
-	return false
-}
-
 // checkTrailers checks the trailers of r, once its body has been read to
 // its end, as the headers of the same names are checked: listed headers
 // and cookies. The Field of a Rejection names the trailer ("Trailer:X-Name").
-func checkTrailers(r *http.Request, p *policy) *Rejection {
-	if len(r.Trailer) == 0 || !p.checksTrailers() {
+func checkTrailers(r *http.Request, p *compiled.Policy) *Rejection {
+	if len(r.Trailer) == 0 || !p.ChecksTrailers() {
 		return nil
 	}
 	for name, vals := range r.Trailer {
-		if !p.checksHeader(name) {
+		if !p.ChecksHeader(name) {
 			continue
 		}
 		var rj *Rejection
@@ -194,7 +177,7 @@ func checkTrailers(r *http.Request, p *policy) *Rejection {
 type trailerGuard struct {
 	io.ReadCloser
 	r *http.Request // the request net/http reads the body for
-	p *policy
+	p *compiled.Policy
 }
 
 func (t *trailerGuard) Read(b []byte) (int, error) {
@@ -202,7 +185,7 @@ func (t *trailerGuard) Read(b []byte) (int, error) {
 	if err == io.EOF {
 		if rj := checkTrailers(t.r, t.p); rj != nil {
 			for name := range t.r.Trailer {
-				if t.p.checksHeader(name) {
+				if t.p.ChecksHeader(name) {
 					delete(t.r.Trailer, name)
 				}
 			}

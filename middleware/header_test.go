@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -76,7 +77,7 @@ func TestCookiesCleanAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
 	}
-	p := compile(rules.Strict())
+	p := compiled.Compile(rules.Strict())
 	req := httptest.NewRequest(http.MethodGet, "/c", nil)
 	req.Header.Set("Cookie", "session=abc123; theme=dark; name=caf\xc3\xa9")
 	if n := testing.AllocsPerRun(100, func() {

@@ -3,17 +3,16 @@ package middleware
 import (
 	"bytes"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
-	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -35,7 +34,7 @@ import (
 // its offset the first octet of that member's name in the body. It returns
 // the body to hand on (repaired where the policy repairs) or the first
 // violation.
-func checkJSON(body []byte, p *policy) ([]byte, *Rejection) {
+func checkJSON(body []byte, p *compiled.Policy) ([]byte, *Rejection) {
 	fixed, _, rj := checkJSONScan(body, p)
 	return fixed, rj
 }
@@ -43,9 +42,9 @@ func checkJSON(body []byte, p *policy) ([]byte, *Rejection) {
 // checkJSONScan is checkJSON; noRefs reports that body, handed on as it
 // is, holds no '&' and no '<', so that escape.Check has nothing to find
 // in it.
-func checkJSONScan(body []byte, p *policy) (fixed []byte, noRefs bool, rj *Rejection) {
+func checkJSONScan(body []byte, p *compiled.Policy) (fixed []byte, noRefs bool, rj *Rejection) {
 	c, depth := &p.JSON, p.Limits.JSONDepth
-	members := p.RefuseDuplicateKeys || p.form != normalize.None
+	members := p.RefuseDuplicateKeys || p.Norm != normalize.None
 	brackets, backslash, amp := jsonscan.Structure(body)
 	// The classes of names are looked for everywhere first: a body
 	// without any (the common one) is clean, and one with some goes to
@@ -150,7 +149,7 @@ type jsonFrame struct {
 	// Where the container and its current member are among the JSON
 	// pointers the route names PRECIS profiles for (nil: under none of
 	// them). member is set by the onString hook when a key is read.
-	node, member *precisNode
+	node, member *compiled.PrecisNode
 }
 
 type jsonScanner struct {
@@ -167,7 +166,7 @@ type jsonScanner struct {
 	// profiles: the scanner keeps each open container's place among them
 	// (jsonFrame.node), and valueNode gives the place of the current
 	// value, one step per key or element, never a pointer rebuilt.
-	pointers *precisNode
+	pointers *compiled.PrecisNode
 	// The open containers, outermost first: depth of them, the first
 	// len(frames) in frames and the rest in more. (A slice over frames
 	// kept in the scanner would move the whole scanner to the heap: the
@@ -199,7 +198,7 @@ func (sc *jsonScanner) frame(k int) *jsonFrame {
 // valueNode returns the place among the PRECIS pointers of the value the
 // scanner is at: the root at the top level, an object's current member,
 // an array's current element. It is nil under no pointer.
-func (sc *jsonScanner) valueNode() *precisNode {
+func (sc *jsonScanner) valueNode() *compiled.PrecisNode {
 	if sc.pointers == nil {
 		return nil
 	}
@@ -210,7 +209,7 @@ func (sc *jsonScanner) valueNode() *precisNode {
 	case f.object:
 		return f.member
 	}
-	return f.node.element(f.index)
+	return f.node.Element(f.index)
 }
 
 // push opens a container.
@@ -562,7 +561,7 @@ func appendFoldKey(dst, s []byte) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRune(s[i:])
-		dst = utf8.AppendRune(dst, foldRune(r))
+		dst = utf8.AppendRune(dst, compiled.FoldRune(r))
 		i += size
 	}
 	return dst
@@ -590,12 +589,12 @@ func appendFoldKey(dst, s []byte) []byte {
 // only built for a rejection. (Building it for every string cost the
 // length of the pointer each time: a body of deeply nested long keys
 // above many strings took time quadratic in its size.)
-func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
+func canonJSON(p *compiled.Policy, body []byte) ([]byte, *Rejection) {
 	js := jsonScratches.Get().(*jsonScratch)
 	defer js.release()
 	sc := jsonScanner{p: body, maxDepth: -1, more: js.frames[:0]}
-	if p.precisLocs&(1<<rules.JSON) != 0 {
-		sc.pointers = p.jsonPrecis
+	if p.HasPrecis(rules.JSON) {
+		sc.pointers = p.JSONPrecis
 	}
 	var out []byte
 	buf, tok, norm := js.buf[:0], js.tok[:0], js.norm[:0]
@@ -616,7 +615,7 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 			}
 			text = buf
 		}
-		var node *precisNode
+		var node *compiled.PrecisNode
 		if !isKey {
 			node = sc.valueNode()
 		}
@@ -627,9 +626,9 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 		if limit >= 0 {
 			room = limit - (int64(i) + size - int64(len(body))) - 2
 		}
-		nt, changed, rj := p.jsonCanonical(text, node, room, &norm)
+		nt, changed, rj := jsonCanonical(p, text, node, room, &norm)
 		if rj == nil && changed {
-			if rj = p.checkCanonical(nt, isKey); rj != nil {
+			if rj = checkCanonical(p, nt, isKey); rj != nil {
 				escaped = true // the offset is not the body's
 			}
 		}
@@ -637,14 +636,14 @@ func (p *policy) canonJSON(body []byte) ([]byte, *Rejection) {
 			if rj.Reason == sanitize.TooLarge {
 				return rj // the body's, as any body over its limit
 			}
-			return p.jsonCanonReject(&sc, rj, i, end, isKey, escaped, node)
+			return jsonCanonReject(p, &sc, rj, i, end, isKey, escaped, node)
 		}
 		if isKey {
-			if f := sc.top(); f != nil && f.node.hasKeys() {
+			if f := sc.top(); f != nil && f.node.HasKeys() {
 				// The member's place among the pointers: its name as
 				// the handler reads it, folded as foldKey does.
 				tok = appendFoldKey(tok[:0], nt)
-				f.member = f.node.child(tok)
+				f.member = f.node.Child(tok)
 			}
 		}
 		if !changed {
@@ -729,13 +728,13 @@ func (js *jsonScratch) release() {
 // refused instead. A normal form longer than room octets is refused as
 // too_large as soon as that is known (normalBounded). A normal form is
 // made in *buf, which the next string reuses.
-func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64, buf *[]byte) ([]byte, bool, *Rejection) {
-	if node != nil && node.set {
+func jsonCanonical(p *compiled.Policy, text []byte, node *compiled.PrecisNode, room int64, buf *[]byte) ([]byte, bool, *Rejection) {
+	if node != nil && node.Set {
 		// Enforced into *buf, as a normal form is made: Enforce
 		// allocated its result, and buffers of its own when a step
 		// changed the value, for every PRECIS string of a body (issue
 		// 14). AppendEnforce gives the same form and the same errors.
-		out, err := normalize.AppendEnforce((*buf)[:0], node.profile, text)
+		out, err := normalize.AppendEnforce((*buf)[:0], node.Profile, text)
 		if cap(out) > cap(*buf) {
 			*buf = out[:0] // the memory grown, kept for the next string
 		}
@@ -748,17 +747,17 @@ func (p *policy) jsonCanonical(text []byte, node *precisNode, room int64, buf *[
 		return out, true, nil
 	}
 	switch {
-	case p.form == normalize.None:
+	case p.Norm == normalize.None:
 		return text, false, nil
 	case p.RejectUnnormalized:
-		if err := p.form.Check(text); err != nil {
+		if err := p.Norm.Check(text); err != nil {
 			return nil, false, finding.Reject(err, rules.JSON, "", text)
 		}
 		return text, false, nil
-	case p.form.IsNormal(text):
+	case p.Norm.IsNormal(text):
 		return text, false, nil
 	}
-	nt, ok := p.normalBoundedTo((*buf)[:0], text, room)
+	nt, ok := normalBoundedTo(p, (*buf)[:0], text, room)
 	if cap(nt) > cap(*buf) {
 		*buf = nt[:0] // the memory grown, kept for the next string or body even when refused
 	}
@@ -776,12 +775,12 @@ const maxCanonGrowth = 11
 // normalBoundedTo is normalBounded appending to dst; when the form is too
 // long it returns false with what it had appended, whose memory the
 // caller may keep for another text.
-func (p *policy) normalBoundedTo(dst, text []byte, room int64) ([]byte, bool) {
+func normalBoundedTo(p *compiled.Policy, dst, text []byte, room int64) ([]byte, bool) {
 	if int64(len(text)) <= room/maxCanonGrowth {
-		return p.form.Append(dst, text), true
+		return p.Norm.Append(dst, text), true
 	}
 	nf, bt := norm.NFC, &boundaryTables[0]
-	if p.form == normalize.NFKC {
+	if p.Norm == normalize.NFKC {
 		nf, bt = norm.NFKC, &boundaryTables[1]
 	}
 	const stretch = 4 << 10
@@ -791,7 +790,7 @@ func (p *policy) normalBoundedTo(dst, text []byte, room int64) ([]byte, bool) {
 		for k < len(text) && !(utf8.RuneStart(text[k]) && bt.boundaryBefore(nf, text[k:])) {
 			k++
 		}
-		out = p.form.Append(out, text[:k])
+		out = p.Norm.Append(out, text[:k])
 		text = text[k:]
 		if int64(len(out)) > room {
 			return out, false
@@ -843,7 +842,7 @@ func (t *boundaryTable) boundaryBefore(nf norm.Form, s []byte) bool {
 // NFKC form holds a class it does not, which TestJSONCanonicalClasses
 // pins for this version of Unicode; the check keeps that a fact about the
 // request rather than about the tables, and covers the PRECIS profiles.)
-func (p *policy) checkCanonical(nt []byte, isKey bool) *Rejection {
+func checkCanonical(p *compiled.Policy, nt []byte, isKey bool) *Rejection {
 	forbid := p.JSON.Forbid
 	if isKey {
 		forbid |= p.JSON.Names
@@ -862,13 +861,13 @@ func (p *policy) checkCanonical(nt []byte, isKey bool) *Rejection {
 // for a key), in its canonical form for a PRECIS field as the policy names
 // it; its offset is into the body, at the offending octet or, when the
 // text was decoded or rewritten (escaped), at the string's first octet.
-func (p *policy) jsonCanonReject(sc *jsonScanner, rj *Rejection, i, end int, isKey, escaped bool, node *precisNode) *Rejection {
+func jsonCanonReject(p *compiled.Policy, sc *jsonScanner, rj *Rejection, i, end int, isKey, escaped bool, node *compiled.PrecisNode) *Rejection {
 	if isKey {
 		// The pointer of the member whose key this is.
 		sc.inKey, sc.keySpan = true, [2]int{i + 1, end - 1}
 	}
-	if node != nil && node.set {
-		rj.Field = finding.SafeField(p.canonPointer(sc))
+	if node != nil && node.Set {
+		rj.Field = finding.SafeField(canonPointer(p, sc))
 	}
 	if rj.Field == "" || isKey {
 		rj.Field = sc.pointer()
@@ -886,7 +885,7 @@ func (p *policy) jsonCanonReject(sc *jsonScanner, rj *Rejection, i, end int, isK
 // route's normalization form, so that a key written "n\u0061me" or, under
 // NFKC, "ｎａｍｅ" names the same field as "name". It costs the length of
 // the pointer: for rejections only.
-func (p *policy) canonPointer(sc *jsonScanner) string {
+func canonPointer(p *compiled.Policy, sc *jsonScanner) string {
 	var b strings.Builder
 	var buf []byte
 	for k := range sc.depth {
@@ -902,7 +901,7 @@ func (p *policy) canonPointer(sc *jsonScanner) string {
 					tok = buf
 				}
 			}
-			tok = p.form.Bytes(tok)
+			tok = p.Norm.Bytes(tok)
 			for _, c := range tok {
 				switch c {
 				case '~':
@@ -918,158 +917,4 @@ func (p *policy) canonPointer(sc *jsonScanner) string {
 		}
 	}
 	return b.String()
-}
-
-// precisNode is a place among the JSON pointers a route names PRECIS
-// profiles for, a trie of their reference tokens: the tokens as the route
-// names them, in its normalization form (the whole pointer normalized, as
-// compileCanon does), RFC 6901 escapes decoded, folded by foldKey. A
-// member whose name, in the normalization form and folded, is one of the
-// node's keys is at the child of that key; an array element at index i is
-// at the child of the token strconv.Itoa(i). A value is at a PRECIS field
-// when its node is set. So a pointer matches the values it matched when
-// it was compared whole with a pointer built for each value.
-type precisNode struct {
-	set     bool // a pointer ends here: the value gets profile
-	profile normalize.Profile
-	keys    []precisKeyEdge  // sorted by token
-	elems   []precisElemEdge // the tokens that are array indexes, sorted
-}
-
-type precisKeyEdge struct {
-	tok  string
-	node *precisNode
-}
-
-type precisElemEdge struct {
-	index int
-	node  *precisNode
-}
-
-// jsonPointers returns the root of the trie of p's JSON PRECIS pointers,
-// or nil if it names none; compileCanon builds it once per route. A
-// pointer that is not one (not empty and not starting with '/', or with a
-// '~' not followed by '0' or '1') names no value.
-func (p *policy) jsonPointers() *precisNode {
-	var root *precisNode
-	for _, f := range p.Precis {
-		if f.Location != rules.JSON {
-			continue
-		}
-		ptr := p.form.String(f.Field)
-		if ptr != "" && ptr[0] != '/' {
-			continue
-		}
-		if root == nil {
-			root = new(precisNode)
-		}
-		n := root
-		if ptr != "" {
-			for tok := range strings.SplitSeq(ptr[1:], "/") {
-				t, ok := unescapePointerToken(tok)
-				if !ok {
-					n = nil
-					break
-				}
-				n = n.add(foldKey(t))
-			}
-		}
-		if n != nil {
-			n.set, n.profile = true, f.Profile // the last one named wins, as in p.precis
-		}
-	}
-	return root
-}
-
-// add returns the child of n at tok, made if there is none.
-func (n *precisNode) add(tok string) *precisNode {
-	k, found := slices.BinarySearchFunc(n.keys, tok, func(e precisKeyEdge, t string) int { return strings.Compare(e.tok, t) })
-	if found {
-		return n.keys[k].node
-	}
-	c := new(precisNode)
-	n.keys = slices.Insert(n.keys, k, precisKeyEdge{tok, c})
-	if i, ok := arrayIndex(tok); ok {
-		k, _ := slices.BinarySearchFunc(n.elems, i, func(e precisElemEdge, i int) int { return e.index - i })
-		n.elems = slices.Insert(n.elems, k, precisElemEdge{i, c})
-	}
-	return c
-}
-
-// hasKeys reports whether a member of an object at n can be at a node.
-func (n *precisNode) hasKeys() bool { return n != nil && len(n.keys) > 0 }
-
-// child returns the node of the member named tok (canonical and folded)
-// of an object at n, or nil.
-func (n *precisNode) child(tok []byte) *precisNode {
-	if n == nil {
-		return nil
-	}
-	k, found := slices.BinarySearchFunc(n.keys, tok, func(e precisKeyEdge, t []byte) int {
-		return strings.Compare(e.tok, octets.BytesString(t))
-	})
-	if !found {
-		return nil
-	}
-	return n.keys[k].node
-}
-
-// element returns the node of the element at index i of an array at n, or
-// nil.
-func (n *precisNode) element(i int) *precisNode {
-	if n == nil || len(n.elems) == 0 {
-		return nil
-	}
-	k, found := slices.BinarySearchFunc(n.elems, i, func(e precisElemEdge, i int) int { return e.index - i })
-	if !found {
-		return nil
-	}
-	return n.elems[k].node
-}
-
-// arrayIndex reports whether tok is an array index as strconv.Itoa writes
-// one (RFC 6901: "0", or digits without a leading zero), and which.
-func arrayIndex(tok string) (int, bool) {
-	if tok == "" || len(tok) > 1 && tok[0] == '0' || len(tok) > 18 {
-		return 0, false
-	}
-	i := 0
-	for j := 0; j < len(tok); j++ {
-		c := tok[j]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		i = i*10 + int(c-'0')
-	}
-	return i, true
-}
-
-// unescapePointerToken decodes the RFC 6901 escapes of a reference token,
-// "~0" to '~' and "~1" to '/'. It reports false for a '~' followed by
-// anything else, which no pointer of a value holds.
-func unescapePointerToken(tok string) (string, bool) {
-	if strings.IndexByte(tok, '~') < 0 {
-		return tok, true
-	}
-	var b strings.Builder
-	for i := 0; i < len(tok); i++ {
-		c := tok[i]
-		if c != '~' {
-			b.WriteByte(c)
-			continue
-		}
-		if i+1 >= len(tok) {
-			return "", false
-		}
-		switch tok[i+1] {
-		case '0':
-			b.WriteByte('~')
-		case '1':
-			b.WriteByte('/')
-		default:
-			return "", false
-		}
-		i++
-	}
-	return b.String(), true
 }

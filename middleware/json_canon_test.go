@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -100,17 +101,17 @@ func TestJSONCanonicalLimit(t *testing.T) {
 // jsonCanonReject.
 func TestJSONCanonicalClasses(t *testing.T) {
 	t.Parallel()
-	p := compile(canonPolicy(normalize.NFC))
-	if rj := p.checkCanonical([]byte("caf\u00e9"), true); rj != nil {
+	p := compiled.Compile(canonPolicy(normalize.NFC))
+	if rj := checkCanonical(p, []byte("caf\u00e9"), true); rj != nil {
 		t.Errorf("clean text refused: %v", rj)
 	}
-	if rj := p.checkCanonical([]byte("\u05d1-10:00\u200f"), false); rj != nil {
+	if rj := checkCanonical(p, []byte("\u05d1-10:00\u200f"), false); rj != nil {
 		t.Errorf("a bidi mark in a value refused: %v", rj)
 	}
-	if rj := p.checkCanonical([]byte("a\u200fb"), true); rj == nil || rj.Class != sanitize.BidiMark {
+	if rj := checkCanonical(p, []byte("a\u200fb"), true); rj == nil || rj.Class != sanitize.BidiMark {
 		t.Errorf("a bidi mark in a member name: %s", describe(rj))
 	}
-	rj := p.checkCanonical([]byte("ab\u202ecd"), false)
+	rj := checkCanonical(p, []byte("ab\u202ecd"), false)
 	if rj == nil || rj.Reason != sanitize.ForbiddenChar || rj.Class != sanitize.BidiControl {
 		t.Fatalf("bidi control: %s", describe(rj))
 	}
@@ -120,7 +121,7 @@ func TestJSONCanonicalClasses(t *testing.T) {
 		if isKey || string(body[i:end]) != `"abcd"` {
 			return nil
 		}
-		return p.jsonCanonReject(&sc, rj, i, end, false, true, nil)
+		return jsonCanonReject(p, &sc, rj, i, end, false, true, nil)
 	}
 	if got := sc.scan(); got == nil || got.Field != "/x/1/k" || got.Offset != strings.Index(string(body), "abcd") {
 		t.Errorf("rejection %s, want field /x/1/k at the string's first octet", describe(got))
@@ -138,17 +139,17 @@ func TestJSONCanonGrowth(t *testing.T) {
 		strings.Repeat("ｑ\u0323\u0302", 3000), strings.Repeat("x", 4095) + "\u0301" + strings.Repeat("\uFB01", 2000),
 	}
 	for _, form := range canonForms {
-		p := compile(canonPolicy(form))
+		p := compiled.Compile(canonPolicy(form))
 		for _, text := range texts {
-			want := p.form.Bytes([]byte(text))
-			got, ok := p.normalBounded([]byte(text), math.MaxInt64/2)
+			want := p.Norm.Bytes([]byte(text))
+			got, ok := normalBounded(p, []byte(text), math.MaxInt64/2)
 			if !ok || string(got) != string(want) {
 				t.Errorf("%s of %.20q...: stretch by stretch differs from whole", form.Name(), text)
 			}
-			if _, ok := p.normalBounded([]byte(text), int64(len(want))-1); ok {
+			if _, ok := normalBounded(p, []byte(text), int64(len(want))-1); ok {
 				t.Errorf("%s of %.20q...: a form over room passed", form.Name(), text)
 			}
-			if got, ok := p.normalBounded([]byte(text), int64(len(want))); !ok || string(got) != string(want) {
+			if got, ok := normalBounded(p, []byte(text), int64(len(want))); !ok || string(got) != string(want) {
 				t.Errorf("%s of %.20q...: a form of exactly room refused", form.Name(), text)
 			}
 		}
@@ -222,7 +223,7 @@ func precisPointerBody(n int) []byte {
 func TestJSONPrecisPointerLinear(t *testing.T) {
 	pol := rules.Strict()
 	pol.Precis = []rules.PrecisField{{Location: rules.JSON, Field: "/profile/nick", Profile: normalize.Nickname}}
-	p := compile(pol)
+	p := compiled.Compile(pol)
 	work := func(n int) (allocs, octets float64) {
 		body := precisPointerBody(n)
 		if len(body) != n {
@@ -231,7 +232,7 @@ func TestJSONPrecisPointerLinear(t *testing.T) {
 		if _, rj := checkJSON(body, p); rj != nil {
 			t.Fatalf("checkJSON: %v", rj)
 		}
-		if out, rj := p.canonJSON(body); rj != nil || out != nil {
+		if out, rj := canonJSON(p, body); rj != nil || out != nil {
 			t.Fatalf("canonJSON: %v, rewrote %v", rj, out != nil)
 		}
 		const runs = 4
@@ -240,7 +241,7 @@ func TestJSONPrecisPointerLinear(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		for range runs {
 			checkJSON(body, p)
-			p.canonJSON(body)
+			canonJSON(p, body)
 		}
 		runtime.ReadMemStats(&after)
 		return float64(after.Mallocs-before.Mallocs) / runs, float64(after.TotalAlloc-before.TotalAlloc) / runs
@@ -299,7 +300,7 @@ func TestJSONPrecisPointers(t *testing.T) {
 			for range 1 + rng.IntN(4) {
 				pol.Precis = append(pol.Precis, rules.PrecisField{Location: rules.JSON, Field: pointers[rng.IntN(len(pointers))], Profile: normalize.Nickname})
 			}
-			p := compile(pol)
+			p := compiled.Compile(pol)
 			for range 10 {
 				body := []byte(gen(0))
 				want := oldPrecisMatches(p, body)
@@ -315,12 +316,12 @@ func TestJSONPrecisPointers(t *testing.T) {
 // oldPrecisMatches returns the offsets of the string values of body that
 // get a PRECIS profile by the matching canonJSON did before the trie: the
 // canonical pointer of each value, looked up whole with precisProfile.
-func oldPrecisMatches(p *policy, body []byte) []int {
+func oldPrecisMatches(p *compiled.Policy, body []byte) []int {
 	var out []int
 	sc := jsonScanner{p: body, maxDepth: -1}
 	sc.onString = func(i, end int, isKey bool) *Rejection {
 		if !isKey {
-			if _, ok := p.precisProfile(rules.JSON, p.canonPointer(&sc)); ok {
+			if _, ok := p.PrecisProfile(rules.JSON, canonPointer(p, &sc)); ok {
 				out = append(out, i)
 			}
 		}
@@ -332,9 +333,9 @@ func oldPrecisMatches(p *policy, body []byte) []int {
 
 // newPrecisMatches returns the offsets of the string values that
 // canonJSON enforced Nickname on: those it rewrote to "X".
-func newPrecisMatches(t *testing.T, p *policy, body []byte) []int {
+func newPrecisMatches(t *testing.T, p *compiled.Policy, body []byte) []int {
 	t.Helper()
-	out, rj := p.canonJSON(body)
+	out, rj := canonJSON(p, body)
 	if rj != nil {
 		t.Fatalf("%s: %v", body, rj)
 	}
@@ -386,8 +387,8 @@ func TestJSONPrecisPointerFields(t *testing.T) {
 	for _, tc := range cases {
 		pol := rules.Default()
 		pol.Precis = []rules.PrecisField{{Location: rules.JSON, Field: tc.pointer, Profile: normalize.Nickname}}
-		p := compile(pol)
-		out, rj := p.canonJSON([]byte(tc.body))
+		p := compiled.Compile(pol)
+		out, rj := canonJSON(p, []byte(tc.body))
 		if tc.want == "" {
 			if rj == nil || rj.Reason.String() != "precis" || rj.Field != tc.field {
 				t.Errorf("%s in %s: %s, want precis at %s", tc.pointer, tc.body, describe(rj), tc.field)
@@ -405,14 +406,14 @@ func TestJSONPrecisPointerFields(t *testing.T) {
 func BenchmarkCanonJSONPrecisPointer(b *testing.B) {
 	pol := rules.Strict()
 	pol.Precis = []rules.PrecisField{{Location: rules.JSON, Field: "/profile/nick", Profile: normalize.Nickname}}
-	p := compile(pol)
+	p := compiled.Compile(pol)
 	for _, n := range []int{16 << 10, 64 << 10, 256 << 10, 1 << 20} {
 		body := precisPointerBody(n)
 		b.Run(fmt.Sprintf("size=%dKiB", n>>10), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for b.Loop() {
-				p.canonJSON(body)
+				canonJSON(p, body)
 			}
 		})
 	}

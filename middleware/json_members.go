@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
 	"github.com/utf8guard/utf8guard/normalize"
@@ -171,12 +172,12 @@ var memberKinds = [...][]nameKind{
 // refused, exactName finds nothing canonName does not: two names it would
 // find that are not one under folding are canonName's, and two that are
 // were refused as duplicates. It is kept for the simplicity of one rule.)
-func kindsOf(p *policy) []nameKind {
+func kindsOf(p *compiled.Policy) []nameKind {
 	k := 0
 	if p.RefuseDuplicateKeys {
 		k |= 1
 	}
-	if p.form != normalize.None {
+	if p.Norm != normalize.None {
 		k |= 2
 	}
 	return memberKinds[k]
@@ -207,12 +208,12 @@ func (nb *nextByte) from(p []byte, i int, c byte) int {
 // follows the objects, for a body whose names differ within each object
 // (a small document, an array of records). It answers true only where
 // memberCheck would refuse nothing.
-func checkMembers(body []byte, p *policy, escapes bool) *Rejection {
-	if !escapes && objectNamesDistinct(body, p.form) {
+func checkMembers(body []byte, p *compiled.Policy, escapes bool) *Rejection {
+	if !escapes && objectNamesDistinct(body, p.Norm) {
 		return nil
 	}
 	mc := memberChecks.Get().(*memberCheck)
-	mc.p, mc.form, mc.escapes, mc.kinds = body, p.form, escapes, kindsOf(p)
+	mc.p, mc.form, mc.escapes, mc.kinds = body, p.Norm, escapes, kindsOf(p)
 	rj := mc.run()
 	mc.release()
 	return rj

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -31,7 +32,7 @@ var records1K = []byte(`[` + strings.Repeat(`{"id":1234,"name":"Zoë Ångström"
 // BenchmarkCheckJSON: the text check alone (text) and with the member
 // names of the strict preset (members), by body.
 func BenchmarkCheckJSON(b *testing.B) {
-	p := compile(rules.Strict())
+	p := compiled.Compile(rules.Strict())
 	for _, body := range []struct {
 		name string
 		p    []byte

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -48,8 +49,8 @@ func TestMemberTableEmptiesAsObjectsClose(t *testing.T) {
 	for _, form := range []normalize.Form{normalize.None, normalize.NFC, normalize.NFKC} {
 		pol := rules.Strict()
 		pol.Normalization = form
-		p := compile(pol)
-		mc := &memberCheck{p: body, form: p.form, escapes: true, kinds: kindsOf(p)}
+		p := compiled.Compile(pol)
+		mc := &memberCheck{p: body, form: p.Norm, escapes: true, kinds: kindsOf(p)}
 		if rj := mc.run(); rj != nil {
 			t.Fatalf("%s: %v, want the body's names distinct", form.Name(), rj)
 		}

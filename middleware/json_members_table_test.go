@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -82,7 +83,7 @@ func TestJSONMembersManyNames(t *testing.T) {
 		for _, form := range []normalize.Form{normalize.None, normalize.NFC} {
 			p := rules.Strict()
 			p.Normalization = form
-			cp := compile(p)
+			cp := compiled.Compile(p)
 			if rj := checkMembers([]byte(clean), cp, false); rj != nil {
 				t.Errorf("%d names, %s: %v", n, form.Name(), rj)
 			}

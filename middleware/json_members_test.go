@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -320,8 +321,8 @@ var memberBodies = func() []string {
 }()
 
 // memberPolicies are the policies the comparisons run under.
-func memberPolicies() []*policy {
-	var out []*policy
+func memberPolicies() []*compiled.Policy {
+	var out []*compiled.Policy
 	for _, dup := range []bool{false, true} {
 		for _, n := range []normalize.Form{normalize.None, normalize.NFC, normalize.NFKC} {
 			if !dup && n == normalize.None {
@@ -329,7 +330,7 @@ func memberPolicies() []*policy {
 			}
 			p := rules.Default()
 			p.RefuseDuplicateKeys, p.Normalization = dup, n
-			out = append(out, compile(p))
+			out = append(out, compiled.Compile(p))
 		}
 	}
 	return out
@@ -376,9 +377,9 @@ func TestJSONMembersQuickPath(t *testing.T) {
 			b := []byte(body)
 			escapes := bytes.IndexByte(b, '\\') >= 0
 			var mc memberCheck
-			mc.p, mc.form, mc.escapes, mc.kinds = b, p.form, escapes, kindsOf(p)
+			mc.p, mc.form, mc.escapes, mc.kinds = b, p.Norm, escapes, kindsOf(p)
 			want := mc.run()
-			if !escapes && objectNamesDistinct(b, p.form) {
+			if !escapes && objectNamesDistinct(b, p.Norm) {
 				quick++
 			}
 			if got := checkMembers(b, p, escapes); describe(got) != describe(want) {
@@ -497,8 +498,8 @@ func checkMembersRef(t *testing.T, body []byte) {
 	}
 	for _, p := range memberPolicies() {
 		got := describe(checkMembers(body, p, bytes.IndexByte(body, '\\') >= 0))
-		if want := refMembers(body, p.RefuseDuplicateKeys, p.form); got != want {
-			t.Fatalf("%+q dup %v form %s:\n got %s\nwant %s", body, p.RefuseDuplicateKeys, p.form.Name(), got, want)
+		if want := refMembers(body, p.RefuseDuplicateKeys, p.Norm); got != want {
+			t.Fatalf("%+q dup %v form %s:\n got %s\nwant %s", body, p.RefuseDuplicateKeys, p.Norm.Name(), got, want)
 		}
 	}
 }
@@ -542,12 +543,12 @@ func TestJSONMembersAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
 	}
-	p := compile(rules.Strict())
-	pn := compile(canonPolicy(normalize.NFC))
+	p := compiled.Compile(rules.Strict())
+	pn := compiled.Compile(canonPolicy(normalize.NFC))
 	records := `[` + strings.Repeat(`{"id":1,"name":"Zoë","tags":["a","b"],"owner":{"id":2,"name":"x"}},`, 20) + `{}]`
 	for _, tc := range []struct {
 		name string
-		p    *policy
+		p    *compiled.Policy
 		body string
 	}{
 		{"1 KiB strict", p, string(json1K)},

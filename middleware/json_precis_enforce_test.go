@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -14,7 +15,7 @@ import (
 // form, the same refusals, whatever the string before it left in that
 // memory.
 func TestJSONPrecisAppendEnforce(t *testing.T) {
-	p := compile(canonPrecisPolicy(normalize.NFC))
+	p := compiled.Compile(canonPrecisPolicy(normalize.NFC))
 	values := []string{
 		"mike", "MIKE", "\u00c5", "A\u030a", "\uff2d\uff29\uff2b\uff25", "  Mike  Smith ", "e\u0301", "\u212b",
 		"\ufdfa", "\u00bd", strings.Repeat("\uff21", 100), "", "\u0000", "a\u200db",
@@ -23,7 +24,7 @@ func TestJSONPrecisAppendEnforce(t *testing.T) {
 		for _, v := range values {
 			body := `{"user":{"name":` + jsonString(first) + `},"list":[{"user":{"name":` + jsonString(v) + `}}],` +
 				`"user2":{"name":` + jsonString(v) + `}}`
-			out, rj := p.canonJSON([]byte(body))
+			out, rj := canonJSON(p, []byte(body))
 			want, err := normalize.Enforce(normalize.Nickname, first)
 			if err != nil {
 				if rj == nil || rj.Reason != sanitize.Precis {

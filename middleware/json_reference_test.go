@@ -5,6 +5,7 @@ package middleware
 // test files so that no user's binary links them.
 
 import (
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -54,8 +55,8 @@ func jsonClean(body []byte, forbid sanitize.Class, maxDepth int) bool {
 // (norm's LastBoundary will not do: it also counts the places where the
 // stream-safe format breaks a run of more than 30 non-starters, and
 // normalizing the parts apart breaks it elsewhere.)
-func (p *policy) normalBounded(text []byte, room int64) ([]byte, bool) {
-	out, ok := p.normalBoundedTo(nil, text, room)
+func normalBounded(p *compiled.Policy, text []byte, room int64) ([]byte, bool) {
+	out, ok := normalBoundedTo(p, nil, text, room)
 	if !ok {
 		return nil, false
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -14,14 +15,14 @@ import (
 
 // checkJSONRef is the reference of checkJSON: the scanner over the whole
 // body, then memberCheck over every name, without any quick test.
-func checkJSONRef(body []byte, p *policy) ([]byte, *Rejection) {
+func checkJSONRef(body []byte, p *compiled.Policy) ([]byte, *Rejection) {
 	fixed, rj := scanJSON(body, &p.JSON, p.Limits.JSONDepth)
 	if rj != nil {
 		return nil, rj
 	}
-	if p.RefuseDuplicateKeys || p.form != normalize.None {
+	if p.RefuseDuplicateKeys || p.Norm != normalize.None {
 		var mc memberCheck
-		mc.p, mc.form, mc.escapes, mc.kinds = fixed, p.form, bytes.IndexByte(fixed, '\\') >= 0, kindsOf(p)
+		mc.p, mc.form, mc.escapes, mc.kinds = fixed, p.Norm, bytes.IndexByte(fixed, '\\') >= 0, kindsOf(p)
 		if rj := mc.run(); rj != nil {
 			return nil, rj
 		}
@@ -32,8 +33,8 @@ func checkJSONRef(body []byte, p *policy) ([]byte, *Rejection) {
 // shapePolicies are the policies the comparisons of checkJSON run under:
 // every way names are compared, with and without BOM refused, depth
 // limits around the nesting of the bodies, and repair.
-func shapePolicies() []*policy {
-	var out []*policy
+func shapePolicies() []*compiled.Policy {
+	var out []*compiled.Policy
 	for _, dup := range []bool{false, true} {
 		for _, n := range []normalize.Form{normalize.None, normalize.NFC, normalize.NFKC} {
 			for _, depth := range []int{-1, 0, 1, 3, 17, 64} {
@@ -43,7 +44,7 @@ func shapePolicies() []*policy {
 					p.Limits.JSONDepth = depth
 					p.JSON.Forbid = forbid
 					p.JSON.Repair = k == 1 && depth == 64
-					out = append(out, compile(p))
+					out = append(out, compiled.Compile(p))
 				}
 			}
 		}
@@ -133,19 +134,19 @@ func TestJSONShape(t *testing.T) {
 	}
 	quick := 0 // bodies objectNamesDistinct decided
 	for _, p := range shapePolicies() {
-		names := p.RefuseDuplicateKeys || p.form != normalize.None
+		names := p.RefuseDuplicateKeys || p.Norm != normalize.None
 		for _, body := range bodies {
 			b := []byte(body)
-			if names && bytes.IndexByte(b, '\\') < 0 && objectNamesMarked(b, p.form) != objectNamesScanned(b, p.form) {
+			if names && bytes.IndexByte(b, '\\') < 0 && objectNamesMarked(b, p.Norm) != objectNamesScanned(b, p.Norm) {
 				t.Fatalf("%+q form %s: objectNamesDistinct %v from the marks, %v scanned",
-					body, p.form.Name(), objectNamesMarked(b, p.form), objectNamesScanned(b, p.form))
+					body, p.Norm.Name(), objectNamesMarked(b, p.Norm), objectNamesScanned(b, p.Norm))
 			}
-			if names && bytes.IndexByte(b, '\\') < 0 && objectNamesDistinct(b, p.form) {
+			if names && bytes.IndexByte(b, '\\') < 0 && objectNamesDistinct(b, p.Norm) {
 				var mc memberCheck
-				mc.p, mc.form, mc.kinds = b, p.form, kindsOf(p)
+				mc.p, mc.form, mc.kinds = b, p.Norm, kindsOf(p)
 				if rj := mc.run(); rj != nil {
 					t.Fatalf("%+q dup %v form %s: objectNamesDistinct true, memberCheck %s",
-						body, p.RefuseDuplicateKeys, p.form.Name(), describe(rj))
+						body, p.RefuseDuplicateKeys, p.Norm.Name(), describe(rj))
 				}
 				quick++
 			}
@@ -153,7 +154,7 @@ func TestJSONShape(t *testing.T) {
 			wantBody, wantRj := checkJSONRef(bytes.Clone(b), p)
 			if string(gotBody) != string(wantBody) || describe(gotRj) != describe(wantRj) {
 				t.Fatalf("%+q forbid %v depth %d dup %v form %s repair %v:\n got %q %s\nwant %q %s",
-					body, p.JSON.Forbid, p.Limits.JSONDepth, p.RefuseDuplicateKeys, p.form.Name(), p.JSON.Repair,
+					body, p.JSON.Forbid, p.Limits.JSONDepth, p.RefuseDuplicateKeys, p.Norm.Name(), p.JSON.Repair,
 					gotBody, describe(gotRj), wantBody, describe(wantRj))
 			}
 		}
@@ -174,7 +175,7 @@ func FuzzJSONShape(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	all := shapePolicies()
-	var pols []*policy
+	var pols []*compiled.Policy
 	for i := 0; i < len(all); i += 7 {
 		pols = append(pols, all[i])
 	}
@@ -191,7 +192,7 @@ func FuzzJSONShape(f *testing.F) {
 			wantBody, wantRj := checkJSONRef(bytes.Clone(body), p)
 			if string(gotBody) != string(wantBody) || describe(gotRj) != describe(wantRj) {
 				t.Fatalf("%+q depth %d dup %v form %s:\n got %q %s\nwant %q %s", body, p.Limits.JSONDepth,
-					p.RefuseDuplicateKeys, p.form.Name(), gotBody, describe(gotRj), wantBody, describe(wantRj))
+					p.RefuseDuplicateKeys, p.Norm.Name(), gotBody, describe(gotRj), wantBody, describe(wantRj))
 			}
 		}
 	})

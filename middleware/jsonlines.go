@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
@@ -63,7 +64,7 @@ func isJSONLines(typ, sub string) bool {
 // checkJSONLines checks a JSON-lines body under p's JSON check, line by
 // line. It returns the body to hand on (repaired where the policy
 // repairs) or the first violation.
-func checkJSONLines(body []byte, p *policy) ([]byte, *Rejection) {
+func checkJSONLines(body []byte, p *compiled.Policy) ([]byte, *Rejection) {
 	c := &p.JSON
 	if c.Repair && !sanitize.Valid(body) {
 		// Mended whole first, so that each line's own repairs (of lone

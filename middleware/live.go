@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -15,35 +16,35 @@ import (
 // policies is a compiled policy table.
 type policies struct {
 	table  rules.Table
-	def    *policy
-	routes map[string]*policy
+	def    *compiled.Policy
+	routes map[string]*compiled.Policy
 	// byMethod holds the keys that are ServeMux patterns with a method,
 	// by the rest of the key and then the method: the keys a pattern
 	// without a method (chi's, or a ServeMux pattern for every method)
 	// meets through the request's method (lookupMux). Nil when no key has
 	// a method.
-	byMethod map[string]map[string]*policy
+	byMethod map[string]map[string]*compiled.Policy
 }
 
 // compileTable compiles t, which is valid.
 func compileTable(t rules.Table) *policies {
-	ps := &policies{table: t, def: compile(t.Default)}
+	ps := &policies{table: t, def: compiled.Compile(t.Default)}
 	if len(t.Routes) == 0 {
 		return ps
 	}
-	ps.routes = make(map[string]*policy, len(t.Routes))
+	ps.routes = make(map[string]*compiled.Policy, len(t.Routes))
 	for k, p := range t.Routes {
-		cp := compile(p)
+		cp := compiled.Compile(p)
 		ps.routes[k] = cp
 		m, rest := cutMethod(k)
 		if m == "" {
 			continue
 		}
 		if ps.byMethod == nil {
-			ps.byMethod = make(map[string]map[string]*policy)
+			ps.byMethod = make(map[string]map[string]*compiled.Policy)
 		}
 		if ps.byMethod[rest] == nil {
-			ps.byMethod[rest] = make(map[string]*policy)
+			ps.byMethod[rest] = make(map[string]*compiled.Policy)
 		}
 		ps.byMethod[rest][m] = cp
 	}
@@ -52,7 +53,7 @@ func compileTable(t rules.Table) *policies {
 
 // lookup returns the policy of route, a key of the table exactly, or the
 // default.
-func (ps *policies) lookup(route string) *policy {
+func (ps *policies) lookup(route string) *compiled.Policy {
 	if p, ok := ps.routes[route]; ok {
 		return p
 	}
@@ -62,7 +63,7 @@ func (ps *policies) lookup(route string) *policy {
 // lookupMux returns the policy of a request of method routed by pattern,
 // as CheckMuxRoutes matches keys: the key of its pattern and method
 // first, then the key of its pattern for every method, then the default.
-func (ps *policies) lookupMux(pattern, method string) *policy {
+func (ps *policies) lookupMux(pattern, method string) *compiled.Policy {
 	m, rest := cutMethod(pattern)
 	if m == "" && ps.byMethod != nil {
 		if ms, ok := ps.byMethod[pattern]; ok {

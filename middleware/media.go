@@ -5,37 +5,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
-
-// mediaPattern is a media type such as "text/plain", or a pattern:
-// "text/*" matches every subtype of text, "application/*+xml" every
-// subtype of application with the suffix +xml (RFC 6838 section 4.2.8).
-type mediaPattern struct{ typ, sub string }
-
-func parsePatterns(list []string) []mediaPattern {
-	var out []mediaPattern
-	for _, m := range list {
-		typ, sub, _ := strings.Cut(strings.ToLower(strings.TrimSpace(m)), "/")
-		out = append(out, mediaPattern{typ, sub})
-	}
-	return out
-}
-
-// matchMedia reports whether typ/sub, lower case as contentType returns
-// them, matches one of pats.
-func matchMedia(pats []mediaPattern, typ, sub string) bool {
-	for _, p := range pats {
-		if p.typ == typ && (p.sub == "*" || p.sub == sub ||
-			strings.HasPrefix(p.sub, "*+") && strings.HasSuffix(sub, p.sub[1:])) {
-			return true
-		}
-	}
-	return false
-}
 
 // contentType splits a Content-Type value into its type and subtype, lower
 // case, and its charset parameter, exactly as mime.ParseMediaType reads
@@ -146,7 +121,7 @@ func utf8Charset(cs string) bool {
 // mediaLocation says which location a body of media type typ/sub (lower
 // case, from contentType) belongs to, and false for a type no location
 // reads as text.
-func (p *policy) mediaLocation(typ, sub string) (rules.Location, bool) {
+func mediaLocation(p *compiled.Policy, typ, sub string) (rules.Location, bool) {
 	switch {
 	case typ == "application" && sub == "x-www-form-urlencoded":
 		return rules.Form, true
@@ -169,7 +144,7 @@ func (p *policy) mediaLocation(typ, sub string) (rules.Location, bool) {
 		// every other subtype, which a handler's own multipart.Reader
 		// reads as well.
 		return rules.Multipart, true
-	case typ == "text" && sub != "" || matchMedia(p.bodyTypes, typ, sub):
+	case typ == "text" && sub != "" || compiled.MatchMedia(p.BodyPatterns, typ, sub):
 		// text/* has a subtype: "text" alone (mime.ParseMediaType takes
 		// it) is no text type a reader knows, and unlisted like any other.
 		return rules.Body, true
@@ -204,7 +179,7 @@ func binderLocation(ct string) (rules.Location, bool) {
 // two different structured bodies ("application/xml+json" is XML to the
 // binder and JSON by its suffix), no single check covers both readers,
 // and the body is refused (bad_media_type).
-func (p *policy) bodyLocation(ct, typ, sub string) (rules.Location, bool, *Rejection) {
+func bodyLocation(p *compiled.Policy, ct, typ, sub string) (rules.Location, bool, *Rejection) {
 	// The most common values, which both readers take alike
 	// (TestBodyLocationCommon).
 	switch ct {
@@ -214,7 +189,7 @@ func (p *policy) bodyLocation(ct, typ, sub string) (rules.Location, bool, *Rejec
 	case "application/x-www-form-urlencoded":
 		return rules.Form, true, nil
 	}
-	loc, ok := p.mediaLocation(typ, sub)
+	loc, ok := mediaLocation(p, typ, sub)
 	bloc, bok := binderLocation(ct)
 	switch {
 	case !bok || ok && loc == bloc:

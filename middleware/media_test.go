@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -167,9 +168,9 @@ func textCases() []locCase {
 // unlisted types are allowed. FuzzOracle found it.
 func TestTextWithoutSubtype(t *testing.T) {
 	for _, ct := range []string{"text", "teXt", "text; charset=utf-8"} {
-		strict := compile(rules.Strict())
+		strict := compiled.Compile(rules.Strict())
 		typ, sub, _ := contentType(ct)
-		if loc, ok := strict.mediaLocation(typ, sub); ok {
+		if loc, ok := mediaLocation(strict, typ, sub); ok {
 			t.Errorf("%q: location %v, want none", ct, loc)
 		}
 		r := httptest.NewRequest("POST", "/", strings.NewReader("a\xffb"))
@@ -181,7 +182,7 @@ func TestTextWithoutSubtype(t *testing.T) {
 			t.Errorf("%q under the strict preset: %v, want unsupported_media_type", ct, rj)
 		}
 	}
-	if loc, ok := compile(rules.Strict()).mediaLocation("text", "plain"); !ok || loc != rules.Body {
+	if loc, ok := mediaLocation(compiled.Compile(rules.Strict()), "text", "plain"); !ok || loc != rules.Body {
 		t.Errorf("text/plain: %v %v, want body", loc, ok)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
@@ -621,7 +622,7 @@ func partType(hdr textproto.MIMEHeader) (mt, typ, sub string, params map[string]
 // otherwise checks a field's octets all the same (it is a form value)
 // and passes a file part as binary. A data file part's charset is the
 // application's business, as its content is.
-func (p *policy) textPart(pt *mimePart) (text, badCharset bool) {
+func textPart(p *compiled.Policy, pt *mimePart) (text, badCharset bool) {
 	if !pt.isFile() {
 		// A field in UTF-7 ("+IC4-" is U+202E) is ASCII to the check
 		// and something else to a handler that honours its charset.
@@ -630,7 +631,7 @@ func (p *policy) textPart(pt *mimePart) (text, badCharset bool) {
 	if p.FileContents == rules.DataFiles {
 		return false, false // data: its charset is the application's business
 	}
-	if !matchMedia(p.multiTypes, pt.typ, pt.sub) {
+	if !compiled.MatchMedia(p.MultiPatterns, pt.typ, pt.sub) {
 		return false, false
 	}
 	if !utf8Charset(pt.typeParams["charset"]) {
@@ -644,23 +645,9 @@ func (p *policy) textPart(pt *mimePart) (text, badCharset bool) {
 // quoted-printable (whose decoding can fail, which the check must see).
 // Data is never read into memory: in a body that streams, it goes by,
 // counted against the limits of data.
-func (p *policy) dataPart(pt *mimePart) bool {
-	text, _ := p.textPart(pt)
+func dataPart(p *compiled.Policy, pt *mimePart) bool {
+	text, _ := textPart(p, pt)
 	return !text && pt.nestedBoundary() == "" && !pt.qp
-}
-
-// namesForbid is the set of classes refused in the names of a multipart
-// body: field names, file names, every other decoded parameter of a part's
-// Content-Disposition and Content-Type, and every part header value. They
-// are names and header text, so the classes of multipart names
-// (Multipart.Names: in the strict preset, the bidi marks, which a field's
-// content may hold) and the header classes apply on top of the multipart
-// ones: in the strict preset, every C0 control, TAB, LF and CR included,
-// where a field's content may hold line breaks. The header values hold
-// the names as sent (name="..." in Content-Disposition), so they are held
-// to the same classes.
-func (p *policy) namesForbid() sanitize.Class {
-	return p.Multipart.Forbid | p.Multipart.Names | p.Header.Forbid
 }
 
 // mpCounts counts the parts and fields of a body, nested ones included.
@@ -723,8 +710,8 @@ func (n *mpCounts) keep(depth int, part rebuiltPart, changed, complete bool, rj 
 
 // checkLevel checks one multipart body, the top-level one at depth 0 or a
 // nested one, reading its parts' contents into n's memory, at depth.
-func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts) *Rejection {
-	_, rj := p.walkLevel(body, boundary, depth, n, false)
+func checkLevel(p *compiled.Policy, body []byte, boundary string, depth int, n *mpCounts) *Rejection {
+	_, rj := walkLevel(p, body, boundary, depth, n, false)
 	return rj
 }
 
@@ -732,7 +719,7 @@ func (p *policy) checkLevel(body []byte, boundary string, depth int, n *mpCounts
 // the body as rebuilder.level does, in the same walk: it returns the body
 // rebuilt, written into the arena when it changes and is complete; nil
 // once the rebuild has stopped.
-func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts, rebuild bool) (*rebuiltLevel, *Rejection) {
+func walkLevel(p *compiled.Policy, body []byte, boundary string, depth int, n *mpCounts, rebuild bool) (*rebuiltLevel, *Rejection) {
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return nil, rj
 	}
@@ -771,7 +758,7 @@ func (p *policy) walkLevel(body []byte, boundary string, depth int, n *mpCounts,
 				return nil, multipartSyntax(n.part.name)
 			}
 		}
-		if rj := p.checkPart(pt, depth, n); rj != nil {
+		if rj := checkPart(p, pt, depth, n); rj != nil {
 			return nil, rj
 		}
 	}
@@ -814,13 +801,13 @@ func boundaryRejection(boundary string, depth int) *Rejection {
 // checkPart checks one part: its names and header values first, so that a
 // rejection names the field rather than the header that carries it, then
 // its content.
-func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
+func checkPart(p *compiled.Policy, pt *mimePart, depth int, n *mpCounts) *Rejection {
 	want := n.part // the part written, when this is a rebuilt body read back
 	n.part = nil
 	if n.parts++; p.Limits.MultipartParts >= 0 && n.parts > p.Limits.MultipartParts {
 		return finding.TooMany(rules.Multipart, p.Limits.MultipartParts)
 	}
-	if rj := p.checkPartNames(pt); rj != nil {
+	if rj := checkPartNames(p, pt); rj != nil {
 		return rj
 	}
 	// The field as logged is made only for a rejection: escaping a
@@ -830,7 +817,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 			return finding.TooMany(rules.Multipart, p.Limits.Fields)
 		}
 	}
-	text, badCharset := p.textPart(pt)
+	text, badCharset := textPart(p, pt)
 	if badCharset && p.RefuseCharsets {
 		return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: finding.SafeField(pt.name), Err: sanitize.ErrBadCharset}
 	}
@@ -847,7 +834,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 		}
 	}
 	nested := pt.nestedBoundary()
-	if p.dataPart(pt) {
+	if dataPart(p, pt) {
 		if depth == 0 && n.st != nil {
 			// Data, streaming: counted and bounded, and copied to the
 			// rebuild's spool as it passes.
@@ -884,7 +871,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 		return qpRejection(finding.SafeField(pt.name), raw, qpOff)
 	}
 	if text {
-		if rj := p.checkPartText(pt, content); rj != nil {
+		if rj := checkPartText(p, pt, content); rj != nil {
 			return rj
 		}
 	}
@@ -902,7 +889,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 			}
 		}
 		var rj *Rejection
-		if sub, rj = p.walkLevel(content, nested, depth+1, n, rb != nil); rj != nil {
+		if sub, rj = walkLevel(p, content, nested, depth+1, n, rb != nil); rj != nil {
 			return rj
 		}
 	}
@@ -917,7 +904,7 @@ func (p *policy) checkPart(pt *mimePart, depth int, n *mpCounts) *Rejection {
 // field length limit (a text file part is bounded by the body), and every
 // one against the multipart classes, octets and the escapes a JSON or XML
 // decoder would decode in it alike.
-func (p *policy) checkPartText(pt *mimePart, content []byte) *Rejection {
+func checkPartText(p *compiled.Policy, pt *mimePart, content []byte) *Rejection {
 	if !pt.isFile() && p.Limits.FieldBytes >= 0 && len(content) > p.Limits.FieldBytes {
 		return finding.TooLarge(rules.Multipart, finding.SafeField(pt.name), int64(p.Limits.FieldBytes))
 	}
@@ -954,7 +941,7 @@ func qpRejection(field string, raw []byte, off int) *Rejection {
 // and the Content-Type, and every header value as it came. Where several
 // parameters or headers break the policy, the one whose name sorts first
 // is reported, so that a request is always refused the same way.
-func (p *policy) checkPartNames(pt *mimePart) *Rejection {
+func checkPartNames(p *compiled.Policy, pt *mimePart) *Rejection {
 	// What makes Go drop a parameter, then what parsers read two ways
 	// (multipart_headers.go): the values checked below are Go's reading.
 	if rj := checkExtendedParams(pt); rj != nil {
@@ -965,7 +952,7 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 			return rj
 		}
 	}
-	forbid := p.namesForbid()
+	forbid := p.NamesForbid()
 	for _, v := range [...]string{pt.name, pt.file} {
 		if p.Limits.FieldBytes >= 0 && len(v) > p.Limits.FieldBytes {
 			return finding.TooLarge(rules.Multipart, finding.SafeField(pt.name), int64(p.Limits.FieldBytes))
@@ -1014,7 +1001,7 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 	if first != nil {
 		return finding.Reject(first, rules.Multipart, finding.SafeField(name), bad)
 	}
-	return p.partHeaderNormal(pt)
+	return partHeaderNormal(p, pt)
 }
 
 // partHeaderNormal refuses as not_normalized, on a route that normalizes,
@@ -1026,11 +1013,11 @@ func (p *policy) checkPartNames(pt *mimePart) *Rejection {
 // gives them. Where several are not, the one whose name sorts first is
 // reported, in checkPartNames' order. Nothing is allocated for a part
 // whose values are all in the form.
-func (p *policy) partHeaderNormal(pt *mimePart) *Rejection {
-	if p.form == normalize.None {
+func partHeaderNormal(p *compiled.Policy, pt *mimePart) *Rejection {
+	if p.Norm == normalize.None {
 		return nil
 	}
-	off := func(v string) int { return p.form.FirstNonNormalString(v) }
+	off := func(v string) int { return p.Norm.FirstNonNormalString(v) }
 	for i, params := range [...]map[string]string{pt.dispParams, pt.typeParams} {
 		key, at := "", -1
 		for k, v := range params {
@@ -1148,7 +1135,7 @@ func multipartSyntax(field string) *Rejection {
 
 // rebuilder rebuilds one multipart body, nested ones included.
 type rebuilder struct {
-	p        *policy
+	p        *compiled.Policy
 	boundary func() string // draws a boundary: crypto/rand.Text
 	// first is the not_normalized rejection of the first text that
 	// changes, for a body that cannot be rebuilt.
@@ -1225,7 +1212,7 @@ func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *
 	}
 	if changed && rb.first == nil {
 		off := 0 // a PRECIS field: the enforced form differs
-		if n := rb.p.form.FirstNonNormal(v); n >= 0 {
+		if n := rb.p.Norm.FirstNonNormal(v); n >= 0 {
 			off = n
 		}
 		rb.first = finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Multipart, finding.SafeField(field), v)
@@ -1239,13 +1226,13 @@ func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *
 // it needs), where canonValue allocates it.
 func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, *Rejection) {
 	p := rb.p
-	if p.Mode == rules.Monitor || p.form == normalize.None || p.RejectUnnormalized {
-		return p.canonValue(rules.Multipart, field, v, content)
+	if p.Mode == rules.Monitor || p.Norm == normalize.None || p.RejectUnnormalized {
+		return canonValue(p, rules.Multipart, field, v, content)
 	}
-	if _, ok := p.precisProfile(rules.Multipart, field); ok && content {
-		return p.canonValue(rules.Multipart, field, v, true)
+	if _, ok := p.PrecisProfile(rules.Multipart, field); ok && content {
+		return canonValue(p, rules.Multipart, field, v, true)
 	}
-	if p.form.IsNormal(v) {
+	if p.Norm.IsNormal(v) {
 		return v, false, nil
 	}
 	if rb.probe {
@@ -1253,7 +1240,7 @@ func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, 
 	}
 	lo := len(rb.mem.arena)
 	growArena(&rb.mem.arena, len(v)+len(v)/8)
-	rb.mem.arena = p.form.Append(rb.mem.arena, v)
+	rb.mem.arena = p.Norm.Append(rb.mem.arena, v)
 	return rb.mem.arena[lo:len(rb.mem.arena):len(rb.mem.arena)], true, nil
 }
 
@@ -1264,8 +1251,8 @@ func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, 
 // FileHeader.Filename, which net/http cuts to its base) into a path would
 // otherwise get a traversal the checks never saw. In Monitor mode too, so
 // that it is flagged.
-func checkFileNameSyntax(p *policy, field, v string) *Rejection {
-	cf, changed, _ := p.canonOf(rules.Multipart, field, octets.StringBytes(v), false)
+func checkFileNameSyntax(p *compiled.Policy, field, v string) *Rejection {
+	cf, changed, _ := canonOf(p, rules.Multipart, field, octets.StringBytes(v), false)
 	if !changed || !addsSyntaxOf(fileNameSyntax, octets.StringBytes(v), cf) {
 		return nil
 	}
@@ -1277,12 +1264,12 @@ func checkFileNameSyntax(p *policy, field, v string) *Rejection {
 // of the body that differs from it as sent has the same canonical form:
 // canon, or, when canon is "", name's normal form.
 func (rb *rebuilder) collide(name, canon string) *Rejection {
-	if rb.p.form == normalize.None || name == "" {
+	if rb.p.Norm == normalize.None || name == "" {
 		return nil
 	}
 	key := canon
 	if key == "" {
-		key = rb.p.form.String(name)
+		key = rb.p.Norm.String(name)
 	}
 	prev, ok := rb.keys[key]
 	switch {
@@ -1372,7 +1359,7 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 	p := rb.p
 	hdr := out.header
 	kept := false             // content is memory the next part does not reuse
-	text, _ := p.textPart(pt) // a refused charset was refused by the check
+	text, _ := textPart(p, pt) // a refused charset was refused by the check
 	if sub != nil {
 		if sub.changed {
 			changed = true
@@ -1394,9 +1381,9 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 			// is. Normalizing it as text would rewrite the nested
 			// body's syntax (its delimiters, its headers) behind its
 			// parser's back, so a body that is not is refused.
-			if _, ch, rj := p.canonValue(rules.Multipart, field, content, true); rj != nil || ch {
+			if _, ch, rj := canonValue(p, rules.Multipart, field, content, true); rj != nil || ch {
 				if rj == nil {
-					rj = finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: max(p.form.FirstNonNormal(content), 0)},
+					rj = finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: max(p.Norm.FirstNonNormal(content), 0)},
 						rules.Multipart, finding.SafeField(field), content)
 				}
 				return out, false, false, rj
@@ -1415,7 +1402,7 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 		// Only once something changes: a body passed on as it came is
 		// within the limit already. The text limit bounds text: data is
 		// written as it came, within the limits of data.
-		if depth == 0 && p.dataPart(pt) {
+		if depth == 0 && dataPart(p, pt) {
 			rb.data += int64(len(content)) + out.dataLen
 		} else {
 			rb.leaves += int64(len(content))
@@ -1601,10 +1588,10 @@ func (want *rebuiltPart) sameHead(pt *mimePart) bool {
 // refused by the check may come before one that does not read back, so
 // a refused body is verified whole (verifyWith, the refusal path only)
 // and its rejection is canonical_syntax if that fails.
-func (p *policy) recheckRebuilt(lv *rebuiltLevel, m *mpMem) *Rejection {
+func recheckRebuilt(p *compiled.Policy, lv *rebuiltLevel, m *mpMem) *Rejection {
 	n := mpCounts{mem: m}
 	n.want[0] = lv
-	rj := p.checkLevel(lv.out, lv.boundary, 0, &n)
+	rj := checkLevel(p, lv.out, lv.boundary, 0, &n)
 	if rj == nil {
 		return nil
 	}

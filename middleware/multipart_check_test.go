@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -274,7 +275,7 @@ func TestMultipartMixed(t *testing.T) {
 			}},
 	}
 	// Directly: what checkMultipart says of the body, whatever routes it.
-	p := compile(rules.Strict())
+	p := compiled.Compile(rules.Strict())
 	for _, tc := range cases {
 		r := req(http.MethodPost, "/", tc.ct, strings.NewReader(tc.body))
 		rj := checkMultipart(r, []byte(tc.body), p)
@@ -285,7 +286,7 @@ func TestMultipartMixed(t *testing.T) {
 			t.Errorf("%s: checkMultipart = %v, want %s in field %q", tc.name, rj, tc.want.reason, tc.want.field)
 		}
 	}
-	if loc, text, rj := p.bodyLocation("multipart/mixed; boundary=x", "multipart", "mixed"); loc != rules.Multipart || !text || rj != nil {
+	if loc, text, rj := bodyLocation(p, "multipart/mixed; boundary=x", "multipart", "mixed"); loc != rules.Multipart || !text || rj != nil {
 		t.Fatalf("multipart/mixed is checked as %v, %v, %v; want multipart", loc, text, rj)
 	}
 	mpRun(t, cases)

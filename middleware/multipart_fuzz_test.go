@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 )
 
@@ -54,7 +55,7 @@ func FuzzMultipartRebuild(f *testing.F) {
 		f.Add([]byte(s.body), s.boundary, s.nfkc, false)
 	}
 	nfc, nfkc := strictForm(normalize.NFC)(), strictForm(normalize.NFKC)()
-	pols := map[bool]*policy{false: compile(nfc), true: compile(nfkc)}
+	pols := map[bool]*compiled.Policy{false: compiled.Compile(nfc), true: compiled.Compile(nfkc)}
 	f.Fuzz(func(t *testing.T, body []byte, boundary string, useNFKC, mixed bool) {
 		pol, p := nfc, pols[useNFKC]
 		if useNFKC {
@@ -73,7 +74,7 @@ func FuzzMultipartRebuild(f *testing.F) {
 			return
 		}
 		sent := string(body)
-		out, rj := p.canonMultipart(r, body)
+		out, rj := canonMultipart(p, r, body)
 		if rj != nil {
 			return // refused: the handler reads nothing
 		}

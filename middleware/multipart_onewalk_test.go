@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -55,7 +56,7 @@ func outcomeOf(rj *Rejection, r *http.Request, body []byte) mpOutcome {
 }
 
 // oneWalk is what the handler gets through checkBody and canonBody today.
-func oneWalk(t *testing.T, p *policy, ct string, body []byte, spilled bool) mpOutcome {
+func oneWalk(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled bool) mpOutcome {
 	t.Helper()
 	var out mpOutcome
 	withDraw(func() {
@@ -86,7 +87,7 @@ func oneWalk(t *testing.T, p *policy, ct string, body []byte, spilled bool) mpOu
 
 // twoWalks is what the handler got before: the check, then the rebuild
 // reading the body again (canonBody's dispatch as it was).
-func twoWalks(t *testing.T, p *policy, ct string, body []byte, spilled bool) mpOutcome {
+func twoWalks(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled bool) mpOutcome {
 	t.Helper()
 	var out mpOutcome
 	withDraw(func() {
@@ -105,7 +106,7 @@ func twoWalks(t *testing.T, p *policy, ct string, body []byte, spilled bool) mpO
 			s.spool.rebuild.release() // the one walk's: not used here
 			if mem, ok := s.spool.inMemory(); ok {
 				var nb []byte
-				if nb, rj = p.canonMultipart(r, mem); rj == nil && nb != nil {
+				if nb, rj = canonMultipart(p, r, mem); rj == nil && nb != nil {
 					if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(nb)) > lim {
 						rj = finding.TooLarge(rules.Multipart, "", lim)
 					} else {
@@ -165,7 +166,7 @@ func oneWalkSeeds() []string {
 // rebuild tests' bodies, in memory and spooled, under NFC and NFKC.
 func TestMultipartOneWalk(t *testing.T) {
 	for _, form := range []normalize.Form{normalize.NFC, normalize.NFKC} {
-		p := compile(strictForm(form)())
+		p := compiled.Compile(strictForm(form)())
 		for i, body := range oneWalkSeeds() {
 			for _, spilled := range []bool{false, true} {
 				ct := mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": seedBoundary(body)})
@@ -199,7 +200,7 @@ func FuzzMultipartOneWalk(f *testing.F) {
 	for _, body := range oneWalkSeeds() {
 		f.Add([]byte(body), seedBoundary(body), false, false)
 	}
-	pols := map[bool]*policy{false: compile(strictForm(normalize.NFC)()), true: compile(strictForm(normalize.NFKC)())}
+	pols := map[bool]*compiled.Policy{false: compiled.Compile(strictForm(normalize.NFC)()), true: compiled.Compile(strictForm(normalize.NFKC)())}
 	f.Fuzz(func(t *testing.T, body []byte, boundary string, nfkc, spilled bool) {
 		ct := mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": boundary})
 		if ct == "" || boundary == "" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -36,7 +37,7 @@ func TestXMLDecoderReadsAPartHeader(t *testing.T) {
 	if err := xml.NewDecoder(strings.NewReader(body)).Decode(&v); err != nil || !strings.Contains(v.Text, "\u202e\u0085") {
 		t.Fatalf("the XML decoder reads %+q, %v: want U+202E U+0085 in it", v.Text, err)
 	}
-	p := compile(rules.Strict())
+	p := compiled.Compile(rules.Strict())
 	rj := checkMultipart(req(http.MethodPost, "/", "multipart/form-data; boundary=BB", nil), []byte(body), p)
 	if rj == nil || rj.Reason != sanitize.ForbiddenChar || rj.Field != "X-Note" || rj.Class != sanitize.BidiControl {
 		t.Fatalf("%+v; want forbidden_char (bidi_control) in X-Note", rj)
@@ -70,7 +71,7 @@ func TestPartHeaderChecksHoldInEveryWalk(t *testing.T) {
 	}
 	data := rules.Strict()
 	data.FileContents = rules.DataFiles
-	pols := map[string]*policy{"text files": compile(rules.Strict()), "data files": compile(data)}
+	pols := map[string]*compiled.Policy{"text files": compiled.Compile(rules.Strict()), "data files": compiled.Compile(data)}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -80,7 +81,7 @@ func TestPartHeaderChecksHoldInEveryWalk(t *testing.T) {
 			for pn, p := range pols {
 				walks := map[string]*Rejection{
 					"streaming": checkMultipart(req(http.MethodPost, "/", "multipart/form-data; boundary=BB", nil), body, p),
-					"in memory": p.checkLevel(body, "BB", 0, &mpCounts{}),
+					"in memory": checkLevel(p, body, "BB", 0, &mpCounts{}),
 					"nested":    checkMultipart(req(http.MethodPost, "/", "multipart/form-data; boundary=AA", nil), outer, p),
 				}
 				for wn, rj := range walks {
@@ -101,7 +102,7 @@ func TestDroppedTransferEncodingIsChecked(t *testing.T) {
 	t.Parallel()
 	pol := rules.Strict()
 	pol.RefuseAmbiguousParts = false
-	p := compile(pol)
+	p := compiled.Compile(pol)
 	for _, v := range []string{`"\u202e"`, "&#x202e;", "\u202e"} {
 		body := []byte(phBody("BB", "Content-Disposition: form-data; name=\"f\"\r\n"+
 			"Content-Transfer-Encoding: quoted-printable\r\nContent-Transfer-Encoding: "+v+"\r\n\r\n1"))
@@ -117,7 +118,7 @@ func TestDroppedTransferEncodingIsChecked(t *testing.T) {
 // a filename* alone, and a filename and a filename* that read alike.
 func TestPartHeaderChecksPassCleanHeaders(t *testing.T) {
 	t.Parallel()
-	p := compile(rules.Strict())
+	p := compiled.Compile(rules.Strict())
 	for _, part := range []string{
 		"Content-Disposition: form-data; name=\"a\"\r\nX-Note: caf&#233; &amp; \\u00e9\r\n\r\n1",
 		"Content-Disposition: form-data; name=\"f\"; filename*=utf-8''caf%C3%A9.txt\r\n\r\n1",
@@ -129,7 +130,7 @@ func TestPartHeaderChecksPassCleanHeaders(t *testing.T) {
 		if rj := checkMultipart(req(http.MethodPost, "/", "multipart/form-data; boundary=BB", nil), body, p); rj != nil {
 			t.Errorf("%q: %+v", part, rj)
 		}
-		if rj := p.checkLevel(body, "BB", 0, &mpCounts{}); rj != nil {
+		if rj := checkLevel(p, body, "BB", 0, &mpCounts{}); rj != nil {
 			t.Errorf("%q, in memory: %+v", part, rj)
 		}
 	}

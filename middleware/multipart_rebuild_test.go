@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -357,14 +358,14 @@ func TestMultipartCanonLimits(t *testing.T) {
 // Content-Disposition left without one.
 func TestMultipartRebuildMixed(t *testing.T) {
 	t.Parallel()
-	p := compile(strictForm(normalize.NFC)())
+	p := compiled.Compile(strictForm(normalize.NFC)())
 	body := mpBuild("BB", "\r\n", mpSpec{nil, "e\u0301"}, mpSpec{[]string{"Content-Type: text/plain; charset=utf-8"}, qpAll("\r\n--BB\r\n" + smuggled("\r\n"))})
 	body = strings.Replace(body, "charset=utf-8", "charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable", 1)
 	r := req(http.MethodPost, "/", "multipart/mixed; boundary=BB; type=\"text/plain\"", strings.NewReader(body))
 	if rj := checkMultipart(r, []byte(body), p); rj != nil {
 		t.Fatal(rj)
 	}
-	out, rj := p.canonMultipart(r, []byte(body))
+	out, rj := canonMultipart(p, r, []byte(body))
 	if rj != nil || out == nil {
 		t.Fatalf("canonMultipart = %q, %v", out, rj)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 )
@@ -51,7 +52,7 @@ func recheckLevel(t *testing.T, first string) *rebuiltLevel {
 // too few, a nested body, a transfer encoding, the end.
 func TestMultipartRecheckFaults(t *testing.T) {
 	t.Parallel()
-	p := compile(strictForm(normalize.NFC)())
+	p := compiled.Compile(strictForm(normalize.NFC)())
 	faults := []struct {
 		name     string
 		old, new string
@@ -82,10 +83,10 @@ func TestMultipartRecheckFaults(t *testing.T) {
 			n.want[0] = lv
 			// The walk alone, without recheckRebuilt's fallback to
 			// verifyWith.
-			if rj := p.checkLevel(lv.out, lv.boundary, 0, &n); rj == nil || rj.Reason.String() != "canonical_syntax" {
+			if rj := checkLevel(p, lv.out, lv.boundary, 0, &n); rj == nil || rj.Reason.String() != "canonical_syntax" {
 				t.Errorf("walk: %v, want canonical_syntax", rj)
 			}
-			rj := p.recheckRebuilt(lv, new(mpMem))
+			rj := recheckRebuilt(p, lv, new(mpMem))
 			if rj == nil || rj.Reason.String() != "canonical_syntax" {
 				t.Fatalf("recheckRebuilt: %v, want canonical_syntax", rj)
 			}
@@ -103,17 +104,17 @@ func TestMultipartRecheckFaults(t *testing.T) {
 // before it was checked.
 func TestMultipartRecheckOrder(t *testing.T) {
 	t.Parallel()
-	p := compile(strictForm(normalize.NFC)())
-	if rj := p.recheckRebuilt(recheckLevel(t, "one"), new(mpMem)); rj != nil {
+	p := compiled.Compile(strictForm(normalize.NFC)())
+	if rj := recheckRebuilt(p, recheckLevel(t, "one"), new(mpMem)); rj != nil {
 		t.Fatalf("a clean body: %v", rj)
 	}
 	lv := recheckLevel(t, "o\xffne") // ill-formed: the check refuses the first part
-	rj := p.recheckRebuilt(lv, new(mpMem))
+	rj := recheckRebuilt(p, lv, new(mpMem))
 	if rj == nil || rj.Reason.String() == "canonical_syntax" || rj.Field != "a" {
 		t.Fatalf("a body that reads back, refused by the check: %v, want the check's rejection of a", rj)
 	}
 	lv.out = bytes.Replace(lv.out, []byte("two"), []byte("twO"), 1)
-	if rj := p.recheckRebuilt(lv, new(mpMem)); rj == nil || rj.Reason.String() != "canonical_syntax" || rj.Field != "b" {
+	if rj := recheckRebuilt(p, lv, new(mpMem)); rj == nil || rj.Reason.String() != "canonical_syntax" || rj.Field != "b" {
 		t.Errorf("the check refuses a, b differs: %v, want canonical_syntax at b", rj)
 	}
 	// Encoded, but read back as written (decoded, as a handler reads
@@ -124,7 +125,7 @@ func TestMultipartRecheckOrder(t *testing.T) {
 	if _, ok := lv.verify(); !ok {
 		t.Fatalf("verifyWith refuses %q", lv.out)
 	}
-	if rj := p.recheckRebuilt(lv, new(mpMem)); rj != nil {
+	if rj := recheckRebuilt(p, lv, new(mpMem)); rj != nil {
 		t.Errorf("a body that reads back as written, encoded: %v", rj)
 	}
 }

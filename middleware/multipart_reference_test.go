@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
@@ -137,7 +138,7 @@ func lineEnd(p []byte) (int, bool) {
 // rejected, not_normalized at the first such text (a PRECIS field whose
 // enforced form differs counts), rather than passed on with that text as
 // it came.
-func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejection) {
+func canonMultipart(p *compiled.Policy, r *http.Request, body []byte) ([]byte, *Rejection) {
 	mt, params, ok := readMediaType(r.Header.Get("Content-Type"))
 	if !ok || params["boundary"] == "" {
 		return nil, nil
@@ -176,7 +177,7 @@ func (p *policy) canonMultipart(r *http.Request, body []byte) ([]byte, *Rejectio
 	if _, ps, ok := readMediaType(ct); !ok || ps["boundary"] != lv.boundary {
 		return nil, multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
-	if rj := p.recheckRebuilt(lv, m); rj != nil {
+	if rj := recheckRebuilt(p, lv, m); rj != nil {
 		return nil, rj
 	}
 	r.Header.Set("Content-Type", ct)
@@ -236,7 +237,7 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 	if rj != nil {
 		return out, false, false, rj
 	}
-	if rb.stream && depth == 0 && p.dataPart(pt) {
+	if rb.stream && depth == 0 && dataPart(p, pt) {
 		// Data: copied from the spool as it is when the body is written.
 		_, err := io.Copy(io.Discard, pt.raw)
 		out.data = true
@@ -288,12 +289,12 @@ func (o *outsideScan) bounds(size int64) (first, last int64) {
 // type) as checkMultipartBody checks one that streams in. Multipart
 // bodies are never repaired: under Repair an ill-formed part is rejected
 // all the same.
-func checkMultipart(r *http.Request, body []byte, p *policy) *Rejection {
+func checkMultipart(r *http.Request, body []byte, p *compiled.Policy) *Rejection {
 	boundary, rj := multipartBoundary(r.Header.Get("Content-Type"))
 	if rj != nil {
 		return rj
 	}
 	src := newSpoolReader(bytes.NewReader(body), nil, -1)
 	defer src.done()
-	return p.checkStream(src, boundary, nil)
+	return checkStream(p, src, boundary, nil)
 }

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -31,7 +32,7 @@ import (
 // built from (data contents with the spool's, octet for octet), and
 // checked again as a body that streams in is. The handler gets the new
 // spool; the first one is released at once.
-func (s *scratch) canonSpoolTwoWalk(r *http.Request, p *policy) *Rejection {
+func (s *scratch) canonSpoolTwoWalk(r *http.Request, p *compiled.Policy) *Rejection {
 	sp := s.spool
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || params["boundary"] == "" {
@@ -80,7 +81,7 @@ func (s *scratch) canonSpoolTwoWalk(r *http.Request, p *policy) *Rejection {
 	// Checked again, whole, as the body as sent was: classes, counts and
 	// the limits of text and data.
 	recheck := newSpoolReader(out.reader(), nil, -1)
-	rj := p.checkStream(recheck, lv.boundary, nil)
+	rj := checkStream(p, recheck, lv.boundary, nil)
 	if recheck.over {
 		rj = finding.TooLarge(rules.Multipart, "", recheck.overLimit())
 	}
@@ -102,7 +103,7 @@ func (s *scratch) canonSpoolTwoWalk(r *http.Request, p *policy) *Rejection {
 // the spool orig (its body delimited by boundary), part for part, and a
 // copy that holds the new boundary refuses the body (canonical_syntax):
 // with 128 random bits, drawn after the body arrived, it does not happen.
-func (lv *rebuiltLevel) writeSpoolTwoWalk(draw func() string, orig *spool, boundary string, p *policy, out *spool) *Rejection {
+func (lv *rebuiltLevel) writeSpoolTwoWalk(draw func() string, orig *spool, boundary string, p *compiled.Policy, out *spool) *Rejection {
 	for i := range lv.parts {
 		pt := &lv.parts[i]
 		pt.head = appendHeader(nil, pt.header)
@@ -160,7 +161,7 @@ func (lv *rebuiltLevel) writeSpoolTwoWalk(draw func() string, orig *spool, bound
 // as a handler does and reports whether it gives exactly lv.parts, the
 // contents of data parts equal, octet for octet, to those of the body as
 // sent (orig, delimited by boundary).
-func (lv *rebuiltLevel) verifySpoolTwoWalk(out, orig *spool, boundary string, p *policy) (field string, ok bool) {
+func (lv *rebuiltLevel) verifySpoolTwoWalk(out, orig *spool, boundary string, p *compiled.Policy) (field string, ok bool) {
 	mr := multipart.NewReader(out.reader(), lv.boundary)
 	src := newSpoolReader(orig.reader(), nil, -1)
 	defer src.done()

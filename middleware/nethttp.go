@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -125,10 +126,10 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 		return nil, err
 	}
 	routeOf := cfg.Route
-	lookup := func(route string, _ *http.Request) *policy { return g.lookup(route) }
+	lookup := func(route string, _ *http.Request) *compiled.Policy { return g.lookup(route) }
 	if routeOf == nil {
 		routeOf = func(r *http.Request) string { return r.Pattern }
-		lookup = func(route string, r *http.Request) *policy { return g.policies().lookupMux(route, r.Method) }
+		lookup = func(route string, r *http.Request) *compiled.Policy { return g.policies().lookupMux(route, r.Method) }
 	}
 	g.observer = cfg.Observe
 	if cfg.RequestID != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
@@ -329,15 +330,6 @@ func repairedKeyCollision(raw string, loc rules.Location, mode sanitize.EscapeMo
 	return nil
 }
 
-// pairsMode returns the check of a query or form text and the escape mode
-// its keys and values are decoded with.
-func (p *policy) pairsMode(loc rules.Location) (*rules.Check, sanitize.EscapeMode) {
-	if loc == rules.Form {
-		return &p.Form, p.formMode
-	}
-	return &p.Query, p.queryMode
-}
-
 // canonText canonicalizes a query or form text that has passed checkPairs:
 // it returns the text re-encoded in canonical form (which Monitor mode
 // only measures), or nil when nothing changes, or the rejection of a
@@ -366,14 +358,14 @@ func (p *policy) pairsMode(loc rules.Location) (*rules.Check, sanitize.EscapeMod
 // normalization of what did not fit. The
 // returned slice is memory of its own, which nothing else references:
 // the caller may hand it to the handler.
-func (s *scratch) canonText(raw string, loc rules.Location, p *policy) ([]byte, *Rejection) {
+func (s *scratch) canonText(raw string, loc rules.Location, p *compiled.Policy) ([]byte, *Rejection) {
 	return s.canonTextIn(raw, loc, p, maxPooledPairBytes)
 }
 
 // canonTextIn is canonText with the most octets of the canonical text it
 // writes into its working memory before it spills (tests make it small).
-func (s *scratch) canonTextIn(raw string, loc rules.Location, p *policy, budget int) ([]byte, *Rejection) {
-	c, mode := p.pairsMode(loc)
+func (s *scratch) canonTextIn(raw string, loc rules.Location, p *compiled.Policy, budget int) ([]byte, *Rejection) {
+	c, mode := p.PairsMode(loc)
 	dec := mode &^ sanitize.RefuseDoubleEncoding
 	pc := pairCanons.Get().(*pairCanon)
 	defer pc.release()
@@ -551,7 +543,7 @@ func (pc *pairCanon) reserve(i, at, m int) bool {
 // kept there when a PRECIS profile made it, and normalized again
 // otherwise (as pc.canonValue did, without its IsNormal, which said no),
 // and the others are written as they decode.
-func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location, p *policy, mode sanitize.EscapeMode, pc *pairCanon) []byte {
+func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location, p *compiled.Policy, mode sanitize.EscapeMode, pc *pairCanon) []byte {
 	for pr := range eachPair(rest) {
 		k := &pc.keys[i]
 		i++
@@ -574,7 +566,7 @@ func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location,
 		case k.valChanged:
 			// Changed, and not by a PRECIS profile (whose form is kept):
 			// its normal form, as canonValue made it.
-			pc.norm = p.form.Append(pc.norm[:0], s.decoded(pr.val, mode))
+			pc.norm = p.Norm.Append(pc.norm[:0], s.decoded(pr.val, mode))
 			val = pc.norm
 		default:
 			val = s.decoded(pr.val, mode)
@@ -653,7 +645,7 @@ type pairCanon struct {
 // profMemo is a field name, copied, and what policy.precisProfile
 // answered for it at loc under p.
 type profMemo struct {
-	p    *policy
+	p    *compiled.Policy
 	loc  rules.Location
 	n    int // the name's length; 0: none yet
 	name [32]byte
@@ -663,19 +655,19 @@ type profMemo struct {
 
 // precisProfile is p.precisProfile, remembered for the last two names of
 // up to 32 octets.
-func (pc *pairCanon) precisProfile(p *policy, loc rules.Location, field string) (normalize.Profile, bool) {
-	if p.precisLocs&(1<<loc) == 0 {
+func (pc *pairCanon) precisProfile(p *compiled.Policy, loc rules.Location, field string) (normalize.Profile, bool) {
+	if !p.HasPrecis(loc) {
 		return 0, false
 	}
 	if len(field) == 0 || len(field) > len(pc.profs[0].name) {
-		return p.precisProfile(loc, field)
+		return p.PrecisProfile(loc, field)
 	}
 	for i := range pc.profs {
 		if m := &pc.profs[i]; m.p == p && m.loc == loc && m.n == len(field) && string(m.name[:m.n]) == field {
 			return m.prof, m.ok
 		}
 	}
-	prof, ok := p.precisProfile(loc, field)
+	prof, ok := p.PrecisProfile(loc, field)
 	m := &pc.profs[pc.profNext]
 	pc.profNext ^= 1
 	m.p, m.loc, m.n, m.prof, m.ok = p, loc, copy(m.name[:], field), prof, ok
@@ -753,9 +745,9 @@ func (pc *pairCanon) release() {
 // without PRECIS, which applies to values), and whether it differs from
 // k: a normal form is appended to pc.arena. rest is the length of the
 // text from k on.
-func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte, rest int) ([]byte, bool, *Rejection) {
-	if p.form == normalize.None || p.RejectUnnormalized {
-		return p.canonOf(loc, "", k, false) // k itself, or a refusal
+func (pc *pairCanon) canonKey(p *compiled.Policy, loc rules.Location, k []byte, rest int) ([]byte, bool, *Rejection) {
+	if p.Norm == normalize.None || p.RejectUnnormalized {
+		return canonOf(p, loc, "", k, false) // k itself, or a refusal
 	}
 	if need := len(k) + len(k)>>4 + 80; cap(pc.arena)-len(pc.arena) < need && !octets.IsASCII(k) {
 		// The room Append asks for, and at once for the keys of the
@@ -766,7 +758,7 @@ func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte, rest int)
 	}
 	lo := len(pc.arena)
 	var changed bool
-	if pc.arena, changed = appendNormal(p.form, pc.arena, k); !changed {
+	if pc.arena, changed = appendNormal(p.Norm, pc.arena, k); !changed {
 		return k, false, nil
 	}
 	return pc.arena[lo:len(pc.arena):len(pc.arena)], true, nil
@@ -778,7 +770,7 @@ func (pc *pairCanon) canonKey(p *policy, loc rules.Location, k []byte, rest int)
 // made in pc.norm, which the next value reuses. enforced reports a
 // changed form that a PRECIS profile made (writePairs would have to
 // enforce it again).
-func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v []byte) (nv []byte, changed, enforced bool, rj *Rejection) {
+func (pc *pairCanon) canonValue(p *compiled.Policy, loc rules.Location, field string, v []byte) (nv []byte, changed, enforced bool, rj *Rejection) {
 	if prof, ok := pc.precisProfile(p, loc, field); ok {
 		out, err := pc.enf.Append(pc.norm[:0], prof, v)
 		if err != nil {
@@ -790,11 +782,11 @@ func (pc *pairCanon) canonValue(p *policy, loc rules.Location, field string, v [
 		}
 		return out, true, true, nil
 	}
-	if p.form == normalize.None || p.RejectUnnormalized {
-		nv, _, rj = p.canonOf(loc, field, v, false) // v itself, or a refusal
+	if p.Norm == normalize.None || p.RejectUnnormalized {
+		nv, _, rj = canonOf(p, loc, field, v, false) // v itself, or a refusal
 		return nv, false, false, rj
 	}
-	if pc.norm, changed = appendNormal(p.form, pc.norm[:0], v); !changed {
+	if pc.norm, changed = appendNormal(p.Norm, pc.norm[:0], v); !changed {
 		return v, false, false, nil
 	}
 	return pc.norm, true, false, nil

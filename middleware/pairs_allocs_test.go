@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -165,7 +166,7 @@ func TestPairsRepairAllocs(t *testing.T) {
 	}
 	pol := rules.Strict()
 	pol.Form.Repair = true
-	p := compile(pol)
+	p := compiled.Compile(pol)
 	s := getScratch()
 	defer putScratch(s)
 	var counts []float64
@@ -177,7 +178,7 @@ func TestPairsRepairAllocs(t *testing.T) {
 		b.WriteString("z=%FFx")
 		raw := b.String()
 		counts = append(counts, testing.AllocsPerRun(20, func() {
-			text, changed, rj := s.checkPairs(raw, rules.Form, &p.Form, p.formMode, &p.Limits)
+			text, changed, rj := s.checkPairs(raw, rules.Form, &p.Form, p.FormMode, &p.Limits)
 			if rj != nil || !changed || !strings.HasSuffix(text, "&z=%EF%BF%BDx") {
 				t.Fatalf("%d pairs: %q %v %v", n, text[max(len(text)-24, 0):], changed, rj)
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
@@ -51,7 +52,7 @@ func TestCanonTextReference(t *testing.T) {
 		"%EF%B7%BA", "+", "%2B", "%26", "%3D", "x%CD%BE", "%EF%BC%85", "41", "%E2%80%AE", "%EF%AC%81",
 		"%C3%85", "%E2%84%AB", "%CC%81%CC%81", "Mike", "%EF%BC%AD", "%20",
 	}
-	pol := func(form normalize.Form, edit func(*rules.Policy)) *policy {
+	pol := func(form normalize.Form, edit func(*rules.Policy)) *compiled.Policy {
 		p := rules.Strict()
 		p.Normalization = form
 		p.Limits.FieldBytes, p.Limits.QueryBytes = 48, 160
@@ -62,9 +63,9 @@ func TestCanonTextReference(t *testing.T) {
 		if edit != nil {
 			edit(&p)
 		}
-		return compile(p)
+		return compiled.Compile(p)
 	}
-	policies := []*policy{
+	policies := []*compiled.Policy{
 		pol(normalize.NFC, nil), pol(normalize.NFKC, nil), pol(normalize.None, nil),
 		pol(normalize.NFC, func(p *rules.Policy) { p.RejectUnnormalized = true }),
 		pol(normalize.NFKC, func(p *rules.Policy) { *p = p.AsMonitor() }),
@@ -97,7 +98,7 @@ func TestCanonTextReference(t *testing.T) {
 		raw := b.String()
 		for _, p := range policies {
 			for _, loc := range []rules.Location{rules.Query, rules.Form} {
-				c, mode := p.pairsMode(loc)
+				c, mode := p.PairsMode(loc)
 				if _, _, rj := s.checkPairs(raw, loc, c, mode, &p.Limits); rj != nil {
 					continue // canonText sees only what passed
 				}
@@ -136,7 +137,7 @@ func TestCanonTextReference(t *testing.T) {
 // The implementation canonText replaced, as it was (with the limit on the
 // canonical text).
 
-func refCanonText(s *scratch, raw string, loc rules.Location, p *policy) (string, *Rejection) {
+func refCanonText(s *scratch, raw string, loc rules.Location, p *compiled.Policy) (string, *Rejection) {
 	changed, keys, rj := refCanonPairs(s, raw, loc, p, nil)
 	if rj != nil {
 		return "", rj
@@ -163,14 +164,14 @@ func refCanonText(s *scratch, raw string, loc rules.Location, p *policy) (string
 // form held to the location's policy (recheck). It reports whether
 // anything changes and whether a key does; with out, it appends the text
 // re-encoded to *out. Nothing allocates when nothing changes.
-func refCanonPairs(s *scratch, raw string, loc rules.Location, p *policy, out *[]byte) (changed, keys bool, rj *Rejection) {
-	c, mode := p.pairsMode(loc)
+func refCanonPairs(s *scratch, raw string, loc rules.Location, p *compiled.Policy, out *[]byte) (changed, keys bool, rj *Rejection) {
+	c, mode := p.PairsMode(loc)
 	dec := mode &^ sanitize.RefuseDoubleEncoding
 	for pr := range eachPair(raw) {
 		key, val, hasVal := pr.key, pr.val, pr.hasVal
 		s.buf = s.buf[:0]
 		k := s.decoded(key, dec)
-		nk, kch, rj := p.canonOf(loc, "", k, false)
+		nk, kch, rj := canonOf(p, loc, "", k, false)
 		if rj == nil && kch {
 			rj = recheck(loc, "", nk, c.Forbid, p.Limits.FieldBytes, mode)
 		}
@@ -182,7 +183,7 @@ func refCanonPairs(s *scratch, raw string, loc rules.Location, p *policy, out *[
 		}
 		name := octets.BytesString(nk) // the canonical key names the field; s.buf only grows
 		v := s.decoded(val, dec)
-		nv, vch, rj := p.canonOf(loc, name, v, true)
+		nv, vch, rj := canonOf(p, loc, name, v, true)
 		if rj == nil && vch {
 			rj = recheck(loc, finding.SafeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
 		}
@@ -216,15 +217,15 @@ func refCanonPairs(s *scratch, raw string, loc rules.Location, p *policy, out *[
 // both values, and c.QueryParam takes the first while a binder takes the
 // last. It runs only when some key changes (canonPairs), since keys that
 // are all canonical already collide only where they are equal.
-func refKeyCollision(s *scratch, raw string, loc rules.Location, p *policy) *Rejection {
-	_, mode := p.pairsMode(loc)
+func refKeyCollision(s *scratch, raw string, loc rules.Location, p *compiled.Policy) *Rejection {
+	_, mode := p.PairsMode(loc)
 	mode &^= sanitize.RefuseDoubleEncoding
 	seen := make(map[string]string) // canonical key -> the decoded key
 	for pr := range eachPair(raw) {
 		key := pr.key
 		s.buf = s.buf[:0]
 		k := s.decoded(key, mode)
-		nk, _, _ := p.canonOf(loc, "", k, false) // passed canonPairs
+		nk, _, _ := canonOf(p, loc, "", k, false) // passed canonPairs
 		if first, ok := seen[string(nk)]; !ok {
 			seen[string(nk)] = string(k)
 		} else if first != string(k) {
@@ -267,10 +268,10 @@ func TestAppendNormal(t *testing.T) {
 // the normal form in memory of its own.
 func TestCanonOfForm(t *testing.T) {
 	for _, f := range []normalize.Form{normalize.NFC, normalize.NFKC} {
-		p := compile(canonPolicy(f))
+		p := compiled.Compile(canonPolicy(f))
 		for _, s := range []string{"", "abc", "e\u0301", "\u00e9", "\ufb01", "\xff", "a\xffe\u0301", "\u0301", "\ufdfa"} {
 			v := []byte(s)
-			got, changed, rj := p.canonOf(rules.Query, "q", v, false)
+			got, changed, rj := canonOf(p, rules.Query, "q", v, false)
 			if rj != nil {
 				t.Fatalf("%v %+q: %v", f.Name(), s, rj)
 			}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -12,7 +13,7 @@ import (
 // policy gives, whatever the order of the names, their case, their length,
 // the location and the policy asked about.
 func TestPairCanonProfileMemo(t *testing.T) {
-	mk := func(user, nick normalize.Profile) *policy {
+	mk := func(user, nick normalize.Profile) *compiled.Policy {
 		pol := rules.Strict()
 		pol.Precis = []rules.PrecisField{
 			{Location: rules.Query, Field: "user", Profile: user},
@@ -20,7 +21,7 @@ func TestPairCanonProfileMemo(t *testing.T) {
 			{Location: rules.Form, Field: "nick", Profile: nick},
 			{Location: rules.Form, Field: strings.Repeat("n", 40), Profile: nick},
 		}
-		return compile(pol)
+		return compiled.Compile(pol)
 	}
 	a := mk(normalize.UsernameCaseMapped, normalize.Nickname)
 	b := mk(normalize.OpaqueString, normalize.UsernameCasePreserved)
@@ -29,10 +30,10 @@ func TestPairCanonProfileMemo(t *testing.T) {
 	var pc pairCanon
 	for round := range 3 {
 		for i, name := range names {
-			for _, p := range []*policy{a, b, a} {
+			for _, p := range []*compiled.Policy{a, b, a} {
 				for _, loc := range []rules.Location{rules.Form, rules.Query, rules.JSON} {
 					gotProf, gotOK := pc.precisProfile(p, loc, name)
-					wantProf, wantOK := p.precisProfile(loc, name)
+					wantProf, wantOK := p.PrecisProfile(loc, name)
 					if gotProf != wantProf || gotOK != wantOK {
 						t.Fatalf("round %d, name %d %q at %v: %v %v, the policy says %v %v", round, i, name, loc, gotProf, gotOK, wantProf, wantOK)
 					}

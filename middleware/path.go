@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
@@ -14,7 +15,7 @@ import (
 
 // checkPath checks the escaped path of r, and reports whether it repaired
 // (rewrote) the path.
-func (s *scratch) checkPath(r *http.Request, p *policy) (rej *Rejection, repaired bool) {
+func (s *scratch) checkPath(r *http.Request, p *compiled.Policy) (rej *Rejection, repaired bool) {
 	if r.URL.RawPath == "" {
 		rej, repaired = checkDecodedPath(r, p)
 		s.rewroteURL = s.rewroteURL || repaired // the request line follows (run)
@@ -33,7 +34,7 @@ func (s *scratch) checkPath(r *http.Request, p *policy) (rej *Rejection, repaire
 // digits in Path is, escaped, a "%25" followed by them: double encoding,
 // at the offset of the '%' in Path, the decoded value (the sample is the
 // escaped path's, around the "%25").
-func checkDecodedPath(r *http.Request, p *policy) (*Rejection, bool) {
+func checkDecodedPath(r *http.Request, p *compiled.Policy) (*Rejection, bool) {
 	path := r.URL.Path
 	if p.Limits.PathBytes >= 0 && len(path) > p.Limits.PathBytes/3 && escapedPathLen(path) > p.Limits.PathBytes {
 		return finding.TooLarge(rules.Path, "", int64(p.Limits.PathBytes)), false
@@ -102,7 +103,7 @@ func isHex(c byte) bool {
 }
 
 // checkEscapedPath checks the escaped path raw of r.
-func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *policy) (rej *Rejection, repaired bool) {
+func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *compiled.Policy) (rej *Rejection, repaired bool) {
 	if p.Limits.PathBytes >= 0 && len(raw) > p.Limits.PathBytes {
 		return finding.TooLarge(rules.Path, "", int64(p.Limits.PathBytes)), false
 	}
@@ -120,7 +121,7 @@ func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *policy) (rej 
 		}
 		return nil, true
 	}
-	dec, err := sanitize.AppendUnescape(s.buf[:0], raw, p.pathMode)
+	dec, err := sanitize.AppendUnescape(s.buf[:0], raw, p.PathMode)
 	s.buf = dec[:0]
 	if err == nil {
 		err = sanitize.CheckClasses(dec, p.Path.Forbid)
@@ -149,7 +150,7 @@ func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *policy) (rej 
 // the strict decoding but for UTF-8 errors (no bad or double escapes). The
 // repaired path must still pass the policy's character classes: when it
 // does not, repairPath leaves r alone and returns the rejection.
-func repairPath(r *http.Request, raw string, p *policy) *Rejection {
+func repairPath(r *http.Request, raw string, p *compiled.Policy) *Rejection {
 	var dec, enc []byte
 	for seg := range strings.SplitSeq(raw, "/") {
 		d, err := sanitize.AppendUnescape(nil, seg, sanitize.EscapePathSegment)
@@ -184,7 +185,7 @@ func repairPath(r *http.Request, raw string, p *policy) *Rejection {
 // them, but for BOM, which counts at the start of a value: a parameter is
 // a value of its own to the handler, so a leading U+FEFF is refused at the
 // start of each parameter (paramBOM), as at the start of each query value.
-func checkParams(names, values []string, p *policy, routedRaw, repaired bool) ([]string, *Rejection) {
+func checkParams(names, values []string, p *compiled.Policy, routedRaw, repaired bool) ([]string, *Rejection) {
 	if !routedRaw && !repaired {
 		// Cut from the decoded path, which has passed.
 		for i, v := range values {
@@ -206,7 +207,7 @@ func checkParams(names, values []string, p *policy, routedRaw, repaired bool) ([
 		}
 		dec, err := v, error(nil)
 		if decode {
-			dec, err = sanitize.Unescape(v, p.pathMode)
+			dec, err = sanitize.Unescape(v, p.PathMode)
 		} else {
 			err = sanitize.ValidateString(v)
 		}
@@ -248,7 +249,7 @@ func paramName(names []string, i int) string {
 
 // paramBOM refuses a decoded path parameter value that starts with U+FEFF
 // where the path's classes refuse a leading BOM.
-func paramBOM(names []string, i int, v string, p *policy) *Rejection {
+func paramBOM(names []string, i int, v string, p *compiled.Policy) *Rejection {
 	if p.Path.Forbid&sanitize.BOM == 0 || !strings.HasPrefix(v, octets.BOM) {
 		return nil
 	}
@@ -260,7 +261,7 @@ func paramBOM(names []string, i int, v string, p *policy) *Rejection {
 // a router cuts at a segment boundary is a value of its own to the
 // handler, and an adapter wrapped around a whole router (a ServeMux) does
 // not know which segments those are.
-func segmentBOM(r *http.Request, p *policy) *Rejection {
+func segmentBOM(r *http.Request, p *compiled.Policy) *Rejection {
 	if p.Path.Forbid&sanitize.BOM == 0 {
 		return nil
 	}
@@ -280,7 +281,7 @@ func segmentBOM(r *http.Request, p *policy) *Rejection {
 // (r.Pattern set), the wildcard values r.PathValue returns, as checkParams
 // checks Echo's parameters: the mux cut them from the decoded path, which
 // has passed, so what is left is a leading BOM.
-func checkPathValues(r *http.Request, p *policy) *Rejection {
+func checkPathValues(r *http.Request, p *compiled.Policy) *Rejection {
 	if p.Path.Forbid&sanitize.BOM == 0 {
 		return nil
 	}
@@ -346,8 +347,8 @@ func syntaxRejection(field string, before []byte, off int) *Rejection {
 // holds it to the path's policy: no added syntax, the path's classes (a
 // leading BOM refused, as at the start of any parameter) and the path
 // limit. In Monitor mode it checks and changes nothing.
-func (c *policy) canonParam(name, v string) (string, bool, *Rejection) {
-	out, changed, rj := c.canonOf(rules.Path, name, octets.StringBytes(v), true)
+func canonParam(c *compiled.Policy, name, v string) (string, bool, *Rejection) {
+	out, changed, rj := canonOf(c, rules.Path, name, octets.StringBytes(v), true)
 	if rj != nil || !changed {
 		return v, false, rj
 	}
@@ -355,7 +356,7 @@ func (c *policy) canonParam(name, v string) (string, bool, *Rejection) {
 	if addsSyntax(octets.StringBytes(v), out) {
 		return v, false, syntaxRejection(field, octets.StringBytes(v), 0)
 	}
-	if rj := recheck(rules.Path, field, out, c.Path.Forbid, c.Limits.PathBytes, c.pathMode); rj != nil {
+	if rj := recheck(rules.Path, field, out, c.Path.Forbid, c.Limits.PathBytes, c.PathMode); rj != nil {
 		return v, false, rj
 	}
 	if c.Mode == rules.Monitor {
@@ -372,13 +373,13 @@ func (c *policy) canonParam(name, v string) (string, bool, *Rejection) {
 // them, a request that a net/http ServeMux has routed (r.Pattern set: the
 // adapter wraps a handler registered on the mux) has its wildcard values,
 // which r.PathValue returns, canonicalized in place with r.SetPathValue.
-func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params []string) ([]string, *Rejection) {
-	if p.Path.On && p.canonAt(rules.Path) {
+func (s *scratch) canonicalize(r *http.Request, p *compiled.Policy, names, values, params []string) ([]string, *Rejection) {
+	if p.Path.On && p.CanonAt(rules.Path) {
 		if rj := s.canonPath(r, p); rj != nil {
 			return nil, rj
 		}
 		if names == nil && r.Pattern != "" {
-			if rj := p.canonPathValues(r); rj != nil {
+			if rj := canonPathValues(p, r); rj != nil {
 				return nil, rj
 			}
 		}
@@ -391,7 +392,7 @@ func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params
 			if i < len(names) {
 				name = names[i]
 			}
-			nv, changed, rj := p.canonParam(name, v)
+			nv, changed, rj := canonParam(p, name, v)
 			if rj != nil {
 				return nil, rj
 			}
@@ -403,7 +404,7 @@ func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params
 			}
 		}
 	}
-	if p.Query.On && r.URL.RawQuery != "" && p.canonAt(rules.Query) {
+	if p.Query.On && r.URL.RawQuery != "" && p.CanonAt(rules.Query) {
 		fixed, rj := s.canonText(r.URL.RawQuery, rules.Query, p)
 		if rj != nil {
 			return nil, rj
@@ -422,9 +423,9 @@ func (s *scratch) canonicalize(r *http.Request, p *policy, names, values, params
 // canonPathValues canonicalizes the wildcard values of the ServeMux pattern
 // that routed r ("GET /users/{id}", "/files/{rest...}"), which the mux cut
 // from the path before the path was checked and canonicalized.
-func (p *policy) canonPathValues(r *http.Request) *Rejection {
+func canonPathValues(p *compiled.Policy, r *http.Request) *Rejection {
 	for name := range patternWildcards(r.Pattern) {
-		nv, changed, rj := p.canonParam(name, r.PathValue(name))
+		nv, changed, rj := canonParam(p, name, r.PathValue(name))
 		if rj != nil {
 			return rj
 		}
@@ -445,18 +446,18 @@ func (p *policy) canonPathValues(r *http.Request) *Rejection {
 // The segments are decoded in s.buf, and the canonical path, decoded and
 // escaped, written in the buffers of a pooled pairCanon: what it allocates
 // is the new URL.Path and URL.RawPath, however many segments there are.
-func (s *scratch) canonPath(r *http.Request, p *policy) *Rejection {
-	if p.form == normalize.None {
+func (s *scratch) canonPath(r *http.Request, p *compiled.Policy) *Rejection {
+	if p.Norm == normalize.None {
 		return nil
 	}
 	path := r.URL.Path
 	if p.RejectUnnormalized {
-		if err := p.form.CheckString(path); err != nil {
+		if err := p.Norm.CheckString(path); err != nil {
 			return finding.Reject(err, rules.Path, "", path)
 		}
 		return nil
 	}
-	if p.form.IsNormalString(path) {
+	if p.Norm.IsNormalString(path) {
 		return nil
 	}
 	pc := pairCanons.Get().(*pairCanon)
@@ -467,7 +468,7 @@ func (s *scratch) canonPath(r *http.Request, p *policy) *Rejection {
 		s.buf, _ = sanitize.AppendUnescape(s.buf[:0], seg, sanitize.EscapePathSegment) // checked already
 		d := s.buf
 		at := len(dec)
-		dec = p.form.Append(dec, d)
+		dec = p.Norm.Append(dec, d)
 		nd := dec[at:]
 		if addsSyntax(d, nd) {
 			return syntaxRejection("", octets.StringBytes(path), off)

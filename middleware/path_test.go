@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -25,7 +26,7 @@ func TestCheckDecodedPathAgrees(t *testing.T) {
 	short.Limits.PathBytes = 24
 	pols := map[string]rules.Policy{"strict": rules.Strict(), "default": rules.Default(), "repair": repair, "short": short}
 	for name, pol := range pols {
-		p := compile(pol)
+		p := compiled.Compile(pol)
 		for _, path := range paths {
 			r1 := httptest.NewRequest("GET", "/", nil)
 			r1.URL.Path, r1.URL.RawPath = path, ""

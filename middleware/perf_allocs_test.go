@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -128,7 +129,7 @@ func TestBodyAllocsDeclaredNotSent(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes allocation counts")
 	}
-	pol := compile(rules.Strict())
+	pol := compiled.Compile(rules.Strict())
 	r := httptest.NewRequest(http.MethodPost, "/", nil)
 	_, octets := allocsOf(20, func() {
 		r.Body = io.NopCloser(&onlyReader{strings.NewReader("0123456789")})

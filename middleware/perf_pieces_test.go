@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -32,7 +33,7 @@ var piecesJSON1K = func() []byte {
 //
 //	go test -run '^$' -bench Pieces -benchmem -cpu=1 ./middleware/
 func BenchmarkPieces(b *testing.B) {
-	p := compile(rules.Strict())
+	p := compiled.Compile(rules.Strict())
 	body := piecesJSON1K
 	b.Run("jsonClean", func(b *testing.B) {
 		for b.Loop() {
@@ -56,7 +57,7 @@ func BenchmarkPieces(b *testing.B) {
 	})
 	b.Run("objectNamesDistinct", func(b *testing.B) {
 		for b.Loop() {
-			objectNamesDistinct(body, p.form)
+			objectNamesDistinct(body, p.Norm)
 		}
 	})
 	b.Run("checkMembers", func(b *testing.B) {

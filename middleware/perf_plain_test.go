@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -104,7 +105,7 @@ func TestPlainPathAgrees(t *testing.T) {
 		pol := rules.Strict()
 		pol.Path.Forbid = sanitize.AllClasses
 		pol.Limits = randomLimits(rng)
-		p := compile(pol)
+		p := compiled.Compile(pol)
 		if !octets.PlainPath(path) || !(p.Limits.PathBytes < 0 || len(path) <= p.Limits.PathBytes/3) {
 			continue
 		}
@@ -142,7 +143,7 @@ func FuzzPlain(f *testing.F) {
 			pol := rules.Strict()
 			pol.Path.Forbid = sanitize.AllClasses
 			pol.Limits.PathBytes = -1
-			p := compile(pol)
+			p := compiled.Compile(pol)
 			r := httptest.NewRequest("GET", "/", nil)
 			r.URL.Path, r.URL.RawPath = text, ""
 			if rj, rep := s.checkEscapedPath(r, r.URL.EscapedPath(), p); rj != nil || rep || segmentBOM(r, p) != nil {
@@ -156,16 +157,16 @@ func FuzzPlain(f *testing.F) {
 // without parsing get the answer of the general path.
 func TestBodyLocationCommon(t *testing.T) {
 	for _, pol := range []rules.Policy{rules.Strict(), rules.Default()} {
-		p := compile(pol)
+		p := compiled.Compile(pol)
 		for _, ct := range []string{"application/json", "application/json; charset=utf-8", "application/json;charset=utf-8",
 			"application/json; charset=UTF-8", "application/x-www-form-urlencoded"} {
 			typ, sub, _, ok := parseMediaType(ct)
 			if !ok {
 				t.Fatalf("%q does not parse", ct)
 			}
-			loc, text, rj := p.bodyLocation(ct, typ, sub)
+			loc, text, rj := bodyLocation(p, ct, typ, sub)
 			// The general path: as bodyLocation decides past its switch.
-			wloc, wok := p.mediaLocation(typ, sub)
+			wloc, wok := mediaLocation(p, typ, sub)
 			bloc, bok := binderLocation(ct)
 			if !bok || !wok || wloc != bloc || loc != wloc || !text || rj != nil {
 				t.Errorf("%q: %v %v %v; media %v %v, binder %v %v", ct, loc, text, rj, wloc, wok, bloc, bok)

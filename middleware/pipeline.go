@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
@@ -105,7 +106,7 @@ func NewPipeline(cfg PipelineConfig) (*Pipeline, error) {
 // Echo's e.Pre) uses it to tell which path the router will match.
 func (pl *Pipeline) Route(route string) (checks bool, mode rules.Mode) {
 	p := pl.g.lookup(route)
-	return !p.off, p.Mode
+	return !p.ChecksNothing, p.Mode
 }
 
 // Identity is what the log says of who sent a request.
@@ -199,8 +200,8 @@ func (g *guard) check(r *http.Request, route string, names, values []string, esc
 // verdict runs r under p, the policy of route: the one way into the
 // pipeline, for Check and for the net/http adapter, which finds p by its
 // own lookup.
-func (g *guard) verdict(r *http.Request, route string, names, values []string, escaped bool, p *policy, who any) Verdict {
-	if p.off {
+func (g *guard) verdict(r *http.Request, route string, names, values []string, escaped bool, p *compiled.Policy, who any) Verdict {
+	if p.ChecksNothing {
 		if g.observer != nil {
 			g.observer(r, Observation{Outcome: Unchecked, Route: strings.Clone(route)}) // cloned as in run
 		}
@@ -258,7 +259,7 @@ func (pl *Pipeline) SamePolicy(a, b string) bool { return pl.g.lookup(a) == pl.g
 // results are several, not a struct, so that they come back in
 // registers: a struct this large lives in memory, copied with moves that
 // stall on the stores before them.)
-func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *policy, who any) (
+func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *compiled.Policy, who any) (
 	hand *http.Request, params []string, rj *Rejection, pass bool, h held) {
 	ls := lazyScratch{store: g.store}
 	params, rj = g.inspectWith(&ls, r, p, names, values, escaped)
@@ -388,12 +389,12 @@ func (g *guard) require(check func(rs rules.Ruleset) error) {
 }
 
 // lookup returns the policy of route in the rules in force.
-func (g *guard) lookup(route string) *policy { return g.policies().lookup(route) }
+func (g *guard) lookup(route string) *compiled.Policy { return g.policies().lookup(route) }
 
 // inspectWith is inspect with the scratch taken from the pool only when
 // something needs it: a clean request with a plain path and query and no
 // body needs none.
-func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
+func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *compiled.Policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
 	if rj = preparsed(r, p); rj != nil { // preparsed.go
 		return nil, rj
 	}
@@ -430,7 +431,7 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 		}
 	}
 	if p.Query.On && r.URL.RawQuery != "" && !plainPairs(r.URL.RawQuery, &p.Limits) {
-		fixed, changed, rj := ls.get().checkPairs(r.URL.RawQuery, rules.Query, &p.Query, p.queryMode, &p.Limits)
+		fixed, changed, rj := ls.get().checkPairs(r.URL.RawQuery, rules.Query, &p.Query, p.QueryMode, &p.Limits)
 		if rj != nil {
 			return nil, rj
 		}
@@ -463,7 +464,7 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 			if rj = checkTrailers(r, p); rj != nil {
 				return params, rj
 			}
-		case mayTrail(r) && p.checksTrailers():
+		case mayTrail(r) && p.ChecksTrailers():
 			// A body the route does not read is the handler's, and so
 			// are the trailers of a chunked or HTTP/2 one: guarded as
 			// passUnread guards those of a body passed on unread.
@@ -472,7 +473,7 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *policy, names, 
 			}
 		}
 	}
-	if p.canon {
+	if p.Canon {
 		if params, rj = ls.get().canonicalize(r, p, names, values, params); rj != nil {
 			return params, rj
 		}

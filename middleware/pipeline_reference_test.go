@@ -4,7 +4,11 @@ package middleware
 // the shipped code to (by comparing the two on the same inputs), kept in
 // test files so that no user's binary links them.
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+)
 
 // inspect checks r under p: path, path parameters (names and values, from
 // Echo, escaped or not as Match.Escaped says; nil otherwise), query,
@@ -12,7 +16,7 @@ import "net/http"
 // acceptance r may have been rewritten (repairs) and params holds the
 // decoded parameter values when they differ from values. A body that could
 // not be read is a Rejection too (body_unreadable).
-func (g *guard) inspect(s *scratch, r *http.Request, p *policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
+func (g *guard) inspect(s *scratch, r *http.Request, p *compiled.Policy, names, values []string, escaped bool) (params []string, rj *Rejection) {
 	ls := lazyScratch{s: s, lent: true}
 	return g.inspectWith(&ls, r, p, names, values, escaped)
 }

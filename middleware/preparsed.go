@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -37,7 +38,7 @@ import (
 // Rejection's location is multipart when the multipart form was parsed,
 // form when the request has a form body, and query otherwise; its Err
 // names the Request fields that were set.
-func preparsed(r *http.Request, p *policy) *Rejection {
+func preparsed(r *http.Request, p *compiled.Policy) *Rejection {
 	if r.Form == nil && r.PostForm == nil && r.MultipartForm == nil {
 		return nil
 	}

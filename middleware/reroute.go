@@ -51,7 +51,7 @@ func (pl *Pipeline) PreRoute(r *http.Request, find func() string) PreRouted {
 		route := find()
 		u.RawPath = raw
 		p := ps.lookup(route)
-		if enforce := !p.off && p.Mode == rules.Enforce; raw == "" || enforce {
+		if enforce := !p.ChecksNothing && p.Mode == rules.Enforce; raw == "" || enforce {
 			return PreRouted{Route: route, path: u.Path, clearRaw: enforce, tbl: ps}
 		}
 	}

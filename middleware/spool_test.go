@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -205,7 +206,7 @@ func TestHugeLimits(t *testing.T) {
 	if b, over, err := readUpTo([]byte("x"), strings.NewReader("abcd"), 3); err != nil || !over || string(b) != "x" {
 		t.Errorf("readUpTo over: %q, %v, %v", b, over, err)
 	}
-	p := compile(rules.Strict())
+	p := compiled.Compile(rules.Strict())
 	p.Limits.BodyBytes, p.Limits.BinaryBodyBytes = huge, huge
 	r := httptest.NewRequest("POST", "/", strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n--b--\r\n"))
 	r.Header.Set("Content-Type", "multipart/form-data; boundary=b")
@@ -260,7 +261,7 @@ type spoolRun struct {
 	body []byte
 }
 
-func runSpool(t *testing.T, p *policy, ct string, body []byte, spilled bool) spoolRun {
+func runSpool(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled bool) spoolRun {
 	t.Helper()
 	r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
 	r.Header.Set("Content-Type", ct)
@@ -275,7 +276,7 @@ func runSpool(t *testing.T, p *policy, ct string, body []byte, spilled bool) spo
 	if rj == nil && spilled && len(body) > 0 && s.spool.f == nil { // an empty body is NoBody: nothing to spool
 		t.Fatalf("the spool did not spill")
 	}
-	if rj == nil && p.canon {
+	if rj == nil && p.Canon {
 		rj = s.canonBody(r, p)
 	}
 	if rj != nil {
@@ -308,7 +309,7 @@ func FuzzSpooledMultipart(f *testing.F) {
 	} {
 		f.Add([]byte(body), "BB", false)
 	}
-	pols := map[bool]*policy{false: compile(strictForm(normalize.NFC)()), true: compile(strictForm(normalize.NFKC)())}
+	pols := map[bool]*compiled.Policy{false: compiled.Compile(strictForm(normalize.NFC)()), true: compiled.Compile(strictForm(normalize.NFKC)())}
 	f.Fuzz(func(t *testing.T, body []byte, boundary string, nfkc bool) {
 		ct := mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": boundary})
 		if ct == "" || boundary == "" || len(body) == 0 {

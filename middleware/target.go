@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
@@ -30,7 +31,7 @@ import (
 // target, a Host header that net/http has validated) costs a word or two
 // of the host (plainPath: printable ASCII without '%' has nothing to
 // decode and nothing of any class).
-func checkTarget(r *http.Request, p *policy) *Rejection {
+func checkTarget(r *http.Request, p *compiled.Policy) *Rejection {
 	if u := r.URL; u.Opaque == "" && u.User == nil && (u.Host == "" || u.Host == r.Host) && octets.PlainPath(r.Host) {
 		return nil
 	}
@@ -52,12 +53,12 @@ func checkTarget(r *http.Request, p *policy) *Rejection {
 // A clean one, such as http.StripPrefix leaves (the prefix kept), passes as
 // it is. The common request, whose RequestURI is its URL's, costs a
 // comparison (requestLineIsURL).
-func checkRequestLine(ls *lazyScratch, r *http.Request, p *policy) *Rejection {
+func checkRequestLine(ls *lazyScratch, r *http.Request, p *compiled.Policy) *Rejection {
 	if r.RequestURI == "" || requestLineIsURL(r) {
 		return nil
 	}
 	path, query, _ := strings.Cut(originForm(r.RequestURI), "?")
-	if rj := checkEscapedText(path, rules.Path, p.pathMode, p.Path.Forbid, p); rj != nil {
+	if rj := checkEscapedText(path, rules.Path, p.PathMode, p.Path.Forbid, p); rj != nil {
 		return rj
 	}
 	if !p.Query.On || query == "" || plainPairs(query, &p.Limits) {
@@ -65,8 +66,8 @@ func checkRequestLine(ls *lazyScratch, r *http.Request, p *policy) *Rejection {
 	}
 	c := p.Query
 	c.Repair = false
-	fixed, changed, rj := ls.get().checkPairs(query, rules.Query, &c, p.queryMode, &p.Limits)
-	if rj == nil && p.form != normalize.None && p.Mode == rules.Enforce {
+	fixed, changed, rj := ls.get().checkPairs(query, rules.Query, &c, p.QueryMode, &p.Limits)
+	if rj == nil && p.Norm != normalize.None && p.Mode == rules.Enforce {
 		text := query
 		if changed {
 			text = fixed
@@ -85,7 +86,7 @@ func checkRequestLine(ls *lazyScratch, r *http.Request, p *policy) *Rejection {
 // checkEscapedText checks text, escaped as sent, at loc: strictly
 // percent-decoded in mode, then validated and checked against forbid and
 // the route's normalization form, in the field "RequestURI".
-func checkEscapedText(text string, loc rules.Location, mode sanitize.EscapeMode, forbid sanitize.Class, p *policy) *Rejection {
+func checkEscapedText(text string, loc rules.Location, mode sanitize.EscapeMode, forbid sanitize.Class, p *compiled.Policy) *Rejection {
 	const field = "RequestURI"
 	dec, err := sanitize.AppendUnescape(nil, text, mode)
 	if err == nil {
@@ -96,8 +97,8 @@ func checkEscapedText(text string, loc rules.Location, mode sanitize.EscapeMode,
 	if err != nil {
 		return finding.RejectEscaped(err, loc, field, text, dec)
 	}
-	if p.form != normalize.None && p.Mode == rules.Enforce {
-		if off := p.form.FirstNonNormal(dec); off >= 0 {
+	if p.Norm != normalize.None && p.Mode == rules.Enforce {
+		if off := p.Norm.FirstNonNormal(dec); off >= 0 {
 			return finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, loc, field, dec)
 		}
 	}
@@ -173,7 +174,7 @@ func unhex(c byte) byte {
 }
 
 // checkTargetParts is checkTarget past the common request.
-func checkTargetParts(r *http.Request, p *policy) *Rejection {
+func checkTargetParts(r *http.Request, p *compiled.Policy) *Rejection {
 	u := r.URL
 	if u.Opaque != "" {
 		if rj := checkOpaque(u.Opaque, p); rj != nil {
@@ -208,11 +209,11 @@ func checkTargetParts(r *http.Request, p *policy) *Rejection {
 // the escaped path is checked: strictly percent-decoded under the path's
 // mode, then validated and checked against the path's classes and the
 // route's normalization form.
-func checkOpaque(opaque string, p *policy) *Rejection {
+func checkOpaque(opaque string, p *compiled.Policy) *Rejection {
 	if p.Limits.PathBytes >= 0 && len(opaque) > p.Limits.PathBytes {
 		return finding.TooLarge(rules.Path, "", int64(p.Limits.PathBytes))
 	}
-	dec, err := sanitize.AppendUnescape(nil, opaque, p.pathMode)
+	dec, err := sanitize.AppendUnescape(nil, opaque, p.PathMode)
 	if err == nil {
 		err = sanitize.CheckClasses(dec, p.Path.Forbid)
 	} else {
@@ -227,7 +228,7 @@ func checkOpaque(opaque string, p *policy) *Rejection {
 // targetText checks one decoded part of the request target, named field
 // in a Rejection. decoded says that net/url percent-decoded it, so that an
 // escape left in it was sent as an escape of an escape.
-func targetText(text, field string, decoded bool, p *policy) *Rejection {
+func targetText(text, field string, decoded bool, p *compiled.Policy) *Rejection {
 	if decoded && p.Path.RefuseDoubleEncoding {
 		for i := strings.IndexByte(text, '%'); i >= 0 && i+2 < len(text); {
 			if isHex(text[i+1]) && isHex(text[i+2]) {
@@ -249,11 +250,11 @@ func targetText(text, field string, decoded bool, p *policy) *Rejection {
 // targetNormal refuses text, a part of the request target, as
 // not_normalized on a route that normalizes when it is not in the route's
 // form: the target is never rewritten.
-func targetNormal(text, field string, p *policy) *Rejection {
-	if p.form == normalize.None {
+func targetNormal(text, field string, p *compiled.Policy) *Rejection {
+	if p.Norm == normalize.None {
 		return nil
 	}
-	if off := p.form.FirstNonNormalString(text); off >= 0 {
+	if off := p.Norm.FirstNonNormalString(text); off >= 0 {
 		return finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}, rules.Path, field, text)
 	}
 	return nil

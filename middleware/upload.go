@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -41,7 +42,7 @@ const peekBufferSize = 4096
 // sink, when set, is where the contents of its data parts are copied as
 // they pass, for a rebuild made in the same walk (mpRebuild).
 type mpFlow struct {
-	p    *policy
+	p    *compiled.Policy
 	src  *spoolReader
 	sink *spool
 }
@@ -107,7 +108,7 @@ func (w sinkWriter) Write(p []byte) (int, error) {
 // With w, the body is rebuilt in the same walk (mpRebuild): w is filled
 // in, and its rejection, if any, is w.rb.rj, which canonSpool returns
 // once the body is accepted.
-func (p *policy) checkStream(src *spoolReader, boundary string, w *mpRebuild) *Rejection {
+func checkStream(p *compiled.Policy, src *spoolReader, boundary string, w *mpRebuild) *Rejection {
 	st := &mpFlow{p: p, src: src}
 	n := mpCounts{st: st}
 	if w != nil {
@@ -135,7 +136,7 @@ func (p *policy) checkStream(src *spoolReader, boundary string, w *mpRebuild) *R
 			if rj := checkPre(); rj != nil {
 				return rj
 			}
-			if rj := p.checkPart(pt, 0, &n); rj != nil {
+			if rj := checkPart(p, pt, 0, &n); rj != nil {
 				return rj
 			}
 			if src.textOver(false) {
@@ -206,7 +207,7 @@ func multipartBoundary(ct string) (string, *Rejection) {
 // checked, within the same limits, and, in Enforce mode, the one the
 // handler gets, Content-Encoding removed. In Monitor mode the handler
 // gets the body as it came, coded, from a spool of its own (spool.sent).
-func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rejection {
+func (s *scratch) checkMultipartBody(r *http.Request, p *compiled.Policy, ct string) *Rejection {
 	c := identity
 	if len(r.Header["Content-Encoding"]) != 0 {
 		var rj *Rejection
@@ -231,7 +232,7 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 	}
 	sp := newSpool(s.store, size)
 	s.spool = sp
-	if p.canonAt(rules.Multipart) {
+	if p.CanonAt(rules.Multipart) {
 		// Rebuilt as it is checked, in one walk; canonSpool writes it.
 		// The body as sent stays in pooled memory until it is known
 		// whether the handler gets it.
@@ -253,7 +254,7 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *policy, ct string) *Rej
 	}
 	src := newSpoolReader(body, sp, total)
 	defer src.done()
-	rj = p.checkStream(src, boundary, sp.rebuild)
+	rj = checkStream(p, src, boundary, sp.rebuild)
 	if err := sp.flush(); err != nil && src.err == nil {
 		src.err = err // the spool lost octets: the body cannot be handed on
 	}
@@ -357,7 +358,7 @@ type mpRebuild struct {
 
 // newMPRebuild returns the rebuild of a body whose data parts spill into
 // dir.
-func newMPRebuild(p *policy, st *spoolStore) *mpRebuild {
+func newMPRebuild(p *compiled.Policy, st *spoolStore) *mpRebuild {
 	m := getMPMem()
 	return &mpRebuild{
 		rb:   &rebuilder{p: p, boundary: randText, stream: true, mem: m},
@@ -402,7 +403,7 @@ func (w *mpRebuild) release() {
 // parsed again and compared with the parts it was built from, and checked
 // again, whole, as the body as sent was. The handler gets the new body;
 // a second spool replaces the first, which is released at once.
-func (s *scratch) canonSpool(r *http.Request, p *policy) *Rejection {
+func (s *scratch) canonSpool(r *http.Request, p *compiled.Policy) *Rejection {
 	sp := s.spool
 	w := sp.rebuild
 	if w == nil || w.mem == nil {
@@ -448,7 +449,7 @@ func (s *scratch) canonSpool(r *http.Request, p *policy) *Rejection {
 	// Checked again, whole, as the body as sent was: classes, counts and
 	// the limits of text and data.
 	recheck := newSpoolReader(out.reader(), nil, -1)
-	rj := p.checkStream(recheck, lv.boundary, nil)
+	rj := checkStream(p, recheck, lv.boundary, nil)
 	if recheck.over {
 		rj = finding.TooLarge(rules.Multipart, "", recheck.overLimit())
 	}
@@ -469,7 +470,7 @@ func (s *scratch) canonSpool(r *http.Request, p *policy) *Rejection {
 // spill either), and the body is written into memory of its own, then
 // verified, checked again and handed on as canonMultipart and canonBody
 // do it.
-func (s *scratch) canonSpoolMemory(r *http.Request, p *policy, w *mpRebuild, mt string, params map[string]string) *Rejection {
+func (s *scratch) canonSpoolMemory(r *http.Request, p *compiled.Policy, w *mpRebuild, mt string, params map[string]string) *Rejection {
 	rb, lv := w.rb, w.lv
 	data, ok := w.data.inMemory()
 	if !ok {
@@ -492,7 +493,7 @@ func (s *scratch) canonSpoolMemory(r *http.Request, p *policy, w *mpRebuild, mt 
 	if _, ps, ok := readMediaType(ct); !ok || ps["boundary"] != lv.boundary {
 		return multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
-	if rj := p.recheckRebuilt(lv, w.mem); rj != nil {
+	if rj := recheckRebuilt(p, lv, w.mem); rj != nil {
 		return rj
 	}
 	r.Header.Set("Content-Type", ct)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/middleware/internal/xmllex"
@@ -950,8 +951,8 @@ func xmlGoEncoding(s []byte) ([]byte, bool) {
 // know: with one, the text inside an element the list names joins its
 // parent's. Strict decoders (c.Bind), and decoders with Strict off and no
 // list or that one, are covered exactly.
-func (p *policy) canonXML(body []byte) *Rejection {
-	if p.form == normalize.None {
+func canonXML(p *compiled.Policy, body []byte) *Rejection {
+	if p.Norm == normalize.None {
 		return nil
 	}
 	if _, foreign := xmlDeclEncoding(body); foreign {
@@ -962,12 +963,12 @@ func (p *policy) canonXML(body []byte) *Rejection {
 	}
 	if len(body) <= maxXMLCompactBody {
 		cn := xmlCanons.Get().(*xmlCanon[uint32])
-		rj := cn.check(p.form, body)
+		rj := cn.check(p.Norm, body)
 		cn.trim()
 		xmlCanons.Put(cn)
 		return rj
 	}
-	return new(xmlCanon[uint64]).check(p.form, body)
+	return new(xmlCanon[uint64]).check(p.Norm, body)
 }
 
 // check runs the passes of canonXML over body.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -259,8 +260,8 @@ func FuzzXML(f *testing.F) {
 	for _, tc := range xmlCanonCases {
 		f.Add([]byte(tc.body))
 	}
-	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
-	nfkc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFKC})
+	nfc := compiled.Compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
+	nfkc := compiled.Compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFKC})
 	c := &rules.Check{On: true, Forbid: strictXML}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		orig := bytes.Clone(body)
@@ -288,7 +289,7 @@ func FuzzXML(f *testing.F) {
 			}
 			// In Monitor mode a refused body is canonicalized all the
 			// same: canonXML must cope with anything.
-			if rj := nfc.canonXML(body); rj != nil && (rj.Offset < 0 || rj.Offset > len(body)) {
+			if rj := canonXML(nfc, body); rj != nil && (rj.Offset < 0 || rj.Offset > len(body)) {
 				t.Fatalf("bad rejection %+v", rj)
 			}
 			return
@@ -296,10 +297,10 @@ func FuzzXML(f *testing.F) {
 		if err := xmlOracle(body, strictXML, true); err != nil {
 			t.Fatalf("checkXML accepted %q, but %v", body, err)
 		}
-		for _, p := range []*policy{nfc, nfkc} {
-			xmlCanonWide(t, p.form, body)
-			if rj := p.canonXML(body); rj == nil {
-				if err := xmlCanonOracle(body, p.form); err != nil {
+		for _, p := range []*compiled.Policy{nfc, nfkc} {
+			xmlCanonWide(t, p.Norm, body)
+			if rj := canonXML(p, body); rj == nil {
+				if err := xmlCanonOracle(body, p.Norm); err != nil {
 					t.Fatalf("canonXML accepted %q, but %v", body, err)
 				}
 			} else if rj.Reason != sanitize.NotNormalized || rj.Offset < 0 || rj.Offset > len(body) {
@@ -332,7 +333,7 @@ func TestXMLFragments(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 6))
 	c := &rules.Check{On: true, Forbid: strictXML}
 	cb := &rules.Check{On: true, Forbid: strictXML | sanitize.BOM}
-	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
+	nfc := compiled.Compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
 	n := 20000
 	if testing.Short() {
 		n = 2000
@@ -358,9 +359,9 @@ func TestXMLFragments(t *testing.T) {
 				t.Fatalf("checkXML (charsets allowed) accepted %q, but %v", body, err)
 			}
 		}
-		if checkXML(body, c, true) == nil && nfc.canonXML(body) == nil {
+		if checkXML(body, c, true) == nil && canonXML(nfc, body) == nil {
 			canon++
-			if err := xmlCanonOracle(body, nfc.form); err != nil {
+			if err := xmlCanonOracle(body, nfc.Norm); err != nil {
 				t.Fatalf("canonXML accepted %q, but %v", body, err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -273,7 +274,7 @@ var xmlCleanCases = []struct{ name, body string }{
 // xmlOracle finds nothing in it.
 func TestXMLClean(t *testing.T) {
 	t.Parallel()
-	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
+	nfc := compiled.Compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
 	for _, tc := range xmlCleanCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -284,7 +285,7 @@ func TestXMLClean(t *testing.T) {
 			if string(body) != tc.body {
 				t.Fatal("body changed")
 			}
-			if rj := nfc.canonXML(body); rj != nil {
+			if rj := canonXML(nfc, body); rj != nil {
 				t.Fatalf("canonXML: %v (field %q, sample %q)", rj, rj.Field, rj.Sample)
 			}
 			d := xml.NewDecoder(bytes.NewReader(body))
@@ -397,9 +398,9 @@ func TestCanonXML(t *testing.T) {
 					case "monitor":
 						pol.Mode = rules.Monitor
 					}
-					p := compile(pol)
+					p := compiled.Compile(pol)
 					body := []byte(tc.body)
-					rj := p.canonXML(body)
+					rj := canonXML(p, body)
 					if string(body) != tc.body {
 						t.Fatal("body changed")
 					}
@@ -434,17 +435,17 @@ func TestCanonXML(t *testing.T) {
 // is never looked at.
 func TestCanonXMLNotOurs(t *testing.T) {
 	t.Parallel()
-	none := compile(rules.Policy{XML: rules.Check{On: true}})
-	nfc := compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
+	none := compiled.Compile(rules.Policy{XML: rules.Check{On: true}})
+	nfc := compiled.Compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
 	decomposed := []byte("<a>e\u0301</a>")
-	if rj := none.canonXML(decomposed); rj != nil {
+	if rj := canonXML(none, decomposed); rj != nil {
 		t.Errorf("no normalization: %v", rj)
 	}
-	if rj := nfc.canonXML(decomposed); rj == nil {
+	if rj := canonXML(nfc, decomposed); rj == nil {
 		t.Errorf("NFC accepted %q", decomposed)
 	}
 	latin1 := []byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>e\xcc\x81</a>")
-	if rj := nfc.canonXML(latin1); rj != nil {
+	if rj := canonXML(nfc, latin1); rj != nil {
 		t.Errorf("another charset: %v", rj)
 	}
 }
