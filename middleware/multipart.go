@@ -1358,7 +1358,7 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 	content []byte, complete bool, sub *rebuiltLevel) (rebuiltPart, bool, bool, *Rejection) {
 	p := rb.p
 	hdr := out.header
-	kept := false             // content is memory the next part does not reuse
+	kept := false              // content is memory the next part does not reuse
 	text, _ := textPart(p, pt) // a refused charset was refused by the check
 	if sub != nil {
 		if sub.changed {
