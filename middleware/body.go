@@ -15,7 +15,9 @@ import (
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/jsonbody"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
+	"github.com/utf8guard/utf8guard/middleware/internal/xmlbody"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -694,13 +696,13 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 			rj = s.checkFormEscapes(octets.BytesString(fixed), p.FormMode, &p.Form)
 		}
 	case rules.JSON:
-		if isJSONLines(typ, sub) {
-			fixed, rj = checkJSONLines(body, p) // jsonlines.go
+		if jsonbody.IsLines(typ, sub) {
+			fixed, rj = jsonbody.CheckLines(body, p) // jsonlines.go
 		} else {
-			fixed, noRefs, rj = checkJSONScan(body, p)
+			fixed, noRefs, rj = jsonbody.Check(body, p)
 		}
 	case rules.XML:
-		rj = checkXML(body, &p.XML, p.RefuseCharsets)
+		rj = xmlbody.Check(body, &p.XML, p.RefuseCharsets)
 	case rules.Body:
 		fixed, rj = checkText(body, &p.Body)
 	}
@@ -708,7 +710,7 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 		// What any decoder of a text type would read in it, whatever its type
 		// (package escape); a multipart body's text parts are scanned one by
 		// one (checkPartText), and its preamble and epilogue by
-		// checkStream. (In a JSON body checkJSON has decoded every
+		// checkStream. (In a JSON body jsonbody.Check has decoded every
 		// escape: one without an '&' or a '<' has nothing more for it.)
 		rj = escape.Check(fixed, loc, p.Location(loc).Forbid, 0)
 	}
@@ -965,12 +967,16 @@ func (s *scratch) canonBody(r *http.Request, p *compiled.Policy) *Rejection {
 		}
 	case rules.JSON:
 		var rj *Rejection
-		if out, rj = canonJSON(p, body); rj != nil {
-			return jsonLinesField(r, body, rj) // the line's index, for JSON lines
+		if out, rj = jsonbody.Canon(p, body); rj != nil {
+			ct, _ := requestContentType(r)
+			if typ, sub, _ := contentType(ct); jsonbody.IsLines(typ, sub) {
+				return jsonbody.NameLine(body, rj) // the line's index
+			}
+			return rj
 		}
 	case rules.XML:
 		// XML is checked, not rewritten: text not in the form is refused.
-		return canonXML(p, body)
+		return xmlbody.Canon(p, body)
 	case rules.Body:
 		nb, changed, rj := canonOf(p, loc, "", body, false)
 		if rj != nil || !changed {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -237,7 +238,7 @@ const limSocketBuffer = 64 << 10
 //
 // It is not parallel: the allocation figures are the process's.
 func TestLimitsPeakMemory(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector's shadow memory makes heap figures meaningless")
 	}
 	const (

@@ -16,6 +16,7 @@ import (
 	emw "github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -114,7 +115,7 @@ func (h *leakHandler) stream(r *http.Request, started chan struct{}) {
 // at once. Many clients send bodies at once; no handler may ever read an
 // octet of another request's body, under e.Use, e.Pre and the net/http
 // adapter. It runs under -race too, but for Echo's Timeout middleware,
-// which races on Echo's own pooled context (see raceEnabled). The bodies
+// which races on Echo's own pooled context (see racetest.Enabled). The bodies
 // are text, and then multipart bodies holding the same text in a text
 // file part, which the spool gathers in pooled memory too, and such
 // bodies sent in gzip, which the handler reads decoded.
@@ -145,7 +146,7 @@ func TestBodyLeakAfterTimeout(t *testing.T) {
 			gz := strings.HasSuffix(mount, " gzip")
 			mount = strings.TrimSuffix(mount, " gzip")
 			goroutine := strings.HasSuffix(mount, " goroutine")
-			if raceEnabled && !goroutine && mount != "nethttp" {
+			if racetest.Enabled && !goroutine && mount != "nethttp" {
 				t.Skip("Echo's Timeout middleware races on Echo's pooled context")
 			}
 			h := &leakHandler{}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -49,7 +50,7 @@ func FuzzRequestBudget(f *testing.F) {
 			}
 		}
 		serve() // fills the pools
-		if raceEnabled {
+		if racetest.Enabled {
 			return
 		}
 		allocs, bytes := budgetCost(serve)

@@ -10,6 +10,7 @@ import (
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -126,7 +127,7 @@ func refCanonPath(p *compiled.Policy, r *http.Request) *Rejection {
 // of allocations however many segments it has (the new Path and RawPath,
 // the escaped path url.URL makes), none per segment.
 func TestCanonPathAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	p := compiled.Compile(canonPolicy(normalize.NFC))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -308,7 +309,7 @@ func canonGetBody(loc canonLoc, in string) func() (io.ReadCloser, error) {
 // the middleware's own work: none, with or without NFC, for a clean ASCII
 // request or one already in NFC.
 func TestCanonAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	serve := func(pol rules.Policy) float64 {

@@ -4,6 +4,8 @@ import (
 	"mime"
 	"strings"
 	"testing"
+
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 )
 
 // TestRewriteDispositionAllocs: rewriting a long name costs what
@@ -11,7 +13,7 @@ import (
 // allocations of its own (the new value and the header written): none
 // that grows with the name's length.
 func TestRewriteDispositionAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts differ under the race detector")
 	}
 	for _, tc := range []struct{ name, sent, unit string }{

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -356,7 +357,7 @@ func TestTable(t *testing.T) {
 // request (e.Use, e.Pre, groups and routes alike), so the one allocation
 // of its closure, as for any Echo v4 middleware, and nothing more.
 func TestCleanRequestAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	const target = "/api/users/42?name=alice&sort=desc&page=2&limit=50"

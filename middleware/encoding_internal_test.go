@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -78,7 +79,7 @@ func TestZeroBomb(t *testing.T) {
 // sent, the limit's worth of decoded octets, the decoder), not its
 // decoded size; in Monitor mode it is flagged and passed on as sent.
 func TestDecompressionBomb(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector's allocations hide the middleware's")
 	}
 	const mib = 512

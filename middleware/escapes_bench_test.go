@@ -6,6 +6,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -51,7 +52,7 @@ func BenchmarkCheckEscapes(b *testing.B) {
 // TestEscapeScanAllocatesNothing: the scan of a body it passes allocates
 // nothing, whatever the body holds: escapes, references, paths.
 func TestEscapeScanAllocatesNothing(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector allocates")
 	}
 	strict := compiled.Compile(rules.Strict())

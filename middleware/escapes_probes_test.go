@@ -95,7 +95,7 @@ func TestMultipartPartEscapesAreScanned(t *testing.T) {
 }
 
 // TestHTMLEntitiesScannedInOtherBodies: a body of another type read by an XML
-// decoder set up with xml.HTMLEntity, as checkXML already assumes one may
+// decoder set up with xml.HTMLEntity, as xmlbody.Check already assumes one may
 // be, decodes &rlm; to a bidi mark: it is refused where the location
 // refuses the marks in its text. (Strict allows them there: see
 // TestHTMLMarkEntityPassesStrict.)

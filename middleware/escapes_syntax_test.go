@@ -169,7 +169,7 @@ func TestEscapeScanReadsXMLDeclarations(t *testing.T) {
 		{name: "US-ASCII in an ASCII body", body: `<?xml version="1.0" encoding="us-ascii"?><a/>`},
 		{name: "no encoding", body: `<?xml version="1.0"?><a/>`},
 		{name: "never closed", body: `<?xml version="1.0" encoding="shift_jis"`},
-		{name: "left to checkXML", loc: rules.XML, body: decl},
+		{name: "left to xmlbody.Check", loc: rules.XML, body: decl},
 	})
 }
 
@@ -202,43 +202,6 @@ func TestFormEscapesReadDecodedValues(t *testing.T) {
 		case tc.reason != "" && (rj == nil || rj.Reason.String() != tc.reason || rj.Field != tc.field || rj.Offset != tc.off):
 			t.Errorf("%q: %+v, want %s in %q at %d", tc.raw, rj, tc.reason, tc.field, tc.off)
 		}
-	}
-}
-
-// TestJSONRefusesEscapesJSONDoesNotHave: in a JSON or JSON-lines body, an
-// escape that is not JSON's, and a backslash outside a string, are
-// bad_escape at the escape with the string's pointer; JSON's own pass.
-func TestJSONRefusesEscapesJSONDoesNotHave(t *testing.T) {
-	t.Parallel()
-	p := compiled.Compile(rules.Strict())
-	for _, tc := range []struct {
-		body, ptr string
-		off       int
-	}{
-		{`{"a":"x\0y"}`, "/a", 7},
-		{`{"a":["ok","\x85"]}`, "/a/1", 12},
-		{`{"a":"\N"}`, "/a", 6},
-		{`{"a":"\e[31m"}`, "/a", 6},
-		{`{"k\U0000202E":1}`, `/k\x5cU0000202E`, 3}, // a member named whole, as the body has it
-		{`{"a":"\u{202E}"}`, "/a", 6},
-		{`{"a":"\u00"}`, "/a", 6},
-		{`{"a":"\x"}`, "/a", 6},
-		{`{"a":1} \x85`, "", 8},
-		{`['\x85']`, "/0", 2},
-		{`{"a":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}`, "", -1},
-	} {
-		_, rj := checkJSON([]byte(tc.body), p)
-		switch {
-		case tc.off < 0 && rj != nil && rj.Reason == sanitize.BadEscape:
-			t.Errorf("%s: %v, want no bad_escape", tc.body, rj)
-		case tc.off >= 0 && (rj == nil || rj.Reason != sanitize.BadEscape || rj.Field != tc.ptr || rj.Offset != tc.off):
-			t.Errorf("%s: %+v, want bad_escape at %q, %d", tc.body, rj, tc.ptr, tc.off)
-		}
-	}
-	// JSON lines: the pointer starts with the line's index.
-	body := []byte("{\"a\":\"ok\"}\n{\"b\":\"x\\0y\"}\n")
-	if _, rj := checkJSONLines(body, p); rj == nil || rj.Reason != sanitize.BadEscape || rj.Field != "/1/b" || rj.Offset != 18 {
-		t.Errorf("JSON lines: %+v, want bad_escape at /1/b, 18", rj)
 	}
 }
 

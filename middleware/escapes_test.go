@@ -38,16 +38,16 @@ func TestCheckEscapes(t *testing.T) {
 		{"reference above U+10FFFF", rules.Body, `&#x110000;`, "out_of_range", 0},
 		{"allowed reference", rules.Body, `&#233; &amp; &lt;`, "", 0},
 		{"xml reference in JSON", rules.JSON, `["<a>&#x202E;</a>"]`, "forbidden_char", 5},
-		{"json escape left to checkJSON", rules.JSON, `{"a":"\u202e"}`, "", 0},
+		{"json escape left to jsonbody.Check", rules.JSON, `{"a":"\u202e"}`, "", 0},
 		{"json escape in XML", rules.XML, `<a>{"a":"\u202e"}</a>`, "forbidden_char", 9},
-		{"reference left to checkXML", rules.XML, `<a>&#x202E;</a>`, "", 0},
+		{"reference left to xmlbody.Check", rules.XML, `<a>&#x202E;</a>`, "", 0},
 		{"HTML entity for a bidi mark", rules.Body, `<a>x&rlm;</a>`, "forbidden_char", 4},
 		{"HTML entity in JSON", rules.JSON, `["<a>x&lrm;</a>"]`, "forbidden_char", 6},
 		{"HTML entity in a form", rules.Form, `a=&rlm;`, "forbidden_char", 2},
 		{"allowed HTML entities", rules.Body, `&nbsp;&eacute;&frac12;&sup2;&hellip;`, "", 0},
 		{"HTML entity without ';'", rules.Body, `&rlm &rlm`, "", 0},
 		{"unknown name", rules.Body, `&rlmx; &RLM; &bogus;`, "", 0},
-		{"HTML entity left to checkXML", rules.XML, `<a>&rlm;</a>`, "", 0},
+		{"HTML entity left to xmlbody.Check", rules.XML, `<a>&rlm;</a>`, "", 0},
 	}
 	for _, tt := range tests {
 		rj := escape.Check([]byte(tt.body), tt.loc, strict, 0)

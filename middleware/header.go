@@ -130,7 +130,7 @@ func headerText(text, prefix, name string, forbid sanitize.Class, p *compiled.Po
 // the route's form, Monitor mode or not, RejectUnnormalized or not:
 // header values are checked, never rewritten (a header may be signed,
 // or compared octet for octet by a proxy), so one not in the form would
-// reach the handler beside text that is, as XML bodies would (checkXML).
+// reach the handler beside text that is, as XML bodies would (xmlbody.Check).
 func headerNormal(p *compiled.Policy, text string, field func() string) *Rejection {
 	if p.Norm == normalize.None {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -74,7 +75,7 @@ func TestCookies(t *testing.T) {
 // TestCookiesCleanAllocs: checking clean cookies allocates nothing (the
 // log field name is built only for a rejection).
 func TestCookiesCleanAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	p := compiled.Compile(rules.Strict())

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/jsonbody"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// TestJSONPrecisAppendEnforce holds canonJSON's PRECIS strings, enforced
+// TestJSONPrecisAppendEnforce holds jsonbody.Canon's PRECIS strings, enforced
 // into its working memory (AppendEnforce), to normalize.Enforce: the same
 // form, the same refusals, whatever the string before it left in that
 // memory.
@@ -24,7 +25,7 @@ func TestJSONPrecisAppendEnforce(t *testing.T) {
 		for _, v := range values {
 			body := `{"user":{"name":` + jsonString(first) + `},"list":[{"user":{"name":` + jsonString(v) + `}}],` +
 				`"user2":{"name":` + jsonString(v) + `}}`
-			out, rj := canonJSON(p, []byte(body))
+			out, rj := jsonbody.Canon(p, []byte(body))
 			want, err := normalize.Enforce(normalize.Nickname, first)
 			if err != nil {
 				if rj == nil || rj.Reason != sanitize.Precis {

@@ -2,16 +2,227 @@ package middleware
 
 import (
 	"encoding/json"
-	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/labstack/echo/v4"
-
+	"github.com/utf8guard/utf8guard/middleware/internal/jsonbody/jsoncases"
+	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
-	"github.com/utf8guard/utf8guard/sanitize"
 )
+
+// TestJSONCanonicalLimit: a JSON body whose canonical form (NFKC, or a
+// PRECIS profile built on it) is over the body limit is refused as
+// too_large with an empty field (413), as the same body sent canonical
+// would have been; one whose canonical form fits passes, rewritten. U+FDFA
+// is 3 octets and 33 in NFKC.
+func TestJSONCanonicalLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 1000
+	fdfa := func(n int) string { return `{"a":"` + strings.Repeat("\uFDFA", n) + `","b":"x"}` }
+	limited := func(edits ...func(p *rules.Policy)) rules.Policy {
+		return canonPolicy(normalize.NFKC, append([]func(p *rules.Policy){func(p *rules.Policy) { p.Limits.BodyBytes = limit }}, edits...)...)
+	}
+	precis := func(p *rules.Policy) {
+		p.Normalization = normalize.None
+		p.Precis = []rules.PrecisField{{Location: rules.JSON, Field: "/a", Profile: normalize.Nickname}}
+	}
+	cases := []struct {
+		name string
+		pol  rules.Policy
+		body string
+		want int // status
+		log  bool
+	}{
+		{"nfkc over", limited(), fdfa(40), http.StatusRequestEntityTooLarge, true}, // 133 octets, 1333 in NFKC
+		{"nfkc fits", limited(), fdfa(25), http.StatusOK, false},                   // 88 octets, 838 in NFKC
+		{"nfkc escaped over", limited(), `{"a":"` + strings.Repeat(`\ufdfa`, 40) + `"}`, http.StatusRequestEntityTooLarge, true},
+		{"precis over", limited(precis), fdfa(40), http.StatusRequestEntityTooLarge, true},
+		{"precis fits", limited(precis), fdfa(25), http.StatusOK, false},
+		{"monitor flags", limited(canonMonitoring), fdfa(40), http.StatusOK, true},
+		{"no limit", limited(func(p *rules.Policy) { p.Limits.BodyBytes = -1 }), fdfa(400), http.StatusOK, false},
+		// 900,000 octets under the default 1 MiB, 9.9 MB in NFKC.
+		{"default limit", canonPolicy(normalize.NFKC), `{"a":"` + strings.Repeat("\uFDFA", 300000) + `"}`, http.StatusRequestEntityTooLarge, true},
+	}
+	for _, mnt := range canonMounts {
+		for _, tc := range cases {
+			t.Run(mnt.name+"/"+tc.name, func(t *testing.T) {
+				ev := canonNewEnv(t, tc.pol, mnt)
+				w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, tc.body))
+				if w.Code != tc.want {
+					t.Fatalf("status %d, want %d; log %v", w.Code, tc.want, ev.logs.lines(t))
+				}
+				s := ev.rec.get()
+				if (s != nil) != (tc.want == http.StatusOK) {
+					t.Fatalf("handler ran: %v", s != nil)
+				}
+				if !tc.log {
+					if l := ev.logs.lines(t); len(l) != 0 {
+						t.Fatalf("log lines: %v", l)
+					}
+					if !strings.Contains(string(s.Body), "صلى") {
+						t.Errorf("body not rewritten: %.60q", s.Body)
+					}
+					canonCheckBodyLen(t, s)
+					return
+				}
+				mode := "enforce"
+				if tc.pol.Mode == rules.Monitor {
+					mode = "monitor"
+					if string(s.Body) != tc.body {
+						t.Error("monitor changed the body")
+					}
+				}
+				l := checkOneLog(t, ev.logs, wantLog{reason: "too_large", location: "json", offset: -1}, mode, "POST", "")
+				if l["field"] != "" {
+					t.Errorf("field = %q, want empty", l["field"])
+				}
+			})
+		}
+	}
+}
+
+// TestJSONDuplicateKeys: under RefuseDuplicateKeys (the strict preset) an
+// object with two members of one name, after unescaping and without regard
+// to case as strings.EqualFold (what encoding/json and c.Bind match struct
+// fields by), is refused with duplicate_key, the pointer of the second
+// member and the offset of its name; on both adapters and every mount.
+func TestJSONDuplicateKeys(t *testing.T) {
+	t.Parallel()
+	runMemberCases(t, rules.Strict(), jsoncases.Duplicates())
+}
+
+// TestJSONDuplicateKeysAllowed: without RefuseDuplicateKeys, and on a route
+// that does not normalize, duplicate names pass unchanged.
+func TestJSONDuplicateKeysAllowed(t *testing.T) {
+	t.Parallel()
+	var cases []jsoncases.Member
+	for _, c := range jsoncases.Duplicates() {
+		cases = append(cases, jsoncases.Member{Name: c.Name, Body: c.Body})
+	}
+	p := rules.Strict()
+	p.RefuseDuplicateKeys = false
+	runMemberCases(t, p, cases)
+	runMemberCases(t, rules.Default(), cases)
+}
+
+// runMemberCases serves each case under pol on every mount of both
+// adapters.
+func runMemberCases(t *testing.T, pol rules.Policy, cases []jsoncases.Member) {
+	t.Helper()
+	for _, mnt := range canonMounts {
+		ev := canonNewEnv(t, pol, mnt)
+		for _, c := range cases {
+			t.Run(mnt.name+"/"+c.Name, func(t *testing.T) {
+				ev.logs.reset()
+				w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, c.Body))
+				s := ev.rec.get()
+				wantStatus := http.StatusOK
+				if c.Reason != "" && pol.Mode == rules.Enforce {
+					wantStatus = http.StatusBadRequest
+				}
+				if w.Code != wantStatus {
+					t.Fatalf("status %d, want %d; log %v", w.Code, wantStatus, ev.logs.lines(t))
+				}
+				rewrites := pol.Normalization != normalize.None && pol.Mode == rules.Enforce && !pol.RejectUnnormalized
+				if wantStatus == http.StatusOK {
+					if s == nil {
+						t.Fatal("handler did not run")
+					}
+					if string(s.Body) != c.Body && !(rewrites && !jsoncases.IsNormal(pol.Normalization, c.Body)) {
+						t.Fatalf("handler saw %q, want the body unchanged", s.Body)
+					}
+				} else if s != nil {
+					t.Fatal("handler ran for a refused body")
+				}
+				if c.Reason == "" {
+					if l := ev.logs.lines(t); len(l) != 0 {
+						t.Fatalf("log lines: %v", l)
+					}
+					return
+				}
+				mode := "enforce"
+				if pol.Mode == rules.Monitor {
+					mode = "monitor"
+				}
+				l := checkOneLog(t, ev.logs, wantLog{reason: c.Reason, location: "json", field: c.Field, offset: c.Offset}, mode, "POST", "")
+				if l["field"] != c.Field { // checkOneLog skips an empty field
+					t.Errorf("field = %q, want %q", l["field"], c.Field)
+				}
+			})
+		}
+	}
+}
+
+// TestJSONKeyCollision: on a route that normalizes, two distinct names of
+// one object that the canonical form (folded as encoding/json matches
+// names) makes one are refused with key_collision, whether or not
+// RefuseDuplicateKeys is set, in RejectUnnormalized mode, and flagged in
+// Monitor mode.
+func TestJSONKeyCollision(t *testing.T) {
+	t.Parallel()
+	for _, form := range canonForms {
+		t.Run(form.Name()+"/strict", func(t *testing.T) {
+			t.Parallel()
+			runMemberCases(t, canonPolicy(form), jsoncases.Collisions(form, true))
+		})
+		t.Run(form.Name()+"/default", func(t *testing.T) {
+			t.Parallel()
+			p := rules.Default()
+			p.Normalization = form
+			runMemberCases(t, p, jsoncases.Collisions(form, false))
+		})
+		t.Run(form.Name()+"/reject unnormalized", func(t *testing.T) {
+			t.Parallel()
+			var cases []jsoncases.Member
+			for _, c := range jsoncases.Collisions(form, true) {
+				if c.Reason != "" || jsoncases.IsNormal(form, c.Body) {
+					cases = append(cases, c)
+				}
+			}
+			runMemberCases(t, canonPolicy(form, canonRejecting), cases)
+		})
+		t.Run(form.Name()+"/monitor", func(t *testing.T) {
+			t.Parallel()
+			var cases []jsoncases.Member
+			for _, c := range jsoncases.Collisions(form, true) {
+				if c.Reason != "" {
+					cases = append(cases, c)
+				}
+			}
+			runMemberCases(t, canonPolicy(form, canonMonitoring), cases)
+		})
+	}
+}
+
+// TestJSONMembersBind: what the check protects, seen from the handler:
+// without RefuseDuplicateKeys c.Bind takes the last of two case variants,
+// so a check that read the first was bypassed; with it the body is
+// refused. And a normalizing route rewrites "e\u0301" to the "é" beside
+// it, which would hand c.Bind the later value: refused.
+func TestJSONMembersBind(t *testing.T) {
+	t.Parallel()
+	body := `{"q":"safe","Q":"evil"}`
+	lax := rules.Strict()
+	lax.RefuseDuplicateKeys = false
+	ev := canonNewEnv(t, lax, canonMounts[0])
+	if w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, body)); w.Code != 200 {
+		t.Fatalf("lax: status %d", w.Code)
+	}
+	if s := ev.rec.get(); s.Doc.Q != "evil" {
+		t.Fatalf("c.Bind took %q: the test no longer shows what it should", s.Doc.Q)
+	}
+	for _, tc := range []struct {
+		pol  rules.Policy
+		body string
+	}{{rules.Strict(), body}, {canonPolicy(normalize.NFC), `{"q":"safe","q\u0301":"x","\u00e9":"safe","e\u0301":"evil"}`}} {
+		ev := canonNewEnv(t, tc.pol, canonMounts[0])
+		if w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, tc.body)); w.Code != 400 {
+			t.Errorf("%s: status %d, want 400", tc.body, w.Code)
+		}
+	}
+}
 
 // TestJSONPointer: given a JSON body with one bad string, expect the
 // rejection's field to be the RFC 6901 pointer of that string (keys with
@@ -227,75 +438,5 @@ func TestRepairBind(t *testing.T) {
 	w := httpDo(e, req(http.MethodPost, "/x", ctJSON, strings.NewReader(`{"q":"\udc00x"}`)))
 	if w.Code != http.StatusNoContent || got.Q != fffd+"x" {
 		t.Fatalf("status %d, Q %q", w.Code, got.Q)
-	}
-}
-
-// jsonSamples are bodies for the comparison of checkJSONText, with its fast
-// path, with the scanner alone: clean ones the fast path takes, and ones it
-// must leave to the scanner.
-var jsonSamples = []string{
-	`{}`, `[]`, `""`, `{"a":1}`, `{"name":"Zoë","tags":["café","日本語","😀"]}`,
-	"{\n\t\"a\": \"b\",\n\t\"c\": [1, 2]\n}", // TAB and LF between members
-	"{\"a\":\"x\ty\"}",                       // a raw TAB in a string
-	"{\"a\":\"\x00\"}", "{\"a\x01\":1}", "{\"a\":\"\u0085\"}", "{\"a\":\"\u202e\"}",
-	"{\"a\":\"\u200b\"}", "{\"a\":\"\ufeff\"}", "{\"a\":\"x\ufeff\"}", "\ufeff{\"a\":1}",
-	"{\"a\":\"\ue000\"}", "{\"a\":\"\ufdd0\"}", "{\"a\":\"\x7f\"}",
-	`{"a":"\u0000"}`, `{"a":"\ud800"}`, `{"a":"\ud83d\ude00"}`, `{"a":"\\"}`, `{"a":"\""}`,
-	`[[[[[[[[[[1]]]]]]]]]]`, `{"a":"[[[[[[[[[["}`, `{"a":"]]]]]]]]]]","b":[[[[[[1]]]]]]}`,
-	"{\"a\":\"\xff\"}", "{\"a\":\"\xc0\xae\"}", "{\"a\":\"\xed\xa0\x80\"}", `{"a":`,
-	`{"a":"` + strings.Repeat("Привет мир, 你好世界. ", 40) + `"}`,
-	`{"a":"` + strings.Repeat("x", 100) + "\x01" + `"}`,
-	`[` + strings.Repeat(`{"k":"v"},`, 30) + `{}]`,
-}
-
-// TestJSONFastPath checks that checkJSONText, which skips the scanner when a
-// few SIMD passes show the body clean, answers exactly as the scanner
-// does: the same body, the same rejection (reason, offset, class, field),
-// for every sample, mutations of them, every set of classes of the
-// presets and others, depth limits around the nesting, with and without
-// repair.
-func TestJSONFastPath(t *testing.T) {
-	t.Parallel()
-	forbids := []sanitize.Class{
-		0, sanitize.NUL, sanitize.NUL | sanitize.C0 | sanitize.C1 | sanitize.Bidi,
-		sanitize.NUL | sanitize.C0 | sanitize.TabNewline | sanitize.C1 | sanitize.Bidi | sanitize.BOM,
-		sanitize.BOM, sanitize.DefaultIgnorable, sanitize.AllClasses,
-		sanitize.PrivateUse | sanitize.Noncharacter | sanitize.DEL,
-	}
-	bodies := append([]string(nil), jsonSamples...)
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 3000 {
-		b := []byte(jsonSamples[rng.IntN(len(jsonSamples))])
-		for range 1 + rng.IntN(3) {
-			if len(b) == 0 {
-				break
-			}
-			const octets = "\\\"{}[]\x00\t\x01\x7f\xc2\x85\xe2\x80\xae\xef\xbb\xbfa"
-			b[rng.IntN(len(b))] = octets[rng.IntN(len(octets))]
-		}
-		bodies = append(bodies, string(b))
-	}
-	fast := 0
-	for _, body := range bodies {
-		for _, forbid := range forbids {
-			for _, depth := range []int{-1, 0, 1, 5, 10, 64} {
-				for _, repair := range []bool{false, true} {
-					c := &rules.Check{On: true, Forbid: forbid, Repair: repair}
-					gotBody, gotRj := checkJSONText([]byte(body), c, depth)
-					wantBody, wantRj := scanJSON([]byte(body), c, depth)
-					if jsonClean([]byte(body), forbid, depth) {
-						fast++
-					}
-					if string(gotBody) != string(wantBody) || describe(gotRj) != describe(wantRj) {
-						t.Fatalf("%+q forbid %v depth %d repair %v:\n got %q %s\nwant %q %s",
-							body, forbid, depth, repair, gotBody, describe(gotRj), wantBody, describe(wantRj))
-					}
-				}
-			}
-		}
-	}
-	t.Logf("%d bodies x %d class sets x 6 depths x 2: %d took the fast path", len(bodies), len(forbids), fast)
-	if fast == 0 {
-		t.Error("the fast path was never taken")
 	}
 }

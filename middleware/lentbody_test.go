@@ -13,6 +13,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -338,7 +339,7 @@ func TestLentBodySize(t *testing.T) {
 // in NFKC), and the Rejection refers to memory of its own: a Field that
 // names a member in the body is a copy.
 func TestReclaimRefused(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("sync.Pool drops entries at random under the race detector")
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))

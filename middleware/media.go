@@ -7,6 +7,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/jsonbody"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -132,7 +133,7 @@ func mediaLocation(p *compiled.Policy, typ, sub string) (rules.Location, bool) {
 		// none (mime.ParseMediaType takes "application+json"): a handler
 		// that goes by the suffix decodes it as JSON.
 		return rules.JSON, true
-	case isJSONLines(typ, sub):
+	case jsonbody.IsLines(typ, sub):
 		// application/x-ndjson and the other JSON-lines types: JSON
 		// values, one a line (jsonlines.go).
 		return rules.JSON, true

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 )
 
 // readMediaTypeSeeds are values mime.ParseMediaType reads in every way it
@@ -66,7 +68,7 @@ func FuzzReadMediaType(f *testing.F) {
 // hostile multipart part may carry, costs no copy of it; one with escapes,
 // or a long continued value, about one.
 func TestReadMediaTypeMemory(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation figures differ under the race detector")
 	}
 	long := strings.Repeat("e\u0301", 32<<10)

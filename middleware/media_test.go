@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -92,7 +93,7 @@ func checkSimpleMediaType(t *testing.T, ct string) {
 	if typ+"/"+sub != mt || charset != params["charset"] || len(params) > 1 || charset == "" && len(params) != 0 {
 		t.Fatalf("simpleMediaType(%q) = %q, %q, %q; mime says %q, %q", ct, typ, sub, charset, mt, params)
 	}
-	if n := testing.AllocsPerRun(10, func() { simpleMediaType(ct) }); n != 0 && !raceEnabled {
+	if n := testing.AllocsPerRun(10, func() { simpleMediaType(ct) }); n != 0 && !racetest.Enabled {
 		t.Fatalf("simpleMediaType(%q): %v allocations", ct, n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -47,7 +48,7 @@ func nestedMultipart(n, depth int, text string) (body []byte, boundary string) {
 // level, once), and a rebuilt nested body is held once, not once per level
 // it is nested in.
 func TestMultipartNestedAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	strict := rules.Strict()
@@ -125,7 +126,7 @@ func TestMultipartNestedAllocs(t *testing.T) {
 // accepted, 0.33 refused (the outside scan's window, the part read), where
 // each request allocated the body once more before: 1.29 and 1.30.
 func TestMultipartBodyMemoryPooled(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector drops pooled memory at random")
 	}
 	pol := rules.Strict()

@@ -7,6 +7,8 @@ import (
 	"mime/quotedprintable"
 	"strings"
 	"testing"
+
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 )
 
 // qpDecoder, which reuses its memory from part to part, decodes exactly as
@@ -34,7 +36,7 @@ func TestQPDecoderAsGo(t *testing.T) {
 
 // A quoted-printable part costs no buffer of its own.
 func TestQPDecoderAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("allocation counts differ under the race detector")
 	}
 	var dec qpDecoder

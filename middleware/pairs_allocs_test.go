@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -104,7 +105,7 @@ func pairsAllocServer(t *testing.T, handed *int) http.Handler {
 // pooled working memory only. Texts already canonical cost what they
 // did: nothing for the query, the body for a form.
 func TestPairsCanonAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	// No collection while counting: one empties the pools, and the
@@ -161,7 +162,7 @@ func TestPairsCanonAllocs(t *testing.T) {
 // number of allocations however many valid pairs it has: they are decoded
 // in pooled working memory; only the repaired values allocate (ToValid).
 func TestPairsRepairAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	pol := rules.Strict()
@@ -196,7 +197,7 @@ func TestPairsRepairAllocs(t *testing.T) {
 // profiles are enforced into pooled working memory, where each field
 // allocated a few times (x/text's buffers, and the strings in and out).
 func TestPairsPrecisAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -258,7 +259,7 @@ func TestPairsPrecisAllocs(t *testing.T) {
 // allocations at 16 and 256 KiB: the keys' normal forms get their room at
 // once, where growing it key by key cost a dozen allocations and more.
 func TestPairsKeysAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -63,7 +64,7 @@ func (o *onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 // unknown length, at most 2.1 times (the working memory it is read into
 // before its size is known, and the copy).
 func TestBodyAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	h := bodyAllocServer(t)
@@ -126,7 +127,7 @@ func utf8Valid(b []byte) bool { return strings.ToValidUTF8(string(b), "\uFFFD") 
 // sends a few octets costs no more than upfrontBytes: the memory held
 // grows with what arrives.
 func TestBodyAllocsDeclaredNotSent(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	pol := compiled.Compile(rules.Strict())
@@ -154,7 +155,7 @@ func TestBodyAllocsDeclaredNotSent(t *testing.T) {
 // 1 KiB JSON POST, also the reader the handler gets its body from (the
 // body itself is in pooled memory, lent: lentBody).
 func TestAdapterAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	const target = "/api/users/42?name=alice&sort=desc&page=2&limit=50"

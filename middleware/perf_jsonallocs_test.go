@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -101,7 +102,7 @@ func jsonAllocServer(t *testing.T, route string) http.Handler {
 // memory of the checks is pooled: once the pool has seen a body like it,
 // a body allocates what the handler gets and a few small objects.
 func TestJSONAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	if testing.Short() {
@@ -136,7 +137,7 @@ func TestJSONAllocs(t *testing.T) {
 				counts[k] = allocs
 				handed := float64(len(body))
 				if tc.route == "nfc" {
-					handed *= 1 + 1.0/8 // the canonical form's room (canonJSON)
+					handed *= 1 + 1.0/8 // the canonical form's room (jsonbody.Canon)
 				}
 				t.Logf("%d octets: %.1f allocations, %.0f octets allocated (%.3f per octet of body)",
 					len(body), allocs, octets, octets/float64(len(body)))

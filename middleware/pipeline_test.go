@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -319,7 +320,7 @@ func TestRepair(t *testing.T) {
 // for the path and query, escaped or not; for a JSON body, the body's
 // buffer and the reader handed to the handler.
 func TestInspectAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	g, err := newGuard(rules.Strict(), nil, false)

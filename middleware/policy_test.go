@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 )
 
 // TestCanonFoldKey: foldKey agrees with strings.EqualFold, and leaves a
@@ -19,7 +20,7 @@ func TestCanonFoldKey(t *testing.T) {
 			}
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { _ = compiled.FoldKey("/user/name") }); n != 0 && !raceEnabled {
+	if n := testing.AllocsPerRun(100, func() { _ = compiled.FoldKey("/user/name") }); n != 0 && !racetest.Enabled {
 		t.Errorf("foldKey of a lower-case ASCII name allocates %v times", n)
 	}
 }

@@ -15,12 +15,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
 // RaceEnabled tells the external tests whether the race detector is on.
-const RaceEnabled = raceEnabled
+const RaceEnabled = racetest.Enabled
 
 // scanChunks shows body to a fresh outsideScan in chunks whose lengths
 // seed draws (1 to 17 octets, or one chunk with seed 0), then ends it.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -278,7 +279,7 @@ func TestCodedUploadAccepted(t *testing.T) {
 		codedPart{field: "f", filename: "a.bin", ct: "application/octet-stream", data: file},
 		codedPart{field: "note", text: "after the file"})
 	codings := []string{"gzip", "x-gzip", "zlib", "raw"}
-	if raceEnabled && testing.Short() {
+	if racetest.Enabled && testing.Short() {
 		codings = []string{"gzip", "raw"} // one of each decoder
 	}
 	coded := map[string][]byte{}
@@ -447,7 +448,7 @@ func codedBomb(t *testing.T, coding string, mib int, text bool) []byte {
 // mode it is flagged and the handler reads it as it came, coded. With no
 // limits (-1) a smaller one is taken whole, and the handler reads it.
 func TestCodedUploadBomb(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector's allocations hide the middleware's")
 	}
 	const mib = 512
@@ -595,7 +596,7 @@ func TestCodedUploadMonitor(t *testing.T) {
 // with -short, which looks for races rather than limits and makes every
 // octet costly, it is just over both.
 func bigFile() int {
-	if raceEnabled && testing.Short() {
+	if racetest.Enabled && testing.Short() {
 		return 1<<20 + 64<<10
 	}
 	return 2 << 20

@@ -33,7 +33,7 @@
 //     and XML declarations, <?xml ... encoding="..."?>: an XML decoder
 //     with the usual CharsetReader switches charset at one, wherever it
 //     stands, so one naming an encoding other than UTF-8 (or US-ASCII in
-//     an all-ASCII body) is bad_charset, as checkXML has it.
+//     an all-ASCII body) is bad_charset, as xmlbody.Check has it.
 //   - Anywhere: YAML's binary scalars (!!binary, !<tag:yaml.org,2002:binary>),
 //     base64 that a YAML decoder decodes into a string, whatever its
 //     octets: those are checked as the body's text is, and refused with the

@@ -1,4 +1,4 @@
-package middleware
+package xmlbody
 
 import (
 	"bytes"
@@ -170,7 +170,7 @@ func oracleChar(r rune) bool {
 }
 
 // xmlCanonOracle decodes body with each of xmlDecoders (the lenient one
-// with xml.HTMLAutoClose: canonXML does not cover other lists) and returns
+// with xml.HTMLAutoClose: Canon does not cover other lists) and returns
 // the first text that is not in form: each token's text, and each
 // element's character data and comments joined, as Unmarshal joins them.
 func xmlCanonOracle(body []byte, form normalize.Form) error {
@@ -231,16 +231,16 @@ func xmlCanonOracle(body []byte, form normalize.Form) error {
 	return nil
 }
 
-// FuzzXML is the differential test of checkXML (and canonXML) against
-// encoding/xml: for any body that checkXML accepts under the strict
+// FuzzXML is the differential test of Check (and Canon) against
+// encoding/xml: for any body that Check accepts under the strict
 // preset's classes (refusing other charsets), every text that encoding/xml
 // yields token by token, in Strict mode and with Strict off, the HTML
 // auto-close list and entities, is valid UTF-8, holds only XML Chars and
 // none of the classes (xmlOracle). With other charsets allowed, the same
 // holds for decoders without a CharsetReader, which stop at a declaration
 // of another charset, as c.Bind does: whatever comes before it was
-// checked. A violation is a bug in checkXML, never in the oracle. For a
-// body canonXML accepts under NFC and under NFKC, no token and no
+// checked. A violation is a bug in Check, never in the oracle. For a
+// body Canon accepts under NFC and under NFKC, no token and no
 // element's joined character data is outside the form.
 //
 // xmlScan, the fast scan, must find what xmlScanTokens, the scan over
@@ -249,7 +249,7 @@ func xmlCanonOracle(body []byte, form normalize.Form) error {
 // The seeds are the tests' tables and testdata/fuzz/FuzzXML. For a longer
 // run:
 //
-//	go test ./middleware -run '^$' -fuzz '^FuzzXML$' -fuzztime 20s -parallel 1
+//	go test ./middleware/internal/xmlbody -run '^$' -fuzz '^FuzzXML$' -fuzztime 20s -parallel 1
 func FuzzXML(f *testing.F) {
 	for _, tc := range xmlCheckCases {
 		f.Add([]byte(tc.body))
@@ -274,34 +274,34 @@ func FuzzXML(f *testing.F) {
 		// Without refuseCharsets, a body declared in another charset is
 		// not checked: decoders without a CharsetReader stop there, and
 		// everything before must have been checked.
-		if rj := checkXML(body, c, false); rj == nil {
+		if rj := Check(body, c, false); rj == nil {
 			if err := xmlOracle(body, strictXML, false); err != nil {
-				t.Fatalf("checkXML (charsets allowed) accepted %q, but %v", body, err)
+				t.Fatalf("Check (charsets allowed) accepted %q, but %v", body, err)
 			}
 		}
-		rj := checkXML(body, c, true)
+		rj := Check(body, c, true)
 		if !bytes.Equal(body, orig) {
-			t.Fatalf("checkXML changed the body")
+			t.Fatalf("Check changed the body")
 		}
 		if rj != nil {
 			if rj.Location != rules.XML || rj.Offset < 0 || rj.Offset > len(body) {
 				t.Fatalf("bad rejection %+v", rj)
 			}
 			// In Monitor mode a refused body is canonicalized all the
-			// same: canonXML must cope with anything.
-			if rj := canonXML(nfc, body); rj != nil && (rj.Offset < 0 || rj.Offset > len(body)) {
+			// same: Canon must cope with anything.
+			if rj := Canon(nfc, body); rj != nil && (rj.Offset < 0 || rj.Offset > len(body)) {
 				t.Fatalf("bad rejection %+v", rj)
 			}
 			return
 		}
 		if err := xmlOracle(body, strictXML, true); err != nil {
-			t.Fatalf("checkXML accepted %q, but %v", body, err)
+			t.Fatalf("Check accepted %q, but %v", body, err)
 		}
 		for _, p := range []*compiled.Policy{nfc, nfkc} {
 			xmlCanonWide(t, p.Norm, body)
-			if rj := canonXML(p, body); rj == nil {
+			if rj := Canon(p, body); rj == nil {
 				if err := xmlCanonOracle(body, p.Norm); err != nil {
-					t.Fatalf("canonXML accepted %q, but %v", body, err)
+					t.Fatalf("Canon accepted %q, but %v", body, err)
 				}
 			} else if rj.Reason != sanitize.NotNormalized || rj.Offset < 0 || rj.Offset > len(body) {
 				t.Fatalf("bad rejection %+v", rj)
@@ -347,22 +347,22 @@ func TestXMLFragments(t *testing.T) {
 			body = append(body, xmlFragments[rng.IntN(len(xmlFragments))]...)
 		}
 		for _, chk := range []*rules.Check{c, cb} {
-			if rj := checkXML(body, chk, true); rj == nil {
+			if rj := Check(body, chk, true); rj == nil {
 				accepted++
 				if err := xmlOracle(body, chk.Forbid, true); err != nil {
-					t.Fatalf("checkXML(%v) accepted %q, but %v", chk.Forbid, body, err)
+					t.Fatalf("Check(%v) accepted %q, but %v", chk.Forbid, body, err)
 				}
 			}
 		}
-		if checkXML(body, c, false) == nil {
+		if Check(body, c, false) == nil {
 			if err := xmlOracle(body, c.Forbid, false); err != nil {
-				t.Fatalf("checkXML (charsets allowed) accepted %q, but %v", body, err)
+				t.Fatalf("Check (charsets allowed) accepted %q, but %v", body, err)
 			}
 		}
-		if checkXML(body, c, true) == nil && canonXML(nfc, body) == nil {
+		if Check(body, c, true) == nil && Canon(nfc, body) == nil {
 			canon++
 			if err := xmlCanonOracle(body, nfc.Norm); err != nil {
-				t.Fatalf("canonXML accepted %q, but %v", body, err)
+				t.Fatalf("Canon accepted %q, but %v", body, err)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package middleware
+package xmlbody
 
 import (
 	"bytes"
@@ -91,12 +91,12 @@ func TestXMLNamesRefuseBidiMarksUnderStrict(t *testing.T) {
 			if err := xml5WellFormed(tc.body); (err == nil) != tc.wellFormed {
 				t.Fatalf("%q: well-formed XML 1.0 (fifth edition) %v (%v), want %v", tc.body, err == nil, err, tc.wellFormed)
 			}
-			rj := checkXML([]byte(tc.body), &c, true)
+			rj := Check([]byte(tc.body), &c, true)
 			if rj == nil {
-				t.Fatalf("checkXML(%q) = nil, want forbidden_char bidi_mark at %d", tc.body, tc.offset)
+				t.Fatalf("Check(%q) = nil, want forbidden_char bidi_mark at %d", tc.body, tc.offset)
 			}
 			if rj.Reason != sanitize.ForbiddenChar || rj.Location != rules.XML || rj.Class != sanitize.BidiMark || rj.Offset != tc.offset {
-				t.Errorf("checkXML(%q) = %v (%v, class %v, offset %d), want forbidden_char bidi_mark at %d",
+				t.Errorf("Check(%q) = %v (%v, class %v, offset %d), want forbidden_char bidi_mark at %d",
 					tc.body, rj, rj.Reason, rj.Class, rj.Offset, tc.offset)
 			}
 		})
@@ -114,8 +114,8 @@ func TestXMLNamesWithoutNamesPassMarks(t *testing.T) {
 		if !tc.wellFormed || bytes.Contains([]byte(tc.body), []byte("&#x202e;")) {
 			continue
 		}
-		if rj := checkXML([]byte(tc.body), &c, true); rj != nil {
-			t.Errorf("%s: checkXML(%q) without Names = %v, want nil", tc.name, tc.body, rj)
+		if rj := Check([]byte(tc.body), &c, true); rj != nil {
+			t.Errorf("%s: Check(%q) without Names = %v, want nil", tc.name, tc.body, rj)
 		}
 	}
 }
@@ -143,12 +143,12 @@ func TestXMLMarksInValuesPassUnderStrict(t *testing.T) {
 			t.Fatalf("%q is not well-formed: %v", body, err)
 		}
 		p := []byte(body)
-		if rj := checkXML(p, &c, true); rj != nil {
-			t.Errorf("checkXML(%q) = %v, want nil", body, rj)
+		if rj := Check(p, &c, true); rj != nil {
+			t.Errorf("Check(%q) = %v, want nil", body, rj)
 			continue
 		}
-		if n := testing.AllocsPerRun(20, func() { _ = checkXML(p, &c, true) }); n > 1 {
-			t.Errorf("checkXML(%q): %v allocations, want at most 1", body, n)
+		if n := testing.AllocsPerRun(20, func() { _ = Check(p, &c, true) }); n > 1 {
+			t.Errorf("Check(%q): %v allocations, want at most 1", body, n)
 		}
 	}
 }
@@ -170,12 +170,12 @@ func TestXMLNamesClassesOfAnyKind(t *testing.T) {
 		{"<r a\u00ad=\"x\"/>", 4, sanitize.DefaultIgnorable},
 		{"<r>\u00ad<a\u00ad/></r>", 7, sanitize.DefaultIgnorable},
 	} {
-		rj := checkXML([]byte(tc.body), &c, true)
+		rj := Check([]byte(tc.body), &c, true)
 		switch {
 		case tc.offset < 0 && rj != nil:
-			t.Errorf("checkXML(%q) = %v, want nil", tc.body, rj)
+			t.Errorf("Check(%q) = %v, want nil", tc.body, rj)
 		case tc.offset >= 0 && (rj == nil || rj.Offset != tc.offset || rj.Class != tc.class):
-			t.Errorf("checkXML(%q) = %v, want forbidden_char %v at %d", tc.body, rj, tc.class, tc.offset)
+			t.Errorf("Check(%q) = %v, want forbidden_char %v at %d", tc.body, rj, tc.class, tc.offset)
 		}
 	}
 }

@@ -1,10 +1,9 @@
-package middleware
+package jsonbody
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/http"
 	"runtime"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -21,77 +21,6 @@ import (
 
 // The canonical form of a JSON body holds to the policy its input did, and
 // a PRECIS field of it is found by its pointer in linear time.
-
-// TestJSONCanonicalLimit: a JSON body whose canonical form (NFKC, or a
-// PRECIS profile built on it) is over the body limit is refused as
-// too_large with an empty field (413), as the same body sent canonical
-// would have been; one whose canonical form fits passes, rewritten. U+FDFA
-// is 3 octets and 33 in NFKC.
-func TestJSONCanonicalLimit(t *testing.T) {
-	t.Parallel()
-	const limit = 1000
-	fdfa := func(n int) string { return `{"a":"` + strings.Repeat("\uFDFA", n) + `","b":"x"}` }
-	limited := func(edits ...func(p *rules.Policy)) rules.Policy {
-		return canonPolicy(normalize.NFKC, append([]func(p *rules.Policy){func(p *rules.Policy) { p.Limits.BodyBytes = limit }}, edits...)...)
-	}
-	precis := func(p *rules.Policy) {
-		p.Normalization = normalize.None
-		p.Precis = []rules.PrecisField{{Location: rules.JSON, Field: "/a", Profile: normalize.Nickname}}
-	}
-	cases := []struct {
-		name string
-		pol  rules.Policy
-		body string
-		want int // status
-		log  bool
-	}{
-		{"nfkc over", limited(), fdfa(40), http.StatusRequestEntityTooLarge, true}, // 133 octets, 1333 in NFKC
-		{"nfkc fits", limited(), fdfa(25), http.StatusOK, false},                   // 88 octets, 838 in NFKC
-		{"nfkc escaped over", limited(), `{"a":"` + strings.Repeat(`\ufdfa`, 40) + `"}`, http.StatusRequestEntityTooLarge, true},
-		{"precis over", limited(precis), fdfa(40), http.StatusRequestEntityTooLarge, true},
-		{"precis fits", limited(precis), fdfa(25), http.StatusOK, false},
-		{"monitor flags", limited(canonMonitoring), fdfa(40), http.StatusOK, true},
-		{"no limit", limited(func(p *rules.Policy) { p.Limits.BodyBytes = -1 }), fdfa(400), http.StatusOK, false},
-		// 900,000 octets under the default 1 MiB, 9.9 MB in NFKC.
-		{"default limit", canonPolicy(normalize.NFKC), `{"a":"` + strings.Repeat("\uFDFA", 300000) + `"}`, http.StatusRequestEntityTooLarge, true},
-	}
-	for _, mnt := range canonMounts {
-		for _, tc := range cases {
-			t.Run(mnt.name+"/"+tc.name, func(t *testing.T) {
-				ev := canonNewEnv(t, tc.pol, mnt)
-				w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, tc.body))
-				if w.Code != tc.want {
-					t.Fatalf("status %d, want %d; log %v", w.Code, tc.want, ev.logs.lines(t))
-				}
-				s := ev.rec.get()
-				if (s != nil) != (tc.want == http.StatusOK) {
-					t.Fatalf("handler ran: %v", s != nil)
-				}
-				if !tc.log {
-					if l := ev.logs.lines(t); len(l) != 0 {
-						t.Fatalf("log lines: %v", l)
-					}
-					if !strings.Contains(string(s.Body), "صلى") {
-						t.Errorf("body not rewritten: %.60q", s.Body)
-					}
-					canonCheckBodyLen(t, s)
-					return
-				}
-				mode := "enforce"
-				if tc.pol.Mode == rules.Monitor {
-					mode = "monitor"
-					if string(s.Body) != tc.body {
-						t.Error("monitor changed the body")
-					}
-				}
-				l := checkOneLog(t, ev.logs, wantLog{reason: "too_large", location: "json", offset: -1}, mode, "POST", "")
-				if l["field"] != "" {
-					t.Errorf("field = %q, want empty", l["field"])
-				}
-			})
-		}
-	}
-}
 
 // TestJSONCanonicalClasses: a canonical form is checked against the
 // classes p.JSON refuses. No character's NFC or NFKC form holds a class
@@ -117,7 +46,7 @@ func TestJSONCanonicalClasses(t *testing.T) {
 	}
 	body := []byte(`{"x":[1,{"k":"abcd"}]}`)
 	sc := jsonScanner{p: body, maxDepth: -1}
-	sc.onString = func(i, end int, isKey bool) *Rejection {
+	sc.onString = func(i, end int, isKey bool) *finding.Rejection {
 		if isKey || string(body[i:end]) != `"abcd"` {
 			return nil
 		}
@@ -157,7 +86,7 @@ func TestJSONCanonGrowth(t *testing.T) {
 }
 
 // TestJSONCanonicalCharacters pins two facts about every code point that
-// canonJSON relies on: no character's NFC or NFKC form is more than
+// Canon relies on: no character's NFC or NFKC form is more than
 // maxCanonGrowth times as long (normalBounded normalizes a text whole when
 // that many times its length fits), and none holds a character class the
 // character lacks (so checkCanonical cannot be reached from a body today).
@@ -232,8 +161,8 @@ func TestJSONPrecisPointerLinear(t *testing.T) {
 		if _, rj := checkJSON(body, p); rj != nil {
 			t.Fatalf("checkJSON: %v", rj)
 		}
-		if out, rj := canonJSON(p, body); rj != nil || out != nil {
-			t.Fatalf("canonJSON: %v, rewrote %v", rj, out != nil)
+		if out, rj := Canon(p, body); rj != nil || out != nil {
+			t.Fatalf("Canon: %v, rewrote %v", rj, out != nil)
 		}
 		const runs = 4
 		var before, after runtime.MemStats
@@ -241,7 +170,7 @@ func TestJSONPrecisPointerLinear(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		for range runs {
 			checkJSON(body, p)
-			canonJSON(p, body)
+			Canon(p, body)
 		}
 		runtime.ReadMemStats(&after)
 		return float64(after.Mallocs-before.Mallocs) / runs, float64(after.TotalAlloc-before.TotalAlloc) / runs
@@ -314,12 +243,12 @@ func TestJSONPrecisPointers(t *testing.T) {
 }
 
 // oldPrecisMatches returns the offsets of the string values of body that
-// get a PRECIS profile by the matching canonJSON did before the trie: the
+// get a PRECIS profile by the matching Canon did before the trie: the
 // canonical pointer of each value, looked up whole with precisProfile.
 func oldPrecisMatches(p *compiled.Policy, body []byte) []int {
 	var out []int
 	sc := jsonScanner{p: body, maxDepth: -1}
-	sc.onString = func(i, end int, isKey bool) *Rejection {
+	sc.onString = func(i, end int, isKey bool) *finding.Rejection {
 		if !isKey {
 			if _, ok := p.PrecisProfile(rules.JSON, canonPointer(p, &sc)); ok {
 				out = append(out, i)
@@ -332,10 +261,10 @@ func oldPrecisMatches(p *compiled.Policy, body []byte) []int {
 }
 
 // newPrecisMatches returns the offsets of the string values that
-// canonJSON enforced Nickname on: those it rewrote to "X".
+// Canon enforced Nickname on: those it rewrote to "X".
 func newPrecisMatches(t *testing.T, p *compiled.Policy, body []byte) []int {
 	t.Helper()
-	out, rj := canonJSON(p, body)
+	out, rj := Canon(p, body)
 	if rj != nil {
 		t.Fatalf("%s: %v", body, rj)
 	}
@@ -345,7 +274,7 @@ func newPrecisMatches(t *testing.T, p *compiled.Policy, body []byte) []int {
 	// The values in order, in the output as in the input.
 	var offs, got []int
 	sc := jsonScanner{p: body, maxDepth: -1}
-	sc.onString = func(i, end int, isKey bool) *Rejection {
+	sc.onString = func(i, end int, isKey bool) *finding.Rejection {
 		if !isKey {
 			offs = append(offs, i)
 		}
@@ -354,7 +283,7 @@ func newPrecisMatches(t *testing.T, p *compiled.Policy, body []byte) []int {
 	sc.scan()
 	k := 0
 	sc = jsonScanner{p: out, maxDepth: -1}
-	sc.onString = func(i, end int, isKey bool) *Rejection {
+	sc.onString = func(i, end int, isKey bool) *finding.Rejection {
 		if !isKey {
 			if string(out[i:end]) == `"X"` {
 				got = append(got, offs[k])
@@ -388,7 +317,7 @@ func TestJSONPrecisPointerFields(t *testing.T) {
 		pol := rules.Default()
 		pol.Precis = []rules.PrecisField{{Location: rules.JSON, Field: tc.pointer, Profile: normalize.Nickname}}
 		p := compiled.Compile(pol)
-		out, rj := canonJSON(p, []byte(tc.body))
+		out, rj := Canon(p, []byte(tc.body))
 		if tc.want == "" {
 			if rj == nil || rj.Reason.String() != "precis" || rj.Field != tc.field {
 				t.Errorf("%s in %s: %s, want precis at %s", tc.pointer, tc.body, describe(rj), tc.field)
@@ -401,7 +330,7 @@ func TestJSONPrecisPointerFields(t *testing.T) {
 	}
 }
 
-// BenchmarkCanonJSONPrecisPointer: canonJSON on the nested construction,
+// BenchmarkCanonJSONPrecisPointer: Canon on the nested construction,
 // by size.
 func BenchmarkCanonJSONPrecisPointer(b *testing.B) {
 	pol := rules.Strict()
@@ -413,7 +342,7 @@ func BenchmarkCanonJSONPrecisPointer(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for b.Loop() {
-				canonJSON(p, body)
+				Canon(p, body)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package middleware
+package jsonbody
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -15,7 +16,7 @@ import (
 
 // checkJSONRef is the reference of checkJSON: the scanner over the whole
 // body, then memberCheck over every name, without any quick test.
-func checkJSONRef(body []byte, p *compiled.Policy) ([]byte, *Rejection) {
+func checkJSONRef(body []byte, p *compiled.Policy) ([]byte, *finding.Rejection) {
 	fixed, rj := scanJSON(body, &p.JSON, p.Limits.JSONDepth)
 	if rj != nil {
 		return nil, rj

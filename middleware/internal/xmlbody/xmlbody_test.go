@@ -1,4 +1,4 @@
-package middleware
+package xmlbody
 
 import (
 	"bytes"
@@ -11,12 +11,13 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// xmlCheckCase is one body for checkXML and what must come of it.
+// xmlCheckCase is one body for Check and what must come of it.
 type xmlCheckCase struct {
 	class, name string
 	body        string
@@ -26,7 +27,7 @@ type xmlCheckCase struct {
 	at          string         // the violation is at the first occurrence of at in body ("": offset 0)
 	field       string
 	cl          sanitize.Class // the rejection's class, for forbidden_char
-	// decodes: without checkXML, encoding/xml would hand the handler a
+	// decodes: without Check, encoding/xml would hand the handler a
 	// text the policy refuses (xmlOracle finds it): the case is an attack
 	// on a real decoder, not only on the XML grammar.
 	decodes bool
@@ -174,7 +175,7 @@ func TestCheckXML(t *testing.T) {
 				forbid = strictXML
 			}
 			body := []byte(tc.body)
-			rj := checkXML(body, &rules.Check{On: true, Forbid: forbid}, !tc.noRefuse)
+			rj := Check(body, &rules.Check{On: true, Forbid: forbid}, !tc.noRefuse)
 			if string(body) != tc.body {
 				t.Fatalf("body changed")
 			}
@@ -200,7 +201,7 @@ func TestCheckXML(t *testing.T) {
 	}
 }
 
-// TestXMLAttacksDecode proves the attack cases real: without checkXML,
+// TestXMLAttacksDecode proves the attack cases real: without Check,
 // encoding/xml would yield a text the strict classes refuse (xmlOracle),
 // and each body the cases accept yields none.
 func TestXMLAttacksDecode(t *testing.T) {
@@ -224,7 +225,7 @@ func TestXMLAttacksDecode(t *testing.T) {
 }
 
 // xmlCleanCases are bodies as clients send them, which must pass the
-// strict preset unchanged, and canonXML under NFC.
+// strict preset unchanged, and Canon under NFC.
 var xmlCleanCases = []struct{ name, body string }{
 	{"SOAP envelope", `<?xml version="1.0" encoding="UTF-8"?>
 <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:m="https://www.example.org/stock">
@@ -269,8 +270,8 @@ var xmlCleanCases = []struct{ name, body string }{
 	{"combining marks precomposed and not", "<w><v>Việt</v><d>ḍ̇</d><k>क्षि</k><h>한글 가</h></w>"},
 }
 
-// TestXMLClean: real-world XML passes checkXML under the strict classes
-// unchanged (encoding/xml reads each whole), canonXML under NFC, and
+// TestXMLClean: real-world XML passes Check under the strict classes
+// unchanged (encoding/xml reads each whole), Canon under NFC, and
 // xmlOracle finds nothing in it.
 func TestXMLClean(t *testing.T) {
 	t.Parallel()
@@ -279,14 +280,14 @@ func TestXMLClean(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			body := []byte(tc.body)
-			if rj := checkXML(body, &rules.Check{On: true, Forbid: strictXML}, true); rj != nil {
-				t.Fatalf("checkXML: %v (field %q, sample %q)", rj, rj.Field, rj.Sample)
+			if rj := Check(body, &rules.Check{On: true, Forbid: strictXML}, true); rj != nil {
+				t.Fatalf("Check: %v (field %q, sample %q)", rj, rj.Field, rj.Sample)
 			}
 			if string(body) != tc.body {
 				t.Fatal("body changed")
 			}
-			if rj := canonXML(nfc, body); rj != nil {
-				t.Fatalf("canonXML: %v (field %q, sample %q)", rj, rj.Field, rj.Sample)
+			if rj := Canon(nfc, body); rj != nil {
+				t.Fatalf("Canon: %v (field %q, sample %q)", rj, rj.Field, rj.Sample)
 			}
 			d := xml.NewDecoder(bytes.NewReader(body))
 			d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil } // US-ASCII
@@ -304,10 +305,10 @@ func TestXMLClean(t *testing.T) {
 	}
 }
 
-// TestXMLAllocs: checkXML allocates nothing on a body it accepts, on each
+// TestXMLAllocs: Check allocates nothing on a body it accepts, on each
 // of its paths (xmlShape).
 func TestXMLAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	c := &rules.Check{On: true, Forbid: strictXML}
@@ -315,28 +316,28 @@ func TestXMLAllocs(t *testing.T) {
 	for _, tc := range xmlCleanCases {
 		body := []byte(tc.body)
 		for _, chk := range []*rules.Check{c, cb} {
-			if n := testing.AllocsPerRun(100, func() { _ = checkXML(body, chk, true) }); n != 0 {
+			if n := testing.AllocsPerRun(100, func() { _ = Check(body, chk, true) }); n != 0 {
 				t.Errorf("%s, %v: %v allocations", tc.name, chk.Forbid, n)
 			}
 		}
 	}
 	for _, kind := range []string{"plain", "refs", "lexer"} {
 		big := xmlBenchBody(64<<10, kind)
-		if n := testing.AllocsPerRun(10, func() { _ = checkXML(big, c, true) }); n != 0 {
+		if n := testing.AllocsPerRun(10, func() { _ = Check(big, c, true) }); n != 0 {
 			t.Errorf("64 KiB %s: %v allocations", kind, n)
 		}
 	}
 	for _, kind := range xmlHostileKinds[1:] {
 		big := xmlHostileBody(64<<10, kind)
 		for _, chk := range []*rules.Check{c, cb} {
-			if n := testing.AllocsPerRun(10, func() { _ = checkXML(big, chk, true) }); n != 0 {
+			if n := testing.AllocsPerRun(10, func() { _ = Check(big, chk, true) }); n != 0 {
 				t.Errorf("64 KiB %s, %v: %v allocations", kind, chk.Forbid, n)
 			}
 		}
 	}
 }
 
-// xmlCanonCase is one body for canonXML: rejected (at the first
+// xmlCanonCase is one body for Canon: rejected (at the first
 // occurrence of at, in field) or not, under NFC and under NFKC.
 type xmlCanonCase struct {
 	name      string
@@ -400,7 +401,7 @@ func TestCanonXML(t *testing.T) {
 					}
 					p := compiled.Compile(pol)
 					body := []byte(tc.body)
-					rj := canonXML(p, body)
+					rj := Canon(p, body)
 					if string(body) != tc.body {
 						t.Fatal("body changed")
 					}
@@ -438,14 +439,14 @@ func TestCanonXMLNotOurs(t *testing.T) {
 	none := compiled.Compile(rules.Policy{XML: rules.Check{On: true}})
 	nfc := compiled.Compile(rules.Policy{XML: rules.Check{On: true}, Normalization: normalize.NFC})
 	decomposed := []byte("<a>e\u0301</a>")
-	if rj := canonXML(none, decomposed); rj != nil {
+	if rj := Canon(none, decomposed); rj != nil {
 		t.Errorf("no normalization: %v", rj)
 	}
-	if rj := canonXML(nfc, decomposed); rj == nil {
+	if rj := Canon(nfc, decomposed); rj == nil {
 		t.Errorf("NFC accepted %q", decomposed)
 	}
 	latin1 := []byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>e\xcc\x81</a>")
-	if rj := canonXML(nfc, latin1); rj != nil {
+	if rj := Canon(nfc, latin1); rj != nil {
 		t.Errorf("another charset: %v", rj)
 	}
 }
@@ -483,7 +484,7 @@ func BenchmarkCheckXML(b *testing.B) {
 				b.SetBytes(int64(len(body)))
 				b.ReportAllocs()
 				for b.Loop() {
-					if rj := checkXML(body, c, true); rj != nil {
+					if rj := Check(body, c, true); rj != nil {
 						b.Fatal(rj)
 					}
 				}

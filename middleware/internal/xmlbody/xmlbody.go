@@ -1,4 +1,33 @@
-package middleware
+// Package xmlbody is the check of XML bodies (Check) and of their
+// canonical form (Canon), over the tokens of package xmllex.
+//
+// XML bodies (application/xml, text/xml and every +xml type) are checked as
+// a handler's XML decoder reads them. The decoder that matters most is
+// encoding/xml: Echo's c.Bind uses it in Strict mode; a handler may also set
+// Strict = false, an AutoClose list and an Entity map, or a CharsetReader.
+// What such a decoder yields that the raw octets do not show, and what is
+// done about each:
+//
+//   - Character references, &#NNN; and &#xHHH;, in character data and in
+//     attribute values, are decoded: each is decoded here and checked
+//     against XML's Char production and the policy's classes (Check).
+//   - Named references: encoding/xml decodes the five predefined ones
+//     (&lt; &gt; &amp; &apos; &quot;), which are harmless, and any name in
+//     the handler's Entity map, whose replacement text this package cannot
+//     know (xml.HTMLEntity maps &rlm; to a bidi control). Every other named
+//     reference is refused.
+//   - An XML declaration, or any <?xml ...?> instruction, that names an
+//     encoding makes encoding/xml hand the rest of the body to the
+//     handler's CharsetReader: it is refused, or the body left alone as not
+//     UTF-8 (refuseCharsets).
+//   - Unmarshal joins an element's character data across comments, CDATA
+//     sections, processing instructions and child elements, so normal
+//     pieces can make a string that is not normal (Canon).
+//
+// Comments, processing instructions and CDATA sections are taken literally
+// by every decoder: a reference there is text, not a character, and is not
+// decoded (the octets themselves are checked like all others).
+package xmlbody
 
 import (
 	"bytes"
@@ -14,33 +43,6 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
-
-// XML bodies (application/xml, text/xml and every +xml type) are checked as
-// a handler's XML decoder reads them. The decoder that matters most is
-// encoding/xml: Echo's c.Bind uses it in Strict mode; a handler may also set
-// Strict = false, an AutoClose list and an Entity map, or a CharsetReader.
-// What such a decoder yields that the raw octets do not show, and what is
-// done about each:
-//
-//   - Character references, &#NNN; and &#xHHH;, in character data and in
-//     attribute values, are decoded: each is decoded here and checked
-//     against XML's Char production and the policy's classes (checkXML).
-//   - Named references: encoding/xml decodes the five predefined ones
-//     (&lt; &gt; &amp; &apos; &quot;), which are harmless, and any name in
-//     the handler's Entity map, whose replacement text this package cannot
-//     know (xml.HTMLEntity maps &rlm; to a bidi control). Every other named
-//     reference is refused.
-//   - An XML declaration, or any <?xml ...?> instruction, that names an
-//     encoding makes encoding/xml hand the rest of the body to the
-//     handler's CharsetReader: it is refused, or the body left alone as not
-//     UTF-8 (refuseCharsets).
-//   - Unmarshal joins an element's character data across comments, CDATA
-//     sections, processing instructions and child elements, so normal
-//     pieces can make a string that is not normal (canonXML).
-//
-// Comments, processing instructions and CDATA sections are taken literally
-// by every decoder: a reference there is text, not a character, and is not
-// decoded (the octets themselves are checked like all others).
 
 // xmlNonChars are the classes that hold characters outside XML 1.0's Char
 // production (section 2.2): NUL, the C0 controls but TAB, LF and CR, and,
@@ -64,7 +66,7 @@ func xmlChar(r rune) bool {
 	return 0x10000 <= r && r <= utf8.MaxRune
 }
 
-// checkXML checks an XML body under c, failing closed: it returns the first
+// Check checks an XML body under c, failing closed: it returns the first
 // violation, or nil when the body may go to the handler. The Rejection's
 // Location is rules.XML, its Offset an offset into the body, and its Field
 // the element path of where the violation is: the names of the open
@@ -125,7 +127,7 @@ func xmlChar(r rune) bool {
 //     body is ASCII: the WHATWG table maps "us-ascii" to windows-1252,
 //     which reads UTF-8 octets as C1 controls): with refuseCharsets,
 //     bad_charset at the encoding's name; without, the body is not UTF-8
-//     and not ours to check, and checkXML returns nil, unread, provided
+//     and not ours to check, and Check returns nil, unread, provided
 //     encoding/xml reads that encoding as well. Where it reads on in UTF-8
 //     but a parser that follows the grammar would not (encoding = "x"
 //     with spaces, a second encoding after a UTF-8 one), the declaration
@@ -154,7 +156,7 @@ func xmlChar(r rune) bool {
 // data and checks every reference in it. c.Repair does not apply: an XML
 // body is never rewritten.
 //
-// checkXML runs in time linear in the body and allocates nothing when it
+// Check runs in time linear in the body and allocates nothing when it
 // returns nil, but for the error sanitize.Check makes when it finds a
 // character it must pass over (the first of c.Names; each noncharacter).
 // The SIMD class check looks for c.Forbid and c.Names at once: a body
@@ -168,7 +170,7 @@ func xmlChar(r rune) bool {
 // per open element (nesting costs nothing more than its tags), and costs
 // a small multiple of the SIMD check whatever the markup (bench/'s xml-*
 // cases).
-func checkXML(body []byte, c *rules.Check, refuseCharsets bool) *Rejection {
+func Check(body []byte, c *rules.Check, refuseCharsets bool) *finding.Rejection {
 	if rj, foreign := xmlCharset(body, refuseCharsets); rj != nil || foreign {
 		return rj
 	}
@@ -410,8 +412,8 @@ func xmlCheckNames(body []byte, from int, names sanitize.Class, stop int) *sanit
 }
 
 // xmlReject is the Rejection of e, found in body.
-func xmlReject(body []byte, e *sanitize.Error) *Rejection {
-	return &Rejection{
+func xmlReject(body []byte, e *sanitize.Error) *finding.Rejection {
+	return &finding.Rejection{
 		Reason:   e.Reason,
 		Location: rules.XML,
 		Field:    finding.SafeField(xmllex.PathAt(body, e.Offset)),
@@ -838,7 +840,7 @@ const (
 // second encoding after a first one), it is bad_charset whatever refuse
 // says: the body would be checked as UTF-8 for one reader and reach
 // another in a charset never checked.
-func xmlCharset(body []byte, refuse bool) (rj *Rejection, foreign bool) {
+func xmlCharset(body []byte, refuse bool) (rj *finding.Rejection, foreign bool) {
 	if refuse && (bytes.HasPrefix(body, []byte{0xFE, 0xFF}) || bytes.HasPrefix(body, []byte{0xFF, 0xFE}) ||
 		bytes.HasPrefix(body, []byte{0, 0, 0xFE, 0xFF})) {
 		return xmlReject(body, &sanitize.Error{Reason: sanitize.BadCharset}), false
@@ -911,11 +913,11 @@ func xmlGoEncoding(s []byte) ([]byte, bool) {
 	return s[i : i+j], true
 }
 
-// canonXML reports the first text of an XML body that is not in the
+// Canon reports the first text of an XML body that is not in the
 // route's normalization form p.form (not_normalized), or nil: an XML body
 // is checked, never rewritten. It returns nil when p.form is None, and for
 // a body whose XML declaration names another encoding (not ours, as for
-// checkXML); in Monitor mode it returns the rejection all the same, for
+// Check); in Monitor mode it returns the rejection all the same, for
 // the caller to log.
 //
 // The texts are those a handler's decoder yields, as encoding/xml yields
@@ -942,7 +944,7 @@ func xmlGoEncoding(s []byte) ([]byte, bool) {
 // The Rejection's Offset is the body offset of the first octet of the
 // character where normalization starts to change the text (of the '&' of a
 // reference that decodes to it), and its Field the element path, as for
-// checkXML.
+// Check.
 //
 // Not covered: CR and CRLF, which encoding/xml turns into LF, are left as
 // they are (no normalization form composes or reorders either, so it never
@@ -951,7 +953,7 @@ func xmlGoEncoding(s []byte) ([]byte, bool) {
 // know: with one, the text inside an element the list names joins its
 // parent's. Strict decoders (c.Bind), and decoders with Strict off and no
 // list or that one, are covered exactly.
-func canonXML(p *compiled.Policy, body []byte) *Rejection {
+func Canon(p *compiled.Policy, body []byte) *finding.Rejection {
 	if p.Norm == normalize.None {
 		return nil
 	}
@@ -971,8 +973,8 @@ func canonXML(p *compiled.Policy, body []byte) *Rejection {
 	return new(xmlCanon[uint64]).check(p.Norm, body)
 }
 
-// check runs the passes of canonXML over body.
-func (cn *xmlCanon[R]) check(form normalize.Form, body []byte) *Rejection {
+// check runs the passes of Canon over body.
+func (cn *xmlCanon[R]) check(form normalize.Form, body []byte) *finding.Rejection {
 	cn.reset(form, body, false)
 	if rj := cn.run(); rj != nil || !cn.sawAutoClose {
 		return rj
@@ -1027,7 +1029,7 @@ func (cn *xmlCanon[R]) piece(r R) xmlPiece {
 	return xmlPiece{from: from, to: from + k}
 }
 
-// xmlCanon is the state of canonXML over p; an xmlCanon[uint32] is pooled
+// xmlCanon is the state of Canon over p; an xmlCanon[uint32] is pooled
 // (xmlCanons), its slices working memory that no handler sees. Each
 // element and each piece costs a few octets of it (an xmlFrame, an R), and
 // each slice grows to at most what p can need (xmlGrow), so that a pooled
@@ -1146,11 +1148,11 @@ func xmlLocal(name []byte) []byte {
 }
 
 // run walks the tokens of p.
-func (cn *xmlCanon[R]) run() *Rejection {
+func (cn *xmlCanon[R]) run() *finding.Rejection {
 	lx := xmllex.Lexer{P: cn.p}
 	for {
 		t := lx.Next()
-		var rj *Rejection
+		var rj *finding.Rejection
 		if cn.pending && t.Kind != xmllex.Attr && t.Kind != xmllex.StartEnd {
 			cn.pending = false
 			top := xmllex.NameOf(cn.p, cn.open[len(cn.open)-1])
@@ -1219,7 +1221,7 @@ func (cn *xmlCanon[R]) run() *Rejection {
 
 // charData checks a character-data token on its own, and adds it, of kind
 // k, to its element's pieces.
-func (cn *xmlCanon[R]) charData(piece xmlPiece, k int) *Rejection {
+func (cn *xmlCanon[R]) charData(piece xmlPiece, k int) *finding.Rejection {
 	if piece.to == piece.from {
 		return nil // an empty CDATA section: nothing to join
 	}
@@ -1240,7 +1242,7 @@ func (cn *xmlCanon[R]) add(from, k int) {
 
 // close checks the text of the innermost open element, its character data
 // and its comments each joined, and closes it.
-func (cn *xmlCanon[R]) close() *Rejection {
+func (cn *xmlCanon[R]) close() *finding.Rejection {
 	f := cn.open[len(cn.open)-1]
 	own := cn.pieces[f.Pieces:]
 	if len(own) > 1 {
@@ -1269,7 +1271,7 @@ func (cn *xmlCanon[R]) close() *Rejection {
 
 // raw checks the text p[v[0]:v[1]], which holds no references. attr names
 // the attribute it belongs to, if any, for the field.
-func (cn *xmlCanon[R]) raw(v [2]int, attr [2]int) *Rejection {
+func (cn *xmlCanon[R]) raw(v [2]int, attr [2]int) *finding.Rejection {
 	if cn.htmlAutoClose {
 		return nil // the first pass has checked every token
 	}
@@ -1283,7 +1285,7 @@ func (cn *xmlCanon[R]) raw(v [2]int, attr [2]int) *Rejection {
 }
 
 // text checks the text of one piece, references decoded.
-func (cn *xmlCanon[R]) text(piece xmlPiece, attr [2]int) *Rejection {
+func (cn *xmlCanon[R]) text(piece xmlPiece, attr [2]int) *finding.Rejection {
 	if cn.htmlAutoClose {
 		return nil // the first pass has checked every token
 	}
@@ -1300,7 +1302,7 @@ func (cn *xmlCanon[R]) text(piece xmlPiece, attr [2]int) *Rejection {
 
 // joined checks the concatenation of the texts of those of pieces that
 // are comments, or of those that are not.
-func (cn *xmlCanon[R]) joined(pieces []R, comments bool) *Rejection {
+func (cn *xmlCanon[R]) joined(pieces []R, comments bool) *finding.Rejection {
 	cn.buf = cn.buf[:0]
 	var last xmlPiece
 	for _, r := range pieces {
@@ -1331,9 +1333,9 @@ func (cn *xmlCanon[R]) joined(pieces []R, comments bool) *Rejection {
 
 // reject is the not_normalized Rejection at offset off of the body, inside
 // the open elements (and the attribute attr).
-func (cn *xmlCanon[R]) reject(off int, attr [2]int) *Rejection {
+func (cn *xmlCanon[R]) reject(off int, attr [2]int) *finding.Rejection {
 	e := &sanitize.Error{Reason: sanitize.NotNormalized, Offset: off}
-	return &Rejection{
+	return &finding.Rejection{
 		Reason:   sanitize.NotNormalized,
 		Location: rules.XML,
 		Field:    finding.SafeField(xmllex.Path(cn.p, cn.open, attr)),

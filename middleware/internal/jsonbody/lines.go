@@ -1,8 +1,7 @@
-package middleware
+package jsonbody
 
 import (
 	"bytes"
-	"net/http"
 	"strconv"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
@@ -48,9 +47,9 @@ import (
 // the array of its values (blank lines, which readers skip, are not
 // counted).
 
-// isJSONLines reports whether typ/sub, lower case, is a JSON-lines media
+// IsLines reports whether typ/sub, lower case, is a JSON-lines media
 // type.
-func isJSONLines(typ, sub string) bool {
+func IsLines(typ, sub string) bool {
 	if typ != "application" {
 		return false
 	}
@@ -61,10 +60,10 @@ func isJSONLines(typ, sub string) bool {
 	return false
 }
 
-// checkJSONLines checks a JSON-lines body under p's JSON check, line by
+// CheckLines checks a JSON-lines body under p's JSON check, line by
 // line. It returns the body to hand on (repaired where the policy
 // repairs) or the first violation.
-func checkJSONLines(body []byte, p *compiled.Policy) ([]byte, *Rejection) {
+func CheckLines(body []byte, p *compiled.Policy) ([]byte, *finding.Rejection) {
 	c := &p.JSON
 	if c.Repair && !sanitize.Valid(body) {
 		// Mended whole first, so that each line's own repairs (of lone
@@ -79,7 +78,7 @@ func checkJSONLines(body []byte, p *compiled.Policy) ([]byte, *Rejection) {
 		line := body[start:end]
 		if !jsonBlank(line) {
 			if open >= 0 {
-				return nil, &Rejection{Reason: sanitize.BadMediaType, Location: rules.JSON,
+				return nil, &finding.Rejection{Reason: sanitize.BadMediaType, Location: rules.JSON,
 					Field: linePointer(openLine, ""), Offset: open, Sample: finding.Sample(body, open), Err: sanitize.ErrBadMediaType}
 			}
 			if _, rj := checkJSON(line, p); rj != nil {
@@ -104,7 +103,7 @@ func checkJSONLines(body []byte, p *compiled.Policy) ([]byte, *Rejection) {
 // inLine makes rj, found in the line of index n starting at start in
 // body, with its offset into the line, a rejection of the body: offset,
 // sample and field.
-func inLine(rj *Rejection, body []byte, start, n int) *Rejection {
+func inLine(rj *finding.Rejection, body []byte, start, n int) *finding.Rejection {
 	rj.Offset += start
 	if e, ok := rj.Err.(*sanitize.Error); ok && start > 0 {
 		e.Offset += start
@@ -202,14 +201,10 @@ func jsonLineOpen(line []byte) bool {
 	return inString || depth > 0
 }
 
-// jsonLinesField names the line of a rejection found in a JSON-lines body
-// as a whole (its canonical form): the field gets the index of the line
-// that holds its offset in front. A rejection of any other request is
-// left as it is.
-func jsonLinesField(r *http.Request, body []byte, rj *Rejection) *Rejection {
-	ct, _ := requestContentType(r)
-	if typ, sub, _ := contentType(ct); isJSONLines(typ, sub) {
-		rj.Field = linePointer(lineIndex(body, rj.Offset), rj.Field)
-	}
+// NameLine puts the index of the line of a JSON-lines body that holds
+// rj's offset in front of rj's field: for a rejection found in the body as
+// a whole (its canonical form), which names a JSON pointer in the line.
+func NameLine(body []byte, rj *finding.Rejection) *finding.Rejection {
+	rj.Field = linePointer(lineIndex(body, rj.Offset), rj.Field)
 	return rj
 }

@@ -1,4 +1,4 @@
-package middleware
+package xmlbody
 
 import (
 	"math/rand/v2"

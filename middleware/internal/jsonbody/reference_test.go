@@ -1,4 +1,4 @@
-package middleware
+package jsonbody
 
 // Reference implementations of the JSON checks that the tests hold
 // the shipped code to (by comparing the two on the same inputs), kept in
@@ -6,6 +6,7 @@ package middleware
 
 import (
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -25,7 +26,7 @@ import (
 //
 // Under c.Repair, ill-formed UTF-8 is replaced with U+FFFD and a lone
 // surrogate escape with "\uFFFD", in place: body is modified.
-func checkJSONText(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) {
+func checkJSONText(body []byte, c *rules.Check, depth int) ([]byte, *finding.Rejection) {
 	if jsonClean(body, c.Forbid|c.Names, depth) {
 		return body, nil
 	}

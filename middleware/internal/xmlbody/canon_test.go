@@ -1,4 +1,4 @@
-package middleware
+package xmlbody
 
 import (
 	"bytes"
@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// xmlCanonWide checks that canonXML's compact state (xmlCanon[uint32],
+// xmlCanonWide checks that Canon's compact state (xmlCanon[uint32],
 // what every body under 1 GiB gets) and its wide one (xmlCanon[uint64],
 // for larger bodies, which no test can afford) reach the same verdict on
 // body: the same rejection, or none.
@@ -27,7 +28,7 @@ func xmlCanonWide(t *testing.T, form normalize.Form, body []byte) {
 }
 
 // TestXMLCanonWide runs xmlCanonCases and the hostile bodies through both
-// widths of canonXML's state.
+// widths of Canon's state.
 func TestXMLCanonWide(t *testing.T) {
 	t.Parallel()
 	for _, form := range []normalize.Form{normalize.NFC, normalize.NFKC} {
@@ -41,7 +42,7 @@ func TestXMLCanonWide(t *testing.T) {
 }
 
 // xmlCanonHostile returns a body of about n octets that is costly for
-// canonXML's working memory, by name: deep nesting with text in every
+// Canon's working memory, by name: deep nesting with text in every
 // element and after every end tag (an open element and a piece for every
 // few octets), <br> elements that the HTML pass closes, one element whose
 // text is many pieces joined, and a decomposed run (refused).
@@ -68,21 +69,21 @@ func xmlCanonHostile(n int, name string) []byte {
 	return b.Bytes()
 }
 
-// TestXMLCanonAllocs pins the goal for canonXML: once its pooled
+// TestXMLCanonAllocs pins the goal for Canon: once its pooled
 // state has served a body of the default limit (1 MiB), checking another
 // allocates nothing, however the body nests or splits its text.
 func TestXMLCanonAllocs(t *testing.T) {
-	if raceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector allocates, and drops pooled values at random")
 	}
 	p := compiled.Compile(rules.Policy{XML: rules.Check{On: true, Forbid: strictXML}, Normalization: normalize.NFC})
 	for _, name := range []string{"deep", "autoclose", "pieces"} {
 		for _, n := range []int{16 << 10, maxPooledXMLBody - 64} {
 			body := xmlCanonHostile(n, name)
-			if rj := canonXML(p, body); rj != nil {
+			if rj := Canon(p, body); rj != nil {
 				t.Fatalf("%s %d: %v", name, n, rj)
 			}
-			if a := testing.AllocsPerRun(3, func() { _ = canonXML(p, body) }); a != 0 {
+			if a := testing.AllocsPerRun(3, func() { _ = Canon(p, body) }); a != 0 {
 				t.Errorf("%s, %d octets: %v allocations", name, len(body), a)
 			}
 			// A state that is new, or that the pool dropped, grows its

@@ -1,4 +1,4 @@
-package middleware
+package xmlbody
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 )
 
 // xmlHostileBody returns a body of about n octets built to be slow for
-// checkXML's scan, by kind: the constructions of bench/'s xml-* cases,
+// Check's scan, by kind: the constructions of bench/'s xml-* cases,
 // and the densest markup of every sort, each repeated (a comment and a
 // reference up front make the scan decide, not the SIMD check alone).
 func xmlHostileBody(n int, kind string) []byte {
@@ -146,7 +146,7 @@ func BenchmarkCheckXMLHostile(b *testing.B) {
 				b.SetBytes(int64(len(body)))
 				b.ReportAllocs()
 				for b.Loop() {
-					if rj := checkXML(body, c, true); rj != nil {
+					if rj := Check(body, c, true); rj != nil {
 						b.Fatal(rj)
 					}
 				}

@@ -1,4 +1,4 @@
-package middleware
+package jsonbody
 
 import (
 	"bytes"
@@ -101,7 +101,7 @@ type memberObj struct {
 }
 
 // memberCheck finds the members of every object of a JSON body that has
-// passed the text check (checkJSONScan) and refuses duplicate and colliding names. It only
+// passed the text check (Check) and refuses duplicate and colliding names. It only
 // looks for what delimits strings and objects: a string followed by ':'
 // is a member name of the innermost open object. (Arrays need no
 // tracking: they hold no names, and an object inside one has braces of
@@ -208,7 +208,7 @@ func (nb *nextByte) from(p []byte, i int, c byte) int {
 // follows the objects, for a body whose names differ within each object
 // (a small document, an array of records). It answers true only where
 // memberCheck would refuse nothing.
-func checkMembers(body []byte, p *compiled.Policy, escapes bool) *Rejection {
+func checkMembers(body []byte, p *compiled.Policy, escapes bool) *finding.Rejection {
 	if !escapes && objectNamesDistinct(body, p.Norm) {
 		return nil
 	}
@@ -481,7 +481,7 @@ func shapeName(name, rest []byte, form normalize.Form) (uint64, bool) {
 	return hashFolded(name, lower, &fold), true
 }
 
-func (mc *memberCheck) run() *Rejection {
+func (mc *memberCheck) run() *finding.Rejection {
 	p := mc.p
 	for i := 0; i < len(p); {
 		switch p[i] {
@@ -632,7 +632,7 @@ func (mc *memberCheck) bytes(s span) []byte {
 // member checks the name p[start:end] (its raw text, between the quotes)
 // of a member of the innermost open object against the names before it,
 // and adds it to them.
-func (mc *memberCheck) member(start, end int) *Rejection {
+func (mc *memberCheck) member(start, end int) *finding.Rejection {
 	at := mc.next() // filled in place: the names are compared where they lie
 	k := &mc.keys[at]
 	k.u = span{start, end}
@@ -1045,8 +1045,8 @@ func asciiName(s []byte) (ascii, lower bool) {
 
 // reject returns the rejection of the member whose name starts at
 // p[start]: its JSON pointer, and the offset of its name.
-func (mc *memberCheck) reject(reason sanitize.Reason, start int) *Rejection {
-	return &Rejection{Reason: reason, Location: rules.JSON, Field: jsonMemberPointer(mc.p, start),
+func (mc *memberCheck) reject(reason sanitize.Reason, start int) *finding.Rejection {
+	return &finding.Rejection{Reason: reason, Location: rules.JSON, Field: jsonMemberPointer(mc.p, start),
 		Offset: start, Sample: finding.Sample(mc.p, start), Err: &sanitize.Error{Reason: reason, Offset: start}}
 }
 
@@ -1056,7 +1056,7 @@ func (mc *memberCheck) reject(reason sanitize.Reason, start int) *Rejection {
 func jsonMemberPointer(body []byte, start int) string {
 	sc := jsonScanner{p: body, maxDepth: -1}
 	var ptr string
-	sc.onString = func(i, end int, _ bool) *Rejection {
+	sc.onString = func(i, end int, _ bool) *finding.Rejection {
 		if i+1 != start {
 			return nil
 		}
@@ -1071,4 +1071,4 @@ func jsonMemberPointer(body []byte, start int) string {
 }
 
 // errStopScan stops a scan from its onString hook.
-var errStopScan = &Rejection{}
+var errStopScan = &finding.Rejection{}

@@ -1,4 +1,8 @@
-package middleware
+// Package jsonbody is the check of JSON and JSON-lines bodies (Check,
+// CheckLines) and of their canonical form (Canon): strings and their
+// escapes, nesting, and member names (duplicates, and names that collide
+// once canonical), over the structure pass of package jsonscan.
+package jsonbody
 
 import (
 	"bytes"
@@ -19,7 +23,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// checkJSON checks a JSON body under p: its text (checkJSONScan), then the
+// checkJSON checks a JSON body under p: its text (Check), then the
 // names of the members of each object (Member names, below). It refuses
 //
 //   - under p.RefuseDuplicateKeys, two members whose names are one after
@@ -34,15 +38,15 @@ import (
 // its offset the first octet of that member's name in the body. It returns
 // the body to hand on (repaired where the policy repairs) or the first
 // violation.
-func checkJSON(body []byte, p *compiled.Policy) ([]byte, *Rejection) {
-	fixed, _, rj := checkJSONScan(body, p)
+func checkJSON(body []byte, p *compiled.Policy) ([]byte, *finding.Rejection) {
+	fixed, _, rj := Check(body, p)
 	return fixed, rj
 }
 
-// checkJSONScan is checkJSON; noRefs reports that body, handed on as it
+// Check is checkJSON; noRefs reports that body, handed on as it
 // is, holds no '&' and no '<', so that escape.Check has nothing to find
 // in it.
-func checkJSONScan(body []byte, p *compiled.Policy) (fixed []byte, noRefs bool, rj *Rejection) {
+func Check(body []byte, p *compiled.Policy) (fixed []byte, noRefs bool, rj *finding.Rejection) {
 	c, depth := &p.JSON, p.Limits.JSONDepth
 	members := p.RefuseDuplicateKeys || p.Norm != normalize.None
 	brackets, backslash, amp := jsonscan.Structure(body)
@@ -110,8 +114,8 @@ func jsonDepth(body []byte) int {
 }
 
 // scanJSON checks the text of a JSON body with the scanner, as
-// checkJSONScan does past its quick passes.
-func scanJSON(body []byte, c *rules.Check, depth int) ([]byte, *Rejection) {
+// Check does past its quick passes.
+func scanJSON(body []byte, c *rules.Check, depth int) ([]byte, *finding.Rejection) {
 	sc := jsonScanner{p: body, forbid: c.Forbid, names: c.Names, maxDepth: depth, repair: c.Repair}
 	bad := sanitize.ValidPrefix(body)
 	if bad < len(body) {
@@ -161,7 +165,7 @@ type jsonScanner struct {
 	stopAt   int  // when > 0, the offset of a UTF-8 error: stop there
 	// onString, when set, is called for every complete string literal,
 	// from its opening quote at i to just past its closing quote at end.
-	onString func(i, end int, isKey bool) *Rejection
+	onString func(i, end int, isKey bool) *finding.Rejection
 	// pointers, when set, is the root of the JSON pointers with PRECIS
 	// profiles: the scanner keeps each open container's place among them
 	// (jsonFrame.node), and valueNode gives the place of the current
@@ -224,7 +228,7 @@ func (sc *jsonScanner) push(f jsonFrame) {
 
 // scan walks the body. It returns the first violation, or nil; when stopAt
 // is set it stops at that offset with the stack describing where it is.
-func (sc *jsonScanner) scan() *Rejection {
+func (sc *jsonScanner) scan() *finding.Rejection {
 	sc.depth = 0
 	p := sc.p
 	for i := 0; i < len(p); {
@@ -234,7 +238,7 @@ func (sc *jsonScanner) scan() *Rejection {
 		switch c := p[i]; c {
 		case '{', '[':
 			if sc.maxDepth >= 0 && sc.depth >= sc.maxDepth {
-				return &Rejection{Reason: sanitize.TooLarge, Location: rules.JSON, Field: sc.pointer(),
+				return &finding.Rejection{Reason: sanitize.TooLarge, Location: rules.JSON, Field: sc.pointer(),
 					Offset: i, Sample: finding.Sample(p, i), Limit: int64(sc.maxDepth), Err: sanitize.ErrTooLarge}
 			}
 			sc.push(jsonFrame{object: c == '{', wantsKey: c == '{', node: sc.valueNode()})
@@ -288,7 +292,7 @@ func (sc *jsonScanner) scan() *Rejection {
 // the offset just past its closing quote. The text between escapes goes to
 // sanitize.CheckClasses a run at a time; each escape is decoded and checked on its
 // own. A member name is refused sc.names too.
-func (sc *jsonScanner) str(i int) (int, *Rejection) {
+func (sc *jsonScanner) str(i int) (int, *finding.Rejection) {
 	p := sc.p
 	start := i + 1
 	f := sc.top()
@@ -390,7 +394,7 @@ func classIn(r rune, first bool, forbid sanitize.Class) sanitize.Class {
 	return c & forbid
 }
 
-func (sc *jsonScanner) fail(reason sanitize.Reason, cl sanitize.Class, off int, isKey bool, start int) *Rejection {
+func (sc *jsonScanner) fail(reason sanitize.Reason, cl sanitize.Class, off int, isKey bool, start int) *finding.Rejection {
 	sc.inKey, sc.keySpan = isKey, [2]int{start, stringEnd(sc.p, off)}
 	if isKey {
 		// The pointer names the member whose key is at fault: its whole
@@ -567,7 +571,7 @@ func appendFoldKey(dst, s []byte) []byte {
 	return dst
 }
 
-// canonJSON canonicalizes every string and key of a JSON body, escapes
+// Canon canonicalizes every string and key of a JSON body, escapes
 // decoded first: "e\u0301" is normalized as much as a raw e+U+0301. A
 // string at a JSON pointer the route names a PRECIS profile for gets the
 // profile's enforced form, every other string and every key the route's
@@ -589,7 +593,7 @@ func appendFoldKey(dst, s []byte) []byte {
 // only built for a rejection. (Building it for every string cost the
 // length of the pointer each time: a body of deeply nested long keys
 // above many strings took time quadratic in its size.)
-func canonJSON(p *compiled.Policy, body []byte) ([]byte, *Rejection) {
+func Canon(p *compiled.Policy, body []byte) ([]byte, *finding.Rejection) {
 	js := jsonScratches.Get().(*jsonScratch)
 	defer js.release()
 	sc := jsonScanner{p: body, maxDepth: -1, more: js.frames[:0]}
@@ -602,7 +606,7 @@ func canonJSON(p *compiled.Policy, body []byte) ([]byte, *Rejection) {
 	last := 0
 	size := int64(len(body)) // of the body once rewritten
 	limit := p.Limits.BodyBytes
-	sc.onString = func(i, end int, isKey bool) *Rejection {
+	sc.onString = func(i, end int, isKey bool) *finding.Rejection {
 		if end-1 <= i || body[end-1] != '"' {
 			return nil // unterminated: the decoder's to report
 		}
@@ -685,7 +689,7 @@ func canonJSON(p *compiled.Policy, body []byte) ([]byte, *Rejection) {
 	return append(out, body[last:]...), nil
 }
 
-// jsonScratch is canonJSON's working memory: the decoded string, the
+// jsonScratch is Canon's working memory: the decoded string, the
 // folded key and the normal form of the string at hand, and the open
 // containers past the scanner's own sixteen. It is pooled, so that a body
 // of many strings, or of long ones, costs a constant number of
@@ -724,11 +728,11 @@ func (js *jsonScratch) release() {
 // and whether it differs from text: the enforced form of node's PRECIS
 // profile when node has one, the route's normalization otherwise. Unlike
 // canonValue it computes the form in Monitor mode too, for the checks of
-// canonJSON; in RejectUnnormalized mode a text that is not normal is
+// Canon; in RejectUnnormalized mode a text that is not normal is
 // refused instead. A normal form longer than room octets is refused as
 // too_large as soon as that is known (normalBounded). A normal form is
 // made in *buf, which the next string reuses.
-func jsonCanonical(p *compiled.Policy, text []byte, node *compiled.PrecisNode, room int64, buf *[]byte) ([]byte, bool, *Rejection) {
+func jsonCanonical(p *compiled.Policy, text []byte, node *compiled.PrecisNode, room int64, buf *[]byte) ([]byte, bool, *finding.Rejection) {
 	if node != nil && node.Set {
 		// Enforced into *buf, as a normal form is made: Enforce
 		// allocated its result, and buffers of its own when a step
@@ -842,7 +846,7 @@ func (t *boundaryTable) boundaryBefore(nf norm.Form, s []byte) bool {
 // NFKC form holds a class it does not, which TestJSONCanonicalClasses
 // pins for this version of Unicode; the check keeps that a fact about the
 // request rather than about the tables, and covers the PRECIS profiles.)
-func checkCanonical(p *compiled.Policy, nt []byte, isKey bool) *Rejection {
+func checkCanonical(p *compiled.Policy, nt []byte, isKey bool) *finding.Rejection {
 	forbid := p.JSON.Forbid
 	if isKey {
 		forbid |= p.JSON.Names
@@ -861,7 +865,7 @@ func checkCanonical(p *compiled.Policy, nt []byte, isKey bool) *Rejection {
 // for a key), in its canonical form for a PRECIS field as the policy names
 // it; its offset is into the body, at the offending octet or, when the
 // text was decoded or rewritten (escaped), at the string's first octet.
-func jsonCanonReject(p *compiled.Policy, sc *jsonScanner, rj *Rejection, i, end int, isKey, escaped bool, node *compiled.PrecisNode) *Rejection {
+func jsonCanonReject(p *compiled.Policy, sc *jsonScanner, rj *finding.Rejection, i, end int, isKey, escaped bool, node *compiled.PrecisNode) *finding.Rejection {
 	if isKey {
 		// The pointer of the member whose key this is.
 		sc.inKey, sc.keySpan = true, [2]int{i + 1, end - 1}
