@@ -16,6 +16,7 @@ import (
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonbody"
+	"github.com/utf8guard/utf8guard/middleware/internal/media"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/middleware/internal/xmlbody"
 	"github.com/utf8guard/utf8guard/rules"
@@ -627,7 +628,7 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 		return nil
 	}
 	ct, single := requestContentType(r)
-	typ, sub, charset, parsed := parseMediaType(ct)
+	typ, sub, charset, parsed := media.Parse(ct)
 	if !single || !parsed {
 		return refused(r, p, badMediaType(rules.Body, ct))
 	}
@@ -645,7 +646,7 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 	if !p.Location(loc).On {
 		return s.passText(r, p, loc) // encoding.go
 	}
-	if !utf8Charset(charset) {
+	if !media.UTF8Charset(charset) {
 		if p.RefuseCharsets {
 			return refused(r, p, &Rejection{Reason: sanitize.BadCharset, Location: loc, Field: finding.SafeField(charset),
 				Err: sanitize.ErrBadCharset})
@@ -969,7 +970,7 @@ func (s *scratch) canonBody(r *http.Request, p *compiled.Policy) *Rejection {
 		var rj *Rejection
 		if out, rj = jsonbody.Canon(p, body); rj != nil {
 			ct, _ := requestContentType(r)
-			if typ, sub, _ := contentType(ct); jsonbody.IsLines(typ, sub) {
+			if typ, sub, _ := media.ContentType(ct); jsonbody.IsLines(typ, sub) {
 				return jsonbody.NameLine(body, rj) // the line's index
 			}
 			return rj
@@ -978,11 +979,11 @@ func (s *scratch) canonBody(r *http.Request, p *compiled.Policy) *Rejection {
 		// XML is checked, not rewritten: text not in the form is refused.
 		return xmlbody.Canon(p, body)
 	case rules.Body:
-		nb, changed, rj := canonOf(p, loc, "", body, false)
+		nb, changed, rj := compiled.CanonOf(p, loc, "", body, false)
 		if rj != nil || !changed {
 			return rj
 		}
-		if rj := recheck(loc, "", nb, p.Body.Forbid, -1, 0); rj != nil {
+		if rj := compiled.Recheck(loc, "", nb, p.Body.Forbid, -1, 0); rj != nil {
 			return rj
 		}
 		out = nb

@@ -109,7 +109,7 @@ func refCanonPath(p *compiled.Policy, r *http.Request) *Rejection {
 	if p.Limits.PathBytes >= 0 && len(enc) > p.Limits.PathBytes {
 		return finding.TooLarge(rules.Path, "", int64(p.Limits.PathBytes))
 	}
-	if rj := recheck(rules.Path, "", dec, p.Path.Forbid&^sanitize.BOM, -1, 0); rj != nil {
+	if rj := compiled.Recheck(rules.Path, "", dec, p.Path.Forbid&^sanitize.BOM, -1, 0); rj != nil {
 		return rj
 	}
 	if p.Mode == rules.Monitor {

@@ -3,7 +3,8 @@ package middleware
 import (
 	"maps"
 	"strings"
-	"unicode"
+
+	"github.com/utf8guard/utf8guard/middleware/internal/media"
 )
 
 // Rewriting a Content-Disposition in the form the client wrote it. When
@@ -21,93 +22,6 @@ import (
 // parameter given twice), or the result does not parse back to the same
 // parameters with the new values, FormatMediaType's form is the fallback.
 
-// mediaParam is where one parameter of a header value stands.
-type mediaParam struct {
-	key        string // lower case, as mime.ParseMediaType keys it
-	valueStart int    // the value, as written (quotes included)
-	valueEnd   int
-}
-
-// mediaParams finds the parameters of v as mime.ParseMediaType reads
-// them, appended to out, or reports false for a value it would refuse,
-// with the parameters before the one it refuses.
-func mediaParams(out []mediaParam, v string) ([]mediaParam, bool) {
-	i := strings.IndexByte(v, ';')
-	if i < 0 {
-		return nil, true
-	}
-	for i < len(v) {
-		i = skipSpace(v, i)
-		if i == len(v) {
-			break
-		}
-		if v[i] != ';' {
-			return out, false
-		}
-		i = skipSpace(v, i+1)
-		ks := i
-		for i < len(v) && isTokenByte(v[i]) {
-			i++
-		}
-		if i == ks {
-			if strings.TrimSpace(v[ks:]) == "" {
-				break // a trailing ';', which mime.ParseMediaType ignores
-			}
-			return out, false
-		}
-		key := strings.ToLower(v[ks:i])
-		i = skipSpace(v, i)
-		if i == len(v) || v[i] != '=' {
-			return out, false
-		}
-		i = skipSpace(v, i+1)
-		vs := i
-		if i < len(v) && v[i] == '"' {
-			end := quotedEnd(v, i)
-			if end < 0 {
-				return out, false
-			}
-			i = end
-		} else {
-			for i < len(v) && isTokenByte(v[i]) {
-				i++
-			}
-		}
-		if i == vs {
-			return out, false
-		}
-		out = append(out, mediaParam{key: key, valueStart: vs, valueEnd: i})
-	}
-	return out, true
-}
-
-// skipSpace skips the white space mime.ParseMediaType skips
-// (unicode.IsSpace) from i.
-func skipSpace(v string, i int) int {
-	return len(v) - len(strings.TrimLeftFunc(v[i:], unicode.IsSpace))
-}
-
-// quotedEnd returns the end of the quoted string that starts at v[i], as
-// mime's consumeValue reads it (a backslash escapes a tspecial; a line
-// break ends it in error), or -1.
-func quotedEnd(v string, i int) int {
-	for j := i + 1; j < len(v); j++ {
-		switch c := v[j]; {
-		case c == '"':
-			return j + 1
-		case c == '\\' && j+1 < len(v) && isTSpecial(v[j+1]):
-			j++
-		case c == '\r' || c == '\n':
-			return -1
-		}
-	}
-	return -1
-}
-
-func isTSpecial(c byte) bool { return strings.IndexByte(`()<>@,;:\"/[]?=`, c) >= 0 }
-
-func isTokenByte(c byte) bool { return c > 0x20 && c < 0x7f && !isTSpecial(c) }
-
 // rewriteDisposition returns the header value v, a Content-Disposition of
 // type disp, with the parameters named in changed given their values in
 // params (the parameters it must parse as, the new values included), in
@@ -116,8 +30,8 @@ func isTokenByte(c byte) bool { return c > 0x20 && c < 0x7f && !isTSpecial(c) }
 func rewriteDisposition(v, disp string, params map[string]string, changed []string) (string, bool) {
 	// A disposition has a few parameters: name, filename, and their
 	// extended forms, which fit on the stack.
-	var arr [4]mediaParam
-	ps, ok := mediaParams(arr[:0], v)
+	var arr [4]media.Param
+	ps, ok := media.Params(arr[:0], v)
 	if !ok {
 		return "", false
 	}
@@ -137,11 +51,11 @@ func rewriteDisposition(v, disp string, params map[string]string, changed []stri
 		plain, ext := -1, -1
 		for i, p := range ps {
 			switch {
-			case p.key == key && plain < 0:
+			case p.Key == key && plain < 0:
 				plain = i
-			case p.key == key+"*" && ext < 0:
+			case p.Key == key+"*" && ext < 0:
 				ext = i
-			case p.key == key, p.key == key+"*", strings.HasPrefix(p.key, key+"*"):
+			case p.Key == key, p.Key == key+"*", strings.HasPrefix(p.Key, key+"*"):
 				return "", false // twice, or in continuations
 			}
 		}
@@ -150,15 +64,15 @@ func rewriteDisposition(v, disp string, params map[string]string, changed []stri
 		}
 		if plain >= 0 {
 			p := ps[plain]
-			edits = append(edits, edit{start: p.valueStart, end: p.valueEnd, plain: true, value: nv})
+			edits = append(edits, edit{start: p.ValueStart, end: p.ValueEnd, plain: true, value: nv})
 		}
 		if ext >= 0 {
 			p := ps[ext]
-			text, ok := extValue(v[p.valueStart:p.valueEnd], nv)
+			text, ok := extValue(v[p.ValueStart:p.ValueEnd], nv)
 			if !ok {
 				return "", false
 			}
-			edits = append(edits, edit{start: p.valueStart, end: p.valueEnd, text: text})
+			edits = append(edits, edit{start: p.ValueStart, end: p.ValueEnd, text: text})
 		}
 	}
 	// Apply the edits from the first to the last, into one builder
@@ -195,7 +109,7 @@ func rewriteDisposition(v, disp string, params map[string]string, changed []stri
 	b.WriteString(v[pos:])
 	out := b.String()
 	// It must read back as the parameters meant, and nothing else.
-	gotDisp, got, parsed := readMediaType(out) // media.go
+	gotDisp, got, parsed := media.Read(out) // media.go
 	if !parsed || gotDisp != disp || !maps.Equal(got, params) {
 		return "", false
 	}
@@ -205,7 +119,7 @@ func rewriteDisposition(v, disp string, params map[string]string, changed []stri
 // plainToken reports whether nv is written as a token, where old was
 // written as one (writePlain).
 func plainToken(old, nv string) bool {
-	return !strings.HasPrefix(old, `"`) && nv != "" && strings.IndexFunc(nv, func(r rune) bool { return r >= 0x80 || !isTokenByte(byte(r)) }) < 0
+	return !strings.HasPrefix(old, `"`) && nv != "" && strings.IndexFunc(nv, func(r rune) bool { return r >= 0x80 || !media.IsTokenByte(byte(r)) }) < 0
 }
 
 // plainLen is the length writePlain writes.

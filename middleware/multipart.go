@@ -17,6 +17,7 @@ import (
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/media"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -584,7 +585,7 @@ func (pt *mimePart) read(raw *multipart.Part) {
 		pt.header.Del(cte)
 		pt.qp = true
 	}
-	if disp, params, ok := readMediaType(pt.header.Get("Content-Disposition")); ok {
+	if disp, params, ok := media.Read(pt.header.Get("Content-Disposition")); ok {
 		pt.disp, pt.dispParams = disp, params
 		pt.name, pt.file = params["name"], params["filename"]
 	}
@@ -602,7 +603,7 @@ func partType(hdr textproto.MIMEHeader) (mt, typ, sub string, params map[string]
 	if strings.TrimSpace(ct) == "" {
 		return "text/plain", "text", "plain", nil
 	}
-	mt, params, ok := readMediaType(ct)
+	mt, params, ok := media.Read(ct)
 	if mt == "" {
 		return "text/plain", "text", "plain", nil
 	}
@@ -626,7 +627,7 @@ func textPart(p *compiled.Policy, pt *mimePart) (text, badCharset bool) {
 	if !pt.isFile() {
 		// A field in UTF-7 ("+IC4-" is U+202E) is ASCII to the check
 		// and something else to a handler that honours its charset.
-		return true, !utf8Charset(pt.typeParams["charset"])
+		return true, !media.UTF8Charset(pt.typeParams["charset"])
 	}
 	if p.FileContents == rules.DataFiles {
 		return false, false // data: its charset is the application's business
@@ -634,7 +635,7 @@ func textPart(p *compiled.Policy, pt *mimePart) (text, badCharset bool) {
 	if !compiled.MatchMedia(p.MultiPatterns, pt.typ, pt.sub) {
 		return false, false
 	}
-	if !utf8Charset(pt.typeParams["charset"]) {
+	if !media.UTF8Charset(pt.typeParams["charset"]) {
 		return false, true
 	}
 	return true, false
@@ -1227,10 +1228,10 @@ func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *
 func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, *Rejection) {
 	p := rb.p
 	if p.Mode == rules.Monitor || p.Norm == normalize.None || p.RejectUnnormalized {
-		return canonValue(p, rules.Multipart, field, v, content)
+		return compiled.CanonValue(p, rules.Multipart, field, v, content)
 	}
 	if _, ok := p.PrecisProfile(rules.Multipart, field); ok && content {
-		return canonValue(p, rules.Multipart, field, v, true)
+		return compiled.CanonValue(p, rules.Multipart, field, v, true)
 	}
 	if p.Norm.IsNormal(v) {
 		return v, false, nil
@@ -1252,8 +1253,8 @@ func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, 
 // otherwise get a traversal the checks never saw. In Monitor mode too, so
 // that it is flagged.
 func checkFileNameSyntax(p *compiled.Policy, field, v string) *Rejection {
-	cf, changed, _ := canonOf(p, rules.Multipart, field, octets.StringBytes(v), false)
-	if !changed || !addsSyntaxOf(fileNameSyntax, octets.StringBytes(v), cf) {
+	cf, changed, _ := compiled.CanonOf(p, rules.Multipart, field, octets.StringBytes(v), false)
+	if !changed || !compiled.AddsSyntaxOf(fileNameSyntax, octets.StringBytes(v), cf) {
 		return nil
 	}
 	return &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: finding.SafeField(field),
@@ -1381,7 +1382,7 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 			// is. Normalizing it as text would rewrite the nested
 			// body's syntax (its delimiters, its headers) behind its
 			// parser's back, so a body that is not is refused.
-			if _, ch, rj := canonValue(p, rules.Multipart, field, content, true); rj != nil || ch {
+			if _, ch, rj := compiled.CanonValue(p, rules.Multipart, field, content, true); rj != nil || ch {
 				if rj == nil {
 					rj = finding.Reject(&sanitize.Error{Reason: sanitize.NotNormalized, Offset: max(p.Norm.FirstNonNormal(content), 0)},
 						rules.Multipart, finding.SafeField(field), content)
@@ -1632,7 +1633,7 @@ func (lv *rebuiltLevel) verifyWith(buf *[]byte) (field string, ok bool) {
 		if !maps.EqualFunc(got.Header, want.header, slices.Equal) {
 			return want.name, false
 		}
-		_, params, parsed := readMediaType(got.Header.Get("Content-Disposition"))
+		_, params, parsed := media.Read(got.Header.Get("Content-Disposition"))
 		if parsed != want.hasDisp || params["name"] != want.name || params["filename"] != want.file {
 			return want.name, false
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/media"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -272,17 +273,17 @@ func checkExtendedParams(pt *mimePart) *Rejection {
 		if strings.IndexByte(v, '*') < 0 {
 			continue // no extended value: the common header
 		}
-		var arr [8]mediaParam
-		ps, _ := mediaParams(arr[:0], v) // disposition.go
+		var arr [8]media.Param
+		ps, _ := media.Params(arr[:0], v) // disposition.go
 		for _, mp := range ps {
-			first, ext := extendedKey(mp.key)
+			first, ext := extendedKey(mp.Key)
 			if !ext {
 				continue
 			}
-			raw := v[mp.valueStart:mp.valueEnd]
+			raw := v[mp.ValueStart:mp.ValueEnd]
 			value := raw
 			if value[0] == '"' {
-				value = unquote(value[1 : len(value)-1])
+				value = media.Unquote(value[1 : len(value)-1])
 			}
 			text := value
 			if first {
@@ -350,7 +351,7 @@ func badPercent(s string) (at, dec int) {
 			dec++
 			continue
 		}
-		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+		if i+2 >= len(s) || !octets.IsHex(s[i+1]) || !octets.IsHex(s[i+2]) {
 			return i, dec
 		}
 		dec++
@@ -409,15 +410,15 @@ func ambiguous(pt *mimePart, h, v string) *Rejection {
 // says, or "". params are v's parameters as Go reads them (nil when it
 // refuses v).
 func ambiguousParam(v string, params map[string]string) string {
-	var arr [8]mediaParam
-	ps, _ := mediaParams(arr[:0], v) // those before a syntax error too
+	var arr [8]media.Param
+	ps, _ := media.Params(arr[:0], v) // those before a syntax error too
 	// count returns how many parameters are named key: by comparing
 	// them all, for the few a header carries, or through a map.
 	var counts map[string]int
 	if len(ps) > 16 {
 		counts = make(map[string]int, len(ps))
 		for _, mp := range ps {
-			counts[mp.key]++
+			counts[mp.Key]++
 		}
 	}
 	count := func(key string) int {
@@ -426,24 +427,24 @@ func ambiguousParam(v string, params map[string]string) string {
 		}
 		n := 0
 		for _, mp := range ps {
-			if mp.key == key {
+			if mp.Key == key {
 				n++
 			}
 		}
 		return n
 	}
 	for i, mp := range ps {
-		if count(mp.key) > 1 {
-			return mp.key
+		if count(mp.Key) > 1 {
+			return mp.Key
 		}
-		base, _, star := strings.Cut(mp.key, "*")
+		base, _, star := strings.Cut(mp.Key, "*")
 		if !star {
 			continue
 		}
 		// Each base name once: at its first parameter with a '*'.
 		seen := false
 		for _, o := range ps[:i] {
-			if b, _, s := strings.Cut(o.key, "*"); s && b == base {
+			if b, _, s := strings.Cut(o.Key, "*"); s && b == base {
 				seen = true
 				break
 			}
@@ -460,22 +461,22 @@ func ambiguousParam(v string, params map[string]string) string {
 		}
 		ext, others := count(base+"*"), 0
 		for _, o := range ps {
-			if b, _, s := strings.Cut(o.key, "*"); s && b == base && o.key != base+"*" {
+			if b, _, s := strings.Cut(o.Key, "*"); s && b == base && o.Key != base+"*" {
 				others++
 			}
 		}
 		if ext > 0 && others > 0 || others != run {
-			return mp.key
+			return mp.Key
 		}
 		// A plain value beside: it must read as Go reads the
 		// parameter.
 		for _, o := range ps {
-			if o.key != base {
+			if o.Key != base {
 				continue
 			}
-			plain := v[o.valueStart:o.valueEnd]
+			plain := v[o.ValueStart:o.ValueEnd]
 			if plain[0] == '"' {
-				plain = unquote(plain[1 : len(plain)-1])
+				plain = media.Unquote(plain[1 : len(plain)-1])
 			}
 			if got, ok := params[base]; !ok || got != plain {
 				return base

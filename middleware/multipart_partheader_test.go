@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/media"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -156,7 +157,7 @@ func TestAmbiguousParam(t *testing.T) {
 		{`form-data; filename=a; filename*0=a; filename*1=b`, "filename"},
 		{`form-data; x*y=1`, "x*y"},
 	} {
-		_, params, _ := readMediaType(tc.v)
+		_, params, _ := media.Read(tc.v)
 		if got := ambiguousParam(tc.v, params); got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.v, got, tc.want)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/media"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -139,7 +140,7 @@ func lineEnd(p []byte) (int, bool) {
 // enforced form differs counts), rather than passed on with that text as
 // it came.
 func canonMultipart(p *compiled.Policy, r *http.Request, body []byte) ([]byte, *Rejection) {
-	mt, params, ok := readMediaType(r.Header.Get("Content-Type"))
+	mt, params, ok := media.Read(r.Header.Get("Content-Type"))
 	if !ok || params["boundary"] == "" {
 		return nil, nil
 	}
@@ -174,7 +175,7 @@ func canonMultipart(p *compiled.Policy, r *http.Request, body []byte) ([]byte, *
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
-	if _, ps, ok := readMediaType(ct); !ok || ps["boundary"] != lv.boundary {
+	if _, ps, ok := media.Read(ct); !ok || ps["boundary"] != lv.boundary {
 		return nil, multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
 	if rj := recheckRebuilt(p, lv, m); rj != nil {

@@ -30,7 +30,7 @@ import (
 // no character of c.Names anywhere, costs one pass; text with one goes
 // the slow way, which tells keys from values.
 func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
-	if loc == rules.Query && overLimit(len(raw), int64(lim.QueryBytes)) {
+	if loc == rules.Query && compiled.OverLimit(len(raw), int64(lim.QueryBytes)) {
 		return "", false, finding.TooLarge(loc, "", int64(lim.QueryBytes))
 	}
 	if s.cleanPairs(raw, c.Forbid|c.Names, mode, lim) {
@@ -38,20 +38,6 @@ func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mod
 	}
 	return s.checkEachPair(raw, loc, c, mode, lim)
 }
-
-// textLimit returns the limit on the whole text of a query or form body at
-// loc: lim.QueryBytes for the query, lim.BodyBytes for a form body (the
-// body as read is within it; its repaired or canonical form must be too).
-// Negative: none.
-func textLimit(loc rules.Location, lim *rules.Limits) int64 {
-	if loc == rules.Query {
-		return int64(lim.QueryBytes)
-	}
-	return lim.BodyBytes
-}
-
-// overLimit reports whether n octets are over limit (negative: no limit).
-func overLimit(n int, limit int64) bool { return limit >= 0 && int64(n) > limit }
 
 // pair is one key=value of an application/x-www-form-urlencoded text.
 type pair struct {
@@ -108,7 +94,7 @@ func indexByteNear(s string, c byte) int {
 // checkEachPair is checkPairs without the fast path (the query limit
 // included, so that the two answer alike).
 func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
-	if loc == rules.Query && overLimit(len(raw), int64(lim.QueryBytes)) {
+	if loc == rules.Query && compiled.OverLimit(len(raw), int64(lim.QueryBytes)) {
 		return "", false, finding.TooLarge(loc, "", int64(lim.QueryBytes))
 	}
 	n, repair := 0, false
@@ -300,7 +286,7 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 	// U+FFFD, escaped, is nine octets where the octet it replaces was
 	// one or three: the repaired text is held to the limit the text as
 	// sent was.
-	if limit := textLimit(loc, lim); overLimit(len(out), limit) {
+	if limit := compiled.TextLimit(loc, lim); compiled.OverLimit(len(out), limit) {
 		return "", false, finding.TooLarge(loc, "", limit)
 	}
 	return octets.BytesString(out), true, nil
@@ -386,7 +372,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *compiled.Policy
 		nk, kch, rj := pc.canonKey(p, loc, k, len(raw)-pr.at)
 		key.changed = kch
 		if rj == nil && kch {
-			rj = recheck(loc, "", nk, c.Forbid|c.Names, p.Limits.FieldBytes, mode)
+			rj = compiled.Recheck(loc, "", nk, c.Forbid|c.Names, p.Limits.FieldBytes, mode)
 		}
 		if rj != nil {
 			// Cloned: the key points into the body of a form, which a
@@ -405,7 +391,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *compiled.Policy
 		if rj == nil && vch {
 			// The field's name, made safe to log, only for a refusal:
 			// most values pass.
-			if rj = recheck(loc, "", nv, c.Forbid, p.Limits.FieldBytes, mode); rj != nil {
+			if rj = compiled.Recheck(loc, "", nv, c.Forbid, p.Limits.FieldBytes, mode); rj != nil {
 				rj.Field = finding.SafeField(name)
 			}
 		}
@@ -462,7 +448,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *compiled.Policy
 	if !changed {
 		return nil, nil
 	}
-	if limit := textLimit(loc, &p.Limits); overLimit(pc.size, limit) {
+	if limit := compiled.TextLimit(loc, &p.Limits); compiled.OverLimit(pc.size, limit) {
 		return nil, finding.TooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
 	}
 	out := append(make([]byte, 0, pc.size), pc.out...)
@@ -747,7 +733,7 @@ func (pc *pairCanon) release() {
 // text from k on.
 func (pc *pairCanon) canonKey(p *compiled.Policy, loc rules.Location, k []byte, rest int) ([]byte, bool, *Rejection) {
 	if p.Norm == normalize.None || p.RejectUnnormalized {
-		return canonOf(p, loc, "", k, false) // k itself, or a refusal
+		return compiled.CanonOf(p, loc, "", k, false) // k itself, or a refusal
 	}
 	if need := len(k) + len(k)>>4 + 80; cap(pc.arena)-len(pc.arena) < need && !octets.IsASCII(k) {
 		// The room Append asks for, and at once for the keys of the
@@ -783,7 +769,7 @@ func (pc *pairCanon) canonValue(p *compiled.Policy, loc rules.Location, field st
 		return out, true, true, nil
 	}
 	if p.Norm == normalize.None || p.RejectUnnormalized {
-		nv, _, rj = canonOf(p, loc, field, v, false) // v itself, or a refusal
+		nv, _, rj = compiled.CanonOf(p, loc, field, v, false) // v itself, or a refusal
 		return nv, false, false, rj
 	}
 	if pc.norm, changed = appendNormal(p.Norm, pc.norm[:0], v); !changed {

@@ -152,7 +152,7 @@ func refCanonText(s *scratch, raw string, loc rules.Location, p *compiled.Policy
 	}
 	out := make([]byte, 0, len(raw)+16)
 	refCanonPairs(s, raw, loc, p, &out)
-	if limit := textLimit(loc, &p.Limits); overLimit(len(out), limit) {
+	if limit := compiled.TextLimit(loc, &p.Limits); compiled.OverLimit(len(out), limit) {
 		return "", finding.TooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
 	}
 	return string(out), nil
@@ -171,9 +171,9 @@ func refCanonPairs(s *scratch, raw string, loc rules.Location, p *compiled.Polic
 		key, val, hasVal := pr.key, pr.val, pr.hasVal
 		s.buf = s.buf[:0]
 		k := s.decoded(key, dec)
-		nk, kch, rj := canonOf(p, loc, "", k, false)
+		nk, kch, rj := compiled.CanonOf(p, loc, "", k, false)
 		if rj == nil && kch {
-			rj = recheck(loc, "", nk, c.Forbid, p.Limits.FieldBytes, mode)
+			rj = compiled.Recheck(loc, "", nk, c.Forbid, p.Limits.FieldBytes, mode)
 		}
 		if rj != nil {
 			// Cloned: key points into the body of a form, which a
@@ -183,9 +183,9 @@ func refCanonPairs(s *scratch, raw string, loc rules.Location, p *compiled.Polic
 		}
 		name := octets.BytesString(nk) // the canonical key names the field; s.buf only grows
 		v := s.decoded(val, dec)
-		nv, vch, rj := canonOf(p, loc, name, v, true)
+		nv, vch, rj := compiled.CanonOf(p, loc, name, v, true)
 		if rj == nil && vch {
-			rj = recheck(loc, finding.SafeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
+			rj = compiled.Recheck(loc, finding.SafeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
 		}
 		if rj != nil {
 			// Cloned: name may point into s.buf, which the next request
@@ -225,7 +225,7 @@ func refKeyCollision(s *scratch, raw string, loc rules.Location, p *compiled.Pol
 		key := pr.key
 		s.buf = s.buf[:0]
 		k := s.decoded(key, mode)
-		nk, _, _ := canonOf(p, loc, "", k, false) // passed canonPairs
+		nk, _, _ := compiled.CanonOf(p, loc, "", k, false) // passed canonPairs
 		if first, ok := seen[string(nk)]; !ok {
 			seen[string(nk)] = string(k)
 		} else if first != string(k) {
@@ -271,7 +271,7 @@ func TestCanonOfForm(t *testing.T) {
 		p := compiled.Compile(canonPolicy(f))
 		for _, s := range []string{"", "abc", "e\u0301", "\u00e9", "\ufb01", "\xff", "a\xffe\u0301", "\u0301", "\ufdfa"} {
 			v := []byte(s)
-			got, changed, rj := canonOf(p, rules.Query, "q", v, false)
+			got, changed, rj := compiled.CanonOf(p, rules.Query, "q", v, false)
 			if rj != nil {
 				t.Fatalf("%v %+q: %v", f.Name(), s, rj)
 			}

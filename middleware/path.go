@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"bytes"
 	"net/http"
 	"strings"
 
@@ -41,7 +40,7 @@ func checkDecodedPath(r *http.Request, p *compiled.Policy) (*Rejection, bool) {
 	}
 	if p.Path.RefuseDoubleEncoding {
 		for i := strings.IndexByte(path, '%'); i >= 0; {
-			if i+2 < len(path) && isHex(path[i+1]) && isHex(path[i+2]) {
+			if i+2 < len(path) && octets.IsHex(path[i+1]) && octets.IsHex(path[i+2]) {
 				return &Rejection{Reason: sanitize.DoubleEncoding, Location: rules.Path, Offset: i,
 					Sample: finding.Sample(r.URL.EscapedPath(), escapedLen(path[:i])),
 					Err:    &sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: i}}, false
@@ -97,10 +96,6 @@ var pathKeep = func() (s [4]uint64) {
 	}
 	return s
 }()
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
 
 // checkEscapedPath checks the escaped path raw of r.
 func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *compiled.Policy) (rej *Rejection, repaired bool) {
@@ -322,18 +317,7 @@ const pathSyntax = "/\\%;?#"
 // addsSyntax reports whether after, the canonical form of before, holds
 // more of an octet of pathSyntax, or more dot segments ("." or ".."
 // between slashes), than before.
-func addsSyntax(before, after []byte) bool { return addsSyntaxOf(pathSyntax, before, after) }
-
-// dotSegments counts the pieces of s between slashes that are "." or "..".
-func dotSegments(s []byte) int {
-	n := 0
-	for seg := range bytes.SplitSeq(s, []byte("/")) {
-		if string(seg) == "." || string(seg) == ".." {
-			n++
-		}
-	}
-	return n
-}
+func addsSyntax(before, after []byte) bool { return compiled.AddsSyntaxOf(pathSyntax, before, after) }
 
 // syntaxRejection is the Rejection of a canonical path value that adds
 // syntax; off is where the value starts in the decoded path (0 for a
@@ -348,7 +332,7 @@ func syntaxRejection(field string, before []byte, off int) *Rejection {
 // leading BOM refused, as at the start of any parameter) and the path
 // limit. In Monitor mode it checks and changes nothing.
 func canonParam(c *compiled.Policy, name, v string) (string, bool, *Rejection) {
-	out, changed, rj := canonOf(c, rules.Path, name, octets.StringBytes(v), true)
+	out, changed, rj := compiled.CanonOf(c, rules.Path, name, octets.StringBytes(v), true)
 	if rj != nil || !changed {
 		return v, false, rj
 	}
@@ -356,7 +340,7 @@ func canonParam(c *compiled.Policy, name, v string) (string, bool, *Rejection) {
 	if addsSyntax(octets.StringBytes(v), out) {
 		return v, false, syntaxRejection(field, octets.StringBytes(v), 0)
 	}
-	if rj := recheck(rules.Path, field, out, c.Path.Forbid, c.Limits.PathBytes, c.PathMode); rj != nil {
+	if rj := compiled.Recheck(rules.Path, field, out, c.Path.Forbid, c.Limits.PathBytes, c.PathMode); rj != nil {
 		return v, false, rj
 	}
 	if c.Mode == rules.Monitor {
@@ -482,7 +466,7 @@ func (s *scratch) canonPath(r *http.Request, p *compiled.Policy) *Rejection {
 	if p.Limits.PathBytes >= 0 && len(enc) > p.Limits.PathBytes {
 		return finding.TooLarge(rules.Path, "", int64(p.Limits.PathBytes))
 	}
-	if rj := recheck(rules.Path, "", dec, p.Path.Forbid&^sanitize.BOM, -1, 0); rj != nil {
+	if rj := compiled.Recheck(rules.Path, "", dec, p.Path.Forbid&^sanitize.BOM, -1, 0); rj != nil {
 		return rj
 	}
 	if p.Mode == rules.Monitor {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/media"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -160,7 +161,7 @@ func TestBodyLocationCommon(t *testing.T) {
 		p := compiled.Compile(pol)
 		for _, ct := range []string{"application/json", "application/json; charset=utf-8", "application/json;charset=utf-8",
 			"application/json; charset=UTF-8", "application/x-www-form-urlencoded"} {
-			typ, sub, _, ok := parseMediaType(ct)
+			typ, sub, _, ok := media.Parse(ct)
 			if !ok {
 				t.Fatalf("%q does not parse", ct)
 			}

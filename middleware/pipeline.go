@@ -491,7 +491,7 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *compiled.Policy
 // '%' or '+' (plainQuery) within the field and query length limits, with fewer '&'
 // than the field count limit.
 func plainPairs(raw string, lim *rules.Limits) bool {
-	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes || overLimit(len(raw), int64(lim.QueryBytes)) {
+	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes || compiled.OverLimit(len(raw), int64(lim.QueryBytes)) {
 		return false
 	}
 	if !octets.PlainQuery(raw) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/media"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -57,7 +58,7 @@ func preparsed(r *http.Request, p *compiled.Policy) *Rejection {
 	rj := &Rejection{Reason: sanitize.ParsedBeforeCheck, Location: rules.Query,
 		Err: errors.Join(sanitize.ErrParsedBeforeCheck, errors.New(strings.Join(set, ", ")+
 			" already set when utf8guard ran: mount utf8guard before the middleware that reads the form or the query"))}
-	typ, sub, _ := contentType(r.Header.Get("Content-Type"))
+	typ, sub, _ := media.ContentType(r.Header.Get("Content-Type"))
 	switch {
 	case r.MultipartForm != nil, typ == "multipart":
 		rj.Location = rules.Multipart

@@ -152,7 +152,7 @@ func unescapesTo(esc, plain string) bool {
 		if k < 0 {
 			return esc == plain
 		}
-		if len(plain) < k+1 || esc[:k] != plain[:k] || k+2 >= len(esc) || !isHex(esc[k+1]) || !isHex(esc[k+2]) {
+		if len(plain) < k+1 || esc[:k] != plain[:k] || k+2 >= len(esc) || !octets.IsHex(esc[k+1]) || !octets.IsHex(esc[k+2]) {
 			return false
 		}
 		b := unhex(esc[k+1])<<4 | unhex(esc[k+2])
@@ -231,7 +231,7 @@ func checkOpaque(opaque string, p *compiled.Policy) *Rejection {
 func targetText(text, field string, decoded bool, p *compiled.Policy) *Rejection {
 	if decoded && p.Path.RefuseDoubleEncoding {
 		for i := strings.IndexByte(text, '%'); i >= 0 && i+2 < len(text); {
-			if isHex(text[i+1]) && isHex(text[i+2]) {
+			if octets.IsHex(text[i+1]) && octets.IsHex(text[i+2]) {
 				return finding.Reject(&sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: i}, rules.Path, field, text)
 			}
 			j := strings.IndexByte(text[i+1:], '%')

@@ -14,6 +14,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/media"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
@@ -181,7 +182,7 @@ func checkStream(p *compiled.Policy, src *spoolReader, boundary string, w *mpReb
 // (io.ReadAll, json.NewDecoder) would get octets no check has seen
 // (FuzzOracle found "multipArt").
 func multipartBoundary(ct string) (string, *Rejection) {
-	_, params, ok := readMediaType(ct)
+	_, params, ok := media.Read(ct)
 	boundary := params["boundary"]
 	if !ok || boundary == "" {
 		rj := badMediaType(rules.Multipart, ct)
@@ -424,7 +425,7 @@ func (s *scratch) canonSpool(r *http.Request, p *compiled.Policy) *Rejection {
 	if err := w.data.flush(); err != nil {
 		return unspooled(err)
 	}
-	mt, params, ok := readMediaType(r.Header.Get("Content-Type"))
+	mt, params, ok := media.Read(r.Header.Get("Content-Type"))
 	if !ok || params["boundary"] == "" {
 		return multipartSyntax("") // cannot happen: checked
 	}
@@ -438,7 +439,7 @@ func (s *scratch) canonSpool(r *http.Request, p *compiled.Policy) *Rejection {
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
-	if _, ps, ok := readMediaType(ct); !ok || ps["boundary"] != lv.boundary {
+	if _, ps, ok := media.Read(ct); !ok || ps["boundary"] != lv.boundary {
 		out.release()
 		return multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
@@ -490,7 +491,7 @@ func (s *scratch) canonSpoolMemory(r *http.Request, p *compiled.Policy, w *mpReb
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
-	if _, ps, ok := readMediaType(ct); !ok || ps["boundary"] != lv.boundary {
+	if _, ps, ok := media.Read(ct); !ok || ps["boundary"] != lv.boundary {
 		return multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
 	if rj := recheckRebuilt(p, lv, w.mem); rj != nil {
@@ -606,7 +607,7 @@ func (lv *rebuiltLevel) verifySpool(out, data *spool) (field string, ok bool) {
 		if !maps.EqualFunc(got.Header, want.header, slices.Equal) {
 			return want.name, false
 		}
-		_, params, parsed := readMediaType(got.Header.Get("Content-Disposition"))
+		_, params, parsed := media.Read(got.Header.Get("Content-Disposition"))
 		if parsed != want.hasDisp || params["name"] != want.name || params["filename"] != want.file {
 			return want.name, false
 		}

@@ -148,3 +148,7 @@ func PlainPath(s string) bool { return PrintableWithout(s, '%', '%') }
 // PlainQuery reports whether a query or form text is printable ASCII
 // without a '%' or a '+': nothing to decode, nothing of any class.
 func PlainQuery(s string) bool { return PrintableWithout(s, '%', '+') }
+
+func IsHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}

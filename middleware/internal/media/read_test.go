@@ -1,4 +1,4 @@
-package middleware
+package media
 
 import (
 	"maps"
@@ -39,13 +39,13 @@ var readMediaTypeSeeds = []string{
 	`form-data; name*00=a`, `form-data; name*-1=a`, `form-data; name*0=a; NAME*1=B`,
 }
 
-// checkReadMediaType holds readMediaType to mime.ParseMediaType on v.
+// checkReadMediaType holds Read to mime.ParseMediaType on v.
 func checkReadMediaType(t *testing.T, v string) {
 	t.Helper()
-	mt, params, ok := readMediaType(v)
+	mt, params, ok := Read(v)
 	wantMT, wantParams, err := mime.ParseMediaType(v)
 	if mt != wantMT || ok != (err == nil) || (params == nil) != (wantParams == nil) || !maps.Equal(params, wantParams) {
-		t.Fatalf("readMediaType(%q) = %q, %q, %v; mime.ParseMediaType: %q, %q, %v", v, mt, params, ok, wantMT, wantParams, err)
+		t.Fatalf("Read(%q) = %q, %q, %v; mime.ParseMediaType: %q, %q, %v", v, mt, params, ok, wantMT, wantParams, err)
 	}
 }
 
@@ -55,7 +55,7 @@ func TestReadMediaType(t *testing.T) {
 	}
 }
 
-// FuzzReadMediaType holds readMediaType to mime.ParseMediaType, the
+// FuzzReadMediaType holds Read to mime.ParseMediaType, the
 // reading of every handler's multipart parser.
 func FuzzReadMediaType(f *testing.F) {
 	for _, v := range append(readMediaTypeSeeds, mediaTypeSeeds...) {
@@ -87,7 +87,7 @@ func TestReadMediaTypeMemory(t *testing.T) {
 		const runs = 20
 		runtime.ReadMemStats(&before)
 		for range runs {
-			if _, _, ok := readMediaType(c.v); !ok {
+			if _, _, ok := Read(c.v); !ok {
 				t.Fatalf("%s: does not parse", c.name)
 			}
 		}

@@ -1,9 +1,8 @@
-package middleware
+package compiled
 
 import (
 	"bytes"
 
-	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
@@ -22,25 +21,25 @@ import (
 // normal (not_normalized); in Monitor mode it rewrites nothing and flags
 // what it would reject.
 
-// canonValue brings one decoded, validated value to its canonical form. A
+// CanonValue brings one decoded, validated value to its canonical form. A
 // field with a PRECIS profile (precis true and the field, by its canonical
 // name, named in the policy) gets the profile's enforced form; any other
 // value the route's normalization. It returns v itself and false when
 // nothing changes, and in Monitor mode, which rewrites nothing (canonOf
 // gives the canonical form whatever the mode). The Field of a Rejection is
 // finding.SafeField(field), which may alias field.
-func canonValue(c *compiled.Policy, loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *Rejection) {
-	out, changed, rj := canonOf(c, loc, field, v, precis)
+func CanonValue(c *Policy, loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *finding.Rejection) {
+	out, changed, rj := CanonOf(c, loc, field, v, precis)
 	if c.Mode == rules.Monitor {
 		return v, false, rj
 	}
 	return out, changed, rj
 }
 
-// canonOf is canonValue in every mode: in Monitor mode too it returns the
+// CanonOf is canonValue in every mode: in Monitor mode too it returns the
 // canonical form, for the checks that hold it to the policy, so that
 // Monitor flags what Enforce would refuse.
-func canonOf(c *compiled.Policy, loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *Rejection) {
+func CanonOf(c *Policy, loc rules.Location, field string, v []byte, precis bool) ([]byte, bool, *finding.Rejection) {
 	if precis {
 		if prof, ok := c.PrecisProfile(loc, field); ok {
 			// One allocation, the enforced form, where Enforce's
@@ -85,22 +84,22 @@ func canonOf(c *compiled.Policy, loc rules.Location, field string, v []byte, pre
 // handler as c.Param("*") == "../etc", a segment boundary moved after the
 // checks.
 
-// addsSyntaxOf is addsSyntax for the octets of syntax.
-func addsSyntaxOf(syntax string, before, after []byte) bool {
+// AddsSyntaxOf is addsSyntax for the octets of syntax.
+func AddsSyntaxOf(syntax string, before, after []byte) bool {
 	for i := 0; i < len(syntax); i++ {
 		if sep := []byte{syntax[i]}; bytes.Count(after, sep) > bytes.Count(before, sep) {
 			return true
 		}
 	}
-	return dotSegments(after) > dotSegments(before)
+	return DotSegments(after) > DotSegments(before)
 }
 
-// recheck holds the canonical form after of a value to the checks of c at
+// Recheck holds the canonical form after of a value to the checks of c at
 // loc that its input passed: the character classes (forbid, which the
 // caller gives with or without BOM as the value's place wants), the length
 // limit (negative: none), and, where mode refuses double encoding, no
 // escape in the decoded value.
-func recheck(loc rules.Location, field string, after []byte, forbid sanitize.Class, limit int, mode sanitize.EscapeMode) *Rejection {
+func Recheck(loc rules.Location, field string, after []byte, forbid sanitize.Class, limit int, mode sanitize.EscapeMode) *finding.Rejection {
 	if limit >= 0 && len(after) > limit {
 		return finding.TooLarge(loc, field, int64(limit))
 	}
@@ -112,7 +111,7 @@ func recheck(loc rules.Location, field string, after []byte, forbid sanitize.Cla
 	}
 	if mode&sanitize.RefuseDoubleEncoding != 0 {
 		for i := bytes.IndexByte(after, '%'); i >= 0 && i+2 < len(after); {
-			if isHex(after[i+1]) && isHex(after[i+2]) {
+			if octets.IsHex(after[i+1]) && octets.IsHex(after[i+2]) {
 				return finding.Reject(&sanitize.Error{Reason: sanitize.DoubleEncoding, Offset: i}, loc, field, after)
 			}
 			j := bytes.IndexByte(after[i+1:], '%')
@@ -124,3 +123,28 @@ func recheck(loc rules.Location, field string, after []byte, forbid sanitize.Cla
 	}
 	return nil
 }
+
+// DotSegments counts the pieces of s between slashes that are "." or "..".
+func DotSegments(s []byte) int {
+	n := 0
+	for seg := range bytes.SplitSeq(s, []byte("/")) {
+		if string(seg) == "." || string(seg) == ".." {
+			n++
+		}
+	}
+	return n
+}
+
+// TextLimit returns the limit on the whole text of a query or form body at
+// loc: lim.QueryBytes for the query, lim.BodyBytes for a form body (the
+// body as read is within it; its repaired or canonical form must be too).
+// Negative: none.
+func TextLimit(loc rules.Location, lim *rules.Limits) int64 {
+	if loc == rules.Query {
+		return int64(lim.QueryBytes)
+	}
+	return lim.BodyBytes
+}
+
+// OverLimit reports whether n octets are over limit (negative: no limit).
+func OverLimit(n int, limit int64) bool { return limit >= 0 && int64(n) > limit }
