@@ -7,8 +7,10 @@
 // colons are (Marks).
 //
 // On amd64 with AVX-512 (F and BW) the pass is a SIMD loop, 64 octets at
-// a time; elsewhere, and under the purego build tag, it is the standard
-// library's bytes.IndexByte and bytes.Count.
+// a time, and so are the marks; with AVX2 and not AVX-512, the pass is a
+// SIMD loop of 32 octets at a time and the marks are found an octet at a
+// time; elsewhere, and under the purego build tag, the pass is the
+// standard library's bytes.IndexByte and bytes.Count.
 package jsonscan
 
 import (

@@ -8,7 +8,7 @@ type Block struct {
 
 // HasMarks reports whether Marks is a SIMD pass on this machine; where it
 // is not, a caller with a faster way of its own should take that.
-var HasMarks = minLen < 1<<62
+var HasMarks = marksSIMD
 
 // Marks fills m[k] with the marks of p[64k:64k+64], for the Blocks(len(p))
 // blocks of p, which must be at most len(m).
