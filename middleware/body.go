@@ -685,7 +685,7 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 	case rules.Form:
 		var text string
 		var changed bool
-		text, changed, rj = s.checkPairs(octets.BytesString(body), loc, &p.Form, p.FormMode, &p.Limits)
+		text, changed, rj = s.pairs.CheckPairs(octets.BytesString(body), loc, &p.Form, p.FormMode, &p.Limits)
 		if changed {
 			// The repaired text is memory of its own, which nothing
 			// else references (rebuildPairs): the handler gets it.
@@ -694,7 +694,7 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 		if rj == nil {
 			// The escapes of each decoded key and value (package escape);
 			// the whole text's come below.
-			rj = s.checkFormEscapes(octets.BytesString(fixed), p.FormMode, &p.Form)
+			rj = s.pairs.CheckFormEscapes(octets.BytesString(fixed), p.FormMode, &p.Form)
 		}
 	case rules.JSON:
 		if jsonbody.IsLines(typ, sub) {
@@ -938,7 +938,7 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 		return body, nil
 	}
 	rj := finding.Reject(err, rules.Body, "", body)
-	if !(c.Repair && isEncodingReason(rj.Reason)) {
+	if !(c.Repair && finding.IsEncodingReason(rj.Reason)) {
 		return nil, rj
 	}
 	fixed := sanitize.ToValid(body)
@@ -963,7 +963,7 @@ func (s *scratch) canonBody(r *http.Request, p *compiled.Policy) *Rejection {
 		// The canonical text is memory of its own, which nothing else
 		// references (canonText): the handler gets it as it is.
 		var rj *Rejection
-		if out, rj = s.canonText(octets.BytesString(body), loc, p); rj != nil {
+		if out, rj = s.pairs.CanonText(octets.BytesString(body), loc, p); rj != nil {
 			return rj
 		}
 	case rules.JSON:

@@ -194,7 +194,7 @@ func TestFormEscapesReadDecodedValues(t *testing.T) {
 		{`a=caf%C3%A9%2C+ok&b=%40`, "", "", 0},
 	} {
 		s := getScratch()
-		rj := s.checkFormEscapes(tc.raw, strict.FormMode, &strict.Form)
+		rj := s.pairs.CheckFormEscapes(tc.raw, strict.FormMode, &strict.Form)
 		putScratch(s)
 		switch {
 		case tc.reason == "" && rj != nil:

@@ -109,7 +109,7 @@ func headerText(text, prefix, name string, forbid sanitize.Class, p *compiled.Po
 	if err == nil {
 		return text, headerNormal(p, text, field)
 	}
-	if e, ok := err.(*sanitize.Error); !ok || !p.Header.Repair || !isEncodingReason(e.Reason) {
+	if e, ok := err.(*sanitize.Error); !ok || !p.Header.Repair || !finding.IsEncodingReason(e.Reason) {
 		return "", finding.Reject(err, rules.Header, field(), text)
 	}
 	good := sanitize.ToValidString(text)

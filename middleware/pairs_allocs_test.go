@@ -179,7 +179,7 @@ func TestPairsRepairAllocs(t *testing.T) {
 		b.WriteString("z=%FFx")
 		raw := b.String()
 		counts = append(counts, testing.AllocsPerRun(20, func() {
-			text, changed, rj := s.checkPairs(raw, rules.Form, &p.Form, p.FormMode, &p.Limits)
+			text, changed, rj := s.pairs.CheckPairs(raw, rules.Form, &p.Form, p.FormMode, &p.Limits)
 			if rj != nil || !changed || !strings.HasSuffix(text, "&z=%EF%BF%BDx") {
 				t.Fatalf("%d pairs: %q %v %v", n, text[max(len(text)-24, 0):], changed, rj)
 			}

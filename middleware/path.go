@@ -6,6 +6,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/form"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -57,7 +58,7 @@ func checkDecodedPath(r *http.Request, p *compiled.Policy) (*Rejection, bool) {
 		return nil, false
 	}
 	rj := finding.Reject(err, rules.Path, "", path)
-	if !(p.Path.Repair && isEncodingReason(rj.Reason)) {
+	if !(p.Path.Repair && finding.IsEncodingReason(rj.Reason)) {
 		return rj, false
 	}
 	if rj := repairPath(r, r.URL.EscapedPath(), p); rj != nil {
@@ -108,7 +109,7 @@ func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *compiled.Poli
 		if err == nil {
 			return nil, false
 		}
-		if rj := finding.Reject(err, rules.Path, "", raw); !(p.Path.Repair && isEncodingReason(rj.Reason)) {
+		if rj := finding.Reject(err, rules.Path, "", raw); !(p.Path.Repair && finding.IsEncodingReason(rj.Reason)) {
 			return rj, false
 		}
 		if rj := repairPath(r, raw, p); rj != nil {
@@ -121,7 +122,7 @@ func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *compiled.Poli
 	if err == nil {
 		err = sanitize.CheckClasses(dec, p.Path.Forbid)
 	} else {
-		err = firstViolation(err, dec, p.Path.Forbid)
+		err = finding.FirstViolation(err, dec, p.Path.Forbid)
 	}
 	if err == nil {
 		return nil, false
@@ -130,7 +131,7 @@ func (s *scratch) checkEscapedPath(r *http.Request, raw string, p *compiled.Poli
 	if rj.Reason == sanitize.BadEscape || rj.Reason == sanitize.DoubleEncoding {
 		return rj, false
 	}
-	if !(p.Path.Repair && isEncodingReason(rj.Reason)) {
+	if !(p.Path.Repair && finding.IsEncodingReason(rj.Reason)) {
 		return rj, false
 	}
 	if rj := repairPath(r, raw, p); rj != nil {
@@ -150,7 +151,7 @@ func repairPath(r *http.Request, raw string, p *compiled.Policy) *Rejection {
 	for seg := range strings.SplitSeq(raw, "/") {
 		d, err := sanitize.AppendUnescape(nil, seg, sanitize.EscapePathSegment)
 		if err != nil {
-			if e := err.(*sanitize.Error); !isEncodingReason(e.Reason) {
+			if e := err.(*sanitize.Error); !finding.IsEncodingReason(e.Reason) {
 				return finding.Reject(err, rules.Path, "", seg) // cannot happen: raw decoded
 			}
 		}
@@ -211,7 +212,7 @@ func checkParams(names, values []string, p *compiled.Policy, routedRaw, repaired
 		}
 		if err != nil {
 			if p.Path.Repair {
-				if e := err.(*sanitize.Error); isEncodingReason(e.Reason) {
+				if e := err.(*sanitize.Error); finding.IsEncodingReason(e.Reason) {
 					dec = sanitize.ToValidString(dec)
 					err = sanitize.CheckClassesString(dec, forbid)
 				}
@@ -389,7 +390,7 @@ func (s *scratch) canonicalize(r *http.Request, p *compiled.Policy, names, value
 		}
 	}
 	if p.Query.On && r.URL.RawQuery != "" && p.CanonAt(rules.Query) {
-		fixed, rj := s.canonText(r.URL.RawQuery, rules.Query, p)
+		fixed, rj := s.pairs.CanonText(r.URL.RawQuery, rules.Query, p)
 		if rj != nil {
 			return nil, rj
 		}
@@ -444,9 +445,9 @@ func (s *scratch) canonPath(r *http.Request, p *compiled.Policy) *Rejection {
 	if p.Norm.IsNormalString(path) {
 		return nil
 	}
-	pc := pairCanons.Get().(*pairCanon)
-	defer pc.release()
-	dec, enc := pc.norm[:0], pc.out[:0]
+	pc := form.Canons.Get().(*form.Canon)
+	defer pc.Release()
+	dec, enc := pc.Norm[:0], pc.Out[:0]
 	off := 0 // where the segment starts in the decoded path
 	for seg := range strings.SplitSeq(r.URL.EscapedPath(), "/") {
 		s.buf, _ = sanitize.AppendUnescape(s.buf[:0], seg, sanitize.EscapePathSegment) // checked already
@@ -461,7 +462,7 @@ func (s *scratch) canonPath(r *http.Request, p *compiled.Policy) *Rejection {
 		dec = append(dec, '/')
 		enc = append(sanitize.AppendEscape(enc, octets.BytesString(nd), sanitize.EscapePathSegment), '/')
 	}
-	pc.norm, pc.out = dec, enc // the grown buffers go back to the pool
+	pc.Norm, pc.Out = dec, enc // the grown buffers go back to the pool
 	dec, enc = dec[:len(dec)-1], enc[:len(enc)-1]
 	if p.Limits.PathBytes >= 0 && len(enc) > p.Limits.PathBytes {
 		return finding.TooLarge(rules.Path, "", int64(p.Limits.PathBytes))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/form"
 	"github.com/utf8guard/utf8guard/middleware/internal/media"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
@@ -69,7 +70,7 @@ func TestPlainPairsAgrees(t *testing.T) {
 	for range 60000 {
 		q := mutatePlain(rng)
 		lim := randomLimits(rng)
-		if !plainPairs(q, &lim) {
+		if !form.Plain(q, &lim) {
 			continue
 		}
 		plain++
@@ -77,11 +78,10 @@ func TestPlainPairsAgrees(t *testing.T) {
 			c := &rules.Check{On: true, Forbid: forbid}
 			mode := sanitize.EscapeQuery | sanitize.RefuseDoubleEncoding
 			for _, loc := range []rules.Location{rules.Query, rules.Form} {
-				text, changed, rj := s.checkEachPair(q, loc, c, mode, &lim)
-				text2, changed2, rj2 := s.checkPairs(q, loc, c, mode, &lim)
-				if text != "" || changed || rj != nil || text2 != "" || changed2 || rj2 != nil {
-					t.Fatalf("%q limits %+v: plain, but checkEachPair gives %q %v %s and checkPairs %q %v %s",
-						q, lim, text, changed, describe(rj), text2, changed2, describe(rj2))
+				// CheckPairs, which form's TestPairsFastPath holds to the
+				// general pass.
+				if text, changed, rj := s.pairs.CheckPairs(q, loc, c, mode, &lim); text != "" || changed || rj != nil {
+					t.Fatalf("%q limits %+v: plain, but CheckPairs gives %q %v %s", q, lim, text, changed, describe(rj))
 				}
 			}
 		}
@@ -134,9 +134,9 @@ func FuzzPlain(f *testing.F) {
 			QueryBytes: int(fields % 512)}
 		s := getScratch()
 		defer putScratch(s)
-		if plainPairs(text, &lim) {
+		if form.Plain(text, &lim) {
 			c := &rules.Check{On: true, Forbid: sanitize.AllClasses}
-			if text2, changed, rj := s.checkEachPair(text, rules.Query, c, sanitize.EscapeQuery|sanitize.RefuseDoubleEncoding, &lim); text2 != "" || changed || rj != nil {
+			if text2, changed, rj := s.pairs.CheckPairs(text, rules.Query, c, sanitize.EscapeQuery|sanitize.RefuseDoubleEncoding, &lim); text2 != "" || changed || rj != nil {
 				t.Fatalf("%q %+v: plain, but %q %v %s", text, lim, text2, changed, describe(rj))
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/form"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -430,8 +431,8 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *compiled.Policy
 			}
 		}
 	}
-	if p.Query.On && r.URL.RawQuery != "" && !plainPairs(r.URL.RawQuery, &p.Limits) {
-		fixed, changed, rj := ls.get().checkPairs(r.URL.RawQuery, rules.Query, &p.Query, p.QueryMode, &p.Limits)
+	if p.Query.On && r.URL.RawQuery != "" && !form.Plain(r.URL.RawQuery, &p.Limits) {
+		fixed, changed, rj := ls.get().pairs.CheckPairs(r.URL.RawQuery, rules.Query, &p.Query, p.QueryMode, &p.Limits)
 		if rj != nil {
 			return nil, rj
 		}
@@ -486,21 +487,6 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *compiled.Policy
 	return params, rj
 }
 
-// plainPairs reports whether a query passes checkPairs unchanged without
-// decoding anything, as cleanPairs would find: printable ASCII without
-// '%' or '+' (plainQuery) within the field and query length limits, with fewer '&'
-// than the field count limit.
-func plainPairs(raw string, lim *rules.Limits) bool {
-	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes || compiled.OverLimit(len(raw), int64(lim.QueryBytes)) {
-		return false
-	}
-	if !octets.PlainQuery(raw) {
-		return false
-	}
-	// Fewer '&' than octets: counted only when that is not few enough.
-	return lim.Fields < 0 || len(raw) < lim.Fields || strings.Count(raw, "&") < lim.Fields
-}
-
 // lazyScratch takes a scratch from the pool the first time one is needed.
 type lazyScratch struct {
 	s     *scratch
@@ -529,7 +515,8 @@ func (ls *lazyScratch) release() {
 // (readBody, setBody), so no handler, goroutine or timeout wrapper that
 // outlives the middleware can see another request's octets.
 type scratch struct {
-	buf []byte // decoded values
+	buf   []byte       // a decoded path
+	pairs form.Scratch // the query and form checks' working memory
 	// The body checkBody accepted and handed to the handler, and its
 	// location, for canonicalization; nil when no body was read. Cleared
 	// before the scratch goes back to the pool.
@@ -561,7 +548,9 @@ type scratch struct {
 	limited *binaryLimit
 }
 
-var scratchPool = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 1024)} }}
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{buf: make([]byte, 0, 1024), pairs: form.Scratch{Buf: make([]byte, 0, 1024)}}
+}}
 
 // maxPooledScratch keeps one huge request from pinning a huge buffer.
 const maxPooledScratch = 64 << 10
@@ -570,8 +559,8 @@ func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 func putScratch(s *scratch) {
 	s.body, s.spool, s.limited, s.mem, s.lent, s.rewroteURL = nil, nil, nil, nil, nil, false
-	if cap(s.buf) <= maxPooledScratch {
-		s.buf = s.buf[:0]
+	if cap(s.buf) <= maxPooledScratch && cap(s.pairs.Buf) <= maxPooledScratch {
+		s.buf, s.pairs.Buf = s.buf[:0], s.pairs.Buf[:0]
 		scratchPool.Put(s)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/form"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -61,19 +62,19 @@ func checkRequestLine(ls *lazyScratch, r *http.Request, p *compiled.Policy) *Rej
 	if rj := checkEscapedText(path, rules.Path, p.PathMode, p.Path.Forbid, p); rj != nil {
 		return rj
 	}
-	if !p.Query.On || query == "" || plainPairs(query, &p.Limits) {
+	if !p.Query.On || query == "" || form.Plain(query, &p.Limits) {
 		return nil
 	}
 	c := p.Query
 	c.Repair = false
-	fixed, changed, rj := ls.get().checkPairs(query, rules.Query, &c, p.QueryMode, &p.Limits)
+	fixed, changed, rj := ls.get().pairs.CheckPairs(query, rules.Query, &c, p.QueryMode, &p.Limits)
 	if rj == nil && p.Norm != normalize.None && p.Mode == rules.Enforce {
 		text := query
 		if changed {
 			text = fixed
 		}
 		var out []byte
-		if out, rj = ls.get().canonText(text, rules.Query, p); rj == nil && out != nil {
+		if out, rj = ls.get().pairs.CanonText(text, rules.Query, p); rj == nil && out != nil {
 			rj = &Rejection{Reason: sanitize.NotNormalized, Location: rules.Query, Err: sanitize.ErrNotNormalized}
 		}
 	}
@@ -92,7 +93,7 @@ func checkEscapedText(text string, loc rules.Location, mode sanitize.EscapeMode,
 	if err == nil {
 		err = sanitize.CheckClasses(dec, forbid)
 	} else {
-		err = firstViolation(err, dec, forbid)
+		err = finding.FirstViolation(err, dec, forbid)
 	}
 	if err != nil {
 		return finding.RejectEscaped(err, loc, field, text, dec)
@@ -217,7 +218,7 @@ func checkOpaque(opaque string, p *compiled.Policy) *Rejection {
 	if err == nil {
 		err = sanitize.CheckClasses(dec, p.Path.Forbid)
 	} else {
-		err = firstViolation(err, dec, p.Path.Forbid)
+		err = finding.FirstViolation(err, dec, p.Path.Forbid)
 	}
 	if err != nil {
 		return finding.RejectEscaped(err, rules.Path, "", opaque, dec)

@@ -239,3 +239,22 @@ func RejectEscaped[T string | []byte](err error, loc rules.Location, field, raw 
 func TooLarge(loc rules.Location, field string, limit int64) *Rejection {
 	return &Rejection{Reason: sanitize.TooLarge, Location: loc, Field: field, Limit: limit, Err: sanitize.ErrTooLarge}
 }
+
+// FirstViolation returns err, or, when err is a UTF-8 error at offset k of
+// the decoded text dec, the first character of dec[:k] that forbid
+// refuses: the violation at the lowest offset, as sanitize.Check reports
+// it for text without escapes.
+func FirstViolation(err error, dec []byte, forbid sanitize.Class) error {
+	if e, ok := err.(*sanitize.Error); ok && forbid != 0 && IsEncodingReason(e.Reason) && e.Offset <= len(dec) {
+		if cerr := sanitize.CheckClasses(dec[:e.Offset], forbid); cerr != nil {
+			return cerr
+		}
+	}
+	return err
+}
+
+// IsEncodingReason reports whether r is a UTF-8 malformation, the kind a
+// Repair check mends.
+func IsEncodingReason(r sanitize.Reason) bool {
+	return r >= sanitize.Overlong && r <= sanitize.UnexpectedContinuation
+}

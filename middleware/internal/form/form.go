@@ -1,4 +1,10 @@
-package middleware
+// Package form checks application/x-www-form-urlencoded text, a query or a
+// form body, pair by pair as url.ParseQuery and Request.ParseForm read it
+// (CheckPairs, with Plain, the fast path of a plain query), scans its
+// decoded keys and values for escapes (CheckFormEscapes), and brings it to
+// its canonical form (CanonText). A Scratch is the working memory of one
+// request.
+package form
 
 import (
 	"bytes"
@@ -16,7 +22,7 @@ import (
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// checkPairs checks an application/x-www-form-urlencoded text, a query or a
+// CheckPairs checks an application/x-www-form-urlencoded text, a query or a
 // form body, key by key and value by value. Unlike url.ParseQuery, it skips
 // nothing: a malformed escape anywhere is a rejection. When the check
 // repairs ill-formed UTF-8, it returns the re-encoded text and true.
@@ -29,7 +35,7 @@ import (
 // path checks the whole text under both, so that the common text, with
 // no character of c.Names anywhere, costs one pass; text with one goes
 // the slow way, which tells keys from values.
-func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
+func (s *Scratch) CheckPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *finding.Rejection) {
 	if loc == rules.Query && compiled.OverLimit(len(raw), int64(lim.QueryBytes)) {
 		return "", false, finding.TooLarge(loc, "", int64(lim.QueryBytes))
 	}
@@ -37,6 +43,12 @@ func (s *scratch) checkPairs(raw string, loc rules.Location, c *rules.Check, mod
 		return "", false, nil
 	}
 	return s.checkEachPair(raw, loc, c, mode, lim)
+}
+
+// Scratch is the working memory of the checks of query and form
+// pairs: the decoded key or value at hand.
+type Scratch struct {
+	Buf []byte
 }
 
 // pair is one key=value of an application/x-www-form-urlencoded text.
@@ -93,7 +105,7 @@ func indexByteNear(s string, c byte) int {
 
 // checkEachPair is checkPairs without the fast path (the query limit
 // included, so that the two answer alike).
-func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
+func (s *Scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *finding.Rejection) {
 	if loc == rules.Query && compiled.OverLimit(len(raw), int64(lim.QueryBytes)) {
 		return "", false, finding.TooLarge(loc, "", int64(lim.QueryBytes))
 	}
@@ -103,10 +115,10 @@ func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, 
 			return "", false, finding.TooMany(loc, lim.Fields)
 		}
 		key, val := pr.key, pr.val
-		s.buf = s.buf[:0]
+		s.Buf = s.Buf[:0]
 		kb, rj := s.field(key, loc, "", c.Forbid|c.Names, mode, lim)
 		if rj != nil {
-			if rj.Reason == sanitize.TooLarge || !(c.Repair && isEncodingReason(rj.Reason)) {
+			if rj.Reason == sanitize.TooLarge || !(c.Repair && finding.IsEncodingReason(rj.Reason)) {
 				// Cloned: key points into the body of a form, which a
 				// Rejection kept by OnReject should not pin.
 				rj.Field = strings.Clone(finding.SafeField(key))
@@ -119,7 +131,7 @@ func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, 
 			name = octets.BytesString(kb) // s.buf is not reset before the value is checked
 		}
 		if _, rj := s.field(val, loc, name, c.Forbid, mode, lim); rj != nil {
-			if rj.Reason == sanitize.TooLarge || !(c.Repair && isEncodingReason(rj.Reason)) {
+			if rj.Reason == sanitize.TooLarge || !(c.Repair && finding.IsEncodingReason(rj.Reason)) {
 				// Cloned: a decoded key points into s.buf, which the next
 				// request reuses once this one has put its scratch back,
 				// while the Rejection lives on in the log line, OnReject
@@ -147,7 +159,7 @@ func (s *scratch) checkEachPair(raw string, loc rules.Location, c *rules.Check, 
 // longer than raw. BOM counts only at the start of a value, so text holding
 // one goes the slow way; so does raw that could hold a field or a count
 // over its limit, and any error, which the slow path places in its field.
-func (s *scratch) cleanPairs(raw string, forbid sanitize.Class, mode sanitize.EscapeMode, lim *rules.Limits) bool {
+func (s *Scratch) cleanPairs(raw string, forbid sanitize.Class, mode sanitize.EscapeMode, lim *rules.Limits) bool {
 	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes {
 		return false
 	}
@@ -161,20 +173,20 @@ func (s *scratch) cleanPairs(raw string, forbid sanitize.Class, mode sanitize.Es
 		return sanitize.CheckString(raw, forbid&^sanitize.BOM) == nil
 	}
 	var err error
-	s.buf, err = sanitize.AppendUnescape(s.buf[:0], raw, mode) // validates, too
+	s.Buf, err = sanitize.AppendUnescape(s.Buf[:0], raw, mode) // validates, too
 	if err != nil {
 		return false
 	}
-	if forbid&sanitize.BOM != 0 && bytes.Contains(s.buf, []byte(octets.BOM)) {
+	if forbid&sanitize.BOM != 0 && bytes.Contains(s.Buf, []byte(octets.BOM)) {
 		return false
 	}
-	return sanitize.CheckClasses(s.buf, forbid&^sanitize.BOM) == nil
+	return sanitize.CheckClasses(s.Buf, forbid&^sanitize.BOM) == nil
 }
 
 // field decodes and checks one key or value, in s.buf after what is there,
 // refusing the classes in forbid. It returns the decoded value (aliasing
 // s.buf, or raw itself when nothing was escaped).
-func (s *scratch) field(raw string, loc rules.Location, name string, forbid sanitize.Class, mode sanitize.EscapeMode, lim *rules.Limits) ([]byte, *Rejection) {
+func (s *Scratch) field(raw string, loc rules.Location, name string, forbid sanitize.Class, mode sanitize.EscapeMode, lim *rules.Limits) ([]byte, *finding.Rejection) {
 	var err error
 	var dec []byte
 	if !needsDecoding(raw, mode) {
@@ -186,11 +198,11 @@ func (s *scratch) field(raw string, loc rules.Location, name string, forbid sani
 		}
 		return nil, nil
 	}
-	start := len(s.buf)
-	s.buf, err = sanitize.AppendUnescape(s.buf, raw, mode)
-	dec = s.buf[start:]
+	start := len(s.Buf)
+	s.Buf, err = sanitize.AppendUnescape(s.Buf, raw, mode)
+	dec = s.Buf[start:]
 	if err != nil {
-		rj := finding.RejectEscaped(firstViolation(err, dec, forbid), loc, name, raw, dec)
+		rj := finding.RejectEscaped(finding.FirstViolation(err, dec, forbid), loc, name, raw, dec)
 		if rj.Reason == sanitize.BadEscape || rj.Reason == sanitize.DoubleEncoding {
 			return nil, rj
 		}
@@ -240,9 +252,9 @@ const shortField = 32
 // value is decoded into pooled working memory (ToValid allocates the
 // repaired ones); the text returned is memory of its own, which nothing
 // else references: the caller may hand its octets on (checkBody does).
-func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *Rejection) {
-	pc := pairCanons.Get().(*pairCanon)
-	defer pc.release()
+func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.EscapeMode, lim *rules.Limits) (string, bool, *finding.Rejection) {
+	pc := Canons.Get().(*Canon)
+	defer pc.Release()
 	out := make([]byte, 0, len(raw)+16)
 	keyRepaired := false // a key was repaired: see repairedKeyCollision
 	for pr := range eachPair(raw) {
@@ -297,7 +309,7 @@ func rebuildPairs(raw string, loc rules.Location, c *rules.Check, mode sanitize.
 // repair one handler would read the first value and a binder the last,
 // as canonText refuses two keys with one canonical form. It runs only when
 // a key was repaired, which costs allocations anyway.
-func repairedKeyCollision(raw string, loc rules.Location, mode sanitize.EscapeMode) *Rejection {
+func repairedKeyCollision(raw string, loc rules.Location, mode sanitize.EscapeMode) *finding.Rejection {
 	seen := make(map[string]string) // decoded key by its repaired form
 	var dec []byte
 	for pr := range eachPair(raw) {
@@ -309,14 +321,14 @@ func repairedKeyCollision(raw string, loc rules.Location, mode sanitize.EscapeMo
 		if first, ok := seen[string(fixed)]; !ok {
 			seen[string(fixed)] = string(dec)
 		} else if first != string(dec) {
-			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(finding.SafeField(pr.key)),
+			return &finding.Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(finding.SafeField(pr.key)),
 				Sample: finding.Sample(fixed, 0), Err: sanitize.ErrKeyCollision}
 		}
 	}
 	return nil
 }
 
-// canonText canonicalizes a query or form text that has passed checkPairs:
+// CanonText canonicalizes a query or form text that has passed checkPairs:
 // it returns the text re-encoded in canonical form (which Monitor mode
 // only measures), or nil when nothing changes, or the rejection of a
 // canonical key or value that fails the location's policy (the first, in
@@ -344,17 +356,17 @@ func repairedKeyCollision(raw string, loc rules.Location, mode sanitize.EscapeMo
 // normalization of what did not fit. The
 // returned slice is memory of its own, which nothing else references:
 // the caller may hand it to the handler.
-func (s *scratch) canonText(raw string, loc rules.Location, p *compiled.Policy) ([]byte, *Rejection) {
+func (s *Scratch) CanonText(raw string, loc rules.Location, p *compiled.Policy) ([]byte, *finding.Rejection) {
 	return s.canonTextIn(raw, loc, p, maxPooledPairBytes)
 }
 
 // canonTextIn is canonText with the most octets of the canonical text it
 // writes into its working memory before it spills (tests make it small).
-func (s *scratch) canonTextIn(raw string, loc rules.Location, p *compiled.Policy, budget int) ([]byte, *Rejection) {
+func (s *Scratch) canonTextIn(raw string, loc rules.Location, p *compiled.Policy, budget int) ([]byte, *finding.Rejection) {
 	c, mode := p.PairsMode(loc)
 	dec := mode &^ sanitize.RefuseDoubleEncoding
-	pc := pairCanons.Get().(*pairCanon)
-	defer pc.release()
+	pc := Canons.Get().(*Canon)
+	defer pc.Release()
 	pc.hint, pc.budget = len(raw)+len(raw)/8+16, budget
 	changed := false // a key or a value changes: the canonical text is being written
 	keys := false    // a key changes
@@ -366,7 +378,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *compiled.Policy
 			}
 			continue
 		}
-		s.buf = s.buf[:0]
+		s.Buf = s.Buf[:0]
 		k := s.decoded(pr.key, dec)
 		key := pairKey{raw: pr.at, rawEnd: pr.at + len(pr.key)}
 		nk, kch, rj := pc.canonKey(p, loc, k, len(raw)-pr.at)
@@ -451,7 +463,7 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *compiled.Policy
 	if limit := compiled.TextLimit(loc, &p.Limits); compiled.OverLimit(pc.size, limit) {
 		return nil, finding.TooLarge(loc, "", limit) // NFKC writes U+FDFA as 18 octets, 54 escaped
 	}
-	out := append(make([]byte, 0, pc.size), pc.out...)
+	out := append(make([]byte, 0, pc.size), pc.Out...)
 	if pc.spilled {
 		out = s.writePairs(out, raw[pc.spillAt:], pc.spillPair, loc, p, dec, pc)
 	}
@@ -460,16 +472,16 @@ func (s *scratch) canonTextIn(raw string, loc rules.Location, p *compiled.Policy
 
 // emitSent adds the i-th pair of the text, at offset at, as it was sent
 // (text: sentPair), as emit adds one in canonical form.
-func (pc *pairCanon) emitSent(i, at int, text string) {
+func (pc *Canon) emitSent(i, at int, text string) {
 	m := len(text)
 	if pc.size > 0 {
 		m++ // the '&' before it
 	}
 	if pc.reserve(i, at, m) {
-		if len(pc.out) > 0 {
-			pc.out = append(pc.out, '&')
+		if len(pc.Out) > 0 {
+			pc.Out = append(pc.Out, '&')
 		}
-		pc.out = append(pc.out, text...)
+		pc.Out = append(pc.Out, text...)
 	}
 }
 
@@ -478,13 +490,13 @@ func (pc *pairCanon) emitSent(i, at int, text string) {
 // written to pc.out while the text fits in pc.budget octets (at most
 // maxPooledPairBytes), and from the first pair that does not on only
 // counted (pc.spilled).
-func (pc *pairCanon) emit(i, at int, key, val []byte, hasVal bool) {
-	if !pc.spilled && len(pc.out)+3*(len(key)+len(val))+2 <= min(cap(pc.out), pc.budget) {
+func (pc *Canon) emit(i, at int, key, val []byte, hasVal bool) {
+	if !pc.spilled && len(pc.Out)+3*(len(key)+len(val))+2 <= min(cap(pc.Out), pc.budget) {
 		// It fits, however much of it is escaped (three octets for one,
 		// and the '&' and '='): no need to count first.
-		n := len(pc.out)
-		pc.out = appendPair(pc.out, key, val, hasVal)
-		pc.size += len(pc.out) - n
+		n := len(pc.Out)
+		pc.Out = appendPair(pc.Out, key, val, hasVal)
+		pc.size += len(pc.Out) - n
 		return
 	}
 	m := queryEscapedLen(key)
@@ -495,7 +507,7 @@ func (pc *pairCanon) emit(i, at int, key, val []byte, hasVal bool) {
 		m++ // the '&' before it
 	}
 	if pc.reserve(i, at, m) {
-		pc.out = appendPair(pc.out, key, val, hasVal)
+		pc.Out = appendPair(pc.Out, key, val, hasVal)
 	}
 }
 
@@ -504,15 +516,15 @@ func (pc *pairCanon) emit(i, at int, key, val []byte, hasVal bool) {
 // pc.out, which it has grown for them (at most to the budget, which they
 // are within); from the first pair past the budget on, they are only
 // counted (pc.spilled).
-func (pc *pairCanon) reserve(i, at, m int) bool {
+func (pc *Canon) reserve(i, at, m int) bool {
 	write := false
 	switch {
 	case pc.spilled:
 	case pc.size+m <= pc.budget:
-		if need := len(pc.out) + m; need > cap(pc.out) {
-			grown := make([]byte, len(pc.out), min(max(need, 2*cap(pc.out), pc.hint), pc.budget))
-			copy(grown, pc.out)
-			pc.out = grown
+		if need := len(pc.Out) + m; need > cap(pc.Out) {
+			grown := make([]byte, len(pc.Out), min(max(need, 2*cap(pc.Out), pc.hint), pc.budget))
+			copy(grown, pc.Out)
+			pc.Out = grown
 		}
 		write = true
 	default:
@@ -529,7 +541,7 @@ func (pc *pairCanon) reserve(i, at, m int) bool {
 // kept there when a PRECIS profile made it, and normalized again
 // otherwise (as pc.canonValue did, without its IsNormal, which said no),
 // and the others are written as they decode.
-func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location, p *compiled.Policy, mode sanitize.EscapeMode, pc *pairCanon) []byte {
+func (s *Scratch) writePairs(out []byte, rest string, i int, loc rules.Location, p *compiled.Policy, mode sanitize.EscapeMode, pc *Canon) []byte {
 	for pr := range eachPair(rest) {
 		k := &pc.keys[i]
 		i++
@@ -540,7 +552,7 @@ func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location,
 			out = append(out, pr.text(rest)...)
 			continue
 		}
-		s.buf = s.buf[:0]
+		s.Buf = s.Buf[:0]
 		key := pc.arena[k.lo:k.hi]
 		if !k.changed {
 			key = s.decoded(pr.key, mode)
@@ -552,8 +564,8 @@ func (s *scratch) writePairs(out []byte, rest string, i int, loc rules.Location,
 		case k.valChanged:
 			// Changed, and not by a PRECIS profile (whose form is kept):
 			// its normal form, as canonValue made it.
-			pc.norm = p.Norm.Append(pc.norm[:0], s.decoded(pr.val, mode))
-			val = pc.norm
+			pc.Norm = p.Norm.Append(pc.Norm[:0], s.decoded(pr.val, mode))
+			val = pc.Norm
 		default:
 			val = s.decoded(pr.val, mode)
 		}
@@ -599,17 +611,17 @@ func appendPair(dst, key, val []byte, hasVal bool) []byte {
 	return dst
 }
 
-// pairCanon is canonText's working memory, pooled: nothing in it reaches
+// Canon is canonText's working memory, pooled: nothing in it reaches
 // a handler or outlives the request.
-type pairCanon struct {
-	// norm holds the normal form of the value being looked at, tmp a
+type Canon struct {
+	// Norm holds the normal form of the value being looked at, tmp a
 	// pair being re-encoded, and arena the normal forms of the keys that
 	// change and, in keyCollision, the decoded forms of the others.
-	norm, tmp, arena []byte
-	// out is the canonical text, written from the first change on, up to
+	Norm, tmp, arena []byte
+	// Out is the canonical text, written from the first change on, up to
 	// maxPooledPairBytes; size is its length, counted on past that,
 	// from the spillPair-th pair, at spillAt in the text, on (spilled).
-	out                      []byte
+	Out                      []byte
 	size, spillPair, spillAt int
 	spilled                  bool
 	hint, budget             int // the size to give out when it grows, and its most
@@ -641,7 +653,7 @@ type profMemo struct {
 
 // precisProfile is p.precisProfile, remembered for the last two names of
 // up to 32 octets.
-func (pc *pairCanon) precisProfile(p *compiled.Policy, loc rules.Location, field string) (normalize.Profile, bool) {
+func (pc *Canon) precisProfile(p *compiled.Policy, loc rules.Location, field string) (normalize.Profile, bool) {
 	if !p.HasPrecis(loc) {
 		return 0, false
 	}
@@ -690,7 +702,7 @@ func (pr pair) text(raw string) string {
 	return raw[pr.at:end]
 }
 
-var pairCanons = sync.Pool{New: func() any { return new(pairCanon) }}
+var Canons = sync.Pool{New: func() any { return new(Canon) }}
 
 // Past these sizes a pairCanon's memory is not kept for the next request.
 const (
@@ -698,10 +710,10 @@ const (
 	maxPooledPairKeys  = 1 << 10
 )
 
-// release empties pc and puts it back in the pool.
-func (pc *pairCanon) release() {
-	if cap(pc.norm) > maxPooledPairBytes {
-		pc.norm = nil
+// Release empties pc and puts it back in the pool.
+func (pc *Canon) Release() {
+	if cap(pc.Norm) > maxPooledPairBytes {
+		pc.Norm = nil
 	}
 	if cap(pc.tmp) > maxPooledPairBytes {
 		pc.tmp = nil
@@ -709,8 +721,8 @@ func (pc *pairCanon) release() {
 	if cap(pc.arena) > maxPooledPairBytes {
 		pc.arena = nil
 	}
-	if cap(pc.out) > maxPooledPairBytes {
-		pc.out = nil
+	if cap(pc.Out) > maxPooledPairBytes {
+		pc.Out = nil
 	}
 	if cap(pc.keys) > maxPooledPairKeys {
 		pc.keys = nil
@@ -719,19 +731,19 @@ func (pc *pairCanon) release() {
 	if len(pc.seen) > maxPooledPairKeys {
 		pc.seen = nil
 	}
-	pc.norm, pc.tmp, pc.arena, pc.keys, pc.out = pc.norm[:0], pc.tmp[:0], pc.arena[:0], pc.keys[:0], pc.out[:0]
+	pc.Norm, pc.tmp, pc.arena, pc.keys, pc.Out = pc.Norm[:0], pc.tmp[:0], pc.arena[:0], pc.keys[:0], pc.Out[:0]
 	pc.size, pc.spillPair, pc.spillAt, pc.spilled = 0, 0, 0, false
 	clear(pc.seen)
 	pc.enf.Reset()
 	pc.profs, pc.profNext = [2]profMemo{}, 0 // a policy is compared by address: none kept
-	pairCanons.Put(pc)
+	Canons.Put(pc)
 }
 
 // canonKey returns the canonical form of the decoded key k (p.canonOf,
 // without PRECIS, which applies to values), and whether it differs from
 // k: a normal form is appended to pc.arena. rest is the length of the
 // text from k on.
-func (pc *pairCanon) canonKey(p *compiled.Policy, loc rules.Location, k []byte, rest int) ([]byte, bool, *Rejection) {
+func (pc *Canon) canonKey(p *compiled.Policy, loc rules.Location, k []byte, rest int) ([]byte, bool, *finding.Rejection) {
 	if p.Norm == normalize.None || p.RejectUnnormalized {
 		return compiled.CanonOf(p, loc, "", k, false) // k itself, or a refusal
 	}
@@ -756,13 +768,13 @@ func (pc *pairCanon) canonKey(p *compiled.Policy, loc rules.Location, k []byte, 
 // made in pc.norm, which the next value reuses. enforced reports a
 // changed form that a PRECIS profile made (writePairs would have to
 // enforce it again).
-func (pc *pairCanon) canonValue(p *compiled.Policy, loc rules.Location, field string, v []byte) (nv []byte, changed, enforced bool, rj *Rejection) {
+func (pc *Canon) canonValue(p *compiled.Policy, loc rules.Location, field string, v []byte) (nv []byte, changed, enforced bool, rj *finding.Rejection) {
 	if prof, ok := pc.precisProfile(p, loc, field); ok {
-		out, err := pc.enf.Append(pc.norm[:0], prof, v)
+		out, err := pc.enf.Append(pc.Norm[:0], prof, v)
 		if err != nil {
 			return nil, false, false, finding.Reject(err, loc, finding.SafeField(field), v)
 		}
-		pc.norm = out
+		pc.Norm = out
 		if bytes.Equal(out, v) {
 			return v, false, false, nil
 		}
@@ -772,10 +784,10 @@ func (pc *pairCanon) canonValue(p *compiled.Policy, loc rules.Location, field st
 		nv, _, rj = compiled.CanonOf(p, loc, field, v, false) // v itself, or a refusal
 		return nv, false, false, rj
 	}
-	if pc.norm, changed = appendNormal(p.Norm, pc.norm[:0], v); !changed {
+	if pc.Norm, changed = appendNormal(p.Norm, pc.Norm[:0], v); !changed {
 		return v, false, false, nil
 	}
-	return pc.norm, true, false, nil
+	return pc.Norm, true, false, nil
 }
 
 // onePassBytes is the longest text that appendNormal normalizes at once
@@ -821,7 +833,7 @@ func appendNormal(f normalize.Form, dst, b []byte) ([]byte, bool) {
 // pc.arena; those of the others are their decoded forms, added to the
 // arena here. The rejection is at the first key, in the text's order,
 // whose canonical form an earlier, different key has.
-func (s *scratch) keyCollision(raw string, loc rules.Location, mode sanitize.EscapeMode, pc *pairCanon) *Rejection {
+func (s *Scratch) keyCollision(raw string, loc rules.Location, mode sanitize.EscapeMode, pc *Canon) *finding.Rejection {
 	for i := range pc.keys {
 		if k := &pc.keys[i]; !k.changed && !k.sent {
 			k.lo = len(pc.arena)
@@ -844,11 +856,11 @@ func (s *scratch) keyCollision(raw string, loc rules.Location, mode sanitize.Esc
 			continue
 		}
 		f := &pc.keys[first]
-		s.buf = appendDecoded(s.buf[:0], raw[f.raw:f.rawEnd], mode)
-		at := len(s.buf)
-		s.buf = appendDecoded(s.buf, raw[k.raw:k.rawEnd], mode)
-		if d := s.buf[at:]; !bytes.Equal(s.buf[:at], d) {
-			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(finding.SafeField(raw[k.raw:k.rawEnd])),
+		s.Buf = appendDecoded(s.Buf[:0], raw[f.raw:f.rawEnd], mode)
+		at := len(s.Buf)
+		s.Buf = appendDecoded(s.Buf, raw[k.raw:k.rawEnd], mode)
+		if d := s.Buf[at:]; !bytes.Equal(s.Buf[:at], d) {
+			return &finding.Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(finding.SafeField(raw[k.raw:k.rawEnd])),
 				Sample: finding.Sample(d, 0), Err: sanitize.ErrKeyCollision}
 		}
 	}
@@ -867,16 +879,16 @@ func appendDecoded(dst []byte, raw string, mode sanitize.EscapeMode) []byte {
 
 // decoded returns raw percent-decoded, in s.buf after what is there, or
 // raw itself when there is nothing to decode. raw has been checked.
-func (s *scratch) decoded(raw string, mode sanitize.EscapeMode) []byte {
+func (s *Scratch) decoded(raw string, mode sanitize.EscapeMode) []byte {
 	if !needsDecoding(raw, mode) {
 		return octets.StringBytes(raw)
 	}
-	start := len(s.buf)
-	s.buf, _ = sanitize.AppendUnescape(s.buf, raw, mode)
-	return s.buf[start:len(s.buf):len(s.buf)]
+	start := len(s.Buf)
+	s.Buf, _ = sanitize.AppendUnescape(s.Buf, raw, mode)
+	return s.Buf[start:len(s.Buf):len(s.Buf)]
 }
 
-// checkFormEscapes scans the keys and values of a form body one by one,
+// CheckFormEscapes scans the keys and values of a form body one by one,
 // percent-decoded as r.FormValue returns them, for what escape.Check
 // finds: a browser sends a="\e[31m" as a=%22%5Ce%5B31m%22, whose octets
 // hold no escape, and a field alone may hold a run the whole text does
@@ -884,7 +896,7 @@ func (s *scratch) decoded(raw string, mode sanitize.EscapeMode) []byte {
 // backslash, or an escaped '\\', '&' or '<', can hold such a field; the
 // rest costs one pass. The Rejection names the field, its offset counts
 // in the decoded key or value.
-func (s *scratch) checkFormEscapes(raw string, mode sanitize.EscapeMode, c *rules.Check) *Rejection {
+func (s *Scratch) CheckFormEscapes(raw string, mode sanitize.EscapeMode, c *rules.Check) *finding.Rejection {
 	if !formHidesEscapes(raw) {
 		return nil
 	}
@@ -893,8 +905,8 @@ func (s *scratch) checkFormEscapes(raw string, mode sanitize.EscapeMode, c *rule
 		for i, field := range [2]string{pr.key, pr.val} {
 			dec := octets.StringBytes(field) // read only, and not kept
 			if needsDecoding(field, mode) {
-				s.buf, _ = sanitize.AppendUnescape(s.buf[:0], field, mode) // checkPairs has checked it
-				dec = s.buf
+				s.Buf, _ = sanitize.AppendUnescape(s.Buf[:0], field, mode) // checkPairs has checked it
+				dec = s.Buf
 				if i == 0 {
 					name = string(dec)
 				}
@@ -936,4 +948,19 @@ func formHidesEscapes(raw string) bool {
 		i += 1 + k
 	}
 	return false
+}
+
+// Plain reports whether a query passes checkPairs unchanged without
+// decoding anything, as cleanPairs would find: printable ASCII without
+// '%' or '+' (plainQuery) within the field and query length limits, with fewer '&'
+// than the field count limit.
+func Plain(raw string, lim *rules.Limits) bool {
+	if lim.FieldBytes >= 0 && len(raw) > lim.FieldBytes || compiled.OverLimit(len(raw), int64(lim.QueryBytes)) {
+		return false
+	}
+	if !octets.PlainQuery(raw) {
+		return false
+	}
+	// Fewer '&' than octets: counted only when that is not few enough.
+	return lim.Fields < 0 || len(raw) < lim.Fields || strings.Count(raw, "&") < lim.Fields
 }

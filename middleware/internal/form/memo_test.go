@@ -1,4 +1,4 @@
-package middleware
+package form
 
 import (
 	"strings"
@@ -27,7 +27,7 @@ func TestPairCanonProfileMemo(t *testing.T) {
 	b := mk(normalize.OpaqueString, normalize.UsernameCasePreserved)
 	names := []string{"user", "nick", "USER", "Nick", "user", "other", "", "ｕｓｅｒ", "user",
 		strings.Repeat("n", 40), strings.Repeat("N", 40), strings.Repeat("n", 32), "nick", "nick", "user"}
-	var pc pairCanon
+	var pc Canon
 	for round := range 3 {
 		for i, name := range names {
 			for _, p := range []*compiled.Policy{a, b, a} {

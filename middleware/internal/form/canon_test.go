@@ -1,4 +1,4 @@
-package middleware
+package form
 
 import (
 	"math/rand/v2"
@@ -72,8 +72,7 @@ func TestCanonTextReference(t *testing.T) {
 		pol(normalize.NFKC, func(p *rules.Policy) { p.Query.RefuseDoubleEncoding = true; p.Form.Forbid |= sanitize.DefaultIgnorable }),
 	}
 	rng := rand.New(rand.NewPCG(14, 1))
-	s := getScratch()
-	defer putScratch(s)
+	s := new(Scratch)
 	checked, reasons, rewritten := 0, map[sanitize.Reason]int{}, 0
 	n := 6000
 	if testing.Short() {
@@ -99,7 +98,7 @@ func TestCanonTextReference(t *testing.T) {
 		for _, p := range policies {
 			for _, loc := range []rules.Location{rules.Query, rules.Form} {
 				c, mode := p.PairsMode(loc)
-				if _, _, rj := s.checkPairs(raw, loc, c, mode, &p.Limits); rj != nil {
+				if _, _, rj := s.CheckPairs(raw, loc, c, mode, &p.Limits); rj != nil {
 					continue // canonText sees only what passed
 				}
 				checked++
@@ -137,7 +136,7 @@ func TestCanonTextReference(t *testing.T) {
 // The implementation canonText replaced, as it was (with the limit on the
 // canonical text).
 
-func refCanonText(s *scratch, raw string, loc rules.Location, p *compiled.Policy) (string, *Rejection) {
+func refCanonText(s *Scratch, raw string, loc rules.Location, p *compiled.Policy) (string, *finding.Rejection) {
 	changed, keys, rj := refCanonPairs(s, raw, loc, p, nil)
 	if rj != nil {
 		return "", rj
@@ -164,12 +163,12 @@ func refCanonText(s *scratch, raw string, loc rules.Location, p *compiled.Policy
 // form held to the location's policy (recheck). It reports whether
 // anything changes and whether a key does; with out, it appends the text
 // re-encoded to *out. Nothing allocates when nothing changes.
-func refCanonPairs(s *scratch, raw string, loc rules.Location, p *compiled.Policy, out *[]byte) (changed, keys bool, rj *Rejection) {
+func refCanonPairs(s *Scratch, raw string, loc rules.Location, p *compiled.Policy, out *[]byte) (changed, keys bool, rj *finding.Rejection) {
 	c, mode := p.PairsMode(loc)
 	dec := mode &^ sanitize.RefuseDoubleEncoding
 	for pr := range eachPair(raw) {
 		key, val, hasVal := pr.key, pr.val, pr.hasVal
-		s.buf = s.buf[:0]
+		s.Buf = s.Buf[:0]
 		k := s.decoded(key, dec)
 		nk, kch, rj := compiled.CanonOf(p, loc, "", k, false)
 		if rj == nil && kch {
@@ -181,14 +180,14 @@ func refCanonPairs(s *scratch, raw string, loc rules.Location, p *compiled.Polic
 			rj.Field = strings.Clone(finding.SafeField(key))
 			return false, false, rj
 		}
-		name := octets.BytesString(nk) // the canonical key names the field; s.buf only grows
+		name := octets.BytesString(nk) // the canonical key names the field; s.Buf only grows
 		v := s.decoded(val, dec)
 		nv, vch, rj := compiled.CanonOf(p, loc, name, v, true)
 		if rj == nil && vch {
 			rj = compiled.Recheck(loc, finding.SafeField(name), nv, c.Forbid, p.Limits.FieldBytes, mode)
 		}
 		if rj != nil {
-			// Cloned: name may point into s.buf, which the next request
+			// Cloned: name may point into s.Buf, which the next request
 			// reuses once this one has put its scratch back, while the
 			// Rejection lives on in the log line, OnReject and the error
 			// handler.
@@ -217,19 +216,19 @@ func refCanonPairs(s *scratch, raw string, loc rules.Location, p *compiled.Polic
 // both values, and c.QueryParam takes the first while a binder takes the
 // last. It runs only when some key changes (canonPairs), since keys that
 // are all canonical already collide only where they are equal.
-func refKeyCollision(s *scratch, raw string, loc rules.Location, p *compiled.Policy) *Rejection {
+func refKeyCollision(s *Scratch, raw string, loc rules.Location, p *compiled.Policy) *finding.Rejection {
 	_, mode := p.PairsMode(loc)
 	mode &^= sanitize.RefuseDoubleEncoding
 	seen := make(map[string]string) // canonical key -> the decoded key
 	for pr := range eachPair(raw) {
 		key := pr.key
-		s.buf = s.buf[:0]
+		s.Buf = s.Buf[:0]
 		k := s.decoded(key, mode)
 		nk, _, _ := compiled.CanonOf(p, loc, "", k, false) // passed canonPairs
 		if first, ok := seen[string(nk)]; !ok {
 			seen[string(nk)] = string(k)
 		} else if first != string(k) {
-			return &Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(finding.SafeField(key)),
+			return &finding.Rejection{Reason: sanitize.KeyCollision, Location: loc, Field: strings.Clone(finding.SafeField(key)),
 				Sample: finding.Sample(k, 0), Err: sanitize.ErrKeyCollision}
 		}
 	}
