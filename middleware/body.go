@@ -89,7 +89,7 @@ func readBody(ls *lazyScratch, r *http.Request, limit int64, keep bool, probe []
 		return nil, true, nil
 	}
 	if cl < 0 || cl > upfrontBytes {
-		return ls.get().readGrowing(r, limit, keep, nil, nil, nil)
+		return ls.readGrowing(r, limit, keep, nil, nil, nil)
 	}
 	// In Enforce mode the body is read into pooled memory (bodyMem), which
 	// the handler gets through a lentBody and the pipeline takes back once
@@ -131,7 +131,7 @@ func readBody(ls *lazyScratch, r *http.Request, limit int64, keep bool, probe []
 			continue
 		}
 		// More than declared, or a failure: on with what the probe read.
-		return ls.get().readGrowing(r, limit, keep, out, probe[:m], rerr)
+		return ls.readGrowing(r, limit, keep, out, probe[:m], rerr)
 	}
 }
 
@@ -144,6 +144,14 @@ func (ls *lazyScratch) lend(mem []byte) {
 	}
 }
 
+// readGrowing is work.readGrowing in the scratch's working memory, the
+// pooled memory it returns recorded as the scratch's (lend).
+func (ls *lazyScratch) readGrowing(r *http.Request, limit int64, keep bool, out, pre []byte, perr error) ([]byte, bool, error) {
+	body, mem, over, err := ls.get().work.readGrowing(r, limit, keep, out, pre, perr)
+	ls.lend(mem)
+	return body, over, err
+}
+
 // readFailed is the error of a body whose read failed with err after the
 // octets read; with keep (Monitor), r.Body then gives them and the same
 // error. read must be memory of the body's own.
@@ -154,15 +162,26 @@ func readFailed(r *http.Request, read []byte, err error, keep bool) error {
 	return errors.Join(errBodyRead, err)
 }
 
+// work is the working memory a body is read into before its size is
+// known (readGrowing) or while it is decoded (readChunks, decode): segs
+// are its segments, each sliced to the octets read into it, the first
+// ones the pooled arrays of chunks. None of it ever holds a body a
+// handler gets.
+type work struct {
+	segs   [][]byte
+	chunks []*[chunkSize]byte
+	probe  [8]byte // where readBody reads to tell the end of a body
+}
+
 // readGrowing is readBody for a body whose size is not known up front:
 // not declared, declared over upfrontBytes, or longer than declared. out
 // holds the octets read so far, in memory of the body's own (nil: none),
 // and pre and perr what the last read gave after them (pre in working
 // memory), if one is pending.
-func (s *scratch) readGrowing(r *http.Request, limit int64, keep bool, out, pre []byte, perr error) (body []byte, over bool, err error) {
+func (w *work) readGrowing(r *http.Request, limit int64, keep bool, out, pre []byte, perr error) (body, mem []byte, over bool, err error) {
 	cl := r.ContentLength
-	defer s.dropChunks()
-	// out is followed by the octets in the working memory (s.segs), which
+	defer w.dropChunks()
+	// out is followed by the octets in the working memory (w.segs), which
 	// is empty until out is full.
 	commitAt := -1 // working octets at which to move to one buffer of cl
 	if out == nil && cl > upfrontBytes {
@@ -171,15 +190,14 @@ func (s *scratch) readGrowing(r *http.Request, limit int64, keep bool, out, pre 
 	// In Enforce mode a body of declared length up to maxLentBytes moves
 	// into pooled memory (bodyMem) at the commit, which is lent to the
 	// handler as readBody's is when the body fills exactly it.
-	var mem []byte
 	n := 0 // octets in the working memory
 	pending := pre != nil || perr != nil
 	for {
 		rerr := perr
 		if pending {
 			if len(pre) > 0 {
-				copy(s.space(len(pre)), pre)
-				s.advance(len(pre))
+				copy(w.space(len(pre)), pre)
+				w.advance(len(pre))
 				n += len(pre)
 			}
 			pending = false
@@ -188,7 +206,7 @@ func (s *scratch) readGrowing(r *http.Request, limit int64, keep bool, out, pre 
 			if n == 0 && len(out) < cap(out) {
 				buf = out[len(out):cap(out)]
 			} else {
-				buf = s.space(room(limit, len(out)+n))
+				buf = w.space(room(limit, len(out)+n))
 			}
 			if r := room(limit, len(out)+n); len(buf) > r {
 				buf = buf[:r] // one past the limit tells it is over
@@ -198,26 +216,23 @@ func (s *scratch) readGrowing(r *http.Request, limit int64, keep bool, out, pre 
 			if n == 0 && len(out) < cap(out) {
 				out = out[:len(out)+k]
 			} else {
-				s.advance(k)
+				w.advance(k)
 				n += k
 			}
 		}
 		switch {
 		case limit >= 0 && int64(len(out)+n) > limit:
 			if keep {
-				r.Body = readCloser{io.MultiReader(bytes.NewReader(s.gather(out, n)), r.Body), r.Body}
+				r.Body = readCloser{io.MultiReader(bytes.NewReader(w.gather(out, n)), r.Body), r.Body}
 			}
-			return nil, true, nil
+			return nil, nil, true, nil
 		case rerr == io.EOF:
 			if n == 0 && out != nil {
-				if mem != nil {
-					s.mem = mem
-				}
-				return out, false, nil
+				return out, mem, false, nil
 			}
-			return s.gather(out, n), false, nil
+			return w.gather(out, n), nil, false, nil
 		case rerr != nil:
-			return nil, false, readFailed(r, s.gather(out, n), rerr, keep)
+			return nil, nil, false, readFailed(r, w.gather(out, n), rerr, keep)
 		}
 		if commitAt >= 0 && n >= commitAt {
 			// A commitShare-th of the declared length has come: the rest
@@ -228,8 +243,8 @@ func (s *scratch) readGrowing(r *http.Request, limit int64, keep bool, out, pre 
 			} else {
 				out = make([]byte, n, max(int(cl), n))
 			}
-			s.copyOut(out)
-			s.dropChunks()
+			w.copyOut(out)
+			w.dropChunks()
 			n, commitAt = 0, -1
 		}
 	}
@@ -239,25 +254,25 @@ func (s *scratch) readGrowing(r *http.Request, limit int64, keep bool, out, pre 
 // the last one is full: a pooled chunk for the first maxPooledChunks, then
 // an allocated one as large as all before it, but no larger than room, the
 // most octets still to be read.
-func (s *scratch) space(room int) []byte {
-	if k := len(s.segs); k > 0 {
-		if last := s.segs[k-1]; len(last) < cap(last) {
+func (w *work) space(room int) []byte {
+	if k := len(w.segs); k > 0 {
+		if last := w.segs[k-1]; len(last) < cap(last) {
 			return last[len(last):cap(last)]
 		}
 	}
 	var seg []byte
-	if len(s.chunks) < maxPooledChunks {
+	if len(w.chunks) < maxPooledChunks {
 		c := chunkPool.Get().(*[chunkSize]byte)
-		s.chunks = append(s.chunks, c)
+		w.chunks = append(w.chunks, c)
 		seg = c[:0]
 	} else {
 		total := 0
-		for _, g := range s.segs {
+		for _, g := range w.segs {
 			total += cap(g)
 		}
 		seg = make([]byte, 0, min(total, room))
 	}
-	s.segs = append(s.segs, seg)
+	w.segs = append(w.segs, seg)
 	return seg[:cap(seg)]
 }
 
@@ -274,41 +289,41 @@ func room(limit int64, n int) int {
 }
 
 // advance counts k octets read into the space space returned.
-func (s *scratch) advance(k int) {
+func (w *work) advance(k int) {
 	if k > 0 {
-		last := &s.segs[len(s.segs)-1]
+		last := &w.segs[len(w.segs)-1]
 		*last = (*last)[:len(*last)+k]
 	}
 }
 
 // gather copies out and then the n octets of the working memory into a new
 // slice, the body's own. It never returns nil: an empty body is a body.
-func (s *scratch) gather(out []byte, n int) []byte {
+func (w *work) gather(out []byte, n int) []byte {
 	b := make([]byte, len(out)+n)
-	s.copyOut(b[copy(b, out):])
+	w.copyOut(b[copy(b, out):])
 	return b
 }
 
 // copyOut copies the octets of the working memory to b.
-func (s *scratch) copyOut(b []byte) {
+func (w *work) copyOut(b []byte) {
 	k := 0
-	for _, g := range s.segs {
+	for _, g := range w.segs {
 		k += copy(b[k:], g)
 	}
 }
 
 // dropChunks gives the pooled chunks back to the pool, up to
 // maxPooledChunks of them, and forgets the working memory.
-func (s *scratch) dropChunks() {
-	for i, c := range s.chunks {
+func (w *work) dropChunks() {
+	for i, c := range w.chunks {
 		if i < maxPooledChunks { // readChunks (encoding.go) may hold more
 			chunkPool.Put(c)
 		}
-		s.chunks[i] = nil
+		w.chunks[i] = nil
 	}
-	s.chunks = s.chunks[:0]
-	clear(s.segs)
-	s.segs = s.segs[:0]
+	w.chunks = w.chunks[:0]
+	clear(w.segs)
+	w.segs = w.segs[:0]
 }
 
 // errorReader always fails with err.
@@ -609,7 +624,7 @@ func newBodyReader(body []byte) *bodyReader {
 // readBody is readBody with s as the scratch, and its probe.
 func (s *scratch) readBody(r *http.Request, limit int64, keep bool) (body []byte, over bool, err error) {
 	ls := lazyScratch{s: s, lent: true}
-	return readBody(&ls, r, limit, keep, s.probe[:])
+	return readBody(&ls, r, limit, keep, s.work.probe[:])
 }
 
 // Close does nothing.

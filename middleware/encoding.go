@@ -206,19 +206,19 @@ func (s *scratch) readCoded(r *http.Request, p *compiled.Policy, loc rules.Locat
 	} else {
 		// Read into the pooled chunks, which the decoder reads: memory
 		// of its own only for the decoded text.
-		n, over, err := s.readChunks(r.Body, limit)
+		n, over, err := s.work.readChunks(r.Body, limit)
 		if err != nil {
-			s.dropChunks()
+			s.work.dropChunks()
 			return nil, nil, unreadable(loc, errors.Join(errBodyRead, err))
 		} else if over {
-			s.dropChunks()
+			s.work.dropChunks()
 			return nil, nil, finding.TooLarge(loc, "", limit)
 		}
-		d.chunks = newChunkReader(s.chunks, n)
+		d.chunks = newChunkReader(s.work.chunks, n)
 		src = &d.chunks
 	}
-	text, over, err := s.decode(d, src, c, limit)
-	s.dropChunks()
+	text, over, err := s.work.decode(d, src, c, limit)
+	s.work.dropChunks()
 	switch {
 	case err != nil:
 		rj := unreadable(loc, errors.Join(errBodyRead, err))
@@ -248,18 +248,18 @@ func decodedBefore(r *http.Request) bool {
 	return ok
 }
 
-// readChunks reads src to its end into chunks appended to s.chunks, up to
+// readChunks reads src to its end into chunks appended to s.work.chunks, up to
 // limit octets (negative: no limit), and returns how many it read, or
 // that they are over the limit (one past it read), or the read's error.
 // The chunks are the scratch's: the caller drops them.
-func (s *scratch) readChunks(src io.Reader, limit int64) (n int, over bool, err error) {
-	base := len(s.chunks) // the chunks already there: src may be reading them
+func (w *work) readChunks(src io.Reader, limit int64) (n int, over bool, err error) {
+	base := len(w.chunks) // the chunks already there: src may be reading them
 	for {
 		off := n % chunkSize
-		if off == 0 && base+n/chunkSize == len(s.chunks) {
-			s.chunks = append(s.chunks, chunkPool.Get().(*[chunkSize]byte))
+		if off == 0 && base+n/chunkSize == len(w.chunks) {
+			w.chunks = append(w.chunks, chunkPool.Get().(*[chunkSize]byte))
 		}
-		buf := s.chunks[base+n/chunkSize][off:]
+		buf := w.chunks[base+n/chunkSize][off:]
 		// As room (body.go): limit+1 may overflow, limit-n cannot.
 		if limit >= 0 && int64(len(buf))-1 > limit-int64(n) {
 			buf = buf[:limit-int64(n)+1] // one past the limit tells it is over
@@ -443,9 +443,9 @@ func (e *codingError) Unwrap() error { return e.err }
 // limit decoded octets (negative: no limit). It returns the decoded
 // octets, or that they are over the limit, having decoded at most one
 // buffer more than it, or the decoder's error as a *codingError. It reads
-// the decoded octets into s.chunks after those already there (which src
+// the decoded octets into s.work.chunks after those already there (which src
 // may be reading), and leaves them there for the caller to drop.
-func (s *scratch) decode(d *decoder, src codedReader, c coding, limit int64) (text []byte, over bool, err error) {
+func (w *work) decode(d *decoder, src codedReader, c coding, limit int64) (text []byte, over bool, err error) {
 	if src.Len() == 0 {
 		return []byte{}, false, nil // empty whatever its coding, as Echo's Decompress takes it
 	}
@@ -453,8 +453,8 @@ func (s *scratch) decode(d *decoder, src codedReader, c coding, limit int64) (te
 	if err != nil {
 		return nil, false, &codingError{c, err}
 	}
-	base := len(s.chunks)
-	n, over, err := s.readChunks(dec, limit)
+	base := len(w.chunks)
+	n, over, err := w.readChunks(dec, limit)
 	switch {
 	case over:
 		return nil, true, nil
@@ -466,7 +466,7 @@ func (s *scratch) decode(d *decoder, src codedReader, c coding, limit int64) (te
 	}
 	text = make([]byte, n)
 	for i := 0; i*chunkSize < n; i++ {
-		copy(text[i*chunkSize:], s.chunks[base+i][:])
+		copy(text[i*chunkSize:], w.chunks[base+i][:])
 	}
 	return text, false, nil
 }

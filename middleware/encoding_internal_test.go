@@ -235,19 +235,19 @@ func decodeBoth(t *testing.T, s *scratch, raw []byte, c coding, limit int64) (te
 		d := decoders.Get().(*decoder)
 		var src codedReader
 		if i == 0 {
-			n, _, rerr := s.readChunks(bytes.NewReader(raw), -1)
+			n, _, rerr := s.work.readChunks(bytes.NewReader(raw), -1)
 			if rerr != nil {
 				t.Fatal(rerr)
 			}
-			d.chunks = newChunkReader(s.chunks, n)
+			d.chunks = newChunkReader(s.work.chunks, n)
 			src = &d.chunks
 		} else {
 			d.sent.Reset(raw)
 			src = &d.sent
 		}
 		res := &results[i]
-		res.text, res.over, res.err = s.decode(d, src, c, limit)
-		s.dropChunks()
+		res.text, res.over, res.err = s.work.decode(d, src, c, limit)
+		s.work.dropChunks()
 		d.release()
 	}
 	a, b := results[0], results[1]

@@ -522,13 +522,7 @@ type scratch struct {
 	// before the scratch goes back to the pool.
 	body    []byte
 	bodyLoc rules.Location
-	// The working memory readBody reads a body into before it knows its
-	// size (body.go): segs are its segments, each sliced to the octets
-	// read into it, the first ones the pooled arrays of chunks. None of
-	// it ever holds a body a handler gets.
-	segs   [][]byte
-	chunks []*[chunkSize]byte
-	probe  [8]byte // where readBody reads to tell the end of a body
+	work    work // where bodies are read before their size is known (body.go)
 	// mem is the pooled memory readBody read the body whole into, until
 	// handOn lends it to the handler as lent, which run hands the adapter
 	// to give back after the handler (lentBody). Neither is reused: they
