@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/rs/zerolog"
+	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -94,7 +95,7 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, who any) {
 func readCause(err error) error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range j.Unwrap() {
-			if e != errBodyRead {
+			if e != bodyio.ErrRead {
 				return e
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
@@ -254,20 +255,20 @@ func readUpTo(dst []byte, r io.Reader, limit int64) ([]byte, bool, error) {
 		}
 	}
 	limit -= int64(len(dst) - lo)
-	var arr [maxPooledChunks]*[chunkSize]byte
+	var arr [bodyio.MaxPooledChunks]*[bodyio.ChunkSize]byte
 	chunks := arr[:0]
 	defer func() {
 		for i, c := range chunks {
-			if i < maxPooledChunks {
-				chunkPool.Put(c)
+			if i < bodyio.MaxPooledChunks {
+				bodyio.ChunkPool.Put(c)
 			}
 		}
 	}()
 	var n int64
 	for {
-		off := n % chunkSize
+		off := n % bodyio.ChunkSize
 		if off == 0 {
-			chunks = append(chunks, chunkPool.Get().(*[chunkSize]byte))
+			chunks = append(chunks, bodyio.ChunkPool.Get().(*[bodyio.ChunkSize]byte))
 		}
 		buf := chunks[len(chunks)-1][off:]
 		if left := limit - n; left < int64(len(buf)) {
@@ -290,7 +291,7 @@ func readUpTo(dst []byte, r io.Reader, limit int64) ([]byte, bool, error) {
 			dst = nb
 		}
 		for i, c := range chunks {
-			k := min(chunkSize, n-int64(i)*chunkSize)
+			k := min(bodyio.ChunkSize, n-int64(i)*bodyio.ChunkSize)
 			dst = append(dst, c[:k]...)
 		}
 		return dst, false, err
@@ -492,8 +493,8 @@ func (s *mpScanner) readRaw(r io.Reader, buf []byte) (raw, grown []byte, inBody 
 		buf, err = readAll(buf, r)
 		return buf[lo:len(buf):len(buf)], buf, false, err
 	}
-	chunk := chunkPool.Get().(*[chunkSize]byte)
-	defer chunkPool.Put(chunk)
+	chunk := bodyio.ChunkPool.Get().(*[bodyio.ChunkSize]byte)
+	defer bodyio.ChunkPool.Put(chunk)
 	n := 0 // s.body[c:c+n] is what was read
 	for {
 		k, rerr := r.Read(chunk[:])

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
 	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
@@ -136,7 +137,7 @@ func TestMultipartBodyMemoryPooled(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := r.Body.(*lentBody); !ok {
+		if _, ok := r.Body.(*bodyio.LentBody); !ok {
 			t.Errorf("the handler reads a %T, not pooled memory lent", r.Body)
 		}
 		_, _ = io.Copy(io.Discard, r.Body)

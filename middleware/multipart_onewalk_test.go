@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
@@ -110,7 +111,7 @@ func twoWalks(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled 
 					if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(nb)) > lim {
 						rj = finding.TooLarge(rules.Multipart, "", lim)
 					} else {
-						setBody(r, nb)
+						bodyio.SetBody(r, nb)
 					}
 				}
 			} else {

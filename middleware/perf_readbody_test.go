@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"testing"
 	"testing/iotest"
+
+	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
 )
 
 // octetCounter counts the octets read through it.
@@ -30,9 +32,9 @@ func (c *octetCounter) Read(p []byte) (int, error) {
 // back whole, or over the limit after at most limit+1 octets read; in
 // Monitor mode (keep) r.Body then gives all of it.
 func TestReadBodySizes(t *testing.T) {
-	const limit = 3*upfrontBytes + 100
-	sizes := []int{0, 1, 7, 8, 9, chunkSize - 1, chunkSize, chunkSize + 1, upfrontBytes - 1, upfrontBytes, upfrontBytes + 1,
-		2*upfrontBytes + 3, limit - 1, limit, limit + 1, limit + 2, 2 * limit}
+	const limit = 3*bodyio.UpfrontBytes + 100
+	sizes := []int{0, 1, 7, 8, 9, bodyio.ChunkSize - 1, bodyio.ChunkSize, bodyio.ChunkSize + 1, bodyio.UpfrontBytes - 1, bodyio.UpfrontBytes, bodyio.UpfrontBytes + 1,
+		2*bodyio.UpfrontBytes + 3, limit - 1, limit, limit + 1, limit + 2, 2 * limit}
 	readers := map[string]func(io.Reader) io.Reader{
 		"plain":   func(r io.Reader) io.Reader { return r },
 		"onebyte": iotest.OneByteReader,
@@ -44,9 +46,9 @@ func TestReadBodySizes(t *testing.T) {
 		for i := range body {
 			body[i] = byte('a' + i%26)
 		}
-		for _, decl := range []int{size, -1, size / 2, size + 5, size + upfrontBytes} {
+		for _, decl := range []int{size, -1, size / 2, size + 5, size + bodyio.UpfrontBytes} {
 			for rname, wrap := range readers {
-				if rname == "onebyte" && size > 3*chunkSize {
+				if rname == "onebyte" && size > 3*bodyio.ChunkSize {
 					continue // slow and no different
 				}
 				for _, keep := range []bool{false, true} {
@@ -88,14 +90,14 @@ func TestReadBodySizes(t *testing.T) {
 // then the same error, whatever memory they were read into.
 func TestReadBodyError(t *testing.T) {
 	boom := errors.New("boom")
-	for _, size := range []int{0, 10, upfrontBytes + 10, 5 * upfrontBytes} {
+	for _, size := range []int{0, 10, bodyio.UpfrontBytes + 10, 5 * bodyio.UpfrontBytes} {
 		for _, decl := range []int{-1, size, 2 * size, 1 << 20} {
 			body := bytes.Repeat([]byte{'x'}, size)
 			r := &http.Request{Body: io.NopCloser(io.MultiReader(bytes.NewReader(body), iotest.ErrReader(boom))), ContentLength: int64(decl)}
 			var ls lazyScratch
 			got, over, err := readBody(&ls, r, 1<<20, true, make([]byte, 8))
 			ls.release()
-			if got != nil || over || !errors.Is(err, boom) || !errors.Is(err, errBodyRead) {
+			if got != nil || over || !errors.Is(err, boom) || !errors.Is(err, bodyio.ErrRead) {
 				t.Fatalf("size %d declared %d: %d octets, over %v, err %v", size, decl, len(got), over, err)
 			}
 			all, err := io.ReadAll(r.Body)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/form"
@@ -321,7 +322,7 @@ func (g *guard) run(r *http.Request, route string, names, values []string, escap
 // spooled multipart body, and the lent memory of an accepted body.
 type held struct {
 	sp   *spool
-	lent *lentBody
+	lent *bodyio.LentBody
 }
 
 // release frees what h holds; a read of the body after it still gets the
@@ -329,7 +330,7 @@ type held struct {
 // body fails. Safe on the zero held, and more than once.
 func (h held) release() {
 	h.sp.release()
-	h.lent.giveBack()
+	h.lent.GiveBack()
 }
 
 // guard is the compiled configuration of a Pipeline, which the net/http
@@ -522,13 +523,13 @@ type scratch struct {
 	// before the scratch goes back to the pool.
 	body    []byte
 	bodyLoc rules.Location
-	work    work // where bodies are read before their size is known (body.go)
+	work    bodyio.Work // where bodies are read before their size is known (body.go)
 	// mem is the pooled memory readBody read the body whole into, until
 	// handOn lends it to the handler as lent, which run hands the adapter
 	// to give back after the handler (lentBody). Neither is reused: they
 	// are cleared before the scratch goes back to the pool.
 	mem  []byte
-	lent *lentBody
+	lent *bodyio.LentBody
 	// rewroteURL says that the path or the query of the request was
 	// rewritten (repaired, canonical), so that run sets RequestURI.
 	rewroteURL bool

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
 	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -347,8 +348,8 @@ func TestInspectAllocs(t *testing.T) {
 		}
 		n := testing.AllocsPerRun(200, func() {
 			if tc.body != nil {
-				r.Body, r.ContentLength = &bodyReader{}, int64(len(tc.body))
-				r.Body.(*bodyReader).Reset(tc.body)
+				r.Body, r.ContentLength = &bodyio.Reader{}, int64(len(tc.body))
+				r.Body.(*bodyio.Reader).Reset(tc.body)
 			}
 			s := getScratch()
 			_, rj := g.inspect(s, r, p, nil, nil, false)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -158,14 +159,14 @@ func (e *spoolError) Is(target error) bool { return target == errSpool }
 // time: BenchmarkUpload, 64 MiB, 170 ms a request written here against
 // 198 ms from a writer goroutine, medians of 5 on a shared 2-core machine.)
 type spool struct {
-	store    *spoolStore        // the directory of the temporary file, and the budget
-	declared int64              // the body's declared length, -1 if unknown
-	taken    int64              // octets taken from the store's budget, given back at release
-	direct   bool               // the body is declared larger than spoolMemory: to the file at once
-	chunks   []*[chunkSize]byte // the octets, while they fit in spoolMemory
-	mem      []byte             // the octets, gathered: the handler's
-	f        *os.File           // the temporary file, once spilled
-	n        int64              // octets given to the spool
+	store    *spoolStore               // the directory of the temporary file, and the budget
+	declared int64                     // the body's declared length, -1 if unknown
+	taken    int64                     // octets taken from the store's budget, given back at release
+	direct   bool                      // the body is declared larger than spoolMemory: to the file at once
+	chunks   []*[bodyio.ChunkSize]byte // the octets, while they fit in spoolMemory
+	mem      []byte                    // the octets, gathered: the handler's
+	f        *os.File                  // the temporary file, once spilled
+	n        int64                     // octets given to the spool
 	werr     atomic.Pointer[error]
 	bw       *bufio.Writer // to f, once spilled
 	mu       sync.Mutex
@@ -227,15 +228,15 @@ func (sp *spool) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	if sp.f == nil && !sp.direct && sp.n+int64(len(p)) <= spoolMemory {
-		if sp.buf == nil && sp.want > 0 && !sp.pooled && sp.n+int64(len(p)) > sp.want/commitShare {
-			if size := max(sp.want, sp.n+int64(len(p))); size <= maxLentBytes {
-				sp.pool = takeBodyMem(int(size))
+		if sp.buf == nil && sp.want > 0 && !sp.pooled && sp.n+int64(len(p)) > sp.want/bodyio.CommitShare {
+			if size := max(sp.want, sp.n+int64(len(p))); size <= bodyio.MaxLentBytes {
+				sp.pool = bodyio.TakeMem(int(size))
 				sp.buf = sp.pool[:sp.n]
 			} else {
 				sp.buf = make([]byte, sp.n, size)
 			}
 			for i, c := range sp.chunks {
-				copy(sp.buf[i*chunkSize:], c[:])
+				copy(sp.buf[i*bodyio.ChunkSize:], c[:])
 			}
 			sp.dropChunks()
 		}
@@ -245,9 +246,9 @@ func (sp *spool) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 		for rest := p; len(rest) > 0; {
-			off := int(sp.n % chunkSize)
+			off := int(sp.n % bodyio.ChunkSize)
 			if off == 0 {
-				sp.chunks = append(sp.chunks, chunkPool.Get().(*[chunkSize]byte))
+				sp.chunks = append(sp.chunks, bodyio.ChunkPool.Get().(*[bodyio.ChunkSize]byte))
 			}
 			k := copy(sp.chunks[len(sp.chunks)-1][off:], rest)
 			rest = rest[k:]
@@ -319,7 +320,7 @@ func (sp *spool) spill() error {
 		}
 	}
 	for i, c := range sp.chunks {
-		k := min(chunkSize, int(sp.n)-i*chunkSize)
+		k := min(bodyio.ChunkSize, int(sp.n)-i*bodyio.ChunkSize)
 		if _, err := f.Write(c[:k]); err != nil {
 			return err
 		}
@@ -344,8 +345,8 @@ func (sp *spool) flush() error {
 // does.
 func (sp *spool) dropChunks() {
 	for i, c := range sp.chunks {
-		if i < maxPooledChunks || sp.pooled {
-			chunkPool.Put(c)
+		if i < bodyio.MaxPooledChunks || sp.pooled {
+			bodyio.ChunkPool.Put(c)
 		}
 		sp.chunks[i] = nil
 	}
@@ -364,7 +365,7 @@ func (sp *spool) inMemory() ([]byte, bool) {
 	if sp.mem == nil {
 		sp.mem = make([]byte, sp.n)
 		for i, c := range sp.chunks {
-			copy(sp.mem[i*chunkSize:], c[:])
+			copy(sp.mem[i*bodyio.ChunkSize:], c[:])
 		}
 		sp.dropChunks()
 	}
@@ -387,10 +388,10 @@ func (sp *spool) pooledMemory() []byte {
 // of one spool do not disturb each other.
 func (sp *spool) reader() io.ReadCloser {
 	if mem, ok := sp.inMemory(); ok {
-		return newBodyReader(mem)
+		return bodyio.NewReader(mem)
 	}
 	_ = sp.flush() // a failure was reported where the body was read
-	return readCloser{bufio.NewReaderSize(io.NewSectionReader(sp.f, 0, sp.n), handlerBufSize), nopCloser{}}
+	return bodyio.ReadCloser{Reader: bufio.NewReaderSize(io.NewSectionReader(sp.f, 0, sp.n), handlerBufSize), Closer: nopCloser{}}
 }
 
 // section returns a reader of the n octets of the spool from off, which
@@ -462,10 +463,6 @@ type spoolReader struct {
 	over bool      // more than limit octets
 	err  error     // src's read failure, or the spool's write failure
 }
-
-// errOverLimit is what a spoolReader returns once the body is over its
-// limit.
-var errOverLimit = errors.New("utf8guard: body over its limit")
 
 func newSpoolReader(src io.Reader, sp *spool, limit int64) *spoolReader {
 	return &spoolReader{src: src, sp: sp, limit: limit, textLimit: -1}
@@ -546,7 +543,7 @@ func (t *spoolReader) fill() error {
 	for tries := 0; ; tries++ {
 		switch {
 		case t.over:
-			return errOverLimit
+			return bodyio.ErrOverLimit
 		case t.err != nil:
 			return t.err
 		case t.headsOver():
@@ -558,7 +555,7 @@ func (t *spoolReader) fill() error {
 			return t.err
 		case t.textOver(false):
 			t.over = true
-			return errOverLimit
+			return bodyio.ErrOverLimit
 		}
 		// The check is through with the last read: the buffer takes the
 		// next.
@@ -584,7 +581,7 @@ func (t *spoolReader) fill() error {
 			}
 			if t.limit >= 0 && t.n > t.limit {
 				t.over = true
-				return errOverLimit
+				return bodyio.ErrOverLimit
 			}
 			t.b = buf[:k]
 			if t.heads.on() {
@@ -600,7 +597,7 @@ func (t *spoolReader) fill() error {
 				t.outside.end()
 			}
 		case err != nil:
-			t.err = errors.Join(errBodyRead, err)
+			t.err = errors.Join(bodyio.ErrRead, err)
 		}
 		if k > 0 {
 			return nil
@@ -626,7 +623,7 @@ func (t *spoolReader) rest(body io.Reader) io.Reader {
 	case t.eof:
 		return nil
 	case t.err != nil:
-		return errorReader{readCause(t.err)}
+		return bodyio.ErrorReader{Err: readCause(t.err)}
 	}
 	return body
 }
@@ -714,7 +711,7 @@ func (l *binaryLimit) Read(p []byte) (int, error) {
 // setBody does a body in memory: complete, with a correct length.
 func setSpoolBody(r *http.Request, sp *spool) {
 	if mem, ok := sp.inMemory(); ok {
-		setBody(r, mem)
+		bodyio.SetBody(r, mem)
 		return
 	}
 	r.Body = sp.reader()

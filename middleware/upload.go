@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/media"
@@ -209,10 +210,10 @@ func multipartBoundary(ct string) (string, *Rejection) {
 // handler gets, Content-Encoding removed. In Monitor mode the handler
 // gets the body as it came, coded, from a spool of its own (spool.sent).
 func (s *scratch) checkMultipartBody(r *http.Request, p *compiled.Policy, ct string) *Rejection {
-	c := identity
+	c := bodyio.Identity
 	if len(r.Header["Content-Encoding"]) != 0 {
 		var rj *Rejection
-		if c, rj = requestCoding(r, rules.Multipart); rj != nil {
+		if c, rj = bodyio.RequestCoding(r, rules.Multipart); rj != nil {
 			return rj
 		}
 	}
@@ -228,7 +229,7 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *compiled.Policy, ct str
 		return finding.TooLarge(rules.Multipart, "", total)
 	}
 	size := r.ContentLength
-	if c != identity {
+	if c != bodyio.Identity {
 		size = -1 // the decoded length is not known
 	}
 	sp := newSpool(s.store, size)
@@ -241,16 +242,18 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *compiled.Policy, ct str
 		sp.pooled = true
 	}
 	body := io.Reader(r.Body)
-	var cs *codedStream
-	if c != identity && !(c == codingGzip && decodedBefore(r)) {
+	var cs *bodyio.CodedStream
+	if c != bodyio.Identity && !(c == bodyio.Gzip && bodyio.DecodedBefore(r)) {
 		// (A body Echo's Decompress decoded before utf8guard is read as
 		// it is: decoded.)
-		d := decoders.Get().(*decoder)
-		defer d.release() // after src.done: the check reads it until then
+		d := bodyio.NewDecoder()
+		defer d.Release()  // after src.done: the check reads it until then
+		var sent io.Writer // nil, not a nil *spool
 		if p.Mode == rules.Monitor {
 			sp.sent = newSpool(s.store, r.ContentLength)
+			sent = sp.sent
 		}
-		cs = d.stream(r.Body, c, total, sp.sent)
+		cs = d.Stream(r.Body, c, total, sent)
 		body = cs
 	}
 	src := newSpoolReader(body, sp, total)
@@ -264,11 +267,11 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *compiled.Policy, ct str
 		// Over a limit of the whole body or its text; the check names the
 		// limit of data or of a file it met first.
 		rj = finding.TooLarge(rules.Multipart, "", src.overLimit())
-	case cs != nil && cs.wireOver():
+	case cs != nil && cs.WireOver():
 		rj = finding.TooLarge(rules.Multipart, "", total) // the octets received
 	case src.err != nil:
 		rj = unspooled(src.err)
-		if _, ok := errors.AsType[*codingError](src.err); ok {
+		if _, ok := errors.AsType[*bodyio.CodingError](src.err); ok {
 			rj.Field = "Content-Encoding" // a stream that does not decode
 		}
 	case rj == nil:
@@ -285,22 +288,22 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *compiled.Policy, ct str
 	case p.Mode == rules.Monitor:
 		from, rest := sp, src.rest(r.Body)
 		if cs != nil {
-			from, rest = sp.sent, cs.rest(r.Body) // as it came, coded
+			from, rest = sp.sent, cs.Rest(r.Body) // as it came, coded
 		}
 		if rest != nil {
-			r.Body = readCloser{io.MultiReader(from.reader(), rest), r.Body}
+			r.Body = bodyio.ReadCloser{Reader: io.MultiReader(from.reader(), rest), Closer: r.Body}
 		} else {
-			r.Body = readCloser{from.reader(), r.Body}
+			r.Body = bodyio.ReadCloser{Reader: from.reader(), Closer: r.Body}
 		}
 	case rj == nil && sp.rebuild.replaces():
 		// canonSpool hands on the new body, or refuses the request:
 		// the body as sent, in memory, is not copied out for nothing.
 		// Until then a read fails.
-		r.Body = readCloser{errorReader{errRebuildPending}, r.Body}
+		r.Body = bodyio.ReadCloser{Reader: bodyio.ErrorReader{Err: errRebuildPending}, Closer: r.Body}
 	case rj == nil:
 		s.handSpool(r, sp)
 	}
-	if rj == nil && c != identity && p.Mode == rules.Enforce {
+	if rj == nil && c != bodyio.Identity && p.Mode == rules.Enforce {
 		// Decoded: the header no longer says what the body is.
 		delete(r.Header, "Content-Encoding")
 	}
@@ -314,9 +317,9 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *compiled.Policy, ct str
 func (s *scratch) handSpool(r *http.Request, sp *spool) {
 	if mem, ok := sp.inMemory(); ok {
 		if m := sp.pooledMemory(); m != nil {
-			lb := newLentBody(mem, m)
+			lb := bodyio.NewLentBody(mem, m)
 			sp.pool, s.lent = nil, lb
-			install(r, lb, len(mem))
+			bodyio.Install(r, lb, len(mem))
 			return
 		}
 	}
@@ -503,7 +506,7 @@ func (s *scratch) canonSpoolMemory(r *http.Request, p *compiled.Policy, w *mpReb
 		return finding.TooLarge(rules.Multipart, "", lim)
 	}
 	if p.Mode == rules.Enforce {
-		setBody(r, lv.out)
+		bodyio.SetBody(r, lv.out)
 	}
 	return nil
 }
@@ -636,7 +639,7 @@ func (lv *rebuiltLevel) verifySpool(out, data *spool) (field string, ok bool) {
 // sameStream reports whether a and b read the same octets to their ends,
 // without error.
 func sameStream(a, b io.Reader) bool {
-	var ba, bb [chunkSize]byte
+	var ba, bb [bodyio.ChunkSize]byte
 	for {
 		na, ea := io.ReadFull(a, ba[:])
 		nb, eb := io.ReadFull(b, bb[:])

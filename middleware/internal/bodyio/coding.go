@@ -1,4 +1,4 @@
-package middleware
+package bodyio
 
 import (
 	"bufio"
@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -80,36 +79,36 @@ import (
 // turned off, another charset) is not decoded: it is passed on as it
 // came, Content-Encoding included.
 
-// coding is a content coding the middleware decodes.
-type coding uint8
+// Coding is a content Coding the middleware decodes.
+type Coding uint8
 
 const (
-	identity coding = iota
-	codingGzip
-	codingDeflate
+	Identity Coding = iota
+	Gzip
+	Deflate
 )
 
-func (c coding) String() string {
+func (c Coding) String() string {
 	switch c {
-	case codingGzip:
+	case Gzip:
 		return "gzip"
-	case codingDeflate:
+	case Deflate:
 		return "deflate"
 	}
 	return "identity"
 }
 
-// requestCoding reads the Content-Encoding of r, the body of which is
+// RequestCoding reads the Content-Encoding of r, the body of which is
 // checked at loc: the coding to decode, or the rejection of a coding it
 // does not decode (unsupported_encoding), whose offset is that of the
 // coding at fault in the header's value (its lines joined by ", ").
-func requestCoding(r *http.Request, loc rules.Location) (coding, *Rejection) {
+func RequestCoding(r *http.Request, loc rules.Location) (Coding, *finding.Rejection) {
 	v := r.Header["Content-Encoding"]
 	list := v[0]
 	if len(v) > 1 {
 		list = strings.Join(v, ", ")
 	}
-	c, n := identity, 0
+	c, n := Identity, 0
 	for off := 0; off <= len(list); {
 		elem, _, _ := strings.Cut(list[off:], ",")
 		start, end := off, off+len(elem)
@@ -121,19 +120,19 @@ func requestCoding(r *http.Request, loc rules.Location) (coding, *Rejection) {
 			end--
 		}
 		name := list[start:end]
-		var k coding
+		var k Coding
 		switch {
 		case name == "" || strings.EqualFold(name, "identity"):
 			continue
 		case strings.EqualFold(name, "gzip"), strings.EqualFold(name, "x-gzip"):
-			k = codingGzip
+			k = Gzip
 		case strings.EqualFold(name, "deflate"):
-			k = codingDeflate
+			k = Deflate
 		default:
-			return identity, unsupportedEncoding(loc, list, start)
+			return Identity, unsupportedEncoding(loc, list, start)
 		}
 		if n++; n > 1 {
-			return identity, unsupportedEncoding(loc, list, start)
+			return Identity, unsupportedEncoding(loc, list, start)
 		}
 		c = k
 	}
@@ -142,124 +141,38 @@ func requestCoding(r *http.Request, loc rules.Location) (coding, *Rejection) {
 
 // unsupportedEncoding is the Rejection of the Content-Encoding value list
 // for the coding at off, which the middleware does not decode.
-func unsupportedEncoding(loc rules.Location, list string, off int) *Rejection {
-	return &Rejection{Reason: sanitize.UnsupportedEncoding, Location: loc, Field: "Content-Encoding",
+func unsupportedEncoding(loc rules.Location, list string, off int) *finding.Rejection {
+	return &finding.Rejection{Reason: sanitize.UnsupportedEncoding, Location: loc, Field: "Content-Encoding",
 		Offset: off, Sample: finding.Sample(list, off), Err: sanitize.ErrUnsupportedEncoding}
 }
 
-// readText reads the body of r, which the route checks as text at loc,
-// whole through the body limit, and decodes its content coding. It
-// returns the text to check, and, in Monitor mode, the body as the client
-// sent it (the same slice when it came without a coding), which Monitor
-// hands on. In Enforce mode a decoded body's Content-Encoding is removed
-// at once: the handler, if it runs, gets the decoded text (handOn).
-func (s *scratch) readText(r *http.Request, p *compiled.Policy, loc rules.Location) (text, sent []byte, rj *Rejection) {
-	if len(r.Header["Content-Encoding"]) != 0 {
-		return s.readCoded(r, p, loc)
-	}
-	sent, rj = s.readSent(r, p, loc)
-	return sent, sent, rj
-}
-
-// readSent reads the body of r as it came, whole through the body limit;
-// in Monitor mode r.Body then gives it again, or what was read and the
-// rest when it is over the limit or its read fails (readBody).
-func (s *scratch) readSent(r *http.Request, p *compiled.Policy, loc rules.Location) ([]byte, *Rejection) {
-	limit := p.Limits.BodyBytes
-	sent, over, err := s.readBody(r, limit, p.Mode == rules.Monitor)
-	if err != nil {
-		return nil, unreadable(loc, err)
-	} else if over {
-		return nil, finding.TooLarge(loc, "", limit)
-	}
-	return sent, nil
-}
-
-// readCoded is readText for a request with a Content-Encoding header.
-func (s *scratch) readCoded(r *http.Request, p *compiled.Policy, loc rules.Location) (text, sent []byte, rj *Rejection) {
-	c, rj := requestCoding(r, loc)
-	if rj != nil {
-		return nil, nil, rj
-	}
-	limit, monitor := p.Limits.BodyBytes, p.Mode == rules.Monitor
-	if c == identity || c == codingGzip && decodedBefore(r) {
-		// No coding, or one a decoder before utf8guard has decoded: the
-		// octets read are the text, which the handler gets (without the
-		// header that no longer says what they are).
-		if sent, rj = s.readSent(r, p, loc); rj == nil && c != identity && !monitor {
-			delete(r.Header, "Content-Encoding")
-		}
-		return sent, sent, rj
-	}
-	d := decoders.Get().(*decoder)
-	defer d.release()
-	var src codedReader
-	if monitor {
-		if sent, rj = s.readSent(r, p, loc); rj != nil {
-			return nil, nil, rj
-		}
-		d.sent.Reset(sent)
-		src = &d.sent
-		// As it came, whatever the check finds (handOn does the same
-		// once the text has been checked).
-		r.Body = newBodyReader(sent)
-	} else {
-		// Read into the pooled chunks, which the decoder reads: memory
-		// of its own only for the decoded text.
-		n, over, err := s.work.readChunks(r.Body, limit)
-		if err != nil {
-			s.work.dropChunks()
-			return nil, nil, unreadable(loc, errors.Join(errBodyRead, err))
-		} else if over {
-			s.work.dropChunks()
-			return nil, nil, finding.TooLarge(loc, "", limit)
-		}
-		d.chunks = newChunkReader(s.work.chunks, n)
-		src = &d.chunks
-	}
-	text, over, err := s.work.decode(d, src, c, limit)
-	s.work.dropChunks()
-	switch {
-	case err != nil:
-		rj := unreadable(loc, errors.Join(errBodyRead, err))
-		rj.Field = "Content-Encoding"
-		return nil, nil, rj
-	case over:
-		return nil, nil, finding.TooLarge(loc, "", limit)
-	}
-	if !monitor {
-		delete(r.Header, "Content-Encoding")
-	}
-	return text, sent, nil
-}
-
-// decodedBefore reports whether the body of r, whose Content-Encoding is
+// DecodedBefore reports whether the body of r, whose Content-Encoding is
 // gzip, is read through a gzip.Reader already: Echo's Decompress, mounted
 // before utf8guard, puts one there (v5's wrapped in a size limit that
 // embeds it) and leaves Content-Encoding as it was. The octets read from
 // it are the decoded ones, which the handler would read: those are
 // checked. The type of r.Body is the server's, never the client's.
-func decodedBefore(r *http.Request) bool {
+func DecodedBefore(r *http.Request) bool {
 	body := r.Body
-	if pb, ok := body.(*peekedBody); ok {
+	if pb, ok := body.(*PeekedBody); ok {
 		body = pb.ReadCloser // v5's sets the length unknown: hasBody read it
 	}
 	_, ok := body.(interface{ Multistream(bool) })
 	return ok
 }
 
-// readChunks reads src to its end into chunks appended to s.work.chunks, up to
+// ReadChunks reads src to its end into chunks appended to s.work.chunks, up to
 // limit octets (negative: no limit), and returns how many it read, or
 // that they are over the limit (one past it read), or the read's error.
 // The chunks are the scratch's: the caller drops them.
-func (w *work) readChunks(src io.Reader, limit int64) (n int, over bool, err error) {
+func (w *Work) ReadChunks(src io.Reader, limit int64) (n int, over bool, err error) {
 	base := len(w.chunks) // the chunks already there: src may be reading them
 	for {
-		off := n % chunkSize
-		if off == 0 && base+n/chunkSize == len(w.chunks) {
-			w.chunks = append(w.chunks, chunkPool.Get().(*[chunkSize]byte))
+		off := n % ChunkSize
+		if off == 0 && base+n/ChunkSize == len(w.chunks) {
+			w.chunks = append(w.chunks, ChunkPool.Get().(*[ChunkSize]byte))
 		}
-		buf := w.chunks[base+n/chunkSize][off:]
+		buf := w.chunks[base+n/ChunkSize][off:]
 		// As room (body.go): limit+1 may overflow, limit-n cannot.
 		if limit >= 0 && int64(len(buf))-1 > limit-int64(n) {
 			buf = buf[:limit-int64(n)+1] // one past the limit tells it is over
@@ -277,35 +190,35 @@ func (w *work) readChunks(src io.Reader, limit int64) (n int, over bool, err err
 	}
 }
 
-// codedReader is what the decoders read: octets, one at a time too (so
+// CodedReader is what the decoders read: octets, one at a time too (so
 // that compress/flate reads no more than its stream), and how many are
 // left after it.
-type codedReader interface {
+type CodedReader interface {
 	flate.Reader
 	Len() int
 }
 
 // chunkReader reads the first n octets of chunks.
 type chunkReader struct {
-	chunks []*[chunkSize]byte
+	chunks []*[ChunkSize]byte
 	n      int    // octets in chunks
 	next   int    // the chunk after cur
 	cur    []byte // the current chunk's octets
 	i      int    // the next octet of cur
 }
 
-func newChunkReader(chunks []*[chunkSize]byte, n int) chunkReader {
+func newChunkReader(chunks []*[ChunkSize]byte, n int) chunkReader {
 	return chunkReader{chunks: chunks, n: n}
 }
 
 // fill makes cur the next chunk's octets, and reports whether there are
 // any.
 func (c *chunkReader) fill() bool {
-	start := c.next * chunkSize
+	start := c.next * ChunkSize
 	if start >= c.n {
 		return false
 	}
-	c.cur, c.i = c.chunks[c.next][:min(chunkSize, c.n-start)], 0
+	c.cur, c.i = c.chunks[c.next][:min(ChunkSize, c.n-start)], 0
 	c.next++
 	return true
 }
@@ -329,31 +242,47 @@ func (c *chunkReader) ReadByte() (byte, error) {
 }
 
 // Len returns how many octets are left.
-func (c *chunkReader) Len() int { return len(c.cur) - c.i + max(c.n-c.next*chunkSize, 0) }
+func (c *chunkReader) Len() int { return len(c.cur) - c.i + max(c.n-c.next*ChunkSize, 0) }
 
 // decoders holds the decoders of content codings, with their state:
 // compress/flate's is some 40 KiB, which a request should not allocate.
-var decoders = sync.Pool{New: func() any { return new(decoder) }}
+var decoders = sync.Pool{New: func() any { return new(Decoder) }}
 
-// decoder is the readers of one decoding: of the coded octets, and the
-// decoder of each coding, made on first use and reset after.
-type decoder struct {
+// Decoder is the readers of one decoding: of the coded octets, and the
+// Decoder of each coding, made on first use and reset after.
+type Decoder struct {
 	sent   bytes.Reader // the body as sent (Monitor)
 	chunks chunkReader  // the body in the scratch's chunks (Enforce)
 	wire   wireReader   // the body as it comes, for a codedStream
 	br     *bufio.Reader
-	coded  codedStream // the body decoded, as it is read
+	coded  CodedStream // the body decoded, as it is read
 	gz     gzip.Reader
 	zl     io.ReadCloser // compress/zlib's, a zlib.Resetter
 	fl     io.ReadCloser // compress/flate's, a flate.Resetter
 }
 
-// release forgets the body and puts d back in the pool.
-func (d *decoder) release() {
+// NewDecoder returns a decoder from the pool.
+func NewDecoder() *Decoder { return decoders.Get().(*Decoder) }
+
+// FromSent sets d to read sent, the body as the client sent it.
+func (d *Decoder) FromSent(sent []byte) CodedReader {
+	d.sent.Reset(sent)
+	return &d.sent
+}
+
+// FromChunks sets d to read the first n octets of w's chunks, the body
+// readChunks read there.
+func (d *Decoder) FromChunks(w *Work, n int) CodedReader {
+	d.chunks = newChunkReader(w.chunks, n)
+	return &d.chunks
+}
+
+// Release forgets the body and puts d back in the pool.
+func (d *Decoder) Release() {
 	d.sent.Reset(nil)
 	d.chunks = chunkReader{}
 	d.wire = wireReader{}
-	d.coded = codedStream{}
+	d.coded = CodedStream{}
 	if d.br != nil {
 		d.br.Reset(nil)
 	}
@@ -363,9 +292,9 @@ func (d *decoder) release() {
 // open sets d to decode src, coded as c, and returns the reader of the
 // decoded octets; zl says that src starts with a zlib header
 // (zlibHeader), which a deflate stream is then read as.
-func (d *decoder) open(src flate.Reader, c coding, zl bool) (io.Reader, error) {
+func (d *Decoder) open(src flate.Reader, c Coding, zl bool) (io.Reader, error) {
 	switch {
-	case c == codingGzip:
+	case c == Gzip:
 		if err := d.gz.Reset(src); err != nil {
 			return nil, err
 		}
@@ -395,7 +324,7 @@ func (d *decoder) open(src flate.Reader, c coding, zl bool) (io.Reader, error) {
 // KiB, and check bits that make the two octets a multiple of 31. A raw
 // DEFLATE stream is taken for zlib only when it starts with such a pair,
 // which then fails zlib's checksum: refused, never misread.
-func zlibHeader(src codedReader) bool {
+func zlibHeader(src CodedReader) bool {
 	var p [2]byte
 	switch r := src.(type) {
 	case *bytes.Reader:
@@ -416,20 +345,24 @@ func isZlibHeader(a, b byte) bool {
 	return a&0x0F == 8 && a>>4 <= 7 && (uint16(a)<<8|uint16(b))%31 == 0
 }
 
-// errTrailingData is the error of a zlib or DEFLATE stream followed by
-// more octets.
-var errTrailingData = errors.New("octets after the end of the stream")
+// ErrOverLimit is what a reader of a body (a spoolReader, a CodedStream)
+// returns once the body is over its limit.
+var ErrOverLimit = errors.New("utf8guard: body over its limit")
 
-// codingError is a content coding that failed to decode.
-type codingError struct {
-	c   coding
+// ErrTrailingData is the error of a zlib or DEFLATE stream followed by
+// more octets.
+var ErrTrailingData = errors.New("octets after the end of the stream")
+
+// CodingError is a content coding that failed to decode.
+type CodingError struct {
+	c   Coding
 	err error
 }
 
 // Error returns the coding and the decoder's error, without the prefix
 // the decoder's own package gives it ("gzip: invalid checksum",
 // "deflate: corrupt input before offset 5").
-func (e *codingError) Error() string {
+func (e *CodingError) Error() string {
 	msg := e.err.Error()
 	for _, pkg := range []string{"gzip: ", "flate: ", "zlib: "} {
 		msg = strings.TrimPrefix(msg, pkg)
@@ -437,66 +370,38 @@ func (e *codingError) Error() string {
 	return e.c.String() + ": " + msg
 }
 
-func (e *codingError) Unwrap() error { return e.err }
+func (e *CodingError) Unwrap() error { return e.err }
 
-// decode decodes src, coded as c, with d, into memory of its own, up to
+// Decode decodes src, coded as c, with d, into memory of its own, up to
 // limit decoded octets (negative: no limit). It returns the decoded
 // octets, or that they are over the limit, having decoded at most one
 // buffer more than it, or the decoder's error as a *codingError. It reads
 // the decoded octets into s.work.chunks after those already there (which src
 // may be reading), and leaves them there for the caller to drop.
-func (w *work) decode(d *decoder, src codedReader, c coding, limit int64) (text []byte, over bool, err error) {
+func (w *Work) Decode(d *Decoder, src CodedReader, c Coding, limit int64) (text []byte, over bool, err error) {
 	if src.Len() == 0 {
 		return []byte{}, false, nil // empty whatever its coding, as Echo's Decompress takes it
 	}
 	dec, err := d.open(src, c, zlibHeader(src))
 	if err != nil {
-		return nil, false, &codingError{c, err}
+		return nil, false, &CodingError{c, err}
 	}
 	base := len(w.chunks)
-	n, over, err := w.readChunks(dec, limit)
+	n, over, err := w.ReadChunks(dec, limit)
 	switch {
 	case over:
 		return nil, true, nil
 	case err != nil:
-		return nil, false, &codingError{c, err}
+		return nil, false, &CodingError{c, err}
 	case src.Len() > 0:
 		// gzip reads members to the end; zlib and DEFLATE stop at theirs.
-		return nil, false, &codingError{c, errTrailingData}
+		return nil, false, &CodingError{c, ErrTrailingData}
 	}
 	text = make([]byte, n)
-	for i := 0; i*chunkSize < n; i++ {
-		copy(text[i*chunkSize:], w.chunks[base+i][:])
+	for i := 0; i*ChunkSize < n; i++ {
+		copy(text[i*ChunkSize:], w.chunks[base+i][:])
 	}
 	return text, false, nil
-}
-
-// passText passes on a body of a type checked as text that the route does
-// not check (its location is off, or it declares a charset other than
-// UTF-8 and the policy leaves such bodies unchecked). One of a declared
-// length is passed unread, as passUnread passes it: a length over the
-// limit is refused before reading, and net/http delivers no more than the
-// length declared. One of unknown length (chunked) is read whole through
-// the limit first, so that one over it is refused, 413 with its log line,
-// rather than handed to the handler cut off at the limit with a read
-// error; and its trailers are checked as a checked body's are. Its
-// content coding is left as it came: a body that is not checked is not
-// decoded.
-func (s *scratch) passText(r *http.Request, p *compiled.Policy, loc rules.Location) *Rejection {
-	limit := p.Limits.BodyBytes
-	if r.ContentLength >= 0 || limit < 0 {
-		return s.passUnread(r, p, limit)
-	}
-	body, over, err := s.readBody(r, limit, p.Mode == rules.Monitor)
-	if err != nil {
-		return unreadable(loc, err)
-	}
-	if over {
-		return finding.TooLarge(loc, "", limit)
-	}
-	rj := checkTrailers(r, p)
-	s.handOn(r, p, body, body, rj)
-	return rj
 }
 
 // Coded multipart bodies. A multipart body with a content coding is not
@@ -521,7 +426,7 @@ func (s *scratch) passText(r *http.Request, p *compiled.Policy, loc rules.Locati
 // it is over. With sent (Monitor), it copies what it reads there.
 type wireReader struct {
 	src   io.Reader
-	sent  *spool
+	sent  io.Writer
 	limit int64
 	n     int64
 	over  bool  // more than limit octets
@@ -532,7 +437,7 @@ type wireReader struct {
 func (w *wireReader) Read(p []byte) (int, error) {
 	switch {
 	case w.over:
-		return 0, errOverLimit
+		return 0, ErrOverLimit
 	case w.err != nil:
 		return 0, w.err
 	case w.eof:
@@ -551,7 +456,7 @@ func (w *wireReader) Read(p []byte) (int, error) {
 	}
 	if w.limit >= 0 && w.n > w.limit {
 		w.over = true
-		return 0, errOverLimit
+		return 0, ErrOverLimit
 	}
 	switch {
 	case err == io.EOF:
@@ -570,44 +475,44 @@ func (w *wireReader) rest(body io.Reader) io.Reader {
 	case w.eof:
 		return nil
 	case w.err != nil:
-		return errorReader{w.err}
+		return ErrorReader{w.err}
 	}
 	return body
 }
 
-// codedStream reads a body, coded as c, decoded. A failure to read the
+// CodedStream reads a body, coded as c, decoded. A failure to read the
 // body, or a body over its limit, fails the read with the wireReader's
 // error (checkMultipartBody tells them apart: wireOver, and the spool's
 // read failure); a stream that does not decode fails it with a
 // *codingError.
-type codedStream struct {
-	d   *decoder
-	c   coding
+type CodedStream struct {
+	d   *Decoder
+	c   Coding
 	dec io.Reader // the decoder, once opened; nil before
 	err error     // what ended the stream: io.EOF at its end
 }
 
-// stream sets d to decode body, coded as c, as it is read, within limit
+// Stream sets d to decode body, coded as c, as it is read, within limit
 // octets received (negative: none), copying them to sent when not nil
-// (Monitor); d holds the stream until it is released.
-func (d *decoder) stream(body io.Reader, c coding, limit int64, sent *spool) *codedStream {
+// (Monitor); d holds the Stream until it is released.
+func (d *Decoder) Stream(body io.Reader, c Coding, limit int64, sent io.Writer) *CodedStream {
 	d.wire = wireReader{src: body, sent: sent, limit: limit}
 	if d.br == nil {
 		d.br = bufio.NewReaderSize(&d.wire, 4096)
 	} else {
 		d.br.Reset(&d.wire)
 	}
-	d.coded = codedStream{d: d, c: c}
+	d.coded = CodedStream{d: d, c: c}
 	return &d.coded
 }
 
-// wireOver reports whether the body received is over its limit.
-func (cs *codedStream) wireOver() bool { return cs.d.wire.over }
+// WireOver reports whether the body received is over its limit.
+func (cs *CodedStream) WireOver() bool { return cs.d.wire.over }
 
-// rest is wireReader.rest.
-func (cs *codedStream) rest(body io.Reader) io.Reader { return cs.d.wire.rest(body) }
+// Rest is wireReader.Rest.
+func (cs *CodedStream) Rest(body io.Reader) io.Reader { return cs.d.wire.rest(body) }
 
-func (cs *codedStream) Read(p []byte) (int, error) {
+func (cs *CodedStream) Read(p []byte) (int, error) {
 	if cs.err != nil {
 		return 0, cs.err
 	}
@@ -622,7 +527,7 @@ func (cs *codedStream) Read(p []byte) (int, error) {
 		// gzip reads members to the end; zlib and DEFLATE stop at theirs,
 		// and the body must end there too.
 		if _, berr := cs.d.br.ReadByte(); berr == nil {
-			err = errTrailingData
+			err = ErrTrailingData
 		} else if berr != io.EOF {
 			err = berr
 		}
@@ -635,7 +540,7 @@ func (cs *codedStream) Read(p []byte) (int, error) {
 
 // open opens the decoder on the body, once its first octets have come: an
 // empty body is empty whatever its coding, as Echo's Decompress takes it.
-func (cs *codedStream) open() error {
+func (cs *CodedStream) open() error {
 	head, err := cs.d.br.Peek(2)
 	if err != nil && err != io.EOF {
 		return err
@@ -652,16 +557,16 @@ func (cs *codedStream) open() error {
 // failure is the error a read of cs ends with, for err, what the decoder
 // or the body gave: io.EOF at the end; the body's own failure (or its
 // limit) as it is; anything else is the stream's, a *codingError.
-func (cs *codedStream) failure(err error) error {
+func (cs *CodedStream) failure(err error) error {
 	switch w := &cs.d.wire; {
 	case err == io.EOF:
 		return io.EOF
 	case w.over:
-		return errOverLimit
+		return ErrOverLimit
 	case w.err != nil:
 		return w.err
 	}
-	return &codingError{cs.c, err}
+	return &CodingError{cs.c, err}
 }
 
 // eofReader is an empty body.
