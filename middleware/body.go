@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -122,11 +123,9 @@ func (s *scratch) reclaim(r *http.Request, rj *Rejection) {
 	if lb != nil && r.Body != io.ReadCloser(lb) {
 		lb = nil // replaced, and so not ours to take back
 	}
-	var spooled []byte // a multipart body's, gathered in pooled memory (spool.pool)
-	if sp := s.spool; sp != nil && sp.pool != nil && sp.f == nil {
-		if _, ok := sp.inMemory(); ok {
-			spooled = sp.pooledMemory()
-		}
+	var spooled []byte // a multipart body's, gathered in pooled memory
+	if sp := s.spool; sp != nil {
+		spooled = sp.pooledBody()
 	}
 	if s.mem == nil && lb == nil && spooled == nil {
 		return
@@ -147,8 +146,7 @@ func (s *scratch) reclaim(r *http.Request, rj *Rejection) {
 		bodyio.PutMem(m)
 	}
 	if spooled != nil {
-		sp := s.spool
-		sp.pool, sp.mem, sp.buf = nil, nil, nil
+		s.spool.dropPooled()
 		bodyio.PutMem(spooled)
 	}
 }
@@ -174,7 +172,7 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 	ct, single := requestContentType(r)
 	typ, sub, charset, parsed := media.Parse(ct)
 	if !single || !parsed {
-		return refused(r, p, badMediaType(rules.Body, ct))
+		return refused(r, p, finding.BadMediaType(rules.Body, ct))
 	}
 	loc, text, rj := bodyLocation(p, ct, typ, sub)
 	if rj != nil {
@@ -210,7 +208,17 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 	if loc == rules.Multipart {
 		// Checked as it streams in, through a spool (upload.go), decoded
 		// from its content coding as it comes (encoding.go).
-		return s.checkMultipartBody(r, p, ct)
+		sp, lent, rj := checkUpload(r, p, ct, s.store, checkTrailers)
+		s.spool = sp
+		if lent != nil {
+			s.lent = lent
+		}
+		if rj == nil {
+			// For canonicalization (canonBody, which calls canonSpool for
+			// a body without s.body), in either mode.
+			s.body, s.bodyLoc = nil, rules.Multipart
+		}
+		return rj
 	}
 	// Read through the limit and decoded from its content coding; sent
 	// is the body as it came (encoding.go).
@@ -429,7 +437,11 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 func (s *scratch) canonBody(r *http.Request, p *compiled.Policy) *Rejection {
 	body, loc := s.body, s.bodyLoc
 	if loc == rules.Multipart && body == nil && s.spool != nil && p.CanonAt(loc) {
-		return s.canonSpool(r, p) // every multipart body is spooled (upload.go)
+		// Every multipart body is spooled (upload.go); the spool the
+		// handler reads may be a new one.
+		sp, rj := canonSpool(r, p, s.spool, s.store)
+		s.spool = sp
+		return rj
 	}
 	if body == nil || !p.CanonAt(loc) {
 		return nil // no body read: not a checked one
@@ -492,4 +504,84 @@ func (s *scratch) canonBody(r *http.Request, p *compiled.Policy) *Rejection {
 		bodyio.SetBody(r, out)
 	}
 	return nil
+}
+
+// binaryLimit bounds a binary body that is passed on unread and whose
+// length is unknown (chunked): past limit octets, the handler's read fails
+// with a *cutOffError, an *http.MaxBytesError to errors.As, and report
+// (set by the pipeline: it logs a too_large line and returns its
+// Rejection) runs, once.
+type binaryLimit struct {
+	io.ReadCloser
+	left   int64
+	limit  int64
+	report func() *Rejection
+	err    error
+}
+
+// cutOffError is the error of a read past a binaryLimit. It unwraps to
+// the *http.MaxBytesError that net/http's own limit would give, and
+// carries the too_large Rejection logged for it, so that an adapter can
+// answer it as its own refusal when the handler returns the error
+// (CutOff).
+type cutOffError struct {
+	mbe *http.MaxBytesError
+	rj  *Rejection
+}
+
+func (e *cutOffError) Error() string { return e.mbe.Error() }
+
+func (e *cutOffError) Unwrap() error { return e.mbe }
+
+// CutOff returns the Rejection of a body the handler's read cut off past
+// its limit, if err (what the handler returned) carries one and the
+// route enforces its policy; nil otherwise.
+//
+// A route that checks bodies bounds the binary bodies it passes on
+// unread too (Limits.BinaryBodyBytes). A body that declares its length is
+// refused before the handler runs; a body of unknown length (chunked) can
+// only be cut off when the handler reads past the limit: its read then
+// fails with an error that errors.As finds to be an *http.MaxBytesError,
+// and a too_large line is logged. A handler that returns that error, as
+// Echo handlers do, gets the refusal the limit would have given before
+// it ran: the Echo adapters answer it with OnReject and ErrorHandler
+// (413) when nothing has been written yet, and a framework adapter over
+// the Pipeline should do the same. A handler that swallows the error
+// answers what it chooses; the log line is written either way.
+func CutOff(err error) *Rejection {
+	if err == nil {
+		return nil // without a call: errors.As's target would be allocated
+	}
+	return cutOff(err)
+}
+
+func cutOff(err error) *Rejection {
+	var ce *cutOffError
+	if !errors.As(err, &ce) || ce.rj == nil || ce.rj.Mode != rules.Enforce {
+		return nil
+	}
+	return ce.rj
+}
+
+func (l *binaryLimit) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	if int64(len(p))-1 > l.left {
+		p = p[:l.left+1] // one past the limit tells it is over
+	}
+	n, err := l.ReadCloser.Read(p)
+	if int64(n) <= l.left {
+		l.left -= int64(n)
+		return n, err
+	}
+	n = int(l.left)
+	l.left = 0
+	ce := &cutOffError{mbe: &http.MaxBytesError{Limit: l.limit}}
+	if l.report != nil {
+		ce.rj = l.report()
+		l.report = nil
+	}
+	l.err = ce
+	return n, l.err
 }

@@ -76,7 +76,7 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, who any) {
 	if rj.Reason == sanitize.BodyUnreadable && rj.Err != nil {
 		// The cause alone: the reason says the rest, and the field is
 		// bounded (safeField), so a longer text would cut the cause off.
-		e = e.Str("error", finding.SafeField(readCause(rj.Err).Error()))
+		e = e.Str("error", finding.SafeField(bodyio.ReadCause(rj.Err).Error()))
 	}
 	e.Str("reason", rj.Reason.String()).
 		Str("location", rj.Location.String()).
@@ -88,19 +88,6 @@ func (g *guard) logRejection(r *http.Request, rj *Rejection, who any) {
 	g.identityOf(r, who).event(e).
 		Str("mode", rj.Mode.String()).
 		Msg(msg)
-}
-
-// readCause returns what made a body read fail: err without the
-// errBodyRead that readBody joins to it.
-func readCause(err error) error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range j.Unwrap() {
-			if e != bodyio.ErrRead {
-				return e
-			}
-		}
-	}
-	return err
 }
 
 func (g *guard) logAccept(r *http.Request, route string) {

@@ -8,7 +8,6 @@ import (
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonbody"
 	"github.com/utf8guard/utf8guard/rules"
-	"github.com/utf8guard/utf8guard/sanitize"
 )
 
 // mediaLocation says which location a body of media type typ/sub (lower
@@ -90,14 +89,7 @@ func bodyLocation(p *compiled.Policy, ct, typ, sub string) (rules.Location, bool
 	case !ok || loc == rules.Body:
 		return bloc, true, nil
 	}
-	return 0, false, badMediaType(rules.Body, ct)
-}
-
-// badMediaType is the Rejection of a Content-Type value that cannot be
-// read as one media type.
-func badMediaType(loc rules.Location, ct string) *Rejection {
-	return &Rejection{Reason: sanitize.BadMediaType, Location: loc, Field: "Content-Type",
-		Sample: finding.Sample(ct, 0), Err: sanitize.ErrBadMediaType}
+	return 0, false, finding.BadMediaType(rules.Body, ct)
 }
 
 // requestContentType returns the request's Content-Type value, and false

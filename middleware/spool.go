@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
-	"github.com/utf8guard/utf8guard/rules"
 )
 
 // Spooling. A multipart body holds text, which is checked, and may hold
@@ -383,6 +382,23 @@ func (sp *spool) pooledMemory() []byte {
 	return sp.pool
 }
 
+// pooledBody returns the pooled memory (bodyio.TakeMem) of a body the
+// spool gathered whole in it, or nil: the memory a refused request gives
+// back at once (dropPooled, then bodyio.PutMem).
+func (sp *spool) pooledBody() []byte {
+	if sp.pool == nil || sp.f != nil {
+		return nil
+	}
+	if _, ok := sp.inMemory(); !ok {
+		return nil
+	}
+	return sp.pooledMemory()
+}
+
+// dropPooled forgets the pooled memory pooledBody returned, which the
+// caller puts back.
+func (sp *spool) dropPooled() { sp.pool, sp.mem, sp.buf = nil, nil, nil }
+
 // reader returns a reader of the whole spooled body, from its start: the
 // handler's body. It reads the file at fixed offsets, so several readers
 // of one spool do not disturb each other.
@@ -623,88 +639,9 @@ func (t *spoolReader) rest(body io.Reader) io.Reader {
 	case t.eof:
 		return nil
 	case t.err != nil:
-		return bodyio.ErrorReader{Err: readCause(t.err)}
+		return bodyio.ErrorReader{Err: bodyio.ReadCause(t.err)}
 	}
 	return body
-}
-
-// binaryLimit bounds a binary body that is passed on unread and whose
-// length is unknown (chunked): past limit octets, the handler's read fails
-// with a *cutOffError, an *http.MaxBytesError to errors.As, and report
-// (set by the pipeline: it logs a too_large line and returns its
-// Rejection) runs, once.
-type binaryLimit struct {
-	io.ReadCloser
-	left   int64
-	limit  int64
-	report func() *Rejection
-	err    error
-}
-
-// cutOffError is the error of a read past a binaryLimit. It unwraps to
-// the *http.MaxBytesError that net/http's own limit would give, and
-// carries the too_large Rejection logged for it, so that an adapter can
-// answer it as its own refusal when the handler returns the error
-// (CutOff).
-type cutOffError struct {
-	mbe *http.MaxBytesError
-	rj  *Rejection
-}
-
-func (e *cutOffError) Error() string { return e.mbe.Error() }
-func (e *cutOffError) Unwrap() error { return e.mbe }
-
-// CutOff returns the Rejection of a body the handler's read cut off past
-// its limit, if err (what the handler returned) carries one and the
-// route enforces its policy; nil otherwise.
-//
-// A route that checks bodies bounds the binary bodies it passes on
-// unread too (Limits.BinaryBodyBytes). A body that declares its length is
-// refused before the handler runs; a body of unknown length (chunked) can
-// only be cut off when the handler reads past the limit: its read then
-// fails with an error that errors.As finds to be an *http.MaxBytesError,
-// and a too_large line is logged. A handler that returns that error, as
-// Echo handlers do, gets the refusal the limit would have given before
-// it ran: the Echo adapters answer it with OnReject and ErrorHandler
-// (413) when nothing has been written yet, and a framework adapter over
-// the Pipeline should do the same. A handler that swallows the error
-// answers what it chooses; the log line is written either way.
-func CutOff(err error) *Rejection {
-	if err == nil {
-		return nil // without a call: errors.As's target would be allocated
-	}
-	return cutOff(err)
-}
-
-func cutOff(err error) *Rejection {
-	var ce *cutOffError
-	if !errors.As(err, &ce) || ce.rj == nil || ce.rj.Mode != rules.Enforce {
-		return nil
-	}
-	return ce.rj
-}
-
-func (l *binaryLimit) Read(p []byte) (int, error) {
-	if l.err != nil {
-		return 0, l.err
-	}
-	if int64(len(p))-1 > l.left {
-		p = p[:l.left+1] // one past the limit tells it is over
-	}
-	n, err := l.ReadCloser.Read(p)
-	if int64(n) <= l.left {
-		l.left -= int64(n)
-		return n, err
-	}
-	n = int(l.left)
-	l.left = 0
-	ce := &cutOffError{mbe: &http.MaxBytesError{Limit: l.limit}}
-	if l.report != nil {
-		ce.rj = l.report()
-		l.report = nil
-	}
-	l.err = ce
-	return n, l.err
 }
 
 // setSpoolBody hands the spooled body to the handler as r's body, as

@@ -211,12 +211,11 @@ func TestHugeLimits(t *testing.T) {
 	p.Limits.BodyBytes, p.Limits.BinaryBodyBytes = huge, huge
 	r := httptest.NewRequest("POST", "/", strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n--b--\r\n"))
 	r.Header.Set("Content-Type", "multipart/form-data; boundary=b")
-	s := getScratch()
-	defer putScratch(s)
-	if rj := s.checkMultipartBody(r, p, r.Header.Get("Content-Type")); rj != nil {
-		t.Errorf("checkMultipartBody: %v", rj)
+	sp, _, rj := checkUpload(r, p, r.Header.Get("Content-Type"), nil, checkTrailers)
+	if rj != nil {
+		t.Errorf("checkUpload: %v", rj)
 	}
-	s.spool.release()
+	sp.release()
 
 	// Text bodies under the same limits, of known and unknown length,
 	// plain and gzip-coded: readBody's and readChunks' room is

@@ -186,14 +186,14 @@ func multipartBoundary(ct string) (string, *Rejection) {
 	_, params, ok := media.Read(ct)
 	boundary := params["boundary"]
 	if !ok || boundary == "" {
-		rj := badMediaType(rules.Multipart, ct)
+		rj := finding.BadMediaType(rules.Multipart, ct)
 		rj.Field = "boundary"
 		return "", rj
 	}
 	return boundary, nil
 }
 
-// checkMultipartBody reads the multipart body of r (Content-Type ct)
+// checkUpload reads the multipart body of r (Content-Type ct)
 // through a spool and checks it as it streams in (checkStream). A body
 // whose declared length is over its limits (text and data together) is
 // refused before anything is read; one that cannot be read whole is
@@ -202,43 +202,44 @@ func multipartBoundary(ct string) (string, *Rejection) {
 // spool: in Enforce mode an accepted body with a correct length; in
 // Monitor mode the body as it came, the spool followed by what was not
 // read, with r's length and transfer coding left as the client sent
-// them. The spool is s.spool, released after the handler (Verdict).
+// them. It returns the spool, which the caller releases after the
+// handler (Verdict), and the lentBody the handler reads it through, if
+// any; trailers is the check of the trailers.
 //
 // A body with a content coding is decoded as it is read (codedStream,
 // encoding.go): the spool holds the decoded body, which is the one
 // checked, within the same limits, and, in Enforce mode, the one the
 // handler gets, Content-Encoding removed. In Monitor mode the handler
 // gets the body as it came, coded, from a spool of its own (spool.sent).
-func (s *scratch) checkMultipartBody(r *http.Request, p *compiled.Policy, ct string) *Rejection {
+func checkUpload(r *http.Request, p *compiled.Policy, ct string, store *spoolStore,
+	trailers func(*http.Request, *compiled.Policy) *Rejection) (sp *spool, lent *bodyio.LentBody, rj *Rejection) {
 	c := bodyio.Identity
 	if len(r.Header["Content-Encoding"]) != 0 {
-		var rj *Rejection
 		if c, rj = bodyio.RequestCoding(r, rules.Multipart); rj != nil {
-			return rj
+			return nil, nil, rj
 		}
 	}
 	boundary, rj := multipartBoundary(ct)
 	if rj != nil {
-		return rj
+		return nil, nil, rj
 	}
 	total := int64(-1) // text and data together
 	if t, b := p.Limits.BodyBytes, p.Limits.BinaryBodyBytes; t >= 0 && b >= 0 {
 		total = t + min(b, math.MaxInt64-t)
 	}
 	if total >= 0 && r.ContentLength > total {
-		return finding.TooLarge(rules.Multipart, "", total)
+		return nil, nil, finding.TooLarge(rules.Multipart, "", total)
 	}
 	size := r.ContentLength
 	if c != bodyio.Identity {
 		size = -1 // the decoded length is not known
 	}
-	sp := newSpool(s.store, size)
-	s.spool = sp
+	sp = newSpool(store, size)
 	if p.CanonAt(rules.Multipart) {
 		// Rebuilt as it is checked, in one walk; canonSpool writes it.
 		// The body as sent stays in pooled memory until it is known
 		// whether the handler gets it.
-		sp.rebuild = newMPRebuild(p, s.store)
+		sp.rebuild = newMPRebuild(p, store)
 		sp.pooled = true
 	}
 	body := io.Reader(r.Body)
@@ -250,7 +251,7 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *compiled.Policy, ct str
 		defer d.Release()  // after src.done: the check reads it until then
 		var sent io.Writer // nil, not a nil *spool
 		if p.Mode == rules.Monitor {
-			sp.sent = newSpool(s.store, r.ContentLength)
+			sp.sent = newSpool(store, r.ContentLength)
 			sent = sp.sent
 		}
 		cs = d.Stream(r.Body, c, total, sent)
@@ -277,12 +278,7 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *compiled.Policy, ct str
 	case rj == nil:
 		// The body was read to its end: net/http has put its trailers,
 		// if any, in r.Trailer.
-		rj = checkTrailers(r, p)
-	}
-	if rj == nil {
-		// For canonicalization (canonBody, which calls canonSpool for a
-		// body without s.body), in either mode.
-		s.body, s.bodyLoc = nil, rules.Multipart
+		rj = trailers(r, p)
 	}
 	switch {
 	case p.Mode == rules.Monitor:
@@ -301,29 +297,30 @@ func (s *scratch) checkMultipartBody(r *http.Request, p *compiled.Policy, ct str
 		// Until then a read fails.
 		r.Body = bodyio.ReadCloser{Reader: bodyio.ErrorReader{Err: errRebuildPending}, Closer: r.Body}
 	case rj == nil:
-		s.handSpool(r, sp)
+		lent = handSpool(r, sp)
 	}
 	if rj == nil && c != bodyio.Identity && p.Mode == rules.Enforce {
 		// Decoded: the header no longer says what the body is.
 		delete(r.Header, "Content-Encoding")
 	}
-	return rj
+	return sp, lent, rj
 }
 
 // handSpool hands the handler the spooled body of an accepted request, as
 // setSpoolBody does; one gathered in pooled memory goes through a
 // lentBody, as handOn lends a body readBody read, and back to its pool
-// after the handler.
-func (s *scratch) handSpool(r *http.Request, sp *spool) {
+// after the handler: it returns that lentBody.
+func handSpool(r *http.Request, sp *spool) *bodyio.LentBody {
 	if mem, ok := sp.inMemory(); ok {
 		if m := sp.pooledMemory(); m != nil {
 			lb := bodyio.NewLentBody(mem, m)
-			sp.pool, s.lent = nil, lb
+			sp.pool = nil
 			bodyio.Install(r, lb, len(mem))
-			return
+			return lb
 		}
 	}
 	setSpoolBody(r, sp)
+	return nil
 }
 
 // overLimit is the limit the body went over, once t.over: its text's,
@@ -406,49 +403,49 @@ func (w *mpRebuild) release() {
 // from the rebuild's spool, never held in memory. The new body is then
 // parsed again and compared with the parts it was built from, and checked
 // again, whole, as the body as sent was. The handler gets the new body;
-// a second spool replaces the first, which is released at once.
-func (s *scratch) canonSpool(r *http.Request, p *compiled.Policy) *Rejection {
-	sp := s.spool
+// a second spool replaces the first, which is released at once. It returns
+// the spool the handler reads: sp, or the new one.
+func canonSpool(r *http.Request, p *compiled.Policy, sp *spool, store *spoolStore) (*spool, *Rejection) {
 	w := sp.rebuild
 	if w == nil || w.mem == nil {
-		return multipartSyntax("") // cannot happen: the walk rebuilds on every route that canonicalizes
+		return sp, multipartSyntax("") // cannot happen: the walk rebuilds on every route that canonicalizes
 	}
 	defer w.release()
 	rb, lv := w.rb, w.lv
 	switch {
 	case rb.rj != nil:
-		return rb.rj
+		return sp, rb.rj
 	case !lv.changed:
-		return nil // nothing changes
+		return sp, nil // nothing changes
 	case !lv.complete && rb.first != nil:
-		return rb.first
+		return sp, rb.first
 	case !lv.complete:
-		return multipartSyntax("") // cannot happen: every change sets first
+		return sp, multipartSyntax("") // cannot happen: every change sets first
 	}
 	if err := w.data.flush(); err != nil {
-		return unspooled(err)
+		return sp, unspooled(err)
 	}
 	mt, params, ok := media.Read(r.Header.Get("Content-Type"))
 	if !ok || params["boundary"] == "" {
-		return multipartSyntax("") // cannot happen: checked
+		return sp, multipartSyntax("") // cannot happen: checked
 	}
 	if sp.f == nil {
-		return s.canonSpoolMemory(r, p, w, mt, params) // the body as sent is not gathered: not needed
+		return sp, canonSpoolMemory(r, p, w, mt, params) // the body as sent is not gathered: not needed
 	}
-	out := newSpool(s.store, sp.n)
+	out := newSpool(store, sp.n)
 	if rj := lv.writeSpool(rb.boundary, w.data, out); rj != nil {
 		out.release()
-		return rj
+		return sp, rj
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
 	if _, ps, ok := media.Read(ct); !ok || ps["boundary"] != lv.boundary {
 		out.release()
-		return multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
+		return sp, multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
 	if field, ok := lv.verifySpool(out, w.data); !ok {
 		out.release()
-		return multipartSyntax(field)
+		return sp, multipartSyntax(field)
 	}
 	// Checked again, whole, as the body as sent was: classes, counts and
 	// the limits of text and data.
@@ -460,13 +457,12 @@ func (s *scratch) canonSpool(r *http.Request, p *compiled.Policy) *Rejection {
 	recheck.done()
 	if rj != nil {
 		out.release()
-		return rj
+		return sp, rj
 	}
 	r.Header.Set("Content-Type", ct)
 	setSpoolBody(r, out)
-	s.spool = out
 	sp.release()
-	return nil
+	return out, nil
 }
 
 // canonSpoolMemory is canonSpool for a body that stayed in memory: the
@@ -474,7 +470,7 @@ func (s *scratch) canonSpool(r *http.Request, p *compiled.Policy) *Rejection {
 // spill either), and the body is written into memory of its own, then
 // verified, checked again and handed on as canonMultipart and canonBody
 // do it.
-func (s *scratch) canonSpoolMemory(r *http.Request, p *compiled.Policy, w *mpRebuild, mt string, params map[string]string) *Rejection {
+func canonSpoolMemory(r *http.Request, p *compiled.Policy, w *mpRebuild, mt string, params map[string]string) *Rejection {
 	rb, lv := w.rb, w.lv
 	data, ok := w.data.inMemory()
 	if !ok {

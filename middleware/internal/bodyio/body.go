@@ -582,3 +582,16 @@ func (b *PeekedBody) Read(p []byte) (int, error) {
 	}
 	return b.ReadCloser.Read(p)
 }
+
+// ReadCause returns what made a body read fail: err without the
+// errBodyRead that readBody joins to it.
+func ReadCause(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if e != ErrRead {
+				return e
+			}
+		}
+	}
+	return err
+}

@@ -258,3 +258,10 @@ func FirstViolation(err error, dec []byte, forbid sanitize.Class) error {
 func IsEncodingReason(r sanitize.Reason) bool {
 	return r >= sanitize.Overlong && r <= sanitize.UnexpectedContinuation
 }
+
+// BadMediaType is the Rejection of a Content-Type value that cannot be
+// read as one media type.
+func BadMediaType(loc rules.Location, ct string) *Rejection {
+	return &Rejection{Reason: sanitize.BadMediaType, Location: loc, Field: "Content-Type",
+		Sample: Sample(ct, 0), Err: sanitize.ErrBadMediaType}
+}
