@@ -13,6 +13,7 @@ import (
 	"github.com/utf8guard/utf8guard/middleware/internal/jsonbody"
 	"github.com/utf8guard/utf8guard/middleware/internal/media"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
+	"github.com/utf8guard/utf8guard/middleware/internal/upload"
 	"github.com/utf8guard/utf8guard/middleware/internal/xmlbody"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -125,7 +126,7 @@ func (s *scratch) reclaim(r *http.Request, rj *Rejection) {
 	}
 	var spooled []byte // a multipart body's, gathered in pooled memory
 	if sp := s.spool; sp != nil {
-		spooled = sp.pooledBody()
+		spooled = sp.PooledBody()
 	}
 	if s.mem == nil && lb == nil && spooled == nil {
 		return
@@ -146,7 +147,7 @@ func (s *scratch) reclaim(r *http.Request, rj *Rejection) {
 		bodyio.PutMem(m)
 	}
 	if spooled != nil {
-		s.spool.dropPooled()
+		s.spool.DropPooled()
 		bodyio.PutMem(spooled)
 	}
 }
@@ -208,13 +209,13 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 	if loc == rules.Multipart {
 		// Checked as it streams in, through a spool (upload.go), decoded
 		// from its content coding as it comes (encoding.go).
-		sp, lent, rj := checkUpload(r, p, ct, s.store, checkTrailers)
+		sp, lent, rj := upload.Check(r, p, ct, s.store, checkTrailers)
 		s.spool = sp
 		if lent != nil {
 			s.lent = lent
 		}
 		if rj == nil {
-			// For canonicalization (canonBody, which calls canonSpool for
+			// For canonicalization (canonBody, which calls upload.Canon for
 			// a body without s.body), in either mode.
 			s.body, s.bodyLoc = nil, rules.Multipart
 		}
@@ -439,7 +440,7 @@ func (s *scratch) canonBody(r *http.Request, p *compiled.Policy) *Rejection {
 	if loc == rules.Multipart && body == nil && s.spool != nil && p.CanonAt(loc) {
 		// Every multipart body is spooled (upload.go); the spool the
 		// handler reads may be a new one.
-		sp, rj := canonSpool(r, p, s.spool, s.store)
+		sp, rj := upload.Canon(r, p, s.spool, s.store)
 		s.spool = sp
 		return rj
 	}

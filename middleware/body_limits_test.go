@@ -2,6 +2,8 @@ package middleware
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -19,7 +21,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
+	"github.com/utf8guard/utf8guard/middleware/internal/upload"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -332,7 +336,7 @@ func TestLimitsPeakMemory(t *testing.T) {
 				// A multipart body may hold data past its text: it is read
 				// a spool buffer at a time, and refused once its text is
 				// surely over (upload.go).
-				if slack := int64(limOne(b.name == "multipart") * spoolReadSize); read > limit+1+slack {
+				if slack := int64(limOne(b.name == "multipart") * upload.ReadSize); read > limit+1+slack {
 					t.Errorf("the server read %d octets, over the limit %d and one", read, limit)
 				}
 				// What the client got out past that: net/http's own
@@ -348,6 +352,54 @@ func TestLimitsPeakMemory(t *testing.T) {
 					t.Errorf("the heap holds %d octets more after the request", grown)
 				}
 			})
+		}
+	}
+}
+
+// TestHugeLimits: limits near the largest int64 do not overflow the cut-off
+// of unread bodies or the reading of text bodies (package upload tests the
+// spool's).
+func TestHugeLimits(t *testing.T) {
+	const huge = 1<<63 - 1
+	lb := &binaryLimit{ReadCloser: io.NopCloser(strings.NewReader("abc")), left: huge, limit: huge}
+	if b, err := io.ReadAll(lb); err != nil || string(b) != "abc" {
+		t.Errorf("binaryLimit: %q, %v", b, err)
+	}
+	p := compiled.Compile(rules.Strict())
+	p.Limits.BodyBytes, p.Limits.BinaryBodyBytes = huge, huge
+
+	// Text bodies under the same limits, of known and unknown length,
+	// plain and gzip-coded: readBody's and readChunks' room is
+	// limit+1-n, which must not overflow.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`{"a":"b"}`))
+	zw.Close()
+	for _, tc := range []struct {
+		name, coding string
+		body         []byte
+		length       int64
+	}{
+		{"declared", "", []byte(`{"a":"b"}`), 9},
+		{"chunked", "", []byte(`{"a":"b"}`), -1},
+		{"gzip declared", "gzip", gz.Bytes(), int64(gz.Len())},
+		{"gzip chunked", "gzip", gz.Bytes(), -1},
+	} {
+		r := httptest.NewRequest("POST", "/", bytes.NewReader(tc.body))
+		r.ContentLength = tc.length
+		r.Header.Set("Content-Type", "application/json")
+		if tc.coding != "" {
+			r.Header.Set("Content-Encoding", tc.coding)
+		}
+		s := getScratch()
+		rj := s.checkBody(r, p)
+		putScratch(s)
+		if rj != nil {
+			t.Errorf("%s JSON body under huge limits: %v", tc.name, rj)
+			continue
+		}
+		if b, err := io.ReadAll(r.Body); err != nil || string(b) != `{"a":"b"}` {
+			t.Errorf("%s JSON body under huge limits: the handler reads %q, %v", tc.name, b, err)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package middleware
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
+	"github.com/utf8guard/utf8guard/middleware/internal/upload"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -257,9 +259,9 @@ func TestDefaultErrorHandler(t *testing.T) {
 		{Rejection{Reason: sanitize.Overlong, Location: rules.Query, Field: "q", Sample: `\xc0\xae`}, 400},
 		{Rejection{Reason: sanitize.TooLarge, Location: rules.Body}, 413},
 		{Rejection{Reason: sanitize.TooLarge, Location: rules.JSON}, 413},
-		{*finding.TooMany(rules.Form, 10), 400},                             // a count, not a size
-		{*unreadable(rules.Multipart, &spoolError{err: errSpoolFull}), 500}, // the server's disk
-		{*unreadable(rules.Multipart, io.ErrUnexpectedEOF), 400},            // the client's body
+		{*finding.TooMany(rules.Form, 10), 400},                                                   // a count, not a size
+		{*unreadable(rules.Multipart, fmt.Errorf("writing the spool: %w", upload.ErrSpool)), 500}, // the server's disk
+		{*unreadable(rules.Multipart, io.ErrUnexpectedEOF), 400},                                  // the client's body
 		{Rejection{Reason: sanitize.SpoolFull, Location: rules.Multipart}, 503},
 		{Rejection{Reason: sanitize.TooLarge, Location: rules.Multipart, Field: "f"}, 400},
 		{Rejection{Reason: sanitize.TooLarge, Location: rules.Path}, 400},

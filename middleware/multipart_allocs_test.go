@@ -13,12 +13,13 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
 	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
+	"github.com/utf8guard/utf8guard/middleware/internal/upload"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
 // nestedMultipart returns a multipart body of about n octets, nested depth
-// levels deep (the deepest maxMultipartDepth allows): each level one
+// levels deep (the deepest upload.MaxDepth allows): each level one
 // field of text, repeated to a ninth of n or so (under the field limit up to 512 KiB), and a file part that
 // holds the next level. Its parts are as many whatever n.
 func nestedMultipart(n, depth int, text string) (body []byte, boundary string) {
@@ -80,7 +81,7 @@ func TestMultipartNestedAllocs(t *testing.T) {
 			}))
 			var counts [2]float64
 			for i, size := range []int{64 << 10, 512 << 10} {
-				body, boundary := nestedMultipart(size, maxMultipartDepth, tc.text)
+				body, boundary := nestedMultipart(size, upload.MaxDepth, tc.text)
 				r := httptest.NewRequest(http.MethodPost, "/", nil)
 				r.Header.Set("Content-Type", "multipart/form-data; boundary="+boundary)
 				w := &canonDiscard{h: http.Header{}}

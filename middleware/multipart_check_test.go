@@ -2,7 +2,6 @@ package middleware
 
 import (
 	"mime"
-	"mime/multipart"
 	"net/http"
 	"slices"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/upload"
+	"github.com/utf8guard/utf8guard/middleware/internal/upload/mptest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -29,7 +30,7 @@ func TestMultipartNameControls(t *testing.T) {
 	t.Parallel()
 	tab := func(field string, off int) wantLog { return forb("multipart", field, off, "tab_newline") }
 	file := func(disp string) string {
-		return mpBuild("BB", "\r\n", mpSpec{[]string{"Content-Disposition: form-data; " + disp, "Content-Type: application/octet-stream"}, "x"})
+		return mptest.Build("BB", "\r\n", mptest.Spec{Header: []string{"Content-Disposition: form-data; " + disp, "Content-Type: application/octet-stream"}, Data: "x"})
 	}
 	cases := []mpCase{
 		{name: "filename* CRLF injection", body: file(`name="f"; filename*=UTF-8''a%0D%0AX-Injected%3A%201.txt`),
@@ -40,22 +41,22 @@ func TestMultipartNameControls(t *testing.T) {
 		{name: "filename* NUL", body: file(`name="f"; filename*=UTF-8''a%00.txt`), status: 400, want: forb("multipart", "f", 1, "nul")},
 		{name: "filename raw TAB", body: file("name=\"f\"; filename=\"a\tb.txt\""), status: 400, want: tab("f", 1)},
 		{name: "filename* continuation CR", body: file(`name="f"; filename*0*=UTF-8''ab; filename*1*=%0D.txt`), status: 400, want: tab("f", 2)},
-		{name: "name raw TAB", body: mpBuild("BB", "\r\n", mpField("a\tb", "x")), status: 400, want: tab(`a\x09b`, 1)},
-		{name: "name* LF", body: mpBuild("BB", "\r\n", mpSpec{[]string{`Content-Disposition: form-data; name*=UTF-8''q%0A`}, "x"}),
+		{name: "name raw TAB", body: mptest.Build("BB", "\r\n", mptest.Field("a\tb", "x")), status: 400, want: tab(`a\x09b`, 1)},
+		{name: "name* LF", body: mptest.Build("BB", "\r\n", mptest.Spec{Header: []string{`Content-Disposition: form-data; name*=UTF-8''q%0A`}, Data: "x"}),
 			status: 400, want: tab(`q\x0a`, 1)},
-		{name: "other disposition parameter", body: mpBuild("BB", "\r\n", mpSpec{[]string{`Content-Disposition: form-data; name="q"; note*=UTF-8''%0D%0A`}, "x"}),
+		{name: "other disposition parameter", body: mptest.Build("BB", "\r\n", mptest.Spec{Header: []string{`Content-Disposition: form-data; name="q"; note*=UTF-8''%0D%0A`}, Data: "x"}),
 			status: 400, want: tab("q", 0)},
-		{name: "content type parameter", body: mpBuild("BB", "\r\n", mpField("q", "x", `Content-Type: text/plain; charset=utf-8; x*=utf-8''a%09`)),
+		{name: "content type parameter", body: mptest.Build("BB", "\r\n", mptest.Field("q", "x", `Content-Type: text/plain; charset=utf-8; x*=utf-8''a%09`)),
 			status: 400, want: tab("q", 1)},
-		{name: "header value TAB", body: mpBuild("BB", "\r\n", mpField("q", "x", "X-Note: a\tb")), status: 400, want: tab("X-Note", 1)},
+		{name: "header value TAB", body: mptest.Build("BB", "\r\n", mptest.Field("q", "x", "X-Note: a\tb")), status: 400, want: tab("X-Note", 1)},
 		{name: "clean names", body: file("name=\"caf\u00e9\"; filename*=UTF-8''%C3%A9t%C3%A9%20%F0%9F%98%80.txt"), status: 200,
-			check: func(t *testing.T, s *mpSeen) {
+			check: func(t *testing.T, s *mptest.Seen) {
 				if len(s.Files) != 1 || s.Files[0].Filename != "\u00e9t\u00e9 \U0001F600.txt" || s.Files[0].Field != "caf\u00e9" {
 					t.Errorf("files %+q", s.Files)
 				}
 			}},
 		{name: "default preset lets TAB through", pol: deflt, body: file("name=\"f\"; filename=\"a\tb.txt\""), status: 200,
-			check: func(t *testing.T, s *mpSeen) {
+			check: func(t *testing.T, s *mptest.Seen) {
 				if len(s.Files) != 1 || s.Files[0].Filename != "a\tb.txt" {
 					t.Errorf("files %+q", s.Files)
 				}
@@ -73,7 +74,7 @@ func TestMultipartFileNoContentType(t *testing.T) {
 	t.Parallel()
 	const bad = "ab\xC0\xAE\xE2\x80\xAEcd"
 	file := func(data string, header ...string) string {
-		return mpBuild("BB", "\r\n", mpSpec{append([]string{`Content-Disposition: form-data; name="f"; filename="notes.txt"`}, header...), data})
+		return mptest.Build("BB", "\r\n", mptest.Spec{Header: append([]string{`Content-Disposition: form-data; name="f"; filename="notes.txt"`}, header...), Data: data})
 	}
 	over := rej("overlong", "multipart", "f", 2)
 	nfc := func() rules.Policy { p := rules.Strict(); p.Normalization = normalize.NFC; return p }
@@ -83,12 +84,12 @@ func TestMultipartFileNoContentType(t *testing.T) {
 		{name: "unreadable content type", body: file(bad, "Content-Type: @@@"), status: 400, want: over},
 		{name: "text/plain", body: file(bad, "Content-Type: text/plain"), status: 400, want: over},
 		{name: "binary type", body: file(bad, "Content-Type: application/octet-stream"), status: 200},
-		{name: "clean", body: file("h\u00e9llo\n"), status: 200, check: func(t *testing.T, s *mpSeen) {
+		{name: "clean", body: file("h\u00e9llo\n"), status: 200, check: func(t *testing.T, s *mptest.Seen) {
 			if len(s.Files) != 1 || string(s.Files[0].Content) != "h\u00e9llo\n" {
 				t.Errorf("files %+q", s.Files)
 			}
 		}},
-		{name: "normalized", pol: nfc, body: file("e\u0301"), status: 200, check: func(t *testing.T, s *mpSeen) {
+		{name: "normalized", pol: nfc, body: file("e\u0301"), status: 200, check: func(t *testing.T, s *mptest.Seen) {
 			if len(s.Files) != 1 || string(s.Files[0].Content) != "\u00e9" {
 				t.Errorf("files %+q", s.Files)
 			}
@@ -110,25 +111,25 @@ func TestMultipartFileNoContentType(t *testing.T) {
 func TestMultipartQuotedPrintable(t *testing.T) {
 	t.Parallel()
 	qp := "Content-Transfer-Encoding: quoted-printable"
-	evil := mpField("evil", "\xE2\x80\xAE")
+	evil := mptest.Field("evil", "\xE2\x80\xAE")
 	badEsc := func(field string, off int) wantLog { return rej("bad_escape", "multipart", field, off) }
 	cases := []mpCase{
-		{name: "control octet", body: mpBuild("BB", "\r\n", mpField("a", "ab\x01cd", qp), evil), status: 400, want: badEsc("a", 0)},
-		{name: "control octet on a later line", body: mpBuild("BB", "\r\n", mpField("a", "ok\r\nab\x7Fcd", qp), evil), status: 400, want: badEsc("a", 4)},
-		{name: "lone equals", body: mpBuild("BB", "\r\n", mpField("a", "x\r\n==\r\ny", qp), evil), status: 400, want: badEsc("a", 3)},
+		{name: "control octet", body: mptest.Build("BB", "\r\n", mptest.Field("a", "ab\x01cd", qp), evil), status: 400, want: badEsc("a", 0)},
+		{name: "control octet on a later line", body: mptest.Build("BB", "\r\n", mptest.Field("a", "ok\r\nab\x7Fcd", qp), evil), status: 400, want: badEsc("a", 4)},
+		{name: "lone equals", body: mptest.Build("BB", "\r\n", mptest.Field("a", "x\r\n==\r\ny", qp), evil), status: 400, want: badEsc("a", 3)},
 		// The offset counts decoded octets: "caf\u00e9\r\n" (7) and
 		// "xy\r\n" (4) before the failing line, not the 11 and 7 sent.
-		{name: "control octet after escapes", body: mpBuild("BB", "\r\n", mpField("a", "caf=C3=A9\r\nab\x01", qp), evil), status: 400, want: badEsc("a", 7)},
-		{name: "lone equals after a soft break", body: mpBuild("BB", "\r\n", mpField("a", "x=\r\ny\r\n==", qp), evil), status: 400, want: badEsc("a", 4)},
-		{name: "line over the decoder's buffer", body: mpBuild("BB", "\r\n", mpField("a", strings.Repeat("a", 5000), qp), evil), status: 400, want: badEsc("a", 0)},
-		{name: "binary file", body: mpBuild("BB", "\r\n",
-			mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename="a.bin"`, "Content-Type: application/octet-stream", qp}, "\x01"}, evil),
+		{name: "control octet after escapes", body: mptest.Build("BB", "\r\n", mptest.Field("a", "caf=C3=A9\r\nab\x01", qp), evil), status: 400, want: badEsc("a", 7)},
+		{name: "lone equals after a soft break", body: mptest.Build("BB", "\r\n", mptest.Field("a", "x=\r\ny\r\n==", qp), evil), status: 400, want: badEsc("a", 4)},
+		{name: "line over the decoder's buffer", body: mptest.Build("BB", "\r\n", mptest.Field("a", strings.Repeat("a", 5000), qp), evil), status: 400, want: badEsc("a", 0)},
+		{name: "binary file", body: mptest.Build("BB", "\r\n",
+			mptest.Spec{Header: []string{`Content-Disposition: form-data; name="f"; filename="a.bin"`, "Content-Type: application/octet-stream", qp}, Data: "\x01"}, evil),
 			status: 400, want: badEsc("f", 0)},
-		{name: "decodes to bidi", body: mpBuild("BB", "\r\n", mpField("a", "x=E2=80=AEy", qp)), status: 400, want: forb("multipart", "a", 1, "bidi_control")},
-		{name: "decodes to overlong across a soft break", body: mpBuild("BB", "\r\n", mpField("a", "x=C0=\r\n=AE", qp)), status: 400, want: rej("overlong", "multipart", "a", 1)},
-		{name: "lower-case transfer encoding", body: mpBuild("BB", "\r\n", mpField("a", "=E2=80=AE", "content-transfer-encoding: QUOTED-PRINTABLE")),
+		{name: "decodes to bidi", body: mptest.Build("BB", "\r\n", mptest.Field("a", "x=E2=80=AEy", qp)), status: 400, want: forb("multipart", "a", 1, "bidi_control")},
+		{name: "decodes to overlong across a soft break", body: mptest.Build("BB", "\r\n", mptest.Field("a", "x=C0=\r\n=AE", qp)), status: 400, want: rej("overlong", "multipart", "a", 1)},
+		{name: "lower-case transfer encoding", body: mptest.Build("BB", "\r\n", mptest.Field("a", "=E2=80=AE", "content-transfer-encoding: QUOTED-PRINTABLE")),
 			status: 400, want: forb("multipart", "a", 0, "bidi_control")},
-		{name: "clean", body: mpBuild("BB", "\r\n", mpField("a", "caf=C3=A9 =\r\nau lait", qp)), status: 200, check: func(t *testing.T, s *mpSeen) {
+		{name: "clean", body: mptest.Build("BB", "\r\n", mptest.Field("a", "caf=C3=A9 =\r\nau lait", qp)), status: 200, check: func(t *testing.T, s *mptest.Seen) {
 			if got := s.Form["a"]; !slices.Equal(got, []string{"caf\u00e9 au lait"}) {
 				t.Errorf("form a = %+q", got)
 			}
@@ -177,39 +178,39 @@ func TestMultipartAfterSyntaxError(t *testing.T) {
 // form value for Request.ParseMultipartForm, and checked as text besides.
 func TestMultipartNested(t *testing.T) {
 	t.Parallel()
-	nested := func(outer string, inner ...mpSpec) string {
-		return mpBuild("BB", "\r\n", mpField("a", "1"),
-			mpSpec{[]string{"Content-Disposition: form-data; " + outer, "Content-Type: multipart/mixed; boundary=CC"}, strings.TrimSuffix(mpBuild("CC", "\r\n", inner...), "\r\n")})
+	nested := func(outer string, inner ...mptest.Spec) string {
+		return mptest.Build("BB", "\r\n", mptest.Field("a", "1"),
+			mptest.Spec{Header: []string{"Content-Disposition: form-data; " + outer, "Content-Type: multipart/mixed; boundary=CC"}, Data: strings.TrimSuffix(mptest.Build("CC", "\r\n", inner...), "\r\n")})
 	}
-	fileSpec := func(name, ct, data string, header ...string) mpSpec {
-		return mpSpec{append([]string{`Content-Disposition: file; filename="` + name + `"`, "Content-Type: " + ct}, header...), data}
+	fileSpec := func(name, ct, data string, header ...string) mptest.Spec {
+		return mptest.Spec{Header: append([]string{`Content-Disposition: file; filename="` + name + `"`, "Content-Type: " + ct}, header...), Data: data}
 	}
 	// deep nests n bodies in one another: the top-level one's boundary
 	// is Z<n>, the innermost one's Z0.
 	deep := func(n int) (ct, body string) {
-		body = mpBuild("Z0", "\r\n", mpField("leaf", "x"))
+		body = mptest.Build("Z0", "\r\n", mptest.Field("leaf", "x"))
 		for i := 1; i <= n; i++ {
 			inner := "Content-Type: multipart/mixed; boundary=Z" + strconv.Itoa(i-1)
-			body = mpBuild("Z"+strconv.Itoa(i), "\r\n", mpSpec{[]string{`Content-Disposition: form-data; name="n"`, inner}, strings.TrimSuffix(body, "\r\n")})
+			body = mptest.Build("Z"+strconv.Itoa(i), "\r\n", mptest.Spec{Header: []string{`Content-Disposition: form-data; name="n"`, inner}, Data: strings.TrimSuffix(body, "\r\n")})
 		}
 		return "multipart/form-data; boundary=Z" + strconv.Itoa(n), body
 	}
-	atCT, at := deep(maxMultipartDepth)
-	overCT, over := deep(maxMultipartDepth + 1)
+	atCT, at := deep(upload.MaxDepth)
+	overCT, over := deep(upload.MaxDepth + 1)
 	cases := []mpCase{
 		{name: "RFC 2388 files", body: nested(`name="files"`, fileSpec("file1.txt", "text/plain", "one"), fileSpec("file2.txt", "text/plain", "two")),
-			status: 200, check: func(t *testing.T, s *mpSeen) {
-				if got := mpNames(s.Stream); len(got) != 4 {
+			status: 200, check: func(t *testing.T, s *mptest.Seen) {
+				if got := mptest.Names(s.Stream); len(got) != 4 {
 					t.Errorf("stream parts %q, want a, files and its two", got)
 				}
 			}},
 		{name: "quoted-printable nested part", body: nested(`name="files"`, fileSpec("a.txt", "text/plain", "=E2=80=AE", "Content-Transfer-Encoding: quoted-printable")),
 			status: 400, want: forb("multipart", "", 0, "bidi_control")},
-		{name: "field's nested body checked as text", body: nested(`name="files"`, mpSpec{[]string{`Content-Disposition: file; filename="n.txt"`}, "a\xE2\x80\xAE"}),
+		{name: "field's nested body checked as text", body: nested(`name="files"`, mptest.Spec{Header: []string{`Content-Disposition: file; filename="n.txt"`}, Data: "a\xE2\x80\xAE"}),
 			status: 400, want: forb("multipart", "files", -1, "bidi_control")},
-		{name: "nested file without a content type", body: nested(`name="files"; filename="all"`, mpSpec{[]string{`Content-Disposition: file; filename="n.txt"`}, "a\xE2\x80\xAE"}),
+		{name: "nested file without a content type", body: nested(`name="files"; filename="all"`, mptest.Spec{Header: []string{`Content-Disposition: file; filename="n.txt"`}, Data: "a\xE2\x80\xAE"}),
 			status: 400, want: forb("multipart", "", 1, "bidi_control")},
-		{name: "nested name", body: nested(`name="files"`, mpSpec{[]string{"Content-Disposition: form-data; name*=utf-8''a%0D"}, "x"}),
+		{name: "nested name", body: nested(`name="files"`, mptest.Spec{Header: []string{"Content-Disposition: form-data; name*=utf-8''a%0D"}, Data: "x"}),
 			status: 400, want: forb("multipart", `a\x0d`, 1, "tab_newline")},
 		{name: "binary in a field's nested body is a form value", body: nested(`name="files"`, fileSpec("a.png", "image/png", "\xFFPNG")),
 			status: 400, want: rej("invalid_byte", "multipart", "files", -1)},
@@ -217,8 +218,8 @@ func TestMultipartNested(t *testing.T) {
 			status: 200},
 		{name: "nesting at the limit", ct: atCT, body: at, status: 200},
 		{name: "nesting over the limit", ct: overCT, body: over, status: 400, want: rej("too_large", "multipart", "", 0)},
-		{name: "nested boundary over 70 octets", body: mpBuild("BB", "\r\n",
-			mpSpec{[]string{`Content-Disposition: form-data; name="n"`, "Content-Type: multipart/mixed; boundary=" + strings.Repeat("c", 71)}, strings.TrimSuffix(mpBuild(strings.Repeat("c", 71), "\r\n", mpField("x", "1")), "\r\n")}),
+		{name: "nested boundary over 70 octets", body: mptest.Build("BB", "\r\n",
+			mptest.Spec{Header: []string{`Content-Disposition: form-data; name="n"`, "Content-Type: multipart/mixed; boundary=" + strings.Repeat("c", 71)}, Data: strings.TrimSuffix(mptest.Build(strings.Repeat("c", 71), "\r\n", mptest.Field("x", "1")), "\r\n")}),
 			status: 400, want: rej("bad_media_type", "multipart", "boundary", 70)},
 	}
 	mpRun(t, cases)
@@ -231,8 +232,8 @@ func TestMultipartLongBoundary(t *testing.T) {
 	t.Parallel()
 	b70, b71 := strings.Repeat("b", 70), strings.Repeat("b", 71)
 	mpRun(t, []mpCase{
-		{name: "70", ct: "multipart/form-data; boundary=" + b70, body: mpBuild(b70, "\r\n", mpField("q", "x")), status: 200},
-		{name: "71", ct: "multipart/form-data; boundary=" + b71, body: mpBuild(b71, "\r\n", mpField("q", "x")), status: 400,
+		{name: "70", ct: "multipart/form-data; boundary=" + b70, body: mptest.Build(b70, "\r\n", mptest.Field("q", "x")), status: 200},
+		{name: "71", ct: "multipart/form-data; boundary=" + b71, body: mptest.Build(b71, "\r\n", mptest.Field("q", "x")), status: 400,
 			want: rej("bad_media_type", "multipart", "boundary", 70)},
 	})
 }
@@ -240,75 +241,61 @@ func TestMultipartLongBoundary(t *testing.T) {
 // TestMultipartMixed: multipart/mixed, which Request.MultipartReader takes
 // as it takes multipart/form-data: parts without a Content-Disposition are
 // fields, checked as text; attachments with a file name are files. Through
-// the middleware once multipart/mixed bodies reach checkMultipart (the body
+// the middleware once multipart/mixed bodies reach the multipart check (the body
 // location is media.go's to choose), and directly in any case.
 func TestMultipartMixed(t *testing.T) {
 	t.Parallel()
 	const ct = "multipart/mixed; boundary=BB"
-	plain := func(data string, header ...string) mpSpec { return mpSpec{header, data} }
+	plain := func(data string, header ...string) mptest.Spec { return mptest.Spec{Header: header, Data: data} }
 	cases := []mpCase{
-		{name: "clean", ct: ct, body: mpBuild("BB", "\r\n", plain("caf\u00e9"), plain("x", "Content-Type: text/plain")), status: 200,
-			check: func(t *testing.T, s *mpSeen) {
+		{name: "clean", ct: ct, body: mptest.Build("BB", "\r\n", plain("caf\u00e9"), plain("x", "Content-Type: text/plain")), status: 200,
+			check: func(t *testing.T, s *mptest.Seen) {
 				if len(s.Stream) != 2 || string(s.Stream[0].Content) != "caf\u00e9" {
 					t.Errorf("stream %+v", s.Stream)
 				}
 			}},
-		{name: "part without disposition", ct: ct, body: mpBuild("BB", "\r\n", plain("ok"), plain("a\xE2\x80\xAE")), status: 400,
+		{name: "part without disposition", ct: ct, body: mptest.Build("BB", "\r\n", plain("ok"), plain("a\xE2\x80\xAE")), status: 400,
 			want: forb("multipart", "", 1, "bidi_control")},
-		{name: "inline part", ct: ct, body: mpBuild("BB", "\r\n", plain("\xC0\xAE", "Content-Disposition: inline")), status: 400,
+		{name: "inline part", ct: ct, body: mptest.Build("BB", "\r\n", plain("\xC0\xAE", "Content-Disposition: inline")), status: 400,
 			want: rej("overlong", "multipart", "", 0)},
-		{name: "attachment without content type", ct: ct, body: mpBuild("BB", "\r\n", plain("\xFF", `Content-Disposition: attachment; filename="a.txt"`)),
+		{name: "attachment without content type", ct: ct, body: mptest.Build("BB", "\r\n", plain("\xFF", `Content-Disposition: attachment; filename="a.txt"`)),
 			status: 400, want: rej("invalid_byte", "multipart", "", 0)},
-		{name: "binary attachment", ct: ct, body: mpBuild("BB", "\r\n", plain("\xFF\x00", `Content-Disposition: attachment; filename="a.bin"`, "Content-Type: application/octet-stream")),
+		{name: "binary attachment", ct: ct, body: mptest.Build("BB", "\r\n", plain("\xFF\x00", `Content-Disposition: attachment; filename="a.bin"`, "Content-Type: application/octet-stream")),
 			status: 200},
-		{name: "header controls", ct: ct, body: mpBuild("BB", "\r\n", plain("x", "Subject: a\tb")), status: 400,
+		{name: "header controls", ct: ct, body: mptest.Build("BB", "\r\n", plain("x", "Subject: a\tb")), status: 400,
 			want: forb("multipart", "Subject", 1, "tab_newline")},
-		{name: "quoted-printable", ct: ct, body: mpBuild("BB", "\r\n", plain("=00", "Content-Transfer-Encoding: quoted-printable")), status: 400,
+		{name: "quoted-printable", ct: ct, body: mptest.Build("BB", "\r\n", plain("=00", "Content-Transfer-Encoding: quoted-printable")), status: 400,
 			want: forb("multipart", "", 0, "nul")},
-		{name: "rebuilt under NFC", pol: strictForm(normalize.NFC), ct: ct, status: 200,
-			body: mpBuild("BB", "\r\n", plain("e\u0301"), plain(qpAll("x\r\n--BB\r\n"+smuggled("\r\n")), "Content-Transfer-Encoding: quoted-printable")),
-			check: func(t *testing.T, s *mpSeen) {
+		{name: "rebuilt under NFC", pol: mptest.StrictForm(normalize.NFC), ct: ct, status: 200,
+			body: mptest.Build("BB", "\r\n", plain("e\u0301"), plain(mptest.QPAll("x\r\n--BB\r\n"+mptest.Smuggled("\r\n")), "Content-Transfer-Encoding: quoted-printable")),
+			check: func(t *testing.T, s *mptest.Seen) {
 				mt, params, _ := mime.ParseMediaType(s.ContentType)
 				if mt != "multipart/mixed" || params["boundary"] == "BB" || len(s.Stream) != 2 || string(s.Stream[0].Content) != "\u00e9" {
 					t.Errorf("Content-Type %q, stream %+v", s.ContentType, s.Stream)
 				}
 			}},
 	}
-	// Directly: what checkMultipart says of the body, whatever routes it.
+	// Directly: what the multipart check says of the body, whatever
+	// routes it.
 	p := compiled.Compile(rules.Strict())
 	for _, tc := range cases {
+		if tc.pol != nil {
+			continue // the direct check runs under the strict preset
+		}
 		r := req(http.MethodPost, "/", tc.ct, strings.NewReader(tc.body))
-		rj := checkMultipart(r, []byte(tc.body), p)
+		sp, _, rj := upload.Check(r, p, tc.ct, nil, checkTrailers)
+		sp.Release()
 		switch {
 		case tc.status == 200 && rj != nil:
-			t.Errorf("%s: checkMultipart refuses: %v", tc.name, rj)
+			t.Errorf("%s: upload.Check refuses: %v", tc.name, rj)
 		case tc.status != 200 && (rj == nil || rj.Reason.String() != tc.want.reason || rj.Field != tc.want.field):
-			t.Errorf("%s: checkMultipart = %v, want %s in field %q", tc.name, rj, tc.want.reason, tc.want.field)
+			t.Errorf("%s: upload.Check = %v, want %s in field %q", tc.name, rj, tc.want.reason, tc.want.field)
 		}
 	}
 	if loc, text, rj := bodyLocation(p, "multipart/mixed; boundary=x", "multipart", "mixed"); loc != rules.Multipart || !text || rj != nil {
 		t.Fatalf("multipart/mixed is checked as %v, %v, %v; want multipart", loc, text, rj)
 	}
 	mpRun(t, cases)
-}
-
-// TestMultipartRetryingReader pins the behaviour of Go's reader that the
-// scan relies on: after an error, NextPart reads on.
-func TestMultipartRetryingReader(t *testing.T) {
-	t.Parallel()
-	body := "--BB\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n--BB\tjunk\r\n--BB\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\ny\r\n--BB--\r\n"
-	var names []string
-	s := newScanner([]byte(body), "BB")
-	for pt := s.next(); pt != nil; pt = s.next() {
-		names = append(names, pt.name)
-	}
-	if !slices.Equal(names, []string{"a", "b"}) || !s.broken {
-		t.Errorf("scanner: parts %q, broken %v; want [a b], true", names, s.broken)
-	}
-	got := mpStream(multipart.NewReader(strings.NewReader(body), "BB"), 0, nil)
-	if n := mpNames(got); !slices.Equal(n, []string{"a", "b"}) {
-		t.Errorf("a retrying handler reads %q, want [a b]", n)
-	}
 }
 
 // TestMultipartFileNameSyntax: a file name whose canonical form holds path
@@ -320,7 +307,7 @@ func TestMultipartFileNameSyntax(t *testing.T) {
 	t.Parallel()
 	nfkc := func() rules.Policy { p := rules.Strict(); p.Normalization = normalize.NFKC; return p }
 	file := func(disp string) string {
-		return mpBuild("BB", "\r\n", mpSpec{[]string{"Content-Disposition: form-data; " + disp, "Content-Type: application/octet-stream"}, "x"})
+		return mptest.Build("BB", "\r\n", mptest.Spec{Header: []string{"Content-Disposition: form-data; " + disp, "Content-Type: application/octet-stream"}, Data: "x"})
 	}
 	syntax := wantLog{reason: "canonical_syntax", location: "multipart", field: "f", offset: -1}
 	cases := []mpCase{

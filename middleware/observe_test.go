@@ -16,6 +16,7 @@ import (
 	"github.com/utf8guard/utf8guard/middleware"
 	"github.com/utf8guard/utf8guard/middleware/echov4"
 	"github.com/utf8guard/utf8guard/middleware/echov5"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -129,7 +130,7 @@ func TestObserveEveryVerdict(t *testing.T) {
 // TestObserveCost: an observer costs a clean request one allocation (its
 // route, handed to the observer), and nothing when none is set.
 func TestObserveCost(t *testing.T) {
-	if middleware.RaceEnabled {
+	if racetest.Enabled {
 		t.Skip("the race detector changes allocation counts")
 	}
 	nop := zerolog.Nop()

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/form"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
+	"github.com/utf8guard/utf8guard/middleware/internal/upload"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -321,7 +323,7 @@ func (g *guard) run(r *http.Request, route string, names, values []string, escap
 // returned (in a deferred call, so after a panic too): the spool of a
 // spooled multipart body, and the lent memory of an accepted body.
 type held struct {
-	sp   *spool
+	sp   *upload.Spool
 	lent *bodyio.LentBody
 }
 
@@ -329,7 +331,7 @@ type held struct {
 // octets the handler had not read (lentBody.giveBack), a read of a spooled
 // body fails. Safe on the zero held, and more than once.
 func (h held) release() {
-	h.sp.release()
+	h.sp.Release()
 	h.lent.GiveBack()
 }
 
@@ -340,7 +342,7 @@ type guard struct {
 	live        *rules.Live               // where they come from, when they are live
 	logger      zerolog.Logger
 	logAccepted bool
-	store       *spoolStore                          // where spooled bodies spill, and their budget
+	store       *upload.Store                        // where spooled bodies spill, and their budget
 	identity    func(who any) Identity               // PipelineConfig.Identity
 	observer    func(r *http.Request, o Observation) // PipelineConfig.Observe
 	checked     routeCheck                           // routes.go: the table's keys against the router's routes
@@ -491,8 +493,8 @@ func (g *guard) inspectWith(ls *lazyScratch, r *http.Request, p *compiled.Policy
 // lazyScratch takes a scratch from the pool the first time one is needed.
 type lazyScratch struct {
 	s     *scratch
-	lent  bool        // s is the caller's: release leaves it alone
-	store *spoolStore // for the scratch taken (scratch.store)
+	lent  bool          // s is the caller's: release leaves it alone
+	store *upload.Store // for the scratch taken (scratch.store)
 }
 
 func (ls *lazyScratch) get() *scratch {
@@ -538,8 +540,8 @@ type scratch struct {
 	// spills, and its budget (guard.store). limited is the reader that cuts
 	// off an unread body of unknown length, which the pipeline makes log
 	// when it does.
-	spool   *spool
-	store   *spoolStore
+	spool   *upload.Spool
+	store   *upload.Store
 	limited *binaryLimit
 }
 
@@ -558,4 +560,22 @@ func putScratch(s *scratch) {
 		s.buf, s.pairs.Buf = s.buf[:0], s.pairs.Buf[:0]
 		scratchPool.Put(s)
 	}
+}
+
+// DefaultSpoolBytes is the default budget of the octets that the spooled
+// bodies of one pipeline's requests hold on disk together: 1 GiB, room for
+// 32 uploads at the default data limit (rules.DefaultBinaryBodyBytes) on
+// a small server's temporary file system.
+const DefaultSpoolBytes = 1 << 30
+
+// newSpoolStore returns the store of dir with the budget limit (0: the
+// default; -1: none), or the error of a limit below -1.
+func newSpoolStore(dir string, limit int64) (*upload.Store, error) {
+	switch {
+	case limit == 0:
+		limit = DefaultSpoolBytes
+	case limit < -1:
+		return nil, fmt.Errorf("utf8guard: SpoolBytes %d: want a positive number of octets, 0 for the default or -1 for no bound", limit)
+	}
+	return upload.NewStore(dir, limit), nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/upload"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -18,5 +19,5 @@ type Rejection = finding.Rejection
 // the client's failure (400), or, when the server could not spool it, the
 // server's (500).
 func unreadable(loc rules.Location, err error) *Rejection {
-	return finding.Unreadable(loc, err, errors.Is(err, errSpool))
+	return finding.Unreadable(loc, err, errors.Is(err, upload.ErrSpool))
 }

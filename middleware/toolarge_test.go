@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/utf8guard/utf8guard/middleware/internal/upload"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -70,7 +71,7 @@ func TestTooLargeNamesLimit(t *testing.T) {
 	mpFieldsCT, mpFields := mp(fields(4))
 	mpPartsCT, mpParts := mp(files(4))
 	mpLongCT, mpLong := mp(func(w *multipart.Writer) { _ = w.WriteField("f", strings.Repeat("v", 20)) })
-	nestCT, nestBody := nested(maxMultipartDepth + 2)
+	nestCT, nestBody := nested(upload.MaxDepth + 2)
 
 	type limitCase struct {
 		name     string
@@ -110,7 +111,7 @@ func TestTooLargeNamesLimit(t *testing.T) {
 		{name: "multipart field octets", edit: small(func(l *rules.Limits) { l.FieldBytes = 8 }), method: "POST", target: "/",
 			ct: mpLongCT, body: mpLong, status: 400, loc: rules.Multipart, limit: 8},
 		{name: "multipart nesting", method: "POST", target: "/", ct: nestCT, body: nestBody,
-			status: 400, loc: rules.Multipart, limit: maxMultipartDepth},
+			status: 400, loc: rules.Multipart, limit: upload.MaxDepth},
 		{name: "header value", edit: func(p *rules.Policy) {
 			p.Header.On, p.Headers, p.Limits.FieldBytes = true, []string{"X-Name"}, 8
 		}, target: "/", header: []string{"X-Name", strings.Repeat("h", 9)}, status: 400, loc: rules.Header, limit: 8},

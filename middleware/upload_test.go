@@ -1,7 +1,7 @@
 package middleware_test
 
 // Uploads through every adapter: multipart bodies checked as they stream
-// in and spooled (middleware/upload.go, spool.go), binary bodies passed
+// in and spooled (middleware/go, spool.go), binary bodies passed
 // on unread under the binary limit. Bodies are made on the fly (a ChaCha8
 // stream per file), never held whole in memory by the tests either.
 
@@ -22,6 +22,7 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware"
+	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -99,7 +100,7 @@ func TestUploadTextAfterLargeFile(t *testing.T) {
 		}
 		alloc := after.TotalAlloc - before.TotalAlloc
 		t.Logf("%s: a %d MiB body refused after its last field; %.1f MiB allocated in all", s.name, total/mib, float64(alloc)/mib)
-		if !middleware.RaceEnabled && alloc > 8*mib {
+		if !racetest.Enabled && alloc > 8*mib {
 			t.Errorf("%s: %d octets allocated for a %d-octet body: the file was held in memory", s.name, alloc, total)
 		}
 		if countFiles(s.dir) != 0 {

@@ -1,4 +1,4 @@
-package middleware
+package upload
 
 import (
 	"mime"

@@ -1,4 +1,4 @@
-package middleware
+package upload
 
 import (
 	"encoding/xml"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/media"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -80,7 +81,7 @@ func TestPartHeaderChecksHoldInEveryWalk(t *testing.T) {
 			outer := []byte(phBody("AA", "Content-Disposition: form-data; name=\"n\"; filename=\"all\"\r\n"+
 				"Content-Type: multipart/mixed; boundary=BB\r\n\r\n"+string(body)))
 			for pn, p := range pols {
-				walks := map[string]*Rejection{
+				walks := map[string]*finding.Rejection{
 					"streaming": checkMultipart(req(http.MethodPost, "/", "multipart/form-data; boundary=BB", nil), body, p),
 					"in memory": checkLevel(p, body, "BB", 0, &mpCounts{}),
 					"nested":    checkMultipart(req(http.MethodPost, "/", "multipart/form-data; boundary=AA", nil), outer, p),

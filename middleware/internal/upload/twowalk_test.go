@@ -1,4 +1,4 @@
-package middleware
+package upload
 
 // The two-walk canonicalization of a spooled multipart body, as it was
 // before the walk that checks a body rebuilt it too (mpRebuild): the
@@ -31,12 +31,11 @@ import (
 // The new body is then parsed again and compared with the parts it was
 // built from (data contents with the spool's, octet for octet), and
 // checked again as a body that streams in is. The handler gets the new
-// spool; the first one is released at once.
-func (s *scratch) canonSpoolTwoWalk(r *http.Request, p *compiled.Policy) *Rejection {
-	sp := s.spool
+// spool, which it returns; the first one is released at once.
+func canonSpoolTwoWalk(r *http.Request, p *compiled.Policy, sp *Spool, store *Store) (*Spool, *finding.Rejection) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || params["boundary"] == "" {
-		return nil
+		return sp, nil
 	}
 	boundary := params["boundary"]
 	rb := &rebuilder{p: p, boundary: randText, stream: true}
@@ -47,7 +46,7 @@ func (s *scratch) canonSpoolTwoWalk(r *http.Request, p *compiled.Policy) *Reject
 		part, changed, complete, rj := rb.part(pt, 0)
 		if rj != nil {
 			src.done()
-			return rj
+			return sp, rj
 		}
 		lv.parts = append(lv.parts, part)
 		lv.changed = lv.changed || changed
@@ -57,26 +56,26 @@ func (s *scratch) canonSpoolTwoWalk(r *http.Request, p *compiled.Policy) *Reject
 	src.done()
 	switch {
 	case !lv.changed:
-		return nil // nothing changes
+		return sp, nil // nothing changes
 	case !lv.complete && rb.first != nil:
-		return rb.first
+		return sp, rb.first
 	case !lv.complete:
-		return multipartSyntax("") // cannot happen: every change sets first
+		return sp, multipartSyntax("") // cannot happen: every change sets first
 	}
-	out := newSpool(s.store, sp.n)
+	out := newSpool(store, sp.n)
 	if rj := lv.writeSpoolTwoWalk(rb.boundary, sp, boundary, p, out); rj != nil {
-		out.release()
-		return rj
+		out.Release()
+		return sp, rj
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
 	if _, ps, err := mime.ParseMediaType(ct); err != nil || ps["boundary"] != lv.boundary {
-		out.release()
-		return multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
+		out.Release()
+		return sp, multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
 	if field, ok := lv.verifySpoolTwoWalk(out, sp, boundary, p); !ok {
-		out.release()
-		return multipartSyntax(field)
+		out.Release()
+		return sp, multipartSyntax(field)
 	}
 	// Checked again, whole, as the body as sent was: classes, counts and
 	// the limits of text and data.
@@ -87,14 +86,13 @@ func (s *scratch) canonSpoolTwoWalk(r *http.Request, p *compiled.Policy) *Reject
 	}
 	recheck.done()
 	if rj != nil {
-		out.release()
-		return rj
+		out.Release()
+		return sp, rj
 	}
 	r.Header.Set("Content-Type", ct)
 	setSpoolBody(r, out)
-	s.spool = out
-	sp.release()
-	return nil
+	sp.Release()
+	return out, nil
 }
 
 // writeSpoolTwoWalk writes the parts of lv to out as write writes them to
@@ -103,7 +101,7 @@ func (s *scratch) canonSpoolTwoWalk(r *http.Request, p *compiled.Policy) *Reject
 // the spool orig (its body delimited by boundary), part for part, and a
 // copy that holds the new boundary refuses the body (canonical_syntax):
 // with 128 random bits, drawn after the body arrived, it does not happen.
-func (lv *rebuiltLevel) writeSpoolTwoWalk(draw func() string, orig *spool, boundary string, p *compiled.Policy, out *spool) *Rejection {
+func (lv *rebuiltLevel) writeSpoolTwoWalk(draw func() string, orig *Spool, boundary string, p *compiled.Policy, out *Spool) *finding.Rejection {
 	for i := range lv.parts {
 		pt := &lv.parts[i]
 		pt.head = appendHeader(nil, pt.header)
@@ -151,7 +149,7 @@ func (lv *rebuiltLevel) writeSpoolTwoWalk(draw func() string, orig *spool, bound
 	}
 	put("\r\n--", b, "--\r\n")
 	if err := out.flush(); err != nil {
-		return &Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: err}
+		return &finding.Rejection{Reason: sanitize.BodyUnreadable, Location: rules.Multipart, Err: err}
 	}
 	lv.boundary = b
 	return nil
@@ -161,7 +159,7 @@ func (lv *rebuiltLevel) writeSpoolTwoWalk(draw func() string, orig *spool, bound
 // as a handler does and reports whether it gives exactly lv.parts, the
 // contents of data parts equal, octet for octet, to those of the body as
 // sent (orig, delimited by boundary).
-func (lv *rebuiltLevel) verifySpoolTwoWalk(out, orig *spool, boundary string, p *compiled.Policy) (field string, ok bool) {
+func (lv *rebuiltLevel) verifySpoolTwoWalk(out, orig *Spool, boundary string, p *compiled.Policy) (field string, ok bool) {
 	mr := multipart.NewReader(out.reader(), lv.boundary)
 	src := newSpoolReader(orig.reader(), nil, -1)
 	defer src.done()

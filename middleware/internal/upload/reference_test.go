@@ -1,4 +1,4 @@
-package middleware
+package upload
 
 // Reference implementations of the multipart checks that the tests hold
 // the shipped code to (by comparing the two on the same inputs), kept in
@@ -38,7 +38,7 @@ func reserve(b []byte, n int) []byte {
 // streams in is checked by outsideScan, which finds the same two as the
 // body passes; this, over a body in memory, is the reference its tests
 // hold it to.
-func checkOutsideParts(body []byte, boundary string, c *rules.Check) *Rejection {
+func checkOutsideParts(body []byte, boundary string, c *rules.Check) *finding.Rejection {
 	delim := []byte("--" + boundary)
 	first, last := outsideParts(body, delim)
 	for _, seg := range [2][2]int{{0, first}, {last, len(body)}} {
@@ -139,7 +139,7 @@ func lineEnd(p []byte) (int, bool) {
 // rejected, not_normalized at the first such text (a PRECIS field whose
 // enforced form differs counts), rather than passed on with that text as
 // it came.
-func canonMultipart(p *compiled.Policy, r *http.Request, body []byte) ([]byte, *Rejection) {
+func canonMultipart(p *compiled.Policy, r *http.Request, body []byte) ([]byte, *finding.Rejection) {
 	mt, params, ok := media.Read(r.Header.Get("Content-Type"))
 	if !ok || params["boundary"] == "" {
 		return nil, nil
@@ -188,7 +188,7 @@ func canonMultipart(p *compiled.Policy, r *http.Request, body []byte) ([]byte, *
 // level reads one multipart body, the top-level one at depth 0 or a
 // nested one, canonicalizing every part, and writes it anew when something
 // changes and the body is complete.
-func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLevel, *Rejection) {
+func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLevel, *finding.Rejection) {
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return nil, rj // refused by the check already
 	}
@@ -229,7 +229,7 @@ func (rb *rebuilder) level(body []byte, boundary string, depth int) (*rebuiltLev
 // inside it or a nested body in it is not complete. It reads the part
 // itself; the walk that checks a body (checkPart) reads it once for both,
 // and calls names and content.
-func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, complete bool, rj *Rejection) {
+func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, complete bool, rj *finding.Rejection) {
 	p := rb.p
 	if rb.mem == nil {
 		rb.mem = new(mpMem) // a rebuilder made without memory
@@ -270,7 +270,9 @@ func (rb *rebuilder) part(pt *mimePart, depth int) (out rebuiltPart, changed, co
 // in no header block and no content. draw draws candidates; after a few
 // that all occur, which with 128 random bits does not happen, the body is
 // refused rather than written with one that does.
-func (lv *rebuiltLevel) write(draw func() string) *Rejection { return lv.writeTo(draw, nil, false) }
+func (lv *rebuiltLevel) write(draw func() string) *finding.Rejection {
+	return lv.writeTo(draw, nil, false)
+}
 
 // bounds returns where the preamble ends and the epilogue starts, as
 // outsideParts returns them, once the body has ended: size is its
@@ -290,7 +292,7 @@ func (o *outsideScan) bounds(size int64) (first, last int64) {
 // type) as checkMultipartBody checks one that streams in. Multipart
 // bodies are never repaired: under Repair an ill-formed part is rejected
 // all the same.
-func checkMultipart(r *http.Request, body []byte, p *compiled.Policy) *Rejection {
+func checkMultipart(r *http.Request, body []byte, p *compiled.Policy) *finding.Rejection {
 	boundary, rj := multipartBoundary(r.Header.Get("Content-Type"))
 	if rj != nil {
 		return rj

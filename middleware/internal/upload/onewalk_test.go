@@ -1,4 +1,4 @@
-package middleware
+package upload
 
 import (
 	"bytes"
@@ -13,11 +13,12 @@ import (
 	"github.com/utf8guard/utf8guard/middleware/internal/bodyio"
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/upload/mptest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// The one walk (checkStream with an mpRebuild, then canonSpool) against
+// The one walk (checkStream with an mpRebuild, then Canon) against
 // the two walks it replaced: the check, then canonMultipart over the body
 // in memory, or canonSpoolTwoWalk over the body spooled to a file, which
 // read the body as sent again. With the same boundaries drawn, the
@@ -49,14 +50,14 @@ type mpOutcome struct {
 	body string
 }
 
-func outcomeOf(rj *Rejection, r *http.Request, body []byte) mpOutcome {
+func outcomeOf(rj *finding.Rejection, r *http.Request, body []byte) mpOutcome {
 	if rj != nil {
 		return mpOutcome{rj: fmt.Sprintf("%s %s %q %d", rj.Reason, rj.Location, rj.Field, rj.Offset)}
 	}
 	return mpOutcome{ct: r.Header.Get("Content-Type"), body: string(body)}
 }
 
-// oneWalk is what the handler gets through checkBody and canonBody today.
+// oneWalk is what the handler gets through Check and Canon.
 func oneWalk(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled bool) mpOutcome {
 	t.Helper()
 	var out mpOutcome
@@ -66,13 +67,11 @@ func oneWalk(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled b
 		if spilled {
 			r.ContentLength = spoolMemory + 1
 		}
-		s := getScratch()
-		defer putScratch(s)
-		s.store = &spoolStore{dir: t.TempDir(), limit: -1}
-		defer func() { s.spool.release() }()
-		rj := s.checkBody(r, p)
+		store := NewStore(t.TempDir(), -1)
+		sp, _, rj := Check(r, p, ct, store, noTrailers)
+		defer func() { sp.Release() }()
 		if rj == nil {
-			rj = s.canonBody(r, p)
+			sp, rj = Canon(r, p, sp, store)
 		}
 		var got []byte
 		if rj == nil {
@@ -97,15 +96,13 @@ func twoWalks(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled 
 		if spilled {
 			r.ContentLength = spoolMemory + 1
 		}
-		s := getScratch()
-		defer putScratch(s)
-		s.store = &spoolStore{dir: t.TempDir(), limit: -1}
-		defer func() { s.spool.release() }()
-		rj := s.checkBody(r, p)
+		store := NewStore(t.TempDir(), -1)
+		sp, _, rj := Check(r, p, ct, store, noTrailers)
+		defer func() { sp.Release() }()
 		randText = drawSeq() // the rebuild starts drawing afresh, as it did after the check
-		if rj == nil && s.spool != nil {
-			s.spool.rebuild.release() // the one walk's: not used here
-			if mem, ok := s.spool.inMemory(); ok {
+		if rj == nil && sp != nil {
+			sp.rebuild.release() // the one walk's: not used here
+			if mem, ok := sp.inMemory(); ok {
 				var nb []byte
 				if nb, rj = canonMultipart(p, r, mem); rj == nil && nb != nil {
 					if lim := p.Limits.BodyBytes; lim >= 0 && int64(len(nb)) > lim {
@@ -115,7 +112,7 @@ func twoWalks(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled 
 					}
 				}
 			} else {
-				rj = s.canonSpoolTwoWalk(r, p)
+				sp, rj = canonSpoolTwoWalk(r, p, sp, store)
 			}
 		}
 		var got []byte
@@ -136,30 +133,30 @@ func twoWalks(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled 
 func oneWalkSeeds() []string {
 	crlf := "\r\n"
 	qp := "Content-Transfer-Encoding: quoted-printable"
-	file := func(name, ct, data string) mpSpec {
-		return mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename="` + name + `"`, "Content-Type: " + ct}, data}
+	file := func(name, ct, data string) mptest.Spec {
+		return mptest.Spec{Header: []string{`Content-Disposition: form-data; name="f"; filename="` + name + `"`, "Content-Type: " + ct}, Data: data}
 	}
 	return []string{
-		mpBuild("BB", crlf, mpField("x", qpAll("x\r\n--BB\r\n"+smuggled(crlf)), qp), mpField("z", "e\u0301")),
-		mpBuild("BB", "\n", mpField("x", qpAll("x\n--BB\n"+smuggled("\n")), qp), mpField("z", "e\u0301")),
-		mpBuild("BB", crlf, mpField("x", "x=0D=\r\n=0A-=\r\n-B=\r\nB=0D=0A"+qpAll(smuggled(crlf)), qp), mpField("z", "e\u0301")),
-		mpBuild("KK", crlf, mpField("x", "x\r\n--\u212A\u212A--\r\n"), mpField("after", "1")),
-		mpBuild("BB", crlf, mpField("x", "x\r\n\uFF0D\uFF0DBB\r\n"+smuggled(crlf))),
-		mpBuild("BB", crlf, mpField("a\uFF02; filename=\uFF02evil.txt", "\uFDFA")),
-		mpBuild("BB", crlf, mpField("\u00e9", "1"), mpField("e\u0301", "2")),
-		mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="n"; filename="all"`, "Content-Type: multipart/mixed; boundary=CC"},
-			strings.TrimSuffix(mpBuild("CC", crlf, mpField("in", qpAll("e\u0301\r\n--CC\r\n"+smuggled(crlf)), qp), mpField("e\u0301", "x")), crlf)}),
-		mpBuild("BB", crlf, mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename="a.txt"`}, "A\u030a\r\n--BB"}),
+		mptest.Build("BB", crlf, mptest.Field("x", mptest.QPAll("x\r\n--BB\r\n"+mptest.Smuggled(crlf)), qp), mptest.Field("z", "e\u0301")),
+		mptest.Build("BB", "\n", mptest.Field("x", mptest.QPAll("x\n--BB\n"+mptest.Smuggled("\n")), qp), mptest.Field("z", "e\u0301")),
+		mptest.Build("BB", crlf, mptest.Field("x", "x=0D=\r\n=0A-=\r\n-B=\r\nB=0D=0A"+mptest.QPAll(mptest.Smuggled(crlf)), qp), mptest.Field("z", "e\u0301")),
+		mptest.Build("KK", crlf, mptest.Field("x", "x\r\n--\u212A\u212A--\r\n"), mptest.Field("after", "1")),
+		mptest.Build("BB", crlf, mptest.Field("x", "x\r\n\uFF0D\uFF0DBB\r\n"+mptest.Smuggled(crlf))),
+		mptest.Build("BB", crlf, mptest.Field("a\uFF02; filename=\uFF02evil.txt", "\uFDFA")),
+		mptest.Build("BB", crlf, mptest.Field("\u00e9", "1"), mptest.Field("e\u0301", "2")),
+		mptest.Build("BB", crlf, mptest.Spec{Header: []string{`Content-Disposition: form-data; name="n"; filename="all"`, "Content-Type: multipart/mixed; boundary=CC"},
+			Data: strings.TrimSuffix(mptest.Build("CC", crlf, mptest.Field("in", mptest.QPAll("e\u0301\r\n--CC\r\n"+mptest.Smuggled(crlf)), qp), mptest.Field("e\u0301", "x")), crlf)}),
+		mptest.Build("BB", crlf, mptest.Spec{Header: []string{`Content-Disposition: form-data; name="f"; filename="a.txt"`}, Data: "A\u030a\r\n--BB"}),
 		"--BB\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\ne\u0301\r\n--BB\tjunk\r\n--BB\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\ny\r\n--BB--\r\n",
-		mpBuild("BB", crlf, file("Cafe\u0301.jpg", "image/jpeg", "\xff\xd8\xff\xe0\x00"), mpField("c", "e\u0301")),
-		mpBuild("BB", crlf, file("a.txt", "text/plain", "A\u030a"), mpField("x", qpAll("x\r\n--BB\r\n"+smuggled(crlf)), qp)),
-		mpBuild("BB", crlf, file("\uff0e\uff0e\uff0fx", "application/octet-stream", "x")),
-		"pre\r\n" + mpBuild("BB", "\n", file("e\u0301", "application/zip", "PK\x03\x04--BB"), mpField("z", "y")) + "epi",
-		mpBuild("BB", crlf, file("d.bin", "application/octet-stream", "data"), mpField("c", "e\u0301"), file("e.bin", "application/octet-stream", "more")),
-		mpBuild("BB", crlf, mpField("c", "e\u0301"), file("d.bin", "application/octet-stream", "OneWalkBoundary0001Qx7")),
-		mpBuild("BB", crlf, mpField("c", "OneWalkBoundary0001Qx7 e\u0301")),
-		mpBuild("BB", crlf, file("x.bin", "application/octet-stream", "d"), mpField("c", "e\u0301"))[:60],
-		mpBuild("BB", crlf, mpField("plain", "caf\u00e9"), mpField("also", "ok")),
+		mptest.Build("BB", crlf, file("Cafe\u0301.jpg", "image/jpeg", "\xff\xd8\xff\xe0\x00"), mptest.Field("c", "e\u0301")),
+		mptest.Build("BB", crlf, file("a.txt", "text/plain", "A\u030a"), mptest.Field("x", mptest.QPAll("x\r\n--BB\r\n"+mptest.Smuggled(crlf)), qp)),
+		mptest.Build("BB", crlf, file("\uff0e\uff0e\uff0fx", "application/octet-stream", "x")),
+		"pre\r\n" + mptest.Build("BB", "\n", file("e\u0301", "application/zip", "PK\x03\x04--BB"), mptest.Field("z", "y")) + "epi",
+		mptest.Build("BB", crlf, file("d.bin", "application/octet-stream", "data"), mptest.Field("c", "e\u0301"), file("e.bin", "application/octet-stream", "more")),
+		mptest.Build("BB", crlf, mptest.Field("c", "e\u0301"), file("d.bin", "application/octet-stream", "OneWalkBoundary0001Qx7")),
+		mptest.Build("BB", crlf, mptest.Field("c", "OneWalkBoundary0001Qx7 e\u0301")),
+		mptest.Build("BB", crlf, file("x.bin", "application/octet-stream", "d"), mptest.Field("c", "e\u0301"))[:60],
+		mptest.Build("BB", crlf, mptest.Field("plain", "caf\u00e9"), mptest.Field("also", "ok")),
 	}
 }
 
@@ -167,7 +164,7 @@ func oneWalkSeeds() []string {
 // rebuild tests' bodies, in memory and spooled, under NFC and NFKC.
 func TestMultipartOneWalk(t *testing.T) {
 	for _, form := range []normalize.Form{normalize.NFC, normalize.NFKC} {
-		p := compiled.Compile(strictForm(form)())
+		p := compiled.Compile(mptest.StrictForm(form)())
 		for i, body := range oneWalkSeeds() {
 			for _, spilled := range []bool{false, true} {
 				ct := mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": seedBoundary(body)})
@@ -201,7 +198,7 @@ func FuzzMultipartOneWalk(f *testing.F) {
 	for _, body := range oneWalkSeeds() {
 		f.Add([]byte(body), seedBoundary(body), false, false)
 	}
-	pols := map[bool]*compiled.Policy{false: compiled.Compile(strictForm(normalize.NFC)()), true: compiled.Compile(strictForm(normalize.NFKC)())}
+	pols := map[bool]*compiled.Policy{false: compiled.Compile(mptest.StrictForm(normalize.NFC)()), true: compiled.Compile(mptest.StrictForm(normalize.NFKC)())}
 	f.Fuzz(func(t *testing.T, body []byte, boundary string, nfkc, spilled bool) {
 		ct := mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": boundary})
 		if ct == "" || boundary == "" {

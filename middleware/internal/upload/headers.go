@@ -1,4 +1,4 @@
-package middleware
+package upload
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 // It counts more lines than the reader parses, never fewer. The reader
 // parses a header block after a delimiter line ("--" boundary, spaces
 // and tabs, a line end), which it looks for where a line starts, or,
-// on a line longer than its buffer, every peekBufferSize octets of it
+// on a line longer than its buffer, every PeekBufferSize octets of it
 // (bufio.Reader.ReadSlice hands a long line out in pieces of that
 // size). The scan takes every such place, and either line end (CRLF or
 // LF: the reader's depends on the first delimiter line), as a delimiter
@@ -79,7 +79,7 @@ func (h *headScan) delim() []byte { return h.buf[:h.n] }
 
 // candidate reports whether a delimiter line may start at column col:
 // where the reader reads a line from.
-func candidate(col int64) bool { return col%peekBufferSize == 0 }
+func candidate(col int64) bool { return col%PeekBufferSize == 0 }
 
 // write shows the scan the next octets of the body. It returns -1, or,
 // when a header block has just gone over max lines, the length of the
@@ -197,7 +197,7 @@ func (h *headScan) advance(p []byte, from, to int) {
 
 // headersRejection refuses a part whose header has more than limit lines
 // (too_large, a count: 400).
-func headersRejection(limit int) *Rejection { return finding.TooMany(rules.Multipart, limit) }
+func headersRejection(limit int) *finding.Rejection { return finding.TooMany(rules.Multipart, limit) }
 
 // A part's header block is text, wherever it is read from: a handler
 // reads its values through Part.Header, FormName and FileName, and one
@@ -267,7 +267,7 @@ var paramHeaders = [...]string{"Content-Disposition", "Content-Type"}
 // Content-Disposition or Content-Type that is not UTF-8 or US-ASCII
 // (bad_charset) or holds a '%' that starts no escape (bad_escape), as
 // the comment above says.
-func checkExtendedParams(pt *mimePart) *Rejection {
+func checkExtendedParams(pt *mimePart) *finding.Rejection {
 	for _, h := range paramHeaders {
 		v := pt.header.Get(h)
 		if strings.IndexByte(v, '*') < 0 {
@@ -292,17 +292,17 @@ func checkExtendedParams(pt *mimePart) *Rejection {
 				if !ok1 || !ok2 {
 					// Not charset'language'value: Go drops it. A
 					// malformed escape of the whole value.
-					return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: headerField(pt, h),
+					return &finding.Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: headerField(pt, h),
 						Sample: finding.Sample(raw, 0), Err: &sanitize.Error{Reason: sanitize.BadEscape}}
 				}
 				if !strings.EqualFold(charset, "utf-8") && !strings.EqualFold(charset, "us-ascii") {
-					return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: headerField(pt, h),
+					return &finding.Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: headerField(pt, h),
 						Sample: finding.Sample(raw, 0), Err: sanitize.ErrBadCharset}
 				}
 				text = t
 			}
 			if at, dec := badPercent(text); at >= 0 {
-				return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: headerField(pt, h),
+				return &finding.Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: headerField(pt, h),
 					Offset: dec, Sample: finding.Sample(text, at), Err: &sanitize.Error{Reason: sanitize.BadEscape, Offset: dec}}
 			}
 		}
@@ -365,7 +365,7 @@ func badPercent(s string) (at, dec int) {
 // given twice, or a parameter of its Content-Disposition or Content-Type
 // given twice. Where several fields are, the one whose name sorts first
 // is reported.
-func ambiguousPart(pt *mimePart) *Rejection {
+func ambiguousPart(pt *mimePart) *finding.Rejection {
 	twice, second := "", ""
 	for k, vals := range pt.header {
 		if len(vals) > 1 && (twice == "" || k < twice) {
@@ -400,8 +400,8 @@ func ambiguousPart(pt *mimePart) *Rejection {
 // ambiguous is the Rejection of a part whose header field h is given
 // twice (v is its second value) or has a parameter given twice (v is
 // its value).
-func ambiguous(pt *mimePart, h, v string) *Rejection {
-	return &Rejection{Reason: sanitize.AmbiguousHeader, Location: rules.Multipart, Field: headerField(pt, h),
+func ambiguous(pt *mimePart, h, v string) *finding.Rejection {
+	return &finding.Rejection{Reason: sanitize.AmbiguousHeader, Location: rules.Multipart, Field: headerField(pt, h),
 		Sample: finding.Sample(v, 0), Err: sanitize.ErrAmbiguousHeader}
 }
 

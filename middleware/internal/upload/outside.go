@@ -1,4 +1,4 @@
-package middleware
+package upload
 
 import (
 	"bytes"
@@ -348,12 +348,12 @@ func (o *outsideScan) preambleKnown() bool { return o.preKnown }
 
 // checkPreamble checks the preamble, once it has ended, as the tests'
 // reference checkOutsideParts does.
-func (o *outsideScan) checkPreamble(c *rules.Check) *Rejection {
+func (o *outsideScan) checkPreamble(c *rules.Check) *finding.Rejection {
 	return checkSegment(o.pre, 0, 0, o.first, c)
 }
 
 // checkEpilogue checks the epilogue, once the body has ended.
-func (o *outsideScan) checkEpilogue(c *rules.Check) *Rejection {
+func (o *outsideScan) checkEpilogue(c *rules.Check) *finding.Rejection {
 	if !o.settled || o.noEpi {
 		return nil
 	}
@@ -364,7 +364,7 @@ func (o *outsideScan) checkEpilogue(c *rules.Check) *Rejection {
 // checkSegment checks buf[from:to] as checkOutsideParts checks a segment:
 // the classes, with the offset and the sample counted in the body (buf
 // starts at its offset base), then the escapes a decoder would read.
-func checkSegment(buf []byte, base int64, from, to int, c *rules.Check) *Rejection {
+func checkSegment(buf []byte, base int64, from, to int, c *rules.Check) *finding.Rejection {
 	seg := buf[from:to]
 	if err := sanitize.Check(seg, c.Forbid); err != nil {
 		rj := finding.Reject(err, rules.Multipart, "", seg)

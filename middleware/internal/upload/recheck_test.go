@@ -1,4 +1,4 @@
-package middleware
+package upload
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/upload/mptest"
 	"github.com/utf8guard/utf8guard/normalize"
 )
 
@@ -52,7 +53,7 @@ func recheckLevel(t *testing.T, first string) *rebuiltLevel {
 // too few, a nested body, a transfer encoding, the end.
 func TestMultipartRecheckFaults(t *testing.T) {
 	t.Parallel()
-	p := compiled.Compile(strictForm(normalize.NFC)())
+	p := compiled.Compile(mptest.StrictForm(normalize.NFC)())
 	faults := []struct {
 		name     string
 		old, new string
@@ -104,7 +105,7 @@ func TestMultipartRecheckFaults(t *testing.T) {
 // before it was checked.
 func TestMultipartRecheckOrder(t *testing.T) {
 	t.Parallel()
-	p := compiled.Compile(strictForm(normalize.NFC)())
+	p := compiled.Compile(mptest.StrictForm(normalize.NFC)())
 	if rj := recheckRebuilt(p, recheckLevel(t, "one"), new(mpMem)); rj != nil {
 		t.Fatalf("a clean body: %v", rj)
 	}

@@ -1,4 +1,4 @@
-package middleware
+package upload
 
 import (
 	"math"
@@ -10,10 +10,7 @@ import (
 // wrap the count around and open the budget to every later take.
 func TestSpoolBudgetCannotWrap(t *testing.T) {
 	t.Parallel()
-	st, err := newSpoolStore("", 4<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := NewStore("", 4<<20)
 	if !st.take(1 << 20) {
 		t.Fatal("a take within the budget was refused")
 	}

@@ -1,8 +1,7 @@
-package middleware
+package upload
 
 import (
 	"bytes"
-	"compress/gzip"
 	"io"
 	"math/rand/v2"
 	"mime"
@@ -15,13 +14,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
-	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
+	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/upload/mptest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
-
-// RaceEnabled tells the external tests whether the race detector is on.
-const RaceEnabled = racetest.Enabled
 
 // scanChunks shows body to a fresh outsideScan in chunks whose lengths
 // seed draws (1 to 17 octets, or one chunk with seed 0), then ends it.
@@ -189,13 +186,10 @@ func FuzzRewriteDisposition(f *testing.F) {
 	})
 }
 
-// TestHugeLimits: limits near the largest int64 do not overflow.
-func TestHugeLimits(t *testing.T) {
+// TestHugeLimitsSpool: limits near the largest int64 do not overflow the
+// spool, its reader or the multipart check.
+func TestHugeLimitsSpool(t *testing.T) {
 	const huge = 1<<63 - 1
-	lb := &binaryLimit{ReadCloser: io.NopCloser(strings.NewReader("abc")), left: huge, limit: huge}
-	if b, err := io.ReadAll(lb); err != nil || string(b) != "abc" {
-		t.Errorf("binaryLimit: %q, %v", b, err)
-	}
 	src := newSpoolReader(strings.NewReader("abc"), nil, huge)
 	defer src.done()
 	if b, err := io.ReadAll(src); err != nil || string(b) != "abc" {
@@ -211,52 +205,18 @@ func TestHugeLimits(t *testing.T) {
 	p.Limits.BodyBytes, p.Limits.BinaryBodyBytes = huge, huge
 	r := httptest.NewRequest("POST", "/", strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n--b--\r\n"))
 	r.Header.Set("Content-Type", "multipart/form-data; boundary=b")
-	sp, _, rj := checkUpload(r, p, r.Header.Get("Content-Type"), nil, checkTrailers)
+	sp, _, rj := Check(r, p, r.Header.Get("Content-Type"), nil, noTrailers)
 	if rj != nil {
-		t.Errorf("checkUpload: %v", rj)
+		t.Errorf("Check: %v", rj)
 	}
-	sp.release()
+	sp.Release()
 
-	// Text bodies under the same limits, of known and unknown length,
-	// plain and gzip-coded: readBody's and readChunks' room is
-	// limit+1-n, which must not overflow.
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(`{"a":"b"}`))
-	zw.Close()
-	for _, tc := range []struct {
-		name, coding string
-		body         []byte
-		length       int64
-	}{
-		{"declared", "", []byte(`{"a":"b"}`), 9},
-		{"chunked", "", []byte(`{"a":"b"}`), -1},
-		{"gzip declared", "gzip", gz.Bytes(), int64(gz.Len())},
-		{"gzip chunked", "gzip", gz.Bytes(), -1},
-	} {
-		r := httptest.NewRequest("POST", "/", bytes.NewReader(tc.body))
-		r.ContentLength = tc.length
-		r.Header.Set("Content-Type", "application/json")
-		if tc.coding != "" {
-			r.Header.Set("Content-Encoding", tc.coding)
-		}
-		s := getScratch()
-		rj := s.checkBody(r, p)
-		putScratch(s)
-		if rj != nil {
-			t.Errorf("%s JSON body under huge limits: %v", tc.name, rj)
-			continue
-		}
-		if b, err := io.ReadAll(r.Body); err != nil || string(b) != `{"a":"b"}` {
-			t.Errorf("%s JSON body under huge limits: the handler reads %q, %v", tc.name, b, err)
-		}
-	}
 }
 
-// spoolRun is what a handler reads of a multipart body after checkBody and
-// canonBody, with the body spooled to a file (spilled) or in memory.
+// spoolRun is what a handler reads of a multipart body after Check and
+// Canon, with the body spooled to a file (spilled) or in memory.
 type spoolRun struct {
-	rj   *Rejection
+	rj   *finding.Rejection
 	ct   string
 	body []byte
 }
@@ -268,16 +228,14 @@ func runSpool(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled 
 	if spilled {
 		r.ContentLength = spoolMemory + 1 // declared larger: to the file from the first octet
 	}
-	s := getScratch()
-	defer putScratch(s)
-	s.store = &spoolStore{dir: t.TempDir(), limit: -1}
-	defer func() { s.spool.release() }()
-	rj := s.checkBody(r, p)
-	if rj == nil && spilled && len(body) > 0 && s.spool.f == nil { // an empty body is NoBody: nothing to spool
+	store := NewStore(t.TempDir(), -1)
+	sp, _, rj := Check(r, p, ct, store, noTrailers)
+	defer func() { sp.Release() }()
+	if rj == nil && spilled && len(body) > 0 && sp.f == nil {
 		t.Fatalf("the spool did not spill")
 	}
-	if rj == nil && p.Canon {
-		rj = s.canonBody(r, p)
+	if rj == nil && p.CanonAt(rules.Multipart) {
+		sp, rj = Canon(r, p, sp, store)
 	}
 	if rj != nil {
 		return spoolRun{rj: rj}
@@ -292,24 +250,24 @@ func runSpool(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled 
 // FuzzSpooledMultipart: a body spooled to a file is checked and rebuilt as
 // one held in memory is: the same refusals (reason, location, field), and
 // for an accepted body the same parts for the handler, names, headers and
-// contents, on a normalizing route (canonSpool against canonMultipart).
+// contents, on a normalizing route (Canon against canonMultipart).
 func FuzzSpooledMultipart(f *testing.F) {
 	crlf := "\r\n"
 	qp := "Content-Transfer-Encoding: quoted-printable"
-	file := func(name, ct, data string) mpSpec {
-		return mpSpec{[]string{`Content-Disposition: form-data; name="f"; filename="` + name + `"`, "Content-Type: " + ct}, data}
+	file := func(name, ct, data string) mptest.Spec {
+		return mptest.Spec{Header: []string{`Content-Disposition: form-data; name="f"; filename="` + name + `"`, "Content-Type: " + ct}, Data: data}
 	}
 	for _, body := range []string{
-		mpBuild("BB", crlf, file("Cafe\u0301.jpg", "image/jpeg", "\xff\xd8\xff\xe0\x00"), mpField("c", "e\u0301")),
-		mpBuild("BB", crlf, file("a.txt", "text/plain", "A\u030a"), mpField("x", qpAll("x\r\n--BB\r\n"+smuggled(crlf)), qp)),
-		mpBuild("BB", crlf, mpField("\u00e9", "1"), mpField("e\u0301", "2")),
-		mpBuild("BB", crlf, file("\uff0e\uff0e\uff0fx", "application/octet-stream", "x")),
-		"pre\r\n" + mpBuild("BB", "\n", file("e\u0301", "application/zip", "PK\x03\x04--BB"), mpField("z", "y")) + "epi",
+		mptest.Build("BB", crlf, file("Cafe\u0301.jpg", "image/jpeg", "\xff\xd8\xff\xe0\x00"), mptest.Field("c", "e\u0301")),
+		mptest.Build("BB", crlf, file("a.txt", "text/plain", "A\u030a"), mptest.Field("x", mptest.QPAll("x\r\n--BB\r\n"+mptest.Smuggled(crlf)), qp)),
+		mptest.Build("BB", crlf, mptest.Field("\u00e9", "1"), mptest.Field("e\u0301", "2")),
+		mptest.Build("BB", crlf, file("\uff0e\uff0e\uff0fx", "application/octet-stream", "x")),
+		"pre\r\n" + mptest.Build("BB", "\n", file("e\u0301", "application/zip", "PK\x03\x04--BB"), mptest.Field("z", "y")) + "epi",
 		"--BB\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\ne\u0301\r\n--BB\tjunk\r\n--BB\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\ny\r\n--BB--\r\n",
 	} {
 		f.Add([]byte(body), "BB", false)
 	}
-	pols := map[bool]*compiled.Policy{false: compiled.Compile(strictForm(normalize.NFC)()), true: compiled.Compile(strictForm(normalize.NFKC)())}
+	pols := map[bool]*compiled.Policy{false: compiled.Compile(mptest.StrictForm(normalize.NFC)()), true: compiled.Compile(mptest.StrictForm(normalize.NFKC)())}
 	f.Fuzz(func(t *testing.T, body []byte, boundary string, nfkc bool) {
 		ct := mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": boundary})
 		if ct == "" || boundary == "" || len(body) == 0 {
@@ -328,15 +286,15 @@ func FuzzSpooledMultipart(f *testing.F) {
 			}
 			return
 		}
-		parts := func(r spoolRun) []mpRead {
+		parts := func(r spoolRun) []mptest.Read {
 			_, params, err := mime.ParseMediaType(r.ct)
 			if err != nil {
 				t.Fatalf("Content-Type %q: %v", r.ct, err)
 			}
-			return mpStream(multipart.NewReader(bytes.NewReader(r.body), params["boundary"]), 0, nil)
+			return mptest.Stream(multipart.NewReader(bytes.NewReader(r.body), params["boundary"]), 0, nil)
 		}
 		gm, gd := parts(mem), parts(disk)
-		for _, d := range mpSameParts(gd, gm) {
+		for _, d := range mptest.SameParts(gd, gm) {
 			t.Errorf("spooled: %s", d)
 		}
 		for i := range min(len(gm), len(gd)) {

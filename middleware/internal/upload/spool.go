@@ -1,10 +1,9 @@
-package middleware
+package upload
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -38,9 +37,9 @@ import (
 // disk.
 const spoolMemory = 1 << 20
 
-// spoolReadSize is the size of the reads from the request's body while it
+// ReadSize is the size of the reads from the request's body while it
 // is spooled.
-const spoolReadSize = 32 << 10
+const ReadSize = 32 << 10
 
 // spoolWriteSize is the size of the buffer in front of the spool's file:
 // a write to a file costs a system call, whatever its size.
@@ -52,7 +51,7 @@ const handlerBufSize = 256 << 10
 
 // spoolBuf is a pooled buffer of one read from the request's body.
 type spoolBuf struct {
-	b [spoolReadSize]byte
+	b [ReadSize]byte
 }
 
 var spoolBufPool = sync.Pool{New: func() any { return new(spoolBuf) }}
@@ -62,10 +61,10 @@ func getSpoolBuf() *spoolBuf { return spoolBufPool.Get().(*spoolBuf) }
 // put gives sb back to the pool, where any request may take it.
 func (sb *spoolBuf) put() { spoolBufPool.Put(sb) }
 
-// errSpool is what every failure to write the spool is (a full disk, a
+// ErrSpool is what every failure to write the spool is (a full disk, a
 // temporary directory that cannot be written): the server's failure, not
 // the client's, answered 500 (Rejection.Status).
-var errSpool = errors.New("utf8guard: spooling the request body failed")
+var ErrSpool = errors.New("utf8guard: spooling the request body failed")
 
 // errSpoolFull is what a spool fails with when its file would take the
 // octets that the spooled bodies of a pipeline hold on disk together past
@@ -73,36 +72,22 @@ var errSpool = errors.New("utf8guard: spooling the request body failed")
 // spool_full, 503.
 var errSpoolFull = errors.New("utf8guard: the spooled bodies would go over their disk budget")
 
-// DefaultSpoolBytes is the default budget of the octets that the spooled
-// bodies of one pipeline's requests hold on disk together: 1 GiB, room for
-// 32 uploads at the default data limit (rules.DefaultBinaryBodyBytes) on
-// a small server's temporary file system.
-const DefaultSpoolBytes = 1 << 30
-
-// spoolStore is where the spooled bodies of one pipeline go: a directory
+// Store is where the spooled bodies of one pipeline go: a directory
 // ("" is os.TempDir()), and the budget of the octets they hold there
 // together, which every spool takes from as it writes to its file and
 // gives back when it is released. The nil store is os.TempDir() without a
 // budget.
-type spoolStore struct {
+type Store struct {
 	dir   string
 	limit int64 // -1: no budget
 	used  atomic.Int64
 }
 
-// newSpoolStore returns the store of dir with the budget limit (0: the
-// default; -1: none), or the error of a limit below -1.
-func newSpoolStore(dir string, limit int64) (*spoolStore, error) {
-	switch {
-	case limit == 0:
-		limit = DefaultSpoolBytes
-	case limit < -1:
-		return nil, fmt.Errorf("utf8guard: SpoolBytes %d: want a positive number of octets, 0 for the default or -1 for no bound", limit)
-	}
-	return &spoolStore{dir: dir, limit: limit}, nil
-}
+// NewStore returns the store of dir ("": os.TempDir()) with the budget
+// limit, in octets (-1: none).
+func NewStore(dir string, limit int64) *Store { return &Store{dir: dir, limit: limit} }
 
-func (st *spoolStore) directory() string {
+func (st *Store) directory() string {
 	if st == nil {
 		return ""
 	}
@@ -111,7 +96,7 @@ func (st *spoolStore) directory() string {
 
 // take takes n octets from the budget, or reports that they would take it
 // past its limit (and takes none).
-func (st *spoolStore) take(n int64) bool {
+func (st *Store) take(n int64) bool {
 	if st == nil || st.limit < 0 || n == 0 {
 		return true
 	}
@@ -129,7 +114,7 @@ func (st *spoolStore) take(n int64) bool {
 }
 
 // give gives n octets back to the budget.
-func (st *spoolStore) give(n int64) {
+func (st *Store) give(n int64) {
 	if st != nil && st.limit >= 0 && n != 0 {
 		st.used.Add(-n)
 	}
@@ -139,11 +124,11 @@ func (st *spoolStore) give(n int64) {
 // one line that says what failed, for the log's "error".
 type spoolError struct{ err error }
 
-func (e *spoolError) Error() string        { return errSpool.Error() + ": " + e.err.Error() }
+func (e *spoolError) Error() string        { return ErrSpool.Error() + ": " + e.err.Error() }
 func (e *spoolError) Unwrap() error        { return e.err }
-func (e *spoolError) Is(target error) bool { return target == errSpool }
+func (e *spoolError) Is(target error) bool { return target == ErrSpool }
 
-// spool keeps a body as it is read: in memory, then in a temporary file.
+// Spool keeps a body as it is read: in memory, then in a temporary file.
 // In memory it is held in pooled chunks, as readBody holds a body, until
 // a commitShare-th of its declared length has come, and then in one array
 // of that length: pooled memory (takeBodyMem) that is lent to the handler
@@ -157,8 +142,8 @@ func (e *spoolError) Is(target error) bool { return target == errSpool }
 // is read. (Writing behind the check from a goroutine of its own saved no
 // time: BenchmarkUpload, 64 MiB, 170 ms a request written here against
 // 198 ms from a writer goroutine, medians of 5 on a shared 2-core machine.)
-type spool struct {
-	store    *spoolStore               // the directory of the temporary file, and the budget
+type Spool struct {
+	store    *Store                    // the directory of the temporary file, and the budget
 	declared int64                     // the body's declared length, -1 if unknown
 	taken    int64                     // octets taken from the store's budget, given back at release
 	direct   bool                      // the body is declared larger than spoolMemory: to the file at once
@@ -188,19 +173,19 @@ type spool struct {
 	// be rebuilt, so that it costs no garbage when it is.
 	pooled bool
 	// rebuild is the body as its walk rebuilt it, on a route that
-	// canonicalizes (canonSpool), released with the spool.
+	// canonicalizes (Canon), released with the spool.
 	rebuild *mpRebuild
 	// sent is the body as it came, for a body with a content coding in
 	// Monitor mode: the spool holds it decoded, as checked, and the
 	// handler gets it as it came (codedStream). Released with the spool.
-	sent *spool
+	sent *Spool
 }
 
 // newSpool returns a spool for a body whose Content-Length is size (-1
 // unknown): one declared larger than spoolMemory goes to the file from its
 // first octet.
-func newSpool(st *spoolStore, size int64) *spool {
-	sp := &spool{store: st, declared: size, direct: size > spoolMemory}
+func newSpool(st *Store, size int64) *Spool {
+	sp := &Spool{store: st, declared: size, direct: size > spoolMemory}
 	if size > 0 && size <= spoolMemory {
 		sp.want = size
 	}
@@ -208,21 +193,21 @@ func newSpool(st *spoolStore, size int64) *spool {
 }
 
 // err returns the first failure to write the spool, or nil.
-func (sp *spool) err() error {
+func (sp *Spool) err() error {
 	if e := sp.werr.Load(); e != nil {
 		return *e
 	}
 	return nil
 }
 
-func (sp *spool) fail(err error) {
+func (sp *Spool) fail(err error) {
 	var e error = &spoolError{err}
 	sp.werr.CompareAndSwap(nil, &e)
 }
 
 // Write appends p to the spool, copying it. A failure is kept, and every
 // later write fails with it.
-func (sp *spool) Write(p []byte) (int, error) {
+func (sp *Spool) Write(p []byte) (int, error) {
 	if err := sp.err(); err != nil {
 		return 0, err
 	}
@@ -274,7 +259,7 @@ func (sp *spool) Write(p []byte) (int, error) {
 // reserve takes from the store's budget what the file needs to hold
 // upTo octets beyond what the spool has taken, or fails the spool with
 // errSpoolFull. (A body of declared length took it all when it spilled.)
-func (sp *spool) reserve(upTo int64) error {
+func (sp *Spool) reserve(upTo int64) error {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	switch {
@@ -292,7 +277,7 @@ func (sp *spool) reserve(upTo int64) error {
 
 // spill moves the octets in memory to a new temporary file, and puts bw
 // in front of it.
-func (sp *spool) spill() error {
+func (sp *Spool) spill() error {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.gone {
@@ -331,7 +316,7 @@ func (sp *spool) spill() error {
 
 // flush writes out what bw holds, so that the file is whole. It returns
 // the first failure to write the spool.
-func (sp *spool) flush() error {
+func (sp *Spool) flush() error {
 	if sp.bw != nil && sp.err() == nil {
 		if err := sp.bw.Flush(); err != nil {
 			sp.fail(err)
@@ -342,7 +327,7 @@ func (sp *spool) flush() error {
 
 // dropChunks gives the chunks back to the pool, as scratch.dropChunks
 // does.
-func (sp *spool) dropChunks() {
+func (sp *Spool) dropChunks() {
 	for i, c := range sp.chunks {
 		if i < bodyio.MaxPooledChunks || sp.pooled {
 			bodyio.ChunkPool.Put(c)
@@ -354,7 +339,7 @@ func (sp *spool) dropChunks() {
 
 // inMemory returns the body when it never spilled, gathered into memory
 // of its own.
-func (sp *spool) inMemory() ([]byte, bool) {
+func (sp *Spool) inMemory() ([]byte, bool) {
 	if sp.f != nil {
 		return nil, false
 	}
@@ -375,17 +360,17 @@ func (sp *spool) inMemory() ([]byte, bool) {
 // first octet, once gathered (inMemory): what scratch.handSpool lends
 // the handler, or scratch.reclaim gives back; nil when the body is in
 // memory of its own or in the file.
-func (sp *spool) pooledMemory() []byte {
+func (sp *Spool) pooledMemory() []byte {
 	if sp.pool == nil || sp.f != nil || len(sp.mem) == 0 || &sp.mem[0] != &sp.pool[0] || cap(sp.mem) > len(sp.pool) {
 		return nil
 	}
 	return sp.pool
 }
 
-// pooledBody returns the pooled memory (bodyio.TakeMem) of a body the
+// PooledBody returns the pooled memory (bodyio.TakeMem) of a body the
 // spool gathered whole in it, or nil: the memory a refused request gives
 // back at once (dropPooled, then bodyio.PutMem).
-func (sp *spool) pooledBody() []byte {
+func (sp *Spool) PooledBody() []byte {
 	if sp.pool == nil || sp.f != nil {
 		return nil
 	}
@@ -395,14 +380,14 @@ func (sp *spool) pooledBody() []byte {
 	return sp.pooledMemory()
 }
 
-// dropPooled forgets the pooled memory pooledBody returned, which the
+// DropPooled forgets the pooled memory pooledBody returned, which the
 // caller puts back.
-func (sp *spool) dropPooled() { sp.pool, sp.mem, sp.buf = nil, nil, nil }
+func (sp *Spool) DropPooled() { sp.pool, sp.mem, sp.buf = nil, nil, nil }
 
 // reader returns a reader of the whole spooled body, from its start: the
 // handler's body. It reads the file at fixed offsets, so several readers
 // of one spool do not disturb each other.
-func (sp *spool) reader() io.ReadCloser {
+func (sp *Spool) reader() io.ReadCloser {
 	if mem, ok := sp.inMemory(); ok {
 		return bodyio.NewReader(mem)
 	}
@@ -412,7 +397,7 @@ func (sp *spool) reader() io.ReadCloser {
 
 // section returns a reader of the n octets of the spool from off, which
 // it must hold: in memory, or in the file, once flushed.
-func (sp *spool) section(off, n int64) io.Reader {
+func (sp *Spool) section(off, n int64) io.Reader {
 	if mem, ok := sp.inMemory(); ok {
 		return bytes.NewReader(mem[off : off+n])
 	}
@@ -420,15 +405,15 @@ func (sp *spool) section(off, n int64) io.Reader {
 	return io.NewSectionReader(sp.f, off, n)
 }
 
-// release stops the writer, and closes and removes the temporary file, if
+// Release stops the writer, and closes and removes the temporary file, if
 // any. It is safe to call more than once. A read after it fails.
-func (sp *spool) release() {
+func (sp *Spool) Release() {
 	if sp == nil {
 		return
 	}
 	_ = sp.flush()
 	sp.rebuild.release()
-	sp.sent.release()
+	sp.sent.Release()
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.gone {
@@ -462,7 +447,7 @@ func (nopCloser) Close() error { return nil }
 // further than the text limit, whichever part of the check it meets.
 type spoolReader struct {
 	src     io.Reader
-	sp      *spool
+	sp      *Spool
 	outside *outsideScan
 	// heads, when set, counts the lines of the part headers; once a part
 	// has more than its limit, reading stops after the line that went
@@ -480,7 +465,7 @@ type spoolReader struct {
 	err  error     // src's read failure, or the spool's write failure
 }
 
-func newSpoolReader(src io.Reader, sp *spool, limit int64) *spoolReader {
+func newSpoolReader(src io.Reader, sp *Spool, limit int64) *spoolReader {
 	return &spoolReader{src: src, sp: sp, limit: limit, textLimit: -1}
 }
 
@@ -495,7 +480,7 @@ func (t *spoolReader) textOver(ended bool) bool {
 	}
 	text := t.n - t.dat
 	if !ended {
-		text = t.consumed() - peekBufferSize - t.dat
+		text = t.consumed() - PeekBufferSize - t.dat
 	}
 	return text > t.textLimit
 }
@@ -646,7 +631,7 @@ func (t *spoolReader) rest(body io.Reader) io.Reader {
 
 // setSpoolBody hands the spooled body to the handler as r's body, as
 // setBody does a body in memory: complete, with a correct length.
-func setSpoolBody(r *http.Request, sp *spool) {
+func setSpoolBody(r *http.Request, sp *Spool) {
 	if mem, ok := sp.inMemory(); ok {
 		bodyio.SetBody(r, mem)
 		return

@@ -1,4 +1,15 @@
-package middleware
+// Package upload checks multipart bodies as they stream in (Check), keeps
+// them in a spool the handler then reads (Spool, with its disk budget,
+// Store), and rebuilds them in canonical form (Canon). The walk over the
+// parts, their headers, what lies outside them and the rewritten
+// Content-Disposition are in walk.go, headers.go, outside.go and
+// disposition.go.
+//
+// A spool lives exactly as long as its request: Check returns it, the
+// pipeline releases it after the handler (Spool.Release), and Canon,
+// which may write a second spool, releases the first and returns the one
+// in force.
+package upload
 
 import (
 	"bytes"
@@ -36,9 +47,9 @@ import (
 // multipart.Reader may have read ahead, are over the limit, so that no
 // more than that is ever held.
 
-// peekBufferSize is how many octets multipart.Reader reads ahead of the
+// PeekBufferSize is how many octets multipart.Reader reads ahead of the
 // part it hands out (its bufio.Reader's size).
-const peekBufferSize = 4096
+const PeekBufferSize = 4096
 
 // mpFlow is the state of the check of a multipart body as it streams.
 // sink, when set, is where the contents of its data parts are copied as
@@ -46,7 +57,7 @@ const peekBufferSize = 4096
 type mpFlow struct {
 	p    *compiled.Policy
 	src  *spoolReader
-	sink *spool
+	sink *Spool
 }
 
 // sinkLen is how many octets have been copied to the sink.
@@ -62,7 +73,7 @@ func (st *mpFlow) sinkLen() int64 {
 // Limits.BinaryBodyBytes, is refused (413). With keep, the content is
 // copied to the sink. complete is false when the body ends inside the
 // part.
-func (st *mpFlow) data(pt *mimePart, field string, keep bool) (complete bool, rj *Rejection) {
+func (st *mpFlow) data(pt *mimePart, field string, keep bool) (complete bool, rj *finding.Rejection) {
 	r := st.src.countData(pt.raw)
 	limit := st.p.Limits.FileBytes
 	if limit >= 0 && limit < math.MaxInt64 {
@@ -90,7 +101,7 @@ func (st *mpFlow) data(pt *mimePart, field string, keep bool) (complete bool, rj
 
 // sinkWriter writes to a spool, and never fails: the spool keeps its
 // failure (spool.err).
-type sinkWriter struct{ sp *spool }
+type sinkWriter struct{ sp *Spool }
 
 func (w sinkWriter) Write(p []byte) (int, error) {
 	_, _ = w.sp.Write(p)
@@ -108,9 +119,9 @@ func (w sinkWriter) Write(p []byte) (int, error) {
 // each part, the epilogue.
 //
 // With w, the body is rebuilt in the same walk (mpRebuild): w is filled
-// in, and its rejection, if any, is w.rb.rj, which canonSpool returns
+// in, and its rejection, if any, is w.rb.rj, which Canon returns
 // once the body is accepted.
-func checkStream(p *compiled.Policy, src *spoolReader, boundary string, w *mpRebuild) *Rejection {
+func checkStream(p *compiled.Policy, src *spoolReader, boundary string, w *mpRebuild) *finding.Rejection {
 	st := &mpFlow{p: p, src: src}
 	n := mpCounts{st: st}
 	if w != nil {
@@ -122,7 +133,7 @@ func checkStream(p *compiled.Policy, src *spoolReader, boundary string, w *mpReb
 	o := newOutsideScan(boundary, p.Limits.BodyBytes)
 	src.outside, src.textLimit = o, p.Limits.BodyBytes
 	preChecked, broken := false, false
-	checkPre := func() *Rejection {
+	checkPre := func() *finding.Rejection {
 		if preChecked || !o.preambleKnown() {
 			return nil
 		}
@@ -182,7 +193,7 @@ func checkStream(p *compiled.Policy, src *spoolReader, boundary string, w *mpReb
 // multipart reader can read: a handler that reads the body as it is
 // (io.ReadAll, json.NewDecoder) would get octets no check has seen
 // (FuzzOracle found "multipArt").
-func multipartBoundary(ct string) (string, *Rejection) {
+func multipartBoundary(ct string) (string, *finding.Rejection) {
 	_, params, ok := media.Read(ct)
 	boundary := params["boundary"]
 	if !ok || boundary == "" {
@@ -193,7 +204,7 @@ func multipartBoundary(ct string) (string, *Rejection) {
 	return boundary, nil
 }
 
-// checkUpload reads the multipart body of r (Content-Type ct)
+// Check reads the multipart body of r (Content-Type ct)
 // through a spool and checks it as it streams in (checkStream). A body
 // whose declared length is over its limits (text and data together) is
 // refused before anything is read; one that cannot be read whole is
@@ -211,8 +222,8 @@ func multipartBoundary(ct string) (string, *Rejection) {
 // checked, within the same limits, and, in Enforce mode, the one the
 // handler gets, Content-Encoding removed. In Monitor mode the handler
 // gets the body as it came, coded, from a spool of its own (spool.sent).
-func checkUpload(r *http.Request, p *compiled.Policy, ct string, store *spoolStore,
-	trailers func(*http.Request, *compiled.Policy) *Rejection) (sp *spool, lent *bodyio.LentBody, rj *Rejection) {
+func Check(r *http.Request, p *compiled.Policy, ct string, store *Store,
+	trailers func(*http.Request, *compiled.Policy) *finding.Rejection) (sp *Spool, lent *bodyio.LentBody, rj *finding.Rejection) {
 	c := bodyio.Identity
 	if len(r.Header["Content-Encoding"]) != 0 {
 		if c, rj = bodyio.RequestCoding(r, rules.Multipart); rj != nil {
@@ -236,7 +247,7 @@ func checkUpload(r *http.Request, p *compiled.Policy, ct string, store *spoolSto
 	}
 	sp = newSpool(store, size)
 	if p.CanonAt(rules.Multipart) {
-		// Rebuilt as it is checked, in one walk; canonSpool writes it.
+		// Rebuilt as it is checked, in one walk; Canon writes it.
 		// The body as sent stays in pooled memory until it is known
 		// whether the handler gets it.
 		sp.rebuild = newMPRebuild(p, store)
@@ -292,7 +303,7 @@ func checkUpload(r *http.Request, p *compiled.Policy, ct string, store *spoolSto
 			r.Body = bodyio.ReadCloser{Reader: from.reader(), Closer: r.Body}
 		}
 	case rj == nil && sp.rebuild.replaces():
-		// canonSpool hands on the new body, or refuses the request:
+		// Canon hands on the new body, or refuses the request:
 		// the body as sent, in memory, is not copied out for nothing.
 		// Until then a read fails.
 		r.Body = bodyio.ReadCloser{Reader: bodyio.ErrorReader{Err: errRebuildPending}, Closer: r.Body}
@@ -310,7 +321,7 @@ func checkUpload(r *http.Request, p *compiled.Policy, ct string, store *spoolSto
 // setSpoolBody does; one gathered in pooled memory goes through a
 // lentBody, as handOn lends a body readBody read, and back to its pool
 // after the handler: it returns that lentBody.
-func handSpool(r *http.Request, sp *spool) *bodyio.LentBody {
+func handSpool(r *http.Request, sp *Spool) *bodyio.LentBody {
 	if mem, ok := sp.inMemory(); ok {
 		if m := sp.pooledMemory(); m != nil {
 			lb := bodyio.NewLentBody(mem, m)
@@ -335,11 +346,11 @@ func (t *spoolReader) overLimit() int64 {
 // unspooled is the Rejection of a multipart body that could not be read
 // or spooled whole (err): spool_full when its spool would have gone past
 // the store's budget, body_unreadable otherwise.
-func unspooled(err error) *Rejection {
+func unspooled(err error) *finding.Rejection {
 	if errors.Is(err, errSpoolFull) {
-		return &Rejection{Reason: sanitize.SpoolFull, Location: rules.Multipart, Err: err}
+		return &finding.Rejection{Reason: sanitize.SpoolFull, Location: rules.Multipart, Err: err}
 	}
-	return unreadable(rules.Multipart, err)
+	return finding.Unreadable(rules.Multipart, err, errors.Is(err, ErrSpool))
 }
 
 // mpRebuild is a multipart body rebuilt in the walk that checks it, on a
@@ -348,18 +359,18 @@ func unspooled(err error) *Rejection {
 // text contents are kept in memory (mem's arena: text, bounded by the
 // text limit), and the contents of the top-level data parts copied, as
 // they pass, to a spool of their own (data): never held in memory past
-// spoolMemory. canonSpool then writes the new body from these, without
+// spoolMemory. Canon then writes the new body from these, without
 // reading the body as sent again.
 type mpRebuild struct {
 	rb   *rebuilder
 	lv   *rebuiltLevel
 	mem  *mpMem
-	data *spool
+	data *Spool
 }
 
 // newMPRebuild returns the rebuild of a body whose data parts spill into
 // dir.
-func newMPRebuild(p *compiled.Policy, st *spoolStore) *mpRebuild {
+func newMPRebuild(p *compiled.Policy, st *Store) *mpRebuild {
 	m := getMPMem()
 	return &mpRebuild{
 		rb:   &rebuilder{p: p, boundary: randText, stream: true, mem: m},
@@ -370,11 +381,11 @@ func newMPRebuild(p *compiled.Policy, st *spoolStore) *mpRebuild {
 }
 
 // errRebuildPending is what a read of a body being rebuilt fails with: a
-// handler never sees it, since canonSpool replaces the body or refuses the
+// handler never sees it, since Canon replaces the body or refuses the
 // request.
 var errRebuildPending = errors.New("utf8guard: the multipart body is being rebuilt")
 
-// replaces reports whether canonSpool will hand on a new body or refuse
+// replaces reports whether Canon will hand on a new body or refuse
 // the request: the rebuild went through, something changed, and the body
 // is complete. Not in Monitor mode, where the body as sent is handed on.
 func (w *mpRebuild) replaces() bool {
@@ -387,14 +398,14 @@ func (w *mpRebuild) release() {
 	if w == nil {
 		return
 	}
-	w.data.release()
+	w.data.Release()
 	if w.mem != nil {
 		w.mem.release()
 		w.mem = nil
 	}
 }
 
-// canonSpool canonicalizes a multipart body that checkMultipartBody read
+// Canon canonicalizes a multipart body that Check read
 // into a spool, from what its walk made of it (mpRebuild), by the rules of
 // the comment on rebuilding in multipart.go, as canonMultipart does a body
 // in memory. When something changes, the body is written anew: in memory
@@ -405,7 +416,7 @@ func (w *mpRebuild) release() {
 // again, whole, as the body as sent was. The handler gets the new body;
 // a second spool replaces the first, which is released at once. It returns
 // the spool the handler reads: sp, or the new one.
-func canonSpool(r *http.Request, p *compiled.Policy, sp *spool, store *spoolStore) (*spool, *Rejection) {
+func Canon(r *http.Request, p *compiled.Policy, sp *Spool, store *Store) (*Spool, *finding.Rejection) {
 	w := sp.rebuild
 	if w == nil || w.mem == nil {
 		return sp, multipartSyntax("") // cannot happen: the walk rebuilds on every route that canonicalizes
@@ -434,17 +445,17 @@ func canonSpool(r *http.Request, p *compiled.Policy, sp *spool, store *spoolStor
 	}
 	out := newSpool(store, sp.n)
 	if rj := lv.writeSpool(rb.boundary, w.data, out); rj != nil {
-		out.release()
+		out.Release()
 		return sp, rj
 	}
 	params["boundary"] = lv.boundary
 	ct := mime.FormatMediaType(mt, params)
 	if _, ps, ok := media.Read(ct); !ok || ps["boundary"] != lv.boundary {
-		out.release()
+		out.Release()
 		return sp, multipartSyntax("") // cannot happen: mt and the keys were parsed as tokens
 	}
 	if field, ok := lv.verifySpool(out, w.data); !ok {
-		out.release()
+		out.Release()
 		return sp, multipartSyntax(field)
 	}
 	// Checked again, whole, as the body as sent was: classes, counts and
@@ -456,21 +467,21 @@ func canonSpool(r *http.Request, p *compiled.Policy, sp *spool, store *spoolStor
 	}
 	recheck.done()
 	if rj != nil {
-		out.release()
+		out.Release()
 		return sp, rj
 	}
 	r.Header.Set("Content-Type", ct)
 	setSpoolBody(r, out)
-	sp.release()
+	sp.Release()
 	return out, nil
 }
 
-// canonSpoolMemory is canonSpool for a body that stayed in memory: the
+// canonSpoolMemory is Canon for a body that stayed in memory: the
 // data parts' contents are in memory too (the rebuild's spool did not
 // spill either), and the body is written into memory of its own, then
 // verified, checked again and handed on as canonMultipart and canonBody
 // do it.
-func canonSpoolMemory(r *http.Request, p *compiled.Policy, w *mpRebuild, mt string, params map[string]string) *Rejection {
+func canonSpoolMemory(r *http.Request, p *compiled.Policy, w *mpRebuild, mt string, params map[string]string) *finding.Rejection {
 	rb, lv := w.rb, w.lv
 	data, ok := w.data.inMemory()
 	if !ok {
@@ -516,7 +527,7 @@ var randText = rand.Text
 // data, the rebuild's spool, and a copy that holds the new boundary
 // refuses the body (canonical_syntax): with 128 random bits, drawn after
 // the body arrived, it does not happen.
-func (lv *rebuiltLevel) writeSpool(draw func() string, data, out *spool) *Rejection {
+func (lv *rebuiltLevel) writeSpool(draw func() string, data, out *Spool) *finding.Rejection {
 	lv.writeHeads()
 	var b string
 	for range 4 {
@@ -592,7 +603,7 @@ func (bw *boundaryWatch) reset() { bw.carry, bw.found = bw.carry[:0], false }
 // verifySpool is verify for a body written by writeSpool: it parses out
 // as a handler does and reports whether it gives exactly lv.parts, the
 // contents of data parts equal, octet for octet, to those kept in data.
-func (lv *rebuiltLevel) verifySpool(out, data *spool) (field string, ok bool) {
+func (lv *rebuiltLevel) verifySpool(out, data *Spool) (field string, ok bool) {
 	mr := multipart.NewReader(out.reader(), lv.boundary)
 	for i := 0; ; i++ {
 		got, err := mr.NextPart()

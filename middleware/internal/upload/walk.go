@@ -1,4 +1,4 @@
-package middleware
+package upload
 
 import (
 	"bufio"
@@ -74,10 +74,10 @@ import (
 // and the reader fails in the middle of a part.
 const maxBoundary = 70
 
-// maxMultipartDepth is the deepest nesting of multipart bodies read: a
+// MaxDepth is the deepest nesting of multipart bodies read: a
 // top-level body is at depth 0, a multipart part of it at 1. RFC 7578
 // forms nest once at most (RFC 2388's multipart/mixed for several files).
-const maxMultipartDepth = 8
+const MaxDepth = 8
 
 // mimePart is one part of a multipart body, as multipart.Reader.NextPart
 // hands it to a handler.
@@ -305,7 +305,7 @@ func readUpTo(dst []byte, r io.Reader, limit int64) ([]byte, bool, error) {
 // its own parts are read into the next); arena the contents a rebuild
 // keeps until it writes them.
 type mpMem struct {
-	bufs  [maxMultipartDepth + 1][]byte
+	bufs  [MaxDepth + 1][]byte
 	arena []byte
 	// cmp holds a part read back by rebuiltLevel.verify.
 	cmp []byte
@@ -666,12 +666,12 @@ type mpCounts struct {
 	st            *mpFlow
 	mem           *mpMem
 	rb            *rebuilder
-	levels        [maxMultipartDepth + 1]*rebuiltLevel
+	levels        [MaxDepth + 1]*rebuiltLevel
 	// want, when set at a depth, is the rebuilt body the walk reads
 	// there (recheckRebuilt): each part read must be the one written,
 	// part its part the next checkPart compares (nil outside a rebuilt
 	// body).
-	want [maxMultipartDepth + 1]*rebuiltLevel
+	want [MaxDepth + 1]*rebuiltLevel
 	part *rebuiltPart
 }
 
@@ -695,7 +695,7 @@ func (n *mpCounts) rebuilding() *rebuilder {
 
 // keep adds a part the rebuild made to the body at depth, or keeps its
 // rejection.
-func (n *mpCounts) keep(depth int, part rebuiltPart, changed, complete bool, rj *Rejection) {
+func (n *mpCounts) keep(depth int, part rebuiltPart, changed, complete bool, rj *finding.Rejection) {
 	if rj != nil {
 		n.rb.rj = rj
 		return
@@ -712,7 +712,7 @@ func (n *mpCounts) keep(depth int, part rebuiltPart, changed, complete bool, rj 
 
 // checkLevel checks one multipart body, the top-level one at depth 0 or a
 // nested one, reading its parts' contents into n's memory, at depth.
-func checkLevel(p *compiled.Policy, body []byte, boundary string, depth int, n *mpCounts) *Rejection {
+func checkLevel(p *compiled.Policy, body []byte, boundary string, depth int, n *mpCounts) *finding.Rejection {
 	_, rj := walkLevel(p, body, boundary, depth, n, false)
 	return rj
 }
@@ -721,7 +721,7 @@ func checkLevel(p *compiled.Policy, body []byte, boundary string, depth int, n *
 // the body as rebuilder.level does, in the same walk: it returns the body
 // rebuilt, written into the arena when it changes and is complete; nil
 // once the rebuild has stopped.
-func walkLevel(p *compiled.Policy, body []byte, boundary string, depth int, n *mpCounts, rebuild bool) (*rebuiltLevel, *Rejection) {
+func walkLevel(p *compiled.Policy, body []byte, boundary string, depth int, n *mpCounts, rebuild bool) (*rebuiltLevel, *finding.Rejection) {
 	if rj := boundaryRejection(boundary, depth); rj != nil {
 		return nil, rj
 	}
@@ -786,15 +786,15 @@ func walkLevel(p *compiled.Policy, body []byte, boundary string, depth int, n *m
 	return lv, nil
 }
 
-// boundaryRejection refuses a body nested deeper than maxMultipartDepth
+// boundaryRejection refuses a body nested deeper than MaxDepth
 // (too_large, a count: 400) and a boundary longer than maxBoundary
 // (bad_media_type: the Content-Type's boundary is outside RFC 2046).
-func boundaryRejection(boundary string, depth int) *Rejection {
-	if depth > maxMultipartDepth {
-		return finding.TooMany(rules.Multipart, maxMultipartDepth)
+func boundaryRejection(boundary string, depth int) *finding.Rejection {
+	if depth > MaxDepth {
+		return finding.TooMany(rules.Multipart, MaxDepth)
 	}
 	if len(boundary) > maxBoundary {
-		return &Rejection{Reason: sanitize.BadMediaType, Location: rules.Multipart, Field: "boundary",
+		return &finding.Rejection{Reason: sanitize.BadMediaType, Location: rules.Multipart, Field: "boundary",
 			Offset: maxBoundary, Sample: finding.Sample(boundary, maxBoundary), Err: sanitize.ErrBadMediaType}
 	}
 	return nil
@@ -803,7 +803,7 @@ func boundaryRejection(boundary string, depth int) *Rejection {
 // checkPart checks one part: its names and header values first, so that a
 // rejection names the field rather than the header that carries it, then
 // its content.
-func checkPart(p *compiled.Policy, pt *mimePart, depth int, n *mpCounts) *Rejection {
+func checkPart(p *compiled.Policy, pt *mimePart, depth int, n *mpCounts) *finding.Rejection {
 	want := n.part // the part written, when this is a rebuilt body read back
 	n.part = nil
 	if n.parts++; p.Limits.MultipartParts >= 0 && n.parts > p.Limits.MultipartParts {
@@ -821,7 +821,7 @@ func checkPart(p *compiled.Policy, pt *mimePart, depth int, n *mpCounts) *Reject
 	}
 	text, badCharset := textPart(p, pt)
 	if badCharset && p.RefuseCharsets {
-		return &Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: finding.SafeField(pt.name), Err: sanitize.ErrBadCharset}
+		return &finding.Rejection{Reason: sanitize.BadCharset, Location: rules.Multipart, Field: finding.SafeField(pt.name), Err: sanitize.ErrBadCharset}
 	}
 	// The rebuild, if any, takes the names now, as it takes them before
 	// the content (and, for a nested body, before its parts).
@@ -830,7 +830,7 @@ func checkPart(p *compiled.Policy, pt *mimePart, depth int, n *mpCounts) *Reject
 	var canonField string
 	var changed bool
 	if rb != nil {
-		var rj *Rejection
+		var rj *finding.Rejection
 		if out, canonField, changed, rj = rb.names(pt); rj != nil {
 			n.rb.rj, rb = rj, nil
 		}
@@ -882,7 +882,7 @@ func checkPart(p *compiled.Policy, pt *mimePart, depth int, n *mpCounts) *Reject
 		return multipartSyntax(want.name) // not the nested body written
 	}
 	if nested != "" {
-		if depth < maxMultipartDepth {
+		if depth < MaxDepth {
 			// A nested body rebuilt is read back as such; one that
 			// was not is the content compared above.
 			n.want[depth+1] = nil
@@ -890,7 +890,7 @@ func checkPart(p *compiled.Policy, pt *mimePart, depth int, n *mpCounts) *Reject
 				n.want[depth+1] = want.nested
 			}
 		}
-		var rj *Rejection
+		var rj *finding.Rejection
 		if sub, rj = walkLevel(p, content, nested, depth+1, n, rb != nil); rj != nil {
 			return rj
 		}
@@ -906,7 +906,7 @@ func checkPart(p *compiled.Policy, pt *mimePart, depth int, n *mpCounts) *Reject
 // field length limit (a text file part is bounded by the body), and every
 // one against the multipart classes, octets and the escapes a JSON or XML
 // decoder would decode in it alike.
-func checkPartText(p *compiled.Policy, pt *mimePart, content []byte) *Rejection {
+func checkPartText(p *compiled.Policy, pt *mimePart, content []byte) *finding.Rejection {
 	if !pt.isFile() && p.Limits.FieldBytes >= 0 && len(content) > p.Limits.FieldBytes {
 		return finding.TooLarge(rules.Multipart, finding.SafeField(pt.name), int64(p.Limits.FieldBytes))
 	}
@@ -931,9 +931,9 @@ func checkPartText(p *compiled.Policy, pt *mimePart, content []byte) *Rejection 
 // start in the decoded content, as every offset counts decoded octets (the
 // lines before it decode, so decoding them again counts them), and its
 // sample is the line as sent.
-func qpRejection(field string, raw []byte, off int) *Rejection {
+func qpRejection(field string, raw []byte, off int) *finding.Rejection {
 	dec, _ := io.Copy(io.Discard, quotedprintable.NewReader(bytes.NewReader(raw[:off])))
-	return &Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: field, Offset: int(dec),
+	return &finding.Rejection{Reason: sanitize.BadEscape, Location: rules.Multipart, Field: field, Offset: int(dec),
 		Sample: finding.Sample(raw, off), Err: &sanitize.Error{Reason: sanitize.BadEscape, Offset: int(dec)}}
 }
 
@@ -943,7 +943,7 @@ func qpRejection(field string, raw []byte, off int) *Rejection {
 // and the Content-Type, and every header value as it came. Where several
 // parameters or headers break the policy, the one whose name sorts first
 // is reported, so that a request is always refused the same way.
-func checkPartNames(p *compiled.Policy, pt *mimePart) *Rejection {
+func checkPartNames(p *compiled.Policy, pt *mimePart) *finding.Rejection {
 	// What makes Go drop a parameter, then what parsers read two ways
 	// (multipart_headers.go): the values checked below are Go's reading.
 	if rj := checkExtendedParams(pt); rj != nil {
@@ -1015,7 +1015,7 @@ func checkPartNames(p *compiled.Policy, pt *mimePart) *Rejection {
 // gives them. Where several are not, the one whose name sorts first is
 // reported, in checkPartNames' order. Nothing is allocated for a part
 // whose values are all in the form.
-func partHeaderNormal(p *compiled.Policy, pt *mimePart) *Rejection {
+func partHeaderNormal(p *compiled.Policy, pt *mimePart) *finding.Rejection {
 	if p.Norm == normalize.None {
 		return nil
 	}
@@ -1122,7 +1122,7 @@ var errMultipartBroken = errors.New("multipart body not well formed to its closi
 // error; one that reads the body raw would read octets that were never
 // checked as part of any part (from the bad header up to the next
 // delimiter), so such a body is refused, not passed on.
-func brokenMultipart() *Rejection {
+func brokenMultipart() *finding.Rejection {
 	return finding.Unreadable(rules.Multipart, errMultipartBroken, false)
 }
 
@@ -1130,8 +1130,8 @@ func brokenMultipart() *Rejection {
 // the parts it was built from: canonical_syntax, the reason of a canonical
 // form that holds syntax its input did not. field is the part's field
 // name, in canonical form, or "".
-func multipartSyntax(field string) *Rejection {
-	return &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: finding.SafeField(field),
+func multipartSyntax(field string) *finding.Rejection {
+	return &finding.Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: finding.SafeField(field),
 		Err: &sanitize.Error{Reason: sanitize.CanonicalSyntax}}
 }
 
@@ -1141,7 +1141,7 @@ type rebuilder struct {
 	boundary func() string // draws a boundary: crypto/rand.Text
 	// first is the not_normalized rejection of the first text that
 	// changes, for a body that cannot be rebuilt.
-	first *Rejection
+	first *finding.Rejection
 	// keys maps each field name's canonical form to the first name seen
 	// as sent, across the whole body.
 	keys map[string]string
@@ -1152,11 +1152,11 @@ type rebuilder struct {
 	leaves int64
 	data   int64 // the length of the contents of the top-level data parts
 	// stream says that the top-level body is spooled: the contents of its
-	// data parts are not read, but copied from the spool (canonSpool).
+	// data parts are not read, but copied from the spool (Canon).
 	stream bool
 	// rj is the first rejection of a rebuild made in the walk that
 	// checks the body (mpCounts), which ends the rebuild there.
-	rj *Rejection
+	rj *finding.Rejection
 	// mem is the working memory: the probe reads parts into its bufs,
 	// the rebuild into its arena, which holds them, and the normal forms
 	// it makes, until they are written. Nil until a part is read (a
@@ -1169,7 +1169,7 @@ type rebuilder struct {
 
 // errMPChanged is how a probe stops: some text changes, so the body is to
 // be rebuilt. It is never a request's rejection.
-var errMPChanged = &Rejection{Reason: sanitize.NotNormalized, Location: rules.Multipart}
+var errMPChanged = &finding.Rejection{Reason: sanitize.NotNormalized, Location: rules.Multipart}
 
 // rebuiltLevel is one multipart body, rebuilt.
 type rebuiltLevel struct {
@@ -1207,7 +1207,7 @@ type rebuiltPart struct {
 // text canonicalizes one name or content (canonValue), and keeps the
 // not_normalized rejection of the first text that changes. A probe stops
 // there (errMPChanged).
-func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *Rejection) {
+func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *finding.Rejection) {
 	out, changed, rj := rb.canon(field, v, content)
 	if changed && rb.probe {
 		return nil, false, errMPChanged
@@ -1226,7 +1226,7 @@ func (rb *rebuilder) text(field string, v []byte, content bool) ([]byte, bool, *
 // normal form of a text the route's normalization changes is appended to
 // the arena (a probe does not make it: that the text is not normal is all
 // it needs), where canonValue allocates it.
-func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, *Rejection) {
+func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, *finding.Rejection) {
 	p := rb.p
 	if p.Mode == rules.Monitor || p.Norm == normalize.None || p.RejectUnnormalized {
 		return compiled.CanonValue(p, rules.Multipart, field, v, content)
@@ -1253,19 +1253,19 @@ func (rb *rebuilder) canon(field string, v []byte, content bool) ([]byte, bool, 
 // FileHeader.Filename, which net/http cuts to its base) into a path would
 // otherwise get a traversal the checks never saw. In Monitor mode too, so
 // that it is flagged.
-func checkFileNameSyntax(p *compiled.Policy, field, v string) *Rejection {
+func checkFileNameSyntax(p *compiled.Policy, field, v string) *finding.Rejection {
 	cf, changed, _ := compiled.CanonOf(p, rules.Multipart, field, octets.StringBytes(v), false)
 	if !changed || !compiled.AddsSyntaxOf(fileNameSyntax, octets.StringBytes(v), cf) {
 		return nil
 	}
-	return &Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: finding.SafeField(field),
+	return &finding.Rejection{Reason: sanitize.CanonicalSyntax, Location: rules.Multipart, Field: finding.SafeField(field),
 		Sample: finding.Sample(v, 0), Err: &sanitize.Error{Reason: sanitize.CanonicalSyntax}}
 }
 
 // collide refuses name, a field name as sent, when an earlier field name
 // of the body that differs from it as sent has the same canonical form:
 // canon, or, when canon is "", name's normal form.
-func (rb *rebuilder) collide(name, canon string) *Rejection {
+func (rb *rebuilder) collide(name, canon string) *finding.Rejection {
 	if rb.p.Norm == normalize.None || name == "" {
 		return nil
 	}
@@ -1281,7 +1281,7 @@ func (rb *rebuilder) collide(name, canon string) *Rejection {
 		}
 		rb.keys[key] = name
 	case prev != name:
-		return &Rejection{Reason: sanitize.KeyCollision, Location: rules.Multipart, Field: finding.SafeField(name),
+		return &finding.Rejection{Reason: sanitize.KeyCollision, Location: rules.Multipart, Field: finding.SafeField(name),
 			Sample: finding.Sample(name, 0), Err: &sanitize.Error{Reason: sanitize.KeyCollision}}
 	}
 	return nil
@@ -1292,7 +1292,7 @@ func (rb *rebuilder) collide(name, canon string) *Rejection {
 // client's form, a file name refused if its canonical form adds syntax,
 // and a field name refused if it collides with another. field is the
 // part's field name, canonical (as sent in Monitor mode).
-func (rb *rebuilder) names(pt *mimePart) (out rebuiltPart, field string, changed bool, rj *Rejection) {
+func (rb *rebuilder) names(pt *mimePart) (out rebuiltPart, field string, changed bool, rj *finding.Rejection) {
 	p := rb.p
 	hdr := pt.header // the part's own: NextRawPart made it for this part
 	out = rebuiltPart{header: hdr, hasDisp: pt.dispParams != nil}
@@ -1357,7 +1357,7 @@ func (rb *rebuilder) names(pt *mimePart) (out rebuiltPart, field string, changed
 // when it is one. A data part's content, left in a spool, is nil, and
 // out.data set.
 func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field string, changed bool,
-	content []byte, complete bool, sub *rebuiltLevel) (rebuiltPart, bool, bool, *Rejection) {
+	content []byte, complete bool, sub *rebuiltLevel) (rebuiltPart, bool, bool, *finding.Rejection) {
 	p := rb.p
 	hdr := out.header
 	kept := false              // content is memory the next part does not reuse
@@ -1438,7 +1438,7 @@ func (rb *rebuilder) content(pt *mimePart, depth int, out rebuiltPart, field str
 // octets in the body written (rebase), so that nothing the level
 // gathered is needed any more, and an arena holds a nested body once, not
 // once per level it is nested in.
-func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte, nested bool) *Rejection {
+func (lv *rebuiltLevel) writeTo(draw func() string, arena *[]byte, nested bool) *finding.Rejection {
 	lv.writeHeadsInto(arena)
 	size := 0
 	for _, pt := range lv.parts {
@@ -1590,7 +1590,7 @@ func (want *rebuiltPart) sameHead(pt *mimePart) bool {
 // refused by the check may come before one that does not read back, so
 // a refused body is verified whole (verifyWith, the refusal path only)
 // and its rejection is canonical_syntax if that fails.
-func recheckRebuilt(p *compiled.Policy, lv *rebuiltLevel, m *mpMem) *Rejection {
+func recheckRebuilt(p *compiled.Policy, lv *rebuiltLevel, m *mpMem) *finding.Rejection {
 	n := mpCounts{mem: m}
 	n.want[0] = lv
 	rj := checkLevel(p, lv.out, lv.boundary, 0, &n)
