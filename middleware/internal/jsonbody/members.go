@@ -613,7 +613,7 @@ func (mc *memberCheck) pop() {
 		for at := mc.nkeys - 1; at >= o.first; at-- {
 			for k := len(mc.kinds) - 1; k >= 0; k-- {
 				kind := mc.kinds[k]
-				mc.table.remove(mc.home(mc.hash(at, kind), kind, len(mc.objs)), at, kind)
+				mc.table.remove(memberHome(mc.hash(at, kind), kind, len(mc.objs)), at, kind)
 			}
 		}
 	}
@@ -621,12 +621,13 @@ func (mc *memberCheck) pop() {
 	mc.objs = mc.objs[:len(mc.objs)-1]
 }
 
-// bytes returns the octets of s.
-func (mc *memberCheck) bytes(s span) []byte {
+// of returns the octets of s: in p, the body, or, for a negative lo, in
+// arena.
+func (s span) of(p, arena []byte) []byte {
 	if s.lo < 0 {
-		return mc.arena[^s.lo:s.hi]
+		return arena[^s.lo:s.hi]
 	}
-	return mc.p[s.lo:s.hi]
+	return p[s.lo:s.hi]
 }
 
 // member checks the name p[start:end] (its raw text, between the quotes)
@@ -679,11 +680,11 @@ func (mc *memberCheck) member(start, end int) *finding.Rejection {
 		}
 		switch {
 		case kind == foldedName:
-			return mc.reject(sanitize.DuplicateKey, start)
-		case kind == canonName && !bytes.EqualFold(mc.bytes(mc.keys[e].u), u),
-			kind == exactName && !bytes.Equal(mc.bytes(mc.keys[e].u), u):
+			return memberReject(mc.p, sanitize.DuplicateKey, start)
+		case kind == canonName && !bytes.EqualFold(mc.keys[e].u.of(mc.p, mc.arena), u),
+			kind == exactName && !bytes.Equal(mc.keys[e].u.of(mc.p, mc.arena), u):
 			// One in the canonical form, and not before.
-			return mc.reject(sanitize.KeyCollision, start)
+			return memberReject(mc.p, sanitize.KeyCollision, start)
 		}
 	}
 	mc.add(o)
@@ -748,7 +749,7 @@ func (mc *memberCheck) find(o *memberObj, at int, kind nameKind) int {
 		// Only an earlier name of o: a place the table still holds for a
 		// name of a closed object whose index the names after it took
 		// again may hold at itself, whose fingerprint is its own.
-		return mc.table.find(mc.home(h, kind, len(mc.objs)), kind, func(e int) bool {
+		return mc.table.find(memberHome(h, kind, len(mc.objs)), kind, func(e int) bool {
 			return e >= o.first && e < at && mc.hash(e, kind) == h && mc.same(e, at, kind)
 		})
 	}
@@ -765,11 +766,11 @@ func (mc *memberCheck) find(o *memberObj, at int, kind nameKind) int {
 func (mc *memberCheck) same(e, k int, kind nameKind) bool {
 	switch kind {
 	case foldedName:
-		return bytes.EqualFold(mc.bytes(mc.keys[e].u), mc.bytes(mc.keys[k].u))
+		return bytes.EqualFold(mc.keys[e].u.of(mc.p, mc.arena), mc.keys[k].u.of(mc.p, mc.arena))
 	case canonName:
-		return bytes.EqualFold(mc.bytes(mc.norms[e].n), mc.bytes(mc.norms[k].n))
+		return bytes.EqualFold(mc.norms[e].n.of(mc.p, mc.arena), mc.norms[k].n.of(mc.p, mc.arena))
 	}
-	return bytes.Equal(mc.bytes(mc.norms[e].n), mc.bytes(mc.norms[k].n))
+	return bytes.Equal(mc.norms[e].n.of(mc.p, mc.arena), mc.norms[k].n.of(mc.p, mc.arena))
 }
 
 // add counts in the name that next returned, of o, the innermost open
@@ -806,7 +807,7 @@ func (mc *memberCheck) reserve(names int) {
 // the table, once for each kind. There is room (reserve).
 func (mc *memberCheck) insert(at int) {
 	for _, kind := range mc.kinds {
-		mc.table.insert(mc.home(mc.hash(at, kind), kind, len(mc.objs)), at, kind)
+		mc.table.insert(memberHome(mc.hash(at, kind), kind, len(mc.objs)), at, kind)
 	}
 }
 
@@ -834,13 +835,13 @@ func (mc *memberCheck) growTable() {
 		}
 		for at := o.first; at < end; at++ {
 			for _, kind := range mc.kinds {
-				t.insert(mc.home(mc.hash(at, kind), kind, i+1), at, kind)
+				t.insert(memberHome(mc.hash(at, kind), kind, i+1), at, kind)
 			}
 		}
 	}
 }
 
-// home returns where in the table a name whose fingerprint by kind is h,
+// memberHome returns where in the table a name whose fingerprint by kind is h,
 // of the open object at depth depth (1 the outermost), is looked for
 // first: a seeded hash of the fingerprint, the kind and the depth (only
 // open objects have names in the table, one per depth). The fingerprints
@@ -848,7 +849,7 @@ func (mc *memberCheck) growTable() {
 // secret seed, they make places no client can make collide, so that no
 // client can make the probes long (and a collision, found by comparing
 // the names, costs a probe, not a wrong answer).
-func (mc *memberCheck) home(h uint64, kind nameKind, depth int) uint64 {
+func memberHome(h uint64, kind nameKind, depth int) uint64 {
 	return maphash.Comparable(memberSeed, h^uint64(kind)<<62^uint64(depth)*0x9E3779B97F4A7C15)
 }
 
@@ -1043,11 +1044,11 @@ func asciiName(s []byte) (ascii, lower bool) {
 	return true, lower
 }
 
-// reject returns the rejection of the member whose name starts at
+// memberReject returns the rejection of the member whose name starts at
 // p[start]: its JSON pointer, and the offset of its name.
-func (mc *memberCheck) reject(reason sanitize.Reason, start int) *finding.Rejection {
-	return &finding.Rejection{Reason: reason, Location: rules.JSON, Field: jsonMemberPointer(mc.p, start),
-		Offset: start, Sample: finding.Sample(mc.p, start), Err: &sanitize.Error{Reason: reason, Offset: start}}
+func memberReject(p []byte, reason sanitize.Reason, start int) *finding.Rejection {
+	return &finding.Rejection{Reason: reason, Location: rules.JSON, Field: jsonMemberPointer(p, start),
+		Offset: start, Sample: finding.Sample(p, start), Err: &sanitize.Error{Reason: reason, Offset: start}}
 }
 
 // jsonMemberPointer returns the JSON pointer (safeField) of the member of
