@@ -187,7 +187,7 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 		return s.passUnread(r, p, p.Limits.BinaryBodyBytes)
 	}
 	if !p.Location(loc).On {
-		return s.passText(r, p, loc) // encoding.go
+		return s.passText(r, p, loc) // read.go
 	}
 	if !media.UTF8Charset(charset) {
 		if p.RefuseCharsets {
@@ -207,8 +207,8 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 		return checkTrailers(r, p) // no text to check
 	}
 	if loc == rules.Multipart {
-		// Checked as it streams in, through a spool (upload.go), decoded
-		// from its content coding as it comes (encoding.go).
+		// Checked as it streams in, through a spool (package upload), decoded
+		// from its content coding as it comes (package bodyio).
 		sp, lent, rj := upload.Check(r, p, ct, s.store, checkTrailers)
 		s.spool = sp
 		if lent != nil {
@@ -222,7 +222,7 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 		return rj
 	}
 	// Read through the limit and decoded from its content coding; sent
-	// is the body as it came (encoding.go).
+	// is the body as it came (read.go).
 	body, sent, rj := s.readText(r, p, loc)
 	if rj != nil {
 		return rj
@@ -251,7 +251,7 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 		}
 	case rules.JSON:
 		if jsonbody.IsLines(typ, sub) {
-			fixed, rj = jsonbody.CheckLines(body, p) // jsonlines.go
+			fixed, rj = jsonbody.CheckLines(body, p)
 		} else {
 			fixed, noRefs, rj = jsonbody.Check(body, p)
 		}
@@ -438,7 +438,7 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 func (s *scratch) canonBody(r *http.Request, p *compiled.Policy) *Rejection {
 	body, loc := s.body, s.bodyLoc
 	if loc == rules.Multipart && body == nil && s.spool != nil && p.CanonAt(loc) {
-		// Every multipart body is spooled (upload.go); the spool the
+		// Every multipart body is spooled (package upload); the spool the
 		// handler reads may be a new one.
 		sp, rj := upload.Canon(r, p, s.spool, s.store)
 		s.spool = sp

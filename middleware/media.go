@@ -26,7 +26,7 @@ func mediaLocation(p *compiled.Policy, typ, sub string) (rules.Location, bool) {
 		return rules.JSON, true
 	case jsonbody.IsLines(typ, sub):
 		// application/x-ndjson and the other JSON-lines types: JSON
-		// values, one a line (jsonlines.go).
+		// values, one a line (package jsonbody).
 		return rules.JSON, true
 	case typ == "application" && sub == "xml", typ == "text" && sub == "xml", strings.HasSuffix(sub, "+xml"),
 		sub == "" && strings.HasSuffix(typ, "+xml"):

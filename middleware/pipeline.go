@@ -535,7 +535,7 @@ type scratch struct {
 	// rewroteURL says that the path or the query of the request was
 	// rewritten (repaired, canonical), so that run sets RequestURI.
 	rewroteURL bool
-	// spool is the spool of a multipart body (upload.go), which run
+	// spool is the spool of a multipart body (package upload), which run
 	// hands the adapter to release after the handler; store is where it
 	// spills, and its budget (guard.store). limited is the reader that cuts
 	// off an unread body of unknown length, which the pipeline makes log

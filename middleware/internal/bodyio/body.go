@@ -225,7 +225,7 @@ func (w *Work) copyOut(b []byte) {
 // maxPooledChunks of them, and forgets the working memory.
 func (w *Work) DropChunks() {
 	for i, c := range w.chunks {
-		if i < MaxPooledChunks { // readChunks (encoding.go) may hold more
+		if i < MaxPooledChunks { // ReadChunks (coding.go) may hold more
 			ChunkPool.Put(c)
 		}
 		w.chunks[i] = nil

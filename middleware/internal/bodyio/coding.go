@@ -405,8 +405,8 @@ func (w *Work) Decode(d *Decoder, src CodedReader, c Coding, limit int64) (text 
 }
 
 // Coded multipart bodies. A multipart body with a content coding is not
-// read whole: it takes the way of any multipart body (checkMultipartBody,
-// upload.go), through a codedStream, which decodes it as the check reads
+// read whole: it takes the way of any multipart body (upload.Check),
+// through a CodedStream, which decodes it as the check reads
 // it. The spool then holds the decoded body, which the check read and the
 // handler reads; the contents of its data file parts, decoded like the
 // rest (the coding covers the whole body), go by unread as they do in a
@@ -482,7 +482,7 @@ func (w *wireReader) rest(body io.Reader) io.Reader {
 
 // CodedStream reads a body, coded as c, decoded. A failure to read the
 // body, or a body over its limit, fails the read with the wireReader's
-// error (checkMultipartBody tells them apart: wireOver, and the spool's
+// error (upload.Check tells them apart: WireOver, and the spool's
 // read failure); a stream that does not decode fails it with a
 // *codingError.
 type CodedStream struct {

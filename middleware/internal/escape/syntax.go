@@ -7,7 +7,7 @@ import (
 )
 
 // The escape syntaxes of the structured text types the strict preset
-// accepts, one decoder each, for the escape scan (escapes.go). A type
+// accepts, one decoder each, for the escape scan (escape.go). A type
 // added to the preset brings its syntax here: a row of quotedSyntaxes for
 // escapes in string literals, or a pass of checkEscapes for text read
 // anywhere (references, declarations).

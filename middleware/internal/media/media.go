@@ -138,7 +138,7 @@ func Read(v string) (mediatype string, params map[string]string, ok bool) {
 		return "", nil, false
 	}
 	var arr [8]Param
-	ps, good := Params(arr[:0], v) // disposition.go
+	ps, good := Params(arr[:0], v)
 	params = make(map[string]string)
 	// The parameters whose name holds a '*', by the name before it.
 	var continued map[string]map[string]string

@@ -109,7 +109,7 @@ func rewriteDisposition(v, disp string, params map[string]string, changed []stri
 	b.WriteString(v[pos:])
 	out := b.String()
 	// It must read back as the parameters meant, and nothing else.
-	gotDisp, got, parsed := media.Read(out) // media.go
+	gotDisp, got, parsed := media.Read(out)
 	if !parsed || gotDisp != disp || !maps.Equal(got, params) {
 		return "", false
 	}

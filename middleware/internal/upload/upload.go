@@ -35,7 +35,7 @@ import (
 // and kept in a spool (spool.go) that the handler then reads: the text
 // of the body (names, header values, fields, the contents of text file
 // parts, and what lies outside the parts) is read into memory a part at a
-// time and checked as multipart.go says; the contents of the file parts
+// time and checked as walk.go says; the contents of the file parts
 // the route takes as data (rules.FileContents) go by without being held,
 // counted against Limits.FileBytes and Limits.BinaryBodyBytes. What the
 // handler reads is the spool, octet for octet: the body that was checked.
@@ -218,7 +218,7 @@ func multipartBoundary(ct string) (string, *finding.Rejection) {
 // any; trailers is the check of the trailers.
 //
 // A body with a content coding is decoded as it is read (codedStream,
-// encoding.go): the spool holds the decoded body, which is the one
+// package bodyio): the spool holds the decoded body, which is the one
 // checked, within the same limits, and, in Enforce mode, the one the
 // handler gets, Content-Encoding removed. In Monitor mode the handler
 // gets the body as it came, coded, from a spool of its own (spool.sent).
@@ -407,7 +407,7 @@ func (w *mpRebuild) release() {
 
 // Canon canonicalizes a multipart body that Check read
 // into a spool, from what its walk made of it (mpRebuild), by the rules of
-// the comment on rebuilding in multipart.go, as canonMultipart does a body
+// the comment on rebuilding in walk.go, as canonMultipart does a body
 // in memory. When something changes, the body is written anew: in memory
 // when the body as sent stayed in memory (as canonMultipart writes it),
 // and otherwise to a second spool, the contents of its data parts copied

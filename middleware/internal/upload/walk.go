@@ -37,7 +37,7 @@ import (
 //     included), under the names classes (namesForbid), octets and the
 //     escapes a JSON or XML decoder would decode alike; its extended
 //     values, which must decode; and, under RefuseAmbiguousParts, no
-//     field or parameter given twice (multipart_headers.go);
+//     field or parameter given twice (headers.go);
 //   - a field's declared charset, as a text body's (RefuseCharsets);
 //   - the content of every text part: every field (a part without a file
 //     name, one without a Content-Disposition included) and every file
@@ -945,7 +945,7 @@ func qpRejection(field string, raw []byte, off int) *finding.Rejection {
 // is reported, so that a request is always refused the same way.
 func checkPartNames(p *compiled.Policy, pt *mimePart) *finding.Rejection {
 	// What makes Go drop a parameter, then what parsers read two ways
-	// (multipart_headers.go): the values checked below are Go's reading.
+	// (headers.go): the values checked below are Go's reading.
 	if rj := checkExtendedParams(pt); rj != nil {
 		return rj
 	}

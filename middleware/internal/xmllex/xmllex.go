@@ -5,7 +5,7 @@
 // tag machine that make it fast; and the readers of XML's references and
 // declarations (Ref, ForeignEncoding), which the XML check and the escape
 // scan of every text body share. It knows nothing of policies or
-// rejections: package middleware's XML engine (xml.go) reads its tokens
+// rejections: the XML engine (package xmlbody) reads its tokens
 // and decides.
 package xmllex
 
