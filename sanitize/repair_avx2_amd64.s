@@ -45,29 +45,25 @@ DATA rp2Source<>+0(SB)/8, $0
 DATA rp2Source<>+8(SB)/8, $0x00bdbfef00000000
 GLOBL rp2Source<>(SB), RODATA|NOPTR, $16
 
-// CONSTS2 loads the constants of the masks (Y7-Y15); it uses BX.
+// rp2Bytes are the octets that CONSTS2 broadcasts: 0F, admitLead, C0,
+// DF, EF and F5.
+DATA rp2Bytes<>+0(SB)/8, $0x0000f5efdfc0010f
+GLOBL rp2Bytes<>(SB), RODATA|NOPTR, $8
+
+// CONSTS2 loads the constants of the masks (Y7-Y15), from memory: a
+// legacy SSE MOVQ from a general register into an X register, among AVX2
+// instructions, made a call of the kernels cost some 700 ns on the Xeon
+// of bench/README.md (an SSE-AVX transition), against 10-30 ns a block.
 #define CONSTS2 \
-	MOVL           $0x0F, BX;                 \
-	MOVQ           BX, X15;                   \
-	VPBROADCASTB   X15, Y15;                  \
+	VPBROADCASTB   rp2Bytes<>+0(SB), Y15;     \
 	VBROADCASTI128 ·admitTables+0(SB), Y14;   \
 	VBROADCASTI128 ·admitTables+16(SB), Y13;  \
 	VBROADCASTI128 ·admitTables+32(SB), Y12;  \
-	MOVL           $const_admitLead, BX;      \
-	MOVQ           BX, X11;                   \
-	VPBROADCASTB   X11, Y11;                  \
-	MOVL           $0xC0, BX;                 \
-	MOVQ           BX, X10;                   \
-	VPBROADCASTB   X10, Y10;                  \
-	MOVL           $0xDF, BX;                 \
-	MOVQ           BX, X9;                    \
-	VPBROADCASTB   X9, Y9;                    \
-	MOVL           $0xEF, BX;                 \
-	MOVQ           BX, X8;                    \
-	VPBROADCASTB   X8, Y8;                    \
-	MOVL           $0xF5, BX;                 \
-	MOVQ           BX, X7;                    \
-	VPBROADCASTB   X7, Y7
+	VPBROADCASTB   rp2Bytes<>+1(SB), Y11;     \
+	VPBROADCASTB   rp2Bytes<>+2(SB), Y10;     \
+	VPBROADCASTB   rp2Bytes<>+3(SB), Y9;      \
+	VPBROADCASTB   rp2Bytes<>+4(SB), Y8;      \
+	VPBROADCASTB   rp2Bytes<>+5(SB), Y7
 
 // SECOND2 sets t to 0xFF at the octets of w (32 of a window) that are
 // admitted by the octet before each, in p (the 32 octets one place

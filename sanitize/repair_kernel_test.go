@@ -333,6 +333,32 @@ func BenchmarkToValidShort(b *testing.B) {
 	}
 }
 
+// BenchmarkRepairKernels times each kernel pair on 6 blocks of each kind
+// that the writing kernels write their own way: with both valid and
+// ill-formed octets, with no valid octet, and all valid (6: fewer than
+// validRun, after which the kernels stop).
+func BenchmarkRepairKernels(b *testing.B) {
+	for _, in := range []struct{ name, unit string }{{"mixed", "a\xff\xe2\x82"}, {"errors", "\xff"}, {"valid", "aé€😀"}} {
+		const blocks = 6
+		p := []byte(strings.Repeat(in.unit, (kernelBefore+blocks*blockStep+kernelAfter)/len(in.unit)+1))
+		out := make([]byte, 3*len(p)+64)
+		for _, k := range repairKernels {
+			b.Run(in.name+"/count/"+k.name, func(b *testing.B) {
+				b.SetBytes(blocks * blockStep)
+				for b.Loop() {
+					repairCount(k.kernel, &p[kernelBefore], blocks)
+				}
+			})
+			b.Run(in.name+"/write/"+k.name, func(b *testing.B) {
+				b.SetBytes(blocks * blockStep)
+				for b.Loop() {
+					repairWrite(k.kernel, &p[kernelBefore], blocks, &out[0], len(out))
+				}
+			})
+		}
+	}
+}
+
 // FuzzToValidLong repairs p repeated to at least 300 octets after head
 // ASCII octets, long enough for the kernels, and compares with refRepair.
 func FuzzToValidLong(f *testing.F) {
