@@ -26,7 +26,7 @@
 DATA rp2OutMask<>+0(SB)/8, $0x0ffffffffffffff0
 GLOBL rp2OutMask<>(SB), RODATA|NOPTR, $8
 
-// rp2FFFD is U+FFFD (EF BF BD) 21 times, and one more octet: the
+// rp2FFFD is U+FFFD (EF BF BD) 21 times, and one more octet:
 // repairWriteAVX2 stores it 32 octets at a time, the second half right
 // after the first.
 DATA rp2FFFD<>+0(SB)/8, $0xbfefbdbfefbdbfef
@@ -45,8 +45,8 @@ DATA rp2Source<>+0(SB)/8, $0
 DATA rp2Source<>+8(SB)/8, $0x00bdbfef00000000
 GLOBL rp2Source<>(SB), RODATA|NOPTR, $16
 
-// rp2Bytes are the octets that CONSTS2 broadcasts: 0F, admitLead, C0,
-// DF, EF and F5.
+// rp2Bytes are the octets that CONSTS2 broadcasts: 0F, admitLead (01),
+// C0, DF, EF and F5.
 DATA rp2Bytes<>+0(SB)/8, $0x0000f5efdfc0010f
 GLOBL rp2Bytes<>(SB), RODATA|NOPTR, $8
 
