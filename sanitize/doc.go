@@ -59,15 +59,15 @@
 // CheckClasses only refuses, over text already validated. A refusal is a
 // *Error with Reason ForbiddenChar, the offset and the Class.
 // On CPUs with AVX-512, Check of 96 octets or more validates and looks
-// for the classes in one pass: two table lookups per 64 octets find the
-// octets that can start a character of the refused classes, three more
-// narrow them down to the characters, and only what is left is decoded.
-// CheckClasses runs the same pass (it validates too, but reports only
-// classes; from an ill-formed sequence on it goes on with the scan below),
-// so that text dense in characters that start like refused ones (U+200D,
-// U+2014 start as bidi controls do) costs what other text costs. Without
-// AVX-512, Check and CheckClasses find the octets that can start a refused
-// character in a second SIMD pass after validation's, and look at each.
+// for the classes in one pass (with AVX2 only, from 67 octets): table
+// lookups per 64 octets find the octets that can start a character of the
+// refused classes, more narrow them down to the characters, and only what
+// is left is decoded. CheckClasses runs the same pass (it validates too,
+// but reports only classes; from an ill-formed sequence on it goes on with
+// the scan below), so that text dense in characters that start like
+// refused ones (U+200D, U+2014 start as bidi controls do) costs what other
+// text costs. Without a SIMD kernel, Check and CheckClasses validate and
+// then look at each octet that can start a refused character.
 //
 // # Errors and offsets
 //

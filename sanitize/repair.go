@@ -26,9 +26,9 @@ const replacement = "\uFFFD"
 // Its time is linear in len(p) however the errors lie, and it allocates
 // once, the result (it counts the octets of the result first: U+FFFD is
 // three octets, so an octet of input can become three). On amd64 with
-// AVX-512 VBMI2, both passes go 56 octets at a time (repair_block.go),
-// and hand a run of 8 blocks with no error to the SIMD validator, which
-// finds the end of the run (skipValid).
+// AVX-512 VBMI2, or with AVX2, both passes go 56 octets at a time
+// (repair_block.go), and hand a run of 8 blocks with no error to the SIMD
+// validator, which finds the end of the run (skipValid).
 func ToValid(p []byte) []byte {
 	i := validPrefix(p)
 	if i == len(p) {

@@ -8,13 +8,40 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// repairKernel reports whether this CPU runs the repair kernels: AVX-512
-// with the byte permutes of VBMI (VPERMB) and the byte compression of
-// VBMI2 (VPCOMPRESSB), and BMI2 (PDEP, BZHI) and POPCNT.
-var repairKernel = func() bool {
+// repairKernel is the repair kernel pair of this CPU, chosen once from
+// its features (x/sys/cpu obeys GODEBUG=cpu.avx512f=off, with which the
+// tests run the AVX2 pair): avx512Kernel for repairCountAVX512 and
+// repairWriteAVX512, which need AVX-512 with the byte permutes of VBMI
+// (VPERMB) and the byte compression of VBMI2 (VPCOMPRESSB); avx2Kernel for
+// repairCountAVX2 and repairWriteAVX2, which need AVX2; both need BMI2
+// (PDEP) and POPCNT. noKernel: ToValid goes one character at a time.
+var repairKernel = func() int {
 	x := &cpu.X86
-	return x.HasAVX512F && x.HasAVX512BW && x.HasAVX512VBMI && x.HasAVX512VBMI2 && x.HasBMI2 && x.HasPOPCNT
+	switch {
+	case x.HasAVX512F && x.HasAVX512BW && x.HasAVX512VBMI && x.HasAVX512VBMI2 && x.HasBMI2 && x.HasPOPCNT:
+		return avx512Kernel
+	case x.HasAVX2 && x.HasBMI2 && x.HasPOPCNT:
+		return avx2Kernel
+	}
+	return noKernel
 }()
+
+// repairCount runs the counting kernel of kernel (avx512Kernel:
+// repairCountAVX512; avx2Kernel: repairCountAVX2), which the tests choose.
+func repairCount(kernel int, p *byte, blocks int) (done, count, valid int) {
+	if kernel == avx512Kernel {
+		return repairCountAVX512(p, blocks)
+	}
+	return repairCountAVX2(p, blocks)
+}
+
+// repairWrite runs the writing kernel of kernel, as repairCount does.
+func repairWrite(kernel int, p *byte, blocks int, out *byte, room int) (done, written int, run bool) {
+	if kernel == avx512Kernel {
+		return repairWriteAVX512(p, blocks, out, room)
+	}
+	return repairWriteAVX2(p, blocks, out, room)
+}
 
 // repairCountAVX512 returns how many of the blocks of blockStep octets at
 // p it counted, their length repaired, and how many of their octets are
@@ -75,7 +102,7 @@ func dataAt[T string | []byte](p T, a int) *byte {
 // from its first error, by blocks with the kernels rather than one
 // character at a time: with them, if n is long enough that a call costs
 // less than the characters (BenchmarkToValidShort).
-func useBlocks(n int) bool { return repairKernel && n >= blocksFromLen }
+func useBlocks(n int) bool { return repairKernel != noKernel && n >= blocksFromLen }
 
 // blocksFromLen is the shortest rest that useBlocks gives the kernels.
 const blocksFromLen = 64
@@ -128,7 +155,7 @@ func countEdge[T string | []byte](p T, a, b int) (m, valid int) {
 	blocks, pad := edge(&e, p, a, b)
 	// The padding is ASCII: one valid octet each. An edge is shorter
 	// than validRun blocks: the kernel counts all of it.
-	_, m, valid = repairCountAVX512(&e[kernelBefore], blocks)
+	_, m, valid = repairCount(repairKernel, &e[kernelBefore], blocks)
 	return m - pad, valid - pad
 }
 
@@ -138,7 +165,7 @@ func writeEdge[T string | []byte](out []byte, o int, p T, a, b int) int {
 	var e [edgeLen]byte
 	var w [3*edgeMax + 64]byte
 	blocks, pad := edge(&e, p, a, b)
-	done, n, _ := repairWriteAVX512(&e[kernelBefore], blocks, &w[0], len(w))
+	done, n, _ := repairWrite(repairKernel, &e[kernelBefore], blocks, &w[0], len(w))
 	if done != blocks {
 		panic("sanitize: repair kernel stopped short of an edge")
 	}
@@ -176,7 +203,7 @@ func repairLenBlocks[T string | []byte](p T, i int) (m, valid int, fill fillEnd)
 			k = min(k, chunk)
 			chunk *= 2
 		}
-		done, c, v := repairCountAVX512(dataAt(p, i), k)
+		done, c, v := repairCount(repairKernel, dataAt(p, i), k)
 		m += c
 		valid += v
 		i += done * blockStep
@@ -223,7 +250,7 @@ func repairIntoBlocks[T string | []byte](out []byte, o int, p T, i int) int {
 		if k == 0 || o >= len(out) {
 			break
 		}
-		done, w, run := repairWriteAVX512(dataAt(p, i), k, &out[o], len(out)-o)
+		done, w, run := repairWrite(repairKernel, dataAt(p, i), k, &out[o], len(out)-o)
 		o += w
 		i += done * blockStep
 		if done == k || !run {

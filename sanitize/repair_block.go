@@ -3,7 +3,8 @@ package sanitize
 // Repair by blocks: what each octet of ill-formed input becomes depends only
 // on the three octets before it and the three after it, so that a SIMD
 // kernel (repair_amd64.s) can decide it for 64 octets at once, with no
-// state carried from one block to the next.
+// state carried from one block to the next (repair_avx2_amd64.s has the
+// same kernels for AVX2, a window as two halves of 32 octets).
 //
 // A lead octet (C2-F4) always starts a character or a maximal subpart, an
 // ASCII octet is a character, and C0, C1 and F5-FF are maximal subparts of

@@ -9,13 +9,51 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/cpu"
 )
 
 // needRepairKernel skips a test on a CPU without the repair kernels.
 func needRepairKernel(t testing.TB) {
 	t.Helper()
-	if !repairKernel {
+	if repairKernel == noKernel {
 		t.Skip("no repair kernel on this CPU")
+	}
+}
+
+// repairKernels are the repair kernel pairs this CPU runs: the AVX2 pair
+// on every CPU with AVX2, BMI2 and POPCNT, so that an AVX-512 machine
+// tests both, and the AVX-512 pair where repairKernel is that one.
+// A test calls no other: an AVX-512 instruction on a CPU without it is an
+// illegal instruction.
+var repairKernels = func() (ks []repairKernelPair) {
+	x := &cpu.X86
+	if x.HasAVX2 && x.HasBMI2 && x.HasPOPCNT {
+		ks = append(ks, repairKernelPair{"avx2", avx2Kernel})
+	}
+	if repairKernel == avx512Kernel {
+		ks = append(ks, repairKernelPair{"avx512", avx512Kernel})
+	}
+	return ks
+}()
+
+// A repairKernelPair names a pair of repair kernels for repairCount and
+// repairWrite.
+type repairKernelPair struct {
+	name   string
+	kernel int
+}
+
+// String returns the name of the pair, for test logs.
+func (k repairKernelPair) String() string { return k.name }
+
+// TestRepairKernelChoice reports the repair kernels of this CPU and those
+// the tests call directly.
+func TestRepairKernelChoice(t *testing.T) {
+	names := map[int]string{noKernel: "none", avx2Kernel: "AVX2", avx512Kernel: "AVX-512"}
+	t.Logf("repair kernels: %s; tested directly: %v", names[repairKernel], repairKernels)
+	if repairKernel != noKernel && len(repairKernels) == 0 {
+		t.Error("the CPU's repair kernel is not among those tested")
 	}
 }
 
@@ -58,25 +96,16 @@ func TestRepairKernels(t *testing.T) {
 	}
 }
 
-// checkKernelBlocks checks the kernels on each block of p against the
-// model (countSpan, writeSpan), and ToValid, ToValidString and AppendValid
-// on p against refRepair. It returns how many blocks have no continuation
-// that a lead admits (octetMasks.second is 0), which the kernels decide
-// from ge80 alone (LONE in repair_amd64.s).
+// checkKernelBlocks checks each kernel pair of repairKernels on each
+// block of p against the model (countSpan, writeSpan), and ToValid,
+// ToValidString and AppendValid on p against refRepair. It returns how
+// many blocks have no continuation that a lead admits (octetMasks.second
+// is 0), which the kernels decide from ge80 alone (LONE in
+// repair_amd64.s, LONE2 in repair_avx2_amd64.s).
 func checkKernelBlocks(t *testing.T, p []byte) (lone int) {
 	t.Helper()
-	var out [3*blockStep + 64]byte
 	for a := kernelBefore; a+kernelAfter <= len(p); a += blockStep {
-		want := make([]byte, 3*blockStep)
-		want = want[:writeSpan(want, 0, p, a, a+blockStep)]
-		v, _ := spanMasks(p, a, a+blockStep)
-		if done, got, valid := repairCountAVX512(&p[a], 1); done != 1 || got != len(want) || got != countSpan(p, a, a+blockStep) || valid != bits.OnesCount64(v) {
-			t.Fatalf("repairCountAVX512(% X) = %d, %d, %d valid; model says %d, %d valid", p[a-kernelBefore:a+kernelAfter], done, got, valid, len(want), bits.OnesCount64(v))
-		}
-		done, n, _ := repairWriteAVX512(&p[a], 1, &out[0], len(out))
-		if done != 1 || !bytes.Equal(out[:n], want) {
-			t.Fatalf("repairWriteAVX512(% X) = %d, % X; model says % X", p[a-kernelBefore:a+kernelAfter], done, out[:n], want)
-		}
+		checkKernelBlock(t, p, a)
 		var w [windowLen]byte
 		copy(w[:], p[a-windowFirst:])
 		if maskWindow(p[a-windowFirst-1], &w).second == 0 {
@@ -94,6 +123,74 @@ func checkKernelBlocks(t *testing.T, p []byte) (lone int) {
 		t.Fatalf("AppendValid(% X) = % X, reference says % X", p, got, want)
 	}
 	return lone
+}
+
+// checkKernelBlock runs each kernel pair of repairKernels on the block
+// of p at a (kernelBefore <= a, a+kernelAfter <= len(p)) and checks the
+// count, the valid octets and what it writes against the model.
+func checkKernelBlock(t *testing.T, p []byte, a int) {
+	t.Helper()
+	var out [3*blockStep + 64]byte
+	want := make([]byte, 3*blockStep)
+	want = want[:writeSpan(want, 0, p, a, a+blockStep)]
+	v, _ := spanMasks(p, a, a+blockStep)
+	for _, k := range repairKernels {
+		if done, got, valid := repairCount(k.kernel, &p[a], 1); done != 1 || got != len(want) || got != countSpan(p, a, a+blockStep) || valid != bits.OnesCount64(v) {
+			t.Fatalf("%s: repairCount(% X) = %d, %d, %d valid; model says %d, %d valid", k, p[a-kernelBefore:a+kernelAfter], done, got, valid, len(want), bits.OnesCount64(v))
+		}
+		done, n, _ := repairWrite(k.kernel, &p[a], 1, &out[0], len(out))
+		if done != 1 || !bytes.Equal(out[:n], want) {
+			t.Fatalf("%s: repairWrite(% X) = %d, % X; model says % X", k, p[a-kernelBefore:a+kernelAfter], done, out[:n], want)
+		}
+	}
+}
+
+// TestRepairKernelsEveryOffset runs each kernel pair against the model on
+// inputs of random octets (edgeOctets) and of hostileString's runs, one
+// block from every octet at which one fits, and all the blocks that fit
+// from each of the first blockStep octets: the blocks of ToValid start at
+// any offset of its input, after its first error, and so at any alignment.
+func TestRepairKernelsEveryOffset(t *testing.T) {
+	needRepairKernel(t)
+	t.Parallel()
+	r := rand.New(rand.NewPCG(14, 21))
+	count := 60
+	if testing.Short() {
+		count = 10
+	}
+	for _, p := range kernelInputs(r, count)[:2*count] {
+		for a := kernelBefore; a+kernelAfter <= len(p); a++ {
+			checkKernelBlock(t, p, a)
+			if a >= kernelBefore+blockStep {
+				continue
+			}
+			blocks := blocksFrom(len(p), a)
+			for _, k := range repairKernels {
+				done, m, valid := repairCount(k.kernel, &p[a], blocks)
+				end := a + done*blockStep
+				wantValid := 0
+				for b := a; b < end; b += blockStep {
+					v, _ := spanMasks(p, b, b+blockStep)
+					wantValid += bits.OnesCount64(v)
+				}
+				if done < 1 || done > blocks || valid != wantValid {
+					t.Fatalf("%s: repairCount(%d blocks at %d of % X) = %d, %d, %d valid; model says %d valid", k, blocks, a, p, done, m, valid, wantValid)
+				}
+				want := make([]byte, 0, 3*len(p))
+				for b := a; b < end; b += blockStep {
+					want = want[:writeSpan(want[:cap(want)], len(want), p, b, b+blockStep)]
+				}
+				if len(want) != m {
+					t.Fatalf("%s: repairCount(%d blocks at %d of % X) = %d octets; model says %d", k, blocks, a, p, m, len(want))
+				}
+				out := make([]byte, len(want)+64)
+				wdone, n, _ := repairWrite(k.kernel, &p[a], blocks, &out[0], len(out))
+				if wdone != done || !bytes.Equal(out[:n], want) {
+					t.Fatalf("%s: repairWrite(%d blocks at %d of % X) = %d, % X; model says %d, % X", k, blocks, a, p, wdone, out[:n], done, want)
+				}
+			}
+		}
+	}
 }
 
 // lonePieces start no well-formed sequence and own no continuation: lone
@@ -181,13 +278,13 @@ func TestRepairEdges(t *testing.T) {
 	}
 }
 
-// TestRepairWriteRoom checks that repairWriteAVX512 writes no octet past
+// TestRepairWriteRoom checks that each writing kernel writes no octet past
 // the room it is given: it stops before the first block that would not
 // fit whole with 64 octets to spare for its stores, and no earlier.
 func TestRepairWriteRoom(t *testing.T) {
 	needRepairKernel(t)
 	t.Parallel()
-	// Blocks of every kind the kernel writes its own way: with the
+	// Blocks of every kind the kernels write their own way: with the
 	// groups, with no valid octet (FF, E2 82: U+FFFD stored 21 at a
 	// time) and with every octet valid.
 	for _, unit := range []string{"\xed\xa0\x80a\xff", "\xff", "\xe2\x82", "\xf0\x9f\x98", "a\xff", "aé€😀"} {
@@ -195,19 +292,21 @@ func TestRepairWriteRoom(t *testing.T) {
 		const blocks = 4
 		full := countSpan(p, kernelBefore, kernelBefore+blocks*blockStep)
 		for room := range full + 100 {
-			buf := bytes.Repeat([]byte{0x55}, room+64)
-			done, n, _ := repairWriteAVX512(&p[kernelBefore], blocks, &buf[0], room)
-			if n > room || done > blocks {
-				t.Fatalf("%+q, room %d: wrote %d octets, %d blocks", unit, room, n, done)
-			}
-			if want := countSpan(p, kernelBefore, kernelBefore+done*blockStep); n != want {
-				t.Fatalf("%+q, room %d: wrote %d octets for %d blocks, want %d", unit, room, n, done, want)
-			}
-			if done < blocks && room-n >= countSpan(p, kernelBefore+done*blockStep, kernelBefore+(done+1)*blockStep)+64 {
-				t.Fatalf("%+q, room %d: stopped after %d blocks with room for the next", unit, room, done)
-			}
-			if strings.Trim(string(buf[room:]), "\x55") != "" {
-				t.Fatalf("%+q, room %d: wrote past it: % X", unit, room, buf[room:])
+			for _, k := range repairKernels {
+				buf := bytes.Repeat([]byte{0x55}, room+64)
+				done, n, _ := repairWrite(k.kernel, &p[kernelBefore], blocks, &buf[0], room)
+				if n > room || done > blocks {
+					t.Fatalf("%s, %+q, room %d: wrote %d octets, %d blocks", k, unit, room, n, done)
+				}
+				if want := countSpan(p, kernelBefore, kernelBefore+done*blockStep); n != want {
+					t.Fatalf("%s, %+q, room %d: wrote %d octets for %d blocks, want %d", k, unit, room, n, done, want)
+				}
+				if done < blocks && room-n >= countSpan(p, kernelBefore+done*blockStep, kernelBefore+(done+1)*blockStep)+64 {
+					t.Fatalf("%s, %+q, room %d: stopped after %d blocks with room for the next", k, unit, room, done)
+				}
+				if strings.Trim(string(buf[room:]), "\x55") != "" {
+					t.Fatalf("%s, %+q, room %d: wrote past it: % X", k, unit, room, buf[room:])
+				}
 			}
 		}
 	}
@@ -228,6 +327,32 @@ func BenchmarkToValidShort(b *testing.B) {
 					} else {
 						repairInto(out[:repairLen(p, 0)+4], 0, p, 0)
 					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkRepairKernels times each kernel pair on 6 blocks of each kind
+// that the writing kernels write their own way: with both valid and
+// ill-formed octets, with no valid octet, and all valid (6: fewer than
+// validRun, after which the kernels stop).
+func BenchmarkRepairKernels(b *testing.B) {
+	for _, in := range []struct{ name, unit string }{{"mixed", "a\xff\xe2\x82"}, {"errors", "\xff"}, {"valid", "aé€😀"}} {
+		const blocks = 6
+		p := []byte(strings.Repeat(in.unit, (kernelBefore+blocks*blockStep+kernelAfter)/len(in.unit)+1))
+		out := make([]byte, 3*len(p)+64)
+		for _, k := range repairKernels {
+			b.Run(in.name+"/count/"+k.name, func(b *testing.B) {
+				b.SetBytes(blocks * blockStep)
+				for b.Loop() {
+					repairCount(k.kernel, &p[kernelBefore], blocks)
+				}
+			})
+			b.Run(in.name+"/write/"+k.name, func(b *testing.B) {
+				b.SetBytes(blocks * blockStep)
+				for b.Loop() {
+					repairWrite(k.kernel, &p[kernelBefore], blocks, &out[0], len(out))
 				}
 			})
 		}
@@ -258,6 +383,73 @@ func FuzzToValidLong(f *testing.F) {
 		p := append(bytes.Repeat([]byte("h"), int(head%64)), bytes.Repeat(unit, 300/len(unit)+1)...)
 		if want := refRepair(p); !bytes.Equal(ToValid(p), want) {
 			t.Fatalf("ToValid(% X) = % X, reference says % X", p, ToValid(p), want)
+		}
+	})
+}
+
+// TestAdmitTables checks admitTables against secondRange on every pair of
+// octets: the three lookups share admitLead and no other bit exactly when
+// the first octet is a lead and admits the second after it.
+func TestAdmitTables(t *testing.T) {
+	for lead := range 256 {
+		lo, hi := secondRange(byte(lead))
+		for next := range 256 {
+			got := admitTables[0][lead>>4]&admitTables[1][lead&15]&admitTables[2][next>>4] == admitLead
+			if want := lo <= byte(next) && byte(next) <= hi; got != want {
+				t.Errorf("admitTables: %02X %02X admitted %v, Table 3-7 says %v", lead, next, got, want)
+			}
+		}
+	}
+}
+
+// FuzzRepairKernels runs each kernel pair of repairKernels on p, repeated
+// to at least two blocks, from the octet at off (modulo blockStep, so at
+// every alignment) over all the blocks that fit, and compares the kernels
+// with each other and with the model: the blocks each count, their length
+// repaired, their valid octets and what each writes.
+func FuzzRepairKernels(f *testing.F) {
+	for _, tc := range repairCases {
+		f.Add([]byte(tc.in), uint8(0))
+	}
+	for i, c := range hostileRepairUnits {
+		f.Add([]byte(c.unit), uint8(i*7))
+	}
+	for i, piece := range append(lonePieces, wellPieces...) {
+		f.Add([]byte(piece+"\xe2\x82\xac"), uint8(i*11))
+	}
+	needRepairKernel(f)
+	f.Fuzz(func(t *testing.T, p []byte, off uint8) {
+		if len(p) == 0 {
+			return
+		}
+		a := kernelBefore + int(off)%blockStep
+		p = bytes.Repeat(p, (a+2*blockStep+kernelAfter)/len(p)+1)
+		blocks := blocksFrom(len(p), a)
+		var want []byte
+		wantValid, wantDone := 0, -1
+		for _, k := range repairKernels {
+			done, m, valid := repairCount(k.kernel, &p[a], blocks)
+			if wantDone < 0 {
+				// The model, for the blocks the first kernel counted.
+				wantDone = done
+				want = make([]byte, 3*len(p))
+				o := 0
+				for b := range done {
+					s := a + b*blockStep
+					o = writeSpan(want, o, p, s, s+blockStep)
+					v, _ := spanMasks(p, s, s+blockStep)
+					wantValid += bits.OnesCount64(v)
+				}
+				want = want[:o]
+			}
+			if done != wantDone || m != len(want) || valid != wantValid {
+				t.Fatalf("%s: repairCount(%d blocks at %d of % X) = %d, %d, %d valid; want %d, %d, %d valid", k, blocks, a, p, done, m, valid, wantDone, len(want), wantValid)
+			}
+			out := make([]byte, len(want)+64)
+			wdone, n, _ := repairWrite(k.kernel, &p[a], blocks, &out[0], len(out))
+			if wdone != done || !bytes.Equal(out[:n], want) {
+				t.Fatalf("%s: repairWrite(%d blocks at %d of % X) = %d, % X; want %d, % X", k, blocks, a, p, wdone, out[:n], done, want)
+			}
 		}
 	})
 }

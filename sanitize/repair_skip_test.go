@@ -119,7 +119,7 @@ func alternating(run int, e string, n int) []byte {
 	return b.Bytes()
 }
 
-// TestRepairKernelsStopForRuns checks that both kernels stop after
+// TestRepairKernelsStopForRuns checks that the kernels of each pair stop after
 // validRun all-valid blocks in a row (the assembly's literal), and not
 // before, whatever errors come earlier.
 func TestRepairKernelsStopForRuns(t *testing.T) {
@@ -136,14 +136,16 @@ func TestRepairKernelsStopForRuns(t *testing.T) {
 		for b := range errs + validRun {
 			want += countSpan(p, kernelBefore+b*blockStep, kernelBefore+(b+1)*blockStep)
 		}
-		done, m, _ := repairCountAVX512(&p[kernelBefore], blocks)
-		if done != errs+validRun || m != want {
-			t.Errorf("%d errors: repairCountAVX512 = %d, %d; want %d blocks", errs, done, m, errs+validRun)
-		}
-		out := make([]byte, 3*len(p)+64)
-		done, n, run := repairWriteAVX512(&p[kernelBefore], blocks, &out[0], len(out))
-		if done != errs+validRun || !run || n != m {
-			t.Errorf("%d errors: repairWriteAVX512 = %d, %d, %v; want %d blocks, %d octets, true", errs, done, n, run, errs+validRun, m)
+		for _, k := range repairKernels {
+			done, m, _ := repairCount(k.kernel, &p[kernelBefore], blocks)
+			if done != errs+validRun || m != want {
+				t.Errorf("%s, %d errors: repairCount = %d, %d; want %d blocks", k, errs, done, m, errs+validRun)
+			}
+			out := make([]byte, 3*len(p)+64)
+			done, n, run := repairWrite(k.kernel, &p[kernelBefore], blocks, &out[0], len(out))
+			if done != errs+validRun || !run || n != m {
+				t.Errorf("%s, %d errors: repairWrite = %d, %d, %v; want %d blocks, %d octets, true", k, errs, done, n, run, errs+validRun, m)
+			}
 		}
 	}
 }
