@@ -77,7 +77,11 @@ func startWire(name string) *wire {
 		srv.EnableHTTP2 = true
 		srv.StartTLS()
 		tr.Protocols.SetHTTP2(true)
-		tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
+		// Sessions resumed and a classical key exchange: a full handshake
+		// (an RSA signature, ML-KEM) per connection would be most of the
+		// CPU these tests take, and TLS is not what they test.
+		tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
+			ClientSessionCache: tls.NewLRUClientSessionCache(0), CurvePreferences: []tls.CurveID{tls.X25519}}
 	}
 	w.url = srv.URL
 	w.client = &http.Client{Transport: tr}
