@@ -20,6 +20,7 @@ func main() {
 	log.Fatal(http.ListenAndServe("127.0.0.1:8080", h))
 }
 
+// README:begin
 func newHandler() (http.Handler, error) {
 	logger := zerolog.New(os.Stderr).With().Timestamp().Logger()
 	policies := rules.Table{
@@ -49,3 +50,5 @@ func newHandler() (http.Handler, error) {
 	// default.
 	return mux, middleware.CheckMuxRoutes(policies, patterns)
 }
+
+// README:end

@@ -20,6 +20,7 @@ func main() {
 	log.Fatal(e.Start("127.0.0.1:8080"))
 }
 
+// README:begin
 func newServer() (*echo.Echo, error) {
 	e := echo.New()
 	// The log's remote_ip: the connection's address. Behind a proxy, use
@@ -44,3 +45,5 @@ func newServer() (*echo.Echo, error) {
 	// is an error here, not a route that silently gets the default.
 	return e, echov4.CheckRoutes(e, policies)
 }
+
+// README:end
