@@ -10,7 +10,6 @@ import (
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/middleware/internal/octets"
-	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -121,34 +120,4 @@ func refCanonPath(p *compiled.Policy, r *http.Request) *Rejection {
 		r.URL.RawPath = string(enc)
 	}
 	return nil
-}
-
-// TestCanonPathAllocs: rewriting a path costs the same number
-// of allocations however many segments it has (the new Path and RawPath,
-// the escaped path url.URL makes), none per segment.
-func TestCanonPathAllocs(t *testing.T) {
-	if racetest.Enabled {
-		t.Skip("the race detector changes allocation counts")
-	}
-	p := compiled.Compile(canonPolicy(normalize.NFC))
-	s := getScratch()
-	defer putScratch(s)
-	var counts []float64
-	for _, n := range []int{20, 200, 1000} {
-		r := httptest.NewRequest(http.MethodGet, "/"+strings.Repeat("e%CC%81/", n)+"x", nil)
-		u := *r.URL
-		counts = append(counts, testing.AllocsPerRun(50, func() {
-			*r.URL = u
-			if rj := s.canonPath(r, p); rj != nil {
-				t.Fatal(rj)
-			}
-		}))
-		if r.URL.Path == u.Path {
-			t.Fatalf("%d segments: not rewritten", n)
-		}
-	}
-	t.Logf("allocations for 20, 200, 1000 segments: %v", counts)
-	if counts[0] > 5 || counts[1] != counts[0] || counts[2] != counts[0] {
-		t.Errorf("allocations for 20, 200, 1000 segments: %v, want the same, at most 5", counts)
-	}
 }

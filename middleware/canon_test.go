@@ -6,16 +6,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/labstack/echo/v4"
-
-	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
-	"github.com/utf8guard/utf8guard/rules"
 )
 
 // Canonicalization through the whole middleware: whatever the handler
@@ -301,65 +296,5 @@ func canonGetBody(loc canonLoc, in string) func() (io.ReadCloser, error) {
 			return http.NoBody, nil
 		}
 		return r.Body, nil
-	}
-}
-
-// TestCanonAllocs reports the allocations of a clean ASCII GET served
-// through Echo on a strict route with and without NFC, and pins those of
-// the middleware's own work: none, with or without NFC, for a clean ASCII
-// request or one already in NFC.
-func TestCanonAllocs(t *testing.T) {
-	if racetest.Enabled {
-		t.Skip("the race detector changes allocation counts")
-	}
-	serve := func(pol rules.Policy) float64 {
-		e := echo.New()
-		if !pol.Off() {
-			e.Use(WithConfig(Config{Rules: &pol}))
-		}
-		e.GET("/api/users/:id", func(c echo.Context) error {
-			_ = c.Param("id")
-			_ = c.QueryParam("name")
-			return c.NoContent(http.StatusOK)
-		})
-		r := httptest.NewRequest("GET", "/api/users/42?name=alice&sort=desc&page=2", nil)
-		w := &canonDiscard{h: http.Header{}}
-		return testing.AllocsPerRun(500, func() {
-			e.ServeHTTP(w, r)
-			if w.code != http.StatusOK {
-				t.Fatalf("status %d", w.code)
-			}
-		})
-	}
-	bare := serve(rules.Unchecked()) // no middleware
-	strict := serve(rules.Strict())
-	nfc := serve(canonPolicy(normalize.NFC))
-	nfkcPrecis := serve(canonPrecisPolicy(normalize.NFKC))
-	t.Logf("allocs per clean ASCII GET through Echo: no middleware %v, strict %v, strict+NFC %v, strict+NFKC+PRECIS fields %v",
-		bare, strict, nfc, nfkcPrecis)
-	if nfc != strict {
-		t.Errorf("NFC costs %v allocations on a clean ASCII request, want none", nfc-strict)
-	}
-
-	for _, pol := range []rules.Policy{rules.Strict(), canonPolicy(normalize.NFC), canonPolicy(normalize.NFKC, canonRejecting)} {
-		g, err := newGuard(pol, nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, target := range []string{"/api/users/42?name=alice&sort=desc", "/api/users/%C3%A9t%C3%A9?q=caf%C3%A9&r=a+b%EA%B0%80"} {
-			r := httptest.NewRequest("GET", target, nil)
-			names, values := []string{"id"}, []string{"42"}
-			n := testing.AllocsPerRun(200, func() {
-				s := getScratch()
-				_, rj := g.inspect(s, r, g.policies().def, names, values, r.URL.RawPath != "")
-				putScratch(s)
-				if rj != nil {
-					t.Fatal(rj)
-				}
-			})
-			if n != 0 {
-				t.Errorf("%s %s: inspect allocates %v times, want 0", pol.Normalization.Name(), target, n)
-			}
-		}
 	}
 }

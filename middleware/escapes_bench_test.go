@@ -6,7 +6,6 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/escape"
-	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -46,20 +45,5 @@ func BenchmarkCheckEscapes(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// TestEscapeScanAllocatesNothing: the scan of a body it passes allocates
-// nothing, whatever the body holds: escapes, references, paths.
-func TestEscapeScanAllocatesNothing(t *testing.T) {
-	if racetest.Enabled {
-		t.Skip("the race detector allocates")
-	}
-	strict := compiled.Compile(rules.Strict())
-	for _, body := range escapeBenchBodies() {
-		forbid := strict.Location(body.loc).Forbid
-		if n := testing.AllocsPerRun(20, func() { escape.Check(body.p, body.loc, forbid, 0) }); n != 0 {
-			t.Errorf("%s: %v allocations", body.name, n)
-		}
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"mime/quotedprintable"
 	"strings"
 	"testing"
-
-	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 )
 
 // qpDecoder, which reuses its memory from part to part, decodes exactly as
@@ -31,20 +29,5 @@ func TestQPDecoderAsGo(t *testing.T) {
 		if !bytes.Equal(got, want) || (gerr == nil) != (werr == nil) {
 			t.Fatalf("case %d, %q: decoded %q, %v; Go's decoder %q, %v", i, raw, got, gerr, want, werr)
 		}
-	}
-}
-
-// A quoted-printable part costs no buffer of its own.
-func TestQPDecoderAllocs(t *testing.T) {
-	if racetest.Enabled {
-		t.Skip("allocation counts differ under the race detector")
-	}
-	var dec qpDecoder
-	raw := []byte(strings.Repeat("=C3=A9", 100) + "=\r\n")
-	buf := make([]byte, 0, 1024)
-	_, _ = readAll(buf, dec.reader(raw))
-	n := testing.AllocsPerRun(100, func() { _, _ = readAll(buf[:0], dec.reader(raw)) })
-	if n > 1 {
-		t.Errorf("%.0f allocations per part, want 1 at most (the decoder's state)", n)
 	}
 }

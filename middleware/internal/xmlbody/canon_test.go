@@ -3,14 +3,10 @@ package xmlbody
 import (
 	"bytes"
 	"fmt"
-	"math/bits"
 	"strings"
 	"testing"
 
-	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
-	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
-	"github.com/utf8guard/utf8guard/rules"
 )
 
 // xmlCanonWide checks that Canon's compact state (xmlCanon[uint32],
@@ -67,34 +63,6 @@ func xmlCanonHostile(n int, name string) []byte {
 		b.WriteString("</a>")
 	}
 	return b.Bytes()
-}
-
-// TestXMLCanonAllocs pins the goal for Canon: once its pooled
-// state has served a body of the default limit (1 MiB), checking another
-// allocates nothing, however the body nests or splits its text.
-func TestXMLCanonAllocs(t *testing.T) {
-	if racetest.Enabled {
-		t.Skip("the race detector allocates, and drops pooled values at random")
-	}
-	p := compiled.Compile(rules.Policy{XML: rules.Check{On: true, Forbid: strictXML}, Normalization: normalize.NFC})
-	for _, name := range []string{"deep", "autoclose", "pieces"} {
-		for _, n := range []int{16 << 10, maxPooledXMLBody - 64} {
-			body := xmlCanonHostile(n, name)
-			if rj := Canon(p, body); rj != nil {
-				t.Fatalf("%s %d: %v", name, n, rj)
-			}
-			if a := testing.AllocsPerRun(3, func() { _ = Canon(p, body) }); a != 0 {
-				t.Errorf("%s, %d octets: %v allocations", name, len(body), a)
-			}
-			// A state that is new, or that the pool dropped, grows its
-			// three slices by doubling: a few allocations per doubling of
-			// the body, none per element or piece.
-			fresh := testing.AllocsPerRun(1, func() { _ = new(xmlCanon[uint32]).check(normalize.NFC, body) })
-			if most := 3*bits.Len(uint(len(body))) + 1; fresh > float64(most) {
-				t.Errorf("%s, %d octets, new state: %v allocations, want at most %d", name, len(body), fresh, most)
-			}
-		}
-	}
 }
 
 // TestXMLGrow checks that xmlGrow makes room for one more element, and

@@ -11,7 +11,6 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
-	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -302,38 +301,6 @@ func TestXMLClean(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-	}
-}
-
-// TestXMLAllocs: Check allocates nothing on a body it accepts, on each
-// of its paths (xmlShape).
-func TestXMLAllocs(t *testing.T) {
-	if racetest.Enabled {
-		t.Skip("the race detector changes allocation counts")
-	}
-	c := &rules.Check{On: true, Forbid: strictXML}
-	cb := &rules.Check{On: true, Forbid: strictXML | sanitize.BOM}
-	for _, tc := range xmlCleanCases {
-		body := []byte(tc.body)
-		for _, chk := range []*rules.Check{c, cb} {
-			if n := testing.AllocsPerRun(100, func() { _ = Check(body, chk, true) }); n != 0 {
-				t.Errorf("%s, %v: %v allocations", tc.name, chk.Forbid, n)
-			}
-		}
-	}
-	for _, kind := range []string{"plain", "refs", "lexer"} {
-		big := xmlBenchBody(64<<10, kind)
-		if n := testing.AllocsPerRun(10, func() { _ = Check(big, c, true) }); n != 0 {
-			t.Errorf("64 KiB %s: %v allocations", kind, n)
-		}
-	}
-	for _, kind := range xmlHostileKinds[1:] {
-		big := xmlHostileBody(64<<10, kind)
-		for _, chk := range []*rules.Check{c, cb} {
-			if n := testing.AllocsPerRun(10, func() { _ = Check(big, chk, true) }); n != 0 {
-				t.Errorf("64 KiB %s, %v: %v allocations", kind, chk.Forbid, n)
-			}
-		}
 	}
 }
 
