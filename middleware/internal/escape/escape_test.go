@@ -2,6 +2,7 @@ package escape
 
 import (
 	"encoding/xml"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,5 +48,16 @@ func TestYAMLBinaryScanAllocatesNothing(t *testing.T) {
 	forbid := rules.Strict().Body.Forbid
 	if n := testing.AllocsPerRun(100, func() { _ = binaryEscapes(body, forbid) }); n != 0 {
 		t.Errorf("%v allocations per scan, want 0", n)
+	}
+}
+
+// TestHTMLClassedNamesWithoutSemicolonAreLegacy: htmlNamed skips the table
+// for a name without ';' that no legacy name starts, which holds only
+// while every classed name without ';' is a legacy one.
+func TestHTMLClassedNamesWithoutSemicolonAreLegacy(t *testing.T) {
+	for name := range htmlClassed {
+		if !strings.HasSuffix(name, ";") && !slices.Contains(htmlLegacyClassed, name) {
+			t.Errorf("the classed name %q has no ';' and is not in htmlLegacyClassed", name)
+		}
 	}
 }

@@ -288,6 +288,11 @@ func htmlNamed(p []byte) (string, int) {
 	}
 	if i < len(p) && p[i] == ';' {
 		i++
+	} else if !legacyPrefixed(p[1:i]) {
+		// Every classed name ends in ';' but the legacy ones: a name
+		// without it that starts with none of them reads as nothing
+		// classed. (A form body is a run of such names, one per '&'.)
+		return "", 0
 	}
 	if i > maxHTMLName+1 {
 		// Longer than any name: only a legacy name can prefix it.
@@ -306,6 +311,17 @@ func htmlNamed(p []byte) (string, int) {
 		}
 	}
 	return "", 0
+}
+
+// legacyPrefixed reports whether name starts with a name of
+// htmlLegacyClassed.
+func legacyPrefixed(name []byte) bool {
+	for _, l := range htmlLegacyClassed {
+		if len(name) >= len(l) && string(name[:len(l)]) == l {
+			return true
+		}
+	}
+	return false
 }
 
 func isASCIIAlnum(b byte) bool {
