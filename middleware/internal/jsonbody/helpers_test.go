@@ -2,6 +2,7 @@ package jsonbody
 
 import (
 	"fmt"
+	"testing"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
 	"github.com/utf8guard/utf8guard/normalize"
@@ -27,4 +28,21 @@ func canonPolicy(n normalize.Form, edits ...func(p *rules.Policy)) rules.Policy 
 		e(&p)
 	}
 	return p
+}
+
+// sweep is n, the size of a randomized sweep, or a tenth of it under
+// -short (the race detector's run, and arm64 under an emulator).
+func sweep(n int) int {
+	if testing.Short() {
+		return max(n/10, 1)
+	}
+	return n
+}
+
+// short is 1 under -short, 0 otherwise.
+func short() int {
+	if testing.Short() {
+		return 1
+	}
+	return 0
 }

@@ -44,7 +44,7 @@ func TestJSONFastPath(t *testing.T) {
 	}
 	bodies := append([]string(nil), jsonSamples...)
 	rng := rand.New(rand.NewPCG(3, 4))
-	for range 3000 {
+	for range sweep(3000) {
 		b := []byte(jsonSamples[rng.IntN(len(jsonSamples))])
 		for range 1 + rng.IntN(3) {
 			if len(b) == 0 {

@@ -82,7 +82,7 @@ func TestJSONMembersQuickPath(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	bodies := append([]string(nil), memberBodies...)
-	for range 5000 {
+	for range sweep(5000) {
 		bodies = append(bodies, string(mutateJSON(rng, []byte(memberBodies[rng.IntN(len(memberBodies))]))))
 	}
 	quick := 0

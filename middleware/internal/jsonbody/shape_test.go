@@ -122,14 +122,14 @@ func TestJSONShape(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	bodies := append(append([]string(nil), jsonSamples...), memberBodies...)
-	bodies = append(bodies, shapeBodies(rng, 300)...)
-	for range 600 {
+	bodies = append(bodies, shapeBodies(rng, sweep(300))...)
+	for range sweep(600) {
 		bodies = append(bodies, string(mutateJSON(rng, []byte(bodies[rng.IntN(len(bodies))]))))
 	}
 	// The marks' walk takes a SIMD pass of 64 octets and 1 KiB at a
 	// time: the same bodies again behind a string that pushes them across
 	// those boundaries, at many offsets.
-	for k := 0; k < 140; k += 3 {
+	for k := 0; k < 140; k += 3 * (1 + 9*short()) {
 		body := bodies[rng.IntN(len(bodies))]
 		bodies = append(bodies, `["`+strings.Repeat("x", 960+k)+`",`+body+`]`)
 	}
