@@ -111,6 +111,30 @@ func edgeSeqs(n, lo, hi int) iter.Seq[int] {
 	}
 }
 
+// leadSeqs yields, as allSeqs does, the sample of the sequences of 3
+// octets whose first octet is in [lo, hi) that the default runs of the
+// repair sweeps take: sampleSeqs from C0 (every lead, and C0-C1) and
+// edgeSeqs below it. An octet below C0 (ASCII, or a continuation with no
+// lead) is a character or a maximal subpart of its own, and the two
+// octets after it a sequence of 2 octets, which the sweeps take whole.
+func leadSeqs(lo, hi int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for v := range edgeSeqs(3, lo, min(hi, 0xC0)) {
+			if !yield(v) {
+				return
+			}
+		}
+		if hi <= 0xC0 {
+			return
+		}
+		for v := range sampleSeqs(3, max(lo, 0xC0), hi) {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
 // product yields v followed by every sequence whose k-th octet is in
 // sets[k], as big-endian values, and reports whether yield asked for more.
 func product(v int, sets [][]byte, yield func(int) bool) bool {
