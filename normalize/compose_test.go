@@ -74,15 +74,20 @@ var composeFixtures = []rune{
 
 // TestComposerDifferential compares the normalizer with norm, through every
 // method of Form (differential), on every code point alone and between
-// fixtures (a stride of them without -long, a longer one with -short), and
-// on runs of non-starters around the Stream-Safe limit of 30.
+// fixtures, and on runs of non-starters around the Stream-Safe limit of
+// 30. The code points are every one with -long, every 257th with -sweep
+// (0.5 s of CPU), and every 1021st by default and with -short. The runs
+// are of 28 to 33 non-starters with -sweep, after each fixture and of
+// each mark; by default and with -short, of one of those lengths for each
+// fixture and mark, the next length for the next, so that every fixture,
+// every mark and every length still come up.
 func TestComposerDifferential(t *testing.T) {
-	stride := rune(257)
+	stride := rune(1021)
 	switch {
 	case longTests():
 		stride = 1
-	case testing.Short():
-		stride = 1021
+	case sweepTests():
+		stride = 257
 	}
 	forms := []struct {
 		f  Form
@@ -101,9 +106,14 @@ func TestComposerDifferential(t *testing.T) {
 	})
 	// Runs of non-starters around the limit, after each fixture.
 	marks := []string{"\u0301", "\u0323", "\u0344", "\u0f73", "\uff9e", "\u1161", "\u11a8", "\u0b3e", "\u0301\u0323", "\u3099", "\U0001D165"}
+	turn := 0
 	for _, st := range composeFixtures {
 		for _, m := range marks {
+			turn++
 			for n := 28; n <= 33; n++ {
+				if !sweepTests() && n != 28+turn%6 {
+					continue
+				}
 				for _, fm := range forms {
 					s := string(st) + strings.Repeat(m, n) + "x" + strings.Repeat(m, n)
 					differential(t, fm.f, fm.nf, []byte(s))
@@ -114,11 +124,13 @@ func TestComposerDifferential(t *testing.T) {
 }
 
 // TestComposerDifferentialRandom compares the normalizer with norm on random strings
-// of fixtures, dense in the cases where they interact.
+// of fixtures, dense in the cases where they interact: 1,000 of them by
+// default and with -short, 5,000 with -sweep (0.4 s of CPU), 400,000 with
+// -long.
 func TestComposerDifferentialRandom(t *testing.T) {
-	iters, parts := 5000, 1
-	if testing.Short() {
-		iters = 1000
+	iters, parts := 1000, 1
+	if sweepTests() {
+		iters = 5000
 	}
 	if longTests() {
 		// In parallel parts, each with a stream of its own; the first

@@ -7,22 +7,42 @@ import (
 	"unicode/utf8"
 )
 
-// long turns on the exhaustive sweeps: every code point through the
-// scanner, the composer and the PRECIS profiles, and the property the
-// scanner rests on; each test that has one says what -long adds. Without
-// it, the same tests check the same properties on samples with every class
-// of input (the boundaries of the safe ranges, the ends of each table row
-// and class of octet, and a stride), so that go test stays fast, as
-// golang.org/x/text does with its own -long flag. CI runs the sweeps (the
-// flag comes after the packages: go test passes on the flags it does not
-// know from there), and .ci/long every test with -long:
+// The sweeps run at one of four depths, each taking more of the same
+// spaces than the one before, so that go test stays fast and CI still runs
+// everything (as golang.org/x/text does with its own -long flag):
 //
+//   - -short: what the race detector can afford;
+//   - the default, what a maintainer runs after every change (a couple of
+//     seconds of CPU): every test, each on a sample with every class of
+//     input (the boundaries of the safe ranges, the ends of each table row
+//     and class of octet, and a stride), named in its comment;
+//   - -sweep: the samples that CI runs on each path (-tags purego and the
+//     default), several times larger: the whole conformance file and every
+//     code point it does not list, strides of every code point through the
+//     composer and the PRECIS profiles, every code point the scanner reads
+//     by its octets (about 6 s of CPU);
+//   - -long: the exhaustive sweeps, every code point through the scanner,
+//     the composer and the PRECIS profiles, and the property the scanner
+//     rests on (two minutes of CPU); each test that has one says what -long
+//     adds.
+//
+// The flags come after the packages (go test passes on the flags it does
+// not know from there), and only to packages that define them:
+//
+//	go test ./normalize -sweep
 //	go test -run 'Differential|SafeSpan|BoundaryBeforeSafe' -skip 'TestComposerDifferentialRandom' ./normalize -long
-var long = flag.Bool("long", false, "run the exhaustive sweeps (two minutes of CPU)")
+var (
+	sweep = flag.Bool("sweep", false, "run the sweeps that CI runs on each CPU path (6 s of CPU)")
+	long  = flag.Bool("long", false, "run the exhaustive sweeps (two minutes of CPU); implies -sweep")
+)
 
 // longTests reports whether to run the exhaustive sweeps: with -long, and
 // never with -short.
 func longTests() bool { return *long && !testing.Short() }
+
+// sweepTests reports whether to run the sweeps of -sweep: with -sweep or
+// -long, and never with -short.
+func sweepTests() bool { return (*sweep || *long) && !testing.Short() }
 
 // runeParts is how many parallel subtests sweepRunes splits the code
 // points into: enough that the few costly ones (the BMP and plane 1) do

@@ -6,6 +6,7 @@ package normalize
 import (
 	"iter"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
@@ -13,12 +14,14 @@ import (
 )
 
 // TestFallback runs the scanner as it runs when the tables do not match
-// norm.Version (only ASCII is skipped without norm), on the conformance data.
+// norm.Version (only ASCII is skipped without norm), on the conformance
+// data: with -sweep, every line (0.2 s of CPU); by default and with
+// -short, sampleLines(2).
 func TestFallback(t *testing.T) {
 	d := loadConformance(t)
 	for _, f := range []Form{NFC, NFKC} {
 		fi := new(fallbackInfo(f.info().norm))
-		for _, cl := range d.lines {
+		for _, cl := range d.sampleLines(2) {
 			for _, x := range cl.c {
 				want := fi.norm.String(x)
 				if got := string(appendNormal(fi, nil, x, 0)); got != want {
@@ -61,13 +64,14 @@ func (fi *formInfo) name() string {
 
 // TestScanners runs the conformance data through both ways of scanning,
 // whichever this CPU uses (TestConformance runs that one through every
-// method).
+// method): with -sweep, every line (0.25 s of CPU); by default and with
+// -short, sampleLines(1).
 func TestScanners(t *testing.T) {
 	d := loadConformance(t)
 	for _, fi := range scanners() {
 		t.Run(fi.name(), func(t *testing.T) {
 			t.Parallel()
-			for _, cl := range d.lines {
+			for _, cl := range d.sampleLines(1) {
 				for _, x := range cl.c {
 					want := fi.norm.String(x)
 					if got := string(appendNormal(fi, nil, x, 0)); got != want {
@@ -109,8 +113,13 @@ func refSpan(fi *formInfo, p []byte, i int) int {
 // random texts, walked through as the scanner does, carrying what it knows
 // to be well-formed from one call to the next.
 //
-// With -long it takes every code point, every sequence of three octets and
-// 200 long texts, not 20 (about 25 s of CPU more).
+// That is with -sweep (0.8 s of CPU). With -long it takes every code
+// point, every sequence of three octets and 200 long texts, not 20 (about
+// 25 s of CPU more). The default run (and -short) takes spanRunes's
+// sample, smaller than -sweep's; of the pairs of octets, every lead with
+// every second octet, but after an octet that cannot lead (a continuation,
+// C0-C1, F5-FF) only the ends of each class of octet; and 5,000 random
+// texts, not 20,000, and 2 long texts, not 20.
 //
 // It runs both ways of scanning, whichever this CPU uses: with the text
 // validated first (prevalidate) and without.
@@ -145,8 +154,11 @@ func TestSafeSpan(t *testing.T) {
 				check := spanChecker(t, fi)
 				for b0 := 0x80; b0 < 0x100; b0++ {
 					for b1 := 0; b1 < 0x100; b1++ {
+						if !sweepTests() && (b0 < 0xC2 || b0 > 0xF4) && !slices.Contains(octetEnds, byte(b1)) {
+							continue
+						}
 						if b0 >= 0xF0 {
-							for _, b2 := range []byte{0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF} {
+							for _, b2 := range octetEnds {
 								for _, b3 := range []byte{0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xFF} {
 									check([]byte{byte(b0), byte(b1), b2, b3, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}, 0)
 								}
@@ -166,7 +178,11 @@ func TestSafeSpan(t *testing.T) {
 					"é", "\u0301", "\u00a0", "\u0400", "\u0483", "\u4e2d", "\uac00", "\u1161", "\uff21", "\U0001f600", "\U0001d15e",
 					"\xed\xa0\x80", "\xe0\x80\x80", "\xf4\x90\x80\x80", "\xc1\xbf"}
 				var p []byte
-				for range 20000 {
+				count := 5000
+				if sweepTests() {
+					count = 20000
+				}
+				for range count {
 					p = p[:0]
 					for n := rng.IntN(40); len(p) < n; {
 						p = append(p, alphabet[rng.IntN(len(alphabet))]...)
@@ -180,9 +196,12 @@ func TestSafeSpan(t *testing.T) {
 			// validation stretches, with the odd character that is not
 			// safe or octet that is not well-formed.
 			t.Run("long", func(t *testing.T) {
-				texts := 20
-				if longTests() {
+				texts := 2
+				switch {
+				case longTests():
 					texts = 200
+				case sweepTests():
+					texts = 20
 				}
 				runs := []string{"abc de", "caf\u00e9 d\u00e9j\u00e0 ", "\u0432\u0447\u0435\u0440\u0430 ", "\u6211\u4eec\u660e\u5929", "\U0001f600\U0001f389"}
 				odd := []string{"\u0301", "\xff", "\xe2\x82", "\u00a0", "\ufb01", "\u1161", "\xed\xa0\x80"}
@@ -220,6 +239,11 @@ func TestSafeSpan(t *testing.T) {
 	}
 }
 
+// octetEnds are the first and last octet of ASCII, of the continuation
+// octets and of the parts of them that E0, ED, F0 and F4 admit as their
+// second octet, and of the rest.
+var octetEnds = []byte{0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF}
+
 // spanChecker returns a function that checks safeSpan(fi, p, i), on p as
 // []byte and as a string, against refSpan, and stops t after ten failures.
 // It calls t.Helper only on a failure: a sweep makes millions of checks,
@@ -245,20 +269,24 @@ func spanChecker(t *testing.T, fi *formInfo) func(p []byte, i int) {
 }
 
 // spanRunes yields the code points from U+0080 that TestSafeSpan takes on
-// their own. With -long, every one. Otherwise every one of two and three
-// octets (the ones looked up in the tables indexed by octets), and of four
-// octets (decoded, then looked up by code point): those at either end of a
-// row of 64 bits of the tables, those on either side of a change of
-// isSafe, and every 61st, so that each of the last octets takes every
-// value. That is about 113,000 of 1.1 million.
+// their own. With -long, every one. With -sweep, every one of two and
+// three octets (the ones looked up in the tables indexed by octets), and
+// of four octets (decoded, then looked up by code point): those at either
+// end of a row of 64 bits of the tables, those on either side of a change
+// of isSafe, and every 61st, so that each of the last octets takes every
+// value. That is about 113,000 of 1.1 million. By default, the same
+// sample of the code points of three octets too (about 55,000).
 func spanRunes(fi *formInfo) iter.Seq[rune] {
-	all := longTests()
+	all, from := longTests(), rune(0x7FF)
+	if sweepTests() {
+		from = 0xFFFF
+	}
 	return func(yield func(rune) bool) {
 		for r := rune(0x80); r <= utf8.MaxRune; r++ {
 			if !utf8.ValidRune(r) {
 				continue
 			}
-			if !all && r > 0xFFFF && r&63 != 0 && r&63 != 63 && r%61 != 0 &&
+			if !all && r > from && r&63 != 0 && r&63 != 63 && r%61 != 0 &&
 				fi.isSafe(r-1) == fi.isSafe(r) && (r == utf8.MaxRune || fi.isSafe(r+1) == fi.isSafe(r)) {
 				continue
 			}

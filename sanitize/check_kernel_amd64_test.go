@@ -79,9 +79,14 @@ func TestFusedKernelChoice(t *testing.T) {
 // Multilingual Plane, and its neighbours cut short); and the 4-octet
 // sequences from F0 to F4 with a continuation second and third octet and
 // a fourth at the ends of the continuations (the classes' last characters
-// in a plane), and their neighbours. With -long (about 25 s of CPU), also
-// sampleSeqs of 3 octets, every second octet of 4 and more fourth octets
-// (around the classes' other ends). With -short, fewer offsets.
+// in a plane), and their neighbours. With -sweep, each at every offset
+// under every set of classes (1.2 s of CPU); by default and with -short,
+// each at one of the offsets under one of the sets, the next ones for the
+// next sequence, so that every offset and every set meet every kind of
+// sequence, and every sequence is checked once. With -long
+// (about 25 s of CPU), also sampleSeqs of 3 octets, every second octet of
+// 4 and more fourth octets (around the classes' other ends), each at
+// every offset.
 func TestFusedKernelExhaustive(t *testing.T) {
 	if len(fusedKernels) == 0 {
 		t.Skip("no fused kernel on this CPU")
@@ -98,57 +103,65 @@ func TestFusedKernelExhaustive(t *testing.T) {
 		{100, []int{0, 30, 62, 97}},
 		{200, []int{94, 126, 190, 197}},
 	}
-	if testing.Short() {
-		layouts = layouts[:1]
-		layouts[0].offs = []int{30, 62}
-	}
+	rotate := !sweepTests()
 	run := func(t *testing.T, m int, seqs iter.Seq[int]) {
+		// The places that a sequence of m octets fits in.
+		type place struct{ n, off int }
+		var places []place
 		bufs := map[int][]byte{}
 		for _, l := range layouts {
 			bufs[l.n] = []byte(strings.Repeat("a", l.n))
+			for _, off := range l.offs {
+				if off+m <= l.n {
+					places = append(places, place{l.n, off})
+				}
+			}
 		}
 		seq := make([]byte, m+4)
-		failures := 0
+		failures, turn := 0, 0
 		for v := range seqs {
 			for k := range m {
 				seq[k] = byte(v >> (8 * (m - 1 - k)))
 			}
 			copy(seq[m:], "aaaa")
-			for _, forbid := range sets {
+			for si, forbid := range sets {
+				// Rotated, each set takes every place in turn.
+				if rotate && si != turn/len(places)%len(sets) {
+					continue
+				}
 				want, wantClasses := refCheck(seq, forbid), refCheckClasses(seq, forbid)
-				for _, l := range layouts {
-					buf := bufs[l.n]
-					for _, off := range l.offs {
-						if off+m > l.n {
-							continue
-						}
-						copy(buf[off:], seq[:m])
-						w, wc := want, wantClasses
-						if w.Reason != 0 {
-							w.Offset += off
-						}
-						if wc.Reason != 0 {
-							wc.Offset += off
-						}
-						if off+m == l.n && w.Reason != 0 && w.Reason != ForbiddenChar {
-							// Cut short by the end of p, not by 'a'.
-							w = refCheck(buf, forbid)
-						}
-						for _, k := range fusedKernels {
-							got, _ := asError(checkFusedBy(buf, forbid, k.kernel))
-							gotClasses, _ := asError(checkClassesFusedBy(buf, forbid, k.kernel))
-							if got != w || gotClasses != wc {
-								t.Errorf("% X at %d of %d, %v: %s kernel: check %+v, classes %+v; want %+v, %+v",
-									seq[:m], off, l.n, forbid, k.name, got, gotClasses, w, wc)
-								if failures++; failures >= 20 {
-									t.Fatal("too many failures")
-								}
+				for i, pl := range places {
+					if rotate && i != turn%len(places) {
+						continue
+					}
+					buf, off := bufs[pl.n], pl.off
+					copy(buf[off:], seq[:m])
+					w, wc := want, wantClasses
+					if w.Reason != 0 {
+						w.Offset += off
+					}
+					if wc.Reason != 0 {
+						wc.Offset += off
+					}
+					if off+m == pl.n && w.Reason != 0 && w.Reason != ForbiddenChar {
+						// Cut short by the end of p, not by 'a'.
+						w = refCheck(buf, forbid)
+					}
+					for _, k := range fusedKernels {
+						got, _ := asError(checkFusedBy(buf, forbid, k.kernel))
+						gotClasses, _ := asError(checkClassesFusedBy(buf, forbid, k.kernel))
+						if got != w || gotClasses != wc {
+							t.Errorf("% X at %d of %d, %v: %s kernel: check %+v, classes %+v; want %+v, %+v",
+								seq[:m], off, pl.n, forbid, k.name, got, gotClasses, w, wc)
+							if failures++; failures >= 20 {
+								t.Fatal("too many failures")
 							}
 						}
-						copy(buf[off:], "aaaa"[:m])
 					}
+					copy(buf[off:], "aaaa"[:m])
 				}
 			}
+			turn++
 		}
 	}
 	t.Run("len1-2", func(t *testing.T) {
@@ -189,28 +202,41 @@ func TestFusedKernelExhaustive(t *testing.T) {
 // malformation, at every offset of texts of each fill whose lengths end at
 // every octet of a block, and runs each fused kernel directly.
 //
-// Without -long, each probe goes at a quarter of the offsets, a different
-// quarter at each length, and every fifth length (-long adds about 40 s
-// of CPU). With -short, every tenth length.
+// With -sweep, each probe goes at a quarter of the offsets, a different
+// quarter at each length, and every fifth length (2 s of CPU; -long adds
+// about 40 s more, for every offset of every length). The default run (and
+// -short) takes every 19th length from 67, each ending at a different
+// phase of a block and of a word, and each probe at a sixteenth of the
+// offsets, a different sixteenth at each length, so that every probe
+// still meets every phase of a word.
 func TestFusedKernelsAtEveryOffset(t *testing.T) {
 	if len(fusedKernels) == 0 {
 		t.Skip("no fused kernel on this CPU")
 	}
 	t.Parallel()
+	// A probe goes at every part-th offset, from an offset that changes
+	// with the probe and the length, and at the lengths that keep says.
+	part, keep := 16, func(n int) bool { return (n-fusedKernelMinLen)%19 == 0 }
+	switch {
+	case longTests():
+		part, keep = 1, func(int) bool { return true }
+	case sweepTests():
+		part, keep = 4, func(n int) bool { return n%5 == 0 }
+	}
 	for fi, fill := range fills {
 		t.Run(fill.name, func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(uint64(fi), 11))
 			failures := 0
-			for n := 67; n <= 200; n++ {
-				if !longTests() && n%5 != 0 || testing.Short() && n%10 != 0 {
+			for n := fusedKernelMinLen; n <= 200; n++ {
+				if !keep(n) {
 					continue
 				}
 				base := randomText(rng, fill.chars, n)
 				probes := append(append([]string(nil), classProbes...), injected...)
 				for pi, probe := range probes {
 					for off := 0; off+len(probe) <= n; off++ {
-						if (off+pi+n)%4 != 0 && !longTests() {
+						if (off+pi+n)%part != 0 {
 							continue
 						}
 						p := append([]byte(nil), base...)

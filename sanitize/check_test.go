@@ -42,11 +42,20 @@ var checkSets = []Class{
 // malformation after it: the first violation must win, and flagged
 // characters outside the classes must be passed over.
 //
-// Without -long, each probe goes at a quarter of those offsets, a
-// different quarter at each length (-long adds 3.5 s of CPU). With -short,
-// the even lengths only.
+// With -sweep, each probe goes at a quarter of those offsets, a different
+// quarter at each length (0.6 s of CPU; -long adds 3.5 s more, for every
+// one). The default run (and -short) takes every other length (40, 96,
+// 127, 129, 191, 193, 256, 300 and 520), and each probe at an eighth of
+// the offsets, a different eighth at each length.
 func TestCheckDifferential(t *testing.T) {
 	lengths := []int{40, 95, 96, 100, 127, 128, 129, 160, 191, 192, 193, 255, 256, 257, 300, 389, 520, 1100}
+	part := 8
+	switch {
+	case longTests():
+		part = 1
+	case sweepTests():
+		part = 4
+	}
 	for fi, fill := range fills {
 		// The fill without its characters of a class: the probes are
 		// the only ones.
@@ -74,8 +83,8 @@ func TestCheckDifferential(t *testing.T) {
 					t.FailNow()
 				}
 			}
-			for _, n := range lengths {
-				if testing.Short() && n%2 != 0 {
+			for i, n := range lengths {
+				if !sweepTests() && i%2 != 0 {
 					continue
 				}
 				base := randomText(rng, chars, n)
@@ -93,7 +102,7 @@ func TestCheckDifferential(t *testing.T) {
 						if off > 70 && off < n-70 && off%7 != pi%7 {
 							continue
 						}
-						if (off+pi+n)%4 != 0 && !longTests() {
+						if (off+pi+n)%part != 0 {
 							continue
 						}
 						p := append(append(append(make([]byte, 0, n+8), base[:off]...), probe...), base[off:]...)
@@ -146,21 +155,29 @@ func FuzzCheckLong(f *testing.F) {
 // alphabet of ASCII octets of each class and none, and lead and
 // continuation octets, and random inputs of five to seven over it: the
 // short ASCII path (shortASCIIClass) and the inputs it leaves to the
-// general one.
+// general one; and, from 8 to 40 octets, where printable ASCII takes
+// shortPrintable's path, every octet value at every position of a
+// printable value of each length, and random values.
 //
-// With -short, every octet at every position goes into printable values
-// of the lengths at the ends of shortPrintable's range only (8, 9, 31, 32,
-// 33 and 40 octets, not every length from 8 to 40), and each random part
-// takes a fifth of its inputs: the race detector made this test take
-// 23 s.
+// With -sweep, each input under every set of classes of checkSets, 0 and
+// DEL|TabNewline, every length from 8 to 40 and 20,000 inputs of each
+// random part (2 s of CPU). The default run (and -short) takes the same
+// inputs of up to four octets, but each under a quarter of the sets, a
+// different quarter for the next input; of 8 to 40 octets, the lengths at
+// the ends of shortPrintable's range only (8, 9, 31, 32, 33 and 40
+// octets); and a fifth of each random part.
 func TestCheckShort(t *testing.T) {
 	t.Parallel()
-	randoms := 20000
-	if testing.Short() {
-		randoms = 4000
+	randoms := 4000
+	sets := append(slices.Clip(checkSets), 0, DEL|TabNewline)
+	// Each input is tried under the sets from turn on, every step-th.
+	step, turn := 4, 0
+	if sweepTests() {
+		randoms, step = 20000, 1
 	}
 	try := func(p []byte) {
-		for _, forbid := range append(checkSets, 0, DEL|TabNewline) {
+		for k := turn % step; k < len(sets); k += step {
+			forbid := sets[k]
 			want := refCheck(p, forbid)
 			if got, _ := asError(Check(p, forbid)); got != want {
 				t.Fatalf("Check(% X, %v) = %+v, reference says %+v", p, forbid, got, want)
@@ -169,6 +186,7 @@ func TestCheckShort(t *testing.T) {
 				t.Fatalf("CheckString(% X, %v) = %+v, reference says %+v", p, forbid, got, want)
 			}
 		}
+		turn++
 	}
 	try(nil)
 	for a := range 256 {
@@ -201,7 +219,7 @@ func TestCheckShort(t *testing.T) {
 	// of each length, and random values over the alphabet, mostly
 	// printable.
 	for n := 8; n <= 40; n++ {
-		if testing.Short() && !slices.Contains([]int{8, 9, 31, 32, 33, 40}, n) {
+		if !sweepTests() && !slices.Contains([]int{8, 9, 31, 32, 33, 40}, n) {
 			continue
 		}
 		p := []byte(strings.Repeat("x", n))

@@ -129,13 +129,14 @@ func plainFlagged(p []byte, t *attnTable) []int {
 // inputs of every length up to 300, at every alignment of 0-63, and random
 // inputs under random tables.
 //
-// With -short, at the alignments 0, 9, 18, ... 63 and on a fifth of the
-// random inputs (the race detector made it take 5 s).
+// With -sweep, at every alignment and on 20,000 random inputs (0.4 s of
+// CPU). The default run (and -short) takes the alignments 0, 9, 18, ...
+// 63 and a fifth of the random inputs.
 func TestAttnBlocks(t *testing.T) {
 	t.Parallel()
-	alignStep, randoms := 1, 20000
-	if testing.Short() {
-		alignStep, randoms = 9, 4000
+	alignStep, randoms := 9, 4000
+	if sweepTests() {
+		alignStep, randoms = 1, 20000
 	}
 	tbl := &attnTables[AllClasses]
 	flagged := []byte{0x00, 0x01, 0x1F, 0x7F, 0xC2, 0xD8, 0xE2, 0xEF, 0xF0, 0xF4}
@@ -183,7 +184,21 @@ func TestAttnBlocks(t *testing.T) {
 // every script and of the classes themselves, with octets replaced at
 // random (ill-formed sequences included), under random sets of classes;
 // and each fused kernel, run directly, with them.
+//
+// With -sweep, 20,000 inputs under any set of classes (0.6 s of CPU, most
+// of it to build the fused kernels' tables of about 2,000 sets). The
+// default run (and -short) takes 3,000 inputs, under the sets of
+// checkSets and 46 random ones.
 func TestCheckLong(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	inputs, forbidden := 20000, func() Class { return Class(rng.IntN(int(AllClasses) + 1)) }
+	if !sweepTests() {
+		sets := slices.Clip(checkSets)
+		for len(sets) < 64 {
+			sets = append(sets, forbidden())
+		}
+		inputs, forbidden = 3000, func() Class { return sets[rng.IntN(len(sets))] }
+	}
 	pieces := []string{
 		"The quick brown fox. ", "Привет, мир! ", "你好世界，", "こんにちは、", "😀 ", "é", "\t\n",
 		"\u0085", "\u00ad", "\u061c", "\u200b", "\u202e", "\u3164", "\ue000", "\ufdd0", "\ufeff",
@@ -191,8 +206,7 @@ func TestCheckLong(t *testing.T) {
 		"\u200d", "\u200e", "👩\u200d💻",
 	}
 	mut := []byte("\x00\x01\t\x7f\x80\xbf\xc0\xc2\xcd\xd8\xe1\xe2\xe3\xed\xee\xef\xf0\xf3\xf4\xf8\xffa ")
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 20000 {
+	for range inputs {
 		var b []byte
 		for n := rng.IntN(600); len(b) < n; {
 			pc := pieces[rng.IntN(len(pieces))]
@@ -206,7 +220,7 @@ func TestCheckLong(t *testing.T) {
 				b[rng.IntN(len(b))] = mut[rng.IntN(len(mut))]
 			}
 		}
-		forbid := Class(rng.IntN(int(AllClasses) + 1))
+		forbid := forbidden()
 		if got, _ := asError(Check(b, forbid)); got != refCheck(b, forbid) {
 			t.Fatalf("Check(% X, %v) = %+v, reference says %+v", b, forbid, got, refCheck(b, forbid))
 		}

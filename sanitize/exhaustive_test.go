@@ -77,22 +77,57 @@ func sampleSeqs(n, lo, hi int) iter.Seq[int] {
 		if !product(0, sets, yield) {
 			return
 		}
+		for v := range edgeSeqs(n, lo, hi) {
+			if !yield(v) {
+				return
+			}
+		}
+		stride := sampleStride[n]
+		from, to := lo<<(8*(n-1)), hi<<(8*(n-1))
+		for v := (from + stride - 1) / stride * stride; v < to; v += stride {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+// edgeSeqs yields, as allSeqs does, every sequence of n octets of
+// edgeOctets whose first octet is in [lo, hi): every class of octet at
+// every position after every other. sampleSeqs has them.
+func edgeSeqs(n, lo, hi int) iter.Seq[int] {
+	return func(yield func(int) bool) {
 		var edgeLeads []byte
 		for _, b := range edgeOctets {
 			if lo <= int(b) && int(b) < hi {
 				edgeLeads = append(edgeLeads, b)
 			}
 		}
-		sets = [][]byte{edgeLeads}
+		sets := [][]byte{edgeLeads}
 		for range n - 1 {
 			sets = append(sets, edgeOctets)
 		}
-		if !product(0, sets, yield) {
+		product(0, sets, yield)
+	}
+}
+
+// leadSeqs yields, as allSeqs does, the sample of the sequences of 3
+// octets whose first octet is in [lo, hi) that the default runs of the
+// repair sweeps take: sampleSeqs from C0 (every lead, and C0-C1) and
+// edgeSeqs below it. An octet below C0 (ASCII, or a continuation with no
+// lead) is a character or a maximal subpart of its own, and the two
+// octets after it a sequence of 2 octets, which the sweeps take whole.
+func leadSeqs(lo, hi int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for v := range edgeSeqs(3, lo, min(hi, 0xC0)) {
+			if !yield(v) {
+				return
+			}
+		}
+		if hi <= 0xC0 {
 			return
 		}
-		stride := sampleStride[n]
-		from, to := lo<<(8*(n-1)), hi<<(8*(n-1))
-		for v := (from + stride - 1) / stride * stride; v < to; v += stride {
+		for v := range sampleSeqs(3, max(lo, 0xC0), hi) {
 			if !yield(v) {
 				return
 			}
@@ -120,9 +155,15 @@ func product(v int, sets [][]byte, yield func(int) bool) bool {
 // refReason), acceptance with unicode/utf8.Valid, and the offset with
 // ValidPrefix.
 //
-// Of 4 octets, it takes sampleSeqs, and with -long every sequence whose
-// first octet is F0..F7 as well (about 35 s of CPU). Under -short, the
-// sequences of 3 octets are sampled too.
+// Of 4 octets, it takes sampleSeqs (leadPart.seqs), and with -long every
+// sequence whose first octet is F0..F7 as well (about 35 s of CPU).
+//
+// The default run takes every sequence of 1 and 2 octets, sampleSeqs of 3
+// octets, and of 4 octets sampleSeqs from F0 (every lead of four octets,
+// and every octet that cannot lead) and edgeSeqs below it (a shorter
+// character, or an octet that is no lead, followed by every class of
+// octet). -sweep takes every sequence of 3 octets and sampleSeqs of 4 from
+// every first octet (2 s of CPU). -short is the default run.
 func TestValidateExhaustive(t *testing.T) {
 	t.Parallel()
 	for n := 1; n <= 2; n++ {
@@ -134,9 +175,9 @@ func TestValidateExhaustive(t *testing.T) {
 	for lo := 0; lo < 256; lo += 32 {
 		t.Run(fmt.Sprintf("len3/%02X", lo), func(t *testing.T) {
 			t.Parallel()
-			seqs := allSeqs(3, lo, lo+32)
-			if testing.Short() {
-				seqs = sampleSeqs(3, lo, lo+32)
+			seqs := sampleSeqs(3, lo, lo+32)
+			if sweepTests() {
+				seqs = allSeqs(3, lo, lo+32)
 			}
 			exhaust(t, 3, seqs)
 		})
@@ -164,13 +205,16 @@ var fourOctetParts = []leadPart{
 }
 
 // seqs yields the part's sequences that the sweeps of four octets take:
-// every one if its first octets are in F0..F7 and the run is -long, else
-// sampleSeqs.
+// with -long, every one if its first octets are in F0..F7; with -sweep,
+// and by default from F0, sampleSeqs; below F0 by default, edgeSeqs.
 func (p leadPart) seqs() iter.Seq[int] {
-	if longTests() && 0xF0 <= p.lo && p.hi <= 0xF8 {
+	switch {
+	case longTests() && 0xF0 <= p.lo && p.hi <= 0xF8:
 		return allSeqs(4, p.lo, p.hi)
+	case sweepTests() || p.lo >= 0xF0:
+		return sampleSeqs(4, p.lo, p.hi)
 	}
-	return sampleSeqs(4, p.lo, p.hi)
+	return edgeSeqs(4, p.lo, p.hi)
 }
 
 // exhaust checks every n-octet sequence of seqs, given as big-endian

@@ -3,6 +3,7 @@
 package sanitize
 
 import (
+	"iter"
 	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
@@ -40,8 +41,12 @@ func slotFlags(t testing.TB, ft *fusedTable, c []byte) bool {
 // character whatever follows it, and nothing else for the sets that need
 // no more slots than there are.
 //
-// With -short, the presets' sets and one of each class, not the 20
-// random sets as well.
+// With -sweep, for every code point and 20 random sets (1 s of CPU). The
+// default run takes 4 random sets, and of the code points of four octets
+// only fusedRunes's sample (each of their octets takes every value, and
+// every class's first and last are there); its count of the characters
+// flagged in no class of a set is of those alone. With -short, only the
+// presets' sets and one of each class, no random set.
 func TestFusedTables(t *testing.T) {
 	t.Parallel()
 	if off := [...]uintptr{
@@ -63,11 +68,16 @@ func TestFusedTables(t *testing.T) {
 	for c := range exact {
 		sets = append(sets, c)
 	}
-	if !testing.Short() {
-		rng := rand.New(rand.NewPCG(3, 4))
-		for range 20 {
-			sets = append(sets, Class(rng.IntN(int(AllClasses)+1))&^BOM)
-		}
+	randoms := 4
+	switch {
+	case sweepTests():
+		randoms = 20
+	case testing.Short():
+		randoms = 0
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range randoms {
+		sets = append(sets, Class(rng.IntN(int(AllClasses)+1))&^BOM)
 	}
 	var buf [utf8.UTFMax]byte
 	for _, forbid := range sets {
@@ -98,10 +108,7 @@ func TestFusedTables(t *testing.T) {
 			}
 		}
 		extra := 0
-		for r := rune(0); r <= utf8.MaxRune; r++ {
-			if 0xD800 <= r && r <= 0xDFFF {
-				continue
-			}
+		for r := range fusedRunes() {
 			n := utf8.EncodeRune(buf[:], r)
 			in := ClassOf(r)&forbid != 0
 			flagged := slotFlags(t, ft, buf[:n])
@@ -117,6 +124,38 @@ func TestFusedTables(t *testing.T) {
 		}
 		if extra > 0 {
 			t.Logf("%v: tier 2 also flags %d characters in no class of the set", forbid, extra)
+		}
+	}
+}
+
+// fusedRunes yields the scalar values that TestFusedTables checks: with
+// -sweep, every one; otherwise every one of up to three octets, and of four
+// octets those at either end of a row of 64 (the range of the last
+// octet), every 61st (so that the last octet takes every value), and the
+// first and the last of each range of classRanges and their neighbours.
+// That is about 115,000 of 1.1 million, and a few come twice.
+func fusedRunes() iter.Seq[rune] {
+	all := sweepTests()
+	return func(yield func(rune) bool) {
+		for r := rune(0); r <= utf8.MaxRune; r++ {
+			if 0xD800 <= r && r <= 0xDFFF || !all && r > 0xFFFF && r&63 != 0 && r&63 != 63 && r%61 != 0 {
+				continue
+			}
+			if !yield(r) {
+				return
+			}
+		}
+		if all {
+			return
+		}
+		for _, ranges := range classRanges {
+			for _, rg := range ranges {
+				for _, r := range []rune{rg[0] - 1, rg[0], rg[1], rg[1] + 1} {
+					if r > 0xFFFF && r <= utf8.MaxRune && !yield(r) {
+						return
+					}
+				}
+			}
 		}
 	}
 }

@@ -60,24 +60,31 @@ func TestToValidOneValid(t *testing.T) {
 // the end: repair fills the result up to the block of the character and
 // writes from there, and the two must meet exactly.
 //
-// The character goes at every offset within 70 of the change of pace and of
-// the end; with -short, within 20 (the race detector made the test take
-// 17 to 66 s).
+// With -sweep, the character goes at every offset within 70 of the change
+// of pace and of the end (1 s of CPU). The default run (and -short) puts
+// it at every 9th of those offsets, a different ninth for each error,
+// character and head, so that every offset still comes up.
 func TestToValidFillThenWrite(t *testing.T) {
 	t.Parallel()
 	chunk := windowFirst + 1 + fillChunk*blockStep // kernelBefore on amd64
-	near := 70
-	if testing.Short() {
-		near = 20
+	const near = 70
+	step := 9
+	if sweepTests() {
+		step = 1
 	}
+	turn := 0
 	for _, unit := range []string{"\xff", "\xed\xa0\x80", "\xe2\x82"} {
 		base := strings.Repeat(unit, 4000/len(unit))
 		for _, c := range []string{"a", "€", "😀", "\xe2\x82\xac"} {
 			for _, head := range []string{"", "é"} {
 				filled := 0
+				turn++
 				for k := chunk - near; k <= len(base); k++ {
 					if k == chunk+near {
 						k = len(base) - near
+					}
+					if (k+turn)%step != 0 {
+						continue
 					}
 					p := []byte(head + base[:k] + c + base[k:])
 					checkFill(t, p, len(head), false)

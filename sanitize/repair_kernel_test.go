@@ -5,6 +5,7 @@ package sanitize
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"math/bits"
 	"math/rand/v2"
 	"strings"
@@ -58,8 +59,8 @@ func TestRepairKernelChoice(t *testing.T) {
 }
 
 // kernelInputs returns inputs for the kernels: random octets drawn from
-// edgeOctets (every class Table 3-7 tells apart), hostileString's runs,
-// and the 3-octet sequences of sampleSeqs strung together.
+// edgeOctets (every class Table 3-7 tells apart), and hostileString's
+// runs, count of each.
 func kernelInputs(r *rand.Rand, count int) [][]byte {
 	var ins [][]byte
 	for range count {
@@ -69,8 +70,15 @@ func kernelInputs(r *rand.Rand, count int) [][]byte {
 		}
 		ins = append(ins, p, hostileString(r, 60+r.IntN(600), true))
 	}
+	return ins
+}
+
+// strungInputs returns the 3-octet sequences of seqs strung together, in
+// inputs of about 3,000 octets.
+func strungInputs(seqs iter.Seq[int]) [][]byte {
+	var ins [][]byte
 	var seq []byte
-	for v := range sampleSeqs(3, 0, 256) {
+	for v := range seqs {
 		seq = append(seq, byte(v>>16), byte(v>>8), byte(v))
 		if len(seq) >= 3000 {
 			ins = append(ins, seq)
@@ -82,16 +90,25 @@ func kernelInputs(r *rand.Rand, count int) [][]byte {
 
 // TestRepairKernels checks the kernels block by block against the model
 // (countSpan, writeSpan), and ToValid, ToValidString and AppendValid, which
-// run them, against refRepair.
+// run them, against refRepair, on kernelInputs and on the sequences of
+// sampleSeqs of 3 octets strung together.
+//
+// With -sweep, 2,000 of each kind of kernelInputs and every sequence of
+// the sample (0.25 s of CPU). The default run takes 400 of each kind, and
+// the sequences of leadSeqs (sampleSeqs from C0, edgeSeqs below it);
+// -short, 200 of each kind, and the same sequences.
 func TestRepairKernels(t *testing.T) {
 	needRepairKernel(t)
 	t.Parallel()
 	r := rand.New(rand.NewPCG(14, 15))
-	count := 2000
-	if testing.Short() {
+	count, seqs := 400, leadSeqs(0, 0x100)
+	switch {
+	case sweepTests():
+		count, seqs = 2000, sampleSeqs(3, 0, 0x100)
+	case testing.Short():
 		count = 200
 	}
-	for _, p := range kernelInputs(r, count) {
+	for _, p := range append(kernelInputs(r, count), strungInputs(seqs)...) {
 		checkKernelBlocks(t, p)
 	}
 }
@@ -150,15 +167,21 @@ func checkKernelBlock(t *testing.T, p []byte, a int) {
 // block from every octet at which one fits, and all the blocks that fit
 // from each of the first blockStep octets: the blocks of ToValid start at
 // any offset of its input, after its first error, and so at any alignment.
+//
+// With -sweep, 60 inputs of each kind (0.1 s of CPU); by default the first
+// 20 of them, with -short 10.
 func TestRepairKernelsEveryOffset(t *testing.T) {
 	needRepairKernel(t)
 	t.Parallel()
 	r := rand.New(rand.NewPCG(14, 21))
-	count := 60
-	if testing.Short() {
+	count := 20
+	switch {
+	case sweepTests():
+		count = 60
+	case testing.Short():
 		count = 10
 	}
-	for _, p := range kernelInputs(r, count)[:2*count] {
+	for _, p := range kernelInputs(r, count) {
 		for a := kernelBefore; a+kernelAfter <= len(p); a++ {
 			checkKernelBlock(t, p, a)
 			if a >= kernelBefore+blockStep {
@@ -213,12 +236,18 @@ var (
 // have no continuation that a lead admits, the densest errors, with such
 // windows beside ordinary ones at every distance, and fails if too few of
 // the windows take the path that decides them from ge80 alone.
+//
+// With -sweep, 3,000 inputs (0.1 s of CPU); by default the first 600 of
+// them, with -short 300.
 func TestRepairKernelsLone(t *testing.T) {
 	needRepairKernel(t)
 	t.Parallel()
 	r := rand.New(rand.NewPCG(14, 17))
-	count := 3000
-	if testing.Short() {
+	count := 600
+	switch {
+	case sweepTests():
+		count = 3000
+	case testing.Short():
 		count = 300
 	}
 	blocks, lone := 0, 0

@@ -21,15 +21,19 @@ var skipErrs = []string{"\xff", "\x80", "\xe2\x82", "\xf0\x9f\x98", "\xed\xa0\x8
 // to well after it, which covers every octet within 3 of each multiple of
 // 64 and of blockStep there, and with the run's characters in every
 // phase against the blocks.
+//
+// With -sweep, the second error goes at every offset (1 s of CPU). The
+// default run (and -short) puts it at every 11th, and still within 3
+// octets of each multiple of 64 and of blockStep around the hand-over.
 func TestToValidSkipsValidRuns(t *testing.T) {
 	needRepairKernel(t)
 	t.Parallel()
 	// The kernels start after the first edge (a block) and hand over
 	// after validRun blocks more.
 	switchAt := (validRun + 1) * blockStep
-	step := 1
-	if testing.Short() {
-		step = 5
+	step := 11
+	if sweepTests() {
+		step = 1
 	}
 	for _, first := range []int{0, 1, kernelBefore, 63, 64, 65} {
 		for phase := range 4 {

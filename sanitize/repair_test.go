@@ -107,6 +107,9 @@ func TestToValidReturnsInput(t *testing.T) {
 // TestToValidExhaustive repairs every sequence of 1 and 2 octets, and
 // sampleSeqs of 3 octets (every one with -long, 2.5 s of CPU more), and
 // compares with refRepair; the output is always valid.
+//
+// That is with -sweep (0.1 s of CPU). The default run (and -short) takes,
+// of 3 octets, leadSeqs: sampleSeqs from C0, edgeSeqs below it.
 func TestToValidExhaustive(t *testing.T) {
 	t.Parallel()
 	for n := 1; n <= 2; n++ {
@@ -119,9 +122,12 @@ func TestToValidExhaustive(t *testing.T) {
 	for lo := 0; lo < 256; lo += 32 {
 		t.Run(fmt.Sprintf("len3/%02X", lo), func(t *testing.T) {
 			t.Parallel()
-			seqs := sampleSeqs(3, lo, lo+32)
-			if longTests() {
+			seqs := leadSeqs(lo, lo+32)
+			switch {
+			case longTests():
 				seqs = allSeqs(3, lo, lo+32)
+			case sweepTests():
+				seqs = sampleSeqs(3, lo, lo+32)
 			}
 			repairAll(t, 3, seqs)
 		})

@@ -170,12 +170,15 @@ func checkKernel(t testing.TB, p []byte, want int) bool {
 // first one, so the offset must be its start plus validPrefixGeneric's
 // offset in it alone.
 //
-// It takes every sequence of 1 and 2 octets, sampleSeqs of 3 octets, and
-// sampleSeqs of 4 at one offset. With -long, every sequence of 3 octets too
-// (about 15 s of CPU), and every sequence of 4 octets whose first is F0..F7
-// at one offset (about 30 s). With -short, sequences of 1 to 3 octets go
-// at two offsets only, and of 4 octets only those from F0 (a sequence that
-// starts below F0 starts with a shorter character, which the 3-octet
+// With -sweep, it takes every sequence of 1 and 2 octets and sampleSeqs of
+// 3 octets, each at every offset, and sampleSeqs of 4 (leadPart.seqs) at
+// one offset (0.6 s of CPU). With -long, every sequence of 3 octets too
+// (about 15 s of CPU), and every sequence of 4 octets whose first is
+// F0..F7 at one offset (about 30 s). The default run (and -short) takes
+// the same sequences of 1 to 3 octets, each at one of the offsets in
+// turn, so that every offset meets every kind of sequence and every
+// sequence one offset; and of 4 octets only those from F0 (a sequence
+// that starts below F0 starts with a shorter character, which the 3-octet
 // sample has).
 func TestKernelExhaustive(t *testing.T) {
 	needSIMD(t)
@@ -195,24 +198,30 @@ func TestKernelExhaustive(t *testing.T) {
 			{200, []int{126, 190, 200 - m}},
 		}
 	}
-	few := func(m int) []layout {
-		return []layout{{100, []int{62, 100 - m}}}
-	}
-	run := func(t *testing.T, m int, seqs iter.Seq[int], layouts []layout) {
+	// run puts each sequence of seqs at every offset of layouts, or with
+	// rotate at one of them, the next for the next sequence.
+	run := func(t *testing.T, m int, seqs iter.Seq[int], layouts []layout, rotate bool) {
 		bufs := map[int][]byte{}
+		places := 0
 		for _, l := range layouts {
 			bufs[l.n] = []byte(strings.Repeat("a", l.n))
+			places += len(l.offs)
 		}
 		seq := make([]byte, m)
-		failures := 0
+		failures, turn := 0, 0
 		for v := range seqs {
 			for k := range m {
 				seq[k] = byte(v >> (8 * (m - 1 - k)))
 			}
 			in := validPrefixGeneric(seq)
+			place := 0
 			for _, l := range layouts {
 				buf := bufs[l.n]
 				for _, off := range l.offs {
+					place++
+					if rotate && place-1 != turn {
+						continue
+					}
 					copy(buf[off:], seq)
 					want := l.n
 					if in < m {
@@ -226,13 +235,10 @@ func TestKernelExhaustive(t *testing.T) {
 					copy(buf[off:], "aaaa"[:m])
 				}
 			}
+			turn = (turn + 1) % places
 		}
 	}
 	for m := 1; m <= 3; m++ {
-		layouts := full(m)
-		if testing.Short() {
-			layouts = few(m)
-		}
 		// In 8 parts, to keep the cores busy.
 		for lo := 0; lo < 256; lo += 32 {
 			t.Run(fmt.Sprintf("len%d/%02X", m, lo), func(t *testing.T) {
@@ -241,17 +247,17 @@ func TestKernelExhaustive(t *testing.T) {
 				if m == 3 && !longTests() {
 					seqs = sampleSeqs(m, lo, lo+32)
 				}
-				run(t, m, seqs, layouts)
+				run(t, m, seqs, full(m), !sweepTests())
 			})
 		}
 	}
 	for _, part := range fourOctetParts {
-		if testing.Short() && part.lo < 0xF0 {
+		if !sweepTests() && part.lo < 0xF0 {
 			continue
 		}
 		t.Run(fmt.Sprintf("len4/%02X", part.lo), func(t *testing.T) {
 			t.Parallel()
-			run(t, 4, part.seqs(), []layout{{100, []int{62}}})
+			run(t, 4, part.seqs(), []layout{{100, []int{62}}}, false)
 		})
 	}
 }
@@ -283,13 +289,22 @@ func checkKernelFast(t *testing.T, p []byte, want int) bool {
 // kernel and validPrefix against validPrefixGeneric, and Validate's reason
 // and offset against classify at validPrefixGeneric's offset.
 //
-// Without -long, each malformation goes at every fourth offset, a
-// different fourth at each length: every pair of malformation and offset
-// still comes up, at a quarter of the lengths (-long adds 3 s of CPU).
-// With -short, every fifth length only.
+// With -sweep, each malformation goes at every fourth offset, a different
+// fourth at each length: every pair of malformation and offset still comes
+// up, at a quarter of the lengths (1 s of CPU; -long adds 3 s more, for
+// every offset). The default run (and -short) takes every fifth length,
+// and each malformation at every eighth offset, a different eighth at
+// each length.
 func TestKernelDifferential(t *testing.T) {
 	needSIMD(t)
 	t.Parallel()
+	part := 8
+	switch {
+	case longTests():
+		part = 1
+	case sweepTests():
+		part = 4
+	}
 	for fi, fill := range fills {
 		t.Run(fill.name, func(t *testing.T) {
 			t.Parallel()
@@ -316,14 +331,14 @@ func TestKernelDifferential(t *testing.T) {
 			}
 			for n := 64; n <= 300; n++ {
 				// Every length up to 100 (every end in a block), then some.
-				if n > 100 && n%9 != 0 || testing.Short() && n%5 != 0 {
+				if n > 100 && n%9 != 0 || !sweepTests() && n%5 != 0 {
 					continue
 				}
 				base := randomText(r, fill.chars, n)
 				check(base)
 				for bi, bad := range injected {
 					for off := 0; off+len(bad) <= n; off++ {
-						if (off+bi+n)%4 != 0 && !longTests() {
+						if (off+bi+n)%part != 0 {
 							continue
 						}
 						p := append([]byte(nil), base...)
