@@ -223,7 +223,7 @@ func TestJSONPrecisPointers(t *testing.T) {
 		}
 	}
 	for _, n := range []normalize.Form{normalize.None, normalize.NFC, normalize.NFKC} {
-		for range 300 {
+		for range sweep(300) {
 			pol := rules.Default()
 			pol.Normalization = n
 			for range 1 + rng.IntN(4) {

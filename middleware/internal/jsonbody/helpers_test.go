@@ -1,6 +1,7 @@
 package jsonbody
 
 import (
+	"flag"
 	"fmt"
 	"testing"
 
@@ -30,11 +31,22 @@ func canonPolicy(n normalize.Form, edits ...func(p *rules.Policy)) rules.Policy 
 	return p
 }
 
-// sweep is n, the size of a randomized sweep, or a tenth of it under
-// -short (the race detector's run, and arm64 under an emulator).
+// The randomized sweeps run at one of three depths: under -short a tenth
+// of their bodies (the race detector, arm64 under an emulator), by
+// default a quarter (what a maintainer runs after every change), and with
+// -sweep all of them, which CI runs:
+//
+//	go test ./middleware/internal/jsonbody -sweep
+var fullSweep = flag.Bool("sweep", false, "run the randomized sweeps whole (CI does)")
+
+// sweep is n, the size of a randomized sweep, at the depth the flags ask
+// for.
 func sweep(n int) int {
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		return max(n/10, 1)
+	case !*fullSweep:
+		return max(n/4, 1)
 	}
 	return n
 }
