@@ -440,8 +440,8 @@ func codedBomb(t *testing.T, coding string, mib int, text bool) []byte {
 
 // TestCodedUploadBomb: 512 MiB of zeros in a file part, some 520 KiB of
 // gzip or raw DEFLATE on the wire, on a route that takes 1 MiB of text and
-// 16 MiB of data, is refused 413 (naming the data limit) once the decoded
-// body is over the two together, having read some 20 KiB of the wire; in
+// 4 MiB of data, is refused 413 (naming the data limit) once the decoded
+// body is over the two together, having read some 8 KiB of the wire; in
 // a field (text), once it is over the text limit. The
 // middleware allocates a bounded amount while serving it (the spool's
 // first MiB, its writer, the decoder), not the decoded size; in Monitor
@@ -453,7 +453,7 @@ func TestCodedUploadBomb(t *testing.T) {
 	}
 	const mib = 512
 	pol := uploadLimits()
-	pol.Limits.BinaryBodyBytes, pol.Limits.FileBytes = 16<<20, -1
+	pol.Limits.BinaryBodyBytes, pol.Limits.FileBytes = 4<<20, -1
 	data, text := float64(pol.Limits.BinaryBodyBytes), float64(pol.Limits.BodyBytes)
 	enforce := newCodedServers(t, pol)
 	monitor := newCodedServers(t, pol.AsMonitor())
@@ -513,8 +513,8 @@ func TestCodedUploadBomb(t *testing.T) {
 		}
 	}
 	// How much of the wire the decoder read: the decoded octets stop at
-	// the two limits together (17 MiB) and one buffer, some 17 KiB of
-	// this stream, and the reader's buffer (4 KiB) ahead.
+	// the two limits together (5 MiB) and one buffer, some 5 KiB of this
+	// stream, and the reader's buffer (4 KiB) ahead.
 	for _, tc := range cases[:3] {
 		h := Handler(HTTPConfig{Rules: &pol, Logger: ptrLogger()})(http.NotFoundHandler())
 		wire := &countingReader{r: bytes.NewReader(tc.body)}
