@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -93,13 +94,16 @@ func testBadEcho(t *testing.T, bin string) {
 // the wrong thing: the demo must read neither (what it reads is embedded,
 // or relative to the working directory).
 //
-// With -short it skips the test instead: go build and a server in a process
-// of its own are not what -short is for, and the race detector would not
-// see into that process anyway (plain go test runs these tests).
+// Without -long it skips the test instead: go build and a server in a
+// process of its own are seconds of CPU that go test ./... should not
+// spend after every change, and the race detector would not see into that
+// process anyway. CI runs them:
+//
+//	go test ./examples/server -long
 func buildDemo(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: builds and starts the demo (go build)")
+	if !*long || testing.Short() {
+		t.Skip("builds and starts the demo (go build): run with -long")
 	}
 	demoBin.once.Do(func() { demoBin.path, demoBin.err = build(t) })
 	if demoBin.path == "" {
@@ -107,6 +111,9 @@ func buildDemo(t *testing.T) string {
 	}
 	return demoBin.path
 }
+
+// long says to build the demo and start it in a process of its own.
+var long = flag.Bool("long", false, "build the demo and test it in a process of its own (go build)")
 
 // demoBin is the demo that buildDemo built, in a directory of its own that
 // TestMain removes.
