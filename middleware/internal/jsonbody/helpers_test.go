@@ -50,11 +50,3 @@ func sweep(n int) int {
 	}
 	return n
 }
-
-// short is 1 under -short, 0 otherwise.
-func short() int {
-	if testing.Short() {
-		return 1
-	}
-	return 0
-}
