@@ -208,16 +208,13 @@ func (s *scratch) checkBody(r *http.Request, p *compiled.Policy) *Rejection {
 	}
 	if loc == rules.Multipart {
 		// Checked as it streams in, through a spool (package upload), decoded
-		// from its content coding as it comes (package bodyio).
+		// from its content coding as it comes (package bodyio), and on a
+		// route that canonicalizes it, rebuilt in the same step: canonBody
+		// has nothing left to do for it.
 		sp, lent, rj := upload.Check(r, p, ct, s.store, checkTrailers)
-		s.spool = sp
+		s.spool, s.body = sp, nil
 		if lent != nil {
 			s.lent = lent
-		}
-		if rj == nil {
-			// For canonicalization (canonBody, which calls upload.Canon for
-			// a body without s.body), in either mode.
-			s.body, s.bodyLoc = nil, rules.Multipart
 		}
 		return rj
 	}
@@ -434,16 +431,10 @@ func checkText(body []byte, c *rules.Check) ([]byte, *Rejection) {
 	return fixed, nil
 }
 
-// canonBody canonicalizes a body that checkBody read and accepted.
+// canonBody canonicalizes a body that checkBody read and accepted; a
+// multipart body was canonicalized as it was checked (upload.Check).
 func (s *scratch) canonBody(r *http.Request, p *compiled.Policy) *Rejection {
 	body, loc := s.body, s.bodyLoc
-	if loc == rules.Multipart && body == nil && s.spool != nil && p.CanonAt(loc) {
-		// Every multipart body is spooled (package upload); the spool the
-		// handler reads may be a new one.
-		sp, rj := upload.Canon(r, p, s.spool, s.store)
-		s.spool = sp
-		return rj
-	}
 	if body == nil || !p.CanonAt(loc) {
 		return nil // no body read: not a checked one
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// The one walk (checkStream with an mpRebuild, then Canon) against
+// The one walk (checkStream with an mpRebuild, then canon) against
 // the two walks it replaced: the check, then canonMultipart over the body
 // in memory, or canonSpoolTwoWalk over the body spooled to a file, which
 // read the body as sent again. With the same boundaries drawn, the
@@ -57,7 +57,7 @@ func outcomeOf(rj *finding.Rejection, r *http.Request, body []byte) mpOutcome {
 	return mpOutcome{ct: r.Header.Get("Content-Type"), body: string(body)}
 }
 
-// oneWalk is what the handler gets through Check and Canon.
+// oneWalk is what the handler gets through Check.
 func oneWalk(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled bool) mpOutcome {
 	t.Helper()
 	var out mpOutcome
@@ -70,9 +70,6 @@ func oneWalk(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled b
 		store := NewStore(t.TempDir(), -1)
 		sp, _, rj := Check(r, p, ct, store, noTrailers)
 		defer func() { sp.Release() }()
-		if rj == nil {
-			sp, rj = Canon(r, p, sp, store)
-		}
 		var got []byte
 		if rj == nil {
 			var err error

@@ -173,7 +173,7 @@ type Spool struct {
 	// be rebuilt, so that it costs no garbage when it is.
 	pooled bool
 	// rebuild is the body as its walk rebuilt it, on a route that
-	// canonicalizes (Canon), released with the spool.
+	// canonicalizes (canon), released with the spool.
 	rebuild *mpRebuild
 	// sent is the body as it came, for a body with a content coding in
 	// Monitor mode: the spool holds it decoded, as checked, and the

@@ -213,8 +213,8 @@ func TestHugeLimitsSpool(t *testing.T) {
 
 }
 
-// spoolRun is what a handler reads of a multipart body after Check and
-// Canon, with the body spooled to a file (spilled) or in memory.
+// spoolRun is what a handler reads of a multipart body after Check (its
+// two steps, so that the spill of the body as sent can be seen), with the body spooled to a file (spilled) or in memory.
 type spoolRun struct {
 	rj   *finding.Rejection
 	ct   string
@@ -229,13 +229,13 @@ func runSpool(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled 
 		r.ContentLength = spoolMemory + 1 // declared larger: to the file from the first octet
 	}
 	store := NewStore(t.TempDir(), -1)
-	sp, _, rj := Check(r, p, ct, store, noTrailers)
+	sp, _, rj := check(r, p, ct, store, noTrailers)
 	defer func() { sp.Release() }()
 	if rj == nil && spilled && len(body) > 0 && sp.f == nil {
 		t.Fatalf("the spool did not spill")
 	}
-	if rj == nil && p.CanonAt(rules.Multipart) {
-		sp, rj = Canon(r, p, sp, store)
+	if rj == nil && sp.rebuild != nil {
+		sp, rj = canon(r, p, sp, store) // as Check ends
 	}
 	if rj != nil {
 		return spoolRun{rj: rj}
@@ -250,7 +250,7 @@ func runSpool(t *testing.T, p *compiled.Policy, ct string, body []byte, spilled 
 // FuzzSpooledMultipart: a body spooled to a file is checked and rebuilt as
 // one held in memory is: the same refusals (reason, location, field), and
 // for an accepted body the same parts for the handler, names, headers and
-// contents, on a normalizing route (Canon against canonMultipart).
+// contents, on a normalizing route (Check's canonical pass against canonMultipart).
 func FuzzSpooledMultipart(f *testing.F) {
 	crlf := "\r\n"
 	qp := "Content-Transfer-Encoding: quoted-printable"

@@ -1,14 +1,15 @@
 // Package upload checks multipart bodies as they stream in (Check), keeps
 // them in a spool the handler then reads (Spool, with its disk budget,
-// Store), and rebuilds them in canonical form (Canon). The walk over the
+// Store), and, on a route that canonicalizes them, rebuilds them in
+// canonical form in the same step (canon). The walk over the
 // parts, their headers, what lies outside them and the rewritten
 // Content-Disposition are in walk.go, headers.go, outside.go and
 // disposition.go.
 //
 // A spool lives exactly as long as its request: Check returns it, the
-// pipeline releases it after the handler (Spool.Release), and Canon,
-// which may write a second spool, releases the first and returns the one
-// in force.
+// pipeline releases it after the handler (Spool.Release). When the
+// rebuild writes a second spool, Check releases the first and returns
+// the one in force.
 package upload
 
 import (
@@ -119,7 +120,7 @@ func (w sinkWriter) Write(p []byte) (int, error) {
 // each part, the epilogue.
 //
 // With w, the body is rebuilt in the same walk (mpRebuild): w is filled
-// in, and its rejection, if any, is w.rb.rj, which Canon returns
+// in, and its rejection, if any, is w.rb.rj, which canon returns
 // once the body is accepted.
 func checkStream(p *compiled.Policy, src *spoolReader, boundary string, w *mpRebuild) *finding.Rejection {
 	st := &mpFlow{p: p, src: src}
@@ -217,12 +218,31 @@ func multipartBoundary(ct string) (string, *finding.Rejection) {
 // handler (Verdict), and the lentBody the handler reads it through, if
 // any; trailers is the check of the trailers.
 //
+// On a route that canonicalizes multipart bodies, the walk that checks
+// the body also rebuilds it (mpRebuild), and Check ends with the
+// canonical pass (canon): the handler gets the body rebuilt when
+// something changed, or the request is refused for what the rebuild
+// found. A rebuild written to a second spool replaces the first, which is
+// released at once: the spool returned is the one the handler reads.
+//
 // A body with a content coding is decoded as it is read (codedStream,
 // package bodyio): the spool holds the decoded body, which is the one
 // checked, within the same limits, and, in Enforce mode, the one the
 // handler gets, Content-Encoding removed. In Monitor mode the handler
 // gets the body as it came, coded, from a spool of its own (spool.sent).
 func Check(r *http.Request, p *compiled.Policy, ct string, store *Store,
+	trailers func(*http.Request, *compiled.Policy) *finding.Rejection) (sp *Spool, lent *bodyio.LentBody, rj *finding.Rejection) {
+	sp, lent, rj = check(r, p, ct, store, trailers)
+	if rj == nil && sp.rebuild != nil {
+		sp, rj = canon(r, p, sp, store)
+	}
+	return sp, lent, rj
+}
+
+// check is Check but for the canonical pass: a body that canon will
+// replace is left unread by the handler's side, neither lent nor handed
+// on, for canon to hand on or refuse.
+func check(r *http.Request, p *compiled.Policy, ct string, store *Store,
 	trailers func(*http.Request, *compiled.Policy) *finding.Rejection) (sp *Spool, lent *bodyio.LentBody, rj *finding.Rejection) {
 	c := bodyio.Identity
 	if len(r.Header["Content-Encoding"]) != 0 {
@@ -247,7 +267,7 @@ func Check(r *http.Request, p *compiled.Policy, ct string, store *Store,
 	}
 	sp = newSpool(store, size)
 	if p.CanonAt(rules.Multipart) {
-		// Rebuilt as it is checked, in one walk; Canon writes it.
+		// Rebuilt as it is checked, in one walk; canon writes it.
 		// The body as sent stays in pooled memory until it is known
 		// whether the handler gets it.
 		sp.rebuild = newMPRebuild(p, store)
@@ -303,10 +323,8 @@ func Check(r *http.Request, p *compiled.Policy, ct string, store *Store,
 			r.Body = bodyio.ReadCloser{Reader: from.reader(), Closer: r.Body}
 		}
 	case rj == nil && sp.rebuild.replaces():
-		// Canon hands on the new body, or refuses the request:
-		// the body as sent, in memory, is not copied out for nothing.
-		// Until then a read fails.
-		r.Body = bodyio.ReadCloser{Reader: bodyio.ErrorReader{Err: errRebuildPending}, Closer: r.Body}
+		// canon hands on the new body, or refuses the request: the
+		// body as sent, in memory, is not copied out for nothing.
 	case rj == nil:
 		lent = handSpool(r, sp)
 	}
@@ -359,7 +377,7 @@ func unspooled(err error) *finding.Rejection {
 // text contents are kept in memory (mem's arena: text, bounded by the
 // text limit), and the contents of the top-level data parts copied, as
 // they pass, to a spool of their own (data): never held in memory past
-// spoolMemory. Canon then writes the new body from these, without
+// spoolMemory. canon then writes the new body from these, without
 // reading the body as sent again.
 type mpRebuild struct {
 	rb   *rebuilder
@@ -380,12 +398,7 @@ func newMPRebuild(p *compiled.Policy, st *Store) *mpRebuild {
 	}
 }
 
-// errRebuildPending is what a read of a body being rebuilt fails with: a
-// handler never sees it, since Canon replaces the body or refuses the
-// request.
-var errRebuildPending = errors.New("utf8guard: the multipart body is being rebuilt")
-
-// replaces reports whether Canon will hand on a new body or refuse
+// replaces reports whether canon will hand on a new body or refuse
 // the request: the rebuild went through, something changed, and the body
 // is complete. Not in Monitor mode, where the body as sent is handed on.
 func (w *mpRebuild) replaces() bool {
@@ -405,7 +418,7 @@ func (w *mpRebuild) release() {
 	}
 }
 
-// Canon canonicalizes a multipart body that Check read
+// canon canonicalizes a multipart body that Check read
 // into a spool, from what its walk made of it (mpRebuild), by the rules of
 // the comment on rebuilding in walk.go, as canonMultipart does a body
 // in memory. When something changes, the body is written anew: in memory
@@ -416,7 +429,7 @@ func (w *mpRebuild) release() {
 // again, whole, as the body as sent was. The handler gets the new body;
 // a second spool replaces the first, which is released at once. It returns
 // the spool the handler reads: sp, or the new one.
-func Canon(r *http.Request, p *compiled.Policy, sp *Spool, store *Store) (*Spool, *finding.Rejection) {
+func canon(r *http.Request, p *compiled.Policy, sp *Spool, store *Store) (*Spool, *finding.Rejection) {
 	w := sp.rebuild
 	if w == nil || w.mem == nil {
 		return sp, multipartSyntax("") // cannot happen: the walk rebuilds on every route that canonicalizes
@@ -476,7 +489,7 @@ func Canon(r *http.Request, p *compiled.Policy, sp *Spool, store *Store) (*Spool
 	return out, nil
 }
 
-// canonSpoolMemory is Canon for a body that stayed in memory: the
+// canonSpoolMemory is canon for a body that stayed in memory: the
 // data parts' contents are in memory too (the rebuild's spool did not
 // spill either), and the body is written into memory of its own, then
 // verified, checked again and handed on as canonMultipart and canonBody

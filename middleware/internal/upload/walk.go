@@ -1152,7 +1152,7 @@ type rebuilder struct {
 	leaves int64
 	data   int64 // the length of the contents of the top-level data parts
 	// stream says that the top-level body is spooled: the contents of its
-	// data parts are not read, but copied from the spool (Canon).
+	// data parts are not read, but copied from the spool (canon).
 	stream bool
 	// rj is the first rejection of a rebuild made in the walk that
 	// checks the body (mpCounts), which ends the rebuild there.
