@@ -850,7 +850,7 @@ func (mc *memberCheck) growTable() {
 // client can make the probes long (and a collision, found by comparing
 // the names, costs a probe, not a wrong answer).
 func memberHome(h uint64, kind nameKind, depth int) uint64 {
-	return maphash.Comparable(memberSeed, h^uint64(kind)<<62^uint64(depth)*0x9E3779B97F4A7C15)
+	return hashKey(h ^ uint64(kind)<<62 ^ uint64(depth)*0x9E3779B97F4A7C15)
 }
 
 // memberTable is the table of the names of the objects with many names:
