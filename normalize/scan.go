@@ -46,8 +46,9 @@ import (
 // well-formed text eight octets at a time without decoding it: a run of
 // characters whose first octet is below skipBelow (ASCII and, in NFC, every
 // character below U+0300) is skipped a word at a time, and any other
-// character is looked up in a table indexed by its octets (validSpan).
-// Elsewhere it checks the octets of each character itself as it looks it up
+// character is looked up in a table indexed by its octets (validSpan);
+// after a character of four octets, emoji text is read a word at a time
+// too (wideSpan). Elsewhere it checks the octets of each character itself as it looks it up
 // in the same tables (checkSpan).
 
 const msb = 0x8080808080808080
@@ -69,7 +70,15 @@ type formInfo struct {
 	// bit d&63 for one of three octets l, c, d. The code points that have
 	// no such encoding (overlong ones, surrogates) have no bit set.
 	two   *[32]uint64
-	three *[1024]uint64
+	three *[1024]uint64 // the first half of wide
+	// wide is three followed by rows for the characters of four octets,
+	// for wideSpan: wide[(l&0x1F)<<6|c&0x3F] bit d&63 is three's bit for
+	// a character of three octets l, c, d; for one of four octets l, c,
+	// d, e (l&0x1F from 0x10), it is set when the 64 characters l, c, d,
+	// * are all safe, as they are in the emoji blocks (in NFKC, but for
+	// the enclosed letters and ideographs), and for the ideographs of
+	// planes 2 and 3 but the compatibility ones.
+	wide *[2048]uint64
 	// Every character whose first octet is below skipBelow is safe: ASCII,
 	// and in NFC the characters of two octets up to U+02FF (first octets
 	// C2-CB), which cover the Latin scripts. fillOctetTables computes it:
@@ -86,17 +95,17 @@ type formInfo struct {
 }
 
 var formInfos = [...]formInfo{
-	NFC:  {norm: norm.NFC, index: &nfcIndex, limit: nfcLimit, two: new([32]uint64), three: new([1024]uint64)},
-	NFKC: {norm: norm.NFKC, index: &nfkcIndex, limit: nfkcLimit, two: new([32]uint64), three: new([1024]uint64), nfkc: true},
+	NFC:  {norm: norm.NFC, index: &nfcIndex, limit: nfcLimit, two: new([32]uint64), wide: new([2048]uint64)},
+	NFKC: {norm: norm.NFKC, index: &nfkcIndex, limit: nfkcLimit, two: new([32]uint64), wide: new([2048]uint64), nfkc: true},
 }
 
 // noIndex is the index used when the tables do not match the Unicode version
-// of norm: every non-ASCII character then goes to norm. noTwo and noThree are
+// of norm: every non-ASCII character then goes to norm. noTwo and noWide are
 // its octet-driven tables.
 var (
 	noIndex [indexLen]uint8
 	noTwo   [32]uint64
-	noThree [1024]uint64
+	noWide  [2048]uint64
 )
 
 //go:generate go run ./internal/mktables -ucd ../testdata/ucd/15.0.0 -o tables.go -compose compose_tables.go
@@ -125,18 +134,27 @@ func init() {
 // fallbackInfo returns the formInfo of f for another Unicode version than
 // that of the tables: only ASCII is safe.
 func fallbackInfo(f norm.Form) formInfo {
-	return formInfo{norm: f, index: &noIndex, limit: utf8.MaxRune + 1, two: &noTwo, three: &noThree, skipBelow: 0xC2, prevalidate: simdValidation, nfkc: f == norm.NFKC}
+	return formInfo{norm: f, index: &noIndex, limit: utf8.MaxRune + 1, two: &noTwo, three: (*[1024]uint64)(noWide[:1024]), wide: &noWide, skipBelow: 0xC2, prevalidate: simdValidation, nfkc: f == norm.NFKC}
 }
 
-// fillOctetTables fills fi.two, fi.three and fi.skipBelow from the tables
-// indexed by code point.
+// fillOctetTables fills fi.two, fi.wide (and fi.three, its first half) and
+// fi.skipBelow from the tables indexed by code point.
 func (fi *formInfo) fillOctetTables() {
 	for b := 0x80 >> 6; b < len(fi.two); b++ {
 		fi.two[b] = fi.safeBits(rune(b) << 6)
 	}
+	fi.three = (*[1024]uint64)(fi.wide[:1024])
 	for b := 0x800 >> 6; b < len(fi.three); b++ {
 		if c := rune(b) << 6; c < 0xD800 || c > 0xDFFF {
 			fi.three[b] = fi.safeBits(c)
+		}
+	}
+	// Four octets: row 1024 + (l&0x07)<<6 | c&0x3F holds the code points
+	// (l&0x07)<<18 | (c&0x3F)<<12, bit d&63 those from that plus
+	// (d&0x3F)<<6.
+	for c := rune(0x10000); c <= utf8.MaxRune; c += 64 {
+		if fi.safeBits(c) == ^uint64(0) {
+			fi.wide[1024+c>>12] |= 1 << (c >> 6 & 63)
 		}
 	}
 	fi.skipBelow = 0xC2
@@ -300,7 +318,8 @@ const lsb = 0x0101010101010101
 // skipBelow, so the run ends at the first octet of a character. Another
 // character is checked with one lookup in fi.two or fi.three (with its
 // successor of the same length, in runs of Cyrillic or CJK), or decoded if
-// it has four octets. The last octets before v go one character at a time.
+// it has four octets, and then wideSpan reads on. The last octets before v
+// go one character at a time.
 func validSpan[T string | []byte](fi *formInfo, p T, i, v int) int {
 	two, three := fi.two, fi.three
 	skip := fi.skipBelow
@@ -351,7 +370,7 @@ func validSpan[T string | []byte](fi *formInfo, p T, i, v int) int {
 			if !fi.isSafe(r) {
 				return i
 			}
-			i += 4
+			i = wideSpan(fi.wide, p, i+4)
 		}
 	}
 	for i < v {
@@ -363,6 +382,77 @@ func validSpan[T string | []byte](fi *formInfo, p T, i, v int) int {
 	}
 	return v
 }
+
+// wideSpan is validSpan's loop for the text after a character of four
+// octets, which in emoji text comes mixed with characters of three octets
+// (U+200D, U+FE0F, U+2764) and single spaces: a switch on the length of
+// each character, as in validSpan, mispredicts at most of them. From i, a
+// character boundary in well-formed p, wideSpan reads eight octets at a
+// time the same way whatever the lengths. A word without a character of
+// two octets starts at most three characters that are not ASCII (each has
+// two continuation octets at least); leadPositions gives where, and each
+// is looked up in wide by its first three octets: a character of three
+// octets exactly, one of four with the 63 others that share them (a word
+// that starts fewer than three looks the first up again). wideSpan stops
+// at a word that starts no character that is not ASCII, or one of two
+// octets, at the second word in a row without one of four (CJK text after
+// an emoji), all of which validSpan reads faster; at a lookup that fails
+// (an unsafe character, or one of four octets whose neighbours are not
+// all safe); and at the last 15 octets. It returns the first character
+// boundary in that word, from which validSpan looks at each character
+// itself.
+func wideSpan[T string | []byte](wide *[2048]uint64, p T, i int) int {
+	four := uint64(msb) // the character before i has four octets
+	for i <= len(p)-16 {
+		q := p[i : i+16]
+		w := load64(q, 0)
+		// The octets 11xxxxxx, that start a character that is not
+		// ASCII; with 110xxxxx, of two octets; with 1111xxxx, of four.
+		a := w & (w << 1)
+		l := a & msb
+		f := a & (a << 2) & msb
+		if l == 0 || l&^(w<<2) != 0 || f|four == 0 {
+			break
+		}
+		four = f
+		// The multiplication gathers the top bit of each octet k of l
+		// into bit k of the top octet.
+		k := leadPositions[(l>>7)*0x0102040810204080>>56]
+		x, y, z := load64(q, int(k&7)), load64(q, int(k>>8&7)), load64(q, int(k>>16&7))
+		if (wide[(x&0x1F)<<6|x>>8&0x3F]>>(x>>16&63))&
+			(wide[(y&0x1F)<<6|y>>8&0x3F]>>(y>>16&63))&
+			(wide[(z&0x1F)<<6|z>>8&0x3F]>>(z>>16&63))&1 == 0 {
+			break
+		}
+		i += 8
+	}
+	for i < len(p) && p[i]&0xC0 == 0x80 {
+		i++
+	}
+	return i
+}
+
+// leadPositions holds, for each set of octets of a word (bit k for octet
+// k), the positions of the first three in octets 0, 1 and 2 of its value;
+// a set of fewer than three repeats the first (the empty set, which
+// wideSpan does not look up, has 0).
+var leadPositions = func() (t [256]uint32) {
+	for m := range t {
+		var k [3]uint32
+		n := 0
+		for b := range 8 {
+			if m>>b&1 != 0 && n < 3 {
+				k[n] = uint32(b)
+				n++
+			}
+		}
+		for j := max(n, 1); j < 3; j++ {
+			k[j] = k[0]
+		}
+		t[m] = k[0] | k[1]<<8 | k[2]<<16
+	}
+	return t
+}()
 
 // Masks and values that tell the length of the character that the first
 // octets of a little-endian word start: 110xxxxx 10xxxxxx, 1110xxxx

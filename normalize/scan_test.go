@@ -7,6 +7,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -108,18 +109,21 @@ func refSpan(fi *formInfo, p []byte, i int) int {
 // same length (a character of two or three octets is read with the next one
 // if that has the same length); sequences of three octets that start with
 // a non-ASCII octet (spanThirds); every four-octet lead with every second
-// octet; random texts made of interesting octets, of every length up to 40
-// (for the short tail that is decoded a character at a time); and long
-// random texts, walked through as the scanner does, carrying what it knows
-// to be well-formed from one call to the next.
+// octet; code points in emoji text, after a character of four octets, at
+// each octet of wideSpan's words (widePads); random texts made of
+// interesting octets, of every length up to 40 (for the short tail that is
+// decoded a character at a time); and long random texts, walked through as
+// the scanner does, carrying what it knows to be well-formed from one call
+// to the next.
 //
-// That is with -sweep (0.8 s of CPU). With -long it takes every code
-// point, every sequence of three octets and 200 long texts, not 20 (about
-// 25 s of CPU more). The default run (and -short) takes spanRunes's
-// sample, smaller than -sweep's; of the pairs of octets, every lead with
-// every second octet, but after an octet that cannot lead (a continuation,
-// C0-C1, F5-FF) only the ends of each class of octet; and 5,000 random
-// texts, not 20,000, and 2 long texts, not 20.
+// That is with -sweep (2 s of CPU). With -long it takes every code point,
+// in emoji text at every octet of a word, every sequence of three octets
+// and 200 long texts, not 20 (about 40 s of CPU more). The default run
+// (and -short) takes spanRunes's sample, smaller than -sweep's, each code
+// point at one place in emoji text; of the pairs of octets, every lead
+// with every second octet, but after an octet that cannot lead (a
+// continuation, C0-C1, F5-FF) only the ends of each class of octet; and
+// 5,000 random texts, not 20,000, and 2 long texts, not 20.
 //
 // It runs both ways of scanning, whichever this CPU uses: with the text
 // validated first (prevalidate) and without.
@@ -167,6 +171,27 @@ func TestSafeSpan(t *testing.T) {
 						}
 						for b2 := range spanThirds(b0, b1) {
 							check([]byte{byte(b0), byte(b1), b2, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}, 0)
+						}
+					}
+				}
+			})
+			t.Run("wide", func(t *testing.T) {
+				if !fi.prevalidate {
+					t.Skip("wideSpan reads validated text only")
+				}
+				check := spanChecker(t, fi)
+				var p []byte
+				for r := range spanRunes(fi) {
+					if !wideRunes(r) {
+						continue
+					}
+					for _, pad := range widePads(r) {
+						p = append(append(p[:0], "\U0001F600"...), pad...)
+						p = utf8.AppendRune(p, r)
+						p = append(p, wideTail...)
+						check(p, 0)
+						if t.Failed() {
+							t.Fatalf("%U after %+q (at octet %d of a word)", r, pad, len(pad)%8)
 						}
 					}
 				}
@@ -238,6 +263,67 @@ func TestSafeSpan(t *testing.T) {
 		})
 	}
 }
+
+// wideTail follows the code point under test in TestSafeSpan's wide
+// subtest: emoji text, for wideSpan to go on with (16 octets at least)
+// when that code point is safe.
+const wideTail = "\U0001F389\u200d\U0001F600 \u2764\ufe0f\U0001F525\n\U0001F44D\U0001F3FD"
+
+// wideRunes reports whether TestSafeSpan's wide subtest takes r: by
+// default and with -short, the code points of three and four octets of
+// spanRunes's sample; with -sweep, of two octets too (wideSpan stops at
+// them); with -long, every one.
+func wideRunes(r rune) bool {
+	return sweepTests() || r > 0x7FF
+}
+
+// widePads returns what TestSafeSpan's wide subtest puts between the
+// character of four octets that sends validSpan to wideSpan and the code
+// point r under test: text that ends at one of the octets of a word
+// (wideSpan's words start after that character) or of the next word, made
+// of ASCII, U+200D (three octets) and emoji (four), of up to two
+// characters that are not ASCII. With -long, and with -sweep for a code
+// point of four octets, one for each of the eight octets of a word; by
+// default and with -short, one. r chooses which.
+func widePads(r rune) []string {
+	if longTests() || sweepTests() && r > 0xFFFF {
+		var pads []string
+		for k := range 8 {
+			of := slices.Concat(wideAllPads[k], wideAllPads[k+8])
+			pads = append(pads, of[int(r)%len(of)])
+		}
+		return pads
+	}
+	n := 0
+	for _, of := range wideAllPads {
+		n += len(of)
+	}
+	j := int(r) % n
+	for _, of := range wideAllPads {
+		if j < len(of) {
+			return []string{of[j]}
+		}
+		j -= len(of)
+	}
+	panic("unreachable")
+}
+
+// wideAllPads are widePads's texts, by length.
+var wideAllPads = func() [][]string {
+	var all [][]string
+	for k := range 16 {
+		var of []string
+		for _, head := range []string{"", "\u200d", "\U0001F389", "\u200d\u200d", "\U0001F389\u200d", "\u200d\U0001F389", "\U0001F389\U0001F389"} {
+			// From the second word on, a word of ASCII before r
+			// would stop wideSpan.
+			if len(head) <= k && (k < 8 || head != "") {
+				of = append(of, head+strings.Repeat("a", k-len(head)))
+			}
+		}
+		all = append(all, of)
+	}
+	return all
+}()
 
 // octetEnds are the first and last octet of ASCII, of the continuation
 // octets and of the parts of them that E0, ED, F0 and F4 admit as their
@@ -317,6 +403,92 @@ func spanThirds(b0, b1 int) iter.Seq[byte] {
 			if !yield(b2) {
 				return
 			}
+		}
+	}
+}
+
+// wideBit returns the bit that wideSpan reads for the character that p
+// starts, of three or four octets, computed as wideSpan computes it.
+func wideBit(fi *formInfo, p []byte) bool {
+	x := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16
+	return fi.wide[(x&0x1F)<<6|x>>8&0x3F]>>(x>>16&63)&1 != 0
+}
+
+// TestWideTable checks, for every code point of three and four octets, the
+// bit of fi.wide that wideSpan reads for it: for three octets, isSafe's
+// answer; for four, set if and only if the 64 code points that share its
+// first three octets are all safe, and then the code point is safe as norm
+// sees it too. With -sweep, norm is asked of every code point whose bit is
+// set (0.5 s of CPU); by default and with -short, of those at either end
+// of a row of 64 bits and every 61st.
+func TestWideTable(t *testing.T) {
+	for _, f := range []Form{NFC, NFKC} {
+		fi := f.info()
+		set := 0
+		var p []byte
+		for r := rune(0x800); r <= utf8.MaxRune; r++ {
+			if !utf8.ValidRune(r) {
+				continue
+			}
+			p = utf8.AppendRune(p[:0], r)
+			got := wideBit(fi, p)
+			if len(p) == 3 {
+				if got != fi.isSafe(r) {
+					t.Fatalf("%s: wide bit of %U = %v, isSafe says %v", f.Name(), r, got, !got)
+				}
+				continue
+			}
+			all := true
+			for c := r &^ 63; c <= r|63; c++ {
+				all = all && fi.isSafe(c)
+			}
+			if got != all {
+				t.Fatalf("%s: wide bit of %U = %v, its 64 are all safe: %v", f.Name(), r, got, all)
+			}
+			if !got {
+				continue
+			}
+			set++
+			if (sweepTests() || r&63 == 0 || r&63 == 63 || r%61 == 0) && !safeInNorm(fi.norm, r) {
+				t.Fatalf("%s: wide bit of %U is set, norm says it is not safe", f.Name(), r)
+			}
+		}
+		// The emoji and the ideographs of plane 2 (less the compatibility
+		// ideographs from U+2F800) are the rows wideSpan is for.
+		for _, r := range []rune{0x1F300, 0x1F600, 0x1FAFF, 0x20000, 0x2A6DF, 0x2F7FF} {
+			if !wideBit(fi, utf8.AppendRune(nil, r)) {
+				t.Errorf("%s: wide bit of %U is not set", f.Name(), r)
+			}
+		}
+		t.Logf("%s: %d code points of four octets are read by their first three", f.Name(), set)
+	}
+}
+
+// TestLeadPositions checks wideSpan's way to the first octets of the
+// characters in a word, for every set of them: the multiplication that
+// gathers them into one octet, and leadPositions.
+func TestLeadPositions(t *testing.T) {
+	for m := range 256 {
+		var l uint64
+		var want []uint32
+		for k := range 8 {
+			if m>>k&1 != 0 {
+				l |= 0x80 << (8 * k)
+				want = append(want, uint32(k))
+			}
+		}
+		if got := (l >> 7) * 0x0102040810204080 >> 56; got != uint64(m) {
+			t.Fatalf("%08b gathers to %08b", m, got)
+		}
+		for len(want) < 3 {
+			if len(want) == 0 {
+				want = append(want, 0)
+			}
+			want = append(want, want[0])
+		}
+		k := leadPositions[m]
+		if got := []uint32{k & 0xFF, k >> 8 & 0xFF, k >> 16 & 0xFF}; !slices.Equal(got, want[:3]) {
+			t.Fatalf("leadPositions[%08b] = %v, want %v", m, got, want[:3])
 		}
 	}
 }
