@@ -98,7 +98,7 @@ func TestLimitsCutOffMounts(t *testing.T) {
 			t.Parallel()
 			pol := strictUpload()
 			pol.Limits.BinaryBodyBytes = limBody
-			ev := newEnv(t, Config{Rules: &pol}, m)
+			ev := newServer(t, recSetup(Config{Rules: &pol}, m), &recorder{})
 			r := req(http.MethodPost, "/api/echo", "application/octet-stream", strings.NewReader(strings.Repeat("x", 3*limBody)))
 			r.ContentLength = -1
 			w := ev.do(r)

@@ -44,7 +44,7 @@ func TestCookieUnicodeSpace(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, m := range mounts {
-			ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, m)
+			ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict())}, m), &recorder{})
 			r := req(http.MethodGet, "/api/echo", "", nil)
 			r.Header["Cookie"] = []string{tc.cookie}
 			w := ev.do(r)
@@ -135,7 +135,7 @@ func TestMonitorPassesAsSent(t *testing.T) {
 	mon := rules.Strict().AsMonitor()
 	for _, m := range mounts {
 		for _, clean := range []bool{true, false} {
-			ev := newEnv(t, Config{Rules: &mon}, m)
+			ev := newServer(t, recSetup(Config{Rules: &mon}, m), &recorder{})
 			body := "hello"
 			if !clean {
 				body = "he\xc0\xaello"
@@ -298,7 +298,7 @@ func TestTrailers(t *testing.T) {
 func TestLogIdentity(t *testing.T) {
 	t.Parallel()
 	for _, sent := range []string{"", "client-chosen-id"} {
-		ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, mountGlobal) // RequestID before utf8guard
+		ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict())}, mountGlobal), &recorder{}) // RequestID before utf8guard
 		r := req(http.MethodGet, "/api/echo?q=%00", "", nil)
 		if sent != "" {
 			r.Header.Set("X-Request-Id", sent)
@@ -400,7 +400,7 @@ func TestSegmentBOMNetHTTP(t *testing.T) {
 func TestParamsDecodedOnce(t *testing.T) {
 	t.Parallel()
 	for _, m := range mounts {
-		ev := newEnv(t, Config{Rules: ptr(rules.Default())}, m)
+		ev := newServer(t, recSetup(Config{Rules: ptr(rules.Default())}, m), &recorder{})
 		for target, want := range map[string]string{
 			"/api/users/a%2500%7e": "a%00~",
 			"/api/users/%2541":     "%41",
@@ -448,13 +448,13 @@ func TestBodyUnreadableHooks(t *testing.T) {
 		return r
 	}
 	var seen []string
-	ev := newEnv(t, Config{Rules: ptr(rules.Strict()),
+	ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict()),
 		OnReject: func(c echo.Context, rj *Rejection) {
 			seen = append(seen, "echo:"+rj.Reason.String()+":"+rj.Location.String())
 		},
 		ErrorHandler: func(c echo.Context, rj *Rejection) error {
 			return c.JSON(http.StatusBadRequest, map[string]string{"problem": rj.Reason.String()})
-		}}, mountGlobal)
+		}}, mountGlobal), &recorder{})
 	w := ev.do(broken())
 	if w.Code != 400 || !strings.Contains(w.Body.String(), `"problem":"body_unreadable"`) {
 		t.Errorf("echo: %d %s; want the ErrorHandler's answer", w.Code, w.Body)

@@ -91,7 +91,7 @@ func TestCanonicalFormKeepsPolicy(t *testing.T) {
 		for _, m := range mounts {
 			t.Run(tc.name+"/"+m.String(), func(t *testing.T) {
 				t.Parallel()
-				ev := newEnv(t, Config{Rules: &tc.pol}, m)
+				ev := newServer(t, recSetup(Config{Rules: &tc.pol}, m), &recorder{})
 				method := tc.method
 				if method == "" {
 					method = http.MethodGet
@@ -142,7 +142,7 @@ func TestCanonicalFormMonitorFlags(t *testing.T) {
 			continue
 		}
 		mon := tc.pol.AsMonitor()
-		ev := newEnv(t, Config{Rules: &mon}, mountGlobal)
+		ev := newServer(t, recSetup(Config{Rules: &mon}, mountGlobal), &recorder{})
 		r := req(http.MethodGet, tc.target, "", nil)
 		if tc.body != "" {
 			r = req(tc.method, tc.target, tc.ct, strings.NewReader(tc.body))

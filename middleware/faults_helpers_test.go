@@ -344,10 +344,10 @@ func fltNewEnv(t testing.TB, a fltAdapter, pol rules.Policy, logAccepted bool) *
 	t.Helper()
 	switch a {
 	case fltEcho:
-		ev := newEnv(t, Config{Rules: &pol, LogAccepted: logAccepted}, mountGlobal)
+		ev := newServer(t, recSetup(Config{Rules: &pol, LogAccepted: logAccepted}, mountGlobal), &recorder{})
 		return &fltEnv{prefix: "/api", serve: ev.do, rec: ev.rec, logs: ev.logs}
 	default:
-		ev := newMuxEnv(t, HTTPConfig{Rules: &pol, LogAccepted: logAccepted}, false)
-		return &fltEnv{serve: func(r *http.Request) *httptest.ResponseRecorder { return httpDo(ev.mux, r) }, rec: ev.rec, logs: ev.logs}
+		ev := newServer(t, muxSetup(HTTPConfig{Rules: &pol, LogAccepted: logAccepted}, mountHandler), &recorder{})
+		return &fltEnv{serve: ev.do, rec: ev.rec, logs: ev.logs}
 	}
 }

@@ -270,7 +270,7 @@ func TestJSONPointer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			// given
-			ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, mountGlobal)
+			ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict())}, mountGlobal), &recorder{})
 			// when
 			w := ev.do(req(http.MethodPost, "/api/echo", ctJSON, strings.NewReader(tc.body)))
 			// expect
@@ -314,7 +314,7 @@ func TestJSONDepth(t *testing.T) {
 			t.Parallel()
 			p := rules.Strict()
 			p.Limits.JSONDepth = tc.depth
-			ev := newEnv(t, Config{Rules: &p}, mountGlobal)
+			ev := newServer(t, recSetup(Config{Rules: &p}, mountGlobal), &recorder{})
 			w := ev.do(req(http.MethodPost, "/api/echo", ctJSON, strings.NewReader(tc.body)))
 			if w.Code != tc.status {
 				t.Fatalf("status %d, want %d", w.Code, tc.status)

@@ -64,7 +64,7 @@ func TestLogLine(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(m.String()+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
-				ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, m)
+				ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict())}, m), &recorder{})
 				ev.do(req("GET", "/api/users/%C3%A9?q=%C3%A9", "", nil))
 				if l := ev.logs.lines(t); len(l) != 0 {
 					t.Fatalf("clean request logged: %v", l)
@@ -111,7 +111,7 @@ func TestLogContextLogger(t *testing.T) {
 	})
 	e.Use(WithConfig(Config{Rules: ptr(rules.Strict()), Logger: cfgLogs.logger(), LogAccepted: true}))
 	rec := &recorder{}
-	e.GET("/x", rec.echoHandler)
+	e.GET("/x", echoHandler(rec))
 	httpDo(e, req("GET", "/x?q=%FF", "", nil))
 	if l := ctxLogs.lines(t); len(l) != 1 || l[0]["svc"] != "api" || l[0]["reason"] != "invalid_byte" {
 		t.Errorf("context logger got %v", l)

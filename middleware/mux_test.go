@@ -21,7 +21,7 @@ func TestMuxKeysHoldAsCheckMuxRoutesMeetsThem(t *testing.T) {
 			"/notes/{id}":     rules.Unchecked(),
 		}},
 		Logger: lb.logger(),
-	})(http.HandlerFunc((&recorder{}).httpHandler))
+	})(httpHandler(&recorder{}))
 	for _, tc := range []struct {
 		method, pattern string
 		status, lines   int
@@ -59,7 +59,7 @@ func TestHTTPRequestIDFromTheConfiguredFunc(t *testing.T) {
 		{"the client's header", nil, "client-1", true},
 	} {
 		lb := &logBuf{}
-		h := Handler(HTTPConfig{Rules: rules.Strict(), RequestID: tc.requestID, Logger: lb.logger()})(http.HandlerFunc((&recorder{}).httpHandler))
+		h := Handler(HTTPConfig{Rules: rules.Strict(), RequestID: tc.requestID, Logger: lb.logger()})(httpHandler(&recorder{}))
 		r := req("GET", "/x/%C0%AE", "", nil)
 		r.Header.Set("X-Request-Id", "client-1")
 		if w := httpDo(h, r); w.Code != 400 {

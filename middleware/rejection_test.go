@@ -22,8 +22,8 @@ func TestRejectionFieldStable(t *testing.T) {
 	e.Use(WithConfig(Config{Rules: ptr(rules.Strict()), Logger: lb.logger(), OnReject: func(c echo.Context, rj *Rejection) {
 		kept = append(kept, rj)
 	}}))
-	e.GET("/x", (&recorder{}).echoHandler)
-	e.POST("/x", (&recorder{}).echoHandler)
+	e.GET("/x", echoHandler(&recorder{}))
+	e.POST("/x", echoHandler(&recorder{}))
 	httpDo(e, req("GET", "/x?k%41y=%FF", "", nil))
 	httpDo(e, req("POST", "/x", ctForm, strings.NewReader("f%41=%FF")))
 	for range 50 {

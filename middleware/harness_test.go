@@ -1,0 +1,209 @@
+package middleware
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+	emw "github.com/labstack/echo/v4/middleware"
+)
+
+// The one server harness of this package's tests. A test describes its
+// server (setup: the middleware's configuration, the mount, the routes)
+// and gives the handler that records what it saw; newServer builds it,
+// with its log captured, and the test serves requests to it in process
+// (server.do) or over a real http.Server on 127.0.0.1 speaking HTTP/1.1,
+// h2c or TLS h2 (server.listen). The mounts are those of the conformance
+// table's targets (middleware/adaptertest), which these tests cannot
+// import (it imports this package): the Echo v4 adapter (the copy of its
+// source, echov4_source_test.go) mounted each way Echo takes one, and the
+// net/http adapter around each handler of a ServeMux or around the
+// ServeMux. The Echo v5 adapter is mounted by the tests of package
+// middleware_test, which can import it.
+
+// mount is where the middleware sits.
+type mount int
+
+const (
+	mountGlobal  mount = iota // Echo v4, e.Use
+	mountGroup                // Echo v4, e.Group("/api", mw)
+	mountRoute                // Echo v4, e.GET(path, h, mw)
+	mountPre                  // Echo v4, e.Pre
+	mountHandler              // net/http, around each handler of a ServeMux
+	mountMux                  // net/http, around the ServeMux itself
+	mountBare                 // net/http, around the one handler, no ServeMux
+)
+
+// mounts are the Echo v4 mounts.
+var mounts = []mount{mountGlobal, mountGroup, mountRoute, mountPre}
+
+func (m mount) String() string {
+	return [...]string{"global", "group", "route", "pre", "http handler", "http mux", "http bare"}[m]
+}
+
+// echo reports whether m is an Echo mount.
+func (m mount) echo() bool { return m <= mountPre }
+
+// A handler is the test's handler on every mount: c is the Echo context
+// on an Echo mount, nil on a net/http one.
+type handler interface {
+	serve(c echo.Context, w http.ResponseWriter, r *http.Request) error
+}
+
+// echoHandler is h as an Echo handler.
+func echoHandler(h handler) echo.HandlerFunc {
+	return func(c echo.Context) error { return h.serve(c, c.Response(), c.Request()) }
+}
+
+// httpHandler is h as a net/http handler.
+func httpHandler(h handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _ = h.serve(nil, w, r) })
+}
+
+// setup describes a server.
+type setup struct {
+	mount mount
+	// echo configures the Echo v4 adapter on an Echo mount; http the
+	// net/http adapter on a net/http mount, and when its Rules are nil it
+	// takes Rules, LogAccepted, Observe, TempDir and SpoolBytes from echo.
+	// A nil Logger logs to the server's log.
+	echo Config
+	http HTTPConfig
+	// routes are the routes served, as Echo templates ("/api/users/:id",
+	// "/api/files/*"); on an Echo group mount they lie below /api. On a
+	// net/http mount, patterns are the ServeMux patterns when set, else
+	// the routes in ServeMux syntax ("/api/users/{id}",
+	// "/api/files/{rest...}").
+	routes   []string
+	patterns []string
+	// methods are the methods each Echo route answers; nil is every method
+	// (e.Any). A ServeMux pattern says its own.
+	methods []string
+	// requestID mounts Echo's RequestID middleware in front of the
+	// middleware.
+	requestID bool
+}
+
+// server is the middleware mounted one way in front of the handler rec,
+// with its log captured.
+type server[H handler] struct {
+	mount mount
+	h     http.Handler
+	e     *echo.Echo // on an Echo mount, for a test that adds a route
+	rec   H
+	logs  *logBuf
+}
+
+// newServer builds the server st describes, in front of rec.
+func newServer[H handler](t testing.TB, st setup, rec H) *server[H] {
+	t.Helper()
+	s := &server[H]{mount: st.mount, rec: rec, logs: &logBuf{}}
+	if !st.mount.echo() {
+		cfg := st.http
+		if cfg.Rules == nil {
+			cfg.Rules, cfg.LogAccepted, cfg.Observe = st.echo.Rules, st.echo.LogAccepted, st.echo.Observe
+			cfg.TempDir, cfg.SpoolBytes = st.echo.TempDir, st.echo.SpoolBytes
+		}
+		if cfg.Logger == nil {
+			cfg.Logger = s.logs.logger()
+		}
+		mw, err := cfg.ToHandler()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := httpHandler(rec)
+		if st.mount == mountBare {
+			s.h = mw(h)
+			return s
+		}
+		patterns := st.patterns
+		if patterns == nil {
+			for _, rt := range st.routes {
+				patterns = append(patterns, muxPattern(rt))
+			}
+		}
+		mux := http.NewServeMux()
+		for _, p := range patterns {
+			if st.mount == mountMux {
+				mux.Handle(p, h)
+			} else {
+				mux.Handle(p, mw(h))
+			}
+		}
+		s.h = mux
+		if st.mount == mountMux {
+			s.h = mw(mux)
+		}
+		return s
+	}
+	cfg := st.echo
+	if cfg.Logger == nil {
+		cfg.Logger = s.logs.logger()
+	}
+	mw, err := cfg.ToMiddleware()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := echo.New()
+	s.e, s.h = e, e
+	var before []echo.MiddlewareFunc
+	if st.requestID {
+		before = []echo.MiddlewareFunc{emw.RequestID()}
+	}
+	var routeMW []echo.MiddlewareFunc
+	h := echoHandler(rec)
+	add := func(g interface {
+		Add(string, string, echo.HandlerFunc, ...echo.MiddlewareFunc) *echo.Route
+		Any(string, echo.HandlerFunc, ...echo.MiddlewareFunc) []*echo.Route
+	}, prefix string) {
+		for _, path := range st.routes {
+			path = strings.TrimPrefix(path, prefix)
+			if st.methods == nil {
+				g.Any(path, h, routeMW...)
+			}
+			for _, method := range st.methods {
+				g.Add(method, path, h, routeMW...)
+			}
+		}
+	}
+	switch st.mount {
+	case mountGlobal:
+		e.Use(append(before, mw)...)
+		add(e, "")
+	case mountGroup:
+		e.Use(before...)
+		add(e.Group("/api", mw), "/api")
+	case mountRoute:
+		e.Use(before...)
+		routeMW = []echo.MiddlewareFunc{mw}
+		add(e, "")
+	case mountPre:
+		e.Pre(append(before, mw)...)
+		add(e, "")
+	}
+	return s
+}
+
+// muxPattern is an Echo template in ServeMux syntax: ":id" is "{id}", a
+// last "*" is "{rest...}".
+func muxPattern(template string) string {
+	segs := strings.Split(template, "/")
+	for i, seg := range segs {
+		switch {
+		case seg == "*":
+			segs[i] = "{rest...}"
+		case strings.HasPrefix(seg, ":"):
+			segs[i] = "{" + seg[1:] + "}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// do serves r in process and returns the response.
+func (s *server[H]) do(r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	s.h.ServeHTTP(w, r)
+	return w
+}
