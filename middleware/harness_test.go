@@ -39,6 +39,10 @@ const (
 // mounts are the Echo v4 mounts.
 var mounts = []mount{mountGlobal, mountGroup, mountRoute, mountPre}
 
+// allMounts are the Echo v4 mounts and the net/http adapter around each
+// handler and around the ServeMux.
+var allMounts = []mount{mountGlobal, mountGroup, mountRoute, mountPre, mountHandler, mountMux}
+
 func (m mount) String() string {
 	return [...]string{"global", "group", "route", "pre", "http handler", "http mux", "http bare"}[m]
 }

@@ -45,10 +45,10 @@ func TestJSONCanonicalLimit(t *testing.T) {
 		// 900,000 octets under the default 1 MiB, 9.9 MB in NFKC.
 		{"default limit", canonPolicy(normalize.NFKC), `{"a":"` + strings.Repeat("\uFDFA", 300000) + `"}`, http.StatusRequestEntityTooLarge, true},
 	}
-	for _, mnt := range canonMounts {
+	for _, mnt := range allMounts {
 		for _, tc := range cases {
-			t.Run(mnt.name+"/"+tc.name, func(t *testing.T) {
-				ev := canonNewEnv(t, tc.pol, mnt)
+			t.Run(mnt.String()+"/"+tc.name, func(t *testing.T) {
+				ev := newServer(t, canonSetup(tc.pol, mnt), &canonRec{})
 				w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, tc.body))
 				if w.Code != tc.want {
 					t.Fatalf("status %d, want %d; log %v", w.Code, tc.want, ev.logs.lines(t))
@@ -111,10 +111,10 @@ func TestJSONDuplicateKeysAllowed(t *testing.T) {
 // adapters.
 func runMemberCases(t *testing.T, pol rules.Policy, cases []jsoncases.Member) {
 	t.Helper()
-	for _, mnt := range canonMounts {
-		ev := canonNewEnv(t, pol, mnt)
+	for _, mnt := range allMounts {
+		ev := newServer(t, canonSetup(pol, mnt), &canonRec{})
 		for _, c := range cases {
-			t.Run(mnt.name+"/"+c.Name, func(t *testing.T) {
+			t.Run(mnt.String()+"/"+c.Name, func(t *testing.T) {
 				ev.logs.reset()
 				w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, c.Body))
 				s := ev.rec.get()
@@ -206,7 +206,7 @@ func TestJSONMembersBind(t *testing.T) {
 	body := `{"q":"safe","Q":"evil"}`
 	lax := rules.Strict()
 	lax.RefuseDuplicateKeys = false
-	ev := canonNewEnv(t, lax, canonMounts[0])
+	ev := newServer(t, canonSetup(lax, mountGlobal), &canonRec{})
 	if w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, body)); w.Code != 200 {
 		t.Fatalf("lax: status %d", w.Code)
 	}
@@ -217,7 +217,7 @@ func TestJSONMembersBind(t *testing.T) {
 		pol  rules.Policy
 		body string
 	}{{rules.Strict(), body}, {canonPolicy(normalize.NFC), `{"q":"safe","q\u0301":"x","\u00e9":"safe","e\u0301":"evil"}`}} {
-		ev := canonNewEnv(t, tc.pol, canonMounts[0])
+		ev := newServer(t, canonSetup(tc.pol, mountGlobal), &canonRec{})
 		if w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, tc.body)); w.Code != 400 {
 			t.Errorf("%s: status %d, want 400", tc.body, w.Code)
 		}

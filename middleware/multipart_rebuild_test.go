@@ -245,7 +245,7 @@ func TestCanonMultipartBoundary(t *testing.T) {
 	t.Parallel()
 	const b = "we#ird@bound"
 	body := "--" + b + "\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\ne\u0301\r\n--" + b + "--\r\n"
-	ev := canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
+	ev := newServer(t, canonSetup(canonPolicy(normalize.NFC), mountGlobal), &canonRec{})
 	r := canonReq("POST", "/api/echo", `multipart/form-data; boundary="`+b+`"`, body)
 	w := ev.do(r)
 	if w.Code != 200 {
@@ -262,7 +262,7 @@ func TestCanonMultipartBoundary(t *testing.T) {
 
 	// Broken: no closing delimiter.
 	broken := "--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\ne\u0301\r\n--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"r\"\r\n\r\nabc"
-	ev = canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
+	ev = newServer(t, canonSetup(canonPolicy(normalize.NFC), mountGlobal), &canonRec{})
 	w = ev.do(canonReq("POST", "/api/echo", ctMP, broken))
 	if w.Code != 400 {
 		t.Fatalf("broken body: status %d, want 400", w.Code)
@@ -272,7 +272,7 @@ func TestCanonMultipartBoundary(t *testing.T) {
 	// Broken with nothing to change: refused the same, not passed on
 	// for the handler's parser to fail on (a handler reading the body
 	// raw would read octets no part held).
-	ev = canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
+	ev = newServer(t, canonSetup(canonPolicy(normalize.NFC), mountGlobal), &canonRec{})
 	clean := strings.Replace(broken, "e\u0301", "\u00E9", 1)
 	w = ev.do(canonReq("POST", "/api/echo", ctMP, clean))
 	if w.Code != 400 {
