@@ -1,10 +1,16 @@
 package middleware
 
 import (
+	"bufio"
+	"crypto/tls"
+	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	emw "github.com/labstack/echo/v4/middleware"
@@ -210,4 +216,104 @@ func (s *server[H]) do(r *http.Request) *httptest.ResponseRecorder {
 	w := httptest.NewRecorder()
 	s.h.ServeHTTP(w, r)
 	return w
+}
+
+// wireTimeout bounds every wait of a test over a real connection.
+const wireTimeout = 10 * time.Second
+
+// listening is a server on 127.0.0.1.
+type listening struct {
+	addr   string       // host:port, for a raw TCP client
+	url    string       // "http://" or "https://" and addr
+	client *http.Client // a client speaking the server's protocol only
+	srv    *http.Server
+	errlog *logBuf // the server's error log: a panic there fails the test
+}
+
+// listen serves s over a real http.Server on 127.0.0.1 with proto
+// ("http1", "h2c" or "h2": TLS), until the end of the test. The server's
+// read, header and write timeouts are wireTimeout, and each of opts edits
+// it before it starts. At the end the test fails if its error log shows a
+// panic.
+func (s *server[H]) listen(t testing.TB, proto string, opts ...func(*http.Server)) *listening {
+	t.Helper()
+	l := &listening{errlog: &logBuf{}}
+	srv := httptest.NewUnstartedServer(s.h)
+	srv.Config.ReadHeaderTimeout, srv.Config.ReadTimeout, srv.Config.WriteTimeout = wireTimeout, wireTimeout, wireTimeout
+	srv.Config.ErrorLog = log.New(l.errlog, "", 0)
+	tr := &http.Transport{DisableCompression: true, Protocols: new(http.Protocols)}
+	for _, o := range opts {
+		o(srv.Config)
+	}
+	switch proto {
+	case "http1":
+		srv.Config.Protocols = new(http.Protocols)
+		srv.Config.Protocols.SetHTTP1(true)
+		tr.Protocols.SetHTTP1(true)
+		srv.Start()
+	case "h2c":
+		srv.Config.Protocols = new(http.Protocols)
+		srv.Config.Protocols.SetHTTP1(true)
+		srv.Config.Protocols.SetUnencryptedHTTP2(true)
+		tr.Protocols.SetUnencryptedHTTP2(true)
+		srv.Start()
+	case "h2":
+		srv.EnableHTTP2 = true
+		srv.StartTLS()
+		tr.Protocols.SetHTTP2(true)
+		tr.ForceAttemptHTTP2 = true
+		tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
+	default:
+		t.Fatalf("listen: no protocol %q", proto)
+	}
+	l.srv, l.url, l.addr = srv.Config, srv.URL, srv.Listener.Addr().String()
+	l.client = &http.Client{Transport: tr, Timeout: wireTimeout}
+	t.Cleanup(func() {
+		tr.CloseIdleConnections()
+		_ = srv.Config.Close() // every connection, so that no handler waits on one
+		srv.Close()
+		if log := l.errlog.String(); strings.Contains(log, "panic") {
+			t.Errorf("server panicked: %s", log)
+		}
+	})
+	return l
+}
+
+// dial opens a raw TCP connection to the server, closed at the end of the
+// test, with a deadline of wireTimeout.
+func (l *listening) dial(t testing.TB) net.Conn {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", l.addr, wireTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.SetDeadline(time.Now().Add(wireTimeout)); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// send writes the raw request head and then body over a connection of its
+// own (the body from its own goroutine, so that a server answering before
+// the body is all sent does not block the test), and reads the response.
+func (l *listening) send(t testing.TB, head string, body io.Reader) (*http.Response, string) {
+	t.Helper()
+	conn := l.dial(t)
+	defer conn.Close()
+	go func() {
+		if _, err := io.WriteString(conn, head); err != nil {
+			return
+		}
+		if body != nil {
+			_, _ = io.Copy(conn, body) // fails once the server stops reading: fine
+		}
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the response: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
 }
