@@ -1,15 +1,12 @@
 package middleware
 
 import (
-	"bufio"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -165,40 +162,16 @@ func TestMonitorChunkedTransferEncoding(t *testing.T) {
 	mon := rules.Strict().AsMonitor()
 	var te []string
 	var cl int64
-	e := echo.New()
-	e.Use(WithConfig(Config{Rules: &mon, Logger: ptrLogger()}))
-	e.POST("/m", func(c echo.Context) error {
-		te, cl = c.Request().TransferEncoding, c.Request().ContentLength
-		_, _ = io.ReadAll(c.Request().Body)
-		return c.NoContent(http.StatusOK)
-	})
-	srv := httptest.NewServer(e)
-	defer srv.Close()
-	resp := rawRequest(t, srv, "POST /m HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+	srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &mon, Logger: ptrLogger()}, routes: []string{"/m"}, methods: []string{http.MethodPost}},
+		handlerFunc(func(c echo.Context, _ http.ResponseWriter, r *http.Request) error {
+			te, cl = r.TransferEncoding, r.ContentLength
+			_, _ = io.ReadAll(r.Body)
+			return c.NoContent(http.StatusOK)
+		}))
+	resp, _ := srv.listen(t, "http1").send(t, "POST /m HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", nil)
 	if resp.StatusCode != 200 || len(te) != 1 || te[0] != "chunked" || cl != -1 {
 		t.Errorf("status %d, TransferEncoding %q, ContentLength %d; want 200, [chunked], -1", resp.StatusCode, te, cl)
 	}
-}
-
-// rawRequest writes raw to a connection to srv and reads the response.
-func rawRequest(t *testing.T, srv *httptest.Server, raw string) *http.Response {
-	t.Helper()
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.WriteString(conn, raw); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp
 }
 
 // TestTrailers: a listed header sent as a chunked
@@ -231,34 +204,17 @@ func TestTrailers(t *testing.T) {
 		{"binary body, unannounced bad trailer", "application/octet-stream", "", "X-Name: " + bad, 200, "", true},
 		{"binary body, unannounced clean trailer", "application/octet-stream", "", "X-Name: abc", 200, "", false},
 	}
-	for _, adapter := range []string{"echo", "nethttp"} {
+	for _, m := range []mount{mountGlobal, mountBare} {
 		for _, tc := range cases {
-			logs := &logBuf{}
-			var readErr error
-			var trailer http.Header
-			ran := false
-			handle := func(r *http.Request) {
-				ran = true
-				_, readErr = io.ReadAll(r.Body)
-				trailer = r.Trailer.Clone()
-			}
-			var h http.Handler
-			if adapter == "echo" {
-				e := echo.New()
-				e.Use(WithConfig(Config{Rules: &pol, Logger: logs.logger()}))
-				e.POST("/t", func(c echo.Context) error { handle(c.Request()); return c.NoContent(http.StatusOK) })
-				h = e
-			} else {
-				h = Handler(HTTPConfig{Rules: &pol, Logger: logs.logger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(r) }))
-			}
-			srv := httptest.NewServer(h)
+			srv := newServer(t, setup{mount: m, echo: Config{Rules: &pol}, routes: []string{"/t"}, methods: []string{http.MethodPost}}, &targetSeen{})
+			logs := srv.logs
 			head := "POST /t HTTP/1.1\r\nHost: x\r\nContent-Type: " + tc.ct + "\r\nTransfer-Encoding: chunked\r\n"
 			if tc.announce != "" {
 				head += "Trailer: " + tc.announce + "\r\n"
 			}
-			resp := rawRequest(t, srv, head+"\r\n5\r\nhello\r\n0\r\n"+tc.trailer+"\r\n\r\n")
-			srv.Close()
-			name := adapter + ": " + tc.name
+			resp, _ := srv.listen(t, "http1").send(t, head+"\r\n5\r\nhello\r\n0\r\n"+tc.trailer+"\r\n\r\n", nil)
+			ran, readErr, trailer := srv.rec.ran, srv.rec.bodyErr, srv.rec.trailer
+			name := m.String() + ": " + tc.name
 			if resp.StatusCode != tc.status {
 				t.Errorf("%s: status %d, want %d; log %s", name, resp.StatusCode, tc.status, logs.buf.String())
 				continue

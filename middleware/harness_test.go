@@ -62,6 +62,13 @@ type handler interface {
 	serve(c echo.Context, w http.ResponseWriter, r *http.Request) error
 }
 
+// handlerFunc is a handler of a function.
+type handlerFunc func(c echo.Context, w http.ResponseWriter, r *http.Request) error
+
+func (f handlerFunc) serve(c echo.Context, w http.ResponseWriter, r *http.Request) error {
+	return f(c, w, r)
+}
+
 // echoHandler is h as an Echo handler.
 func echoHandler(h handler) echo.HandlerFunc {
 	return func(c echo.Context) error { return h.serve(c, c.Response(), c.Request()) }
