@@ -125,7 +125,7 @@ func TestLimitsExpectContinue(t *testing.T) {
 				// together.
 				pol := strictUpload()
 				pol.Limits.BinaryBodyBytes = 512 << 10
-				s := fltStart(t, a, pol, 0, func(s *fltServer) { s.srv.Handler = s.app }) // no counter: see fltStart
+				s := fltStart(t, a, pol, 0, func(s *fltServer, srv *http.Server) { srv.Handler = s.h }) // no counter: see fltStart
 				conn := s.dial(t)
 				head := "POST " + fltRoute + " HTTP/1.1\r\nHost: test\r\nContent-Type: " + ct +
 					"\r\nContent-Length: " + strconv.Itoa(2<<20) + "\r\nExpect: 100-continue\r\n\r\n"
@@ -136,7 +136,7 @@ func TestLimitsExpectContinue(t *testing.T) {
 				if resp.StatusCode != 413 || !strings.Contains(got, "too_large") {
 					t.Fatalf("got %d %q; want 413 too_large (and no 100 Continue before it)", resp.StatusCode, got)
 				}
-				if runs := s.handlerRuns(); len(runs) != 0 {
+				if runs := s.rec.handlerRuns(); len(runs) != 0 {
 					t.Errorf("the handler ran")
 				}
 				s.oneLog(t, fltRejected)
@@ -159,7 +159,7 @@ func TestLimitsExpectContinueUnread(t *testing.T) {
 		t.Run(a.String(), func(t *testing.T) {
 			t.Parallel()
 			// No counter in front: it would itself hide net/http's body.
-			s := fltStart(t, a, strictUpload(), 0, func(s *fltServer) { s.srv.Handler = s.app })
+			s := fltStart(t, a, strictUpload(), 0, func(s *fltServer, srv *http.Server) { srv.Handler = s.h })
 			conn := s.dial(t)
 			head := "POST " + fltRoute + " HTTP/1.1\r\nHost: test\r\nContent-Type: application/octet-stream\r\n" +
 				"Transfer-Encoding: chunked\r\nExpect: 100-continue\r\n" + fltUnread + ": 1\r\n\r\n"
@@ -177,7 +177,7 @@ func TestLimitsExpectContinueUnread(t *testing.T) {
 			if !resp.Close {
 				t.Errorf("the connection is kept open: its next octets would be the body")
 			}
-			if runs := s.handlerRuns(); len(runs) != 1 {
+			if runs := s.rec.handlerRuns(); len(runs) != 1 {
 				t.Errorf("handler runs %d", len(runs))
 			}
 			s.oneLog(t, fltAccepted)
@@ -263,8 +263,8 @@ func TestLimitsPeakMemory(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/%s", a, b.name), func(t *testing.T) {
 				pol := strictUpload()
 				pol.Limits.BinaryBodyBytes = limit
-				s := fltStart(t, a, pol, 0, func(s *fltServer) {
-					s.srv.ConnState = func(c net.Conn, st http.ConnState) {
+				s := fltStart(t, a, pol, 0, func(_ *fltServer, srv *http.Server) {
+					srv.ConnState = func(c net.Conn, st http.ConnState) {
 						if st == http.StateNew {
 							_ = c.(*net.TCPConn).SetReadBuffer(limSocketBuffer)
 						}
@@ -312,7 +312,7 @@ func TestLimitsPeakMemory(t *testing.T) {
 				runtime.ReadMemStats(&after)
 				// The handler of the binary body keeps what it read, which
 				// is not utf8guard's to let go: checked, then dropped.
-				runs := s.takeRuns()
+				runs := s.rec.takeRuns()
 				if b.name != "binary" && len(runs) != 0 {
 					t.Errorf("the handler ran")
 				}
@@ -328,7 +328,7 @@ func TestLimitsPeakMemory(t *testing.T) {
 				if resp.StatusCode != 413 {
 					t.Fatalf("status %d, want 413", resp.StatusCode)
 				}
-				read, sent := s.read.Load(), gen.n.Load()
+				read, sent := s.rec.read.Load(), gen.n.Load()
 				allocated := after.TotalAlloc - before.TotalAlloc
 				grown := int64(settled.HeapAlloc) - int64(before.HeapAlloc)
 				t.Logf("limit %d: server read %d octets (limit+%d); client sent %d (limit+%d); allocated %d (%.2f x limit); heap after GC %+d",
