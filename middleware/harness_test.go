@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/tls"
 	"io"
 	"log"
@@ -98,6 +99,8 @@ type setup struct {
 	// methods are the methods each Echo route answers; nil is every method
 	// (e.Any). A ServeMux pattern says its own.
 	methods []string
+	// group is the prefix of the Echo group mount; "" is /api.
+	group string
 	// requestID mounts Echo's RequestID middleware in front of the
 	// middleware.
 	requestID bool
@@ -191,7 +194,8 @@ func newServer[H handler](t testing.TB, st setup, rec H) *server[H] {
 		add(e, "")
 	case mountGroup:
 		e.Use(before...)
-		add(e.Group("/api", mw), "/api")
+		group := cmp.Or(st.group, "/api")
+		add(e.Group(group, mw), group)
 	case mountRoute:
 		e.Use(before...)
 		routeMW = []echo.MiddlewareFunc{mw}

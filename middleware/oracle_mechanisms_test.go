@@ -34,7 +34,7 @@ func TestOracleMechanisms(t *testing.T) {
 					}
 					for _, m := range mounts {
 						t.Run(m.String(), func(t *testing.T) {
-							res, ok := orcServe(m, tc.req.wire())
+							res, ok := orcServe(t, m, tc.req.wire())
 							if !ok {
 								t.Fatalf("net/http does not parse the request %q", tc.req.wire())
 							}
@@ -52,7 +52,7 @@ type orcCase struct {
 	name   string
 	req    orcReq
 	want   orcWant
-	mounts []orcMount // nil: all
+	mounts []mount // nil: all
 }
 
 type orcCases struct {
@@ -118,7 +118,7 @@ const (
 
 var (
 	orcJSONBidi = `{"a":"\u202e"}`
-	orcNotUse   = []orcMount{orcUse, orcGroup, orcRoute, orcHTTP}
+	orcNotUse   = []mount{mountGlobal, mountGroup, mountRoute, mountHandler}
 )
 
 func orcMechanisms() []orcCases {
@@ -181,7 +181,7 @@ func orcMechanisms() []orcCases {
 			// reaches the handler (documented), elsewhere it must not move
 			// a segment boundary.
 			{"precis-fullwidth-solidus", orcGet("/t/precis/" + orcPct("ａ／ｂ")), rej(cs), orcNotUse},
-			{"precis-fullwidth-solidus-pre", orcGet("/t/precis/" + orcPct("ａ／ｂ")), orcSafe, []orcMount{orcPre}},
+			{"precis-fullwidth-solidus-pre", orcGet("/t/precis/" + orcPct("ａ／ｂ")), orcSafe, []mount{mountPre}},
 			{"precis-fullwidth-percent", orcGet("/t/precis/" + orcPct("ａ％４１")), rej(cs, "double_encoding"), orcNotUse},
 			{"nfkc-query-value-fullwidth-percent", orcGet("/t/nfkc/x?q=" + orcPct("％２５")), orcSafe, nil},
 			{"strict-keeps-fullwidth", orcGet("/t/strict/p/" + orcPct("．．／％２ｅ＼")), orcOK, nil},
@@ -326,7 +326,7 @@ func orcMechanisms() []orcCases {
 		}},
 		{"route-of-dispatch", []orcCase{
 			{"escaped-route-name-rlo", orcGet("/t/%61dmin/x%E2%80%AE"), orcSafe, nil},
-			{"escaped-route-name-rlo-pre", orcGet("/t/%61dmin/x%E2%80%AE"), rej(fc), []orcMount{orcPre, orcHTTP}},
+			{"escaped-route-name-rlo-pre", orcGet("/t/%61dmin/x%E2%80%AE"), rej(fc), []mount{mountPre, mountHandler}},
 			{"escaped-route-name-nel", orcGet("/t/adm%69n/x%C2%85"), orcSafe, nil},
 			{"escaped-route-lower-hex", orcGet("/t/%61dmin/x%e2%80%ae"), orcSafe, nil},
 			{"escaped-nfc-route", orcGet("/t/%6Efc/p/e%CC%81"), orcSafe, nil},
@@ -407,7 +407,7 @@ func TestOracleTrailerSocket(t *testing.T) {
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, _ := reports.Load(r.RemoteAddr)
 		rep := v.(*orcReport)
-		orcServers()[rep.mount].ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), orcKey{}, rep)))
+		orcServer(t, rep.mount).h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), orcKey{}, rep)))
 	})}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })

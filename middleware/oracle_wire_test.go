@@ -39,7 +39,7 @@ type orcWire struct {
 // orcWireReq is a request in flight: its mount, its report, and whether
 // the server handed it on (false: net/http refused it first).
 type orcWireReq struct {
-	mount   orcMount
+	srv     *server[orcHandler]
 	rep     *orcReport
 	reached atomic.Bool
 }
@@ -96,7 +96,7 @@ func (w *orcWire) dispatch(rw http.ResponseWriter, r *http.Request) {
 	q.reached.Store(true)
 	r.Header.Del(orcWireHeader)
 	r.RemoteAddr = "192.0.2.1:40000"
-	orcServers()[q.mount].ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), orcKey{}, q.rep)))
+	q.srv.h.ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), orcKey{}, q.rep)))
 }
 
 // orcHopByHop are the header fields of HTTP/1.1 framing and connection
@@ -108,7 +108,7 @@ var orcHopByHop = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Tran
 // request over w to mount m. skip is why it cannot be (absolute-form,
 // what net/http refuses to send or to serve), "" when it was served; orig
 // stays the HTTP/1.1 request as the client sent it.
-func orcServeOver(t *testing.T, w *orcWire, m orcMount, wire []byte) (res orcResult, skip string) {
+func orcServeOver(t *testing.T, w *orcWire, m mount, wire []byte) (res orcResult, skip string) {
 	t.Helper()
 	orig, err := orcOrigOf(wire)
 	if err != nil {
@@ -178,7 +178,7 @@ func orcServeOver(t *testing.T, w *orcWire, m orcMount, wire []byte) (res orcRes
 		}
 	}
 	id := strconv.FormatInt(w.next.Add(1), 10)
-	q := &orcWireReq{mount: m, rep: &orcReport{mount: m, orig: orig}}
+	q := &orcWireReq{srv: orcServer(t, m), rep: &orcReport{mount: m, orig: orig}}
 	w.reqs.Store(id, q)
 	defer w.reqs.Delete(id)
 	req.Header.Set(orcWireHeader, id)
@@ -209,7 +209,7 @@ func orcServeOver(t *testing.T, w *orcWire, m orcMount, wire []byte) (res orcRes
 
 // orcOverWires runs check on the request wire over h2c and h2, on each of
 // mounts, as subtests "h2c/<mount>" and "h2/<mount>" of t, in parallel.
-func orcOverWires(t *testing.T, wire []byte, mounts []orcMount, check func(t *testing.T, res orcResult)) {
+func orcOverWires(t *testing.T, wire []byte, mounts []mount, check func(t *testing.T, res orcResult)) {
 	for _, w := range orcWires() {
 		t.Run(w.name, func(t *testing.T) {
 			t.Parallel()
