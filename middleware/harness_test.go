@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"cmp"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -249,13 +253,36 @@ type listening struct {
 func (s *server[H]) listen(t testing.TB, proto string, opts ...func(*http.Server)) *listening {
 	t.Helper()
 	l := &listening{errlog: &logBuf{}}
-	srv := httptest.NewUnstartedServer(s.h)
-	srv.Config.ReadHeaderTimeout, srv.Config.ReadTimeout, srv.Config.WriteTimeout = wireTimeout, wireTimeout, wireTimeout
-	srv.Config.ErrorLog = log.New(l.errlog, "", 0)
-	tr := &http.Transport{DisableCompression: true, Protocols: new(http.Protocols)}
-	for _, o := range opts {
-		o(srv.Config)
+	srv, tr, err := startWire(s.h, proto, func(srv *http.Server) {
+		srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout = wireTimeout, wireTimeout, wireTimeout
+		srv.ErrorLog = log.New(l.errlog, "", 0)
+		for _, o := range opts {
+			o(srv)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	l.srv, l.url, l.addr = srv.Config, srv.URL, srv.Listener.Addr().String()
+	l.client = &http.Client{Transport: tr, Timeout: wireTimeout}
+	t.Cleanup(func() {
+		tr.CloseIdleConnections()
+		_ = srv.Config.Close() // every connection, so that no handler waits on one
+		srv.Close()
+		if log := l.errlog.String(); strings.Contains(log, "panic") {
+			t.Errorf("server panicked: %s", log)
+		}
+	})
+	return l
+}
+
+// startWire starts h on 127.0.0.1 speaking proto ("http1", "h2c" or
+// "h2": TLS), the server edited by edit first, and returns it with a
+// transport that speaks proto only.
+func startWire(h http.Handler, proto string, edit func(*http.Server)) (*httptest.Server, *http.Transport, error) {
+	srv := httptest.NewUnstartedServer(h)
+	edit(srv.Config)
+	tr := &http.Transport{DisableCompression: true, Protocols: new(http.Protocols)}
 	switch proto {
 	case "http1":
 		srv.Config.Protocols = new(http.Protocols)
@@ -272,22 +299,76 @@ func (s *server[H]) listen(t testing.TB, proto string, opts ...func(*http.Server
 		srv.EnableHTTP2 = true
 		srv.StartTLS()
 		tr.Protocols.SetHTTP2(true)
-		tr.ForceAttemptHTTP2 = true
-		tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
+		// Sessions resumed and a classical key exchange: a full handshake
+		// (an RSA signature, ML-KEM) per connection would be most of the
+		// CPU a test of many connections takes, and TLS is not what these
+		// tests test.
+		tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
+			ClientSessionCache: tls.NewLRUClientSessionCache(0), CurvePreferences: []tls.CurveID{tls.X25519}}
 	default:
-		t.Fatalf("listen: no protocol %q", proto)
+		return nil, nil, fmt.Errorf("startWire: no protocol %q", proto)
 	}
-	l.srv, l.url, l.addr = srv.Config, srv.URL, srv.Listener.Addr().String()
-	l.client = &http.Client{Transport: tr, Timeout: wireTimeout}
-	t.Cleanup(func() {
-		tr.CloseIdleConnections()
-		_ = srv.Config.Close() // every connection, so that no handler waits on one
-		srv.Close()
-		if log := l.errlog.String(); strings.Contains(log, "panic") {
-			t.Errorf("server panicked: %s", log)
+	return srv, tr, nil
+}
+
+// A wireServer is a server on 127.0.0.1 of one protocol, started once for the
+// test binary and running until it exits, for tests of many requests
+// each over a connection of its own (a server and a full TLS handshake a
+// request would be most of their time). Each request goes to the handler
+// registered for it (wireServer.do). Its client opens a connection for each
+// request, so that a hostile request the server answers with GOAWAY (a
+// connection error) ends no other request's stream.
+type wireServer struct {
+	name     string // "http1", "h2c" or "h2"
+	url      string
+	client   *http.Client
+	handlers sync.Map // id (wireHeader) -> http.Handler
+	next     atomic.Int64
+}
+
+// wireHeader names the handler of a request on a wire; the wire removes
+// it before the handler sees the request.
+const wireHeader = "X-Harness-Handler"
+
+var wires sync.Map // proto -> func() (*wireServer, error)
+
+// wireOf returns the wire of proto, started at its first use.
+func wireOf(t testing.TB, proto string) *wireServer {
+	t.Helper()
+	start, _ := wires.LoadOrStore(proto, sync.OnceValues(func() (*wireServer, error) {
+		w := &wireServer{name: proto}
+		srv, tr, err := startWire(http.HandlerFunc(w.dispatch), proto, func(srv *http.Server) { srv.ReadHeaderTimeout = wireTimeout })
+		if err != nil {
+			return nil, err
 		}
-	})
-	return l
+		tr.DisableKeepAlives = true
+		w.url, w.client = srv.URL, &http.Client{Transport: tr, Timeout: 2 * wireTimeout}
+		return w, nil
+	}))
+	w, err := start.(func() (*wireServer, error))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *wireServer) dispatch(rw http.ResponseWriter, r *http.Request) {
+	h, ok := w.handlers.Load(r.Header.Get(wireHeader))
+	if !ok {
+		http.Error(rw, "no handler "+r.Header.Get(wireHeader), http.StatusTeapot)
+		return
+	}
+	r.Header.Del(wireHeader)
+	h.(http.Handler).ServeHTTP(rw, r)
+}
+
+// do sends req over w to h, and returns the response.
+func (w *wireServer) do(req *http.Request, h http.Handler) (*http.Response, error) {
+	id := strconv.FormatInt(w.next.Add(1), 10)
+	w.handlers.Store(id, h)
+	defer w.handlers.Delete(id)
+	req.Header.Set(wireHeader, id)
+	return w.client.Do(req)
 }
 
 // dial opens a raw TCP connection to the server, closed at the end of the
