@@ -60,14 +60,12 @@ func TestLimitUnreadBodies(t *testing.T) {
 			p.Limits.BodyBytes = limit
 			p.Limits.BinaryBodyBytes = limit // the limit of the binary bodies
 			ran, readErr := false, error(nil)
-			e := echo.New()
-			logs := &logBuf{}
-			e.Use(WithConfig(Config{Rules: &p, Logger: logs.logger()}))
-			e.POST("/u", func(c echo.Context) error {
-				ran = true
-				_, readErr = io.ReadAll(c.Request().Body)
-				return c.NoContent(http.StatusOK)
-			})
+			srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &p}, routes: []string{"/u"}, methods: []string{http.MethodPost}},
+				onEcho(func(c echo.Context) error {
+					ran = true
+					_, readErr = io.ReadAll(c.Request().Body)
+					return c.NoContent(http.StatusOK)
+				}))
 			req := httptest.NewRequest(http.MethodPost, "/u", strings.NewReader(strings.Repeat("x", tt.size)))
 			if tt.chunked {
 				req.ContentLength = -1
@@ -75,8 +73,7 @@ func TestLimitUnreadBodies(t *testing.T) {
 			if tt.ct != "" {
 				req.Header.Set("Content-Type", tt.ct)
 			}
-			rec := httptest.NewRecorder()
-			e.ServeHTTP(rec, req)
+			rec := srv.do(req)
 			if rec.Code != tt.status || ran != tt.ran {
 				t.Fatalf("status %d, handler ran %v; want %d, %v", rec.Code, ran, tt.status, tt.ran)
 			}

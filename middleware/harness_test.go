@@ -74,6 +74,16 @@ func (f handlerFunc) serve(c echo.Context, w http.ResponseWriter, r *http.Reques
 	return f(c, w, r)
 }
 
+// onEcho is h as the handler of a server on an Echo mount.
+func onEcho(h echo.HandlerFunc) handler {
+	return handlerFunc(func(c echo.Context, _ http.ResponseWriter, _ *http.Request) error { return h(c) })
+}
+
+// onHTTP is h as the handler of a server on a net/http mount.
+func onHTTP(h http.HandlerFunc) handler {
+	return handlerFunc(func(_ echo.Context, w http.ResponseWriter, r *http.Request) error { h(w, r); return nil })
+}
+
 // echoHandler is h as an Echo handler.
 func echoHandler(h handler) echo.HandlerFunc {
 	return func(c echo.Context) error { return h.serve(c, c.Response(), c.Request()) }
@@ -106,8 +116,9 @@ type setup struct {
 	// group is the prefix of the Echo group mount; "" is /api.
 	group string
 	// requestID mounts Echo's RequestID middleware in front of the
-	// middleware.
+	// middleware, and before more Echo middleware after it.
 	requestID bool
+	before    []echo.MiddlewareFunc
 }
 
 // server is the middleware mounted one way in front of the handler rec,
@@ -176,6 +187,7 @@ func newServer[H handler](t testing.TB, st setup, rec H) *server[H] {
 	if st.requestID {
 		before = []echo.MiddlewareFunc{emw.RequestID()}
 	}
+	before = append(before, st.before...)
 	var routeMW []echo.MiddlewareFunc
 	h := echoHandler(rec)
 	add := func(g interface {

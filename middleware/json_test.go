@@ -340,31 +340,17 @@ func TestJSONBind(t *testing.T) {
 	for _, m := range mounts {
 		t.Run(m.String(), func(t *testing.T) {
 			t.Parallel()
-			e := echo.New()
-			lb := &logBuf{}
-			mw := WithConfig(Config{Rules: ptr(rules.Strict()), Logger: lb.logger()})
 			var got doc
 			var cl int64
-			h := func(c echo.Context) error {
-				cl = c.Request().ContentLength
-				if err := c.Bind(&got); err != nil {
-					return err
-				}
-				return c.NoContent(http.StatusNoContent)
-			}
-			switch m {
-			case mountGlobal:
-				e.Use(mw)
-				e.POST("/d/:id", h)
-			case mountGroup:
-				e.Group("/d", mw).POST("/:id", h)
-			case mountRoute:
-				e.POST("/d/:id", h, mw)
-			case mountPre:
-				e.Pre(mw)
-				e.POST("/d/:id", h)
-			}
-			w := httpDo(e, req(http.MethodPost, "/d/1", ctJSON, strings.NewReader(string(body))))
+			srv := newServer(t, setup{mount: m, echo: Config{Rules: ptr(rules.Strict())}, routes: []string{"/d/:id"}, methods: []string{http.MethodPost}, group: "/d"},
+				onEcho(func(c echo.Context) error {
+					cl = c.Request().ContentLength
+					if err := c.Bind(&got); err != nil {
+						return err
+					}
+					return c.NoContent(http.StatusNoContent)
+				}))
+			w := srv.do(req(http.MethodPost, "/d/1", ctJSON, strings.NewReader(string(body))))
 			if w.Code != http.StatusNoContent {
 				t.Fatalf("status %d %s", w.Code, w.Body.String())
 			}
@@ -425,17 +411,15 @@ func jsonCases() []locCase {
 func TestRepairBind(t *testing.T) {
 	t.Parallel()
 	pol := repairing()
-	e := echo.New()
-	lb := &logBuf{}
-	e.Use(WithConfig(Config{Rules: &pol, Logger: lb.logger()}))
 	var got struct{ Q string }
-	e.POST("/x", func(c echo.Context) error {
-		if err := c.Bind(&got); err != nil {
-			return err
-		}
-		return c.NoContent(http.StatusNoContent)
-	})
-	w := httpDo(e, req(http.MethodPost, "/x", ctJSON, strings.NewReader(`{"q":"\udc00x"}`)))
+	srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &pol}, routes: []string{"/x"}, methods: []string{http.MethodPost}},
+		onEcho(func(c echo.Context) error {
+			if err := c.Bind(&got); err != nil {
+				return err
+			}
+			return c.NoContent(http.StatusNoContent)
+		}))
+	w := srv.do(req(http.MethodPost, "/x", ctJSON, strings.NewReader(`{"q":"\udc00x"}`)))
 	if w.Code != http.StatusNoContent || got.Q != fffd+"x" {
 		t.Fatalf("status %d, Q %q", w.Code, got.Q)
 	}

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -17,13 +18,10 @@ import (
 func TestRejectionFieldStable(t *testing.T) {
 	t.Parallel()
 	var kept []*Rejection
-	e := echo.New()
-	lb := &logBuf{}
-	e.Use(WithConfig(Config{Rules: ptr(rules.Strict()), Logger: lb.logger(), OnReject: func(c echo.Context, rj *Rejection) {
+	srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: ptr(rules.Strict()), OnReject: func(c echo.Context, rj *Rejection) {
 		kept = append(kept, rj)
-	}}))
-	e.GET("/x", echoHandler(&recorder{}))
-	e.POST("/x", echoHandler(&recorder{}))
+	}}, routes: []string{"/x"}, methods: []string{http.MethodGet, http.MethodPost}}, &recorder{})
+	e, lb := srv.h, srv.logs
 	httpDo(e, req("GET", "/x?k%41y=%FF", "", nil))
 	httpDo(e, req("POST", "/x", ctForm, strings.NewReader("f%41=%FF")))
 	for range 50 {
@@ -48,14 +46,11 @@ func TestCanonRejectionField(t *testing.T) {
 	var kept []*Rejection
 	var mu sync.Mutex
 	pol := canonPrecisPolicy(normalize.NFC)
-	e := echo.New()
-	lg := (&logBuf{}).logger()
-	e.Use(WithConfig(Config{Rules: &pol, Logger: lg, OnReject: func(c echo.Context, rj *Rejection) {
+	e := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &pol, OnReject: func(c echo.Context, rj *Rejection) {
 		mu.Lock()
 		kept = append(kept, rj)
 		mu.Unlock()
-	}}))
-	e.GET("/api/echo", func(c echo.Context) error { return c.NoContent(200) })
+	}}, routes: []string{"/api/echo"}, methods: []string{http.MethodGet}}, onEcho(func(c echo.Context) error { return c.NoContent(200) })).h
 	// The key is escaped, so it is decoded into the scratch buffer.
 	w := httptest.NewRecorder()
 	e.ServeHTTP(w, httptest.NewRequest("GET", "/api/echo?%75ser=mike+smith", nil))
