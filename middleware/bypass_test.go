@@ -3,7 +3,6 @@ package middleware
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -53,11 +52,10 @@ func TestCookieUnicodeSpace(t *testing.T) {
 				checkOneLog(t, ev.logs, wantLog{reason: "forbidden_char", location: "header", class: tc.class, offset: -1}, "enforce", "GET", "/api/echo")
 			}
 		}
-		h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: ptrLogger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+		srv := newServer(t, bareSetup(rules.Strict()), onHTTP(func(http.ResponseWriter, *http.Request) {}))
 		r := req(http.MethodGet, "/x", "", nil)
 		r.Header["Cookie"] = []string{tc.cookie}
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		w := srv.do(r)
 		if w.Code != tc.status {
 			t.Errorf("nethttp: Cookie %q: status %d, want %d", tc.cookie, w.Code, tc.status)
 		}
@@ -98,18 +96,14 @@ func TestPreRoutesAsEchoDispatches(t *testing.T) {
 		{"/mon/x%e2%80%ae", 200, "/mon/:id", "x%e2%80%ae"},
 	}
 	for _, tc := range cases {
-		e := echo.New()
-		logs := &logBuf{}
-		e.Pre(WithConfig(Config{Rules: table, Logger: logs.logger()}))
 		var ran, param string
-		for _, rt := range []string{"/admin/:id", "/mon/:id", "/open/:id"} {
-			e.GET(rt, func(c echo.Context) error {
+		srv := newServer(t, setup{mount: mountPre, echo: Config{Rules: table}, routes: []string{"/admin/:id", "/mon/:id", "/open/:id"}, methods: []string{http.MethodGet}},
+			onEcho(func(c echo.Context) error {
 				ran, param = c.Path(), c.Param("id")
 				return c.NoContent(http.StatusOK)
-			})
-		}
-		w := httptest.NewRecorder()
-		e.ServeHTTP(w, req(http.MethodGet, tc.target, "", nil))
+			}))
+		logs := srv.logs
+		w := srv.do(req(http.MethodGet, tc.target, "", nil))
 		if w.Code != tc.status {
 			t.Errorf("%s: status %d, want %d; log %s", tc.target, w.Code, tc.status, logs.buf.String())
 			continue
@@ -267,12 +261,11 @@ func TestLogIdentity(t *testing.T) {
 			t.Errorf("X-Request-Id %q: request_id %q, request_id_client %v", sent, id, l["request_id_client"])
 		}
 	}
-	logs := &logBuf{}
-	h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: logs.logger()})(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv := newServer(t, bareSetup(rules.Strict()), onHTTP(func(http.ResponseWriter, *http.Request) {}))
 	r := req(http.MethodGet, "/x?"+strings.Repeat("k", 100)+"=%00", "", nil)
 	r.Header.Set("X-Request-Id", "abc")
-	h.ServeHTTP(httptest.NewRecorder(), r)
-	l := logs.lines(t)[0]
+	srv.do(r)
+	l := srv.logs.lines(t)[0]
 	if l["request_id"] != "abc" || l["request_id_client"] != true {
 		t.Errorf("nethttp: request_id %v, request_id_client %v; want abc, true", l["request_id"], l["request_id_client"])
 	}
@@ -302,15 +295,11 @@ func TestPreCanonicalFormMovesRoute(t *testing.T) {
 		{"/cafe%CC%81?q=ab", 200, "/café"},
 		{"/other?q=a%E2%80%8Bb", 200, "/*"},
 	} {
-		e := echo.New()
-		logs := &logBuf{}
-		e.Pre(WithConfig(Config{Rules: table, Logger: logs.logger()}))
 		ran := ""
-		for _, rt := range []string{"/café", "/*"} {
-			e.GET(rt, func(c echo.Context) error { ran = c.Path(); return c.NoContent(http.StatusOK) })
-		}
-		w := httptest.NewRecorder()
-		e.ServeHTTP(w, req(http.MethodGet, tc.target, "", nil))
+		srv := newServer(t, setup{mount: mountPre, echo: Config{Rules: table}, routes: []string{"/café", "/*"}, methods: []string{http.MethodGet}},
+			onEcho(func(c echo.Context) error { ran = c.Path(); return c.NoContent(http.StatusOK) }))
+		logs := srv.logs
+		w := srv.do(req(http.MethodGet, tc.target, "", nil))
 		if w.Code != tc.status || tc.status == 200 && ran != tc.route {
 			t.Errorf("%s: status %d under %q; want %d under %q; log %s", tc.target, w.Code, ran, tc.status, tc.route, logs.buf.String())
 		}
@@ -328,9 +317,8 @@ func TestPreCanonicalFormMovesRoute(t *testing.T) {
 func TestSegmentBOMNetHTTP(t *testing.T) {
 	t.Parallel()
 	var got string
-	mux := http.NewServeMux()
-	mux.HandleFunc("/users/{id}", func(w http.ResponseWriter, r *http.Request) { got = r.PathValue("id") })
-	h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: ptrLogger()})(mux)
+	srv := newServer(t, setup{mount: mountMux, http: HTTPConfig{Rules: ptr(rules.Strict())}, patterns: []string{"/users/{id}"}},
+		onHTTP(func(w http.ResponseWriter, r *http.Request) { got = r.PathValue("id") }))
 	for _, tc := range []struct {
 		target string
 		status int
@@ -340,8 +328,7 @@ func TestSegmentBOMNetHTTP(t *testing.T) {
 		{"/users/bob", 200},
 	} {
 		got = ""
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req(http.MethodGet, tc.target, "", nil))
+		w := srv.do(req(http.MethodGet, tc.target, "", nil))
 		if w.Code != tc.status || strings.HasPrefix(got, "\ufeff") {
 			t.Errorf("%s: status %d, PathValue %q; want %d", tc.target, w.Code, got, tc.status)
 		}
@@ -380,13 +367,13 @@ func TestMonitorPassesAsSentNetHTTP(t *testing.T) {
 		var te []string
 		var cl int64
 		var got []byte
-		h := Handler(HTTPConfig{Rules: &mon, Logger: ptrLogger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := newServer(t, bareSetup(mon), onHTTP(func(w http.ResponseWriter, r *http.Request) {
 			te, cl = r.TransferEncoding, r.ContentLength
 			got, _ = io.ReadAll(r.Body)
 		}))
 		r := req(http.MethodPost, "/x", "text/plain", strings.NewReader(body))
 		r.ContentLength, r.TransferEncoding = -1, []string{"chunked"}
-		h.ServeHTTP(httptest.NewRecorder(), r)
+		srv.do(r)
 		if cl != -1 || len(te) != 1 || te[0] != "chunked" || string(got) != body {
 			t.Errorf("body %q: ContentLength %d, TransferEncoding %q, read %q; want -1, [chunked], the body as sent", body, cl, te, got)
 		}
@@ -415,13 +402,11 @@ func TestBodyUnreadableHooks(t *testing.T) {
 	if w.Code != 400 || !strings.Contains(w.Body.String(), `"problem":"body_unreadable"`) {
 		t.Errorf("echo: %d %s; want the ErrorHandler's answer", w.Code, w.Body)
 	}
-	h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: ptrLogger(),
+	srv := newServer(t, setup{mount: mountBare, http: HTTPConfig{Rules: ptr(rules.Strict()),
 		OnReject: func(r *http.Request, rj *Rejection) {
 			seen = append(seen, "http:"+rj.Reason.String()+":"+rj.Location.String())
-		}})(
-		http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("the handler ran") }))
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, broken())
+		}}}, onHTTP(func(http.ResponseWriter, *http.Request) { t.Error("the handler ran") }))
+	rec := srv.do(broken())
 	if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"location":"json"`) {
 		t.Errorf("nethttp: %d %s; want 400 with the location", rec.Code, rec.Body)
 	}

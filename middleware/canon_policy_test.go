@@ -166,14 +166,14 @@ func TestCanonicalSyntaxNetHTTP(t *testing.T) {
 	t.Parallel()
 	nfkc := strictCanon(normalize.NFKC)
 	var got string
-	mux := http.NewServeMux()
-	guard := Handler(HTTPConfig{Rules: &nfkc, Logger: ptrLogger()})
-	mux.Handle("/f/{rest...}", guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r.PathValue("rest")
-	})))
-	mux.Handle("/u/{id}", guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r.PathValue("id")
-	})))
+	srv := newServer(t, setup{mount: mountHandler, http: HTTPConfig{Rules: &nfkc}, patterns: []string{"/f/{rest...}", "/u/{id}"}},
+		onHTTP(func(w http.ResponseWriter, r *http.Request) {
+			if r.Pattern == "/f/{rest...}" {
+				got = r.PathValue("rest")
+			} else {
+				got = r.PathValue("id")
+			}
+		}))
 	for _, tc := range []struct {
 		target string
 		status int
@@ -186,8 +186,7 @@ func TestCanonicalSyntaxNetHTTP(t *testing.T) {
 		{"/u/" + esc("ｂｏｂ"), 200, "bob"},
 	} {
 		got = ""
-		w := httptest.NewRecorder()
-		mux.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.target, nil))
+		w := srv.do(httptest.NewRequest(http.MethodGet, tc.target, nil))
 		if w.Code != tc.status || got != tc.value {
 			t.Errorf("%s: status %d, value %q; want %d, %q", tc.target, w.Code, got, tc.status, tc.value)
 		}

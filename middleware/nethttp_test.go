@@ -141,9 +141,7 @@ func TestHTTPAdapterTable(t *testing.T) {
 	})
 	t.Run("route func", func(t *testing.T) {
 		t.Parallel()
-		lb := &logBuf{}
-		rec := &recorder{}
-		h := Handler(HTTPConfig{
+		srv := newServer(t, setup{mount: mountBare, http: HTTPConfig{
 			Rules: &rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"open": rules.Unchecked()}},
 			Route: func(r *http.Request) string {
 				if strings.HasPrefix(r.URL.Path, "/open/") {
@@ -151,12 +149,12 @@ func TestHTTPAdapterTable(t *testing.T) {
 				}
 				return "api:" + r.Method
 			},
-			Logger: lb.logger(),
-		})(httpHandler(rec))
-		if w := httpDo(h, req("GET", "/open/%C0%AE", "", nil)); w.Code != 200 {
+		}}, &recorder{})
+		lb := srv.logs
+		if w := srv.do(req("GET", "/open/%C0%AE", "", nil)); w.Code != 200 {
 			t.Errorf("open: %d", w.Code)
 		}
-		if w := httpDo(h, req("GET", "/x/%C0%AE", "", nil)); w.Code != 400 {
+		if w := srv.do(req("GET", "/x/%C0%AE", "", nil)); w.Code != 400 {
 			t.Errorf("strict: %d", w.Code)
 		}
 		if l := lb.lines(t); len(l) != 1 || l[0]["route"] != "api:GET" {

@@ -496,11 +496,11 @@ func TestCodedUploadBomb(t *testing.T) {
 	// the two limits together (5 MiB) and one buffer, some 5 KiB of this
 	// stream, and the reader's buffer (4 KiB) ahead.
 	for _, tc := range cases[:3] {
-		h := Handler(HTTPConfig{Rules: &pol, Logger: ptrLogger()})(http.NotFoundHandler())
+		srv := newServer(t, bareSetup(pol), onHTTP(http.NotFound))
 		wire := &countingReader{r: bytes.NewReader(tc.body)}
 		r := req("POST", "/form", "multipart/form-data; boundary="+codedBoundary, wire)
 		r.Header.Set("Content-Encoding", tc.encoding)
-		w := httpDo(h, r)
+		w := srv.do(r)
 		t.Logf("%s: status %d, %d of the %d octets sent read", tc.name, w.Code, wire.n.Load(), len(tc.body))
 		if w.Code != 413 || wire.n.Load() > 64<<10 {
 			t.Errorf("%s: status %d, %d octets read; want 413, at most %d", tc.name, w.Code, wire.n.Load(), 64<<10)
