@@ -23,10 +23,11 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// The harness of the canonicalization tests (canon_test.go and the other
-// canon_*_test.go files, and the JSON and multipart ones that normalize):
-// policies, a handler that records everything it reads of a request, on
-// Echo and on net/http, and the servers on every mount.
+// What the canonicalization tests (canon_test.go and the other
+// canon_*_test.go files, and the JSON and multipart ones that normalize)
+// share: policies, a handler that records everything it reads of a
+// request, on Echo and on net/http (canonRec), and their servers'
+// setup on every mount of the harness (canonSetup, harness_test.go).
 
 // canonForms are the rewriting forms under test.
 var canonForms = []normalize.Form{normalize.NFC, normalize.NFKC}

@@ -20,11 +20,12 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// The harness of the fault tests (faults_test.go), also used by the body
-// limit tests (body_limits_test.go): a real server per adapter whose
-// handler reads the whole body and records it, with a counter of the
-// octets taken from the connection; raw TCP clients; the wait for one log
-// line; the goroutine leak check; and an in-process env (fltNewEnv).
+// What the fault tests (faults_test.go) and the body limit tests
+// (body_limits_test.go) share: the harness's server on each mount over a
+// real connection (fltStart), whose handler reads the whole body and
+// records it, with a counter of the octets taken from the connection; the
+// wait for one log line; the goroutine leak check; and the in-process
+// server (fltEnvSetup).
 
 // fltTimeout bounds every wait of the fault and limit tests.
 const fltTimeout = 5 * time.Second

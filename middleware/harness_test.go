@@ -23,16 +23,21 @@ import (
 
 // The one server harness of this package's tests. A test describes its
 // server (setup: the middleware's configuration, the mount, the routes)
-// and gives the handler that records what it saw; newServer builds it,
+// and gives the handler that records what it saw (a handler: one function
+// for every mount, given the Echo context on Echo); newServer builds it,
 // with its log captured, and the test serves requests to it in process
 // (server.do) or over a real http.Server on 127.0.0.1 speaking HTTP/1.1,
-// h2c or TLS h2 (server.listen). The mounts are those of the conformance
-// table's targets (middleware/adaptertest), which these tests cannot
-// import (it imports this package): the Echo v4 adapter (the copy of its
-// source, echov4_source_test.go) mounted each way Echo takes one, and the
-// net/http adapter around each handler of a ServeMux or around the
-// ServeMux. The Echo v5 adapter is mounted by the tests of package
-// middleware_test, which can import it.
+// h2c or TLS h2 (server.listen, with a raw TCP client: listening.dial and
+// send). A test of many requests over HTTP/2 sends them on the wires the
+// test binary shares (wireOf), each to the handler it registers.
+//
+// The mounts are those of the conformance table's targets
+// (middleware/adaptertest), which these tests cannot import (it imports
+// this package): the Echo v4 adapter (the copy of its source,
+// echov4_source_test.go) mounted each way Echo takes one, and the
+// net/http adapter around each handler of a ServeMux, around the ServeMux,
+// or around one handler. The Echo v5 adapter, which imports this package
+// too, is mounted by the tests of package middleware_test.
 
 // mount is where the middleware sits.
 type mount int
@@ -104,7 +109,8 @@ type setup struct {
 	echo Config
 	http HTTPConfig
 	// routes are the routes served, as Echo templates ("/api/users/:id",
-	// "/api/files/*"); on an Echo group mount they lie below /api. On a
+	// "/api/files/*"); on an Echo group mount they lie below the group's
+	// prefix. On a
 	// net/http mount, patterns are the ServeMux patterns when set, else
 	// the routes in ServeMux syntax ("/api/users/{id}",
 	// "/api/files/{rest...}").

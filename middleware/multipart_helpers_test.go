@@ -16,8 +16,8 @@ import (
 )
 
 // The multipart tests serve each request through the real middleware, on
-// Echo (WithConfig, e.ServeHTTP) and through the net/http adapter
-// (Handler), in front of a handler that reads the body every way a handler
+// Echo's e.Use and through the net/http adapter around the handler (the
+// harness's servers, mpSetup), in front of a handler that reads the body every way a handler
 // can: the octets, the form (c.FormParams and c.MultipartForm on Echo,
 // Request.ParseMultipartForm on net/http) and the stream of parts
 // (Request.MultipartReader), nested multipart bodies included, read by the
