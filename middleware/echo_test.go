@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -300,7 +301,9 @@ func TestConfig(t *testing.T) {
 	e.Use(New())
 	rec := &recorder{}
 	e.GET("/x/:id", echoHandler(rec))
-	if w := httpDo(e, req("GET", "/x/%c3%a9?q=1", "", nil)); w.Code != 200 || rec.seen().Params["id"] != "é" {
+	w := httptest.NewRecorder()
+	e.ServeHTTP(w, req("GET", "/x/%c3%a9?q=1", "", nil))
+	if w.Code != 200 || rec.seen().Params["id"] != "é" {
 		t.Errorf("New: %d %v", w.Code, rec.seen())
 	}
 }

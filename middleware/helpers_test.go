@@ -298,13 +298,6 @@ func errorBody(t testing.TB, body []byte) map[string]string {
 	return m
 }
 
-// httpDo serves r with h and returns the response.
-func httpDo(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	return w
-}
-
 const (
 	ctForm = "application/x-www-form-urlencoded"
 	ctJSON = "application/json"
