@@ -50,6 +50,10 @@ const (
 	mountHandler              // net/http, around each handler of a ServeMux
 	mountMux                  // net/http, around the ServeMux itself
 	mountBare                 // net/http, around the one handler, no ServeMux
+	// The baselines of what the middleware costs: the same servers
+	// without it.
+	mountEchoAlone // Echo v4, no middleware
+	mountMuxAlone  // a ServeMux, no adapter
 )
 
 // mounts are the Echo v4 mounts.
@@ -60,11 +64,11 @@ var mounts = []mount{mountGlobal, mountGroup, mountRoute, mountPre}
 var allMounts = []mount{mountGlobal, mountGroup, mountRoute, mountPre, mountHandler, mountMux}
 
 func (m mount) String() string {
-	return [...]string{"global", "group", "route", "pre", "http handler", "http mux", "http bare"}[m]
+	return [...]string{"global", "group", "route", "pre", "http handler", "http mux", "http bare", "echo alone", "mux alone"}[m]
 }
 
 // echo reports whether m is an Echo mount.
-func (m mount) echo() bool { return m <= mountPre }
+func (m mount) echo() bool { return m <= mountPre || m == mountEchoAlone }
 
 // A handler is the test's handler on every mount: c is the Echo context
 // on an Echo mount, nil on a net/http one.
@@ -122,9 +126,11 @@ type setup struct {
 	// group is the prefix of the Echo group mount; "" is /api.
 	group string
 	// requestID mounts Echo's RequestID middleware in front of the
-	// middleware, and before more Echo middleware after it.
+	// middleware, and before more Echo middleware after it; pre, Echo
+	// middleware with e.Pre before all.
 	requestID bool
 	before    []echo.MiddlewareFunc
+	pre       []echo.MiddlewareFunc
 }
 
 // server is the middleware mounted one way in front of the handler rec,
@@ -150,9 +156,12 @@ func newServer[H handler](t testing.TB, st setup, rec H) *server[H] {
 		if cfg.Logger == nil {
 			cfg.Logger = s.logs.logger()
 		}
-		mw, err := cfg.ToHandler()
-		if err != nil {
-			t.Fatal(err)
+		var mw func(http.Handler) http.Handler
+		if st.mount != mountMuxAlone {
+			var err error
+			if mw, err = cfg.ToHandler(); err != nil {
+				t.Fatal(err)
+			}
 		}
 		h := httpHandler(rec)
 		if st.mount == mountBare {
@@ -167,7 +176,7 @@ func newServer[H handler](t testing.TB, st setup, rec H) *server[H] {
 		}
 		mux := http.NewServeMux()
 		for _, p := range patterns {
-			if st.mount == mountMux {
+			if st.mount == mountMux || st.mount == mountMuxAlone {
 				mux.Handle(p, h)
 			} else {
 				mux.Handle(p, mw(h))
@@ -183,12 +192,16 @@ func newServer[H handler](t testing.TB, st setup, rec H) *server[H] {
 	if cfg.Logger == nil {
 		cfg.Logger = s.logs.logger()
 	}
-	mw, err := cfg.ToMiddleware()
-	if err != nil {
-		t.Fatal(err)
+	var mw echo.MiddlewareFunc
+	if st.mount != mountEchoAlone {
+		var err error
+		if mw, err = cfg.ToMiddleware(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	e := echo.New()
 	s.e, s.h = e, e
+	e.Pre(st.pre...)
 	var before []echo.MiddlewareFunc
 	if st.requestID {
 		before = []echo.MiddlewareFunc{emw.RequestID()}
@@ -224,6 +237,9 @@ func newServer[H handler](t testing.TB, st setup, rec H) *server[H] {
 		add(e, "")
 	case mountPre:
 		e.Pre(append(before, mw)...)
+		add(e, "")
+	case mountEchoAlone:
+		e.Use(before...)
 		add(e, "")
 	}
 	return s
