@@ -114,9 +114,8 @@ type setup struct {
 	http HTTPConfig
 	// routes are the routes served, as Echo templates ("/api/users/:id",
 	// "/api/files/*"); on an Echo group mount they lie below the group's
-	// prefix. On a
-	// net/http mount, patterns are the ServeMux patterns when set, else
-	// the routes in ServeMux syntax ("/api/users/{id}",
+	// prefix. On a net/http mount, patterns are the ServeMux patterns when
+	// set, else the routes in ServeMux syntax ("/api/users/{id}",
 	// "/api/files/{rest...}").
 	routes   []string
 	patterns []string
@@ -275,8 +274,7 @@ type listening struct {
 	addr   string       // host:port, for a raw TCP client
 	url    string       // "http://" or "https://" and addr
 	client *http.Client // a client speaking the server's protocol only
-	srv    *http.Server
-	errlog *logBuf // the server's error log: a panic there fails the test
+	errlog *logBuf      // the server's error log: a panic there fails the test
 }
 
 // listen serves s over a real http.Server on 127.0.0.1 with proto
@@ -297,7 +295,7 @@ func (s *server[H]) listen(t testing.TB, proto string, opts ...func(*http.Server
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.srv, l.url, l.addr = srv.Config, srv.URL, srv.Listener.Addr().String()
+	l.url, l.addr = srv.URL, srv.Listener.Addr().String()
 	l.client = &http.Client{Transport: tr, Timeout: wireTimeout}
 	t.Cleanup(func() {
 		tr.CloseIdleConnections()
