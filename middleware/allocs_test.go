@@ -48,17 +48,13 @@ func bodyAllocServer(t *testing.T) http.Handler {
 	t.Helper()
 	pol := rules.Strict()
 	nop := zerolog.Nop()
-	h, err := HTTPConfig{Rules: &pol, Logger: &nop}.ToHandler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return newServer(t, setup{mount: mountBare, http: HTTPConfig{Rules: &pol, Logger: &nop}}, onHTTP(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.Copy(io.Discard, r.Body); err != nil {
 			w.WriteHeader(http.StatusBadRequest)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
-	}))
+	})).h
 }
 
 // onlyReader hides every method of a reader but Read, as a network body
@@ -172,37 +168,38 @@ func TestAdapterAllocs(t *testing.T) {
 		strings.Repeat("été, straße, Привет, 你好; ", 30) + `"}`)
 	pol := rules.Strict()
 	nop := zerolog.Nop()
-	echoServer := func(guarded bool) http.Handler {
-		e := echo.New()
-		if guarded {
-			e.Use(WithConfig(Config{Rules: &pol, Logger: &nop}))
-		}
-		e.GET("/api/users/:id", func(c echo.Context) error { return c.NoContent(http.StatusOK) })
-		e.POST("/api/items", func(c echo.Context) error {
-			if _, err := io.Copy(io.Discard, c.Request().Body); err != nil {
-				return err
+	// GET answers at once, POST reads the body: through Echo on Echo, as
+	// a net/http handler on a ServeMux.
+	handle := handlerFunc(func(c echo.Context, w http.ResponseWriter, r *http.Request) error {
+		if r.Method == http.MethodPost {
+			if _, err := io.Copy(io.Discard, r.Body); err != nil {
+				if c != nil {
+					return err
+				}
+				w.WriteHeader(http.StatusBadRequest)
+				return nil
 			}
+		}
+		if c != nil {
 			return c.NoContent(http.StatusOK)
-		})
-		return e
+		}
+		w.WriteHeader(http.StatusOK)
+		return nil
+	})
+	echoServer := func(guarded bool) http.Handler {
+		m := mountEchoAlone
+		if guarded {
+			m = mountGlobal
+		}
+		return newServer(t, setup{mount: m, echo: Config{Rules: &pol, Logger: &nop}, routes: []string{"/api/users/:id", "/api/items"},
+			methods: []string{http.MethodGet, http.MethodPost}}, handle).h
 	}
 	muxServer := func(guarded bool) http.Handler {
-		wrap := func(h http.Handler) http.Handler { return h }
+		m := mountMuxAlone
 		if guarded {
-			wrap = Handler(HTTPConfig{Rules: &pol, Logger: &nop})
+			m = mountHandler
 		}
-		mux := http.NewServeMux()
-		mux.Handle("GET /api/users/{id}", wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(http.StatusOK)
-		})))
-		mux.Handle("POST /api/items", wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if _, err := io.Copy(io.Discard, r.Body); err != nil {
-				w.WriteHeader(http.StatusBadRequest)
-				return
-			}
-			w.WriteHeader(http.StatusOK)
-		})))
-		return mux
+		return newServer(t, setup{mount: m, http: HTTPConfig{Rules: &pol, Logger: &nop}, patterns: []string{"GET /api/users/{id}", "POST /api/items"}}, handle).h
 	}
 	get := func(h http.Handler) float64 {
 		r := httptest.NewRequest(http.MethodGet, target, nil)
@@ -313,17 +310,13 @@ func jsonAllocServer(t *testing.T, route string) http.Handler {
 		pol.Precis = []rules.PrecisField{{Location: rules.JSON, Field: "/profile/nick", Profile: normalize.Nickname}}
 	}
 	nop := zerolog.Nop()
-	h, err := HTTPConfig{Rules: &pol, Logger: &nop}.ToHandler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return newServer(t, setup{mount: mountBare, http: HTTPConfig{Rules: &pol, Logger: &nop}}, onHTTP(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.Copy(io.Discard, r.Body); err != nil {
 			w.WriteHeader(http.StatusBadRequest)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
-	}))
+	})).h
 }
 
 // TestJSONAllocs: a JSON body costs a constant number of
@@ -456,11 +449,7 @@ func pairsAllocServer(t *testing.T, handed *int) http.Handler {
 	pol := canonPolicy(normalize.NFC)
 	pol.Limits.QueryBytes = 2 << 20
 	nop := zerolog.Nop()
-	h, err := HTTPConfig{Rules: &pol, Logger: &nop}.ToHandler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return newServer(t, setup{mount: mountBare, http: HTTPConfig{Rules: &pol, Logger: &nop}}, onHTTP(func(w http.ResponseWriter, r *http.Request) {
 		n, err := io.Copy(io.Discard, r.Body)
 		if err != nil {
 			w.WriteHeader(http.StatusBadRequest)
@@ -468,7 +457,7 @@ func pairsAllocServer(t *testing.T, handed *int) http.Handler {
 		}
 		*handed = len(r.URL.RawQuery) + int(n)
 		w.WriteHeader(http.StatusOK)
-	}))
+	})).h
 }
 
 // TestPairsCanonAllocs: a query or form text rewritten to its
@@ -582,15 +571,11 @@ func TestPairsPrecisAllocs(t *testing.T) {
 		}
 	})
 	nop := zerolog.Nop()
-	h, err := HTTPConfig{Rules: &pol, Logger: &nop}.ToHandler()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got string
-	srv := h(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := newServer(t, setup{mount: mountBare, http: HTTPConfig{Rules: &pol, Logger: &nop}}, onHTTP(func(w http.ResponseWriter, r *http.Request) {
 		got = r.URL.RawQuery
 		w.WriteHeader(http.StatusOK)
-	}))
+	})).h
 	for _, unit := range []string{"%EF%BC%A1B", "E%CC%81b", "%C3%89B"} {
 		var counts []float64
 		for _, size := range []int{16 << 10, 256 << 10} {
@@ -720,14 +705,10 @@ func TestMultipartNestedAllocs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			nop := zerolog.Nop()
 			pol := tc.pol
-			mw, err := HTTPConfig{Rules: &pol, Logger: &nop}.ToHandler()
-			if err != nil {
-				t.Fatal(err)
-			}
-			h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := newServer(t, setup{mount: mountBare, http: HTTPConfig{Rules: &pol, Logger: &nop}}, onHTTP(func(w http.ResponseWriter, r *http.Request) {
 				_, _ = io.Copy(io.Discard, r.Body)
 				w.WriteHeader(http.StatusOK)
-			}))
+			})).h
 			var counts [2]float64
 			for i, size := range []int{64 << 10, 512 << 10} {
 				body, boundary := nestedMultipart(size, upload.MaxDepth, tc.text)
@@ -782,17 +763,13 @@ func TestMultipartBodyMemoryPooled(t *testing.T) {
 	}
 	pol := rules.Strict()
 	nop := zerolog.Nop()
-	mw, err := HTTPConfig{Rules: &pol, Logger: &nop}.ToHandler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := newServer(t, setup{mount: mountBare, http: HTTPConfig{Rules: &pol, Logger: &nop}}, onHTTP(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := r.Body.(*bodyio.LentBody); !ok {
 			t.Errorf("the handler reads a %T, not pooled memory lent", r.Body)
 		}
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusOK)
-	}))
+	})).h
 	text := strings.Repeat("é and some text, ", (256<<10)/18)
 	for _, tc := range []struct {
 		name   string
@@ -868,15 +845,16 @@ func TestCanonAllocs(t *testing.T) {
 		t.Skip("the race detector changes allocation counts")
 	}
 	serve := func(pol rules.Policy) float64 {
-		e := echo.New()
-		if !pol.Off() {
-			e.Use(WithConfig(Config{Rules: &pol}))
+		m := mountGlobal
+		if pol.Off() {
+			m = mountEchoAlone
 		}
-		e.GET("/api/users/:id", func(c echo.Context) error {
-			_ = c.Param("id")
-			_ = c.QueryParam("name")
-			return c.NoContent(http.StatusOK)
-		})
+		e := newServer(t, setup{mount: m, echo: Config{Rules: &pol}, routes: []string{"/api/users/:id"}, methods: []string{http.MethodGet}},
+			onEcho(func(c echo.Context) error {
+				_ = c.Param("id")
+				_ = c.QueryParam("name")
+				return c.NoContent(http.StatusOK)
+			})).h
 		r := httptest.NewRequest("GET", "/api/users/42?name=alice&sort=desc&page=2", nil)
 		w := &canonDiscard{h: http.Header{}}
 		return testing.AllocsPerRun(500, func() {
@@ -936,26 +914,23 @@ func TestCleanRequestAllocs(t *testing.T) {
 		return c.NoContent(http.StatusOK)
 	}
 	serve := func(t *testing.T, mountAt string) float64 {
-		e := echo.New()
-		pol := rules.Strict()
-		mw := WithConfig(Config{Rules: &pol})
+		st := setup{echo: Config{Rules: ptr(rules.Strict())}, routes: []string{"/api/users/:id"}, methods: []string{http.MethodGet}}
 		switch mountAt {
 		case "use":
-			e.Use(mw)
+			st.mount = mountGlobal
 		case "pre":
-			e.Pre(mw)
+			st.mount = mountPre
+		case "group":
+			st.mount = mountGroup
+		case "route":
+			st.mount = mountRoute
 		case "nop-pre":
 			// Any e.Pre middleware costs Echo a closure per request.
-			e.Pre(func(next echo.HandlerFunc) echo.HandlerFunc { return next })
-		}
-		switch mountAt {
-		case "group":
-			e.Group("/api", mw).GET("/users/:id", handler)
-		case "route":
-			e.GET("/api/users/:id", handler, mw)
+			st.mount, st.pre = mountEchoAlone, []echo.MiddlewareFunc{func(next echo.HandlerFunc) echo.HandlerFunc { return next }}
 		default:
-			e.GET("/api/users/:id", handler)
+			st.mount = mountEchoAlone
 		}
+		e := newServer(t, st, onEcho(handler)).h
 		r := httptest.NewRequest(http.MethodGet, target, nil)
 		w := &canonDiscard{h: http.Header{}}
 		return testing.AllocsPerRun(1000, func() {

@@ -60,14 +60,12 @@ func TestLimitUnreadBodies(t *testing.T) {
 			p.Limits.BodyBytes = limit
 			p.Limits.BinaryBodyBytes = limit // the limit of the binary bodies
 			ran, readErr := false, error(nil)
-			e := echo.New()
-			logs := &logBuf{}
-			e.Use(WithConfig(Config{Rules: &p, Logger: logs.logger()}))
-			e.POST("/u", func(c echo.Context) error {
-				ran = true
-				_, readErr = io.ReadAll(c.Request().Body)
-				return c.NoContent(http.StatusOK)
-			})
+			srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &p}, routes: []string{"/u"}, methods: []string{http.MethodPost}},
+				onEcho(func(c echo.Context) error {
+					ran = true
+					_, readErr = io.ReadAll(c.Request().Body)
+					return c.NoContent(http.StatusOK)
+				}))
 			req := httptest.NewRequest(http.MethodPost, "/u", strings.NewReader(strings.Repeat("x", tt.size)))
 			if tt.chunked {
 				req.ContentLength = -1
@@ -75,8 +73,7 @@ func TestLimitUnreadBodies(t *testing.T) {
 			if tt.ct != "" {
 				req.Header.Set("Content-Type", tt.ct)
 			}
-			rec := httptest.NewRecorder()
-			e.ServeHTTP(rec, req)
+			rec := srv.do(req)
 			if rec.Code != tt.status || ran != tt.ran {
 				t.Fatalf("status %d, handler ran %v; want %d, %v", rec.Code, ran, tt.status, tt.ran)
 			}
@@ -98,7 +95,7 @@ func TestLimitsCutOffMounts(t *testing.T) {
 			t.Parallel()
 			pol := strictUpload()
 			pol.Limits.BinaryBodyBytes = limBody
-			ev := newEnv(t, Config{Rules: &pol}, m)
+			ev := newServer(t, recSetup(Config{Rules: &pol}, m), &recorder{})
 			r := req(http.MethodPost, "/api/echo", "application/octet-stream", strings.NewReader(strings.Repeat("x", 3*limBody)))
 			r.ContentLength = -1
 			w := ev.do(r)
@@ -125,7 +122,7 @@ func TestLimitsExpectContinue(t *testing.T) {
 				// together.
 				pol := strictUpload()
 				pol.Limits.BinaryBodyBytes = 512 << 10
-				s := fltStart(t, a, pol, 0, func(s *fltServer) { s.srv.Handler = s.app }) // no counter: see fltStart
+				s := fltStart(t, a, pol, 0, func(s *fltServer, srv *http.Server) { srv.Handler = s.h }) // no counter: see fltStart
 				conn := s.dial(t)
 				head := "POST " + fltRoute + " HTTP/1.1\r\nHost: test\r\nContent-Type: " + ct +
 					"\r\nContent-Length: " + strconv.Itoa(2<<20) + "\r\nExpect: 100-continue\r\n\r\n"
@@ -136,7 +133,7 @@ func TestLimitsExpectContinue(t *testing.T) {
 				if resp.StatusCode != 413 || !strings.Contains(got, "too_large") {
 					t.Fatalf("got %d %q; want 413 too_large (and no 100 Continue before it)", resp.StatusCode, got)
 				}
-				if runs := s.handlerRuns(); len(runs) != 0 {
+				if runs := s.rec.handlerRuns(); len(runs) != 0 {
 					t.Errorf("the handler ran")
 				}
 				s.oneLog(t, fltRejected)
@@ -159,7 +156,7 @@ func TestLimitsExpectContinueUnread(t *testing.T) {
 		t.Run(a.String(), func(t *testing.T) {
 			t.Parallel()
 			// No counter in front: it would itself hide net/http's body.
-			s := fltStart(t, a, strictUpload(), 0, func(s *fltServer) { s.srv.Handler = s.app })
+			s := fltStart(t, a, strictUpload(), 0, func(s *fltServer, srv *http.Server) { srv.Handler = s.h })
 			conn := s.dial(t)
 			head := "POST " + fltRoute + " HTTP/1.1\r\nHost: test\r\nContent-Type: application/octet-stream\r\n" +
 				"Transfer-Encoding: chunked\r\nExpect: 100-continue\r\n" + fltUnread + ": 1\r\n\r\n"
@@ -177,7 +174,7 @@ func TestLimitsExpectContinueUnread(t *testing.T) {
 			if !resp.Close {
 				t.Errorf("the connection is kept open: its next octets would be the body")
 			}
-			if runs := s.handlerRuns(); len(runs) != 1 {
+			if runs := s.rec.handlerRuns(); len(runs) != 1 {
 				t.Errorf("handler runs %d", len(runs))
 			}
 			s.oneLog(t, fltAccepted)
@@ -263,8 +260,8 @@ func TestLimitsPeakMemory(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/%s", a, b.name), func(t *testing.T) {
 				pol := strictUpload()
 				pol.Limits.BinaryBodyBytes = limit
-				s := fltStart(t, a, pol, 0, func(s *fltServer) {
-					s.srv.ConnState = func(c net.Conn, st http.ConnState) {
+				s := fltStart(t, a, pol, 0, func(_ *fltServer, srv *http.Server) {
+					srv.ConnState = func(c net.Conn, st http.ConnState) {
 						if st == http.StateNew {
 							_ = c.(*net.TCPConn).SetReadBuffer(limSocketBuffer)
 						}
@@ -312,7 +309,7 @@ func TestLimitsPeakMemory(t *testing.T) {
 				runtime.ReadMemStats(&after)
 				// The handler of the binary body keeps what it read, which
 				// is not utf8guard's to let go: checked, then dropped.
-				runs := s.takeRuns()
+				runs := s.rec.takeRuns()
 				if b.name != "binary" && len(runs) != 0 {
 					t.Errorf("the handler ran")
 				}
@@ -328,7 +325,7 @@ func TestLimitsPeakMemory(t *testing.T) {
 				if resp.StatusCode != 413 {
 					t.Fatalf("status %d, want 413", resp.StatusCode)
 				}
-				read, sent := s.read.Load(), gen.n.Load()
+				read, sent := s.rec.read.Load(), gen.n.Load()
 				allocated := after.TotalAlloc - before.TotalAlloc
 				grown := int64(settled.HeapAlloc) - int64(before.HeapAlloc)
 				t.Logf("limit %d: server read %d octets (limit+%d); client sent %d (limit+%d); allocated %d (%.2f x limit); heap after GC %+d",

@@ -84,7 +84,7 @@ func TestBodyIntegrity(t *testing.T) {
 						pol := rules.Strict()
 						pol.Limits.BodyBytes = 2 << 20
 						pol.Limits.FieldBytes = 2 << 20 // the form's one value is the body
-						ev := newEnv(t, Config{Rules: &pol}, mountGlobal)
+						ev := newServer(t, recSetup(Config{Rules: &pol}, mountGlobal), &recorder{})
 						h := &hashHandler{}
 						ev.e.POST("/hash", h.serve)
 						body := typ.wrap(sizedText(n))
@@ -119,7 +119,7 @@ func TestBodyAtDefaultLimit(t *testing.T) {
 		for _, unknown := range []bool{false, true} {
 			t.Run(fmt.Sprintf("extra=%d/unknown=%v", extra, unknown), func(t *testing.T) {
 				t.Parallel()
-				ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, mountGlobal)
+				ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict())}, mountGlobal), &recorder{})
 				body := mixedText(rules.DefaultBodyBytes + extra)
 				r := req(http.MethodPost, "/api/echo", ctText, iotest.HalfReader(bytes.NewReader(body)))
 				if unknown {
@@ -155,7 +155,7 @@ func TestTooLargeReadsNoMore(t *testing.T) {
 				pol := rules.Strict()
 				pol.Limits.BodyBytes = limit
 				for _, m := range mounts {
-					ev := newEnv(t, Config{Rules: &pol}, m)
+					ev := newServer(t, recSetup(Config{Rules: &pol}, m), &recorder{})
 					cr := &countingReader{r: infiniteReader{}}
 					r := req(http.MethodPost, "/api/echo", ct, cr)
 					r.ContentLength = -1
@@ -198,7 +198,7 @@ func TestBodyReadFault(t *testing.T) {
 			for _, ct := range []string{ctText, ctJSON} {
 				t.Run(m.String()+"/"+f.name+"/"+ct, func(t *testing.T) {
 					t.Parallel()
-					ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, m)
+					ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict())}, m), &recorder{})
 					r := req(http.MethodPost, "/api/echo", ct, &failingReader{data: mixedText(5000), err: f.err})
 					r.ContentLength = -1
 					w := ev.do(r)
@@ -220,7 +220,7 @@ func TestBodyReadFault(t *testing.T) {
 
 					// Monitor: passed on; the handler meets the error itself.
 					mon := rules.Strict().AsMonitor()
-					ev = newEnv(t, Config{Rules: &mon}, m)
+					ev = newServer(t, recSetup(Config{Rules: &mon}, m), &recorder{})
 					r = req(http.MethodPost, "/api/echo", ct, &failingReader{data: mixedText(5000), err: f.err})
 					r.ContentLength = -1
 					ev.do(r)
@@ -244,7 +244,7 @@ func TestBodyHeaders(t *testing.T) {
 	t.Parallel()
 	pol := repairing()
 	pol.BinaryTypes = []string{"application/octet-stream"}
-	ev := newEnv(t, Config{Rules: &pol}, mountGlobal)
+	ev := newServer(t, recSetup(Config{Rules: &pol}, mountGlobal), &recorder{})
 	var cl string
 	var n int
 	ev.e.POST("/h", func(c echo.Context) error {

@@ -11,7 +11,6 @@ import (
 	"encoding/xml"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,34 +29,25 @@ import (
 func rvServe(t *testing.T, pol rules.Policy, wire string, h echo.HandlerFunc) int {
 	t.Helper()
 	nop := zerolog.Nop()
-	e := echo.New()
-	e.Use(WithConfig(Config{Rules: &pol, Logger: &nop}))
-	e.Any("/x", h)
-	e.Any("/x/:id", h)
-	e.Any("/x/*", h)
+	srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &pol, Logger: &nop}, routes: []string{"/x", "/x/:id", "/x/*"}}, onEcho(h))
 	r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(wire)))
 	if err != nil {
 		t.Fatalf("net/http refuses the request: %v", err)
 	}
 	r.RemoteAddr = "192.0.2.1:1"
-	w := httptest.NewRecorder()
-	e.ServeHTTP(w, r)
-	return w.Code
+	return srv.do(r).Code
 }
 
 // rvHTTP is rvServe on the net/http adapter around a ServeMux route.
 func rvHTTP(t *testing.T, pol rules.Policy, wire string, h http.HandlerFunc) int {
 	t.Helper()
 	nop := zerolog.Nop()
-	mux := http.NewServeMux()
-	mux.Handle("/x", Handler(HTTPConfig{Rules: &pol, Logger: &nop})(h))
+	srv := newServer(t, setup{mount: mountHandler, http: HTTPConfig{Rules: &pol, Logger: &nop}, patterns: []string{"/x"}}, onHTTP(h))
 	r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(wire)))
 	if err != nil {
 		t.Fatalf("net/http refuses the request: %v", err)
 	}
-	w := httptest.NewRecorder()
-	mux.ServeHTTP(w, r)
-	return w.Code
+	return srv.do(r).Code
 }
 
 // rvPost is a POST /x wire with a Content-Length.

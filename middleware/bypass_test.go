@@ -1,15 +1,11 @@
 package middleware
 
 import (
-	"bufio"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -44,7 +40,7 @@ func TestCookieUnicodeSpace(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, m := range mounts {
-			ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, m)
+			ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict())}, m), &recorder{})
 			r := req(http.MethodGet, "/api/echo", "", nil)
 			r.Header["Cookie"] = []string{tc.cookie}
 			w := ev.do(r)
@@ -56,11 +52,10 @@ func TestCookieUnicodeSpace(t *testing.T) {
 				checkOneLog(t, ev.logs, wantLog{reason: "forbidden_char", location: "header", class: tc.class, offset: -1}, "enforce", "GET", "/api/echo")
 			}
 		}
-		h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: ptrLogger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+		srv := newServer(t, bareSetup(rules.Strict()), onHTTP(func(http.ResponseWriter, *http.Request) {}))
 		r := req(http.MethodGet, "/x", "", nil)
 		r.Header["Cookie"] = []string{tc.cookie}
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		w := srv.do(r)
 		if w.Code != tc.status {
 			t.Errorf("nethttp: Cookie %q: status %d, want %d", tc.cookie, w.Code, tc.status)
 		}
@@ -101,18 +96,14 @@ func TestPreRoutesAsEchoDispatches(t *testing.T) {
 		{"/mon/x%e2%80%ae", 200, "/mon/:id", "x%e2%80%ae"},
 	}
 	for _, tc := range cases {
-		e := echo.New()
-		logs := &logBuf{}
-		e.Pre(WithConfig(Config{Rules: table, Logger: logs.logger()}))
 		var ran, param string
-		for _, rt := range []string{"/admin/:id", "/mon/:id", "/open/:id"} {
-			e.GET(rt, func(c echo.Context) error {
+		srv := newServer(t, setup{mount: mountPre, echo: Config{Rules: table}, routes: []string{"/admin/:id", "/mon/:id", "/open/:id"}, methods: []string{http.MethodGet}},
+			onEcho(func(c echo.Context) error {
 				ran, param = c.Path(), c.Param("id")
 				return c.NoContent(http.StatusOK)
-			})
-		}
-		w := httptest.NewRecorder()
-		e.ServeHTTP(w, req(http.MethodGet, tc.target, "", nil))
+			}))
+		logs := srv.logs
+		w := srv.do(req(http.MethodGet, tc.target, "", nil))
 		if w.Code != tc.status {
 			t.Errorf("%s: status %d, want %d; log %s", tc.target, w.Code, tc.status, logs.buf.String())
 			continue
@@ -135,7 +126,7 @@ func TestMonitorPassesAsSent(t *testing.T) {
 	mon := rules.Strict().AsMonitor()
 	for _, m := range mounts {
 		for _, clean := range []bool{true, false} {
-			ev := newEnv(t, Config{Rules: &mon}, m)
+			ev := newServer(t, recSetup(Config{Rules: &mon}, m), &recorder{})
 			body := "hello"
 			if !clean {
 				body = "he\xc0\xaello"
@@ -165,40 +156,16 @@ func TestMonitorChunkedTransferEncoding(t *testing.T) {
 	mon := rules.Strict().AsMonitor()
 	var te []string
 	var cl int64
-	e := echo.New()
-	e.Use(WithConfig(Config{Rules: &mon, Logger: ptrLogger()}))
-	e.POST("/m", func(c echo.Context) error {
-		te, cl = c.Request().TransferEncoding, c.Request().ContentLength
-		_, _ = io.ReadAll(c.Request().Body)
-		return c.NoContent(http.StatusOK)
-	})
-	srv := httptest.NewServer(e)
-	defer srv.Close()
-	resp := rawRequest(t, srv, "POST /m HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+	srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &mon, Logger: ptrLogger()}, routes: []string{"/m"}, methods: []string{http.MethodPost}},
+		handlerFunc(func(c echo.Context, _ http.ResponseWriter, r *http.Request) error {
+			te, cl = r.TransferEncoding, r.ContentLength
+			_, _ = io.ReadAll(r.Body)
+			return c.NoContent(http.StatusOK)
+		}))
+	resp, _ := srv.listen(t, "http1").send(t, "POST /m HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", nil)
 	if resp.StatusCode != 200 || len(te) != 1 || te[0] != "chunked" || cl != -1 {
 		t.Errorf("status %d, TransferEncoding %q, ContentLength %d; want 200, [chunked], -1", resp.StatusCode, te, cl)
 	}
-}
-
-// rawRequest writes raw to a connection to srv and reads the response.
-func rawRequest(t *testing.T, srv *httptest.Server, raw string) *http.Response {
-	t.Helper()
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.WriteString(conn, raw); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp
 }
 
 // TestTrailers: a listed header sent as a chunked
@@ -231,34 +198,17 @@ func TestTrailers(t *testing.T) {
 		{"binary body, unannounced bad trailer", "application/octet-stream", "", "X-Name: " + bad, 200, "", true},
 		{"binary body, unannounced clean trailer", "application/octet-stream", "", "X-Name: abc", 200, "", false},
 	}
-	for _, adapter := range []string{"echo", "nethttp"} {
+	for _, m := range []mount{mountGlobal, mountBare} {
 		for _, tc := range cases {
-			logs := &logBuf{}
-			var readErr error
-			var trailer http.Header
-			ran := false
-			handle := func(r *http.Request) {
-				ran = true
-				_, readErr = io.ReadAll(r.Body)
-				trailer = r.Trailer.Clone()
-			}
-			var h http.Handler
-			if adapter == "echo" {
-				e := echo.New()
-				e.Use(WithConfig(Config{Rules: &pol, Logger: logs.logger()}))
-				e.POST("/t", func(c echo.Context) error { handle(c.Request()); return c.NoContent(http.StatusOK) })
-				h = e
-			} else {
-				h = Handler(HTTPConfig{Rules: &pol, Logger: logs.logger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(r) }))
-			}
-			srv := httptest.NewServer(h)
+			srv := newServer(t, setup{mount: m, echo: Config{Rules: &pol}, routes: []string{"/t"}, methods: []string{http.MethodPost}}, &targetSeen{})
+			logs := srv.logs
 			head := "POST /t HTTP/1.1\r\nHost: x\r\nContent-Type: " + tc.ct + "\r\nTransfer-Encoding: chunked\r\n"
 			if tc.announce != "" {
 				head += "Trailer: " + tc.announce + "\r\n"
 			}
-			resp := rawRequest(t, srv, head+"\r\n5\r\nhello\r\n0\r\n"+tc.trailer+"\r\n\r\n")
-			srv.Close()
-			name := adapter + ": " + tc.name
+			resp, _ := srv.listen(t, "http1").send(t, head+"\r\n5\r\nhello\r\n0\r\n"+tc.trailer+"\r\n\r\n", nil)
+			ran, readErr, trailer := srv.rec.ran, srv.rec.bodyErr, srv.rec.trailer
+			name := m.String() + ": " + tc.name
 			if resp.StatusCode != tc.status {
 				t.Errorf("%s: status %d, want %d; log %s", name, resp.StatusCode, tc.status, logs.buf.String())
 				continue
@@ -298,7 +248,7 @@ func TestTrailers(t *testing.T) {
 func TestLogIdentity(t *testing.T) {
 	t.Parallel()
 	for _, sent := range []string{"", "client-chosen-id"} {
-		ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, mountGlobal) // RequestID before utf8guard
+		ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict())}, mountGlobal), &recorder{}) // RequestID before utf8guard
 		r := req(http.MethodGet, "/api/echo?q=%00", "", nil)
 		if sent != "" {
 			r.Header.Set("X-Request-Id", sent)
@@ -311,12 +261,11 @@ func TestLogIdentity(t *testing.T) {
 			t.Errorf("X-Request-Id %q: request_id %q, request_id_client %v", sent, id, l["request_id_client"])
 		}
 	}
-	logs := &logBuf{}
-	h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: logs.logger()})(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv := newServer(t, bareSetup(rules.Strict()), onHTTP(func(http.ResponseWriter, *http.Request) {}))
 	r := req(http.MethodGet, "/x?"+strings.Repeat("k", 100)+"=%00", "", nil)
 	r.Header.Set("X-Request-Id", "abc")
-	h.ServeHTTP(httptest.NewRecorder(), r)
-	l := logs.lines(t)[0]
+	srv.do(r)
+	l := srv.logs.lines(t)[0]
 	if l["request_id"] != "abc" || l["request_id_client"] != true {
 		t.Errorf("nethttp: request_id %v, request_id_client %v; want abc, true", l["request_id"], l["request_id_client"])
 	}
@@ -346,15 +295,11 @@ func TestPreCanonicalFormMovesRoute(t *testing.T) {
 		{"/cafe%CC%81?q=ab", 200, "/café"},
 		{"/other?q=a%E2%80%8Bb", 200, "/*"},
 	} {
-		e := echo.New()
-		logs := &logBuf{}
-		e.Pre(WithConfig(Config{Rules: table, Logger: logs.logger()}))
 		ran := ""
-		for _, rt := range []string{"/café", "/*"} {
-			e.GET(rt, func(c echo.Context) error { ran = c.Path(); return c.NoContent(http.StatusOK) })
-		}
-		w := httptest.NewRecorder()
-		e.ServeHTTP(w, req(http.MethodGet, tc.target, "", nil))
+		srv := newServer(t, setup{mount: mountPre, echo: Config{Rules: table}, routes: []string{"/café", "/*"}, methods: []string{http.MethodGet}},
+			onEcho(func(c echo.Context) error { ran = c.Path(); return c.NoContent(http.StatusOK) }))
+		logs := srv.logs
+		w := srv.do(req(http.MethodGet, tc.target, "", nil))
 		if w.Code != tc.status || tc.status == 200 && ran != tc.route {
 			t.Errorf("%s: status %d under %q; want %d under %q; log %s", tc.target, w.Code, ran, tc.status, tc.route, logs.buf.String())
 		}
@@ -372,9 +317,8 @@ func TestPreCanonicalFormMovesRoute(t *testing.T) {
 func TestSegmentBOMNetHTTP(t *testing.T) {
 	t.Parallel()
 	var got string
-	mux := http.NewServeMux()
-	mux.HandleFunc("/users/{id}", func(w http.ResponseWriter, r *http.Request) { got = r.PathValue("id") })
-	h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: ptrLogger()})(mux)
+	srv := newServer(t, setup{mount: mountMux, http: HTTPConfig{Rules: ptr(rules.Strict())}, patterns: []string{"/users/{id}"}},
+		onHTTP(func(w http.ResponseWriter, r *http.Request) { got = r.PathValue("id") }))
 	for _, tc := range []struct {
 		target string
 		status int
@@ -384,8 +328,7 @@ func TestSegmentBOMNetHTTP(t *testing.T) {
 		{"/users/bob", 200},
 	} {
 		got = ""
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req(http.MethodGet, tc.target, "", nil))
+		w := srv.do(req(http.MethodGet, tc.target, "", nil))
 		if w.Code != tc.status || strings.HasPrefix(got, "\ufeff") {
 			t.Errorf("%s: status %d, PathValue %q; want %d", tc.target, w.Code, got, tc.status)
 		}
@@ -400,7 +343,7 @@ func TestSegmentBOMNetHTTP(t *testing.T) {
 func TestParamsDecodedOnce(t *testing.T) {
 	t.Parallel()
 	for _, m := range mounts {
-		ev := newEnv(t, Config{Rules: ptr(rules.Default())}, m)
+		ev := newServer(t, recSetup(Config{Rules: ptr(rules.Default())}, m), &recorder{})
 		for target, want := range map[string]string{
 			"/api/users/a%2500%7e": "a%00~",
 			"/api/users/%2541":     "%41",
@@ -424,13 +367,13 @@ func TestMonitorPassesAsSentNetHTTP(t *testing.T) {
 		var te []string
 		var cl int64
 		var got []byte
-		h := Handler(HTTPConfig{Rules: &mon, Logger: ptrLogger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := newServer(t, bareSetup(mon), onHTTP(func(w http.ResponseWriter, r *http.Request) {
 			te, cl = r.TransferEncoding, r.ContentLength
 			got, _ = io.ReadAll(r.Body)
 		}))
 		r := req(http.MethodPost, "/x", "text/plain", strings.NewReader(body))
 		r.ContentLength, r.TransferEncoding = -1, []string{"chunked"}
-		h.ServeHTTP(httptest.NewRecorder(), r)
+		srv.do(r)
 		if cl != -1 || len(te) != 1 || te[0] != "chunked" || string(got) != body {
 			t.Errorf("body %q: ContentLength %d, TransferEncoding %q, read %q; want -1, [chunked], the body as sent", body, cl, te, got)
 		}
@@ -448,24 +391,22 @@ func TestBodyUnreadableHooks(t *testing.T) {
 		return r
 	}
 	var seen []string
-	ev := newEnv(t, Config{Rules: ptr(rules.Strict()),
+	ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict()),
 		OnReject: func(c echo.Context, rj *Rejection) {
 			seen = append(seen, "echo:"+rj.Reason.String()+":"+rj.Location.String())
 		},
 		ErrorHandler: func(c echo.Context, rj *Rejection) error {
 			return c.JSON(http.StatusBadRequest, map[string]string{"problem": rj.Reason.String()})
-		}}, mountGlobal)
+		}}, mountGlobal), &recorder{})
 	w := ev.do(broken())
 	if w.Code != 400 || !strings.Contains(w.Body.String(), `"problem":"body_unreadable"`) {
 		t.Errorf("echo: %d %s; want the ErrorHandler's answer", w.Code, w.Body)
 	}
-	h := Handler(HTTPConfig{Rules: ptr(rules.Strict()), Logger: ptrLogger(),
+	srv := newServer(t, setup{mount: mountBare, http: HTTPConfig{Rules: ptr(rules.Strict()),
 		OnReject: func(r *http.Request, rj *Rejection) {
 			seen = append(seen, "http:"+rj.Reason.String()+":"+rj.Location.String())
-		}})(
-		http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("the handler ran") }))
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, broken())
+		}}}, onHTTP(func(http.ResponseWriter, *http.Request) { t.Error("the handler ran") }))
+	rec := srv.do(broken())
 	if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"location":"json"`) {
 		t.Errorf("nethttp: %d %s; want 400 with the location", rec.Code, rec.Body)
 	}

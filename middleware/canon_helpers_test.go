@@ -9,7 +9,6 @@ import (
 	"maps"
 	"mime"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"slices"
@@ -24,10 +23,11 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// The harness of the canonicalization tests (canon_test.go and the other
-// canon_*_test.go files, and the JSON and multipart ones that normalize):
-// policies, a handler that records everything it reads of a request, on
-// Echo and on net/http, and the servers on every mount.
+// What the canonicalization tests (canon_test.go and the other
+// canon_*_test.go files, and the JSON and multipart ones that normalize)
+// share: policies, a handler that records everything it reads of a
+// request, on Echo and on net/http (canonRec), and their servers'
+// setup on every mount of the harness (canonSetup, harness_test.go).
 
 // canonForms are the rewriting forms under test.
 var canonForms = []normalize.Form{normalize.NFC, normalize.NFKC}
@@ -172,12 +172,21 @@ func canonFiles(r *http.Request) []canonFile {
 	return out
 }
 
-// echo is the Echo handler: net/http's view, then Echo's own accessors
+// serve is the handler: net/http's view, then on Echo its own accessors
 // (c.Param, c.ParamValues, c.QueryParam(s), c.FormValue, c.FormParams,
-// c.Bind) over it.
-func (cr *canonRec) echo(c echo.Context) error {
-	r := c.Request()
+// c.Bind) over it; on net/http r.PathValue.
+func (cr *canonRec) serve(c echo.Context, w http.ResponseWriter, r *http.Request) error {
 	s := canonCollect(r)
+	if c == nil {
+		for _, n := range []string{"id", "rest"} {
+			if v := r.PathValue(n); v != "" {
+				s.Params[n] = v
+			}
+		}
+		cr.set(s)
+		_, _ = io.WriteString(w, "ok")
+		return nil
+	}
 	for _, n := range c.ParamNames() {
 		s.Params[n] = c.Param(n)
 	}
@@ -213,106 +222,15 @@ func (cr *canonRec) echo(c echo.Context) error {
 	return c.String(http.StatusOK, "ok")
 }
 
-func (cr *canonRec) http(w http.ResponseWriter, r *http.Request) {
-	s := canonCollect(r)
-	for _, n := range []string{"id", "rest"} {
-		if v := r.PathValue(n); v != "" {
-			s.Params[n] = v
-		}
-	}
-	cr.set(s)
-	_, _ = io.WriteString(w, "ok")
-}
-
-// canonMount is where the middleware sits: one of the Echo mounts, or the
-// net/http adapter around the ServeMux or around each handler on it.
-type canonMount struct {
-	name string
-	echo bool
-	m    mount // Echo
-	mux  bool  // net/http: wrap the ServeMux (before routing)
-}
-
-var canonMounts = []canonMount{
-	{name: "echo global", echo: true, m: mountGlobal},
-	{name: "echo group", echo: true, m: mountGroup},
-	{name: "echo route", echo: true, m: mountRoute},
-	{name: "echo pre", echo: true, m: mountPre},
-	{name: "http mux", mux: true},
-	{name: "http handler"},
-}
-
 // canonRoutes are the routes of the test servers, under /api for the
 // group mount. "/api/café" is registered in NFC.
 var canonRoutes = []string{"/api/users/:id", "/api/files/*", "/api/echo", "/api/caf\u00E9"}
 
-// canonEnv is a server with the middleware mounted one way.
-type canonEnv struct {
-	h    http.Handler
-	rec  *canonRec
-	logs *logBuf
-	mnt  canonMount
-}
-
-func canonNewEnv(t testing.TB, pol rules.Policy, mnt canonMount) *canonEnv {
-	t.Helper()
-	ev := &canonEnv{rec: &canonRec{}, logs: &logBuf{}, mnt: mnt}
-	if !mnt.echo {
-		mw, err := HTTPConfig{Rules: &pol, Logger: ev.logs.logger()}.ToHandler()
-		if err != nil {
-			t.Fatal(err)
-		}
-		mux := http.NewServeMux()
-		h := http.Handler(http.HandlerFunc(ev.rec.http))
-		for _, pat := range []string{"/api/users/{id}", "/api/files/{rest...}", "/api/echo", "/api/caf\u00E9"} {
-			if mnt.mux {
-				mux.Handle(pat, h)
-			} else {
-				mux.Handle(pat, mw(h))
-			}
-		}
-		ev.h = mux
-		if mnt.mux {
-			ev.h = mw(mux)
-		}
-		return ev
-	}
-	mw, err := Config{Rules: &pol, Logger: ev.logs.logger()}.ToMiddleware()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := echo.New()
-	var routeMW []echo.MiddlewareFunc
-	add := func(r interface {
-		Add(string, string, echo.HandlerFunc, ...echo.MiddlewareFunc) *echo.Route
-	}, prefix string) {
-		for _, path := range canonRoutes {
-			for _, method := range []string{http.MethodGet, http.MethodPost} {
-				r.Add(method, strings.TrimPrefix(path, prefix), ev.rec.echo, routeMW...)
-			}
-		}
-	}
-	switch mnt.m {
-	case mountGlobal:
-		e.Use(mw)
-		add(e, "")
-	case mountGroup:
-		add(e.Group("/api", mw), "/api")
-	case mountRoute:
-		routeMW = []echo.MiddlewareFunc{mw}
-		add(e, "")
-	case mountPre:
-		e.Pre(mw)
-		add(e, "")
-	}
-	ev.h = e
-	return ev
-}
-
-func (ev *canonEnv) do(r *http.Request) *httptest.ResponseRecorder {
-	w := httptest.NewRecorder()
-	ev.h.ServeHTTP(w, r)
-	return w
+// canonSetup is the server of the canonicalization tests: pol on mount m
+// (any of allMounts), serving canonRoutes, for GET and POST on Echo.
+// Its handler is a canonRec.
+func canonSetup(pol rules.Policy, m mount) setup {
+	return setup{mount: m, echo: Config{Rules: &pol}, routes: canonRoutes, methods: []string{http.MethodGet, http.MethodPost}}
 }
 
 // canonMP builds a multipart body with boundary XBOUNDARYX from raw parts

@@ -91,7 +91,7 @@ func TestCanonicalFormKeepsPolicy(t *testing.T) {
 		for _, m := range mounts {
 			t.Run(tc.name+"/"+m.String(), func(t *testing.T) {
 				t.Parallel()
-				ev := newEnv(t, Config{Rules: &tc.pol}, m)
+				ev := newServer(t, recSetup(Config{Rules: &tc.pol}, m), &recorder{})
 				method := tc.method
 				if method == "" {
 					method = http.MethodGet
@@ -142,7 +142,7 @@ func TestCanonicalFormMonitorFlags(t *testing.T) {
 			continue
 		}
 		mon := tc.pol.AsMonitor()
-		ev := newEnv(t, Config{Rules: &mon}, mountGlobal)
+		ev := newServer(t, recSetup(Config{Rules: &mon}, mountGlobal), &recorder{})
 		r := req(http.MethodGet, tc.target, "", nil)
 		if tc.body != "" {
 			r = req(tc.method, tc.target, tc.ct, strings.NewReader(tc.body))
@@ -166,14 +166,14 @@ func TestCanonicalSyntaxNetHTTP(t *testing.T) {
 	t.Parallel()
 	nfkc := strictCanon(normalize.NFKC)
 	var got string
-	mux := http.NewServeMux()
-	guard := Handler(HTTPConfig{Rules: &nfkc, Logger: ptrLogger()})
-	mux.Handle("/f/{rest...}", guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r.PathValue("rest")
-	})))
-	mux.Handle("/u/{id}", guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r.PathValue("id")
-	})))
+	srv := newServer(t, setup{mount: mountHandler, http: HTTPConfig{Rules: &nfkc}, patterns: []string{"/f/{rest...}", "/u/{id}"}},
+		onHTTP(func(w http.ResponseWriter, r *http.Request) {
+			if r.Pattern == "/f/{rest...}" {
+				got = r.PathValue("rest")
+			} else {
+				got = r.PathValue("id")
+			}
+		}))
 	for _, tc := range []struct {
 		target string
 		status int
@@ -186,8 +186,7 @@ func TestCanonicalSyntaxNetHTTP(t *testing.T) {
 		{"/u/" + esc("ｂｏｂ"), 200, "bob"},
 	} {
 		got = ""
-		w := httptest.NewRecorder()
-		mux.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.target, nil))
+		w := srv.do(httptest.NewRequest(http.MethodGet, tc.target, nil))
 		if w.Code != tc.status || got != tc.value {
 			t.Errorf("%s: status %d, value %q; want %d, %q", tc.target, w.Code, got, tc.status, tc.value)
 		}

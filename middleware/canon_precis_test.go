@@ -33,30 +33,30 @@ func TestCanonPrecis(t *testing.T) {
 		name  string
 		r     func() *http.Request
 		want  wantLog // reason "": accepted
-		check func(t *testing.T, s *canonSeen, mnt canonMount)
+		check func(t *testing.T, s *canonSeen, mnt mount)
 		noPre bool // needs the route's parameter names: not before routing
 		noMux bool // needs parameter names: not around a ServeMux
 	}
-	q := func(name, target string, check func(t *testing.T, s *canonSeen, mnt canonMount)) tc {
+	q := func(name, target string, check func(t *testing.T, s *canonSeen, mnt mount)) tc {
 		return tc{name: name, r: func() *http.Request { return canonReq("GET", target, "", "") }, check: check}
 	}
-	queryIs := func(key, v string) func(t *testing.T, s *canonSeen, mnt canonMount) {
-		return func(t *testing.T, s *canonSeen, mnt canonMount) {
+	queryIs := func(key, v string) func(t *testing.T, s *canonSeen, mnt mount) {
+		return func(t *testing.T, s *canonSeen, mnt mount) {
 			canonEq(t, "query "+key, s.Query[key], []string{v})
 			canonEq(t, "QueryParam "+key, s.QueryParam[key], v)
-			if mnt.echo {
+			if mnt.echo() {
 				canonEq(t, "bound user", s.FormDoc.User, v)
 			}
 		}
 	}
 	precis := func(loc, field string, off int) wantLog { return rej("precis", loc, field, off) }
 	cases := []tc{
-		q("query case mapped", "/api/echo?user=MIKE&q=MIKE", func(t *testing.T, s *canonSeen, mnt canonMount) {
+		q("query case mapped", "/api/echo?user=MIKE&q=MIKE", func(t *testing.T, s *canonSeen, mnt mount) {
 			queryIs("user", "mike")(t, s, mnt)
 			canonEq(t, "query q (no profile)", s.Query["q"], []string{"MIKE"})
 			canonEq(t, "RawQuery", s.RawQuery, "user=mike&q=MIKE")
 		}),
-		q("query dotless i stays", "/api/echo?user=m%C4%B1ke", func(t *testing.T, s *canonSeen, mnt canonMount) {
+		q("query dotless i stays", "/api/echo?user=m%C4%B1ke", func(t *testing.T, s *canonSeen, mnt mount) {
 			queryIs("user", "m\u0131ke")(t, s, mnt)
 			if s.Query.Get("user") == "mike" {
 				t.Error(`"mıke" became "mike"`)
@@ -78,11 +78,11 @@ func TestCanonPrecis(t *testing.T) {
 			return canonReq("GET", "/api/echo?u%C5%BFer=mike+smith", "", "")
 		}, want: precis("query", `u\xc5\xbfer`, 4)},
 		{name: "form case mapped", r: func() *http.Request { return canonReq("POST", "/api/echo", ctForm, "user=MIKE&q=MIKE") },
-			check: func(t *testing.T, s *canonSeen, mnt canonMount) {
+			check: func(t *testing.T, s *canonSeen, mnt mount) {
 				canonEq(t, "form", s.Form, url.Values{"user": {"mike"}, "q": {"MIKE"}})
 				canonEq(t, "FormValue(user)", s.FormValue["user"], "mike")
 				canonEq(t, "body", string(s.Body), "user=mike&q=MIKE")
-				if mnt.echo {
+				if mnt.echo() {
 					canonEq(t, "bound user", s.FormDoc.User, "mike")
 				}
 				canonCheckBodyLen(t, s)
@@ -91,7 +91,7 @@ func TestCanonPrecis(t *testing.T) {
 			want: precis("form", "user", 4)},
 		{name: "json nickname", r: func() *http.Request {
 			return canonReq("POST", "/api/echo", ctJSON, `{"user": {"name": "ᴮᴵᴳᴮᴵᴿᴰ", "bio": "ᴮᴵᴳ"}}`)
-		}, check: func(t *testing.T, s *canonSeen, mnt canonMount) {
+		}, check: func(t *testing.T, s *canonSeen, mnt mount) {
 			canonEq(t, "bound user.name", s.Doc.User.Name, "BIGBIRD")
 			canonEq(t, "map user", s.Map["user"], any(map[string]any{"name": "BIGBIRD", "bio": "ᴮᴵᴳ"}))
 			canonEq(t, "body", string(s.Body), `{"user": {"name": "BIGBIRD", "bio": "ᴮᴵᴳ"}}`)
@@ -99,18 +99,18 @@ func TestCanonPrecis(t *testing.T) {
 		}},
 		{name: "json nickname spaces", r: func() *http.Request {
 			return canonReq("POST", "/api/echo", ctJSON, `{"user": {"name": "  Big\u3000  Bird "}}`)
-		}, check: func(t *testing.T, s *canonSeen, mnt canonMount) {
+		}, check: func(t *testing.T, s *canonSeen, mnt mount) {
 			canonEq(t, "bound user.name", s.Doc.User.Name, "Big Bird")
 		}},
 		{name: "json escaped key", r: func() *http.Request {
 			return canonReq("POST", "/api/echo", ctJSON, `{"user": {"n\u0061me": "ᴮᴵᴳᴮᴵᴿᴰ"}}`)
-		}, check: func(t *testing.T, s *canonSeen, mnt canonMount) {
+		}, check: func(t *testing.T, s *canonSeen, mnt mount) {
 			canonEq(t, "bound user.name", s.Doc.User.Name, "BIGBIRD")
 			canonEq(t, "body", string(s.Body), `{"user": {"n\u0061me": "BIGBIRD"}}`)
 		}},
 		{name: "json case variant key", r: func() *http.Request {
 			return canonReq("POST", "/api/echo", ctJSON, `{"USER": {"NAME": "ᴮᴵᴳᴮᴵᴿᴰ"}}`)
-		}, check: func(t *testing.T, s *canonSeen, mnt canonMount) {
+		}, check: func(t *testing.T, s *canonSeen, mnt mount) {
 			canonEq(t, "bound user.name", s.Doc.User.Name, "BIGBIRD")
 			canonEq(t, "map", s.Map, map[string]any{"USER": map[string]any{"NAME": "BIGBIRD"}})
 		}},
@@ -121,9 +121,9 @@ func TestCanonPrecis(t *testing.T) {
 			return canonReq("POST", "/api/echo", ctJSON, `{"user": {"Name": ""}}`)
 		}, want: precis("json", "/user/Name", len(`{"user": {"Name": "`))},
 		{name: "path case mapped", noPre: true, r: func() *http.Request { return canonReq("GET", "/api/users/MIKE", "", "") },
-			check: func(t *testing.T, s *canonSeen, mnt canonMount) {
+			check: func(t *testing.T, s *canonSeen, mnt mount) {
 				canonEq(t, "param id", s.Params["id"], "mike")
-				if mnt.echo {
+				if mnt.echo() {
 					canonEq(t, "ParamValues", s.ParamValues, []string{"mike"})
 				}
 			}},
@@ -131,9 +131,9 @@ func TestCanonPrecis(t *testing.T) {
 			want: precis("path", "id", 4)},
 		{name: "multipart case mapped", r: func() *http.Request {
 			return canonMP(mpPart{disp: `name="user"`, data: "MIKE"}, mpPart{disp: `name="q"`, data: "MIKE"})
-		}, check: func(t *testing.T, s *canonSeen, mnt canonMount) {
+		}, check: func(t *testing.T, s *canonSeen, mnt mount) {
 			canonEq(t, "form", s.Form, url.Values{"user": {"mike"}, "q": {"MIKE"}})
-			if mnt.echo {
+			if mnt.echo() {
 				canonEq(t, "bound user", s.FormDoc.User, "mike")
 			}
 			canonCheckBodyLen(t, s)
@@ -143,13 +143,13 @@ func TestCanonPrecis(t *testing.T) {
 		}, want: precis("multipart", "user", 4)},
 	}
 	for _, n := range []normalize.Form{normalize.None, normalize.NFC} {
-		for _, mnt := range canonMounts {
-			t.Run(n.Name()+"/"+mnt.name, func(t *testing.T) {
+		for _, mnt := range allMounts {
+			t.Run(n.Name()+"/"+mnt.String(), func(t *testing.T) {
 				t.Parallel()
-				ev := canonNewEnv(t, canonPrecisPolicy(n), mnt)
+				ev := newServer(t, canonSetup(canonPrecisPolicy(n), mnt), &canonRec{})
 				for _, c := range cases {
 					t.Run(c.name, func(t *testing.T) {
-						if c.noPre && (mnt.echo && mnt.m == mountPre || mnt.mux) || c.noMux && mnt.mux {
+						if c.noPre && (mnt == mountPre || mnt == mountMux) || c.noMux && mnt == mountMux {
 							t.Skip("documented: before routing the enforced form of a PRECIS path parameter cannot be handed on (Echo routes again after e.Pre), and around a ServeMux there are no parameter names")
 						}
 						ev.logs.reset()
@@ -183,7 +183,7 @@ func TestCanonPrecis(t *testing.T) {
 // matched, so "ｎａｍｅ" is the field "name" (as the handler then sees it).
 func TestCanonPrecisNFKCKey(t *testing.T) {
 	t.Parallel()
-	ev := canonNewEnv(t, canonPrecisPolicy(normalize.NFKC), canonMounts[0])
+	ev := newServer(t, canonSetup(canonPrecisPolicy(normalize.NFKC), mountGlobal), &canonRec{})
 	w := ev.do(canonReq("POST", "/api/echo", ctJSON, `{"user": {"ｎａｍｅ": "mike\u3000 smith"}}`))
 	if w.Code != 200 {
 		t.Fatalf("status %d %s", w.Code, w.Body)
@@ -192,7 +192,7 @@ func TestCanonPrecisNFKCKey(t *testing.T) {
 	canonEq(t, "bound user.name", s.Doc.User.Name, "mike smith") // Nickname: spaces mapped and collapsed
 	canonEq(t, "body", string(s.Body), `{"user": {"name": "mike smith"}}`)
 
-	ev = canonNewEnv(t, canonPrecisPolicy(normalize.NFKC), canonMounts[0])
+	ev = newServer(t, canonSetup(canonPrecisPolicy(normalize.NFKC), mountGlobal), &canonRec{})
 	w = ev.do(canonReq("POST", "/api/echo", ctJSON, `{"user": {"ｎａｍｅ": ""}}`))
 	if w.Code != 400 {
 		t.Fatalf("status %d, want 400", w.Code)

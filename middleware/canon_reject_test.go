@@ -71,12 +71,12 @@ func TestCanonReject(t *testing.T) {
 		{"text", nfc, func() *http.Request { return canonReq("POST", "/api/echo", ctText, "abca\u0323\u0302") },
 			400, rej("not_normalized", "body", "", 3)},
 	}
-	for _, mnt := range canonMounts {
-		t.Run(mnt.name, func(t *testing.T) {
+	for _, mnt := range allMounts {
+		t.Run(mnt.String(), func(t *testing.T) {
 			t.Parallel()
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
-					ev := canonNewEnv(t, tc.pol, mnt)
+					ev := newServer(t, canonSetup(tc.pol, mnt), &canonRec{})
 					r := tc.r()
 					sent := canonBodyOf(t, canonWithGetBody(tc.r))
 					w := ev.do(r)
@@ -152,12 +152,12 @@ func TestCanonMonitor(t *testing.T) {
 		{"precis disallowed", canonPrecisPolicy(normalize.NFC, canonMonitoring),
 			func() *http.Request { return canonReq("GET", "/api/echo?user=mike+smith", "", "") }, rej("precis", "query", "user", 4)},
 	}
-	for _, mnt := range canonMounts {
-		t.Run(mnt.name, func(t *testing.T) {
+	for _, mnt := range allMounts {
+		t.Run(mnt.String(), func(t *testing.T) {
 			t.Parallel()
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
-					ev := canonNewEnv(t, tc.pol, mnt)
+					ev := newServer(t, canonSetup(tc.pol, mnt), &canonRec{})
 					sent := canonWithGetBody(tc.r)
 					w := ev.do(tc.r())
 					if w.Code != 200 {
@@ -215,7 +215,7 @@ func TestCanonInvalidFirst(t *testing.T) {
 	} {
 		for _, tc := range cases {
 			t.Run(pol.name+"/"+tc.name, func(t *testing.T) {
-				ev := canonNewEnv(t, pol.p, canonMounts[0])
+				ev := newServer(t, canonSetup(pol.p, mountGlobal), &canonRec{})
 				w := ev.do(tc.r())
 				if w.Code != 400 {
 					t.Fatalf("status %d, want 400", w.Code)
@@ -225,7 +225,7 @@ func TestCanonInvalidFirst(t *testing.T) {
 		}
 	}
 	// Repair: the overlong becomes U+FFFD, then the text is normalized.
-	ev := canonNewEnv(t, canonPolicy(normalize.NFC, repairing), canonMounts[0])
+	ev := newServer(t, canonSetup(canonPolicy(normalize.NFC, repairing), mountGlobal), &canonRec{})
 	w := ev.do(canonReq("GET", "/api/echo?q=e%CC%81%C0%AFa%CC%8A", "", ""))
 	if w.Code != 200 {
 		t.Fatalf("repair: status %d %s", w.Code, w.Body)

@@ -51,7 +51,7 @@ func (s canonSample) want(n normalize.Form) string {
 type canonLoc struct {
 	name  string
 	build func(in string) *http.Request
-	check func(t *testing.T, s *canonSeen, in, want string, mnt canonMount, orig *http.Request)
+	check func(t *testing.T, s *canonSeen, in, want string, mnt mount, orig *http.Request)
 }
 
 var canonLocs = []canonLoc{
@@ -60,10 +60,10 @@ var canonLocs = []canonLoc{
 		build: func(in string) *http.Request {
 			return canonReq(http.MethodGet, "/api/users/"+canonPathEsc("x"+in+"y"), "", "")
 		},
-		check: func(t *testing.T, s *canonSeen, in, want string, mnt canonMount, _ *http.Request) {
+		check: func(t *testing.T, s *canonSeen, in, want string, mnt mount, _ *http.Request) {
 			v := "x" + want + "y"
 			canonEq(t, "param id", s.Params["id"], v)
-			if mnt.echo {
+			if mnt.echo() {
 				canonEq(t, "ParamValues", s.ParamValues, []string{v})
 			}
 			canonEq(t, "URL.Path", s.Path, "/api/users/"+v)
@@ -78,10 +78,10 @@ var canonLocs = []canonLoc{
 		build: func(in string) *http.Request {
 			return canonReq(http.MethodGet, "/api/users/"+strings.ToLower(canonPathEsc("x"+in+"y")), "", "")
 		},
-		check: func(t *testing.T, s *canonSeen, in, want string, mnt canonMount, orig *http.Request) {
+		check: func(t *testing.T, s *canonSeen, in, want string, mnt mount, orig *http.Request) {
 			v := "x" + want + "y"
 			canonEq(t, "param id", s.Params["id"], v)
-			if mnt.echo {
+			if mnt.echo() {
 				canonEq(t, "ParamValues", s.ParamValues, []string{v})
 			}
 			canonEq(t, "URL.Path", s.Path, "/api/users/"+v)
@@ -100,18 +100,18 @@ var canonLocs = []canonLoc{
 		build: func(in string) *http.Request {
 			return canonReq(http.MethodGet, "/api/files/"+url.PathEscape(in)+"%2F"+url.PathEscape(in), "", "")
 		},
-		check: func(t *testing.T, s *canonSeen, in, want string, mnt canonMount, _ *http.Request) {
+		check: func(t *testing.T, s *canonSeen, in, want string, mnt mount, _ *http.Request) {
 			canonEq(t, "URL.Path", s.Path, "/api/files/"+want+"/"+want)
 			raw := "/api/files/" + url.PathEscape(want) + "%2F" + url.PathEscape(want)
 			canonEq(t, "URL.RawPath", s.RawPath, raw)
 			canonEq(t, "EscapedPath", s.EscapedPath, raw)
 			switch {
-			case mnt.echo && mnt.m == mountPre:
+			case mnt == mountPre:
 				// Before routing the encoded slash keeps RawPath, so
 				// Echo hands out the raw text of the canonical path
 				// (ToMiddleware documents it).
 				canonEq(t, "param *", s.Params["*"], strings.TrimPrefix(raw, "/api/files/"))
-			case mnt.echo:
+			case mnt.echo():
 				canonEq(t, "param *", s.Params["*"], want+"/"+want)
 				canonEq(t, "ParamValues", s.ParamValues, []string{want + "/" + want})
 			default:
@@ -125,12 +125,12 @@ var canonLocs = []canonLoc{
 			q := "q=" + url.QueryEscape("x"+in+"y") + "&k" + url.QueryEscape(in) + "=v&plain=1&sp=a+b"
 			return canonReq(http.MethodGet, "/api/echo?"+q, "", "")
 		},
-		check: func(t *testing.T, s *canonSeen, in, want string, mnt canonMount, _ *http.Request) {
+		check: func(t *testing.T, s *canonSeen, in, want string, mnt mount, _ *http.Request) {
 			wantQ := url.Values{"q": {"x" + want + "y"}, "k" + want: {"v"}, "plain": {"1"}, "sp": {"a b"}}
 			canonEq(t, "query", s.Query, wantQ)
 			canonEq(t, "QueryParam(q)", s.QueryParam["q"], "x"+want+"y")
 			canonEq(t, "RawQuery", s.RawQuery, "q="+url.QueryEscape("x"+want+"y")+"&k"+url.QueryEscape(want)+"=v&plain=1&sp=a+b")
-			if mnt.echo {
+			if mnt.echo() {
 				canonEq(t, "bound q", s.FormDoc.Q, "x"+want+"y")
 			}
 		},
@@ -141,14 +141,14 @@ var canonLocs = []canonLoc{
 			body := "q=" + url.QueryEscape("x"+in+"y") + "&k" + url.QueryEscape(in) + "=v&plain=1"
 			return canonReq(http.MethodPost, "/api/echo", ctForm, body)
 		},
-		check: func(t *testing.T, s *canonSeen, in, want string, mnt canonMount, _ *http.Request) {
+		check: func(t *testing.T, s *canonSeen, in, want string, mnt mount, _ *http.Request) {
 			if s.FormErr != nil {
 				t.Fatal(s.FormErr)
 			}
 			canonEq(t, "form", s.Form, url.Values{"q": {"x" + want + "y"}, "k" + want: {"v"}, "plain": {"1"}})
 			canonEq(t, "FormValue(q)", s.FormValue["q"], "x"+want+"y")
 			canonEq(t, "body", string(s.Body), "q="+url.QueryEscape("x"+want+"y")+"&k"+url.QueryEscape(want)+"=v&plain=1")
-			if mnt.echo {
+			if mnt.echo() {
 				canonEq(t, "bound q", s.FormDoc.Q, "x"+want+"y")
 			}
 			canonCheckBodyLen(t, s)
@@ -159,7 +159,7 @@ var canonLocs = []canonLoc{
 		build: func(in string) *http.Request {
 			return canonReq(http.MethodPost, "/api/echo", ctJSON, canonJSONBody(in, `"e\u0301"`, `"\u0065\u0301"`))
 		},
-		check: func(t *testing.T, s *canonSeen, in, want string, mnt canonMount, _ *http.Request) {
+		check: func(t *testing.T, s *canonSeen, in, want string, mnt mount, _ *http.Request) {
 			if s.BindErr != nil {
 				t.Fatal(s.BindErr)
 			}
@@ -197,7 +197,7 @@ var canonLocs = []canonLoc{
 				mpPart{disp: `name="empty"; filename=""`, ct: "application/octet-stream", data: "e" + in},
 			)
 		},
-		check: func(t *testing.T, s *canonSeen, in, want string, mnt canonMount, orig *http.Request) {
+		check: func(t *testing.T, s *canonSeen, in, want string, mnt mount, orig *http.Request) {
 			if s.FormErr != nil {
 				t.Fatal(s.FormErr)
 			}
@@ -223,7 +223,7 @@ var canonLocs = []canonLoc{
 				{Field: "g", Name: "g" + want + ".dat", Content: []byte(in), Sum: sha256.Sum256([]byte(in))},
 			}
 			canonEq(t, "files", s.Files, wantFiles)
-			if mnt.echo {
+			if mnt.echo() {
 				canonEq(t, "bound q", s.FormDoc.Q, "x"+want+"y")
 			}
 			if in == want {
@@ -237,7 +237,7 @@ var canonLocs = []canonLoc{
 		build: func(in string) *http.Request {
 			return canonReq(http.MethodPost, "/api/echo", ctText, "x"+in+"y\n"+in)
 		},
-		check: func(t *testing.T, s *canonSeen, in, want string, mnt canonMount, _ *http.Request) {
+		check: func(t *testing.T, s *canonSeen, in, want string, mnt mount, _ *http.Request) {
 			canonEq(t, "body", string(s.Body), "x"+want+"y\n"+want)
 			canonCheckBodyLen(t, s)
 		},
@@ -257,11 +257,11 @@ func canonJSONBody(in, esc1, esc2 string) string {
 // mount, the handler sees the canonical form and nothing else.
 func TestCanonRewrite(t *testing.T) {
 	t.Parallel()
-	for _, mnt := range canonMounts {
-		t.Run(mnt.name, func(t *testing.T) {
+	for _, mnt := range allMounts {
+		t.Run(mnt.String(), func(t *testing.T) {
 			t.Parallel()
 			for _, form := range canonForms {
-				ev := canonNewEnv(t, canonPolicy(form), mnt)
+				ev := newServer(t, canonSetup(canonPolicy(form), mnt), &canonRec{})
 				for _, loc := range canonLocs {
 					for _, smp := range canonSamples {
 						t.Run(form.Name()+"/"+loc.name+"/"+smp.name, func(t *testing.T) {

@@ -73,22 +73,18 @@ func TestCutOffRefused(t *testing.T) {
 				p = p.AsMonitor()
 			}
 			var rejected []*Rejection
-			logs := &logBuf{}
-			mw := WithConfig(Config{Rules: &p, Logger: logs.logger(), OnReject: func(c echo.Context, rj *Rejection) {
-				rejected = append(rejected, rj)
-			}})
-			e := echo.New()
+			m := mountGlobal
 			if tt.mount == "pre" {
-				e.Pre(mw)
-			} else {
-				e.Use(mw)
+				m = mountPre
 			}
-			e.PUT("/files/:name", tt.handler)
+			srv := newServer(t, setup{mount: m, echo: Config{Rules: &p, OnReject: func(c echo.Context, rj *Rejection) {
+				rejected = append(rejected, rj)
+			}}, routes: []string{"/files/:name"}, methods: []string{http.MethodPut}}, onEcho(tt.handler))
+			logs := srv.logs
 			r := httptest.NewRequest(http.MethodPut, "/files/a.bin", strings.NewReader(strings.Repeat("x", 3*limit)))
 			r.Header.Set("Content-Type", "application/octet-stream")
 			r.ContentLength = -1 // chunked
-			w := httptest.NewRecorder()
-			e.ServeHTTP(w, r)
+			w := srv.do(r)
 			if w.Code != tt.status {
 				t.Fatalf("status %d %q, want %d", w.Code, w.Body.String(), tt.status)
 			}

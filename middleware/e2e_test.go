@@ -1,13 +1,10 @@
 package middleware
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"log"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,91 +13,31 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	emw "github.com/labstack/echo/v4/middleware"
 
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// e2eTimeout bounds every connection of the end-to-end tests.
-const e2eTimeout = 10 * time.Second
+// e2eRec is the handler of the end-to-end tests: it counts its calls and
+// answers the sha256 and length of the body it read, its ContentLength
+// and c.Param("*").
+type e2eRec struct{ calls atomic.Int32 }
 
-// e2eServer is a real http.Server on 127.0.0.1 running Echo with the
-// middleware (Strict, global), a handler that counts its calls and answers
-// the sha256 and length of the body it read, a captured rejection log and
-// a captured server error log (panics land there).
-type e2eServer struct {
-	addr   string
-	calls  atomic.Int32
-	logs   *logBuf
-	errlog *logBuf
+func (h *e2eRec) serve(c echo.Context, _ http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	h.calls.Add(1)
+	return c.String(http.StatusOK, fmt.Sprintf("%x %d %d %s", sha256.Sum256(body), len(body), r.ContentLength, c.Param("*")))
 }
 
-func newE2EServer(t *testing.T, pol rules.Policy) *e2eServer {
+// e2eServer is Echo with the middleware (Strict, e.Use, behind Echo's
+// RequestID) on /api/files/* and /api/echo, over a real http.Server on
+// 127.0.0.1 speaking HTTP/1.1.
+func e2eServer(t *testing.T) (*server[*e2eRec], *listening) {
 	t.Helper()
-	s := &e2eServer{logs: &logBuf{}, errlog: &logBuf{}}
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.Use(emw.RequestID(), WithConfig(Config{Rules: &pol, Logger: s.logs.logger()}))
-	h := func(c echo.Context) error {
-		body, err := io.ReadAll(c.Request().Body)
-		if err != nil {
-			return err
-		}
-		s.calls.Add(1)
-		return c.String(http.StatusOK, fmt.Sprintf("%x %d %d %s", sha256.Sum256(body), len(body), c.Request().ContentLength, c.Param("*")))
-	}
-	e.Any("/api/files/*", h)
-	e.Any("/api/echo", h)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{
-		Handler:           e,
-		ReadHeaderTimeout: e2eTimeout,
-		ReadTimeout:       e2eTimeout,
-		WriteTimeout:      e2eTimeout,
-		ErrorLog:          log.New(s.errlog, "", 0),
-	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		_ = srv.Close()
-		if l := s.errlog.buf.String(); strings.Contains(l, "panic") {
-			t.Errorf("server panicked: %s", l)
-		}
-	})
-	s.addr = ln.Addr().String()
-	return s
-}
-
-// send writes the raw request head and then body (from its own goroutine,
-// so that a server answering before the body is all sent does not block
-// the test), and reads the response.
-func (s *e2eServer) send(t *testing.T, head string, body io.Reader) (*http.Response, string) {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", s.addr, e2eTimeout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.SetDeadline(time.Now().Add(e2eTimeout)); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		if _, err := io.WriteString(conn, head); err != nil {
-			return
-		}
-		if body != nil {
-			_, _ = io.Copy(conn, body) // fails once the server stops reading: fine
-		}
-	}()
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("reading the response: %v", err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	s := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: ptr(rules.Strict())}, routes: []string{rFiles, rEcho}, requestID: true}, &e2eRec{})
+	return s, s.listen(t, "http1")
 }
 
 // TestE2E sends raw octets over TCP (no client cleans the request line)
@@ -139,7 +76,7 @@ func TestE2E(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			// given
-			s := newE2EServer(t, rules.Strict())
+			s, ln := e2eServer(t)
 			head := tc.head + "\r\nHost: test\r\nConnection: close\r\n"
 			var body io.Reader
 			switch {
@@ -151,14 +88,14 @@ func TestE2E(t *testing.T) {
 				body = bytes.NewReader(tc.body)
 			}
 			// when
-			resp, got := s.send(t, head+"\r\n", body)
+			resp, got := ln.send(t, head+"\r\n", body)
 			// expect
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d: %q; log %v", resp.StatusCode, tc.status, got, s.logs.lines(t))
 			}
 			if tc.want.reason == "" {
-				if s.calls.Load() != 1 {
-					t.Fatalf("handler calls %d", s.calls.Load())
+				if s.rec.calls.Load() != 1 {
+					t.Fatalf("handler calls %d", s.rec.calls.Load())
 				}
 				want := fmt.Sprintf("%x %d %d %s", sha256.Sum256(tc.body), len(tc.body), len(tc.body), tc.param)
 				if got != want {
@@ -169,7 +106,7 @@ func TestE2E(t *testing.T) {
 				}
 				return
 			}
-			if s.calls.Load() != 0 {
+			if s.rec.calls.Load() != 0 {
 				t.Errorf("the handler ran on a rejection")
 			}
 			if eb := errorBody(t, []byte(got)); eb["reason"] != tc.want.reason || eb["location"] != tc.want.location {
@@ -194,10 +131,10 @@ func TestE2EChunkedIntegrity(t *testing.T) {
 			}
 			t.Run(fmt.Sprintf("size=%d/chunks=%v", n, sizes), func(t *testing.T) {
 				t.Parallel()
-				s := newE2EServer(t, rules.Strict())
+				_, ln := e2eServer(t)
 				body := sizedText(n)
 				head := "POST /api/echo HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
-				resp, got := s.send(t, head, chunked(body, sizes...))
+				resp, got := ln.send(t, head, chunked(body, sizes...))
 				want := fmt.Sprintf("%x %d %d ", sha256.Sum256(body), len(body), len(body))
 				if resp.StatusCode != 200 || got != want {
 					t.Fatalf("got %d %q, want %q", resp.StatusCode, got, want)
@@ -214,14 +151,8 @@ func TestE2EDisconnect(t *testing.T) {
 	for _, chunkedBody := range []bool{false, true} {
 		t.Run(fmt.Sprintf("chunked=%v", chunkedBody), func(t *testing.T) {
 			t.Parallel()
-			s := newE2EServer(t, rules.Strict())
-			conn, err := net.DialTimeout("tcp", s.addr, e2eTimeout)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := conn.SetDeadline(time.Now().Add(e2eTimeout)); err != nil {
-				t.Fatal(err)
-			}
+			s, ln := e2eServer(t)
+			conn := ln.dial(t)
 			head := "POST /api/echo HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
 			part := []byte(`{"q":"` + string(mixedText(5000)))
 			if chunkedBody {
@@ -238,7 +169,7 @@ func TestE2EDisconnect(t *testing.T) {
 			time.Sleep(20 * time.Millisecond) // let the server read some
 			conn.Close()
 
-			deadline := time.Now().Add(e2eTimeout)
+			deadline := time.Now().Add(wireTimeout)
 			for len(s.logs.lines(t)) == 0 && time.Now().Before(deadline) {
 				time.Sleep(5 * time.Millisecond)
 			}
@@ -246,7 +177,7 @@ func TestE2EDisconnect(t *testing.T) {
 			if len(lines) != 1 || lines[0]["reason"] != "body_unreadable" || lines[0]["location"] != "json" || lines[0]["route"] != rEcho {
 				t.Errorf("log %v", lines)
 			}
-			if s.calls.Load() != 0 {
+			if s.rec.calls.Load() != 0 {
 				t.Errorf("the handler ran")
 			}
 		})

@@ -96,16 +96,16 @@ func TestDecompressionBomb(t *testing.T) {
 			if tc.monitor {
 				p = p.AsMonitor()
 			}
-			logs := &logBuf{}
 			var read int
-			h := Handler(HTTPConfig{Rules: p, Logger: logs.logger()})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv := newServer(t, bareSetup(p), onHTTP(func(w http.ResponseWriter, r *http.Request) {
 				n, _ := io.Copy(io.Discard, r.Body)
 				read = int(n)
 			}))
+			logs := srv.logs
 			serve := func() *httptest.ResponseRecorder {
 				r := req("POST", "/", "application/json", bytes.NewReader(tc.body))
 				r.Header.Set("Content-Encoding", tc.coding)
-				return httpDo(h, r)
+				return srv.do(r)
 			}
 			serve() // the pools and the decoder, once
 			logs.reset()

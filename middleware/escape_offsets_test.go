@@ -85,7 +85,7 @@ func TestEscapeOffsets(t *testing.T) {
 				if tc.pol != nil {
 					tc.pol(&pol)
 				}
-				ev := newEnv(t, Config{Rules: &pol}, m)
+				ev := newServer(t, recSetup(Config{Rules: &pol}, m), &recorder{})
 				r := req(http.MethodGet, tc.target, "", nil)
 				if tc.body != "" {
 					r = req(http.MethodPost, tc.target, ctForm, strings.NewReader(tc.body))

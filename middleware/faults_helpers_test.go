@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"slices"
 	"strings"
@@ -19,16 +16,16 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	emw "github.com/labstack/echo/v4/middleware"
 
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// The harness of the fault tests (faults_test.go), also used by the body
-// limit tests (body_limits_test.go): a real server per adapter whose
-// handler reads the whole body and records it, with a counter of the
-// octets taken from the connection; raw TCP clients; the wait for one log
-// line; the goroutine leak check; and an in-process env (fltNewEnv).
+// What the fault tests (faults_test.go) and the body limit tests
+// (body_limits_test.go) share: the harness's server on each mount over a
+// real connection (fltStart), whose handler reads the whole body and
+// records it, with a counter of the octets taken from the connection; the
+// wait for one log line; the goroutine leak check; and the in-process
+// server (fltEnvSetup).
 
 // fltTimeout bounds every wait of the fault and limit tests.
 const fltTimeout = 5 * time.Second
@@ -40,17 +37,10 @@ const (
 	fltReadFailed = "body_unreadable" // a rejection of that reason: see fltLogLine
 )
 
-// fltAdapter is the way utf8guard is mounted on a test server.
-type fltAdapter int
-
-const (
-	fltEcho fltAdapter = iota // Echo, e.Use
-	fltHTTP                   // the net/http adapter around a ServeMux handler
-)
-
-var fltAdapters = []fltAdapter{fltEcho, fltHTTP}
-
-func (a fltAdapter) String() string { return [...]string{"echo", "nethttp"}[a] }
+// fltAdapters are the mounts of a fault server: Echo's e.Use (behind
+// its RequestID middleware), and the net/http adapter around the handler
+// of a ServeMux pattern.
+var fltAdapters = []mount{mountGlobal, mountHandler}
 
 // fltRoute is the one route of a fault server, for POST.
 const fltRoute = "/up"
@@ -62,23 +52,21 @@ type fltRun struct {
 	err  error
 }
 
-// fltServer is a real http.Server on 127.0.0.1 with utf8guard mounted one
-// way in front of a handler that reads the whole body and records it. In
-// front of everything, a counter wraps the request body, so that read
-// counts the octets utf8guard and the handler took from the connection.
-type fltServer struct {
-	addr   string
-	route  string // as the log names it
-	app    http.Handler
-	srv    *http.Server
-	logs   *logBuf
-	errlog *logBuf
-	read   atomic.Int64
-
+// fltRec is the handler of a fault server: it reads the whole body and
+// records it. read counts the octets taken from the connection, by
+// utf8guard and the handler, when the server counts them (fltStart).
+type fltRec struct {
+	read atomic.Int64
 	mu   sync.Mutex
 	runs []fltRun
+}
 
-	closeOnce sync.Once
+// fltServer is a fault server: utf8guard mounted one way in front of an
+// fltRec, over a real http.Server on 127.0.0.1 speaking HTTP/1.1.
+type fltServer struct {
+	*server[*fltRec]
+	*listening
+	route string // as the log names it
 }
 
 // fltCounter counts the octets read through a request body.
@@ -93,74 +81,42 @@ func (c *fltCounter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// fltStart starts a fault server with pol under adapter a; readTimeout, if
-// not zero, is the server's ReadTimeout, and each of opts edits the server
-// before it starts (s.srv; s.app is the handler without the counter).
+// fltStart starts a fault server with pol on mount a; readTimeout, if not
+// zero, is the server's ReadTimeout (else 2*fltTimeout, and fltTimeout
+// the ReadHeaderTimeout), and each of opts edits the server before it
+// starts. In front of everything, unless an opt sets the server's Handler
+// back to s.h, a counter wraps the request body, so that rec.read counts
+// the octets utf8guard and the handler took from the connection.
 // Accepted requests are logged too, so that every request has its line.
-// The server is closed at the end of the test, and its error log checked
-// for panics.
-func fltStart(t testing.TB, a fltAdapter, pol rules.Policy, readTimeout time.Duration, opts ...func(*fltServer)) *fltServer {
+func fltStart(t testing.TB, a mount, pol rules.Policy, readTimeout time.Duration, opts ...func(*fltServer, *http.Server)) fltServer {
 	t.Helper()
-	s := &fltServer{logs: &logBuf{}, errlog: &logBuf{}}
-	var app http.Handler
-	switch a {
-	case fltEcho:
-		e := echo.New()
-		e.HideBanner, e.HidePort = true, true
-		e.Use(emw.RequestID(), WithConfig(Config{Rules: &pol, Logger: s.logs.logger(), LogAccepted: true}))
-		e.POST(fltRoute, echo.WrapHandler(http.HandlerFunc(s.handle)))
-		app = e
-		s.route = fltRoute
-	case fltHTTP:
-		mux := http.NewServeMux()
-		mux.Handle("POST "+fltRoute, Handler(HTTPConfig{Rules: &pol, Logger: s.logs.logger(), LogAccepted: true})(http.HandlerFunc(s.handle)))
-		app = mux
-		s.route = "POST " + fltRoute // the ServeMux pattern
+	st := setup{mount: a, echo: Config{Rules: &pol, LogAccepted: true}, routes: []string{fltRoute}, methods: []string{http.MethodPost}, requestID: true}
+	s := fltServer{route: fltRoute}
+	if !a.echo() {
+		st.patterns, s.route = []string{"POST " + fltRoute}, "POST "+fltRoute // the ServeMux pattern
 	}
-	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil && r.Body != http.NoBody {
-			// In place, as a small middleware typically does. (net/http
-			// then no longer recognises its own body after the handler:
-			// for "Expect: 100-continue", that makes it wait for a body it
-			// never asked for; the tests of it run without the counter.)
-			r.Body = &fltCounter{ReadCloser: r.Body, n: &s.read}
-		}
-		app.ServeHTTP(w, r)
-	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s.server = newServer(t, st, &fltRec{})
 	if readTimeout == 0 {
 		readTimeout = 2 * fltTimeout
 	}
-	s.srv = &http.Server{
-		Handler:           counted,
-		ReadHeaderTimeout: fltTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      2 * fltTimeout,
-		ErrorLog:          log.New(s.errlog, "", 0),
-	}
-	s.app = app
-	for _, o := range opts {
-		o(s)
-	}
-	go func() { _ = s.srv.Serve(ln) }()
-	s.addr = ln.Addr().String()
-	t.Cleanup(func() {
-		s.close()
-		s.errlog.mu.Lock()
-		l := s.errlog.buf.String()
-		s.errlog.mu.Unlock()
-		if strings.Contains(l, "panic") {
-			t.Errorf("server panicked: %s", l)
+	s.listening = s.listen(t, "http1", func(srv *http.Server) {
+		srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout = fltTimeout, readTimeout, 2*fltTimeout
+		srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Body != nil && r.Body != http.NoBody {
+				// In place, as a small middleware typically does. (net/http
+				// then no longer recognises its own body after the handler:
+				// for "Expect: 100-continue", that makes it wait for a body it
+				// never asked for; the tests of it run without the counter.)
+				r.Body = &fltCounter{ReadCloser: r.Body, n: &s.rec.read}
+			}
+			s.h.ServeHTTP(w, r)
+		})
+		for _, o := range opts {
+			o(&s, srv)
 		}
 	})
 	return s
 }
-
-// close closes the server and its connections; it may be called again.
-func (s *fltServer) close() { s.closeOnce.Do(func() { _ = s.srv.Close() }) }
 
 // fltUnread is a request header that makes the handler answer 403 without
 // reading the body.
@@ -170,13 +126,13 @@ const fltUnread = "X-Flt-Unread"
 // answers the sha256 and length of the body, or 413 when the read was cut
 // off at a limit (http.MaxBytesError), or 400 when it failed otherwise.
 // Given the fltUnread header, it reads nothing and answers 403.
-func (s *fltServer) handle(w http.ResponseWriter, r *http.Request) {
+func (s *fltRec) serve(_ echo.Context, w http.ResponseWriter, r *http.Request) error {
 	if r.Header.Get(fltUnread) != "" {
 		s.mu.Lock()
 		s.runs = append(s.runs, fltRun{})
 		s.mu.Unlock()
 		w.WriteHeader(http.StatusForbidden)
-		return
+		return nil
 	}
 	body, err := io.ReadAll(r.Body)
 	s.mu.Lock()
@@ -192,39 +148,26 @@ func (s *fltServer) handle(w http.ResponseWriter, r *http.Request) {
 	default:
 		_, _ = io.WriteString(w, fltSum(body))
 	}
+	return nil
 }
 
 // fltSum is what the handler answers for an accepted body.
 func fltSum(body []byte) string { return fmt.Sprintf("%x %d", sha256.Sum256(body), len(body)) }
 
 // handlerRuns returns a copy of the handler's runs so far.
-func (s *fltServer) handlerRuns() []fltRun {
+func (s *fltRec) handlerRuns() []fltRun {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.runs)
 }
 
 // takeRuns returns the handler's runs so far and forgets them.
-func (s *fltServer) takeRuns() []fltRun {
+func (s *fltRec) takeRuns() []fltRun {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	runs := s.runs
 	s.runs = nil
 	return runs
-}
-
-// dial opens a raw connection to the server, with a deadline.
-func (s *fltServer) dial(t testing.TB) net.Conn {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", s.addr, fltTimeout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.SetDeadline(time.Now().Add(2 * fltTimeout)); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return conn
 }
 
 // fltHead is the head of a POST to the fault route; framing is a
@@ -251,7 +194,7 @@ func fltWaitFor(t testing.TB, what string, cond func() bool) {
 
 // oneLog asserts that the server's log holds exactly one line, with
 // message msg and the fault route, and returns it.
-func (s *fltServer) oneLog(t testing.TB, msg string) map[string]any {
+func (s fltServer) oneLog(t testing.TB, msg string) map[string]any {
 	t.Helper()
 	l := fltLogLine(t, s.logs, msg)
 	if l["route"] != s.route {
@@ -330,24 +273,21 @@ func fltLeakCheck(t *testing.T) {
 	})
 }
 
-// fltEnv is an in-process target: the Echo middleware (e.Use) or the
-// net/http adapter around a ServeMux handler, each with the recording
-// handler of helpers_test.go on POST and GET /echo (/api/echo on Echo).
-type fltEnv struct {
-	prefix string // of every target: "/api" on Echo
-	serve  func(*http.Request) *httptest.ResponseRecorder
-	rec    *recorder
-	logs   *logBuf
+// fltEnvSetup is the in-process server of the fault tests on mount a:
+// the Echo middleware (e.Use, recSetup) or the net/http adapter around a
+// ServeMux handler (muxSetup), each with the recorder on POST and GET
+// /echo (/api/echo on Echo: fltPrefix).
+func fltEnvSetup(a mount, pol rules.Policy, logAccepted bool) setup {
+	if a.echo() {
+		return recSetup(Config{Rules: &pol, LogAccepted: logAccepted}, a)
+	}
+	return muxSetup(HTTPConfig{Rules: &pol, LogAccepted: logAccepted}, a)
 }
 
-func fltNewEnv(t testing.TB, a fltAdapter, pol rules.Policy, logAccepted bool) *fltEnv {
-	t.Helper()
-	switch a {
-	case fltEcho:
-		ev := newEnv(t, Config{Rules: &pol, LogAccepted: logAccepted}, mountGlobal)
-		return &fltEnv{prefix: "/api", serve: ev.do, rec: ev.rec, logs: ev.logs}
-	default:
-		ev := newMuxEnv(t, HTTPConfig{Rules: &pol, LogAccepted: logAccepted}, false)
-		return &fltEnv{serve: func(r *http.Request) *httptest.ResponseRecorder { return httpDo(ev.mux, r) }, rec: ev.rec, logs: ev.logs}
+// fltPrefix is the prefix of every route of fltEnvSetup's server on a.
+func fltPrefix(a mount) string {
+	if a.echo() {
+		return "/api"
 	}
+	return ""
 }

@@ -98,7 +98,7 @@ func TestFaultsDisconnect(t *testing.T) {
 								t.Fatal(err)
 							}
 						}
-						fltWaitFor(t, "the server to read the part", func() bool { return s.read.Load() >= int64(len(part)) })
+						fltWaitFor(t, "the server to read the part", func() bool { return s.rec.read.Load() >= int64(len(part)) })
 						if framing == "chunked" {
 							more := mixedText(10)
 							if _, err := conn.Write(append([]byte("3e8\r\n"), more...)); err != nil { // 1000 promised, 10 sent
@@ -111,13 +111,13 @@ func TestFaultsDisconnect(t *testing.T) {
 						// expect
 						fltWaitFor(t, "the log line", func() bool { return len(s.logs.lines(t)) > 0 })
 						if mode == rules.Monitor {
-							fltWaitFor(t, "the handler", func() bool { return len(s.handlerRuns()) > 0 })
+							fltWaitFor(t, "the handler", func() bool { return len(s.rec.handlerRuns()) > 0 })
 						}
 						l := s.oneLog(t, fltReadFailed)
 						if l["mode"] != mode.String() || l["error"] == "" {
 							t.Errorf("log line %v", l)
 						}
-						runs := s.handlerRuns()
+						runs := s.rec.handlerRuns()
 						if mode == rules.Enforce {
 							if len(runs) != 0 {
 								t.Fatalf("the handler ran on a body cut short: %d octets, %v", len(runs[0].body), runs[0].err)
@@ -186,15 +186,15 @@ func TestFaultsBodyReadError(t *testing.T) {
 								if mode == rules.Monitor {
 									pol = pol.AsMonitor()
 								}
-								ev := fltNewEnv(t, a, pol, true)
+								ev := newServer(t, fltEnvSetup(a, pol, true), &recorder{})
 								data := b.with(mixedText(10000))
-								r := req(http.MethodPost, ev.prefix+"/echo", b.ct, tm.body(data, ferr))
+								r := req(http.MethodPost, fltPrefix(a)+"/echo", b.ct, tm.body(data, ferr))
 								r.ContentLength = -1
 								if declared {
 									r.ContentLength = int64(len(data))
 								}
 								// when
-								w := ev.serve(r)
+								w := ev.do(r)
 								// expect
 								l := fltLogLine(t, ev.logs, fltReadFailed)
 								if l["mode"] != mode.String() || !strings.Contains(str(l["error"]), ferr.Error()) {
@@ -260,14 +260,14 @@ func TestFaultsSlowBody(t *testing.T) {
 				for _, bad := range []bool{false, true} {
 					t.Run(fmt.Sprintf("%v/%v/bad=%v", a, b, bad), func(t *testing.T) {
 						t.Parallel()
-						ev := fltNewEnv(t, a, rules.Strict(), true)
+						ev := newServer(t, fltEnvSetup(a, rules.Strict(), true), &recorder{})
 						text := mixedText(3000)
 						if bad {
 							text = append(text, 0xC0, 0xAE) // overlong '.', at the very end
 						}
 						data := b.with(text)
-						r := req(http.MethodPost, ev.prefix+"/echo", b.ct, iotest.OneByteReader(bytes.NewReader(data)))
-						w := ev.serve(r)
+						r := req(http.MethodPost, fltPrefix(a)+"/echo", b.ct, iotest.OneByteReader(bytes.NewReader(data)))
+						w := ev.do(r)
 						if bad {
 							if w.Code != 400 || ev.rec.calls.Load() != 0 {
 								t.Fatalf("status %d, handler calls %d; want 400 and none", w.Code, ev.rec.calls.Load())
@@ -323,7 +323,7 @@ func TestFaultsSlowBody(t *testing.T) {
 					if resp.StatusCode != 200 || got != fltSum(body) {
 						t.Fatalf("got %d %q, want 200 %q", resp.StatusCode, got, fltSum(body))
 					}
-					if runs := s.handlerRuns(); len(runs) != 1 || !bytes.Equal(runs[0].body, body) {
+					if runs := s.rec.handlerRuns(); len(runs) != 1 || !bytes.Equal(runs[0].body, body) {
 						t.Errorf("handler runs %d", len(runs))
 					}
 					s.oneLog(t, fltAccepted)
@@ -369,7 +369,7 @@ func TestFaultsSlowBody(t *testing.T) {
 				if !strings.Contains(str(l["error"]), "timeout") {
 					t.Errorf("log line %v: want an i/o timeout", l)
 				}
-				if runs := s.handlerRuns(); len(runs) != 0 {
+				if runs := s.rec.handlerRuns(); len(runs) != 0 {
 					t.Errorf("the handler ran on a body cut short")
 				}
 			})
@@ -449,7 +449,7 @@ func TestFaultsContentLength(t *testing.T) {
 						t.Errorf("answer %q, want %s", got, tc.reason)
 					}
 				}
-				runs := s.handlerRuns()
+				runs := s.rec.handlerRuns()
 				if tc.handled == "" && len(runs) != 0 {
 					t.Errorf("the handler ran and read %q", runs[0].body)
 				}
@@ -461,7 +461,7 @@ func TestFaultsContentLength(t *testing.T) {
 					if resp.StatusCode != 400 || got != "400 Bad Request" {
 						t.Errorf("the rest of the body as a request: %d %q; want net/http's 400", resp.StatusCode, got)
 					}
-					if n := len(s.handlerRuns()); n != len(runs) {
+					if n := len(s.rec.handlerRuns()); n != len(runs) {
 						t.Errorf("the handler ran for the rest of the body")
 					}
 					if n := len(s.logs.lines(t)); n != 1 {

@@ -37,18 +37,16 @@ func TestCookies(t *testing.T) {
 			t.Parallel()
 			p := rules.Strict()
 			p.Header.Repair = tt.repair
-			logs := &logBuf{}
-			e := echo.New()
-			e.Use(WithConfig(Config{Rules: &p, Logger: logs.logger()}))
 			seen, ran := "", false
-			e.GET("/c", func(c echo.Context) error {
-				ran, seen = true, c.Request().Header.Get("Cookie")
-				return c.NoContent(http.StatusOK)
-			})
+			srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &p}, routes: []string{"/c"}, methods: []string{http.MethodGet}},
+				onEcho(func(c echo.Context) error {
+					ran, seen = true, c.Request().Header.Get("Cookie")
+					return c.NoContent(http.StatusOK)
+				}))
+			logs := srv.logs
 			req := httptest.NewRequest(http.MethodGet, "/c", nil)
 			req.Header.Set("Cookie", tt.cookie)
-			rec := httptest.NewRecorder()
-			e.ServeHTTP(rec, req)
+			rec := srv.do(req)
 			if rec.Code != tt.status || ran != (tt.status == 200) {
 				t.Fatalf("status %d, handler ran %v; want %d", rec.Code, ran, tt.status)
 			}

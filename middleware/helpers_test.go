@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/labstack/echo/v4"
-	emw "github.com/labstack/echo/v4/middleware"
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/rules"
@@ -52,6 +51,13 @@ func (l *logBuf) lines(t testing.TB) []map[string]any {
 		out = append(out, m)
 	}
 	return out
+}
+
+// String returns everything logged so far.
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 func (l *logBuf) reset() {
@@ -96,48 +102,32 @@ type recorder struct {
 	last  *seen
 }
 
-func (rec *recorder) echoHandler(c echo.Context) error {
-	r := c.Request()
-	s := &seen{
-		Method:        r.Method,
-		Route:         c.Path(),
-		Path:          r.URL.Path,
-		RawPath:       r.URL.RawPath,
-		RawQuery:      r.URL.RawQuery,
-		Query:         c.QueryParams(),
-		Params:        map[string]string{},
-		ParamNames:    append([]string(nil), c.ParamNames()...),
-		ParamValues:   append([]string(nil), c.ParamValues()...),
-		ContentLength: r.ContentLength,
-		Header:        r.Header.Clone(),
-	}
-	for _, n := range c.ParamNames() {
-		s.Params[n] = c.Param(n)
-	}
-	if r.Body != nil {
-		s.Body, s.BodyErr = io.ReadAll(r.Body)
-	}
-	rec.calls.Add(1)
-	rec.mu.Lock()
-	rec.last = s
-	rec.mu.Unlock()
-	return c.String(http.StatusOK, "ok")
-}
-
-func (rec *recorder) httpHandler(w http.ResponseWriter, r *http.Request) {
+// serve records what the handler saw: on Echo through Echo's API (the
+// route template, c.QueryParams, c.Param), on net/http through its own
+// (the ServeMux pattern, URL.Query, r.PathValue("id")).
+func (rec *recorder) serve(c echo.Context, w http.ResponseWriter, r *http.Request) error {
 	s := &seen{
 		Method:        r.Method,
 		Route:         r.Pattern,
 		Path:          r.URL.Path,
 		RawPath:       r.URL.RawPath,
 		RawQuery:      r.URL.RawQuery,
-		Query:         r.URL.Query(),
 		Params:        map[string]string{},
 		ContentLength: r.ContentLength,
 		Header:        r.Header.Clone(),
 	}
-	if v := r.PathValue("id"); v != "" {
-		s.Params["id"] = v
+	if c != nil {
+		s.Route, s.Query = c.Path(), c.QueryParams()
+		s.ParamNames = append([]string(nil), c.ParamNames()...)
+		s.ParamValues = append([]string(nil), c.ParamValues()...)
+		for _, n := range c.ParamNames() {
+			s.Params[n] = c.Param(n)
+		}
+	} else {
+		s.Query = r.URL.Query()
+		if v := r.PathValue("id"); v != "" {
+			s.Params["id"] = v
+		}
 	}
 	if r.Body != nil {
 		s.Body, s.BodyErr = io.ReadAll(r.Body)
@@ -146,8 +136,12 @@ func (rec *recorder) httpHandler(w http.ResponseWriter, r *http.Request) {
 	rec.mu.Lock()
 	rec.last = s
 	rec.mu.Unlock()
+	if c != nil {
+		return c.String(http.StatusOK, "ok")
+	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.WriteString(w, "ok")
+	return nil
 }
 
 func (rec *recorder) seen() *seen {
@@ -156,83 +150,19 @@ func (rec *recorder) seen() *seen {
 	return rec.last
 }
 
-// mount is where the middleware is registered.
-type mount int
-
-const (
-	mountGlobal mount = iota // e.Use
-	mountGroup               // e.Group("/api", mw)
-	mountRoute               // e.GET(path, h, mw)
-	mountPre                 // e.Pre
-)
-
-var mounts = []mount{mountGlobal, mountGroup, mountRoute, mountPre}
-
-func (m mount) String() string {
-	return [...]string{"global", "group", "route", "pre"}[m]
-}
-
-// testRoutes are the routes of every test server, below /api so that a
-// group can hold them. Each answers GET and POST.
+// testRoutes are the routes of the recording servers (recSetup), below
+// /api so that a group can hold them.
 var testRoutes = []string{"/api/users/:id", "/api/files/*", "/api/echo", "/api/users/:id/posts/:post"}
 
 // testMethods are the methods every test route answers.
 var testMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete}
 
-// env is an Echo server with the middleware mounted one way, a recording
-// handler and a captured log.
-type env struct {
-	e    *echo.Echo
-	rec  *recorder
-	logs *logBuf
-}
-
-// newEnv builds an env. cfg.Logger is set to the env's log unless set.
-func newEnv(t testing.TB, cfg Config, m mount) *env {
-	t.Helper()
-	ev := &env{e: echo.New(), rec: &recorder{}, logs: &logBuf{}}
-	if cfg.Logger == nil {
-		cfg.Logger = ev.logs.logger()
-	}
-	mw, err := cfg.ToMiddleware()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := ev.e
-	var routeMW []echo.MiddlewareFunc
-	add := func(r interface {
-		Add(string, string, echo.HandlerFunc, ...echo.MiddlewareFunc) *echo.Route
-	}, prefix string) {
-		for _, path := range testRoutes {
-			path = strings.TrimPrefix(path, prefix)
-			for _, method := range testMethods {
-				r.Add(method, path, ev.rec.echoHandler, routeMW...)
-			}
-		}
-	}
-	switch m {
-	case mountGlobal:
-		e.Use(emw.RequestID(), mw)
-		add(e, "")
-	case mountGroup:
-		e.Use(emw.RequestID())
-		add(e.Group("/api", mw), "/api")
-	case mountRoute:
-		e.Use(emw.RequestID())
-		routeMW = []echo.MiddlewareFunc{mw}
-		add(e, "")
-	case mountPre:
-		e.Pre(emw.RequestID(), mw)
-		add(e, "")
-	}
-	return ev
-}
-
-// do serves req and returns the response.
-func (ev *env) do(req *http.Request) *httptest.ResponseRecorder {
-	w := httptest.NewRecorder()
-	ev.e.ServeHTTP(w, req)
-	return w
+// recSetup is the setup of most tests: the Echo v4 adapter configured by
+// cfg on mount m, behind Echo's RequestID middleware, serving testRoutes
+// for testMethods (net/http mounts: the ServeMux patterns of testRoutes).
+// Its handler is a recorder.
+func recSetup(cfg Config, m mount) setup {
+	return setup{mount: m, echo: cfg, routes: testRoutes, methods: testMethods, requestID: true}
 }
 
 // req builds a request for target (a raw request-target, parsed as the
@@ -366,13 +296,6 @@ func errorBody(t testing.TB, body []byte) map[string]string {
 		t.Fatalf("error body is not a JSON object of strings: %v: %q", err, body)
 	}
 	return m
-}
-
-// httpDo serves r with h and returns the response.
-func httpDo(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	return w
 }
 
 const (

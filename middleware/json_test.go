@@ -45,10 +45,10 @@ func TestJSONCanonicalLimit(t *testing.T) {
 		// 900,000 octets under the default 1 MiB, 9.9 MB in NFKC.
 		{"default limit", canonPolicy(normalize.NFKC), `{"a":"` + strings.Repeat("\uFDFA", 300000) + `"}`, http.StatusRequestEntityTooLarge, true},
 	}
-	for _, mnt := range canonMounts {
+	for _, mnt := range allMounts {
 		for _, tc := range cases {
-			t.Run(mnt.name+"/"+tc.name, func(t *testing.T) {
-				ev := canonNewEnv(t, tc.pol, mnt)
+			t.Run(mnt.String()+"/"+tc.name, func(t *testing.T) {
+				ev := newServer(t, canonSetup(tc.pol, mnt), &canonRec{})
 				w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, tc.body))
 				if w.Code != tc.want {
 					t.Fatalf("status %d, want %d; log %v", w.Code, tc.want, ev.logs.lines(t))
@@ -111,10 +111,10 @@ func TestJSONDuplicateKeysAllowed(t *testing.T) {
 // adapters.
 func runMemberCases(t *testing.T, pol rules.Policy, cases []jsoncases.Member) {
 	t.Helper()
-	for _, mnt := range canonMounts {
-		ev := canonNewEnv(t, pol, mnt)
+	for _, mnt := range allMounts {
+		ev := newServer(t, canonSetup(pol, mnt), &canonRec{})
 		for _, c := range cases {
-			t.Run(mnt.name+"/"+c.Name, func(t *testing.T) {
+			t.Run(mnt.String()+"/"+c.Name, func(t *testing.T) {
 				ev.logs.reset()
 				w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, c.Body))
 				s := ev.rec.get()
@@ -206,7 +206,7 @@ func TestJSONMembersBind(t *testing.T) {
 	body := `{"q":"safe","Q":"evil"}`
 	lax := rules.Strict()
 	lax.RefuseDuplicateKeys = false
-	ev := canonNewEnv(t, lax, canonMounts[0])
+	ev := newServer(t, canonSetup(lax, mountGlobal), &canonRec{})
 	if w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, body)); w.Code != 200 {
 		t.Fatalf("lax: status %d", w.Code)
 	}
@@ -217,7 +217,7 @@ func TestJSONMembersBind(t *testing.T) {
 		pol  rules.Policy
 		body string
 	}{{rules.Strict(), body}, {canonPolicy(normalize.NFC), `{"q":"safe","q\u0301":"x","\u00e9":"safe","e\u0301":"evil"}`}} {
-		ev := canonNewEnv(t, tc.pol, canonMounts[0])
+		ev := newServer(t, canonSetup(tc.pol, mountGlobal), &canonRec{})
 		if w := ev.do(canonReq(http.MethodPost, "/api/echo", ctJSON, tc.body)); w.Code != 400 {
 			t.Errorf("%s: status %d, want 400", tc.body, w.Code)
 		}
@@ -270,7 +270,7 @@ func TestJSONPointer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			// given
-			ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, mountGlobal)
+			ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict())}, mountGlobal), &recorder{})
 			// when
 			w := ev.do(req(http.MethodPost, "/api/echo", ctJSON, strings.NewReader(tc.body)))
 			// expect
@@ -314,7 +314,7 @@ func TestJSONDepth(t *testing.T) {
 			t.Parallel()
 			p := rules.Strict()
 			p.Limits.JSONDepth = tc.depth
-			ev := newEnv(t, Config{Rules: &p}, mountGlobal)
+			ev := newServer(t, recSetup(Config{Rules: &p}, mountGlobal), &recorder{})
 			w := ev.do(req(http.MethodPost, "/api/echo", ctJSON, strings.NewReader(tc.body)))
 			if w.Code != tc.status {
 				t.Fatalf("status %d, want %d", w.Code, tc.status)
@@ -340,31 +340,17 @@ func TestJSONBind(t *testing.T) {
 	for _, m := range mounts {
 		t.Run(m.String(), func(t *testing.T) {
 			t.Parallel()
-			e := echo.New()
-			lb := &logBuf{}
-			mw := WithConfig(Config{Rules: ptr(rules.Strict()), Logger: lb.logger()})
 			var got doc
 			var cl int64
-			h := func(c echo.Context) error {
-				cl = c.Request().ContentLength
-				if err := c.Bind(&got); err != nil {
-					return err
-				}
-				return c.NoContent(http.StatusNoContent)
-			}
-			switch m {
-			case mountGlobal:
-				e.Use(mw)
-				e.POST("/d/:id", h)
-			case mountGroup:
-				e.Group("/d", mw).POST("/:id", h)
-			case mountRoute:
-				e.POST("/d/:id", h, mw)
-			case mountPre:
-				e.Pre(mw)
-				e.POST("/d/:id", h)
-			}
-			w := httpDo(e, req(http.MethodPost, "/d/1", ctJSON, strings.NewReader(string(body))))
+			srv := newServer(t, setup{mount: m, echo: Config{Rules: ptr(rules.Strict())}, routes: []string{"/d/:id"}, methods: []string{http.MethodPost}, group: "/d"},
+				onEcho(func(c echo.Context) error {
+					cl = c.Request().ContentLength
+					if err := c.Bind(&got); err != nil {
+						return err
+					}
+					return c.NoContent(http.StatusNoContent)
+				}))
+			w := srv.do(req(http.MethodPost, "/d/1", ctJSON, strings.NewReader(string(body))))
 			if w.Code != http.StatusNoContent {
 				t.Fatalf("status %d %s", w.Code, w.Body.String())
 			}
@@ -425,17 +411,15 @@ func jsonCases() []locCase {
 func TestRepairBind(t *testing.T) {
 	t.Parallel()
 	pol := repairing()
-	e := echo.New()
-	lb := &logBuf{}
-	e.Use(WithConfig(Config{Rules: &pol, Logger: lb.logger()}))
 	var got struct{ Q string }
-	e.POST("/x", func(c echo.Context) error {
-		if err := c.Bind(&got); err != nil {
-			return err
-		}
-		return c.NoContent(http.StatusNoContent)
-	})
-	w := httpDo(e, req(http.MethodPost, "/x", ctJSON, strings.NewReader(`{"q":"\udc00x"}`)))
+	srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &pol}, routes: []string{"/x"}, methods: []string{http.MethodPost}},
+		onEcho(func(c echo.Context) error {
+			if err := c.Bind(&got); err != nil {
+				return err
+			}
+			return c.NoContent(http.StatusNoContent)
+		}))
+	w := srv.do(req(http.MethodPost, "/x", ctJSON, strings.NewReader(`{"q":"\udc00x"}`)))
 	if w.Code != http.StatusNoContent || got.Q != fffd+"x" {
 		t.Fatalf("status %d, Q %q", w.Code, got.Q)
 	}

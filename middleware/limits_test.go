@@ -217,13 +217,13 @@ func TestLimits(t *testing.T) {
 	}
 }
 
-func limRun(t *testing.T, tc limCase, a fltAdapter, over bool) {
+func limRun(t *testing.T, tc limCase, a mount, over bool) {
 	// given
 	pol := strictUpload()
 	tc.set(&pol)
-	ev := fltNewEnv(t, a, pol, false)
+	ev := newServer(t, fltEnvSetup(a, pol, false), &recorder{})
 	lr := tc.build(over)
-	target := ev.prefix + lr.target
+	target := fltPrefix(a) + lr.target
 	if tc.loc == "path" {
 		// Trim the fill so that the escaped path is exactly the limit
 		// (plus one when over).
@@ -245,7 +245,7 @@ func limRun(t *testing.T, tc limCase, a fltAdapter, over bool) {
 		r.Header.Add(h[0], h[1])
 	}
 	// when
-	w := ev.serve(r)
+	w := ev.do(r)
 	// expect
 	s := ev.rec.seen()
 	if !over || tc.cutOff {

@@ -64,7 +64,7 @@ func TestLogLine(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(m.String()+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
-				ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, m)
+				ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict())}, m), &recorder{})
 				ev.do(req("GET", "/api/users/%C3%A9?q=%C3%A9", "", nil))
 				if l := ev.logs.lines(t); len(l) != 0 {
 					t.Fatalf("clean request logged: %v", l)
@@ -100,19 +100,18 @@ func TestLogLine(t *testing.T) {
 // debug line for clean requests.
 func TestLogContextLogger(t *testing.T) {
 	t.Parallel()
-	cfgLogs, ctxLogs := &logBuf{}, &logBuf{}
-	e := echo.New()
-	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			l := zerolog.New(ctxLogs).With().Str("svc", "api").Logger()
-			c.SetRequest(c.Request().WithContext(l.WithContext(c.Request().Context())))
-			return next(c)
-		}
-	})
-	e.Use(WithConfig(Config{Rules: ptr(rules.Strict()), Logger: cfgLogs.logger(), LogAccepted: true}))
-	rec := &recorder{}
-	e.GET("/x", rec.echoHandler)
-	httpDo(e, req("GET", "/x?q=%FF", "", nil))
+	ctxLogs := &logBuf{}
+	srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: ptr(rules.Strict()), LogAccepted: true},
+		routes: []string{"/x"}, methods: []string{http.MethodGet},
+		before: []echo.MiddlewareFunc{func(next echo.HandlerFunc) echo.HandlerFunc {
+			return func(c echo.Context) error {
+				l := zerolog.New(ctxLogs).With().Str("svc", "api").Logger()
+				c.SetRequest(c.Request().WithContext(l.WithContext(c.Request().Context())))
+				return next(c)
+			}
+		}}}, &recorder{})
+	cfgLogs := srv.logs
+	srv.do(req("GET", "/x?q=%FF", "", nil))
 	if l := ctxLogs.lines(t); len(l) != 1 || l[0]["svc"] != "api" || l[0]["reason"] != "invalid_byte" {
 		t.Errorf("context logger got %v", l)
 	}
@@ -120,7 +119,7 @@ func TestLogContextLogger(t *testing.T) {
 		t.Errorf("configured logger got %v", l)
 	}
 	ctxLogs.reset()
-	httpDo(e, req("GET", "/x?q=ok", "", nil))
+	srv.do(req("GET", "/x?q=ok", "", nil))
 	if l := ctxLogs.lines(t); len(l) != 1 || l[0]["level"] != "debug" || l[0]["message"] != "utf8guard: request accepted" || l[0]["route"] != "/x" {
 		t.Errorf("LogAccepted: %v", l)
 	}
@@ -230,7 +229,7 @@ func TestLogSafety(t *testing.T) {
 	for name, build := range vecLogSafetyCases() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			rec, seen, logs := vecServe(vecPolicy("header"), build())
+			rec, seen, logs := vecServe(t, vecPolicy("header"), build())
 			if seen.ran || rec.Code < 400 {
 				t.Fatalf("status %d, handler ran %v: the hostile request was not rejected", rec.Code, seen.ran)
 			}
@@ -256,14 +255,12 @@ func TestLogSafetySampling(t *testing.T) {
 	logger := zerolog.New(&logs).Sample(&zerolog.BurstSampler{Burst: burst, Period: period})
 	pol := rules.Strict()
 	rejected := 0
-	e := echo.New()
-	e.Use(WithConfig(Config{Rules: &pol, Logger: &logger,
-		OnReject: func(echo.Context, *Rejection) { rejected++ }}))
-	e.Any(vecRoute, func(c echo.Context) error { return c.NoContent(http.StatusOK) })
+	srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &pol, Logger: &logger,
+		OnReject: func(echo.Context, *Rejection) { rejected++ }}, routes: []string{vecRoute}},
+		onEcho(func(c echo.Context) error { return c.NoContent(http.StatusOK) }))
 	start := time.Now()
 	for range flood {
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, vecPrefix+"x?k=%C0%AF%1B", nil))
+		rec := srv.do(httptest.NewRequest(http.MethodGet, vecPrefix+"x?k=%C0%AF%1B", nil))
 		if rec.Code != http.StatusBadRequest {
 			t.Fatalf("status %d, want 400", rec.Code)
 		}

@@ -2,7 +2,6 @@ package middleware
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -60,13 +59,11 @@ func TestMultipartHeaderLinesOneOctet(t *testing.T) {
 		extra, status int
 	}{{rules.DefaultMultipartHeaderLines - 1, http.StatusOK}, {rules.DefaultMultipartHeaderLines, http.StatusBadRequest}} {
 		body := mptest.Build("BB", "\r\n", mptest.Field("a", "1"), mptest.Spec{Header: mptest.HeaderLines("q", tc.extra), Data: "v"}, mptest.Field("z", "2"))
-		for _, srv := range mpServers(t, rules.Strict()) {
-			r := httptest.NewRequest(http.MethodPost, "/up", iotest.OneByteReader(strings.NewReader(body)))
-			r.Header.Set("Content-Type", "multipart/form-data; boundary=BB")
-			w := httptest.NewRecorder()
-			srv.h.ServeHTTP(w, r)
-			if s := srv.take(); w.Code != tc.status || (s == nil) != (tc.status != http.StatusOK) {
-				t.Errorf("%s, %d extra lines: status %d, handler ran %v; want %d", srv.name, tc.extra, w.Code, s != nil, tc.status)
+		for _, m := range mpMounts {
+			srv := newServer(t, mpSetup(rules.Strict(), m), &mpRec{})
+			w := srv.do(mpPost("multipart/form-data; boundary=BB", iotest.OneByteReader(strings.NewReader(body))))
+			if s := srv.rec.take(); w.Code != tc.status || (s == nil) != (tc.status != http.StatusOK) {
+				t.Errorf("%s, %d extra lines: status %d, handler ran %v; want %d", m, tc.extra, w.Code, s != nil, tc.status)
 			}
 		}
 	}

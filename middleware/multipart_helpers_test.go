@@ -16,8 +16,8 @@ import (
 )
 
 // The multipart tests serve each request through the real middleware, on
-// Echo (WithConfig, e.ServeHTTP) and through the net/http adapter
-// (Handler), in front of a handler that reads the body every way a handler
+// Echo's e.Use and through the net/http adapter around the handler (the
+// harness's servers, mpSetup), in front of a handler that reads the body every way a handler
 // can: the octets, the form (c.FormParams and c.MultipartForm on Echo,
 // Request.ParseMultipartForm on net/http) and the stream of parts
 // (Request.MultipartReader), nested multipart bodies included, read by the
@@ -26,17 +26,44 @@ import (
 // handler read against the route's policy, with the sanitize package and
 // golang.org/x/text/unicode/norm directly.
 
-// mpServer is one adapter with the middleware in front of the reading
-// handler.
-type mpServer struct {
-	name string
-	h    http.Handler
-	logs *logBuf
+// mpRec is the reading handler: on Echo it reads the form through
+// c.FormParams and c.MultipartForm, on net/http through
+// Request.ParseMultipartForm.
+type mpRec struct {
 	mu   sync.Mutex
 	last *mptest.Seen
 }
 
-func (s *mpServer) set(v *mptest.Seen) {
+func (s *mpRec) serve(c echo.Context, w http.ResponseWriter, r *http.Request) error {
+	if c == nil {
+		s.set(mptest.Collect(r, func(r *http.Request) (map[string][]string, *multipart.Form, error) {
+			if err := r.ParseMultipartForm(1 << 20); err != nil {
+				return nil, nil, err
+			}
+			return r.MultipartForm.Value, r.MultipartForm, nil
+		}))
+		_, _ = io.WriteString(w, "ok")
+		return nil
+	}
+	s.set(mptest.Collect(r, func(r *http.Request) (map[string][]string, *multipart.Form, error) {
+		vals, err := c.FormParams()
+		if err != nil {
+			return nil, nil, err
+		}
+		mf, err := c.MultipartForm()
+		if err != nil {
+			return nil, nil, err
+		}
+		form := map[string][]string{}
+		for k := range mf.Value {
+			form[k] = vals[k]
+		}
+		return form, mf, nil
+	}))
+	return c.String(http.StatusOK, "ok")
+}
+
+func (s *mpRec) set(v *mptest.Seen) {
 	s.mu.Lock()
 	s.last = v
 	s.mu.Unlock()
@@ -44,7 +71,7 @@ func (s *mpServer) set(v *mptest.Seen) {
 
 // take returns what the handler read of the last request, nil when it did
 // not run, and forgets it.
-func (s *mpServer) take() *mptest.Seen {
+func (s *mpRec) take() *mptest.Seen {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := s.last
@@ -52,56 +79,20 @@ func (s *mpServer) take() *mptest.Seen {
 	return v
 }
 
-// mpServers returns the Echo and net/http servers of pol.
-func mpServers(t testing.TB, pol rules.Policy) []*mpServer {
-	t.Helper()
-	es := &mpServer{name: "echo", logs: &logBuf{}}
-	e := echo.New()
-	e.Use(WithConfig(Config{Rules: &pol, Logger: es.logs.logger()}))
-	e.POST("/up", func(c echo.Context) error {
-		es.set(mptest.Collect(c.Request(), func(r *http.Request) (map[string][]string, *multipart.Form, error) {
-			vals, err := c.FormParams()
-			if err != nil {
-				return nil, nil, err
-			}
-			mf, err := c.MultipartForm()
-			if err != nil {
-				return nil, nil, err
-			}
-			form := map[string][]string{}
-			for k := range mf.Value {
-				form[k] = vals[k]
-			}
-			return form, mf, nil
-		}))
-		return c.String(http.StatusOK, "ok")
-	})
-	es.h = e
+// mpMounts are the mounts of the multipart tests: Echo's e.Use, and the
+// net/http adapter around the handler.
+var mpMounts = []mount{mountGlobal, mountBare}
 
-	hs := &mpServer{name: "net/http", logs: &logBuf{}}
-	mw, err := HTTPConfig{Rules: &pol, Logger: hs.logs.logger()}.ToHandler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs.h = mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hs.set(mptest.Collect(r, func(r *http.Request) (map[string][]string, *multipart.Form, error) {
-			if err := r.ParseMultipartForm(1 << 20); err != nil {
-				return nil, nil, err
-			}
-			return r.MultipartForm.Value, r.MultipartForm, nil
-		}))
-		_, _ = io.WriteString(w, "ok")
-	}))
-	return []*mpServer{es, hs}
+// mpSetup is pol on m, serving POST /up.
+func mpSetup(pol rules.Policy, m mount) setup {
+	return setup{mount: m, echo: Config{Rules: &pol}, routes: []string{"/up"}, methods: []string{http.MethodPost}}
 }
 
-// do serves a POST of body with Content-Type ct.
-func (s *mpServer) do(ct, body string) *httptest.ResponseRecorder {
-	r := httptest.NewRequest(http.MethodPost, "/up", strings.NewReader(body))
+// mpPost is a POST of body to /up with Content-Type ct.
+func mpPost(ct string, body io.Reader) *http.Request {
+	r := httptest.NewRequest(http.MethodPost, "/up", body)
 	r.Header.Set("Content-Type", ct)
-	w := httptest.NewRecorder()
-	s.h.ServeHTTP(w, r)
-	return w
+	return r
 }
 
 // mpCase is one request and what must come of it.
@@ -133,10 +124,11 @@ func mpRun(t *testing.T, cases []mpCase) {
 		if ct == "" {
 			ct = "multipart/form-data; boundary=BB"
 		}
-		for _, srv := range mpServers(t, pol) {
-			t.Run(tc.name+"/"+srv.name, func(t *testing.T) {
-				w := srv.do(ct, tc.body)
-				s := srv.take()
+		for _, m := range mpMounts {
+			srv := newServer(t, mpSetup(pol, m), &mpRec{})
+			t.Run(tc.name+"/"+m.String(), func(t *testing.T) {
+				w := srv.do(mpPost(ct, strings.NewReader(tc.body)))
+				s := srv.rec.take()
 				if w.Code != tc.status {
 					var read []string
 					if s != nil {

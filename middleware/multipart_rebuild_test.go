@@ -186,11 +186,12 @@ func TestMultipartNameCollision(t *testing.T) {
 	pol := mptest.StrictForm(normalize.NFC)()
 	pol.Mode = rules.Monitor
 	sent := body(mptest.Field("\u00e9", "safe"), mptest.Field("e\u0301", "evil"))
-	for _, srv := range mpServers(t, pol) {
-		w := srv.do("multipart/form-data; boundary=BB", sent)
-		s := srv.take()
+	for _, m := range mpMounts {
+		srv := newServer(t, mpSetup(pol, m), &mpRec{})
+		w := srv.do(mpPost("multipart/form-data; boundary=BB", strings.NewReader(sent)))
+		s := srv.rec.take()
 		if w.Code != 200 || s == nil || string(s.Body) != sent {
-			t.Errorf("%s monitor: status %d, body changed or handler not run", srv.name, w.Code)
+			t.Errorf("%s monitor: status %d, body changed or handler not run", m, w.Code)
 			continue
 		}
 		checkOneLog(t, srv.logs, coll(`e\xcc\x81`), "monitor", "", "")
@@ -245,7 +246,7 @@ func TestCanonMultipartBoundary(t *testing.T) {
 	t.Parallel()
 	const b = "we#ird@bound"
 	body := "--" + b + "\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\ne\u0301\r\n--" + b + "--\r\n"
-	ev := canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
+	ev := newServer(t, canonSetup(canonPolicy(normalize.NFC), mountGlobal), &canonRec{})
 	r := canonReq("POST", "/api/echo", `multipart/form-data; boundary="`+b+`"`, body)
 	w := ev.do(r)
 	if w.Code != 200 {
@@ -262,7 +263,7 @@ func TestCanonMultipartBoundary(t *testing.T) {
 
 	// Broken: no closing delimiter.
 	broken := "--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\ne\u0301\r\n--XBOUNDARYX\r\nContent-Disposition: form-data; name=\"r\"\r\n\r\nabc"
-	ev = canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
+	ev = newServer(t, canonSetup(canonPolicy(normalize.NFC), mountGlobal), &canonRec{})
 	w = ev.do(canonReq("POST", "/api/echo", ctMP, broken))
 	if w.Code != 400 {
 		t.Fatalf("broken body: status %d, want 400", w.Code)
@@ -272,7 +273,7 @@ func TestCanonMultipartBoundary(t *testing.T) {
 	// Broken with nothing to change: refused the same, not passed on
 	// for the handler's parser to fail on (a handler reading the body
 	// raw would read octets no part held).
-	ev = canonNewEnv(t, canonPolicy(normalize.NFC), canonMounts[0])
+	ev = newServer(t, canonSetup(canonPolicy(normalize.NFC), mountGlobal), &canonRec{})
 	clean := strings.Replace(broken, "e\u0301", "\u00E9", 1)
 	w = ev.do(canonReq("POST", "/api/echo", ctMP, clean))
 	if w.Code != 400 {

@@ -13,15 +13,14 @@ import (
 // pattern with one (a ServeMux's), and the most specific key first.
 func TestMuxKeysHoldAsCheckMuxRoutesMeetsThem(t *testing.T) {
 	t.Parallel()
-	lb := &logBuf{}
-	h := Handler(HTTPConfig{
+	srv := newServer(t, setup{mount: mountBare, http: HTTPConfig{
 		Rules: rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{
 			"GET /users/{id}": rules.Unchecked(),
 			"/users/{id}":     rules.Strict().AsMonitor(),
 			"/notes/{id}":     rules.Unchecked(),
 		}},
-		Logger: lb.logger(),
-	})(http.HandlerFunc((&recorder{}).httpHandler))
+	}}, &recorder{})
+	lb := srv.logs
 	for _, tc := range []struct {
 		method, pattern string
 		status, lines   int
@@ -36,7 +35,7 @@ func TestMuxKeysHoldAsCheckMuxRoutesMeetsThem(t *testing.T) {
 		lb.reset()
 		r := req(tc.method, "/x/%C0%AE", "", nil)
 		r.Pattern = tc.pattern // as the router sets it
-		w := httpDo(h, r)
+		w := srv.do(r)
 		if w.Code != tc.status || len(lb.lines(t)) != tc.lines {
 			t.Errorf("%s %q: status %d, log %v; want %d and %d lines", tc.method, tc.pattern, w.Code, lb.lines(t), tc.status, tc.lines)
 		}
@@ -58,11 +57,11 @@ func TestHTTPRequestIDFromTheConfiguredFunc(t *testing.T) {
 		{"configured, empty", func(*http.Request) string { return "" }, "", nil},
 		{"the client's header", nil, "client-1", true},
 	} {
-		lb := &logBuf{}
-		h := Handler(HTTPConfig{Rules: rules.Strict(), RequestID: tc.requestID, Logger: lb.logger()})(http.HandlerFunc((&recorder{}).httpHandler))
+		srv := newServer(t, setup{mount: mountBare, http: HTTPConfig{Rules: rules.Strict(), RequestID: tc.requestID}}, &recorder{})
+		lb := srv.logs
 		r := req("GET", "/x/%C0%AE", "", nil)
 		r.Header.Set("X-Request-Id", "client-1")
-		if w := httpDo(h, r); w.Code != 400 {
+		if w := srv.do(r); w.Code != 400 {
 			t.Fatalf("%s: status %d", tc.name, w.Code)
 		}
 		l := lb.lines(t)

@@ -12,37 +12,11 @@ import (
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// muxEnv is a ServeMux whose handlers are wrapped one by one, so that
-// Request.Pattern names the route.
-type muxEnv struct {
-	mux  http.Handler
-	rec  *recorder
-	logs *logBuf
-}
-
-func newMuxEnv(t testing.TB, cfg HTTPConfig, wrapMux bool) *muxEnv {
-	t.Helper()
-	mux := http.NewServeMux()
-	ev := &muxEnv{mux: mux, rec: &recorder{}, logs: &logBuf{}}
-	if cfg.Logger == nil {
-		cfg.Logger = ev.logs.logger()
-	}
-	mw, err := cfg.ToHandler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := http.Handler(http.HandlerFunc(ev.rec.httpHandler))
-	for _, pattern := range []string{"GET /users/{id}", "POST /echo", "GET /echo", "/files/"} {
-		if wrapMux {
-			mux.Handle(pattern, h)
-		} else {
-			mux.Handle(pattern, mw(h))
-		}
-	}
-	if wrapMux {
-		ev.mux = mw(mux)
-	}
-	return ev
+// muxSetup is the net/http adapter configured by cfg on m (around each
+// handler of a ServeMux, or around the ServeMux), serving the recorder on
+// routes without /api, with methods, so that the log names the pattern.
+func muxSetup(cfg HTTPConfig, m mount) setup {
+	return setup{mount: m, http: cfg, patterns: []string{"GET /users/{id}", "POST /echo", "GET /echo", "/files/"}}
 }
 
 // TestHTTPAdapter: the net/http adapter applies the same checks, statuses
@@ -69,10 +43,10 @@ func TestHTTPAdapter(t *testing.T) {
 		{"charset", "POST", "/echo", "text/plain; charset=Shift_JIS", "\x82\xa0", 400, rej("bad_charset", "body", "Shift_JIS", -1), "POST /echo"},
 		{"too large", "POST", "/echo", ctText, strings.Repeat("a", 2000), 413, rej("too_large", "body", "", -1), "POST /echo"},
 	}
-	for _, wrapMux := range []bool{false, true} {
+	for _, m := range []mount{mountHandler, mountMux} {
 		for _, tc := range cases {
 			name := "per handler/" + tc.name
-			if wrapMux {
+			if m == mountMux {
 				name = "around the mux/" + tc.name
 			}
 			t.Run(name, func(t *testing.T) {
@@ -80,7 +54,7 @@ func TestHTTPAdapter(t *testing.T) {
 				// given
 				pol := rules.Strict()
 				pol.Limits.BodyBytes = 1024
-				ev := newMuxEnv(t, HTTPConfig{Rules: &pol}, wrapMux)
+				ev := newServer(t, muxSetup(HTTPConfig{Rules: &pol}, m), &recorder{})
 				var r *http.Request
 				if tc.body != "" {
 					r = req(tc.method, tc.target, tc.ct, strings.NewReader(tc.body))
@@ -90,7 +64,7 @@ func TestHTTPAdapter(t *testing.T) {
 				r.Header.Set("X-Request-Id", "rid-7")
 				r.Header.Set("X-Real-Ip", "203.0.113.1") // not trusted by the adapter
 				// when
-				w := httpDo(ev.mux, r)
+				w := ev.do(r)
 				// expect
 				if w.Code != tc.status {
 					t.Fatalf("status %d, want %d: %s", w.Code, tc.status, w.Body.String())
@@ -118,7 +92,7 @@ func TestHTTPAdapter(t *testing.T) {
 					t.Errorf("error body %v", got)
 				}
 				route := tc.route
-				if wrapMux {
+				if m == mountMux {
 					route = "" // wrapping the mux itself: no pattern yet
 				}
 				l := checkOneLog(t, ev.logs, tc.want, "enforce", tc.method, "")
@@ -144,7 +118,7 @@ func TestHTTPAdapterTable(t *testing.T) {
 	}
 	t.Run("pattern", func(t *testing.T) {
 		t.Parallel()
-		ev := newMuxEnv(t, HTTPConfig{Rules: table}, false)
+		ev := newServer(t, muxSetup(HTTPConfig{Rules: table}, mountHandler), &recorder{})
 		for _, tc := range []struct {
 			target string
 			status int
@@ -159,7 +133,7 @@ func TestHTTPAdapterTable(t *testing.T) {
 			{"/users/a%2Fb%C0%AE", 400, 1}, // encoded slash, checked all the same
 		} {
 			ev.logs.reset()
-			w := httpDo(ev.mux, req("GET", tc.target, "", nil))
+			w := ev.do(req("GET", tc.target, "", nil))
 			if w.Code != tc.status || len(ev.logs.lines(t)) != tc.lines {
 				t.Errorf("%s: status %d log %v; want %d and %d lines", tc.target, w.Code, ev.logs.lines(t), tc.status, tc.lines)
 			}
@@ -167,9 +141,7 @@ func TestHTTPAdapterTable(t *testing.T) {
 	})
 	t.Run("route func", func(t *testing.T) {
 		t.Parallel()
-		lb := &logBuf{}
-		rec := &recorder{}
-		h := Handler(HTTPConfig{
+		srv := newServer(t, setup{mount: mountBare, http: HTTPConfig{
 			Rules: &rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"open": rules.Unchecked()}},
 			Route: func(r *http.Request) string {
 				if strings.HasPrefix(r.URL.Path, "/open/") {
@@ -177,12 +149,12 @@ func TestHTTPAdapterTable(t *testing.T) {
 				}
 				return "api:" + r.Method
 			},
-			Logger: lb.logger(),
-		})(http.HandlerFunc(rec.httpHandler))
-		if w := httpDo(h, req("GET", "/open/%C0%AE", "", nil)); w.Code != 200 {
+		}}, &recorder{})
+		lb := srv.logs
+		if w := srv.do(req("GET", "/open/%C0%AE", "", nil)); w.Code != 200 {
 			t.Errorf("open: %d", w.Code)
 		}
-		if w := httpDo(h, req("GET", "/x/%C0%AE", "", nil)); w.Code != 400 {
+		if w := srv.do(req("GET", "/x/%C0%AE", "", nil)); w.Code != 400 {
 			t.Errorf("strict: %d", w.Code)
 		}
 		if l := lb.lines(t); len(l) != 1 || l[0]["route"] != "api:GET" {
@@ -199,9 +171,9 @@ func TestHTTPAdapterHooks(t *testing.T) {
 		t.Parallel()
 		var hooks atomic.Int32
 		mon := rules.Strict().AsMonitor()
-		ev := newMuxEnv(t, HTTPConfig{Rules: &mon, OnReject: func(*http.Request, *Rejection) { hooks.Add(1) }}, false)
+		ev := newServer(t, muxSetup(HTTPConfig{Rules: &mon, OnReject: func(*http.Request, *Rejection) { hooks.Add(1) }}, mountHandler), &recorder{})
 		body := `{"a":"\ud800"}`
-		w := httpDo(ev.mux, req("POST", "/echo", ctJSON, strings.NewReader(body)))
+		w := ev.do(req("POST", "/echo", ctJSON, strings.NewReader(body)))
 		if w.Code != 200 || ev.rec.calls.Load() != 1 || string(ev.rec.seen().Body) != body || hooks.Load() != 1 {
 			t.Fatalf("status %d calls %d body %q hooks %d", w.Code, ev.rec.calls.Load(), ev.rec.seen().Body, hooks.Load())
 		}
@@ -210,14 +182,14 @@ func TestHTTPAdapterHooks(t *testing.T) {
 	t.Run("error handler", func(t *testing.T) {
 		t.Parallel()
 		var hooks atomic.Int32
-		ev := newMuxEnv(t, HTTPConfig{
+		ev := newServer(t, muxSetup(HTTPConfig{
 			Rules:    ptr(rules.Strict()),
 			OnReject: func(*http.Request, *Rejection) { hooks.Add(1) },
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, rj *Rejection) {
 				http.Error(w, "no: "+rj.Reason.String(), http.StatusTeapot)
 			},
-		}, false)
-		w := httpDo(ev.mux, req("GET", "/echo?q=%C0%AE", "", nil))
+		}, mountHandler), &recorder{})
+		w := ev.do(req("GET", "/echo?q=%C0%AE", "", nil))
 		if w.Code != 418 || !strings.HasPrefix(w.Body.String(), "no: overlong") || hooks.Load() != 1 || ev.rec.calls.Load() != 0 {
 			t.Errorf("got %d %q hooks %d calls %d", w.Code, w.Body.String(), hooks.Load(), ev.rec.calls.Load())
 		}
@@ -225,18 +197,18 @@ func TestHTTPAdapterHooks(t *testing.T) {
 	t.Run("repair", func(t *testing.T) {
 		t.Parallel()
 		pol := repairing()
-		ev := newMuxEnv(t, HTTPConfig{Rules: &pol}, false)
-		w := httpDo(ev.mux, req("GET", "/echo?q=a%C0", "", nil))
+		ev := newServer(t, muxSetup(HTTPConfig{Rules: &pol}, mountHandler), &recorder{})
+		w := ev.do(req("GET", "/echo?q=a%C0", "", nil))
 		if w.Code != 200 || ev.rec.seen().Query.Get("q") != "a"+fffd {
 			t.Errorf("got %d, q %q", w.Code, ev.rec.seen().Query.Get("q"))
 		}
 	})
 	t.Run("broken body", func(t *testing.T) {
 		t.Parallel()
-		ev := newMuxEnv(t, HTTPConfig{Rules: ptr(rules.Strict())}, false)
+		ev := newServer(t, muxSetup(HTTPConfig{Rules: ptr(rules.Strict())}, mountHandler), &recorder{})
 		r := req("POST", "/echo", ctText, &failingReader{data: []byte("abc"), err: errBroken})
 		r.ContentLength = -1
-		w := httpDo(ev.mux, r)
+		w := ev.do(r)
 		if w.Code != 400 || ev.rec.calls.Load() != 0 || errorBody(t, w.Body.Bytes())["reason"] != "body_unreadable" {
 			t.Errorf("got %d %q", w.Code, w.Body.String())
 		}
@@ -244,21 +216,21 @@ func TestHTTPAdapterHooks(t *testing.T) {
 			t.Errorf("log %v", l)
 		}
 		mon := rules.Strict().AsMonitor()
-		ev = newMuxEnv(t, HTTPConfig{Rules: &mon}, false)
+		ev = newServer(t, muxSetup(HTTPConfig{Rules: &mon}, mountHandler), &recorder{})
 		r = req("POST", "/echo", ctText, &failingReader{data: []byte("abc"), err: errBroken})
 		r.ContentLength = -1
-		httpDo(ev.mux, r)
+		ev.do(r)
 		if s := ev.rec.seen(); s == nil || !bytes.Equal(s.Body, []byte("abc")) || !errors.Is(s.BodyErr, errBroken) {
 			t.Errorf("monitor: handler saw %+v", s)
 		}
 	})
 	t.Run("body integrity", func(t *testing.T) {
 		t.Parallel()
-		ev := newMuxEnv(t, HTTPConfig{Rules: ptr(rules.Strict())}, false)
+		ev := newServer(t, muxSetup(HTTPConfig{Rules: ptr(rules.Strict())}, mountHandler), &recorder{})
 		body := mixedText(300000)
 		r := req("POST", "/echo", ctText, io.MultiReader(bytes.NewReader(body[:77]), bytes.NewReader(body[77:])))
 		r.ContentLength = -1
-		if w := httpDo(ev.mux, r); w.Code != 200 || !bytes.Equal(ev.rec.seen().Body, body) || ev.rec.seen().ContentLength != int64(len(body)) {
+		if w := ev.do(r); w.Code != 200 || !bytes.Equal(ev.rec.seen().Body, body) || ev.rec.seen().ContentLength != int64(len(body)) {
 			t.Errorf("status %d, body intact %v", w.Code, bytes.Equal(ev.rec.seen().Body, body))
 		}
 	})

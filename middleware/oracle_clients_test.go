@@ -18,7 +18,7 @@ func TestOracleClients(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, m := range orcAllMounts {
 				t.Run(m.String(), func(t *testing.T) {
-					res, ok := orcServe(m, []byte(tc.wire))
+					res, ok := orcServe(t, m, []byte(tc.wire))
 					if !ok {
 						t.Fatalf("net/http does not parse the request %q", tc.wire)
 					}

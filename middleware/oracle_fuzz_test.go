@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"reflect"
 	"regexp"
@@ -77,7 +76,7 @@ func FuzzOracle(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, sel uint8, target, hdrs, ctype string, body []byte) {
 		q, m := orcFuzzReq(sel, target, hdrs, ctype, body)
-		res, ok := orcServe(m, q.wire())
+		res, ok := orcServe(t, m, q.wire())
 		if !ok {
 			return // net/http refuses it: nothing reaches a handler
 		}
@@ -100,7 +99,7 @@ func FuzzOracle(f *testing.F) {
 var orcMethods = [4]string{http.MethodPost, http.MethodGet, http.MethodPut, http.MethodPatch}
 
 // orcFuzzReq is the request and the mount FuzzOracle's input describes.
-func orcFuzzReq(sel uint8, target, hdrs, ctype string, body []byte) (orcReq, orcMount) {
+func orcFuzzReq(sel uint8, target, hdrs, ctype string, body []byte) (orcReq, mount) {
 	return orcReq{
 		method:  orcMethods[sel>>4&3],
 		target:  target,
@@ -108,12 +107,12 @@ func orcFuzzReq(sel uint8, target, hdrs, ctype string, body []byte) (orcReq, orc
 		hdrs:    hdrs,
 		body:    string(body),
 		chunked: sel&8 != 0,
-	}, orcMount(sel&7) % orcNumMounts
+	}, orcAllMounts[int(sel&7)%len(orcAllMounts)]
 }
 
 // orcSeed adds q on each of mounts (nil: all) to f, unless it is too large
 // for a fuzz input.
-func orcSeed(f *testing.F, q orcReq, mounts []orcMount) {
+func orcSeed(f *testing.F, q orcReq, mounts []mount) {
 	if len(q.body) > 16<<10 || len(q.target) > 4<<10 {
 		return
 	}
@@ -133,21 +132,10 @@ func orcSeed(f *testing.F, q orcReq, mounts []orcMount) {
 	}
 }
 
-// orcMount is where the middleware is registered.
-type orcMount uint8
-
-const (
-	orcUse   orcMount = iota // e.Use
-	orcGroup                 // e.Group("/t", mw)
-	orcRoute                 // e.Any(path, h, mw)
-	orcPre                   // e.Pre
-	orcHTTP                  // Handler(HTTPConfig) around ServeMux routes
-	orcNumMounts
-)
-
-var orcAllMounts = []orcMount{orcUse, orcGroup, orcRoute, orcPre, orcHTTP}
-
-func (m orcMount) String() string { return [...]string{"use", "group", "route", "pre", "http"}[m] }
+// orcAllMounts are the mounts of the oracle servers, in the order a
+// fuzz input selects them: Echo's e.Use, group (under /t), route and
+// e.Pre, and the net/http adapter around each ServeMux handler.
+var orcAllMounts = []mount{mountGlobal, mountGroup, mountRoute, mountPre, mountHandler}
 
 // orcRouteDefs are the routes of every oracle server: an Echo template, a
 // ServeMux pattern, and a policy name (orcPolicy; "" is the table's lax
@@ -210,45 +198,36 @@ func orcTable(key func(i int) string) *rules.Table {
 	return t
 }
 
-// orcServers are the oracle servers, one per mount, built once and safe
-// for concurrent use: each request carries its own report.
-var orcServers = sync.OnceValue(func() [orcNumMounts]http.Handler {
-	var hs [orcNumMounts]http.Handler
+// orcSetup is the oracle server on m: the routes of orcRouteDefs, each
+// with its policy, no log.
+func orcSetup(m mount) setup {
 	nop := zerolog.Nop()
-	for _, m := range orcAllMounts[:orcHTTP] {
-		e := echo.New()
-		e.HideBanner, e.HidePort = true, true
-		mw := WithConfig(Config{Rules: orcTable(func(i int) string { return orcRouteDefs[i].echo }), Logger: &nop})
-		var g *echo.Group
-		switch m {
-		case orcUse:
-			e.Use(mw)
-		case orcPre:
-			e.Pre(mw)
-		case orcGroup:
-			g = e.Group("/t", mw)
-		}
-		for _, d := range orcRouteDefs {
-			h := orcEchoHandler(orcPolicy(d.pol))
-			switch m {
-			case orcGroup:
-				g.Any(strings.TrimPrefix(d.echo, "/t"), h)
-			case orcRoute:
-				e.Any(d.echo, h, mw)
-			default:
-				e.Any(d.echo, h)
-			}
-		}
-		hs[m] = e
-	}
-	mux := http.NewServeMux()
-	mw := Handler(HTTPConfig{Rules: orcTable(func(i int) string { return orcRouteDefs[i].mux }), Logger: &nop})
+	st := setup{mount: m, group: "/t",
+		echo: Config{Rules: orcTable(func(i int) string { return orcRouteDefs[i].echo }), Logger: &nop},
+		http: HTTPConfig{Rules: orcTable(func(i int) string { return orcRouteDefs[i].mux }), Logger: &nop}}
 	for _, d := range orcRouteDefs {
-		mux.Handle(d.mux, mw(orcHTTPHandler(orcPolicy(d.pol), d.mux)))
+		st.routes, st.patterns = append(st.routes, d.echo), append(st.patterns, d.mux)
 	}
-	hs[orcHTTP] = mux
-	return hs
-})
+	return st
+}
+
+var (
+	orcServersOnce sync.Once
+	orcServersOn   map[mount]*server[orcHandler]
+)
+
+// orcServer is the oracle server on m, built once for the test binary
+// (by the first test to ask) and safe for concurrent use: each request
+// carries its own report.
+func orcServer(t testing.TB, m mount) *server[orcHandler] {
+	orcServersOnce.Do(func() {
+		orcServersOn = map[mount]*server[orcHandler]{}
+		for _, m := range orcAllMounts {
+			orcServersOn[m] = newServer(t, orcSetup(m), orcHandler{})
+		}
+	})
+	return orcServersOn[m]
+}
 
 // orcBound is a struct a handler binds a request into (c.Bind, or
 // encoding/json and encoding/xml on the body).
@@ -333,80 +312,94 @@ func (k *orcCheck) forms(r *http.Request, loc rules.Location, fileHeader func(st
 	k.multipartForm(r.MultipartForm, fileHeader)
 }
 
-// orcEchoHandler is the oracle for an Echo route of policy pol.
-func orcEchoHandler(pol rules.Policy) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		rep := orcReportOf(r.Context())
-		if rep == nil {
-			return c.NoContent(http.StatusOK)
+// orcHandler is the oracle in the handler of every route, with the
+// route's policy (orcRouteDefs): on Echo by its template, reading the
+// request through Echo's API too; on net/http by its ServeMux pattern.
+type orcHandler struct{}
+
+func (orcHandler) serve(c echo.Context, w http.ResponseWriter, r *http.Request) error {
+	for _, d := range orcRouteDefs {
+		if c != nil && c.Path() == d.echo {
+			return orcEcho(c, orcPolicy(d.pol))
 		}
-		names := c.ParamNames()
-		values := make([]string, len(names))
-		for i, n := range names {
-			values[i] = c.Param(n)
+		if c == nil && r.Pattern == d.mux {
+			orcHTTP(w, r, orcPolicy(d.pol), d.mux)
+			return nil
 		}
-		orcRun(rep, &pol, r, c.Path(), names, values, "*", func(k *orcCheck, body []byte, mt string, loc rules.Location) {
-			k.pairs("c.QueryParams()", rules.Query, c.QueryParams())
-			if _, err := c.FormParams(); err == nil {
-				k.forms(r, loc, func(name string) *multipart.FileHeader { fh, _ := c.FormFile(name); return fh })
-			}
-			orcRestore(r, body)
-			var s orcBound
-			_ = c.Bind(&s)
-			if forbid, ok := k.bindClasses(rules.Path, rules.Query, loc); ok {
-				k.bound("c.Bind struct", reflect.ValueOf(s), forbid, pol.Precis == nil)
-			}
-			orcRestore(r, body)
-			m := map[string]any{}
-			_ = (&echo.DefaultBinder{}).BindBody(c, &m)
-			if forbid, ok := k.bindClasses(loc); ok {
-				k.bound("BindBody map", reflect.ValueOf(m), forbid, pol.Precis == nil)
-			}
-		})
-		return c.NoContent(http.StatusOK)
 	}
+	panic("oracle: no route " + r.Pattern)
 }
 
-// orcHTTPHandler is the oracle for a ServeMux route of policy pol and
-// pattern pattern.
-func orcHTTPHandler(pol rules.Policy, pattern string) http.Handler {
+// orcEcho is the oracle for an Echo route of policy pol.
+func orcEcho(c echo.Context, pol rules.Policy) error {
+	r := c.Request()
+	rep := orcReportOf(r.Context())
+	if rep == nil {
+		return c.NoContent(http.StatusOK)
+	}
+	names := c.ParamNames()
+	values := make([]string, len(names))
+	for i, n := range names {
+		values[i] = c.Param(n)
+	}
+	orcRun(rep, &pol, r, c.Path(), names, values, "*", func(k *orcCheck, body []byte, mt string, loc rules.Location) {
+		k.pairs("c.QueryParams()", rules.Query, c.QueryParams())
+		if _, err := c.FormParams(); err == nil {
+			k.forms(r, loc, func(name string) *multipart.FileHeader { fh, _ := c.FormFile(name); return fh })
+		}
+		orcRestore(r, body)
+		var s orcBound
+		_ = c.Bind(&s)
+		if forbid, ok := k.bindClasses(rules.Path, rules.Query, loc); ok {
+			k.bound("c.Bind struct", reflect.ValueOf(s), forbid, pol.Precis == nil)
+		}
+		orcRestore(r, body)
+		m := map[string]any{}
+		_ = (&echo.DefaultBinder{}).BindBody(c, &m)
+		if forbid, ok := k.bindClasses(loc); ok {
+			k.bound("BindBody map", reflect.ValueOf(m), forbid, pol.Precis == nil)
+		}
+	})
+	return c.NoContent(http.StatusOK)
+}
+
+// orcHTTP is the oracle for a ServeMux route of policy pol and pattern
+// pattern.
+func orcHTTP(w http.ResponseWriter, r *http.Request, pol rules.Policy, pattern string) {
 	var names []string
 	for _, seg := range strings.Split(pattern, "/") {
 		if strings.HasPrefix(seg, "{") {
 			names = append(names, strings.TrimSuffix(strings.Trim(seg, "{}"), "..."))
 		}
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rep := orcReportOf(r.Context()); rep != nil {
-			values := make([]string, len(names))
-			for i, n := range names {
-				values[i] = r.PathValue(n)
-			}
-			orcRun(rep, &pol, r, r.Pattern, names, values, "rest", func(k *orcCheck, body []byte, mt string, loc rules.Location) {
-				_ = r.ParseMultipartForm(32 << 20)
-				k.forms(r, loc, func(name string) *multipart.FileHeader {
-					if f, fh, err := r.FormFile(name); err == nil {
-						f.Close()
-						return fh
-					}
-					return nil
-				})
-				if forbid, ok := k.bindClasses(loc); ok {
-					var s orcBound
-					var m any
-					if orcIsJSON(mt) {
-						_, _ = json.Unmarshal(body, &s), json.Unmarshal(body, &m)
-					} else if orcIsXML(mt) {
-						_ = xml.Unmarshal(body, &s)
-					}
-					k.bound("decoded struct", reflect.ValueOf(s), forbid, pol.Precis == nil)
-					k.bound("decoded value", reflect.ValueOf(&m), forbid, pol.Precis == nil)
-				}
-			})
+	if rep := orcReportOf(r.Context()); rep != nil {
+		values := make([]string, len(names))
+		for i, n := range names {
+			values[i] = r.PathValue(n)
 		}
-		w.WriteHeader(http.StatusOK)
-	})
+		orcRun(rep, &pol, r, r.Pattern, names, values, "rest", func(k *orcCheck, body []byte, mt string, loc rules.Location) {
+			_ = r.ParseMultipartForm(32 << 20)
+			k.forms(r, loc, func(name string) *multipart.FileHeader {
+				if f, fh, err := r.FormFile(name); err == nil {
+					f.Close()
+					return fh
+				}
+				return nil
+			})
+			if forbid, ok := k.bindClasses(loc); ok {
+				var s orcBound
+				var m any
+				if orcIsJSON(mt) {
+					_, _ = json.Unmarshal(body, &s), json.Unmarshal(body, &m)
+				} else if orcIsXML(mt) {
+					_ = xml.Unmarshal(body, &s)
+				}
+				k.bound("decoded struct", reflect.ValueOf(s), forbid, pol.Precis == nil)
+				k.bound("decoded value", reflect.ValueOf(&m), forbid, pol.Precis == nil)
+			}
+		})
+	}
+	w.WriteHeader(http.StatusOK)
 }
 
 // orcReq is a request, written on the wire by wire.
@@ -513,7 +506,7 @@ func orcOrigOf(wire []byte) (*orcOrig, error) {
 
 // orcServe serves the request wire on mount m; ok is false when net/http
 // refuses it before any handler.
-func orcServe(m orcMount, wire []byte) (orcResult, bool) {
+func orcServe(t testing.TB, m mount, wire []byte) (orcResult, bool) {
 	orig, err := orcOrigOf(wire)
 	if err != nil {
 		return orcResult{}, false
@@ -524,8 +517,7 @@ func orcServe(m orcMount, wire []byte) (orcResult, bool) {
 	}
 	rep := &orcReport{mount: m, orig: orig}
 	r = r.WithContext(context.WithValue(r.Context(), orcKey{}, rep))
-	w := httptest.NewRecorder()
-	orcServers()[m].ServeHTTP(w, r)
+	w := orcServer(t, m).do(r)
 	return orcResultOf(w.Code, w.Body.Bytes(), rep), true
 }
 

@@ -1,16 +1,11 @@
 package middleware
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 )
 
 // TestOracleMechanisms is the named regression test of every mechanism of
@@ -34,7 +29,7 @@ func TestOracleMechanisms(t *testing.T) {
 					}
 					for _, m := range mounts {
 						t.Run(m.String(), func(t *testing.T) {
-							res, ok := orcServe(m, tc.req.wire())
+							res, ok := orcServe(t, m, tc.req.wire())
 							if !ok {
 								t.Fatalf("net/http does not parse the request %q", tc.req.wire())
 							}
@@ -52,7 +47,7 @@ type orcCase struct {
 	name   string
 	req    orcReq
 	want   orcWant
-	mounts []orcMount // nil: all
+	mounts []mount // nil: all
 }
 
 type orcCases struct {
@@ -118,7 +113,7 @@ const (
 
 var (
 	orcJSONBidi = `{"a":"\u202e"}`
-	orcNotUse   = []orcMount{orcUse, orcGroup, orcRoute, orcHTTP}
+	orcNotUse   = []mount{mountGlobal, mountGroup, mountRoute, mountHandler}
 )
 
 func orcMechanisms() []orcCases {
@@ -181,7 +176,7 @@ func orcMechanisms() []orcCases {
 			// reaches the handler (documented), elsewhere it must not move
 			// a segment boundary.
 			{"precis-fullwidth-solidus", orcGet("/t/precis/" + orcPct("ａ／ｂ")), rej(cs), orcNotUse},
-			{"precis-fullwidth-solidus-pre", orcGet("/t/precis/" + orcPct("ａ／ｂ")), orcSafe, []orcMount{orcPre}},
+			{"precis-fullwidth-solidus-pre", orcGet("/t/precis/" + orcPct("ａ／ｂ")), orcSafe, []mount{mountPre}},
 			{"precis-fullwidth-percent", orcGet("/t/precis/" + orcPct("ａ％４１")), rej(cs, "double_encoding"), orcNotUse},
 			{"nfkc-query-value-fullwidth-percent", orcGet("/t/nfkc/x?q=" + orcPct("％２５")), orcSafe, nil},
 			{"strict-keeps-fullwidth", orcGet("/t/strict/p/" + orcPct("．．／％２ｅ＼")), orcOK, nil},
@@ -326,7 +321,7 @@ func orcMechanisms() []orcCases {
 		}},
 		{"route-of-dispatch", []orcCase{
 			{"escaped-route-name-rlo", orcGet("/t/%61dmin/x%E2%80%AE"), orcSafe, nil},
-			{"escaped-route-name-rlo-pre", orcGet("/t/%61dmin/x%E2%80%AE"), rej(fc), []orcMount{orcPre, orcHTTP}},
+			{"escaped-route-name-rlo-pre", orcGet("/t/%61dmin/x%E2%80%AE"), rej(fc), []mount{mountPre, mountHandler}},
 			{"escaped-route-name-nel", orcGet("/t/adm%69n/x%C2%85"), orcSafe, nil},
 			{"escaped-route-lower-hex", orcGet("/t/%61dmin/x%e2%80%ae"), orcSafe, nil},
 			{"escaped-nfc-route", orcGet("/t/%6Efc/p/e%CC%81"), orcSafe, nil},
@@ -396,21 +391,9 @@ func orcMechanisms() []orcCases {
 }
 
 // TestOracleTrailerSocket sends chunked requests with trailers over TCP to
-// a real http.Server on 127.0.0.1, on every mount: a listed header sent as
+// a real http.Server on 127.0.0.1 (each its own), on every mount: a listed header sent as
 // a trailer must be checked (or refused) as it is as a header.
 func TestOracleTrailerSocket(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Skip("no loopback listener:", err)
-	}
-	var reports sync.Map // client address: *orcReport
-	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v, _ := reports.Load(r.RemoteAddr)
-		rep := v.(*orcReport)
-		orcServers()[rep.mount].ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), orcKey{}, rep)))
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
 	cases := []orcCase{
 		{"rlo-trailer", orcPost("/t/strict/x", "text/plain", "hello").chunk().with("Trailer: X-Name\n\nX-Name: \u202e"), orcRej(400, "forbidden_char", "forbidden_trailer"), nil},
 		// Undeclared, and the handler below runs on a copy made with
@@ -429,24 +412,15 @@ func TestOracleTrailerSocket(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					conn, err := net.DialTimeout("tcp", ln.Addr().String(), 2*time.Second)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer conn.Close()
 					rep := &orcReport{mount: m, orig: orig}
-					reports.Store(conn.LocalAddr().String(), rep)
-					_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-					if _, err := conn.Write(wire); err != nil {
-						t.Fatal(err)
-					}
-					resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					body, _ := io.ReadAll(resp.Body)
-					resp.Body.Close()
-					tc.want.check(t, orcResultOf(resp.StatusCode, body, rep))
+					ln := orcServer(t, m).listen(t, "http1", func(srv *http.Server) {
+						h := srv.Handler
+						srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+							h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), orcKey{}, rep)))
+						})
+					})
+					resp, body := ln.send(t, string(wire), nil)
+					tc.want.check(t, orcResultOf(resp.StatusCode, []byte(body), rep))
 				})
 			}
 		})

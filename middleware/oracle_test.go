@@ -38,7 +38,7 @@ import (
 // orcReport is what the oracle found in one request. The harness makes one
 // per request and passes it in the request's context.
 type orcReport struct {
-	mount orcMount
+	mount mount
 	orig  *orcOrig
 
 	mu       sync.Mutex // the handler may run on a server goroutine
@@ -163,7 +163,7 @@ func (k *orcCheck) path(u *url.URL, names, values []string, wild func(string) bo
 	k.syntax("URL.Path", u.Path, orig.path)
 	// Under e.Pre with an encoded slash Echo hands on the raw escaped
 	// values, as ToMiddleware documents: a handler must decode them.
-	rawParams := k.rep.mount == orcPre && orcEncodedSlash(orig.rawPath)
+	rawParams := k.rep.mount == mountPre && orcEncodedSlash(orig.rawPath)
 	for i, name := range names {
 		v, what := values[i], "path parameter "+name
 		if rawParams && strings.Contains(v, "%") {
@@ -176,7 +176,7 @@ func (k *orcCheck) path(u *url.URL, names, values []string, wild func(string) bo
 		}
 		// Under e.Pre the enforced form of a PRECIS parameter cannot reach
 		// the handler (Echo routes again), as ToMiddleware documents.
-		k.text(what, v, p.Path.Forbid, true, k.profile(rules.Path, name), k.rep.mount == orcPre)
+		k.text(what, v, p.Path.Forbid, true, k.profile(rules.Path, name), k.rep.mount == mountPre)
 		k.syntax(what, v, orig.path)
 		// A '/' in a parameter must come from the client: an encoded
 		// slash, or the path itself (Echo's router puts "4/1" in :id when

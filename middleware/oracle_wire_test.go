@@ -11,92 +11,28 @@ package middleware
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
-// An orcWire is one HTTP/2 transport: a server on 127.0.0.1 that serves
-// each request on the oracle server of its mount with its report, and a
-// client that speaks only HTTP/2 to it.
-type orcWire struct {
-	name   string // "h2c" or "h2"
-	url    string
-	client *http.Client
-
-	reqs sync.Map // id (orcWireHeader) -> *orcWireReq
-	next atomic.Int64
-}
-
-// orcWireReq is a request in flight: its mount, its report, and whether
-// the server handed it on (false: net/http refused it first).
+// orcWireReq is a request in flight: its server, its report, and
+// whether the server handed it on (false: net/http refused it first).
 type orcWireReq struct {
-	mount   orcMount
+	srv     *server[orcHandler]
 	rep     *orcReport
 	reached atomic.Bool
 }
 
-// orcWireHeader names the request in flight; the dispatcher removes it
-// before the oracle server sees the request.
-const orcWireHeader = "X-Oracle-Request"
-
-// orcWires are the h2c and h2 transports, started once for the test
-// binary; they run until it exits.
-var orcWires = sync.OnceValue(func() []*orcWire {
-	return []*orcWire{orcStartWire("h2c"), orcStartWire("h2")}
-})
-
-func orcStartWire(name string) *orcWire {
-	w := &orcWire{name: name}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(w.dispatch))
-	srv.Config.ReadHeaderTimeout = 10 * time.Second
-	// A connection of its own for each request: a hostile request the
-	// server answers with GOAWAY (a connection error) would otherwise
-	// end the other requests' streams on the connection it shares.
-	tr := &http.Transport{DisableKeepAlives: true, DisableCompression: true, Protocols: new(http.Protocols)}
-	switch name {
-	case "h2c":
-		srv.Config.Protocols = new(http.Protocols)
-		srv.Config.Protocols.SetHTTP1(true)
-		srv.Config.Protocols.SetUnencryptedHTTP2(true)
-		tr.Protocols.SetUnencryptedHTTP2(true)
-		srv.Start()
-	case "h2":
-		srv.EnableHTTP2 = true
-		srv.StartTLS()
-		tr.Protocols.SetHTTP2(true)
-		// Sessions resumed and a classical key exchange: a full handshake
-		// (an RSA signature, ML-KEM) per connection would be most of the
-		// CPU these tests take, and TLS is not what they test.
-		tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
-			ClientSessionCache: tls.NewLRUClientSessionCache(0), CurvePreferences: []tls.CurveID{tls.X25519}}
-	}
-	w.url = srv.URL
-	w.client = &http.Client{Transport: tr, Timeout: 20 * time.Second}
-	return w
-}
-
-// dispatch serves r on the oracle server of its mount, as orcServe does:
+// ServeHTTP serves r on the oracle server of its mount, as orcServe does:
 // from the address 192.0.2.1, with the report in the context.
-func (w *orcWire) dispatch(rw http.ResponseWriter, r *http.Request) {
-	v, ok := w.reqs.Load(r.Header.Get(orcWireHeader))
-	if !ok {
-		http.Error(rw, "no oracle request "+r.Header.Get(orcWireHeader), http.StatusTeapot)
-		return
-	}
-	q := v.(*orcWireReq)
+func (q *orcWireReq) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	q.reached.Store(true)
-	r.Header.Del(orcWireHeader)
 	r.RemoteAddr = "192.0.2.1:40000"
-	orcServers()[q.mount].ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), orcKey{}, q.rep)))
+	q.srv.h.ServeHTTP(rw, r.WithContext(context.WithValue(r.Context(), orcKey{}, q.rep)))
 }
 
 // orcHopByHop are the header fields of HTTP/1.1 framing and connection
@@ -108,7 +44,7 @@ var orcHopByHop = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Tran
 // request over w to mount m. skip is why it cannot be (absolute-form,
 // what net/http refuses to send or to serve), "" when it was served; orig
 // stays the HTTP/1.1 request as the client sent it.
-func orcServeOver(t *testing.T, w *orcWire, m orcMount, wire []byte) (res orcResult, skip string) {
+func orcServeOver(t *testing.T, w *wireServer, m mount, wire []byte) (res orcResult, skip string) {
 	t.Helper()
 	orig, err := orcOrigOf(wire)
 	if err != nil {
@@ -177,13 +113,8 @@ func orcServeOver(t *testing.T, w *orcWire, m orcMount, wire []byte) (res orcRes
 			}
 		}
 	}
-	id := strconv.FormatInt(w.next.Add(1), 10)
-	q := &orcWireReq{mount: m, rep: &orcReport{mount: m, orig: orig}}
-	w.reqs.Store(id, q)
-	defer w.reqs.Delete(id)
-	req.Header.Set(orcWireHeader, id)
-
-	resp, err := w.client.Do(req)
+	q := &orcWireReq{srv: orcServer(t, m), rep: &orcReport{mount: m, orig: orig}}
+	resp, err := w.do(req, q)
 	if err != nil {
 		if !q.reached.Load() {
 			return orcResult{}, "net/http does not carry it over HTTP/2: " + err.Error()
@@ -209,8 +140,8 @@ func orcServeOver(t *testing.T, w *orcWire, m orcMount, wire []byte) (res orcRes
 
 // orcOverWires runs check on the request wire over h2c and h2, on each of
 // mounts, as subtests "h2c/<mount>" and "h2/<mount>" of t, in parallel.
-func orcOverWires(t *testing.T, wire []byte, mounts []orcMount, check func(t *testing.T, res orcResult)) {
-	for _, w := range orcWires() {
+func orcOverWires(t *testing.T, wire []byte, mounts []mount, check func(t *testing.T, res orcResult)) {
+	for _, w := range []*wireServer{wireOf(t, "h2c"), wireOf(t, "h2")} {
 		t.Run(w.name, func(t *testing.T) {
 			t.Parallel()
 			for _, m := range mounts {

@@ -127,7 +127,7 @@ func TestParams(t *testing.T) {
 			}
 			t.Run(m.String()+tc.target, func(t *testing.T) {
 				t.Parallel()
-				ev := newEnv(t, Config{Rules: ptr(rules.Strict())}, m)
+				ev := newServer(t, recSetup(Config{Rules: ptr(rules.Strict())}, m), &recorder{})
 				w := ev.do(req("GET", tc.target, "", nil))
 				if w.Code != 200 {
 					t.Fatalf("status %d %s", w.Code, w.Body.String())

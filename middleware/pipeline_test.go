@@ -112,7 +112,7 @@ func runLocCase(t *testing.T, m mount, tc locCase) {
 	if tc.pol != nil {
 		pol = tc.pol()
 	}
-	ev := newEnv(t, Config{Rules: &pol}, m)
+	ev := newServer(t, recSetup(Config{Rules: &pol}, m), &recorder{})
 	method := tc.method
 	if method == "" {
 		method = http.MethodGet
@@ -285,7 +285,7 @@ func TestRepair(t *testing.T) {
 				if c.limitFieldBytes != 0 {
 					pol.Limits.FieldBytes = c.limitFieldBytes
 				}
-				ev := newEnv(t, Config{Rules: &pol}, m)
+				ev := newServer(t, recSetup(Config{Rules: &pol}, m), &recorder{})
 				var r *http.Request
 				if c.body != "" {
 					r = req(http.MethodPost, c.target, c.ct, strings.NewReader(c.body))

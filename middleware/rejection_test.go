@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -17,23 +18,19 @@ import (
 func TestRejectionFieldStable(t *testing.T) {
 	t.Parallel()
 	var kept []*Rejection
-	e := echo.New()
-	lb := &logBuf{}
-	e.Use(WithConfig(Config{Rules: ptr(rules.Strict()), Logger: lb.logger(), OnReject: func(c echo.Context, rj *Rejection) {
+	srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: ptr(rules.Strict()), OnReject: func(c echo.Context, rj *Rejection) {
 		kept = append(kept, rj)
-	}}))
-	e.GET("/x", (&recorder{}).echoHandler)
-	e.POST("/x", (&recorder{}).echoHandler)
-	httpDo(e, req("GET", "/x?k%41y=%FF", "", nil))
-	httpDo(e, req("POST", "/x", ctForm, strings.NewReader("f%41=%FF")))
+	}}, routes: []string{"/x"}, methods: []string{http.MethodGet, http.MethodPost}}, &recorder{})
+	srv.do(req("GET", "/x?k%41y=%FF", "", nil))
+	srv.do(req("POST", "/x", ctForm, strings.NewReader("f%41=%FF")))
 	for range 50 {
-		httpDo(e, req("GET", "/x?ZZZZZZZZ%5A=1&k=v", "", nil))
-		httpDo(e, req("POST", "/x", ctForm, strings.NewReader("ZZZZZZ%5A=1")))
+		srv.do(req("GET", "/x?ZZZZZZZZ%5A=1&k=v", "", nil))
+		srv.do(req("POST", "/x", ctForm, strings.NewReader("ZZZZZZ%5A=1")))
 	}
 	if kept[0].Field != "kAy" || kept[1].Field != "fA" {
 		t.Errorf("fields changed under a kept Rejection: %q %q", kept[0].Field, kept[1].Field)
 	}
-	for i, l := range lb.lines(t)[:2] {
+	for i, l := range srv.logs.lines(t)[:2] {
 		if l["field"] != []string{"kAy", "fA"}[i] {
 			t.Errorf("log field %v", l["field"])
 		}
@@ -48,22 +45,18 @@ func TestCanonRejectionField(t *testing.T) {
 	var kept []*Rejection
 	var mu sync.Mutex
 	pol := canonPrecisPolicy(normalize.NFC)
-	e := echo.New()
-	lg := (&logBuf{}).logger()
-	e.Use(WithConfig(Config{Rules: &pol, Logger: lg, OnReject: func(c echo.Context, rj *Rejection) {
+	srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &pol, OnReject: func(c echo.Context, rj *Rejection) {
 		mu.Lock()
 		kept = append(kept, rj)
 		mu.Unlock()
-	}}))
-	e.GET("/api/echo", func(c echo.Context) error { return c.NoContent(200) })
+	}}, routes: []string{"/api/echo"}, methods: []string{http.MethodGet}}, onEcho(func(c echo.Context) error { return c.NoContent(200) }))
 	// The key is escaped, so it is decoded into the scratch buffer.
-	w := httptest.NewRecorder()
-	e.ServeHTTP(w, httptest.NewRequest("GET", "/api/echo?%75ser=mike+smith", nil))
+	w := srv.do(httptest.NewRequest("GET", "/api/echo?%75ser=mike+smith", nil))
 	if w.Code != 400 || len(kept) != 1 {
 		t.Fatalf("status %d, %d rejections", w.Code, len(kept))
 	}
 	for range 50 {
-		e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/echo?%7A%7A%7A%7A=x&%79%79=%79", nil))
+		srv.do(httptest.NewRequest("GET", "/api/echo?%7A%7A%7A%7A=x&%79%79=%79", nil))
 	}
 	if kept[0].Field != "user" {
 		t.Errorf("Field = %q after later requests, want %q", kept[0].Field, "user")

@@ -1,4 +1,4 @@
-package middleware_test
+package middleware
 
 import (
 	"bufio"
@@ -6,20 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"mime/multipart"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/utf8guard/utf8guard/middleware"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -33,16 +27,10 @@ import (
 func TestSpooledUploadsShareOneDiskBudget(t *testing.T) {
 	const budget = 4 << 20
 	dir := t.TempDir()
-	var logs syncBuf
-	logger := zerolog.New(&logs)
 	p := rules.Strict()
 	p.FileContents = rules.DataFiles
-	mw, err := middleware.HTTPConfig{Rules: p, Logger: &logger, TempDir: dir, SpoolBytes: budget}.ToHandler()
-	if err != nil {
-		t.Fatal(err)
-	}
 	hold := make(chan struct{})
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	handler := onHTTP(func(w http.ResponseWriter, r *http.Request) {
 		mr, err := r.MultipartReader()
 		if err != nil {
 			http.Error(w, err.Error(), 500)
@@ -65,14 +53,22 @@ func TestSpooledUploadsShareOneDiskBudget(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusOK)
 	})
-	mux := http.NewServeMux()
-	mux.Handle("/up", mw(handler))
-	mux.Handle("/timeout", http.TimeoutHandler(mw(handler), 50*time.Millisecond, "timeout"))
-	srv := httptest.NewUnstartedServer(mux)
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.Start()
-	defer srv.Close()
-	addr := srv.Listener.Addr().String()
+	// One pipeline, and so one budget, on both routes; on /timeout a
+	// TimeoutHandler in front of it.
+	srv := newServer(t, setup{mount: mountHandler, http: HTTPConfig{Rules: p, TempDir: dir, SpoolBytes: budget},
+		patterns: []string{"/up", "/timeout"}}, handler)
+	logs := srv.logs
+	addr := srv.listen(t, "http1", func(s *http.Server) {
+		timeout := http.TimeoutHandler(s.Handler, 50*time.Millisecond, "timeout")
+		up := s.Handler
+		s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/timeout" {
+				timeout.ServeHTTP(w, r)
+				return
+			}
+			up.ServeHTTP(w, r)
+		})
+	}).addr
 
 	// Eight uploads at once, each held by its handler once taken.
 	type answer struct {
@@ -82,7 +78,7 @@ func TestSpooledUploadsShareOneDiskBudget(t *testing.T) {
 	answers := make(chan answer, 8)
 	for range 8 {
 		go func() {
-			status, body := upload(t, addr, "/up", 3<<19, "hold", -1)
+			status, body := spoolUpload(t, addr, "/up", 3<<19, "hold", -1)
 			var rj struct{ Reason string }
 			_ = json.Unmarshal([]byte(body), &rj)
 			answers <- answer{status, rj.Reason}
@@ -114,10 +110,10 @@ func TestSpooledUploadsShareOneDiskBudget(t *testing.T) {
 		{"handler panic", "/up", "panic", -1},
 		{"timeout", "/timeout", "slow", -1},
 	} {
-		upload(t, addr, tc.path, 3<<20, tc.then, tc.cut)
+		spoolUpload(t, addr, tc.path, 3<<20, tc.then, tc.cut)
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			status, body := upload(t, addr, "/up", budget-64<<10, "", -1)
+			status, body := spoolUpload(t, addr, "/up", budget-64<<10, "", -1)
 			if status == 200 {
 				break
 			}
@@ -132,10 +128,10 @@ func TestSpooledUploadsShareOneDiskBudget(t *testing.T) {
 	}
 }
 
-// upload sends a multipart upload of a file of size octets to path on a
+// spoolUpload sends a multipart upload of a file of size octets to path on a
 // connection of its own, with X-Then: then, and reads the answer; with cut
 // >= 0 it sends that much of the body and closes the connection instead.
-func upload(t *testing.T, addr, path string, size int, then string, cut int) (int, string) {
+func spoolUpload(t *testing.T, addr, path string, size int, then string, cut int) (int, string) {
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
 	fw, _ := w.CreateFormFile("file", "data.bin")
@@ -165,22 +161,4 @@ func upload(t *testing.T, addr, path string, size int, then string, cut int) (in
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
-}
-
-// syncBuf is a log buffer the server's goroutines write to.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

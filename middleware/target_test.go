@@ -4,17 +4,17 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 
-	"github.com/rs/zerolog"
+	"github.com/labstack/echo/v4"
 
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
-// targetSeen is what the handler of a targetServer read.
+// targetSeen is a handler that records what a handler can read of the
+// request target, the body, its read error and the trailers.
 type targetSeen struct {
 	mu                           sync.Mutex
 	ran                          bool
@@ -23,25 +23,24 @@ type targetSeen struct {
 	bodyErr                      error
 }
 
-// targetServer serves h's policy through the net/http adapter around a
-// handler that records what a handler can read of the request target,
-// the body, its read error and the trailers. The log goes to logs.
-func targetServer(t *testing.T, pol rules.Policy, seen *targetSeen, logs *logBuf) *httptest.Server {
-	t.Helper()
-	l := zerolog.New(logs)
-	guard := Handler(HTTPConfig{Rules: pol, Logger: &l})
-	srv := httptest.NewServer(guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		seen.mu.Lock()
-		defer seen.mu.Unlock()
-		seen.ran, seen.host, seen.requestURI, seen.body, seen.bodyErr = true, r.Host, r.RequestURI, string(body), err
-		if r.URL.User != nil {
-			seen.user = r.URL.User.String()
-		}
-		seen.trailer = r.Trailer.Clone()
-	})))
-	t.Cleanup(srv.Close)
-	return srv
+func (seen *targetSeen) serve(c echo.Context, _ http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(r.Body)
+	seen.mu.Lock()
+	seen.ran, seen.host, seen.requestURI, seen.body, seen.bodyErr = true, r.Host, r.RequestURI, string(body), err
+	if r.URL.User != nil {
+		seen.user = r.URL.User.String()
+	}
+	seen.trailer = r.Trailer.Clone()
+	seen.mu.Unlock()
+	if c != nil {
+		return c.NoContent(http.StatusOK)
+	}
+	return nil
+}
+
+// bareSetup is the net/http adapter with pol around the handler alone.
+func bareSetup(pol rules.Policy) setup {
+	return setup{mount: mountBare, http: HTTPConfig{Rules: pol}}
 }
 
 // TestRequestTarget: the parts of the request target a handler reads
@@ -88,10 +87,10 @@ func TestRequestTarget(t *testing.T) {
 			if pol.Limits == (rules.Limits{}) {
 				pol = rules.Strict()
 			}
-			var seen targetSeen
-			var logs logBuf
-			srv := targetServer(t, pol, &seen, &logs)
-			status := rawRequest(t, srv, "GET "+tc.target+" HTTP/1.1\r\nHost: h.example\r\n\r\n").StatusCode
+			srv := newServer(t, bareSetup(pol), &targetSeen{})
+			seen, logs := srv.rec, srv.logs
+			resp, _ := srv.listen(t, "http1").send(t, "GET "+tc.target+" HTTP/1.1\r\nHost: h.example\r\n\r\n", nil)
+			status := resp.StatusCode
 			if tc.reason == "" {
 				if status != 200 || !seen.ran || seen.host != tc.host || seen.user != tc.user {
 					t.Fatalf("status %d, ran %v, Host %q, User %q; want 200, Host %q, User %q (log %v)",
@@ -138,11 +137,11 @@ func TestTrailersBodyNotRead(t *testing.T) {
 		{name: "unannounced cookie", trailer: "Cookie: s=\xe2\x80\xae\r\n", status: 200, refusedRead: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var seen targetSeen
-			var logs logBuf
-			srv := targetServer(t, pol, &seen, &logs)
-			status := rawRequest(t, srv, "POST /x HTTP/1.1\r\nHost: h\r\nContent-Type: application/octet-stream\r\n"+tc.announce+
-				"Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n"+tc.trailer+"\r\n").StatusCode
+			srv := newServer(t, bareSetup(pol), &targetSeen{})
+			seen, logs := srv.rec, srv.logs
+			resp, _ := srv.listen(t, "http1").send(t, "POST /x HTTP/1.1\r\nHost: h\r\nContent-Type: application/octet-stream\r\n"+tc.announce+
+				"Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n"+tc.trailer+"\r\n", nil)
+			status := resp.StatusCode
 			if status != tc.status {
 				t.Fatalf("status %d, want %d (log %v)", status, tc.status, logs.lines(t))
 			}

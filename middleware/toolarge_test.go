@@ -141,13 +141,12 @@ func TestTooLargeNamesLimit(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(&p)
 			}
-			logs := &logBuf{}
 			var got *Rejection
-			h, err := HTTPConfig{Rules: p, Logger: logs.logger(),
-				OnReject: func(_ *http.Request, rj *Rejection) { got = rj }}.ToHandler()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ran := false
+			srv := newServer(t, setup{mount: mountBare, http: HTTPConfig{Rules: p,
+				OnReject: func(_ *http.Request, rj *Rejection) { got = rj }}},
+				onHTTP(func(http.ResponseWriter, *http.Request) { ran = true }))
+			logs := srv.logs
 			method := tc.method
 			if method == "" {
 				method = http.MethodGet
@@ -163,8 +162,7 @@ func TestTooLargeNamesLimit(t *testing.T) {
 			for i := 0; i+1 < len(tc.header); i += 2 {
 				r.Header.Add(tc.header[i], tc.header[i+1])
 			}
-			ran := false
-			w := httpDo(h(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran = true })), r)
+			w := srv.do(r)
 			if w.Code != tc.status || ran {
 				t.Fatalf("status %d (handler ran: %v), want %d; log %v", w.Code, ran, tc.status, logs.lines(t))
 			}
@@ -182,9 +180,9 @@ func TestTooLargeNamesLimit(t *testing.T) {
 // TestLimitOnlyForTooLarge: a rejection of any other reason logs no limit.
 func TestLimitOnlyForTooLarge(t *testing.T) {
 	t.Parallel()
-	logs := &logBuf{}
-	h := Handler(HTTPConfig{Rules: rules.Strict(), Logger: logs.logger()})
-	w := httpDo(h(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})), req("GET", "/?q=%00", "", nil))
+	srv := newServer(t, bareSetup(rules.Strict()), onHTTP(func(http.ResponseWriter, *http.Request) {}))
+	logs := srv.logs
+	w := srv.do(req("GET", "/?q=%00", "", nil))
 	if w.Code != 400 {
 		t.Fatalf("status %d", w.Code)
 	}

@@ -11,9 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -121,96 +119,78 @@ func sizeHash(r io.Reader) string {
 	return fmt.Sprintf("%d %x", n, h.Sum(nil))
 }
 
-// codedServer is a real server on 127.0.0.1 with one adapter on /form
-// and /raw, its log, and the directory its spools go to.
-type codedServer struct {
-	name, addr, dir string
-	logs            *logBuf
+// codedRec is the handler of the coded uploads, on /raw (the body's
+// length and sha256) and /form: on net/http it streams the form with
+// Request.MultipartReader, on Echo it reads it with c.FormValue and
+// c.FormFile. Each answer counts the spools in dir while it ran.
+type codedRec struct{ dir string }
+
+func (h *codedRec) serve(c echo.Context, w http.ResponseWriter, r *http.Request) error {
+	a := codedAnswer{Fields: map[string]string{}, Files: map[string]string{},
+		Encoding: r.Header.Get("Content-Encoding"), Length: r.ContentLength, Spooled: countTemp(h.dir)}
+	switch {
+	case r.URL.Path == "/raw":
+		a.Raw = sizeHash(r.Body)
+	case c == nil:
+		mr, err := r.MultipartReader()
+		for err == nil {
+			var p interface {
+				io.Reader
+				FileName() string
+				FormName() string
+			}
+			if p, err = mr.NextPart(); err != nil {
+				break
+			}
+			if p.FileName() != "" {
+				a.Files[p.FormName()] = sizeHash(p)
+			} else {
+				v, _ := io.ReadAll(p)
+				a.Fields[p.FormName()] = string(v)
+			}
+		}
+		if err != io.EOF {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return nil
+		}
+	default:
+		for _, k := range []string{"title", "note"} {
+			if v := c.FormValue(k); v != "" {
+				a.Fields[k] = v
+			}
+		}
+		fh, err := c.FormFile("f")
+		if err != nil {
+			return err
+		}
+		f, err := fh.Open()
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		a.Files["f"] = sizeHash(f)
+	}
+	if c != nil {
+		return c.JSON(http.StatusOK, a)
+	}
+	return json.NewEncoder(w).Encode(a)
 }
 
-func newCodedServers(t *testing.T, pol rules.Policy) []*codedServer {
+// codedServer is the net/http adapter around a ServeMux, or Echo v4's
+// e.Use, on /form and /raw, over a real http.Server on 127.0.0.1, its
+// spools going to a directory of its own (rec.dir).
+type codedServer struct {
+	*server[*codedRec]
+	*listening
+}
+
+func newCodedServers(t *testing.T, pol rules.Policy) []codedServer {
 	t.Helper()
-	var out []*codedServer
-	for _, name := range []string{"nethttp", "echo4"} {
-		s := &codedServer{name: name, dir: t.TempDir(), logs: &logBuf{}}
-		answer := func(r *http.Request) codedAnswer {
-			return codedAnswer{Fields: map[string]string{}, Files: map[string]string{},
-				Encoding: r.Header.Get("Content-Encoding"), Length: r.ContentLength, Spooled: countTemp(s.dir)}
-		}
-		var h http.Handler
-		if name == "nethttp" {
-			mux := http.NewServeMux()
-			mux.HandleFunc("/raw", func(w http.ResponseWriter, r *http.Request) {
-				a := answer(r)
-				a.Raw = sizeHash(r.Body)
-				_ = json.NewEncoder(w).Encode(a)
-			})
-			mux.HandleFunc("/form", func(w http.ResponseWriter, r *http.Request) {
-				a := answer(r)
-				mr, err := r.MultipartReader()
-				for err == nil {
-					var p interface {
-						io.Reader
-						FileName() string
-						FormName() string
-					}
-					if p, err = mr.NextPart(); err != nil {
-						break
-					}
-					if p.FileName() != "" {
-						a.Files[p.FormName()] = sizeHash(p)
-					} else {
-						v, _ := io.ReadAll(p)
-						a.Fields[p.FormName()] = string(v)
-					}
-				}
-				if err != io.EOF {
-					http.Error(w, err.Error(), http.StatusBadRequest)
-					return
-				}
-				_ = json.NewEncoder(w).Encode(a)
-			})
-			h = Handler(HTTPConfig{Rules: &pol, Logger: s.logs.logger(), TempDir: s.dir})(mux)
-		} else {
-			e := echo.New()
-			e.HideBanner, e.HidePort = true, true
-			e.Use(WithConfig(Config{Rules: &pol, Logger: s.logs.logger(), TempDir: s.dir}))
-			e.Any("/raw", func(c echo.Context) error {
-				a := answer(c.Request())
-				a.Raw = sizeHash(c.Request().Body)
-				return c.JSON(http.StatusOK, a)
-			})
-			e.POST("/form", func(c echo.Context) error {
-				a := answer(c.Request())
-				for _, k := range []string{"title", "note"} {
-					if v := c.FormValue(k); v != "" {
-						a.Fields[k] = v
-					}
-				}
-				fh, err := c.FormFile("f")
-				if err != nil {
-					return err
-				}
-				f, err := fh.Open()
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				a.Files["f"] = sizeHash(f)
-				return c.JSON(http.StatusOK, a)
-			})
-			h = e
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: e2eTimeout, ReadTimeout: e2eTimeout,
-			WriteTimeout: e2eTimeout, ErrorLog: log.New(io.Discard, "", 0)}
-		go func() { _ = srv.Serve(ln) }()
-		t.Cleanup(func() { _ = srv.Close() })
-		s.addr = ln.Addr().String()
-		out = append(out, s)
+	var out []codedServer
+	for _, m := range []mount{mountMux, mountGlobal} {
+		dir := t.TempDir()
+		s := newServer(t, setup{mount: m, echo: Config{Rules: &pol, TempDir: dir}, routes: []string{"/raw", "/form"}}, &codedRec{dir: dir})
+		out = append(out, codedServer{s, s.listen(t, "http1")})
 	}
 	return out
 }
@@ -223,7 +203,7 @@ func countTemp(dir string) int {
 
 // post sends body to path with the coding's Content-Encoding, with its
 // length declared or chunked, and returns the status and the answer.
-func (s *codedServer) post(t *testing.T, path, encoding string, body []byte, chunked bool) (int, string) {
+func (s codedServer) post(t *testing.T, path, encoding string, body []byte, chunked bool) (int, string) {
 	t.Helper()
 	head := "POST " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
 		"Content-Type: multipart/form-data; boundary=" + codedBoundary + "\r\n"
@@ -237,7 +217,7 @@ func (s *codedServer) post(t *testing.T, path, encoding string, body []byte, chu
 	} else {
 		head += fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body))
 	}
-	resp, answer := (&e2eServer{addr: s.addr}).send(t, head, rd)
+	resp, answer := s.send(t, head, rd)
 	return resp.StatusCode, answer
 }
 
@@ -289,7 +269,7 @@ func TestCodedUploadAccepted(t *testing.T) {
 	for _, s := range newCodedServers(t, uploadLimits()) {
 		for _, coding := range codings {
 			for _, chunked := range []bool{false, true} {
-				name := fmt.Sprintf("%s %s chunked=%v", s.name, coding, chunked)
+				name := fmt.Sprintf("%s %s chunked=%v", s.mount, coding, chunked)
 				status, body := s.post(t, "/form", header(coding), coded[coding], chunked)
 				var a codedAnswer
 				if status != 200 || json.Unmarshal([]byte(body), &a) != nil {
@@ -305,7 +285,7 @@ func TestCodedUploadAccepted(t *testing.T) {
 					t.Errorf("%s: Content-Encoding %q, length %d, %d temporary files; want none, %d, 1",
 						name, a.Encoding, a.Length, a.Spooled, len(plain))
 				}
-				if n := countTemp(s.dir); n != 0 {
+				if n := countTemp(s.rec.dir); n != 0 {
 					t.Errorf("%s: %d temporary files left", name, n)
 				}
 			}
@@ -314,22 +294,22 @@ func TestCodedUploadAccepted(t *testing.T) {
 		wire := codeAs("gzip", zbody)
 		status, body := s.post(t, "/form", "gzip", wire, false)
 		if want := fmt.Sprintf("%d %s", len(zeros), hashOf(zeros)); status != 200 || !strings.Contains(body, want) {
-			t.Errorf("%s: 2 MiB of zeros in %d octets of gzip: %d %s", s.name, len(wire), status, body)
+			t.Errorf("%s: 2 MiB of zeros in %d octets of gzip: %d %s", s.mount, len(wire), status, body)
 		}
 		// The whole body as the handler reads it: the decoded one.
 		if status, body := s.post(t, "/raw", "deflate", codeAs("zlib", zbody), true); status != 200 ||
 			!strings.Contains(body, fmt.Sprintf(`"raw":"%d %s"`, len(zbody), hashOf(zbody))) {
-			t.Errorf("%s: raw read: %d %s", s.name, status, body)
+			t.Errorf("%s: raw read: %d %s", s.mount, status, body)
 		}
 		if l := s.logs.lines(t); len(l) != 0 {
-			t.Errorf("%s: log %v", s.name, l)
+			t.Errorf("%s: log %v", s.mount, l)
 		}
 	}
 }
 
 // codedLog checks that s logged one line, of reason, location and field
 // (and error, if not empty), and forgets it.
-func (s *codedServer) codedLog(t *testing.T, name, reason, location, field, errText string) map[string]any {
+func (s codedServer) codedLog(t *testing.T, name, reason, location, field, errText string) map[string]any {
 	t.Helper()
 	l := s.logs.lines(t)
 	s.logs.reset()
@@ -388,13 +368,13 @@ func TestCodedUploadRefused(t *testing.T) {
 	for _, s := range newCodedServers(t, uploadLimits()) {
 		for _, tc := range cases {
 			for _, chunked := range []bool{false, true} {
-				name := fmt.Sprintf("%s: %s, chunked=%v", s.name, tc.name, chunked)
+				name := fmt.Sprintf("%s: %s, chunked=%v", s.mount, tc.name, chunked)
 				status, body := s.post(t, "/form", tc.encoding, tc.body, chunked)
 				if status != tc.status || strings.Contains(body, `"files"`) {
 					t.Errorf("%s: %d %s; want %d", name, status, body, tc.status)
 				}
 				s.codedLog(t, name, tc.reason, tc.location, tc.field, tc.errText)
-				if n := countTemp(s.dir); n != 0 {
+				if n := countTemp(s.rec.dir); n != 0 {
 					t.Errorf("%s: %d temporary files left", name, n)
 				}
 			}
@@ -475,7 +455,7 @@ func TestCodedUploadBomb(t *testing.T) {
 			if tc.monitor {
 				s = monitor[i]
 			}
-			name := s.name + ": " + tc.name
+			name := s.mount.String() + ": " + tc.name
 			serve := func() (int, string) { return s.post(t, tc.path, tc.encoding, tc.body, false) }
 			serve() // the pools and the decoder, once
 			s.logs.reset()
@@ -507,7 +487,7 @@ func TestCodedUploadBomb(t *testing.T) {
 			if limit := uint64(4 << 20); alloc > limit {
 				t.Errorf("%s: %d octets allocated while serving, want at most %d", name, alloc, limit)
 			}
-			if n := countTemp(s.dir); n != 0 {
+			if n := countTemp(s.rec.dir); n != 0 {
 				t.Errorf("%s: %d temporary files left", name, n)
 			}
 		}
@@ -516,11 +496,11 @@ func TestCodedUploadBomb(t *testing.T) {
 	// the two limits together (5 MiB) and one buffer, some 5 KiB of this
 	// stream, and the reader's buffer (4 KiB) ahead.
 	for _, tc := range cases[:3] {
-		h := Handler(HTTPConfig{Rules: &pol, Logger: ptrLogger()})(http.NotFoundHandler())
+		srv := newServer(t, bareSetup(pol), onHTTP(http.NotFound))
 		wire := &countingReader{r: bytes.NewReader(tc.body)}
 		r := req("POST", "/form", "multipart/form-data; boundary="+codedBoundary, wire)
 		r.Header.Set("Content-Encoding", tc.encoding)
-		w := httpDo(h, r)
+		w := srv.do(r)
 		t.Logf("%s: status %d, %d of the %d octets sent read", tc.name, w.Code, wire.n.Load(), len(tc.body))
 		if w.Code != 413 || wire.n.Load() > 64<<10 {
 			t.Errorf("%s: status %d, %d octets read; want 413, at most %d", tc.name, w.Code, wire.n.Load(), 64<<10)
@@ -532,7 +512,7 @@ func TestCodedUploadBomb(t *testing.T) {
 	for _, s := range newCodedServers(t, pol) {
 		status, answer := s.post(t, "/form", "gzip", body, true)
 		if want := fmt.Sprintf(`"f":"%d %s"`, small<<20, hashOf(make([]byte, small<<20))); status != 200 || !strings.Contains(answer, want) {
-			t.Errorf("%s: no limits, %d MiB of zeros: %d %s; want %s", s.name, small, status, answer, want)
+			t.Errorf("%s: no limits, %d MiB of zeros: %d %s; want %s", s.mount, small, status, answer, want)
 		}
 	}
 }
@@ -562,7 +542,7 @@ func TestCodedUploadMonitor(t *testing.T) {
 	for _, s := range newCodedServers(t, uploadLimits().AsMonitor()) {
 		for _, tc := range cases {
 			for _, chunked := range []bool{false, true} {
-				name := fmt.Sprintf("%s: %s, chunked=%v", s.name, tc.name, chunked)
+				name := fmt.Sprintf("%s: %s, chunked=%v", s.mount, tc.name, chunked)
 				status, body := s.post(t, "/raw", tc.encoding, tc.body, chunked)
 				var a codedAnswer
 				if status != 200 || json.Unmarshal([]byte(body), &a) != nil {
@@ -582,7 +562,7 @@ func TestCodedUploadMonitor(t *testing.T) {
 				} else if l := s.codedLog(t, name, tc.reason, "multipart", tc.field, ""); l != nil && l["mode"] != "monitor" {
 					t.Errorf("%s: mode %v", name, l["mode"])
 				}
-				if n := countTemp(s.dir); n != 0 {
+				if n := countTemp(s.rec.dir); n != 0 {
 					t.Errorf("%s: %d temporary files left", name, n)
 				}
 			}

@@ -41,13 +41,13 @@ func vecMediaType(ct string) string {
 }
 
 // problems returns what is wrong with the outcome of the current request.
-func (fz *vecFuzzer) problems(req *http.Request, rec *httptest.ResponseRecorder, refBody []byte, refErr error) []string {
+func (fz *vecFuzzer) problems(req *http.Request, rec *httptest.ResponseRecorder, logs []byte, refBody []byte, refErr error) []string {
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	s := fz.seen
 
 	rejections := 0
-	for line := range bytes.SplitSeq(fz.logs.Bytes(), []byte("\n")) {
+	for line := range bytes.SplitSeq(logs, []byte("\n")) {
 		if len(line) == 0 {
 			continue
 		}

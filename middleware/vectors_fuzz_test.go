@@ -3,13 +3,11 @@ package middleware
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"mime/multipart"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"testing"
@@ -58,7 +56,7 @@ func FuzzRequest(f *testing.F) {
 			f.Add([]byte(tc.data))
 		}
 	}
-	fz := vecNewFuzzer()
+	fz := vecNewFuzzer(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fz.check(t, data)
 	})
@@ -92,8 +90,7 @@ var vecFuzzSeeds = []string{
 // once, and what the handler saw of the current request. The fuzz function
 // runs one input at a time in each process, so the state is not shared.
 type vecFuzzer struct {
-	use, pre *echo.Echo
-	logs     bytes.Buffer
+	use, pre *server[handler]
 	seen     *vecFuzzSeen
 }
 
@@ -111,24 +108,14 @@ type vecFuzzSeen struct {
 	ctype     string
 }
 
-func vecNewFuzzer() *vecFuzzer {
+func vecNewFuzzer(t testing.TB) *vecFuzzer {
 	fz := &vecFuzzer{}
-	logger := zerolog.New(&fz.logs)
 	pol := rules.Strict()
-	mw := WithConfig(Config{Rules: &pol, Logger: &logger})
-	h := func(c echo.Context) error { return fz.handle(c) }
-	newEcho := func() *echo.Echo {
-		e := echo.New()
-		e.HideBanner = true
-		e.Any("/v/*", h)
-		e.Any("/u/:id", h)
-		e.Any("/u/:id/p/:post", h)
-		e.Any("/*", h)
-		return e
-	}
-	fz.use, fz.pre = newEcho(), newEcho()
-	fz.use.Use(mw)
-	fz.pre.Pre(mw)
+	st := setup{echo: Config{Rules: &pol}, routes: []string{"/v/*", "/u/:id", "/u/:id/p/:post", "/*"}}
+	st.mount = mountGlobal
+	fz.use = newServer(t, st, onEcho(fz.handle))
+	st.mount = mountPre
+	fz.pre = newServer(t, st, onEcho(fz.handle))
 	return fz
 }
 
@@ -170,24 +157,19 @@ func (fz *vecFuzzer) check(t *testing.T, data []byte) {
 		return // http.Server answers 400 itself; nothing reaches Echo
 	}
 	refBody, refErr := io.ReadAll(ref.Body)
-	for _, mount := range []string{"use", "pre"} {
-		e := fz.use
-		if mount == "pre" {
-			e = fz.pre
-		}
+	for _, srv := range []*server[handler]{fz.use, fz.pre} {
 		req, err := vecParseRequest(data)
 		if err != nil {
 			t.Fatalf("the second parse failed: %v", err)
 		}
-		fz.logs.Reset()
+		srv.logs.reset()
 		fz.seen = &vecFuzzSeen{}
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, req)
-		for _, p := range fz.problems(req, rec, refBody, refErr) {
-			t.Errorf("%s: %s", mount, p)
+		rec := srv.do(req)
+		for _, p := range fz.problems(req, rec, []byte(srv.logs.String()), refBody, refErr) {
+			t.Errorf("%s: %s", srv.mount, p)
 		}
 		if t.Failed() {
-			t.Fatalf("request %q\nstatus %d, log %s", data, rec.Code, fz.logs.Bytes())
+			t.Fatalf("request %q\nstatus %d, log %s", data, rec.Code, srv.logs)
 		}
 	}
 }
@@ -197,18 +179,9 @@ func (fz *vecFuzzer) check(t *testing.T, data []byte) {
 // bytes does: the shortcut of the fuzz target is the server's own parser.
 func TestVectorsRawTCP(t *testing.T) {
 	t.Parallel()
-	srvEcho := vecStrictEcho()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Skip("no loopback listener:", err)
-	}
-	srv := &http.Server{Handler: srvEcho, ReadHeaderTimeout: 2 * time.Second, ErrorLog: nil}
-	srv.SetKeepAlivesEnabled(false)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
+	ln := vecStrictServer(t).listen(t, "http1", func(srv *http.Server) {
+		srv.ReadHeaderTimeout = 2 * time.Second
+		srv.SetKeepAlivesEnabled(false)
 	})
 
 	cases := []struct {
@@ -230,7 +203,7 @@ func TestVectorsRawTCP(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := vecRoundTrip(ln.Addr().String(), []byte(tc.data))
+			got, err := vecRoundTrip(ln.addr, []byte(tc.data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,8 +218,7 @@ func TestVectorsRawTCP(t *testing.T) {
 				}
 				return
 			}
-			rec := httptest.NewRecorder()
-			vecStrictEcho().ServeHTTP(rec, req)
+			rec := vecStrictServer(t).do(req)
 			if rec.Code != got {
 				t.Errorf("through http.ReadRequest: %d; through the server: %d", rec.Code, got)
 			}
@@ -254,15 +226,12 @@ func TestVectorsRawTCP(t *testing.T) {
 	}
 }
 
-// vecStrictEcho is Echo with the middleware under rules.Strict() and a
+// vecStrictServer is Echo with the middleware under rules.Strict() and a
 // handler that answers 200 on every route.
-func vecStrictEcho() *echo.Echo {
-	e := echo.New()
-	pol := rules.Strict()
-	logger := zerolog.Nop()
-	e.Use(WithConfig(Config{Rules: &pol, Logger: &logger}))
-	e.Any("/*", func(c echo.Context) error { return c.NoContent(http.StatusOK) })
-	return e
+func vecStrictServer(t testing.TB) *server[handler] {
+	nop := zerolog.Nop()
+	return newServer(t, setup{mount: mountGlobal, echo: Config{Rules: ptr(rules.Strict()), Logger: &nop}, routes: []string{"/*"}},
+		onEcho(func(c echo.Context) error { return c.NoContent(http.StatusOK) }))
 }
 
 // vecRoundTrip writes data on a fresh connection and returns the status of
@@ -362,7 +331,7 @@ func TestVectorsFuzzFindings(t *testing.T) {
 	for _, tc := range vecFuzzFindings {
 		t.Run(tc.name, func(t *testing.T) {
 			vecSkipBug(t, tc.why)
-			vecNewFuzzer().check(t, []byte(tc.data))
+			vecNewFuzzer(t).check(t, []byte(tc.data))
 		})
 	}
 }

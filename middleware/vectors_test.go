@@ -17,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/labstack/echo/v4"
-	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -388,16 +387,12 @@ func vecSkipBug(t *testing.T, why string) {
 
 // vecServe runs req through an Echo instance with the middleware under pol
 // and returns the response, what the handler saw and the log.
-func vecServe(pol rules.Policy, req *http.Request) (*httptest.ResponseRecorder, *vecSeen, *bytes.Buffer) {
-	var logs bytes.Buffer
-	logger := zerolog.New(&logs)
-	e := echo.New()
-	e.Use(WithConfig(Config{Rules: &pol, Logger: &logger}))
+func vecServe(t testing.TB, pol rules.Policy, req *http.Request) (*httptest.ResponseRecorder, *vecSeen, *bytes.Buffer) {
+	t.Helper()
 	s := &vecSeen{}
-	e.Any(vecRoute, vecHandler(s))
-	rec := httptest.NewRecorder()
-	e.ServeHTTP(rec, req)
-	return rec, s, &logs
+	srv := newServer(t, setup{mount: mountGlobal, echo: Config{Rules: &pol}, routes: []string{vecRoute}}, onEcho(vecHandler(s)))
+	rec := srv.do(req)
+	return rec, s, &srv.logs.buf
 }
 
 // vecPolicy is the policy a vector runs under in loc: rules.Strict(), with
@@ -459,7 +454,7 @@ func TestVectors(t *testing.T) {
 
 func vecRun(t *testing.T, v *vecCase, loc string) {
 	vr, want, field, value := v.vecBuild(loc)
-	rec, seen, logs := vecServe(vecPolicy(loc), vr.httpRequest())
+	rec, seen, logs := vecServe(t, vecPolicy(loc), vr.httpRequest())
 	lines := vecLogLines(t, logs.Bytes())
 	t.Logf("%s: %s; expect %v", v.name, v.description, want)
 
