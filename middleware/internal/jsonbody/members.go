@@ -363,19 +363,21 @@ func objectNamesScanned(p []byte, form normalize.Form) bool {
 
 // objectNamesMarked is objectNamesDistinct over the marks of jsonscan: a
 // SIMD pass marks the quotes, braces and colons of 1 KiB at a time, and
-// the walk visits only those. Without escapes every quote opens or closes
-// a string, so the octets inside strings are those after an odd number
-// of quotes (a prefix XOR of the quotes' marks, carried from block to
-// block), and the braces and colons outside them are the structure. A
-// colon outside strings after white space only since the last quote ends
-// a member name: the string between the last two quotes.
+// the walk visits the braces and colons outside strings, in order.
+// Without escapes every quote opens or closes a string, so the octets
+// inside strings are those after an odd number of quotes (a prefix XOR of
+// the quotes' marks, carried from block to block). A colon outside
+// strings after white space only since the last quote ends a member name:
+// the string between the last two quotes before it, which the quote marks
+// give without visiting the quotes (a body has two to four quotes for
+// each colon).
 func objectNamesMarked(p []byte, form normalize.Form) bool {
 	var blocks [16]jsonscan.Block
 	var seen [shapeNames]uint64
 	var objs [shapeObjects]uint8 // where each open object's names start in seen
 	nobj, n := 0, 0
 	var inside uint64   // all ones when the text so far ends inside a string
-	open, end := -1, -1 // the last two quotes: the latest string's
+	open, end := -1, -1 // the last two quotes before the block
 	for base := 0; base < len(p); base += 64 * len(blocks) {
 		chunk := p[base:min(len(p), base+64*len(blocks))]
 		jsonscan.Marks(chunk, blocks[:])
@@ -392,14 +394,11 @@ func objectNamesMarked(p []byte, form normalize.Form) bool {
 			in ^= in << 32
 			in ^= inside
 			inside = uint64(int64(in) >> 63)
-			marks := (b.Open|b.Close|b.Colon)&^in | b.Quote
 			at := base + 64*k
-			for marks != 0 {
-				i := at + bits.TrailingZeros64(marks)
-				marks &= marks - 1
+			for marks := (b.Open | b.Close | b.Colon) &^ in; marks != 0; marks &= marks - 1 {
+				bit := bits.TrailingZeros64(marks)
+				i := at + bit
 				switch p[i] {
-				case '"':
-					open, end = end, i
 				case '{':
 					if nobj < len(objs) {
 						objs[nobj] = uint8(n)
@@ -412,8 +411,20 @@ func objectNamesMarked(p []byte, form normalize.Form) bool {
 							n = int(objs[nobj])
 						}
 					}
-				case ':':
-					if nobj == 0 || open < 0 || !jsonSpaceOnly(p[end+1:i]) {
+				default: // ':'
+					if nobj == 0 {
+						continue // no object open: no name
+					}
+					// The last two quotes before the colon.
+					e, o := end, open
+					if q := b.Quote & (1<<bit - 1); q != 0 {
+						last := 63 - bits.LeadingZeros64(q)
+						e, o = at+last, end
+						if q &^= 1 << last; q != 0 {
+							o = at + 63 - bits.LeadingZeros64(q)
+						}
+					}
+					if o < 0 || !jsonSpaceOnly(p[e+1:i]) {
 						continue // not after a string: no name
 					}
 					if nobj > len(objs) {
@@ -422,13 +433,13 @@ func objectNamesMarked(p []byte, form normalize.Form) bool {
 					// As in objectNamesScanned, inline: the same steps
 					// as a function call cost the walk 12% on an array
 					// of records (BenchmarkCheckJSON/body=records).
-					start := open + 1
+					start := o + 1
 					h, ok := uint64(0), false
-					if k := end - start; k < 8 && len(p)-start >= 8 {
+					if k := e - start; k < 8 && len(p)-start >= 8 {
 						h, ok = plainWord(binary.LittleEndian.Uint64(p[start:])&(1<<(8*k)-1), k)
 					}
 					if !ok {
-						if h, ok = shapeName(p[start:end], p[start:], form); !ok {
+						if h, ok = shapeName(p[start:e], p[start:], form); !ok {
 							return false
 						}
 					}
@@ -442,6 +453,14 @@ func objectNamesMarked(p []byte, form normalize.Form) bool {
 					}
 					seen[n] = h
 					n++
+				}
+			}
+			// The last two quotes, for the blocks after this one.
+			if q := b.Quote; q != 0 {
+				last := 63 - bits.LeadingZeros64(q)
+				end, open = at+last, end
+				if q &^= 1 << last; q != 0 {
+					open = at + 63 - bits.LeadingZeros64(q)
 				}
 			}
 		}

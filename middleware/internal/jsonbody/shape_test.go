@@ -9,6 +9,7 @@ import (
 
 	"github.com/utf8guard/utf8guard/middleware/internal/compiled"
 	"github.com/utf8guard/utf8guard/middleware/internal/finding"
+	"github.com/utf8guard/utf8guard/middleware/internal/jsonscan"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -201,4 +202,40 @@ func FuzzJSONShape(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestObjectNamesMarkedAcrossBlocks: the walk over the marks finds a
+// member name from the last two quotes before its colon, which may lie in
+// an earlier 64-octet block than the colon, or in an earlier 1 KiB chunk
+// of blocks: at every offset around both boundaries, with white space
+// between name and colon, with a name that repeats (false) and without
+// (true), it agrees with the scanned walk and with the expected answer.
+func TestObjectNamesMarkedAcrossBlocks(t *testing.T) {
+	if !jsonscan.HasMarks {
+		t.Skip("no SIMD marks on this machine: objectNamesDistinct scans")
+	}
+	names := []string{"a", "name", "a_longer_name", ""}
+	spaces := []string{"", " ", "\n\t  \r", strings.Repeat(" ", 70)}
+	for _, boundary := range []int{64, 128, 1024, 2048} {
+		for pad := max(0, boundary-80); pad <= boundary+8; pad++ {
+			for _, name := range names {
+				for _, sp := range spaces {
+					for _, dup := range []bool{false, true} {
+						other := "z"
+						if dup {
+							other = name
+						}
+						// The padding is a string value, so that the name's
+						// quotes fall at every offset of the block.
+						body := `{"p":"` + strings.Repeat("x", pad) + `","` + name + `"` + sp + `:1,"` + other + `":2}`
+						want := !dup && name != "p" && other != "p"
+						m, s := objectNamesMarked([]byte(body), normalize.None), objectNamesScanned([]byte(body), normalize.None)
+						if m != want || s != want {
+							t.Fatalf("pad %d name %q space %q dup %v: marked %v, scanned %v, want %v", pad, name, sp, dup, m, s, want)
+						}
+					}
+				}
+			}
+		}
+	}
 }
