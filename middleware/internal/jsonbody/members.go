@@ -204,12 +204,13 @@ func (nb *nextByte) from(p []byte, i int, c byte) int {
 // checkMembers runs memberCheck over body under p; escapes says whether
 // the body may hold escapes ("\\").
 //
-// Without escapes, a quick test comes first: objectNamesDistinct, which
-// follows the objects, for a body whose names differ within each object
-// (a small document, an array of records). It answers true only where
-// memberCheck would refuse nothing.
+// Without escapes, two quick tests come first: namesDistinct, which looks
+// back from each colon, for a small document whose names all differ, and
+// objectNamesDistinct, which follows the objects, for a body whose names
+// differ within each object (an array of records). Either answers true
+// only where memberCheck would refuse nothing.
 func checkMembers(body []byte, p *compiled.Policy, escapes bool) *finding.Rejection {
-	if !escapes && objectNamesDistinct(body, p.Norm) {
+	if !escapes && (namesDistinct(body, p.Norm) || objectNamesDistinct(body, p.Norm)) {
 		return nil
 	}
 	mc := memberChecks.Get().(*memberCheck)
@@ -232,6 +233,91 @@ func (mc *memberCheck) release() {
 		mc.arena = nil
 	}
 	memberChecks.Put(mc)
+}
+
+// The quick test of namesDistinct looks at this many colons and names at
+// most, and at names of this many octets at most.
+const (
+	quickColons  = 32
+	quickNames   = 16
+	quickNameLen = 64
+)
+
+// namesDistinct is the first quick test of checkMembers, for a small
+// document: it reports true when the strings before the colons of body
+// (white space between) are all different as member names, so that no
+// object has two names of one identity. Without escapes, every member
+// name is such a string, and back from its colon the first quote opens
+// it; a colon inside a string adds a fingerprint, which can only make the
+// answer false. Fingerprints as objectNamesDistinct's; more than
+// quickColons colons, more than quickNames names, a name longer than
+// quickNameLen or not normal answer false.
+//
+// For speed only: on BenchmarkMiddleware's 1 KiB JSON POST (8
+// interleaved rounds, CPU time, medians, Xeon with AVX-512, load 3.6-4.7)
+// it saves 68 to 88 ns of the request's 1.6 us (3.9 to 5.5%; 8 to 10% of
+// what the middleware adds), which objectNamesDistinct's pass over the
+// marks costs on a document of a few names; with it the request costs
+// what it did before the colon bitmap of the structure pass went (0.8%,
+// 0.5% and -0.2% on Echo v4, v5 and net/http).
+func namesDistinct(body []byte, form normalize.Form) bool {
+	var seen [quickNames]uint64
+	var fold [64]byte
+	n := 0
+	for i, count := 0, 0; ; count++ {
+		c := bytes.IndexByte(body[i:], ':')
+		if c < 0 {
+			return true
+		}
+		c += i
+		if count == quickColons {
+			return false
+		}
+		i = c + 1
+		e := c - 1
+		for e >= 0 && isJSONSpace(body[e]) {
+			e--
+		}
+		if e < 0 || body[e] != '"' {
+			continue
+		}
+		// Back to the opening quote, packing the octets on the way
+		// (packName's order: the first octet lowest) for a short name.
+		lo := max(0, e-quickNameLen)
+		s := e - 1
+		var w uint64
+		for ; s >= lo && body[s] != '"'; s-- {
+			w = w<<8 | uint64(body[s])
+		}
+		if s < lo {
+			if lo > 0 {
+				return false // a long name
+			}
+			continue // no quote opens it: not a string
+		}
+		name := body[s+1 : e]
+		h, ok := uint64(0), false
+		if len(name) < 8 {
+			h, ok = plainWord(w, len(name))
+		}
+		if !ok {
+			ascii, lower := asciiName(name)
+			if form != normalize.None && !ascii && !form.IsNormal(name) {
+				return false
+			}
+			h = hashFolded(name, lower, &fold)
+		}
+		for _, g := range seen[:n] {
+			if g == h {
+				return false
+			}
+		}
+		if n == len(seen) {
+			return false
+		}
+		seen[n] = h
+		n++
+	}
 }
 
 // objectNamesDistinct is the quick test of checkMembers for a body without

@@ -74,10 +74,11 @@ func mutateJSON(rng *rand.Rand, b []byte) []byte {
 	return b
 }
 
-// TestJSONMembersQuickPath: checkMembers (the quick test of
-// objectNamesDistinct, then memberCheck) answers as memberCheck alone does,
-// for the member bodies, mutations of them and every policy, and the quick
-// test decides some of them.
+// TestJSONMembersQuickPath: checkMembers (the quick tests namesDistinct
+// and objectNamesDistinct, then memberCheck) answers as memberCheck alone
+// does, for the member bodies, mutations of them and every policy; each
+// quick test answers true only where memberCheck refuses nothing, and
+// decides some of them.
 func TestJSONMembersQuickPath(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -85,7 +86,7 @@ func TestJSONMembersQuickPath(t *testing.T) {
 	for range sweep(5000) {
 		bodies = append(bodies, string(mutateJSON(rng, []byte(memberBodies[rng.IntN(len(memberBodies))]))))
 	}
-	quick := 0
+	quick, quickNames := 0, 0
 	for _, p := range memberPolicies() {
 		for _, body := range bodies {
 			b := []byte(body)
@@ -96,6 +97,12 @@ func TestJSONMembersQuickPath(t *testing.T) {
 			if !escapes && objectNamesDistinct(b, p.Norm) {
 				quick++
 			}
+			if !escapes && namesDistinct(b, p.Norm) {
+				if want != nil {
+					t.Fatalf("%+q: namesDistinct true, memberCheck %s", body, describe(want))
+				}
+				quickNames++
+			}
 			if got := checkMembers(b, p, escapes); describe(got) != describe(want) {
 				t.Fatalf("%+q: checkMembers %s, memberCheck %s", body, describe(got), describe(want))
 			}
@@ -103,6 +110,9 @@ func TestJSONMembersQuickPath(t *testing.T) {
 	}
 	if quick == 0 {
 		t.Error("objectNamesDistinct never answered true")
+	}
+	if quickNames == 0 {
+		t.Error("namesDistinct never answered true")
 	}
 }
 

@@ -147,6 +147,14 @@ func TestJSONShape(t *testing.T) {
 				t.Fatalf("%+q form %s: objectNamesDistinct %v from the marks, %v scanned",
 					body, p.Norm.Name(), objectNamesMarked(b, p.Norm), objectNamesScanned(b, p.Norm))
 			}
+			if names && bytes.IndexByte(b, '\\') < 0 && namesDistinct(b, p.Norm) {
+				var mc memberCheck
+				mc.p, mc.form, mc.kinds = b, p.Norm, kindsOf(p)
+				if rj := mc.run(); rj != nil {
+					t.Fatalf("%+q dup %v form %s: namesDistinct true, memberCheck %s",
+						body, p.RefuseDuplicateKeys, p.Norm.Name(), describe(rj))
+				}
+			}
 			if names && bytes.IndexByte(b, '\\') < 0 && objectNamesDistinct(b, p.Norm) {
 				var mc memberCheck
 				mc.p, mc.form, mc.kinds = b, p.Norm, kindsOf(p)
