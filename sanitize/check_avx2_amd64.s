@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "validate_amd64.h"
 
 // The fused check kernel checkAVX2 (check_avx2_amd64.go documents it): the
 // steps of checkAVX512 (check_amd64.s), 64 octets at a time as two halves
@@ -357,19 +358,25 @@ blocks:
 
 	// 64 octets at a time. If they are ASCII, only their classes are
 	// looked at, and a run of ASCII goes on 128 octets at a time.
+	// As in validAVX2, the largest octet of the block and of the three
+	// before it chooses the check: with one of E0-FF, multi64; without,
+	// TWOPAIRS and the attention test (two64); if all are ASCII (no
+	// character is cut short before the block), only the classes.
 loop64:
-	LEAQ    64(AX), BX
-	CMPQ    BX, CX
-	JA      last
-	VMOVDQU (SI)(AX*1), Y0
-	VMOVDQU 32(SI)(AX*1), Y1
-	VPOR    Y0, Y1, Y2
-	VPTEST  Y9, Y2
-	JNZ     multi64
-	VMOVDQU   -32(SI)(AX*1), Y7 // the 32 octets before must not end inside a character
-	VPSUBUSB  ·incompleteMax+32(SB), Y7, Y7
-	VPTEST    Y7, Y7
-	JNZ       fail
+	LEAQ      64(AX), BX
+	CMPQ      BX, CX
+	JA        last
+	VMOVDQU   (SI)(AX*1), Y0
+	VMOVDQU   32(SI)(AX*1), Y1
+	VPMAXUB   Y0, Y1, Y2
+	VPMAXUB   -3(SI)(AX*1), Y2, Y2
+	VPSUBUSB  ck2Third<>(SB), Y2, Y3
+	VPMOVMSKB Y3, BX
+	TESTL     BX, BX
+	JNZ       multi64
+	VPMOVMSKB Y2, BX
+	TESTL     BX, BX
+	JNZ       two64
 	VMOVDQU   ck2Row0<>(SB), Y4
 	LIFT(Y0, Y4, Y2)
 	LIFT(Y1, Y4, Y3)
@@ -391,6 +398,39 @@ ascii64_clean:
 ascii_hit:
 	NONZERO64(Y0, Y1, Y2, BX)
 	JMP hit
+
+	// No octet E0-FF: the attention bits of the halves, from both nibbles
+	// of each octet, in the tables of attnCont, which also set bit 7 for
+	// the continuations that TWOPAIRS wants; bit 7 off, into Y6 and Y0 as
+	// tiers wants them.
+two64:
+	VBROADCASTI128 520(DX), Y2 // attnCont
+	VBROADCASTI128 536(DX), Y3
+	VPSRLW         $4, Y0, Y6
+	VPAND          Y15, Y6, Y6
+	VPSHUFB        Y6, Y2, Y6
+	VPAND          Y15, Y0, Y4
+	VPSHUFB        Y4, Y3, Y4
+	VPAND          Y4, Y6, Y6
+	VPSRLW         $4, Y1, Y7
+	VPAND          Y15, Y7, Y7
+	VPSHUFB        Y7, Y2, Y7
+	VPAND          Y15, Y1, Y0
+	VPSHUFB        Y0, Y3, Y0
+	VPAND          Y7, Y0, Y0
+	TWOPAIRS(Y6, Y0, BX)
+	TESTL          BX, BX
+	JNZ            fail
+	VPOR           Y6, Y0, Y2
+	VPTEST         ·twoOctet+128(SB), Y2
+	JNZ            two64_tiers
+	ADDQ           $64, AX
+	JMP            loop64
+
+two64_tiers:
+	VPAND ·twoOctet+128(SB), Y6, Y6
+	VPAND ·twoOctet+128(SB), Y0, Y0
+	JMP   tiers
 
 	// Validation and the attention test of both halves, and one test for
 	// both.

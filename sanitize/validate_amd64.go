@@ -224,16 +224,17 @@ var incompleteMax = [64]byte{
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1,
 }
 
-// twoOctet holds the constants of validAVX2's blocks without octets E0-FF
-// (TWOPAIRS, validate_amd64.h), 32 of each: -64, below which (signed) are
-// the continuation octets; 0x40, which leaves bit 7 set when subtracted
-// from a lead C0-DF; 0x3E, which takes C0 and C1 to FE and FF; and 0x7E,
-// which leaves bit 7 set when subtracted from those.
+// twoOctet holds the constants of validAVX2's and checkAVX2's blocks
+// without octets E0-FF (TWOPAIRS, validate_amd64.h), 32 of each: -64,
+// below which (signed) are the continuation octets; 0x40, which leaves bit
+// 7 set when subtracted from a lead C0-DF; 0x3E, which takes C0 and C1 to
+// FE and FF; 0x7E, which leaves bit 7 set when subtracted from those; and
+// 0x7F, the attention bits of checkAVX2's attnCont.
 //
 //lint:ignore U1000 read by the assembly only
-var twoOctet = func() (t [4][32]byte) {
+var twoOctet = func() (t [5][32]byte) {
 	for i := range t[0] {
-		t[0][i], t[1][i], t[2][i], t[3][i] = 0xC0, 0x40, 0x3E, 0x7E
+		t[0][i], t[1][i], t[2][i], t[3][i], t[4][i] = 0xC0, 0x40, 0x3E, 0x7E, 0x7F
 	}
 	return t
 }()

@@ -7,9 +7,9 @@
 // before one may be C0 or C1. Bit 7 of each test holds its answer: a lead
 // C0-DF minus 0x40 (saturated) is 80 or more, and C0 or C1 plus 0x3E is
 // FE or FF, which minus 0x7E have bit 7 set (twoOctet holds the
-// constants). validAVX2 runs it on such blocks instead of the nibble
-// lookups, at about half their cost. Y2-Y5 are overwritten; c0 and c1 are
-// kept.
+// constants). validAVX2 and checkAVX2 run it on such blocks instead of
+// the nibble lookups, at about half their cost. Y2-Y5 are overwritten; c0
+// and c1 are kept.
 #define TWOPAIRS(c0, c1, r) \
 	VMOVDQU   -1(SI)(AX*1), Y2;         \
 	VMOVDQU   31(SI)(AX*1), Y3;         \
