@@ -239,7 +239,7 @@ TEXT ·checkAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTI128 488(DX), Y8 // asciiLift
 	MOVQ           448(DX), R9
 	TESTQ          AX, AX
-	JNZ            loop64
+	JNZ            loop64f
 
 	// Runs of ASCII: 256 octets at a time, then 128, while they are ASCII
 	// and in no class: LIFT, and one test of the minimum against the
@@ -356,19 +356,24 @@ blocks:
 	JNZ        tiers
 	MOVQ       $64, AX
 
-	// 64 octets at a time. If they are ASCII, only their classes are
-	// looked at, and a run of ASCII goes on 128 octets at a time.
-	// As in validAVX2, the largest octet of the block and of the three
-	// before it chooses the check: with one of E0-FF, multi64; without,
-	// TWOPAIRS and the attention test (two64); if all are ASCII (no
-	// character is cut short before the block), only the classes.
-loop64:
+	// 64 octets at a time. As in validAVX2, their largest octet chooses
+	// the check: with one of E0-FF, multi64; without, TWOPAIRS and the
+	// attention test (two64); if all are ASCII, only their classes are
+	// looked at, and a run of ASCII goes on 128 octets at a time. loop64
+	// runs where the block before was not full (its octets were below
+	// E0), loop64f after a full block, where it also looks at the three
+	// octets before the block.
+loop64f:
 	LEAQ      64(AX), BX
 	CMPQ      BX, CX
 	JA        last
 	VMOVDQU   (SI)(AX*1), Y0
 	VMOVDQU   32(SI)(AX*1), Y1
 	VPMAXUB   Y0, Y1, Y2
+	VPSUBUSB  ck2Third<>(SB), Y2, Y3
+	VPMOVMSKB Y3, BX
+	TESTL     BX, BX
+	JNZ       multi64
 	VPMAXUB   -3(SI)(AX*1), Y2, Y2
 	VPSUBUSB  ck2Third<>(SB), Y2, Y3
 	VPMOVMSKB Y3, BX
@@ -377,6 +382,27 @@ loop64:
 	VPMOVMSKB Y2, BX
 	TESTL     BX, BX
 	JNZ       two64
+	JMP       ascii64
+
+loop64:
+	LEAQ      64(AX), BX
+	CMPQ      BX, CX
+	JA        last
+	VMOVDQU   (SI)(AX*1), Y0
+	VMOVDQU   32(SI)(AX*1), Y1
+	VPMAXUB   Y0, Y1, Y2
+	VPSUBUSB  ck2Third<>(SB), Y2, Y3
+	VPMOVMSKB Y3, BX
+	TESTL     BX, BX
+	JNZ       multi64
+	VPMOVMSKB Y2, BX
+	TESTL     BX, BX
+	JNZ       two64
+	MOVBLZX   -1(SI)(AX*1), BX // a lead before the block: TWOPAIRS fails it
+	CMPL      BX, $0xC0
+	JAE       two64
+
+ascii64:
 	VMOVDQU   ck2Row0<>(SB), Y4
 	LIFT(Y0, Y4, Y2)
 	LIFT(Y1, Y4, Y3)
@@ -444,7 +470,7 @@ multi64:
 	VPTEST Y2, Y2
 	JNZ    tiers
 	ADDQ   $64, AX
-	JMP    loop64
+	JMP    loop64f
 
 	// The block at AX is well-formed, and a character of the classes may
 	// start in it: the attention bits of its halves are in Y6 and Y0.
@@ -499,7 +525,7 @@ tiers_done:
 
 tiers_none:
 	ADDQ  $64, AX
-	JMP   loop64
+	JMP   loop64f
 
 	// The rest, fewer than 64 octets, in the block that ends at n (it
 	// overlaps the blocks before, whose octets may be flagged again). It

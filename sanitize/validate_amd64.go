@@ -125,7 +125,9 @@ func charStart[T string | []byte](p T, s int) int {
 // and TWOPAIRS (validate_amd64.h) checks them with half of the vector
 // instructions: a continuation exactly after a lead C0-DF, and no C0 or
 // C1. Text in Latin, Cyrillic, Greek, Hebrew or Arabic script is mostly
-// such blocks. The last block, placed to end at n, overlaps the blocks
+// such blocks. The three octets before a block are looked at only after a
+// block with an octet E0-FF; after any other, they are known to be below
+// E0, and an ASCII block tests the octet before it for a lead. The last block, placed to end at n, overlaps the blocks
 // before it and also checks that p does not end inside a character.
 //
 //go:noescape
