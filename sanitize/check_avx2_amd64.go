@@ -14,7 +14,11 @@ package sanitize
 // fusedTable's asciiLift) are lifted, and the signed minimum of the run is
 // compared with asciiFloor, at or below which are the ASCII characters of
 // the classes and the non-ASCII octets; only where one is, is it looked up
-// in a, which is exact for ASCII octets. In a block with other octets, a
+// in a, which is exact for ASCII octets. A block without octets E0-FF
+// (and without them in the three octets before it) is validated as
+// validAVX2 does (TWOPAIRS), and the nibbles of its octets are looked up
+// in fusedTable's attnCont: a with bit 7 set for the continuation octets,
+// which TWOPAIRS wants. In a block with other octets, a
 // looked up by the high nibbles that validation has already computed tells
 // whether a character of the classes may start in either half (a is exact
 // for first octets); then the high nibbles of the two octets after each

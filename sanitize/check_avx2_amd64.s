@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "validate_amd64.h"
 
 // The fused check kernel checkAVX2 (check_avx2_amd64.go documents it): the
 // steps of checkAVX512 (check_amd64.s), 64 octets at a time as two halves
@@ -238,7 +239,7 @@ TEXT ·checkAVX2(SB), NOSPLIT, $0-56
 	VBROADCASTI128 488(DX), Y8 // asciiLift
 	MOVQ           448(DX), R9
 	TESTQ          AX, AX
-	JNZ            loop64
+	JNZ            loop64f
 
 	// Runs of ASCII: 256 octets at a time, then 128, while they are ASCII
 	// and in no class: LIFT, and one test of the minimum against the
@@ -355,21 +356,53 @@ blocks:
 	JNZ        tiers
 	MOVQ       $64, AX
 
-	// 64 octets at a time. If they are ASCII, only their classes are
-	// looked at, and a run of ASCII goes on 128 octets at a time.
+	// 64 octets at a time. As in validAVX2, their largest octet chooses
+	// the check: with one of E0-FF, multi64; without, TWOPAIRS and the
+	// attention test (two64); if all are ASCII, only their classes are
+	// looked at, and a run of ASCII goes on 128 octets at a time. loop64
+	// runs where the block before was not full (its octets were below
+	// E0), loop64f after a full block, where it also looks at the three
+	// octets before the block.
+loop64f:
+	LEAQ      64(AX), BX
+	CMPQ      BX, CX
+	JA        last
+	VMOVDQU   (SI)(AX*1), Y0
+	VMOVDQU   32(SI)(AX*1), Y1
+	VPMAXUB   Y0, Y1, Y2
+	VPSUBUSB  ck2Third<>(SB), Y2, Y3
+	VPMOVMSKB Y3, BX
+	TESTL     BX, BX
+	JNZ       multi64
+	VPMAXUB   -3(SI)(AX*1), Y2, Y2
+	VPSUBUSB  ck2Third<>(SB), Y2, Y3
+	VPMOVMSKB Y3, BX
+	TESTL     BX, BX
+	JNZ       multi64
+	VPMOVMSKB Y2, BX
+	TESTL     BX, BX
+	JNZ       two64
+	JMP       ascii64
+
 loop64:
-	LEAQ    64(AX), BX
-	CMPQ    BX, CX
-	JA      last
-	VMOVDQU (SI)(AX*1), Y0
-	VMOVDQU 32(SI)(AX*1), Y1
-	VPOR    Y0, Y1, Y2
-	VPTEST  Y9, Y2
-	JNZ     multi64
-	VMOVDQU   -32(SI)(AX*1), Y7 // the 32 octets before must not end inside a character
-	VPSUBUSB  ·incompleteMax+32(SB), Y7, Y7
-	VPTEST    Y7, Y7
-	JNZ       fail
+	LEAQ      64(AX), BX
+	CMPQ      BX, CX
+	JA        last
+	VMOVDQU   (SI)(AX*1), Y0
+	VMOVDQU   32(SI)(AX*1), Y1
+	VPMAXUB   Y0, Y1, Y2
+	VPSUBUSB  ck2Third<>(SB), Y2, Y3
+	VPMOVMSKB Y3, BX
+	TESTL     BX, BX
+	JNZ       multi64
+	VPMOVMSKB Y2, BX
+	TESTL     BX, BX
+	JNZ       two64
+	MOVBLZX   -1(SI)(AX*1), BX // a lead before the block: TWOPAIRS fails it
+	CMPL      BX, $0xC0
+	JAE       two64
+
+ascii64:
 	VMOVDQU   ck2Row0<>(SB), Y4
 	LIFT(Y0, Y4, Y2)
 	LIFT(Y1, Y4, Y3)
@@ -392,6 +425,39 @@ ascii_hit:
 	NONZERO64(Y0, Y1, Y2, BX)
 	JMP hit
 
+	// No octet E0-FF: the attention bits of the halves, from both nibbles
+	// of each octet, in the tables of attnCont, which also set bit 7 for
+	// the continuations that TWOPAIRS wants; bit 7 off, into Y6 and Y0 as
+	// tiers wants them.
+two64:
+	VBROADCASTI128 520(DX), Y2 // attnCont
+	VBROADCASTI128 536(DX), Y3
+	VPSRLW         $4, Y0, Y6
+	VPAND          Y15, Y6, Y6
+	VPSHUFB        Y6, Y2, Y6
+	VPAND          Y15, Y0, Y4
+	VPSHUFB        Y4, Y3, Y4
+	VPAND          Y4, Y6, Y6
+	VPSRLW         $4, Y1, Y7
+	VPAND          Y15, Y7, Y7
+	VPSHUFB        Y7, Y2, Y7
+	VPAND          Y15, Y1, Y0
+	VPSHUFB        Y0, Y3, Y0
+	VPAND          Y7, Y0, Y0
+	TWOPAIRS(Y6, Y0, BX)
+	TESTL          BX, BX
+	JNZ            fail
+	VPOR           Y6, Y0, Y2
+	VPTEST         ·twoOctet+128(SB), Y2
+	JNZ            two64_tiers
+	ADDQ           $64, AX
+	JMP            loop64
+
+two64_tiers:
+	VPAND ·twoOctet+128(SB), Y6, Y6
+	VPAND ·twoOctet+128(SB), Y0, Y0
+	JMP   tiers
+
 	// Validation and the attention test of both halves, and one test for
 	// both.
 multi64:
@@ -404,7 +470,7 @@ multi64:
 	VPTEST Y2, Y2
 	JNZ    tiers
 	ADDQ   $64, AX
-	JMP    loop64
+	JMP    loop64f
 
 	// The block at AX is well-formed, and a character of the classes may
 	// start in it: the attention bits of its halves are in Y6 and Y0.
@@ -459,7 +525,7 @@ tiers_done:
 
 tiers_none:
 	ADDQ  $64, AX
-	JMP   loop64
+	JMP   loop64f
 
 	// The rest, fewer than 64 octets, in the block that ends at n (it
 	// overlaps the blocks before, whose octets may be flagged again). It

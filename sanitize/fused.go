@@ -51,6 +51,7 @@ type fusedTable struct {
 	asciiFloor [32]byte // ASCII octets all above this (signed), after asciiLift, are in no class
 	asciiLift  [16]byte // 0x20 for the octets 00-0F in no class (TAB, LF, CR), which it lifts above the floor
 	after      [16]byte // attention bits that the two octets after a lead allow, by afterIndex
+	attnCont   [32]byte // the attnTable with bit 7 set for 80-BF, for blocks without octets E0-FF
 }
 
 // fusedTables caches the fusedTable of each set of classes, made on first
@@ -120,6 +121,13 @@ func newFusedTable(forbid Class) *fusedTable {
 	for b := range t.asciiLift {
 		if t.ascii[b] == 0 {
 			t.asciiLift[b] = 0x20
+		}
+	}
+	t.attnCont = tableFor(forbid)
+	for i := range 16 {
+		t.attnCont[16+i] |= 0x80
+		if i>>2 == 2 {
+			t.attnCont[i] |= 0x80 // 8-B
 		}
 	}
 	for k := range numClasses {

@@ -53,9 +53,9 @@ func TestFusedTables(t *testing.T) {
 		unsafe.Offsetof(fusedTable{}.high), unsafe.Offsetof(fusedTable{}.low),
 		unsafe.Offsetof(fusedTable{}.next), unsafe.Offsetof(fusedTable{}.has4),
 		unsafe.Offsetof(fusedTable{}.asciiFloor), unsafe.Offsetof(fusedTable{}.asciiLift),
-		unsafe.Offsetof(fusedTable{}.after),
-	}; off != [...]uintptr{128, 192, 256, 448, 456, 488, 504} {
-		t.Fatalf("fusedTable's layout is %v, check_amd64.s and check_avx2_amd64.s expect 128, 192, 256, 448, 456, 488, 504", off)
+		unsafe.Offsetof(fusedTable{}.after), unsafe.Offsetof(fusedTable{}.attnCont),
+	}; off != [...]uintptr{128, 192, 256, 448, 456, 488, 504, 520} {
+		t.Fatalf("fusedTable's layout is %v, check_amd64.s and check_avx2_amd64.s expect 128, 192, 256, 448, 456, 488, 504, 520", off)
 	}
 	exact := map[Class]bool{
 		NUL: true, C0: true, TabNewline: true, DEL: true, C1: true, Noncharacter: true,

@@ -354,6 +354,83 @@ func TestKernelDifferential(t *testing.T) {
 	}
 }
 
+// TestKernelBlockKinds checks the kernels where text of one kind (ASCII,
+// two-, three- or four-octet characters) gives way to another, which
+// changes the check that validAVX2 and checkAVX2 choose for a block
+// (TWOPAIRS needs the three octets before a block below E0, and an ASCII
+// block needs the octet before it to be no lead): each sequence of
+// injected at every offset from 5 before the change to 4 after it, for
+// every pair of kinds and every place of the change from 90 to 170
+// octets (the blocks of both kernels start at 96, 128 and 160), in 260
+// octets, against the portable loop, and the fused kernels against the
+// reference under the strict preset's classes for values. The default run
+// takes every fourth place, -short every sixteenth.
+func TestKernelBlockKinds(t *testing.T) {
+	needSIMD(t)
+	t.Parallel()
+	kinds := []struct {
+		name  string
+		chars []string
+	}{
+		{"ascii", []string{"a", " ", "Z"}},
+		{"2-octet", fills[2].chars},
+		{"3-octet", fills[3].chars},
+		{"4-octet", fills[4].chars},
+	}
+	step := 4
+	switch {
+	case sweepTests():
+		step = 1
+	case testing.Short():
+		step = 16
+	}
+	const n = 260
+	forbid := NUL | C0 | C1 | BidiControl
+	for ai, a := range kinds {
+		for bi, b := range kinds {
+			t.Run(a.name+"/"+b.name, func(t *testing.T) {
+				t.Parallel()
+				r := rand.New(rand.NewPCG(uint64(ai), uint64(bi)))
+				failures := 0
+				check := func(p []byte) {
+					if !checkKernel(t, p, validPrefixGeneric(p)) {
+						failures++
+					}
+					if msg := fusedKernelsAgree(p, forbid); msg != "" {
+						t.Error(msg)
+						failures++
+					}
+					if failures >= 20 {
+						t.Fatal("too many failures")
+					}
+				}
+				for split := 90; split <= 170; split += step {
+					var text []byte
+					for len(text) < split {
+						text = append(text, a.chars[r.IntN(len(a.chars))]...)
+					}
+					at := len(text)
+					for len(text) < n {
+						text = append(text, b.chars[r.IntN(len(b.chars))]...)
+					}
+					text = text[:min(len(text), n)]
+					for !utf8.Valid(text) { // cut in a character: drop its first octets
+						text = text[:len(text)-1]
+					}
+					check(text)
+					for _, bad := range injected {
+						for off := at - 5; off <= at+4; off++ {
+							p := append([]byte(nil), text...)
+							copy(p[off:], bad)
+							check(p)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestKernelRandom checks the kernels on random valid texts of every
 // length up to 700 octets, whole and cut at each of their last 5 octets,
 // and on random octets.

@@ -117,11 +117,18 @@ func charStart[T string | []byte](p T, s int) int {
 // subtractions whose result has its high bit set exactly then.
 //
 // A leading run of ASCII is skipped 128 octets at a time before the
-// constants are even loaded. After that, two blocks of ASCII are skipped
-// together, once the 32 octets before them are found not to end inside a
-// character (incompleteMax), and a later run of ASCII again goes 128 at a
-// time. The last block, placed to end at n, overlaps the blocks before it
-// and also checks that p does not end inside a character.
+// constants are even loaded. After that, two blocks go together, and the
+// largest of their octets and of the three before them chooses the check:
+// with an octet E0-FF, the lookups above; if all are ASCII, none (no
+// character can be cut short before them), and a run of ASCII again goes
+// 128 at a time; otherwise, no character there has more than two octets,
+// and TWOPAIRS (validate_amd64.h) checks them with half of the vector
+// instructions: a continuation exactly after a lead C0-DF, and no C0 or
+// C1. Text in Latin, Cyrillic, Greek, Hebrew or Arabic script is mostly
+// such blocks. The three octets before a block are looked at only after a
+// block with an octet E0-FF; after any other, they are known to be below
+// E0, and an ASCII block tests the octet before it for a lead. The last block, placed to end at n, overlaps the blocks
+// before it and also checks that p does not end inside a character.
 //
 //go:noescape
 //lint:ignore U1000 used from assembly (validate_amd64.s)
@@ -218,6 +225,21 @@ var incompleteMax = [64]byte{
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0 - 1, 0xE0 - 1, 0xC0 - 1,
 }
+
+// twoOctet holds the constants of validAVX2's and checkAVX2's blocks
+// without octets E0-FF (TWOPAIRS, validate_amd64.h), 32 of each: -64,
+// below which (signed) are the continuation octets; 0x40, which leaves bit
+// 7 set when subtracted from a lead C0-DF; 0x3E, which takes C0 and C1 to
+// FE and FF; 0x7E, which leaves bit 7 set when subtracted from those; and
+// 0x7F, the attention bits of checkAVX2's attnCont.
+//
+//lint:ignore U1000 read by the assembly only
+var twoOctet = func() (t [5][32]byte) {
+	for i := range t[0] {
+		t[0][i], t[1][i], t[2][i], t[3][i], t[4][i] = 0xC0, 0x40, 0x3E, 0x7E, 0x7F
+	}
+	return t
+}()
 
 // byteIndex holds 0 to 63, for shifting a block of 64 octets with VPERMB
 // (the first blocks of validAVX512 and checkAVX512).

@@ -155,19 +155,65 @@ setup:
 	JNZ        fail
 	MOVQ       $32, AX
 
-	// 64 octets at a time: two blocks, skipped together if ASCII.
+	// 64 octets at a time: two blocks, checked together. Their largest
+	// octet chooses how: with one of E0-FF, the full check (multi64);
+	// else if they are all ASCII, nothing; else TWOPAIRS, given the
+	// continuations (below -64, signed), which costs half as much. Both
+	// need the three octets before the block below E0, and ASCII also
+	// needs the octet before it to be no lead: loop64 runs where the
+	// block before was not full (its octets were below E0), loop64f
+	// after a full block, where it looks at the three octets too.
+loop64f:
+	LEAQ      64(AX), DX
+	CMPQ      DX, CX
+	JA        tail32
+	VMOVDQU   (SI)(AX*1), Y0
+	VMOVDQU   32(SI)(AX*1), Y1
+	VPMAXUB   Y0, Y1, Y2
+	VPSUBUSB  Y11, Y2, Y3
+	VPMOVMSKB Y3, DX
+	TESTL     DX, DX
+	JNZ       multi64
+	VPMAXUB   -3(SI)(AX*1), Y2, Y2
+	VPSUBUSB  Y11, Y2, Y3
+	VPMOVMSKB Y3, DX
+	TESTL     DX, DX
+	JNZ       multi64
+	VPMOVMSKB Y2, DX
+	TESTL     DX, DX
+	JZ        ascii64
+	JMP       two64
+
 loop64:
-	LEAQ    64(AX), DX
-	CMPQ    DX, CX
-	JA      tail32
-	VMOVDQU (SI)(AX*1), Y0
-	VMOVDQU 32(SI)(AX*1), Y1
-	VPOR    Y0, Y1, Y2
-	VPTEST  Y9, Y2
-	JNZ     multi64
-	CUTSHORT
-	JNZ     fail
-	ADDQ    $64, AX
+	LEAQ      64(AX), DX
+	CMPQ      DX, CX
+	JA        tail32
+	VMOVDQU   (SI)(AX*1), Y0
+	VMOVDQU   32(SI)(AX*1), Y1
+	VPMAXUB   Y0, Y1, Y2
+	VPSUBUSB  Y11, Y2, Y3
+	VPMOVMSKB Y3, DX
+	TESTL     DX, DX
+	JNZ       multi64
+	VPMOVMSKB Y2, DX
+	TESTL     DX, DX
+	JNZ       two64
+	MOVBLZX   -1(SI)(AX*1), DX
+	CMPL      DX, $0xC0
+	JB        ascii64
+
+two64:
+	VMOVDQU   ·twoOctet+0(SB), Y6
+	VPCMPGTB  Y0, Y6, Y7
+	VPCMPGTB  Y1, Y6, Y6
+	TWOPAIRS(Y7, Y6, DX)
+	TESTL     DX, DX
+	JNZ       fail
+	ADDQ      $64, AX
+	JMP       loop64
+
+ascii64:
+	ADDQ $64, AX
 
 	// A run of ASCII, 128 octets at a time. The loop above takes over at
 	// the first 128 that are not all ASCII.
@@ -194,7 +240,7 @@ multi64:
 	VPTEST  Y5, Y5
 	JNZ     fail
 	ADDQ    $64, AX
-	JMP     loop64
+	JMP     loop64f
 
 	// One more block of 32 if there is room.
 tail32:
