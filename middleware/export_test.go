@@ -44,5 +44,9 @@ func HTTPMount(t testing.TB, m mount, cfg HTTPConfig, patterns []string, h http.
 // Do serves r in process and returns the response.
 func (s *server[H]) Do(r *http.Request) *httptest.ResponseRecorder { return s.do(r) }
 
+// Handler is the server, for a test that calls it itself (one that
+// counts the allocations of ServeHTTP).
+func (s *server[H]) Handler() http.Handler { return s.h }
+
 // BigFile is bigFile: a file over the text limit and the spool's memory.
 var BigFile = bigFile
