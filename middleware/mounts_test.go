@@ -18,7 +18,9 @@ import (
 	"testing"
 
 	echo4 "github.com/labstack/echo/v4"
+	emw4 "github.com/labstack/echo/v4/middleware"
 	echo5 "github.com/labstack/echo/v5"
+	emw5 "github.com/labstack/echo/v5/middleware"
 
 	"github.com/utf8guard/utf8guard/middleware"
 	"github.com/utf8guard/utf8guard/middleware/echov4"
@@ -64,6 +66,22 @@ type mounting struct {
 	// (e.Any).
 	methods []string
 	group   string
+	// pre are Echo middleware mounted with e.Pre before all; after, Echo
+	// middleware after the adapter, mounted as it is.
+	pre, after []echoMW
+	// wrap, when set, is net/http middleware around the whole server.
+	wrap func(http.Handler) http.Handler
+}
+
+// An echoMW is an Echo middleware in each version.
+type echoMW struct {
+	v4 echo4.MiddlewareFunc
+	v5 echo5.MiddlewareFunc
+}
+
+// rewrite is Echo's Rewrite middleware of rules.
+func rewrite(rules map[string]string) echoMW {
+	return echoMW{emw4.Rewrite(rules), emw5.Rewrite(rules)}
 }
 
 // newServer builds the server m describes, in front of rec.
@@ -72,6 +90,12 @@ func newServer(t testing.TB, m mounting, rec handler) *middleware.Server[handler
 	on := map[string]middleware.Outside[handler]{"v4": m.echoV4, "v5": m.echoV5, "nethttp": m.netHTTP}[m.adapter]
 	if on == nil {
 		t.Fatalf("no adapter %q", m.adapter)
+	}
+	if m.wrap != nil {
+		mount := on
+		on = func(t testing.TB, cfg middleware.HTTPConfig, rec handler) http.Handler {
+			return m.wrap(mount(t, cfg, rec))
+		}
 	}
 	return middleware.NewServer(t, m.cfg, on, rec)
 }
@@ -85,17 +109,24 @@ func (m mounting) echoV4(t testing.TB, cfg middleware.HTTPConfig, rec handler) h
 		t.Fatal(err)
 	}
 	e := echo4.New()
+	for _, p := range m.pre {
+		e.Pre(p.v4)
+	}
+	mws := []echo4.MiddlewareFunc{mw}
+	for _, a := range m.after {
+		mws = append(mws, a.v4)
+	}
 	var g interface {
 		Add(string, string, echo4.HandlerFunc, ...echo4.MiddlewareFunc) *echo4.Route
 		Any(string, echo4.HandlerFunc, ...echo4.MiddlewareFunc) []*echo4.Route
 	} = e
 	switch m.how {
 	case "use":
-		e.Use(mw)
+		e.Use(mws...)
 	case "pre":
-		e.Pre(mw)
+		e.Pre(mws...)
 	case "group":
-		g = e.Group(m.group, mw)
+		g = e.Group(m.group, mws...)
 	default:
 		t.Fatalf("no Echo mount %q", m.how)
 	}
@@ -121,17 +152,24 @@ func (m mounting) echoV5(t testing.TB, cfg middleware.HTTPConfig, rec handler) h
 		t.Fatal(err)
 	}
 	e := echo5.New()
+	for _, p := range m.pre {
+		e.Pre(p.v5)
+	}
+	mws := []echo5.MiddlewareFunc{mw}
+	for _, a := range m.after {
+		mws = append(mws, a.v5)
+	}
 	var g interface {
 		Add(string, string, echo5.HandlerFunc, ...echo5.MiddlewareFunc) echo5.RouteInfo
 		Any(string, echo5.HandlerFunc, ...echo5.MiddlewareFunc) echo5.RouteInfo
 	} = e
 	switch m.how {
 	case "use":
-		e.Use(mw)
+		e.Use(mws...)
 	case "pre":
-		e.Pre(mw)
+		e.Pre(mws...)
 	case "group":
-		g = e.Group(m.group, mw)
+		g = e.Group(m.group, mws...)
 	default:
 		t.Fatalf("no Echo mount %q", m.how)
 	}
