@@ -66,9 +66,10 @@ type mounting struct {
 	// (e.Any).
 	methods []string
 	group   string
-	// pre are Echo middleware mounted with e.Pre before all; after, Echo
-	// middleware after the adapter, mounted as it is.
-	pre, after []echoMW
+	// pre are Echo middleware mounted with e.Pre before all; before and
+	// after, Echo middleware before and after the adapter, mounted as it
+	// is.
+	pre, before, after []echoMW
 	// wrap, when set, is net/http middleware around the whole server.
 	wrap func(http.Handler) http.Handler
 }
@@ -78,6 +79,9 @@ type echoMW struct {
 	v4 echo4.MiddlewareFunc
 	v5 echo5.MiddlewareFunc
 }
+
+// decompress is Echo's Decompress middleware.
+func decompress() echoMW { return echoMW{emw4.Decompress(), emw5.Decompress()} }
 
 // rewrite is Echo's Rewrite middleware of rules.
 func rewrite(rules map[string]string) echoMW {
@@ -112,7 +116,11 @@ func (m mounting) echoV4(t testing.TB, cfg middleware.HTTPConfig, rec handler) h
 	for _, p := range m.pre {
 		e.Pre(p.v4)
 	}
-	mws := []echo4.MiddlewareFunc{mw}
+	var mws []echo4.MiddlewareFunc
+	for _, b := range m.before {
+		mws = append(mws, b.v4)
+	}
+	mws = append(mws, mw)
 	for _, a := range m.after {
 		mws = append(mws, a.v4)
 	}
@@ -155,7 +163,11 @@ func (m mounting) echoV5(t testing.TB, cfg middleware.HTTPConfig, rec handler) h
 	for _, p := range m.pre {
 		e.Pre(p.v5)
 	}
-	mws := []echo5.MiddlewareFunc{mw}
+	var mws []echo5.MiddlewareFunc
+	for _, b := range m.before {
+		mws = append(mws, b.v5)
+	}
+	mws = append(mws, mw)
 	for _, a := range m.after {
 		mws = append(mws, a.v5)
 	}
