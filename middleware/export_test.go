@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/rs/zerolog"
 )
 
 // Server is a server of the harness.
@@ -47,6 +49,21 @@ func (s *server[H]) Do(r *http.Request) *httptest.ResponseRecorder { return s.do
 // Handler is the server, for a test that calls it itself (one that
 // counts the allocations of ServeHTTP).
 func (s *server[H]) Handler() http.Handler { return s.h }
+
+// Logs is the server's log.
+func (s *server[H]) Logs() *LogBuf { return s.logs }
+
+// LogBuf collects zerolog output; safe for concurrent writers.
+type LogBuf = logBuf
+
+// Lines parses every log line as JSON; a line that is not JSON fails t.
+func (l *logBuf) Lines(t testing.TB) []map[string]any {
+	t.Helper()
+	return l.lines(t)
+}
+
+// Logger logs to l.
+func (l *logBuf) Logger() *zerolog.Logger { return l.logger() }
 
 // BigFile is bigFile: a file over the text limit and the spool's memory.
 var BigFile = bigFile

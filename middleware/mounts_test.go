@@ -59,13 +59,17 @@ type mounting struct {
 	// OnReject, Observe, TempDir and SpoolBytes). A nil Logger logs to
 	// the server's log.
 	cfg middleware.HTTPConfig
+	// onError, when set, is told of each refusal before the adapter's
+	// default error handler answers it.
+	onError func(rj *middleware.Rejection)
 	// routes are the routes served: Echo templates, or ServeMux
 	// patterns; on an Echo group they lie below the group's prefix.
 	routes []string
 	// methods are the methods each Echo route answers; nil is every method
 	// (e.Any).
 	methods []string
-	group   string
+	// group is the prefix of the Echo group mount.
+	group string
 	// pre are Echo middleware mounted with e.Pre before all; before and
 	// after, Echo middleware before and after the adapter, mounted as it
 	// is.
@@ -107,8 +111,18 @@ func newServer(t testing.TB, m mounting, rec handler) *middleware.Server[handler
 // echoV4 is the Echo v4 adapter mounted as m says.
 func (m mounting) echoV4(t testing.TB, cfg middleware.HTTPConfig, rec handler) http.Handler {
 	t.Helper()
-	mw, err := echov4.Config{Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, Observe: cfg.Observe,
-		TempDir: cfg.TempDir, SpoolBytes: cfg.SpoolBytes}.ToMiddleware()
+	ecfg := echov4.Config{Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, Observe: cfg.Observe,
+		TempDir: cfg.TempDir, SpoolBytes: cfg.SpoolBytes}
+	if cfg.OnReject != nil {
+		ecfg.OnReject = func(c echo4.Context, rj *middleware.Rejection) { cfg.OnReject(c.Request(), rj) }
+	}
+	if m.onError != nil {
+		ecfg.ErrorHandler = func(c echo4.Context, rj *middleware.Rejection) error {
+			m.onError(rj)
+			return echov4.DefaultErrorHandler(c, rj)
+		}
+	}
+	mw, err := ecfg.ToMiddleware()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,19 +142,20 @@ func (m mounting) echoV4(t testing.TB, cfg middleware.HTTPConfig, rec handler) h
 		Add(string, string, echo4.HandlerFunc, ...echo4.MiddlewareFunc) *echo4.Route
 		Any(string, echo4.HandlerFunc, ...echo4.MiddlewareFunc) []*echo4.Route
 	} = e
+	prefix := ""
 	switch m.how {
 	case "use":
 		e.Use(mws...)
 	case "pre":
 		e.Pre(mws...)
 	case "group":
-		g = e.Group(m.group, mws...)
+		g, prefix = e.Group(m.group, mws...), m.group
 	default:
 		t.Fatalf("no Echo mount %q", m.how)
 	}
 	h := func(c echo4.Context) error { rec.serve(c, c.Response(), c.Request()); return nil }
 	for _, path := range m.routes {
-		path = strings.TrimPrefix(path, m.group)
+		path = strings.TrimPrefix(path, prefix)
 		if m.methods == nil {
 			g.Any(path, h)
 		}
@@ -154,8 +169,18 @@ func (m mounting) echoV4(t testing.TB, cfg middleware.HTTPConfig, rec handler) h
 // echoV5 is the Echo v5 adapter mounted as m says.
 func (m mounting) echoV5(t testing.TB, cfg middleware.HTTPConfig, rec handler) http.Handler {
 	t.Helper()
-	mw, err := echov5.Config{Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, Observe: cfg.Observe,
-		TempDir: cfg.TempDir, SpoolBytes: cfg.SpoolBytes}.ToMiddleware()
+	ecfg := echov5.Config{Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, Observe: cfg.Observe,
+		TempDir: cfg.TempDir, SpoolBytes: cfg.SpoolBytes}
+	if cfg.OnReject != nil {
+		ecfg.OnReject = func(c *echo5.Context, rj *middleware.Rejection) { cfg.OnReject(c.Request(), rj) }
+	}
+	if m.onError != nil {
+		ecfg.ErrorHandler = func(c *echo5.Context, rj *middleware.Rejection) error {
+			m.onError(rj)
+			return echov5.DefaultErrorHandler(c, rj)
+		}
+	}
+	mw, err := ecfg.ToMiddleware()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,19 +200,20 @@ func (m mounting) echoV5(t testing.TB, cfg middleware.HTTPConfig, rec handler) h
 		Add(string, string, echo5.HandlerFunc, ...echo5.MiddlewareFunc) echo5.RouteInfo
 		Any(string, echo5.HandlerFunc, ...echo5.MiddlewareFunc) echo5.RouteInfo
 	} = e
+	prefix := ""
 	switch m.how {
 	case "use":
 		e.Use(mws...)
 	case "pre":
 		e.Pre(mws...)
 	case "group":
-		g = e.Group(m.group, mws...)
+		g, prefix = e.Group(m.group, mws...), m.group
 	default:
 		t.Fatalf("no Echo mount %q", m.how)
 	}
 	h := func(c *echo5.Context) error { rec.serve(c, c.Response(), c.Request()); return nil }
 	for _, path := range m.routes {
-		path = strings.TrimPrefix(path, m.group)
+		path = strings.TrimPrefix(path, prefix)
 		if m.methods == nil {
 			g.Any(path, h)
 		}
@@ -203,6 +229,12 @@ func (m mounting) echoV5(t testing.TB, cfg middleware.HTTPConfig, rec handler) h
 func (m mounting) netHTTP(t testing.TB, cfg middleware.HTTPConfig, rec handler) http.Handler {
 	t.Helper()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rec.serve(nil, w, r) })
+	if m.onError != nil {
+		cfg.ErrorHandler = func(w http.ResponseWriter, r *http.Request, rj *middleware.Rejection) {
+			m.onError(rj)
+			middleware.DefaultHTTPErrorHandler(w, r, rj)
+		}
+	}
 	how := middleware.MountHandler
 	switch m.how {
 	case "handler":
@@ -214,4 +246,16 @@ func (m mounting) netHTTP(t testing.TB, cfg middleware.HTTPConfig, rec handler) 
 		t.Fatalf("no net/http mount %q", m.how)
 	}
 	return middleware.HTTPMount(t, how, cfg, m.routes, h)
+}
+
+// linesAt returns the lines of the log l at level.
+func linesAt(t testing.TB, l *middleware.LogBuf, level string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, m := range l.Lines(t) {
+		if m["level"] == level {
+			out = append(out, m)
+		}
+	}
+	return out
 }
