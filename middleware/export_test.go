@@ -62,6 +62,9 @@ func (l *logBuf) Lines(t testing.TB) []map[string]any {
 	return l.lines(t)
 }
 
+// Reset empties the log.
+func (l *logBuf) Reset() { l.reset() }
+
 // Logger logs to l.
 func (l *logBuf) Logger() *zerolog.Logger { return l.logger() }
 
