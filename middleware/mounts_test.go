@@ -60,7 +60,7 @@ type mounting struct {
 	// the server's log.
 	cfg middleware.HTTPConfig
 	// onError, when set, is told of each refusal before the adapter's
-	// default error handler answers it.
+	// default error handler answers it (in place of cfg.ErrorHandler).
 	onError func(rj *middleware.Rejection)
 	// routes are the routes served: Echo templates, or ServeMux
 	// patterns; on an Echo group they lie below the group's prefix.
@@ -108,7 +108,8 @@ func newServer(t testing.TB, m mounting, rec handler) *middleware.Server[handler
 	return middleware.NewServer(t, m.cfg, on, rec)
 }
 
-// echoV4 is the Echo v4 adapter mounted as m says.
+// echoV4 is the Echo v4 adapter mounted as m says; echoV5 is the same
+// mount in Echo v5's types.
 func (m mounting) echoV4(t testing.TB, cfg middleware.HTTPConfig, rec handler) http.Handler {
 	t.Helper()
 	ecfg := echov4.Config{Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, Observe: cfg.Observe,
@@ -166,7 +167,7 @@ func (m mounting) echoV4(t testing.TB, cfg middleware.HTTPConfig, rec handler) h
 	return e
 }
 
-// echoV5 is the Echo v5 adapter mounted as m says.
+// echoV5 is the Echo v5 adapter mounted as m says (as echoV4).
 func (m mounting) echoV5(t testing.TB, cfg middleware.HTTPConfig, rec handler) http.Handler {
 	t.Helper()
 	ecfg := echov5.Config{Rules: cfg.Rules, Logger: cfg.Logger, LogAccepted: cfg.LogAccepted, Observe: cfg.Observe,
