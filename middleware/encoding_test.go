@@ -15,15 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	echo4 "github.com/labstack/echo/v4"
-	emw4 "github.com/labstack/echo/v4/middleware"
-	echo5 "github.com/labstack/echo/v5"
-	emw5 "github.com/labstack/echo/v5/middleware"
-	"github.com/rs/zerolog"
-
 	"github.com/utf8guard/utf8guard/middleware"
-	"github.com/utf8guard/utf8guard/middleware/echov4"
-	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -42,41 +34,10 @@ func (h *headerSeen) record(r *http.Request) {
 	h.body, h.err = string(b), err
 }
 
-// headerServers are the three adapters on one route, /e, each with its
-// framework's Decompress middleware after utf8guard where decompress
-// says so, and a handler that records what it saw.
-func headerServers(t *testing.T, p rules.Policy, decompress bool, seen *headerSeen) map[string]http.Handler {
-	t.Helper()
-	logger := zerolog.Nop()
-	e4 := echo4.New()
-	mw4, err := echov4.Config{Rules: p, Logger: &logger}.ToMiddleware()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e4.Use(mw4)
-	if decompress {
-		e4.Use(emw4.Decompress())
-	}
-	e4.POST("/e", func(c echo4.Context) error { seen.record(c.Request()); return c.NoContent(200) })
-
-	e5 := echo5.New()
-	mw5, err := echov5.Config{Rules: p, Logger: &logger}.ToMiddleware()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e5.Use(mw5)
-	if decompress {
-		e5.Use(emw5.Decompress())
-	}
-	e5.POST("/e", func(c *echo5.Context) error { seen.record(c.Request()); return c.NoContent(200) })
-
-	h, err := middleware.HTTPConfig{Rules: p, Logger: &logger}.ToHandler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("POST /e", h(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.record(r) })))
-	return map[string]http.Handler{"v4": e4, "v5": e5, "nethttp": mux}
+// serve records what the handler saw.
+func (h *headerSeen) serve(_ echoCtx, w http.ResponseWriter, r *http.Request) {
+	h.record(r)
+	w.WriteHeader(http.StatusOK)
 }
 
 // TestEncodingHeaders: in Enforce mode the handler gets the decoded body
@@ -112,7 +73,18 @@ func TestEncodingHeaders(t *testing.T) {
 				p = p.AsMonitor()
 			}
 			seen := &headerSeen{}
-			for name, h := range headerServers(t, p, tc.decompress, seen) {
+			// The three adapters on one route, POST /e, each with its
+			// framework's Decompress middleware after utf8guard where
+			// the case says so.
+			for _, name := range []string{"v4", "v5", "nethttp"} {
+				m := mounting{adapter: name, how: "use", cfg: middleware.HTTPConfig{Rules: p}, routes: []string{"/e"}, methods: []string{http.MethodPost}}
+				if name == "nethttp" {
+					m.how, m.routes = "handler", []string{"POST /e"}
+				}
+				if tc.decompress {
+					m.after = []echoMW{decompress()}
+				}
+				h := newServer(t, m, seen)
 				*seen = headerSeen{}
 				r := httptest.NewRequest("POST", "/e", strings.NewReader(body))
 				r.Header.Set("Content-Type", "application/json")
@@ -122,8 +94,7 @@ func TestEncodingHeaders(t *testing.T) {
 					r.ContentLength, r.TransferEncoding = -1, []string{"chunked"}
 					r.Header.Del("Content-Length")
 				}
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, r)
+				w := h.Do(r)
 				want := tc.want
 				if tc.decompress && tc.monitor {
 					// Each Decompress says its own of the length: Echo
@@ -196,23 +167,18 @@ func TestDecompressBefore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			seen := &headerSeen{}
-			logger := zerolog.Nop()
-			p := rules.Strict()
-			e4 := echo4.New()
-			e4.Use(emw4.Decompress(), echov4.WithConfig(echov4.Config{Rules: p, Logger: &logger}))
-			e4.POST("/e", func(c echo4.Context) error { seen.record(c.Request()); return c.NoContent(200) })
-			e5 := echo5.New()
-			e5.Use(emw5.Decompress(), echov5.WithConfig(echov5.Config{Rules: p, Logger: &logger}))
-			e5.POST("/e", func(c *echo5.Context) error { seen.record(c.Request()); return c.NoContent(200) })
-			mw := middleware.Handler(middleware.HTTPConfig{Rules: p, Logger: &logger})
-			other := unknownDecoder(mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.record(r) })))
-			for name, h := range map[string]http.Handler{"v4": e4, "v5": e5, "unknown decoder": other} {
+			cfg := middleware.HTTPConfig{Rules: rules.Strict()}
+			for _, name := range []string{"v4", "v5", "unknown decoder"} {
+				m := mounting{adapter: name, how: "use", cfg: cfg, before: []echoMW{decompress()}, routes: []string{"/e"}, methods: []string{http.MethodPost}}
+				if name == "unknown decoder" {
+					m = mounting{adapter: "nethttp", how: "bare", cfg: cfg, wrap: unknownDecoder}
+				}
+				h := newServer(t, m, seen)
 				*seen = headerSeen{}
 				r := httptest.NewRequest("POST", "/e", strings.NewReader(tc.body))
 				r.Header.Set("Content-Type", "application/json")
 				r.Header.Set("Content-Encoding", "gzip")
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, r)
+				w := h.Do(r)
 				status, reason := tc.status, tc.reason
 				if name == "unknown decoder" && tc.status != 413 {
 					status, reason = 400, "body_unreadable"

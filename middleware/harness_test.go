@@ -36,8 +36,17 @@ import (
 // this package): the Echo v4 adapter (the copy of its source,
 // echov4_source_test.go) mounted each way Echo takes one, and the
 // net/http adapter around each handler of a ServeMux, around the ServeMux,
-// or around one handler. The Echo v5 adapter, which imports this package
-// too, is mounted by the tests of package middleware_test.
+// or around one handler (httpMount).
+//
+// A mount can also come from outside this package (an outside mount):
+// the tests of package middleware_test, which can import the Echo
+// adapters' packages (middleware/echov4 and middleware/echov5 import this
+// one), supply it as a function that makes the server of the
+// middleware's configuration and the test's handler, and newServerOn
+// builds the server on it, its log captured as any other's.
+// export_test.go exports what they use (NewServer is newServerOn;
+// HTTPMount, httpMount, makes their net/http servers), and their
+// mounts_test.go has their mounts.
 
 // mount is where the middleware sits.
 type mount int
@@ -54,6 +63,7 @@ const (
 	// without it.
 	mountEchoAlone // Echo v4, no middleware
 	mountMuxAlone  // a ServeMux, no adapter
+	mountOutside   // a mount supplied from outside this package (newServerOn)
 )
 
 // mounts are the Echo v4 mounts.
@@ -64,7 +74,7 @@ var mounts = []mount{mountGlobal, mountGroup, mountRoute, mountPre}
 var allMounts = []mount{mountGlobal, mountGroup, mountRoute, mountPre, mountHandler, mountMux}
 
 func (m mount) String() string {
-	return [...]string{"global", "group", "route", "pre", "http handler", "http mux", "http bare", "echo alone", "mux alone"}[m]
+	return [...]string{"global", "group", "route", "pre", "http handler", "http mux", "http bare", "echo alone", "mux alone", "outside"}[m]
 }
 
 // echo reports whether m is an Echo mount.
@@ -134,7 +144,7 @@ type setup struct {
 
 // server is the middleware mounted one way in front of the handler rec,
 // with its log captured.
-type server[H handler] struct {
+type server[H any] struct {
 	mount mount
 	h     http.Handler
 	e     *echo.Echo // on an Echo mount, for a test that adds a route
@@ -155,36 +165,13 @@ func newServer[H handler](t testing.TB, st setup, rec H) *server[H] {
 		if cfg.Logger == nil {
 			cfg.Logger = s.logs.logger()
 		}
-		var mw func(http.Handler) http.Handler
-		if st.mount != mountMuxAlone {
-			var err error
-			if mw, err = cfg.ToHandler(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		h := httpHandler(rec)
-		if st.mount == mountBare {
-			s.h = mw(h)
-			return s
-		}
 		patterns := st.patterns
 		if patterns == nil {
 			for _, rt := range st.routes {
 				patterns = append(patterns, muxPattern(rt))
 			}
 		}
-		mux := http.NewServeMux()
-		for _, p := range patterns {
-			if st.mount == mountMux || st.mount == mountMuxAlone {
-				mux.Handle(p, h)
-			} else {
-				mux.Handle(p, mw(h))
-			}
-		}
-		s.h = mux
-		if st.mount == mountMux {
-			s.h = mw(mux)
-		}
+		s.h = httpMount(t, st.mount, cfg, patterns, httpHandler(rec))
 		return s
 	}
 	cfg := st.echo
@@ -241,6 +228,54 @@ func newServer[H handler](t testing.TB, st setup, rec H) *server[H] {
 		e.Use(before...)
 		add(e, "")
 	}
+	return s
+}
+
+// httpMount is the net/http adapter configured by cfg, mounted as m in
+// front of h: around each handler of a ServeMux of patterns
+// (mountHandler), around the ServeMux (mountMux), around h alone
+// (mountBare); mountMuxAlone is the ServeMux without the adapter.
+func httpMount(t testing.TB, m mount, cfg HTTPConfig, patterns []string, h http.Handler) http.Handler {
+	t.Helper()
+	var mw func(http.Handler) http.Handler
+	if m != mountMuxAlone {
+		var err error
+		if mw, err = cfg.ToHandler(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m == mountBare {
+		return mw(h)
+	}
+	mux := http.NewServeMux()
+	for _, p := range patterns {
+		if m == mountMux || m == mountMuxAlone {
+			mux.Handle(p, h)
+		} else {
+			mux.Handle(p, mw(h))
+		}
+	}
+	if m == mountMux {
+		return mw(mux)
+	}
+	return mux
+}
+
+// An outside mount is one supplied from outside this package, by the
+// tests of package middleware_test: given the middleware's configuration,
+// its Logger the server's log unless the test set one, and the test's
+// handler rec, it returns the server.
+type outside[H any] func(t testing.TB, cfg HTTPConfig, rec H) http.Handler
+
+// newServerOn builds the server that the outside mount on makes of cfg
+// and rec, with its log captured.
+func newServerOn[H any](t testing.TB, cfg HTTPConfig, on outside[H], rec H) *server[H] {
+	t.Helper()
+	s := &server[H]{mount: mountOutside, rec: rec, logs: &logBuf{}}
+	if cfg.Logger == nil {
+		cfg.Logger = s.logs.logger()
+	}
+	s.h = on(t, cfg, rec)
 	return s
 }
 

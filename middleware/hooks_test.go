@@ -15,14 +15,12 @@ import (
 	echo5 "github.com/labstack/echo/v5"
 
 	"github.com/utf8guard/utf8guard/middleware"
-	"github.com/utf8guard/utf8guard/middleware/echov4"
-	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
 )
 
-// The hooks harness: each adapter, mounted each way, with recording
+// The hooks' servers: each adapter, mounted each way, with recording
 // OnReject and ErrorHandler hooks (the latter answering as the default
 // one does), on one route, "/r/*" (Echo) or "/r/{rest...}" (ServeMux).
 
@@ -51,107 +49,49 @@ func (h *hkRecorder) handled() {
 	h.ran = true
 }
 
-// hkSetup is what a harness server is built with.
-type hkSetup struct {
-	rules rules.Ruleset
-	log   *rtLog
-	// before, when set, runs on the request before utf8guard does, as an
-	// earlier middleware would.
-	before func(r *http.Request)
-	// spoolBytes is the adapter's SpoolBytes (0: the default).
-	spoolBytes int64
+// serve is the handler: it reads the body, and answers 200, or 418 when
+// the read fails.
+func (h *hkRecorder) serve(_ echoCtx, w http.ResponseWriter, r *http.Request) {
+	h.handled()
+	if _, err := io.ReadAll(r.Body); err != nil {
+		w.WriteHeader(http.StatusTeapot) // the handler's read failed
+		return
+	}
+	w.WriteHeader(http.StatusOK)
 }
 
-// hkTargets are the adapters and mounts the harness builds.
+// hkTargets are the adapters and mounts the hooks' tests run on.
 var hkTargets = []string{"v4/use", "v4/pre", "v4/group", "v5/use", "v5/pre", "v5/group", "nethttp/route"}
 
-// hkServer builds target with s, recording into rec.
-func hkServer(t *testing.T, target string, s hkSetup, rec *hkRecorder) http.Handler {
-	t.Helper()
-	handle := func(r *http.Request) int {
-		rec.handled()
-		if _, err := io.ReadAll(r.Body); err != nil {
-			return http.StatusTeapot // the handler's read failed
-		}
-		return http.StatusOK
+// hkMounting describes the server of target, one of hkTargets, with the
+// rules rs and rec as its hooks and handler; before, when set, runs on the
+// request before utf8guard, as an earlier middleware would.
+func hkMounting(target string, rs rules.Ruleset, rec *hkRecorder, before func(r *http.Request)) mounting {
+	adapter, how, _ := strings.Cut(target, "/")
+	m := mounting{adapter: adapter, how: how, routes: []string{"/r/*"}, group: "/r",
+		cfg:     middleware.HTTPConfig{Rules: rs, OnReject: func(r *http.Request, rj *middleware.Rejection) { rec.add("OnReject", rj) }},
+		onError: func(rj *middleware.Rejection) { rec.add("ErrorHandler", rj) }}
+	if adapter == "nethttp" {
+		m.how, m.routes = "handler", []string{"/r/{rest...}"}
 	}
-	adapter, mount, _ := strings.Cut(target, "/")
-	switch adapter {
-	case "v4":
-		mw, err := echov4.Config{Rules: s.rules, Logger: s.log.logger(), SpoolBytes: s.spoolBytes,
-			OnReject: func(c echo4.Context, rj *middleware.Rejection) { rec.add("OnReject", rj) },
-			ErrorHandler: func(c echo4.Context, rj *middleware.Rejection) error {
-				rec.add("ErrorHandler", rj)
-				return echov4.DefaultErrorHandler(c, rj)
-			}}.ToMiddleware()
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := echo4.New()
-		if s.before != nil {
-			e.Pre(func(next echo4.HandlerFunc) echo4.HandlerFunc {
-				return func(c echo4.Context) error { s.before(c.Request()); return next(c) }
-			})
-		}
-		h := func(c echo4.Context) error { return c.NoContent(handle(c.Request())) }
-		switch mount {
-		case "use":
-			e.Use(mw)
-			e.Any("/r/*", h)
-		case "pre":
-			e.Pre(mw)
-			e.Any("/r/*", h)
-		case "group":
-			e.Group("/r", mw).Any("/*", h)
-		}
-		return e
-	case "v5":
-		mw, err := echov5.Config{Rules: s.rules, Logger: s.log.logger(), SpoolBytes: s.spoolBytes,
-			OnReject: func(c *echo5.Context, rj *middleware.Rejection) { rec.add("OnReject", rj) },
-			ErrorHandler: func(c *echo5.Context, rj *middleware.Rejection) error {
-				rec.add("ErrorHandler", rj)
-				return echov5.DefaultErrorHandler(c, rj)
-			}}.ToMiddleware()
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := echo5.New()
-		if s.before != nil {
-			e.Pre(func(next echo5.HandlerFunc) echo5.HandlerFunc {
-				return func(c *echo5.Context) error { s.before(c.Request()); return next(c) }
-			})
-		}
-		h := func(c *echo5.Context) error { return c.NoContent(handle(c.Request())) }
-		switch mount {
-		case "use":
-			e.Use(mw)
-			e.Any("/r/*", h)
-		case "pre":
-			e.Pre(mw)
-			e.Any("/r/*", h)
-		case "group":
-			e.Group("/r", mw).Any("/*", h)
-		}
-		return e
-	default:
-		guard, err := middleware.HTTPConfig{Rules: s.rules, Logger: s.log.logger(), SpoolBytes: s.spoolBytes,
-			OnReject: func(r *http.Request, rj *middleware.Rejection) { rec.add("OnReject", rj) },
-			ErrorHandler: func(w http.ResponseWriter, r *http.Request, rj *middleware.Rejection) {
-				rec.add("ErrorHandler", rj)
-				middleware.DefaultHTTPErrorHandler(w, r, rj)
-			}}.ToHandler()
-		if err != nil {
-			t.Fatal(err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("/r/{rest...}", guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(handle(r))
-		})))
-		if s.before == nil {
-			return mux
-		}
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.before(r); mux.ServeHTTP(w, r) })
+	if before == nil {
+		return m
 	}
+	if adapter == "nethttp" {
+		m.wrap = func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { before(r); h.ServeHTTP(w, r) })
+		}
+		return m
+	}
+	m.pre = []echoMW{{
+		v4: func(next echo4.HandlerFunc) echo4.HandlerFunc {
+			return func(c echo4.Context) error { before(c.Request()); return next(c) }
+		},
+		v5: func(next echo5.HandlerFunc) echo5.HandlerFunc {
+			return func(c *echo5.Context) error { before(c.Request()); return next(c) }
+		},
+	}}
+	return m
 }
 
 // hkBody decodes an answer's {"reason", "location"}.
@@ -256,7 +196,9 @@ func TestEveryReasonReachesTheHooks(t *testing.T) {
 			t.Run(tc.reason.String()+"/"+target, func(t *testing.T) {
 				t.Parallel()
 				rec := &hkRecorder{}
-				h := hkServer(t, target, hkSetup{rules: tc.policy, log: &rtLog{}, spoolBytes: tc.req.spoolBytes}, rec)
+				m := hkMounting(target, tc.policy, rec, nil)
+				m.cfg.SpoolBytes = tc.req.spoolBytes
+				h := newServer(t, m, rec)
 				var body io.Reader
 				if tc.req.body != "" {
 					body = strings.NewReader(tc.req.body)
@@ -268,8 +210,7 @@ func TestEveryReasonReachesTheHooks(t *testing.T) {
 				if tc.req.edit != nil {
 					tc.req.edit(r)
 				}
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, r)
+				w := h.Do(r)
 				want := []hkCall{{"OnReject", tc.reason.String(), tc.location, rules.Enforce}, {"ErrorHandler", tc.reason.String(), tc.location, rules.Enforce}}
 				if !slices.Equal(rec.calls, want) {
 					t.Errorf("hooks %v, want %v", rec.calls, want)
@@ -301,34 +242,13 @@ func TestPreMoveRefusalReachesTheHooks(t *testing.T) {
 	target := "/r/\ufb01e%CC%81" // NFC: "/r/ﬁé"; then NFKC: "/r/fié"
 	want := []hkCall{{"OnReject", "canonical_syntax", "path", rules.Enforce}, {"ErrorHandler", "canonical_syntax", "path", rules.Enforce}}
 
-	rec := &hkRecorder{}
-	e4 := echo4.New()
-	e4.Pre(echov4.WithConfig(echov4.Config{Rules: table, Logger: (&rtLog{}).logger(),
-		OnReject: func(c echo4.Context, rj *middleware.Rejection) { rec.add("OnReject", rj) },
-		ErrorHandler: func(c echo4.Context, rj *middleware.Rejection) error {
-			rec.add("ErrorHandler", rj)
-			return echov4.DefaultErrorHandler(c, rj)
-		}}))
-	rec5 := &hkRecorder{}
-	e5 := echo5.New()
-	e5.Pre(echov5.WithConfig(echov5.Config{Rules: table, Logger: (&rtLog{}).logger(),
-		OnReject: func(c *echo5.Context, rj *middleware.Rejection) { rec5.add("OnReject", rj) },
-		ErrorHandler: func(c *echo5.Context, rj *middleware.Rejection) error {
-			rec5.add("ErrorHandler", rj)
-			return echov5.DefaultErrorHandler(c, rj)
-		}}))
-	for _, r := range routes {
-		e4.GET(r, func(c echo4.Context) error { rec.handled(); return nil })
-		e5.GET(r, func(c *echo5.Context) error { rec5.handled(); return nil })
-	}
-	for name, s := range map[string]struct {
-		h   http.Handler
-		rec *hkRecorder
-	}{"v4/pre": {e4, rec}, "v5/pre": {e5, rec5}} {
-		w := httptest.NewRecorder()
-		s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, target, nil))
-		if w.Code != 400 || !slices.Equal(s.rec.calls, want) || s.rec.ran {
-			t.Errorf("%s: %d %s, hooks %v, handler ran %v; want 400 and %v", name, w.Code, w.Body, s.rec.calls, s.rec.ran, want)
+	for _, name := range []string{"v4/pre", "v5/pre"} {
+		rec := &hkRecorder{}
+		m := hkMounting(name, table, rec, nil)
+		m.routes, m.methods = routes, []string{http.MethodGet}
+		w := newServer(t, m, rec).Do(httptest.NewRequest(http.MethodGet, target, nil))
+		if w.Code != 400 || !slices.Equal(rec.calls, want) || rec.ran {
+			t.Errorf("%s: %d %s, hooks %v, handler ran %v; want 400 and %v", name, w.Code, w.Body, rec.calls, rec.ran, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package middleware_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -11,11 +12,9 @@ import (
 	"testing"
 	"time"
 
-	echo5 "github.com/labstack/echo/v5"
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware"
-	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -50,9 +49,9 @@ func TestLiveRulesSwapUnderLoad(t *testing.T) {
 			flagged.Add(1)
 		}
 	}
-	e := echo5.New()
-	e.Pre(echov5.WithConfig(echov5.Config{Rules: live, Logger: &nop, Observe: observe}))
-	e.GET("/admin/:id", func(c *echo5.Context) error { return c.String(http.StatusOK, c.Param("id")) })
+	s := newServer(t, mounting{adapter: "v5", how: "pre", cfg: middleware.HTTPConfig{Rules: live, Logger: &nop, Observe: observe},
+		routes: []string{"/admin/:id"}, methods: []string{http.MethodGet}},
+		handlerFunc(func(c echoCtx, w http.ResponseWriter, _ *http.Request) { io.WriteString(w, c.Param("id")) }))
 
 	// The clients send at least requests each, and go on (for at most
 	// 10 s) until both tables have checked some: on a loaded machine the
@@ -88,8 +87,7 @@ func TestLiveRulesSwapUnderLoad(t *testing.T) {
 		go func() {
 			defer clients.Done()
 			for n := 0; n < requests || (rejected.Load() == 0 || flagged.Load() == 0) && time.Now().Before(deadline); n++ {
-				w := httptest.NewRecorder()
-				e.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/%61dmin/x%00", nil))
+				w := s.Do(httptest.NewRequest(http.MethodGet, "/%61dmin/x%00", nil))
 				sent.Add(1)
 				if w.Code != http.StatusBadRequest && w.Code != http.StatusNotFound {
 					t.Errorf("status %d, want 400 (enforced) or 404 (monitored, routed as sent)", w.Code)
@@ -119,15 +117,11 @@ func TestLiveRulesSetChecksFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nop := zerolog.Nop()
-	e := echo5.New()
-	e.Use(echov5.WithConfig(echov5.Config{Rules: live, Logger: &nop}))
-	e.GET("/open/*", func(c *echo5.Context) error { return c.String(http.StatusOK, "open") })
-	e.GET("/users/:id", func(c *echo5.Context) error { return c.String(http.StatusOK, c.Param("id")) })
+	s := newServer(t, mounting{adapter: "v5", how: "use", cfg: middleware.HTTPConfig{Rules: live},
+		routes: []string{"/open/*", "/users/:id"}, methods: []string{http.MethodGet}},
+		handlerFunc(func(c echoCtx, w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.URL.Path) }))
 	get := func(target string) int {
-		w := httptest.NewRecorder()
-		e.ServeHTTP(w, httptest.NewRequest(http.MethodGet, target, nil))
-		return w.Code
+		return s.Do(httptest.NewRequest(http.MethodGet, target, nil)).Code
 	}
 	if code := get("/open/%C0%AE"); code != http.StatusOK { // the first request: the adapter learns its routes
 		t.Fatalf("GET /open/%%C0%%AE: %d, want 200 (unchecked)", code)

@@ -9,13 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	echo4 "github.com/labstack/echo/v4"
-	echo5 "github.com/labstack/echo/v5"
 	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware"
-	"github.com/utf8guard/utf8guard/middleware/echov4"
-	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
 )
@@ -56,45 +52,31 @@ func TestObserveEveryVerdict(t *testing.T) {
 	table := func(mon, open string) rules.Table {
 		return rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{mon: monitor, open: rules.Unchecked()}}
 	}
-	nop := zerolog.Nop()
-	ok := func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }
+	// On net/http the adapter wraps the catch-all pattern "/" too: the
+	// ServeMux's not-found handler there.
+	ok := handlerFunc(func(_ echoCtx, w http.ResponseWriter, r *http.Request) {
+		if r.Pattern == "/" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "ok")
+	})
 	type server struct {
-		name              string
-		strict, mon, open string // the route templates, in the adapter's syntax
-		unmatched         string // the Route of a request no route matches
-		build             func(o *observed) http.Handler
+		name, adapter, how string
+		strict, mon, open  string   // the route templates, in the adapter's syntax
+		more               []string // more routes
+		unmatched          string   // the Route of a request no route matches
 	}
 	servers := []server{
-		{name: "nethttp", strict: "GET /s/{id}", mon: "GET /m/{id}", open: "GET /o/{id}", unmatched: "/", build: func(o *observed) http.Handler {
-			mw := middleware.Handler(middleware.HTTPConfig{Rules: table("GET /m/{id}", "GET /o/{id}"), Logger: &nop, Observe: o.observe})
-			mux := http.NewServeMux()
-			for _, p := range []string{"GET /s/{id}", "GET /m/{id}", "GET /o/{id}"} {
-				mux.Handle(p, mw(http.HandlerFunc(ok)))
-			}
-			mux.Handle("/", mw(http.NotFoundHandler()))
-			return mux
-		}},
-		{name: "echov4", strict: "/s/:id", mon: "/m/:id", open: "/o/:id", unmatched: "", build: func(o *observed) http.Handler {
-			e := echo4.New()
-			e.Use(echov4.WithConfig(echov4.Config{Rules: table("/m/:id", "/o/:id"), Logger: &nop, Observe: o.observe}))
-			for _, p := range []string{"/s/:id", "/m/:id", "/o/:id"} {
-				e.GET(p, func(c echo4.Context) error { return c.String(http.StatusOK, "ok") })
-			}
-			return e
-		}},
-		{name: "echov5", strict: "/s/:id", mon: "/m/:id", open: "/o/:id", unmatched: "", build: func(o *observed) http.Handler {
-			e := echo5.New()
-			e.Use(echov5.WithConfig(echov5.Config{Rules: table("/m/:id", "/o/:id"), Logger: &nop, Observe: o.observe}))
-			for _, p := range []string{"/s/:id", "/m/:id", "/o/:id"} {
-				e.GET(p, func(c *echo5.Context) error { return c.String(http.StatusOK, "ok") })
-			}
-			return e
-		}},
+		{name: "nethttp", adapter: "nethttp", how: "handler", strict: "GET /s/{id}", mon: "GET /m/{id}", open: "GET /o/{id}", more: []string{"/"}, unmatched: "/"},
+		{name: "echov4", adapter: "v4", how: "use", strict: "/s/:id", mon: "/m/:id", open: "/o/:id", unmatched: ""},
+		{name: "echov5", adapter: "v5", how: "use", strict: "/s/:id", mon: "/m/:id", open: "/o/:id", unmatched: ""},
 	}
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
 			var o observed
-			h := s.build(&o)
+			srv := newServer(t, mounting{adapter: s.adapter, how: s.how, cfg: middleware.HTTPConfig{Rules: table(s.mon, s.open), Observe: o.observe},
+				routes: append([]string{s.strict, s.mon, s.open}, s.more...), methods: []string{http.MethodGet}}, ok)
 			for _, tc := range []struct {
 				target string
 				status int
@@ -108,8 +90,7 @@ func TestObserveEveryVerdict(t *testing.T) {
 				{"/o/%C0%AE", 200, "unchecked " + s.open},
 				{"/nowhere/%ED%A0%80", 0, "rejected " + s.unmatched + " path surrogate"},
 			} {
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.target, nil))
+				w := srv.Do(httptest.NewRequest(http.MethodGet, tc.target, nil))
 				if tc.status != 0 && w.Code != tc.status {
 					t.Errorf("GET %s: status %d, want %d", tc.target, w.Code, tc.status)
 				}
@@ -135,13 +116,13 @@ func TestObserveCost(t *testing.T) {
 	}
 	nop := zerolog.Nop()
 	allocs := func(observe func(*http.Request, middleware.Observation)) float64 {
-		e := echo5.New()
-		e.Use(echov5.WithConfig(echov5.Config{Rules: rules.Strict(), Logger: &nop, Observe: observe}))
-		e.GET("/users/:id", func(c *echo5.Context) error { return c.NoContent(http.StatusOK) })
+		h := newServer(t, mounting{adapter: "v5", how: "use", cfg: middleware.HTTPConfig{Rules: rules.Strict(), Logger: &nop, Observe: observe},
+			routes: []string{"/users/:id"}, methods: []string{http.MethodGet}},
+			handlerFunc(func(_ echoCtx, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })).Handler()
 		r := httptest.NewRequest(http.MethodGet, "/users/42?name=alice", nil)
 		w := httptest.NewRecorder()
 		return testing.AllocsPerRun(200, func() {
-			e.ServeHTTP(w, r)
+			h.ServeHTTP(w, r)
 			if w.Code != http.StatusOK {
 				t.Fatalf("status %d", w.Code)
 			}

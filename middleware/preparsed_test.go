@@ -66,17 +66,14 @@ func TestParsedBeforeCheck(t *testing.T) {
 				}
 				// Without the earlier parse: the check itself decides.
 				rec := &hkRecorder{}
-				h := hkServer(t, target, hkSetup{rules: rules.Strict(), log: &rtLog{}}, rec)
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, newReq())
+				w := newServer(t, hkMounting(target, rules.Strict(), rec, nil), rec).Do(newReq())
 				if tc.unparsed == "" && w.Code != 200 || tc.unparsed != "" && (len(rec.calls) == 0 || rec.calls[0].reason != tc.unparsed) {
 					t.Fatalf("without the earlier parse: %d, hooks %v; want %q", w.Code, rec.calls, tc.unparsed)
 				}
 
-				rec, log := &hkRecorder{}, &rtLog{}
-				h = hkServer(t, target, hkSetup{rules: rules.Strict(), log: log, before: tc.parse}, rec)
-				w = httptest.NewRecorder()
-				h.ServeHTTP(w, newReq())
+				rec = &hkRecorder{}
+				s := newServer(t, hkMounting(target, rules.Strict(), rec, tc.parse), rec)
+				w = s.Do(newReq())
 				want := []hkCall{{"OnReject", "parsed_before_check", tc.location, rules.Enforce}, {"ErrorHandler", "parsed_before_check", tc.location, rules.Enforce}}
 				if !slices.Equal(rec.calls, want) || rec.ran {
 					t.Errorf("hooks %v, handler ran %v; want %v and not", rec.calls, rec.ran, want)
@@ -84,7 +81,7 @@ func TestParsedBeforeCheck(t *testing.T) {
 				if reason, location := hkBody(t, w.Body.Bytes()); w.Code != 500 || reason != "parsed_before_check" || location != tc.location {
 					t.Errorf("answer %d %s, want 500 parsed_before_check in %s", w.Code, w.Body, tc.location)
 				}
-				lines := log.lines(t, "error")
+				lines := linesAt(t, s.Logs(), "error")
 				if len(lines) != 1 || lines[0]["reason"] != "parsed_before_check" || lines[0]["location"] != tc.location ||
 					!strings.Contains(lines[0]["message"].(string), "mount utf8guard before the middleware that parsed it") ||
 					!strings.HasPrefix(lines[0]["error"].(string), tc.field+" already set when utf8guard ran") {
@@ -100,17 +97,16 @@ func TestParsedBeforeCheck(t *testing.T) {
 func TestParsedBeforeCheckMonitor(t *testing.T) {
 	t.Parallel()
 	for _, target := range hkTargets {
-		rec, log := &hkRecorder{}, &rtLog{}
-		h := hkServer(t, target, hkSetup{rules: rules.Strict().AsMonitor(), log: log, before: func(r *http.Request) { r.FormValue("x") }}, rec)
+		rec := &hkRecorder{}
+		s := newServer(t, hkMounting(target, rules.Strict().AsMonitor(), rec, func(r *http.Request) { r.FormValue("x") }), rec)
 		r := httptest.NewRequest(http.MethodPost, "/r/x", strings.NewReader("x=%ff"))
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		w := s.Do(r)
 		want := []hkCall{{"OnReject", "parsed_before_check", "form", rules.Monitor}}
 		if w.Code != 200 || !rec.ran || !slices.Equal(rec.calls, want) {
 			t.Errorf("%s: %d, handler ran %v, hooks %v; want 200, the handler, %v", target, w.Code, rec.ran, rec.calls, want)
 		}
-		lines := log.lines(t, "error")
+		lines := linesAt(t, s.Logs(), "error")
 		if len(lines) != 1 || lines[0]["mode"] != "monitor" || !strings.HasPrefix(lines[0]["message"].(string), "utf8guard: request flagged: ") {
 			t.Errorf("%s: log %v", target, lines)
 		}
@@ -126,11 +122,10 @@ func TestParsedBeforeCheckElsewhere(t *testing.T) {
 	jsonOnly.JSON.On, jsonOnly.Path.On = true, true
 	for name, pol := range map[string]rules.Policy{"unchecked": rules.Unchecked(), "path and JSON only": jsonOnly} {
 		for _, target := range hkTargets {
-			rec, log := &hkRecorder{}, &rtLog{}
-			h := hkServer(t, target, hkSetup{rules: pol, log: log, before: func(r *http.Request) { r.FormValue("x") }}, rec)
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/r/x?x=1", nil))
-			if w.Code != 200 || len(rec.calls) != 0 || len(log.lines(t, "error")) != 0 {
+			rec := &hkRecorder{}
+			s := newServer(t, hkMounting(target, pol, rec, func(r *http.Request) { r.FormValue("x") }), rec)
+			w := s.Do(httptest.NewRequest(http.MethodGet, "/r/x?x=1", nil))
+			if w.Code != 200 || len(rec.calls) != 0 || len(linesAt(t, s.Logs(), "error")) != 0 {
 				t.Errorf("%s, %s: %d, hooks %v", name, target, w.Code, rec.calls)
 			}
 		}

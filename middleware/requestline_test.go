@@ -6,15 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	echo4 "github.com/labstack/echo/v4"
-	emw4 "github.com/labstack/echo/v4/middleware"
-	echo5 "github.com/labstack/echo/v5"
-	emw5 "github.com/labstack/echo/v5/middleware"
-	"github.com/rs/zerolog"
-
 	"github.com/utf8guard/utf8guard/middleware"
-	"github.com/utf8guard/utf8guard/middleware/echov4"
-	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -27,41 +19,12 @@ import (
 // stands for the URL, passes as it is.
 func TestRequestURIIsWhatWasChecked(t *testing.T) {
 	t.Parallel()
-	nop := zerolog.Nop()
-	rewrite := map[string]string{"/old/*": "/new/fixed"}
+	rw := map[string]string{"/old/*": "/new/fixed"}
 	p := rules.Strict()
 	type result struct {
 		status int
 		answer map[string]string
 		uri    string
-	}
-	servers := map[string]func(mount string) (http.Handler, *string){
-		"v4": func(mount string) (http.Handler, *string) {
-			var uri string
-			e := echo4.New()
-			mw := echov4.WithConfig(echov4.Config{Rules: p, Logger: &nop})
-			e.Pre(emw4.Rewrite(rewrite))
-			if mount == "pre" {
-				e.Pre(mw)
-			} else {
-				e.Use(mw)
-			}
-			e.GET("/new/*", func(c echo4.Context) error { uri = c.Request().RequestURI; return c.NoContent(200) })
-			return e, &uri
-		},
-		"v5": func(mount string) (http.Handler, *string) {
-			var uri string
-			e := echo5.New()
-			mw := echov5.WithConfig(echov5.Config{Rules: p, Logger: &nop})
-			e.Pre(emw5.Rewrite(rewrite))
-			if mount == "pre" {
-				e.Pre(mw)
-			} else {
-				e.Use(mw)
-			}
-			e.GET("/new/*", func(c *echo5.Context) error { uri = c.Request().RequestURI; return c.NoContent(200) })
-			return e, &uri
-		},
 	}
 	for _, tc := range []struct {
 		target   string
@@ -75,15 +38,17 @@ func TestRequestURIIsWhatWasChecked(t *testing.T) {
 		{"/old/x?q=%00", 400, "forbidden_char", "query"},
 		{"/old/x?q=%zz", 400, "bad_escape", "query"},
 	} {
-		for name, server := range servers {
+		for _, name := range []string{"v4", "v5"} {
 			for _, mount := range []string{"pre", "use"} {
-				h, uri := server(mount)
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.target, nil))
+				var uri string
+				s := newServer(t, mounting{adapter: name, how: mount, cfg: middleware.HTTPConfig{Rules: p}, pre: []echoMW{rewrite(rw)},
+					routes: []string{"/new/*"}, methods: []string{http.MethodGet}},
+					handlerFunc(func(_ echoCtx, w http.ResponseWriter, r *http.Request) { uri = r.RequestURI; w.WriteHeader(200) }))
+				w := s.Do(httptest.NewRequest(http.MethodGet, tc.target, nil))
 				var res result
 				res.status = w.Code
 				_ = json.Unmarshal(w.Body.Bytes(), &res.answer)
-				res.uri = *uri
+				res.uri = uri
 				if res.status != tc.status || res.answer["reason"] != tc.reason || res.answer["location"] != tc.location {
 					t.Errorf("%s under e.%s, %s: %d %s; want %d %s in %s", name, mount, tc.target, res.status, w.Body, tc.status, tc.reason, tc.location)
 				}
@@ -100,10 +65,10 @@ func TestRequestURIIsWhatWasChecked(t *testing.T) {
 // path check refuses is refused.
 func TestRequestURIUnderStripPrefix(t *testing.T) {
 	t.Parallel()
-	nop := zerolog.Nop()
 	var uri string
-	mw := middleware.Handler(middleware.HTTPConfig{Rules: rules.Strict(), Logger: &nop})
-	h := http.StripPrefix("/api", mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { uri = r.RequestURI })))
+	s := newServer(t, mounting{adapter: "nethttp", how: "bare", cfg: middleware.HTTPConfig{Rules: rules.Strict()},
+		wrap: func(h http.Handler) http.Handler { return http.StripPrefix("/api", h) }},
+		handlerFunc(func(_ echoCtx, _ http.ResponseWriter, r *http.Request) { uri = r.RequestURI }))
 	for _, tc := range []struct {
 		target string
 		status int
@@ -113,8 +78,7 @@ func TestRequestURIUnderStripPrefix(t *testing.T) {
 		{"/api/a%E2%80%AEb", 400},
 	} {
 		uri = ""
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.target, nil))
+		w := s.Do(httptest.NewRequest(http.MethodGet, tc.target, nil))
 		if w.Code != tc.status || tc.status == 200 && uri != tc.target {
 			t.Errorf("%s: %d %s, the handler read RequestURI %q", tc.target, w.Code, w.Body, uri)
 		}

@@ -5,15 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	echo4 "github.com/labstack/echo/v4"
-	emw4 "github.com/labstack/echo/v4/middleware"
-	echo5 "github.com/labstack/echo/v5"
-	emw5 "github.com/labstack/echo/v5/middleware"
-	"github.com/rs/zerolog"
-
 	"github.com/utf8guard/utf8guard/middleware"
-	"github.com/utf8guard/utf8guard/middleware/echov4"
-	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 	"github.com/utf8guard/utf8guard/sanitize"
@@ -25,13 +17,12 @@ import (
 // had repaired or brought to NFC came back as sent, ill-formed octets and
 // all. utf8guard now rewrites RequestURI with them.
 func TestRewriteUnderPreRunsTheNewRoutesPolicy(t *testing.T) {
-	nop := zerolog.Nop()
 	nfc := rules.Strict()
 	nfc.Normalization = normalize.NFC
 	rep := rules.Strict()
 	rep.Path.Repair = true
 	rep.Query.Repair = true
-	rewrite := map[string]string{"/old/*": "/new/$1"}
+	rw := map[string]string{"/old/*": "/new/$1"}
 	for _, tc := range []struct {
 		name, target string
 		pol          rules.Policy
@@ -40,47 +31,34 @@ func TestRewriteUnderPreRunsTheNewRoutesPolicy(t *testing.T) {
 		{"nfc", "/old/cafe%CC%81?q=e%CC%81", nfc, func(p, q string) bool { return !normalize.NFC.IsNormalString(p) || !normalize.NFC.IsNormalString(q) }},
 		{"repair", "/old/a%FF?q=b%FF", rep, func(p, q string) bool { return sanitize.ValidateString(p) != nil || sanitize.ValidateString(q) != nil }},
 	} {
-		t.Run("v4/"+tc.name, func(t *testing.T) {
-			e := echo4.New()
-			pol := tc.pol
-			e.Pre(echov4.WithConfig(echov4.Config{Rules: &pol, Logger: &nop}))
-			e.Pre(emw4.Rewrite(rewrite))
-			var param, q string
-			ran := false
-			e.GET("/new/:id", func(c echo4.Context) error {
-				ran, param, q = true, c.Param("id"), c.Request().URL.Query().Get("q")
-				return nil
+		for _, a := range []struct {
+			adapter, query string // query: how the handler reads q
+			read           func(c echoCtx, r *http.Request) string
+		}{
+			{"v4", "query q", func(_ echoCtx, r *http.Request) string { return r.URL.Query().Get("q") }},
+			{"v5", "c.QueryParam(q)", func(c echoCtx, _ *http.Request) string { return c.QueryParam("q") }},
+		} {
+			t.Run(a.adapter+"/"+tc.name, func(t *testing.T) {
+				pol := tc.pol
+				var param, q string
+				ran := false
+				s := newServer(t, mounting{adapter: a.adapter, how: "pre", cfg: middleware.HTTPConfig{Rules: &pol}, after: []echoMW{rewrite(rw)},
+					routes: []string{"/new/:id"}, methods: []string{http.MethodGet}},
+					handlerFunc(func(c echoCtx, _ http.ResponseWriter, r *http.Request) {
+						ran, param, q = true, c.Param("id"), a.read(c, r)
+					}))
+				w := s.Do(httptest.NewRequest(http.MethodGet, tc.target, nil))
+				if !ran || tc.bad(param, q) {
+					t.Errorf("status %d; handler read c.Param(id) %+q, %s %+q", w.Code, param, a.query, q)
+				}
 			})
-			w := httptest.NewRecorder()
-			e.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.target, nil))
-			if !ran || tc.bad(param, q) {
-				t.Errorf("status %d; handler read c.Param(id) %+q, query q %+q", w.Code, param, q)
-			}
-		})
-		t.Run("v5/"+tc.name, func(t *testing.T) {
-			e := echo5.New()
-			pol := tc.pol
-			e.Pre(echov5.WithConfig(echov5.Config{Rules: &pol, Logger: &nop}))
-			e.Pre(emw5.Rewrite(rewrite))
-			var param, q string
-			ran := false
-			e.GET("/new/:id", func(c *echo5.Context) error {
-				ran, param, q = true, c.Param("id"), c.QueryParam("q")
-				return nil
-			})
-			w := httptest.NewRecorder()
-			e.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.target, nil))
-			if !ran || tc.bad(param, q) {
-				t.Errorf("status %d; handler read c.Param(id) %+q, c.QueryParam(q) %+q", w.Code, param, q)
-			}
-		})
+		}
 	}
 }
 
 // TestRequestURIFollowsTheRewrite: RequestURI follows the rewritten path and
 // query, and stays as sent when nothing was rewritten or in Monitor mode.
 func TestRequestURIFollowsTheRewrite(t *testing.T) {
-	nop := zerolog.Nop()
 	for _, tc := range []struct {
 		name, target, want string
 		monitor            bool
@@ -96,11 +74,9 @@ func TestRequestURIFollowsTheRewrite(t *testing.T) {
 				pol = pol.AsMonitor()
 			}
 			var got string
-			h := middleware.Handler(middleware.HTTPConfig{Rules: &pol, Logger: &nop})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				got = r.RequestURI
-			}))
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, tc.target, nil))
+			s := newServer(t, mounting{adapter: "nethttp", how: "bare", cfg: middleware.HTTPConfig{Rules: &pol}},
+				handlerFunc(func(_ echoCtx, _ http.ResponseWriter, r *http.Request) { got = r.RequestURI }))
+			w := s.Do(httptest.NewRequest(http.MethodGet, tc.target, nil))
 			if w.Code != http.StatusOK || got != tc.want {
 				t.Errorf("status %d, RequestURI %q, want %q", w.Code, got, tc.want)
 			}

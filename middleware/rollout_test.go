@@ -12,10 +12,8 @@ import (
 	emw4 "github.com/labstack/echo/v4/middleware"
 	echo5 "github.com/labstack/echo/v5"
 	emw5 "github.com/labstack/echo/v5/middleware"
-	"github.com/rs/zerolog"
 
-	"github.com/utf8guard/utf8guard/middleware/echov4"
-	"github.com/utf8guard/utf8guard/middleware/echov5"
+	"github.com/utf8guard/utf8guard/middleware"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -60,27 +58,18 @@ func TestRecommendedStackReadsAlikeInBothModes(t *testing.T) {
 		}
 		return rd
 	}
-	stacks := map[string]func(p rules.Policy, seen *read) http.Handler{
-		"v4": func(p rules.Policy, seen *read) http.Handler {
-			logger := zerolog.Nop()
-			e := echo4.New()
-			e.Use(emw4.Recover(), emw4.RequestID(), emw4.RequestLoggerWithConfig(emw4.RequestLoggerConfig{
+	// The README's stack before utf8guard.
+	stack := func() []echoMW {
+		return []echoMW{{emw4.Recover(), emw5.Recover()}, {emw4.RequestID(), emw5.RequestID()}, {
+			emw4.RequestLoggerWithConfig(emw4.RequestLoggerConfig{
 				LogValuesFunc: func(echo4.Context, emw4.RequestLoggerValues) error { return nil },
-			}), echov4.WithConfig(echov4.Config{Rules: p, Logger: &logger}), emw4.Decompress())
-			e.POST("/e", func(c echo4.Context) error { *seen = record(c.Request()); return c.NoContent(200) })
-			return e
-		},
-		"v5": func(p rules.Policy, seen *read) http.Handler {
-			logger := zerolog.Nop()
-			e := echo5.New()
-			e.Use(emw5.Recover(), emw5.RequestID(), emw5.RequestLoggerWithConfig(emw5.RequestLoggerConfig{
+			}),
+			emw5.RequestLoggerWithConfig(emw5.RequestLoggerConfig{
 				LogValuesFunc: func(*echo5.Context, emw5.RequestLoggerValues) error { return nil },
-			}), echov5.WithConfig(echov5.Config{Rules: p, Logger: &logger}), emw5.Decompress())
-			e.POST("/e", func(c *echo5.Context) error { *seen = record(c.Request()); return c.NoContent(200) })
-			return e
-		},
+			}),
+		}}
 	}
-	for adapter, stack := range stacks {
+	for _, adapter := range []string{"v4", "v5"} {
 		for _, b := range bodies {
 			for _, coding := range []string{"", "gzip"} {
 				name := adapter + "/" + b.name + "/" + coding
@@ -95,8 +84,10 @@ func TestRecommendedStackReadsAlikeInBothModes(t *testing.T) {
 					if coding != "" {
 						r.Header.Set("Content-Encoding", coding)
 					}
-					w := httptest.NewRecorder()
-					stack(p, &reads[i]).ServeHTTP(w, r)
+					seen := &reads[i]
+					w := newServer(t, mounting{adapter: adapter, how: "use", cfg: middleware.HTTPConfig{Rules: p}, before: stack(), after: []echoMW{decompress()},
+						routes: []string{"/e"}, methods: []string{http.MethodPost}},
+						handlerFunc(func(_ echoCtx, w http.ResponseWriter, r *http.Request) { *seen = record(r); w.WriteHeader(200) })).Do(r)
 					if w.Code != http.StatusOK {
 						t.Errorf("%s, %s mode: %d %s", name, p.Mode, w.Code, w.Body)
 					}

@@ -1,8 +1,6 @@
 package middleware_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,44 +21,6 @@ import (
 	"github.com/utf8guard/utf8guard/normalize"
 	"github.com/utf8guard/utf8guard/rules"
 )
-
-// rtLog is a concurrency-safe log sink that reads back JSON lines.
-type rtLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *rtLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *rtLog) logger() *zerolog.Logger {
-	z := zerolog.New(l)
-	return &z
-}
-
-// lines returns the log lines of level, decoded.
-func (l *rtLog) lines(t *testing.T, level string) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		if m["level"] == level {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 // rtTable has two keys that name no route: a typo and a missing "/*".
 func rtTable() rules.Table {
@@ -137,96 +97,44 @@ func TestCheckRoutes(t *testing.T) {
 // are served as before.
 func TestRoutesFirstRequest(t *testing.T) {
 	t.Parallel()
-	type server struct {
-		h   http.Handler
-		log *rtLog
-	}
-	var servers = map[string]func() server{}
-	for _, mount := range []string{"use", "pre", "group"} {
-		servers["v4/"+mount] = func() server {
-			l := &rtLog{}
-			e := echo4.New()
-			mw := echov4.WithConfig(echov4.Config{Rules: rtTable(), Logger: l.logger()})
-			var g *echo4.Group
-			switch mount {
-			case "use":
-				e.Use(mw)
-			case "pre":
-				e.Pre(mw)
-			case "group":
-				g = e.Group("", mw)
-			}
-			for _, r := range rtRoutes {
-				h := func(c echo4.Context) error { return c.String(http.StatusOK, "ok") }
-				if g != nil {
-					g.GET(r, h)
-				} else {
-					e.GET(r, h)
+	ok := handlerFunc(func(_ echoCtx, w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+	for _, adapter := range []string{"v4", "v5"} {
+		for _, mount := range []string{"use", "pre", "group"} {
+			t.Run(adapter+"/"+mount, func(t *testing.T) {
+				t.Parallel()
+				s := newServer(t, mounting{adapter: adapter, how: mount, cfg: middleware.HTTPConfig{Rules: rtTable()},
+					routes: rtRoutes, methods: []string{http.MethodGet}}, ok)
+				var wg sync.WaitGroup
+				for i := range 8 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						w := s.Do(httptest.NewRequest(http.MethodGet, fmt.Sprintf("/users/%d", i), nil))
+						if w.Code != http.StatusOK {
+							t.Errorf("status %d", w.Code)
+						}
+					}()
 				}
-			}
-			return server{e, l}
-		}
-		servers["v5/"+mount] = func() server {
-			l := &rtLog{}
-			e := echo5.New()
-			mw := echov5.WithConfig(echov5.Config{Rules: rtTable(), Logger: l.logger()})
-			var g *echo5.Group
-			switch mount {
-			case "use":
-				e.Use(mw)
-			case "pre":
-				e.Pre(mw)
-			case "group":
-				g = e.Group("", mw)
-			}
-			for _, r := range rtRoutes {
-				h := func(c *echo5.Context) error { return c.String(http.StatusOK, "ok") }
-				if g != nil {
-					g.GET(r, h)
-				} else {
-					e.GET(r, h)
+				wg.Wait()
+				lines := linesAt(t, s.Logs(), "error")
+				if len(lines) != 2 {
+					t.Fatalf("%d error lines, want 2 (one per unknown key, once): %v", len(lines), lines)
 				}
-			}
-			return server{e, l}
-		}
-	}
-	for name, mk := range servers {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			s := mk()
-			var wg sync.WaitGroup
-			for i := range 8 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					w := httptest.NewRecorder()
-					s.h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, fmt.Sprintf("/users/%d", i), nil))
-					if w.Code != http.StatusOK {
-						t.Errorf("status %d", w.Code)
+				for i, want := range [][2]string{{"/monitr/*", "/monitor/*"}, {"/proxy", "/proxy/*"}} {
+					if lines[i]["route"] != want[0] || lines[i]["did_you_mean"] != want[1] ||
+						!strings.HasPrefix(lines[i]["message"].(string), "utf8guard: a route of the policy table names no registered route") {
+						t.Errorf("line %d: %v, want route %s, did_you_mean %s", i, lines[i], want[0], want[1])
 					}
-				}()
-			}
-			wg.Wait()
-			lines := s.log.lines(t, "error")
-			if len(lines) != 2 {
-				t.Fatalf("%d error lines, want 2 (one per unknown key, once): %v", len(lines), lines)
-			}
-			for i, want := range [][2]string{{"/monitr/*", "/monitor/*"}, {"/proxy", "/proxy/*"}} {
-				if lines[i]["route"] != want[0] || lines[i]["did_you_mean"] != want[1] ||
-					!strings.HasPrefix(lines[i]["message"].(string), "utf8guard: a route of the policy table names no registered route") {
-					t.Errorf("line %d: %v, want route %s, did_you_mean %s", i, lines[i], want[0], want[1])
 				}
-			}
-		})
+			})
+		}
 	}
 	// Every key names a route: nothing is logged.
-	l := &rtLog{}
-	e := echo4.New()
-	e.Use(echov4.WithConfig(echov4.Config{Logger: l.logger(),
-		Rules: rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"/x": rules.Unchecked()}}}))
-	e.GET("/x", func(c echo4.Context) error { return nil })
-	e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
-	if lines := l.lines(t, "error"); len(lines) != 0 {
+	s := newServer(t, mounting{adapter: "v4", how: "use",
+		cfg:    middleware.HTTPConfig{Rules: rules.Table{Default: rules.Strict(), Routes: map[string]rules.Policy{"/x": rules.Unchecked()}}},
+		routes: []string{"/x"}, methods: []string{http.MethodGet}}, ok)
+	s.Do(httptest.NewRequest(http.MethodGet, "/x", nil))
+	if lines := linesAt(t, s.Logs(), "error"); len(lines) != 0 {
 		t.Errorf("logged %v", lines)
 	}
 }
@@ -235,8 +143,8 @@ func TestRoutesFirstRequest(t *testing.T) {
 // adapter of another router.
 func TestPipelineReportRoutes(t *testing.T) {
 	t.Parallel()
-	l := &rtLog{}
-	pl, err := middleware.NewPipeline(middleware.PipelineConfig{Rules: rtTable(), Logger: l.logger()})
+	l := &middleware.LogBuf{}
+	pl, err := middleware.NewPipeline(middleware.PipelineConfig{Rules: rtTable(), Logger: l.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,10 +154,10 @@ func TestPipelineReportRoutes(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	pl.ReportRoutes(r, rtRoutes)
 	pl.ReportRoutes(r, nil) // only the first call reports
-	if !pl.RoutesChecked() || len(l.lines(t, "error")) != 2 {
-		t.Errorf("RoutesChecked %v, lines %v", pl.RoutesChecked(), l.lines(t, "error"))
+	if !pl.RoutesChecked() || len(linesAt(t, l, "error")) != 2 {
+		t.Errorf("RoutesChecked %v, lines %v", pl.RoutesChecked(), linesAt(t, l, "error"))
 	}
-	pl, _ = middleware.NewPipeline(middleware.PipelineConfig{Rules: rules.Strict(), Logger: l.logger()})
+	pl, _ = middleware.NewPipeline(middleware.PipelineConfig{Rules: rules.Strict(), Logger: l.Logger()})
 	if !pl.RoutesChecked() {
 		t.Error("a policy without a table has nothing to check")
 	}

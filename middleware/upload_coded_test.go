@@ -581,6 +581,3 @@ func bigFile() int {
 	}
 	return 2 << 20
 }
-
-// BigFile is bigFile, for the tests of package middleware_test.
-var BigFile = bigFile

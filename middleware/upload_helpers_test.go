@@ -1,7 +1,6 @@
 package middleware_test
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -18,13 +17,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	echo4 "github.com/labstack/echo/v4"
-	echo5 "github.com/labstack/echo/v5"
-	"github.com/rs/zerolog"
-
 	"github.com/utf8guard/utf8guard/middleware"
-	"github.com/utf8guard/utf8guard/middleware/echov4"
-	"github.com/utf8guard/utf8guard/middleware/echov5"
 	"github.com/utf8guard/utf8guard/rules"
 )
 
@@ -155,24 +148,42 @@ func readUpload(r *http.Request) (*upResult, error) {
 	}
 }
 
-// upServer is one adapter with the upload routes: POST /upload streams the
+// upServer is one adapter with the upload routes, and its handler.
+type upServer struct {
+	name string
+	*middleware.Server[handler]
+	*upRec
+}
+
+// upRec is the handler of the upload routes: POST /upload streams the
 // form (readUpload), PUT /upload hashes the raw body, POST /formfile reads
 // the file "f" with FormFile, POST /panic panics half-way through a form.
 // Every request's spool goes to dir.
-type upServer struct {
-	name    string
-	h       http.Handler
-	logs    *bytes.Buffer
+type upRec struct {
 	dir     string
 	runs    atomic.Int32
 	during  atomic.Int32 // files in dir while the last handler ran
 	readErr atomic.Value // the handler's read error, as a string
 }
 
-// upHandle is the framework-neutral handler of the routes; formFile reads
-// the file "f" through the framework's API (c.FormFile on Echo,
-// Request.FormFile on net/http).
-func (s *upServer) upHandle(route string, r *http.Request, formFile func() (*multipart.FileHeader, error)) (int, any) {
+// serve answers in JSON as upHandle says, the file "f" read through the
+// framework's API (c.FormFile on Echo, Request.FormFile on net/http).
+func (s *upRec) serve(c echoCtx, w http.ResponseWriter, r *http.Request) {
+	code, v := s.upHandle(r.URL.Path, r, func() (*multipart.FileHeader, error) {
+		if c != nil {
+			return c.FormFile("f")
+		}
+		_, fh, err := r.FormFile("f")
+		return fh, err
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// upHandle is the status and answer of a request on route; formFile reads
+// the file "f".
+func (s *upRec) upHandle(route string, r *http.Request, formFile func() (*multipart.FileHeader, error)) (int, any) {
 	s.runs.Add(1)
 	s.during.Store(int32(countFiles(s.dir)))
 	switch route {
@@ -220,55 +231,20 @@ func countFiles(dir string) int {
 
 var upRoutes = []string{"/upload", "/formfile", "/panic"}
 
-// upServers builds the upload server on Echo v4, Echo v5 and net/http,
-// with pol on every route and its spools in a directory of its own.
+// upServers are the upload server on Echo v4, Echo v5 and net/http (the
+// adapter around the ServeMux), with pol on every route and its spools in
+// a directory of its own.
 func upServers(t testing.TB, pol rules.Policy) []*upServer {
 	t.Helper()
 	var out []*upServer
 	for _, name := range []string{"v4", "v5", "nethttp"} {
-		s := &upServer{name: name, logs: &bytes.Buffer{}, dir: t.TempDir()}
-		logger := zerolog.New(s.logs)
-		switch name {
-		case "v4":
-			e := echo4.New()
-			e.Use(echov4.WithConfig(echov4.Config{Rules: pol, Logger: &logger, TempDir: s.dir}))
-			for _, route := range upRoutes {
-				h := func(c echo4.Context) error {
-					code, v := s.upHandle(route, c.Request(), func() (*multipart.FileHeader, error) { return c.FormFile("f") })
-					return c.JSON(code, v)
-				}
-				e.POST(route, h)
-				e.PUT(route, h)
-			}
-			s.h = e
-		case "v5":
-			e := echo5.New()
-			e.Use(echov5.WithConfig(echov5.Config{Rules: pol, Logger: &logger, TempDir: s.dir}))
-			for _, route := range upRoutes {
-				h := func(c *echo5.Context) error {
-					code, v := s.upHandle(route, c.Request(), func() (*multipart.FileHeader, error) { return c.FormFile("f") })
-					return c.JSON(code, v)
-				}
-				e.POST(route, h)
-				e.PUT(route, h)
-			}
-			s.h = e
-		case "nethttp":
-			mux := http.NewServeMux()
-			for _, route := range upRoutes {
-				mux.HandleFunc(route, func(w http.ResponseWriter, r *http.Request) {
-					code, v := s.upHandle(route, r, func() (*multipart.FileHeader, error) {
-						_, fh, err := r.FormFile("f")
-						return fh, err
-					})
-					w.Header().Set("Content-Type", "application/json")
-					w.WriteHeader(code)
-					_ = json.NewEncoder(w).Encode(v)
-				})
-			}
-			s.h = middleware.Handler(middleware.HTTPConfig{Rules: pol, Logger: &logger, TempDir: s.dir})(mux)
+		rec := &upRec{dir: t.TempDir()}
+		m := mounting{adapter: name, how: "use", cfg: middleware.HTTPConfig{Rules: pol, TempDir: rec.dir},
+			routes: upRoutes, methods: []string{http.MethodPost, http.MethodPut}}
+		if name == "nethttp" {
+			m.how = "mux"
 		}
-		out = append(out, s)
+		out = append(out, &upServer{name, newServer(t, m, rec), rec})
 	}
 	return out
 }
@@ -284,31 +260,19 @@ func (s *upServer) do(method, target, ct string, body io.Reader, size int64) (w 
 	if ct != "" {
 		r.Header.Set("Content-Type", ct)
 	}
-	w = httptest.NewRecorder()
 	defer func() {
 		if recover() != nil {
+			w = httptest.NewRecorder()
 			w.Code = 500
 		}
 	}()
-	s.h.ServeHTTP(w, r)
-	return w
+	return s.Do(r)
 }
 
 // logLines returns the server's log, one map per line.
 func (s *upServer) logLines(t testing.TB) []map[string]any {
 	t.Helper()
-	var out []map[string]any
-	for line := range strings.SplitSeq(strings.TrimSpace(s.logs.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
+	return s.Logs().Lines(t)
 }
 
 // oneLog checks that the log holds one line, of reason and location.

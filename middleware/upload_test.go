@@ -50,7 +50,7 @@ func TestUploadByteIdentical(t *testing.T) {
 			}
 			w := s.do("POST", "/upload", upCT, uploadBody(parts...), length)
 			if w.Code != 200 {
-				t.Fatalf("%s chunked=%v: status %d %s; log %s", s.name, chunked, w.Code, w.Body, s.logs)
+				t.Fatalf("%s chunked=%v: status %d %s; log %s", s.name, chunked, w.Code, w.Body, s.Logs())
 			}
 			res := decode(t, w)
 			if len(res.Files) != 1 || res.Files[0].SHA256 != want || res.Files[0].Size != n || res.Files[0].Filename != "photo.raw" {
@@ -129,7 +129,7 @@ func TestUploadLimits(t *testing.T) {
 				t.Fatalf("declared: status %d, runs %d", w.Code, s.runs.Load())
 			}
 			s.oneLog(t, "too_large", "body")
-			s.logs.Reset()
+			s.Logs().Reset()
 
 			// Chunked over: cut off in the handler, and logged.
 			w = s.do("PUT", "/upload", "application/octet-stream", big(3), -1)
@@ -143,7 +143,7 @@ func TestUploadLimits(t *testing.T) {
 			if l["mode"] != "enforce" || l["method"] != "PUT" {
 				t.Errorf("chunked: log %v", l)
 			}
-			s.logs.Reset()
+			s.Logs().Reset()
 
 			// Multipart: the data of two files over the body's limit.
 			two := []upPart{
@@ -155,7 +155,7 @@ func TestUploadLimits(t *testing.T) {
 				t.Fatalf("multipart chunked: status %d, runs %d", w.Code, s.runs.Load())
 			}
 			s.oneLog(t, "too_large", "multipart")
-			s.logs.Reset()
+			s.Logs().Reset()
 
 			// One file over FileBytes.
 			one := []upPart{{field: "video", filename: "v.mp4", ct: "video/mp4", seed: 6, size: 3*mib + 1}}
@@ -166,7 +166,7 @@ func TestUploadLimits(t *testing.T) {
 			if l := s.oneLog(t, "too_large", "multipart"); l["field"] != "video" {
 				t.Errorf("file over: log %v", l)
 			}
-			s.logs.Reset()
+			s.Logs().Reset()
 
 			// Declared over text and data together: refused unread.
 			r := &countReader{r: uploadBody(two...)}
@@ -225,7 +225,7 @@ func TestUploadFiveMiB(t *testing.T) {
 			}
 			w := s.do("POST", "/formfile", upCT, uploadBody(form...), bodySize(form...))
 			if w.Code != 200 {
-				t.Fatalf("%s %s FormFile: status %d %s; log %s", name, s.name, w.Code, w.Body, s.logs)
+				t.Fatalf("%s %s FormFile: status %d %s; log %s", name, s.name, w.Code, w.Body, s.Logs())
 			}
 			if f := decode(t, w).Files; len(f) != 1 || f[0].SHA256 != want || f[0].Filename != "report.pdf" {
 				t.Errorf("%s %s FormFile: %+v", name, s.name, f)
@@ -318,9 +318,7 @@ func TestUploadNormalizeSpooled(t *testing.T) {
 				r.Header.Set("Content-Encoding", coding)
 			}
 			r.Header.Set("Content-Type", upCT)
-			w := httptest.NewRecorder()
-			s.h.ServeHTTP(w, r)
-			checkNormalized(t, s, coding, w, want)
+			checkNormalized(t, s, coding, s.Do(r), want)
 		}
 	}
 }
@@ -330,7 +328,7 @@ func checkNormalized(t *testing.T, s *upServer, coding string, w *httptest.Respo
 	t.Helper()
 	name := s.name + " " + coding
 	if w.Code != 200 {
-		t.Fatalf("%s: status %d %s; log %s", name, w.Code, w.Body, s.logs)
+		t.Fatalf("%s: status %d %s; log %s", name, w.Code, w.Body, s.Logs())
 	}
 	res := decode(t, w)
 	if len(res.Files) != 1 || res.Files[0].SHA256 != want || res.Files[0].Filename != "Café crème.jpg" {
@@ -457,7 +455,7 @@ func TestUploadLimitsNamed(t *testing.T) {
 	}
 	for _, s := range upServers(t, pol) {
 		for _, tc := range cases {
-			s.logs.Reset()
+			s.Logs().Reset()
 			w := s.do("POST", "/upload", upCT, uploadBody(tc.parts...), -1)
 			if w.Code != 413 {
 				t.Errorf("%s %s: status %d", s.name, tc.name, w.Code)
@@ -496,9 +494,7 @@ func TestUploadCoded(t *testing.T) {
 				r := httptest.NewRequest("POST", route, bytes.NewReader(coded(coding, parts...)))
 				r.Header.Set("Content-Type", upCT)
 				r.Header.Set("Content-Encoding", coding)
-				w := httptest.NewRecorder()
-				s.h.ServeHTTP(w, r)
-				return w
+				return s.Do(r)
 			}
 			if w := post("/upload", small); w.Code != 200 || decode(t, w).Fields["x"][0] != "été" {
 				t.Errorf("%s %s: status %d %s", s.name, coding, w.Code, w.Body)
