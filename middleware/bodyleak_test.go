@@ -13,7 +13,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	emw "github.com/labstack/echo/v4/middleware"
-	"github.com/rs/zerolog"
 
 	"github.com/utf8guard/utf8guard/middleware/internal/racetest"
 	"github.com/utf8guard/utf8guard/rules"
@@ -155,7 +154,6 @@ func TestBodyLeakAfterTimeout(t *testing.T) {
 	if testing.Short() {
 		clients, perClient = 4, 3
 	}
-	nop := zerolog.Nop()
 	pol := rules.Strict()
 	sizeOf := func(id int) int { return size - (id*7919)%size }
 	mpBody := func(id int) []byte {
@@ -180,7 +178,7 @@ func TestBodyLeakAfterTimeout(t *testing.T) {
 				h.body = mpBody
 			}
 			m := map[string]mount{"use": mountGlobal, "pre": mountPre, "nethttp": mountBare}[strings.TrimSuffix(way, " goroutine")]
-			srv := newServer(t, setup{mount: m, echo: Config{Rules: &pol, Logger: &nop}, routes: []string{"/up"}, methods: []string{http.MethodPost}}, h).listen(t, "http1")
+			srv := newServer(t, setup{mount: m, echo: Config{Rules: &pol}, routes: []string{"/up"}, methods: []string{http.MethodPost}}, h).listen(t, "http1")
 			var clientsWG sync.WaitGroup
 			for c := range clients {
 				clientsWG.Add(1)

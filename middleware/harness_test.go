@@ -159,8 +159,16 @@ func newServer[H handler](t testing.TB, st setup, rec H) *server[H] {
 	if !st.mount.echo() {
 		cfg := st.http
 		if cfg.Rules == nil {
-			cfg.Rules, cfg.LogAccepted, cfg.Observe = st.echo.Rules, st.echo.LogAccepted, st.echo.Observe
-			cfg.TempDir, cfg.SpoolBytes = st.echo.TempDir, st.echo.SpoolBytes
+			// The Echo configuration, for a test that describes one
+			// server for every mount: what the net/http adapter has too.
+			// A field it has no counterpart for here would be lost
+			// without a word: the test must say it in st.http instead.
+			e := st.echo
+			if e.Skipper != nil || e.Logger != nil || e.OnReject != nil || e.ErrorHandler != nil {
+				t.Fatal("harness: a net/http mount does not take the Echo configuration's Skipper, Logger, OnReject or ErrorHandler: set setup.http")
+			}
+			cfg.Rules, cfg.LogAccepted, cfg.Observe = e.Rules, e.LogAccepted, e.Observe
+			cfg.TempDir, cfg.SpoolBytes = e.TempDir, e.SpoolBytes
 		}
 		if cfg.Logger == nil {
 			cfg.Logger = s.logs.logger()
