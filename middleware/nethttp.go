@@ -145,7 +145,8 @@ func (cfg HTTPConfig) ToHandler() (func(http.Handler) http.Handler, error) {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			route := routeOf(r)
-			v := g.verdict(r, route, nil, nil, false, lookup(route, r), r)
+			var v Verdict
+			v.Request, v.Params, v.Rejection, v.Pass, v.held = g.run(r, route, nil, nil, false, lookup(route, r), r)
 			defer v.Release() // after the handler, and after its panic
 			if v.Rejection != nil {
 				if cfg.OnReject != nil {

@@ -185,35 +185,23 @@ type Match struct {
 // handler always runs and gets the request as it came; in Enforce mode it
 // runs only for an accepted request, rewritten to its canonical form where
 // the policy asks, with Verdict.Params as its parameters.
-func (pl *Pipeline) Check(r *http.Request, m Match, who any) Verdict {
+func (pl *Pipeline) Check(r *http.Request, m Match, who any) (v Verdict) {
 	// Small enough to be inlined into the adapter, so that m is taken
-	// apart in registers rather than copied through memory.
-	return pl.g.check(r, m.Route, m.Names, m.Values, m.Escaped, m.Pre, who)
+	// apart in registers rather than copied through memory, and v is
+	// filled where the adapter keeps it rather than copied out of each
+	// call that makes it.
+	pl.g.check(&v, r, m.Route, m.Names, m.Values, m.Escaped, m.Pre, who)
+	return v
 }
 
-// check is Check with m's fields one by one: it looks the policy of route
-// up in the rules in force, or in those pre was found by.
-func (g *guard) check(r *http.Request, route string, names, values []string, escaped bool, pre *PreRouted, who any) Verdict {
+// check is Check with m's fields one by one, into v: it looks the policy
+// of route up in the rules in force, or in those pre was found by.
+func (g *guard) check(v *Verdict, r *http.Request, route string, names, values []string, escaped bool, pre *PreRouted, who any) {
 	ps := g.policies()
 	if pre != nil {
 		ps, escaped = pre.tbl, pre.Escaped(r)
 	}
-	return g.verdict(r, route, names, values, escaped, ps.lookup(route), who)
-}
-
-// verdict runs r under p, the policy of route: the one way into the
-// pipeline, for Check and for the net/http adapter, which finds p by its
-// own lookup.
-func (g *guard) verdict(r *http.Request, route string, names, values []string, escaped bool, p *compiled.Policy, who any) Verdict {
-	if p.ChecksNothing {
-		if g.observer != nil {
-			g.observer(r, Observation{Outcome: Unchecked, Route: strings.Clone(route)}) // cloned as in run
-		}
-		return Verdict{Request: r, Pass: true}
-	}
-	var v Verdict
-	v.Request, v.Params, v.Rejection, v.Pass, v.held = g.run(r, route, names, values, escaped, p, who)
-	return v
+	v.Request, v.Params, v.Rejection, v.Pass, v.held = g.run(r, route, names, values, escaped, ps.lookup(route), who)
 }
 
 // Refuse logs rj, a refusal an adapter found itself (under e.Pre, a
@@ -246,8 +234,10 @@ func (g *guard) refuse(r *http.Request, route string, ps *policies, rj *Rejectio
 func (pl *Pipeline) SamePolicy(a, b string) bool { return pl.g.lookup(a) == pl.g.lookup(b) }
 
 // run checks r, routed to route (whose policy p is on) with the path
-// parameters names and values, escaped or not (see Match), and decides:
-// it returns the request to hand to the handler (r, or a copy when its
+// parameters names and values, escaped or not (see Match), and decides.
+// It is the one way into the pipeline, for Check and for the net/http
+// adapter, which finds p by its own lookup; a route that checks nothing
+// passes at once. It returns the request to hand to the handler (r, or a copy when its
 // body was wrapped: detachBody), the path parameter values the handler
 // must see (in the order of names, or nil when they stay as they are),
 // the violation found, logged already (refused in Enforce mode, flagged in
@@ -265,6 +255,12 @@ func (pl *Pipeline) SamePolicy(a, b string) bool { return pl.g.lookup(a) == pl.g
 // stall on the stores before them.)
 func (g *guard) run(r *http.Request, route string, names, values []string, escaped bool, p *compiled.Policy, who any) (
 	hand *http.Request, params []string, rj *Rejection, pass bool, h held) {
+	if p.ChecksNothing {
+		if g.observer != nil {
+			g.observer(r, Observation{Outcome: Unchecked, Route: strings.Clone(route)}) // cloned as below
+		}
+		return r, nil, nil, true, held{}
+	}
 	ls := lazyScratch{store: g.store}
 	params, rj = g.inspectWith(&ls, r, p, names, values, escaped)
 	if rj == nil && ls.s != nil && ls.s.rewroteURL && r.RequestURI != "" {
