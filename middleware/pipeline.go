@@ -237,8 +237,8 @@ func (pl *Pipeline) SamePolicy(a, b string) bool { return pl.g.lookup(a) == pl.g
 // parameters names and values, escaped or not (see Match), and decides.
 // It is the one way into the pipeline, for Check and for the net/http
 // adapter, which finds p by its own lookup; a route that checks nothing
-// passes at once. It returns the request to hand to the handler (r, or a copy when its
-// body was wrapped: detachBody), the path parameter values the handler
+// passes at once. It returns the request to hand to the handler (r, or a
+// copy when its body was wrapped: detachBody), the path parameter values the handler
 // must see (in the order of names, or nil when they stay as they are),
 // the violation found, logged already (refused in Enforce mode, flagged in
 // Monitor mode), whether the handler runs, and the spool of a spooled
