@@ -3,8 +3,6 @@ package middleware
 import (
 	"bufio"
 	"cmp"
-	"crypto/tls"
-	"fmt"
 	"io"
 	"log"
 	"net"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	emw "github.com/labstack/echo/v4/middleware"
+	"github.com/utf8guard/utf8guard/middleware/internal/wiretest"
 )
 
 // The one server harness of this package's tests. A test describes its
@@ -328,7 +327,7 @@ type listening struct {
 func (s *server[H]) listen(t testing.TB, proto string, opts ...func(*http.Server)) *listening {
 	t.Helper()
 	l := &listening{errlog: &logBuf{}}
-	srv, tr, err := startWire(s.h, proto, func(srv *http.Server) {
+	srv, tr, err := wiretest.Start(s.h, proto, func(srv *http.Server) {
 		srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout = wireTimeout, wireTimeout, wireTimeout
 		srv.ErrorLog = log.New(l.errlog, "", 0)
 		for _, o := range opts {
@@ -352,41 +351,6 @@ func (s *server[H]) listen(t testing.TB, proto string, opts ...func(*http.Server
 		}
 	})
 	return l
-}
-
-// startWire starts h on 127.0.0.1 speaking proto ("http1", "h2c" or
-// "h2": TLS), the server edited by edit first, and returns it with a
-// transport that speaks proto only.
-func startWire(h http.Handler, proto string, edit func(*http.Server)) (*httptest.Server, *http.Transport, error) {
-	srv := httptest.NewUnstartedServer(h)
-	edit(srv.Config)
-	tr := &http.Transport{DisableCompression: true, Protocols: new(http.Protocols)}
-	switch proto {
-	case "http1":
-		srv.Config.Protocols = new(http.Protocols)
-		srv.Config.Protocols.SetHTTP1(true)
-		tr.Protocols.SetHTTP1(true)
-		srv.Start()
-	case "h2c":
-		srv.Config.Protocols = new(http.Protocols)
-		srv.Config.Protocols.SetHTTP1(true)
-		srv.Config.Protocols.SetUnencryptedHTTP2(true)
-		tr.Protocols.SetUnencryptedHTTP2(true)
-		srv.Start()
-	case "h2":
-		srv.EnableHTTP2 = true
-		srv.StartTLS()
-		tr.Protocols.SetHTTP2(true)
-		// Sessions resumed and a classical key exchange: a full handshake
-		// (an RSA signature, ML-KEM) per connection would be most of the
-		// CPU a test of many connections takes, and TLS is not what these
-		// tests test.
-		tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
-			ClientSessionCache: tls.NewLRUClientSessionCache(0), CurvePreferences: []tls.CurveID{tls.X25519}}
-	default:
-		return nil, nil, fmt.Errorf("startWire: no protocol %q", proto)
-	}
-	return srv, tr, nil
 }
 
 // A wireServer is a server on 127.0.0.1 of one protocol, started once for the
@@ -415,7 +379,7 @@ func wireOf(t testing.TB, proto string) *wireServer {
 	t.Helper()
 	start, _ := wires.LoadOrStore(proto, sync.OnceValues(func() (*wireServer, error) {
 		w := &wireServer{name: proto}
-		srv, tr, err := startWire(http.HandlerFunc(w.dispatch), proto, func(srv *http.Server) { srv.ReadHeaderTimeout = wireTimeout })
+		srv, tr, err := wiretest.Start(http.HandlerFunc(w.dispatch), proto, func(srv *http.Server) { srv.ReadHeaderTimeout = wireTimeout })
 		if err != nil {
 			return nil, err
 		}

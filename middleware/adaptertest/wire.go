@@ -11,15 +11,15 @@ package adaptertest
 
 import (
 	"bytes"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/utf8guard/utf8guard/middleware/internal/wiretest"
 )
 
 // A wire is one protocol: a server on 127.0.0.1 that hands each request
@@ -57,32 +57,14 @@ func wires() []*wire {
 
 func startWire(name string) *wire {
 	w := &wire{name: name, proto: 2}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(w.dispatch))
-	tr := &http.Transport{MaxIdleConnsPerHost: 64, ForceAttemptHTTP2: name == "h2", DisableCompression: true}
-	tr.Protocols = new(http.Protocols)
-	switch name {
-	case "http1":
+	if name == "http1" {
 		w.proto = 1
-		srv.Config.Protocols = new(http.Protocols)
-		srv.Config.Protocols.SetHTTP1(true)
-		tr.Protocols.SetHTTP1(true)
-		srv.Start()
-	case "h2c":
-		srv.Config.Protocols = new(http.Protocols)
-		srv.Config.Protocols.SetHTTP1(true)
-		srv.Config.Protocols.SetUnencryptedHTTP2(true)
-		tr.Protocols.SetUnencryptedHTTP2(true)
-		srv.Start()
-	case "h2":
-		srv.EnableHTTP2 = true
-		srv.StartTLS()
-		tr.Protocols.SetHTTP2(true)
-		// Sessions resumed and a classical key exchange: a full handshake
-		// (an RSA signature, ML-KEM) per connection would be most of the
-		// CPU these tests take, and TLS is not what they test.
-		tr.TLSClientConfig = &tls.Config{RootCAs: srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
-			ClientSessionCache: tls.NewLRUClientSessionCache(0), CurvePreferences: []tls.CurveID{tls.X25519}}
 	}
+	srv, tr, err := wiretest.Start(http.HandlerFunc(w.dispatch), name, nil)
+	if err != nil {
+		panic(err) // the names are wires' own
+	}
+	tr.MaxIdleConnsPerHost = 64
 	w.url = srv.URL
 	w.client = &http.Client{Transport: tr}
 	return w
