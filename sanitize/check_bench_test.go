@@ -12,6 +12,8 @@ import (
 // sequences start as the bidi characters do (E2 80): they cost the
 // attention scan a second look.
 var benchTexts = []struct{ script, text string }{
+	{"ascii", "The quick brown fox jumps over the lazy dog, and back again. "},
+	{"lines", "{\n  \"id\": 1042,\n  \"name\": \"widget\",\n  \"tags\": [\"a\", \"b\"]\n},\n"},
 	{"latin", "The quick brown fox jumps over the lazy dog; café, naïve, Straße. "},
 	{"punct", "“Quoted” — it’s the writer’s dash… “and” ‘quotes’ — again. "},
 	{"hebrew", "שלום עולם, הפגישה נקבעה למחר בבוקר בחדר הישיבות. "},

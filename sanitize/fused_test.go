@@ -173,3 +173,51 @@ func TestFusedTablesCached(t *testing.T) {
 		t.Fatalf("fusedFor allocates %v times once the table is made", n)
 	}
 }
+
+// TestAfterTable checks checkAVX2's filter on the two octets after a lead
+// (fusedTable's after): for every code point of every class, the entry at
+// the afterIndex of the two octets after its first one (every entry, for
+// ASCII) keeps its first octet's attention bit, so no character of a class is let past the
+// tiers; and under the bidi controls, the text that starts as they do
+// (E2 80, E2 9D) and goes on otherwise, U+200D, the punctuation of
+// U+2010-201F and U+2764 (HEAVY BLACK HEART), is let past them.
+func TestAfterTable(t *testing.T) {
+	var buf [utf8.UTFMax]byte
+	follow := []byte{0x00, 0x41, 0x80, 0x9F, 0xA0, 0xBF, 0xC3, 0xE2, 0xF0} // whatever follows a 2-octet character
+	for k := range numClasses {
+		c := Class(1) << k
+		if c == BOM {
+			continue // checkFused looks at offset 0 itself
+		}
+		ft := newFusedTable(c)
+		for _, rg := range classRanges[k] {
+			for r := rg[0]; r <= rg[1]; r++ {
+				if r < 0x80 { // whatever follows
+					for i, v := range ft.after {
+						if v&attnBit[r>>4] == 0 {
+							t.Fatalf("%v: U+%04X: after drops it at %d", c, r, i)
+						}
+					}
+					continue
+				}
+				n := utf8.EncodeRune(buf[:], r)
+				thirds := buf[2:3]
+				if n == 2 {
+					thirds = follow
+				}
+				for _, b := range thirds {
+					if ft.after[afterIndex(buf[1], b)]&attnBit[buf[0]>>4] == 0 {
+						t.Fatalf("%v: U+%04X (% X) followed by %#02x: after drops its first octet", c, r, buf[:n], b)
+					}
+				}
+			}
+		}
+	}
+	ft := newFusedTable(NUL | C0 | C1 | BidiControl)
+	for _, r := range []rune{0x200D, 0x2010, 0x2014, 0x201C, 0x201F, 0x2764} {
+		n := utf8.EncodeRune(buf[:], r)
+		if ft.after[afterIndex(buf[1], buf[2])]&attnBit[buf[0]>>4] != 0 {
+			t.Errorf("U+%04X (% X): after sends it to the tiers under the bidi controls", r, buf[:n])
+		}
+	}
+}
