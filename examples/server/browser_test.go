@@ -1,0 +1,362 @@
+package main
+
+// The demo in a real browser: headless Chromium loads a page from the
+// demo's app over HTTP/2 on TLS, as every browser reaches a deployment,
+// and the page's script sends the requests a web form and a web app send
+// (text in Hebrew, Arabic and emoji in paths, queries, forms, JSON, file
+// uploads, cookies; bodies in gzip) and a few an attacker would, then
+// posts what it got back to the test. The test checks the answers, the
+// protocol of every request and the log lines.
+//
+// It needs Chromium (Debian's package chromium) and runs only with
+// -browser, which names it; CI installs it and runs:
+//
+//	go test ./examples/server -run Browser -browser /usr/bin/chromium
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"html"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"reflect"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+var browser = flag.String("browser", "", "run the demo in this Chromium or Chrome, headless (e.g. /usr/bin/chromium)")
+
+// browserCase is one request the page sends with fetch, as the script
+// reads it (the JSON fields), and what the test wants of it.
+type browserCase struct {
+	Name   string            `json:"name"`
+	URL    string            `json:"url"` // as written: the browser encodes it
+	Method string            `json:"method,omitempty"`
+	Type   string            `json:"type,omitempty"`   // Content-Type
+	Body   *string           `json:"body,omitempty"`   // a string body, sent in UTF-8
+	Octets []int             `json:"octets,omitempty"` // a body of these octets
+	Form   map[string]string `json:"form,omitempty"`   // URLSearchParams: application/x-www-form-urlencoded
+	Fields map[string]string `json:"fields,omitempty"` // FormData: multipart/form-data
+	File   *browserFile      `json:"file,omitempty"`   // and a file in it, field "file"
+	Gzip   bool              `json:"gzip,omitempty"`   // the body through CompressionStream("gzip")
+	Cookie string            `json:"cookie,omitempty"` // document.cookie, set before the request
+
+	status int                                    // the answer's status
+	check  func(t *testing.T, ans map[string]any) // the answer's JSON, on 200
+	log    *logExpect                             // the request's log line; nil: none
+}
+
+type browserFile struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Content string `json:"content"`
+}
+
+// browserResult is what the page reports of one request.
+type browserResult struct {
+	Name      string `json:"name"`
+	Status    int    `json:"status"`
+	RequestID string `json:"requestID"`
+	Text      string `json:"text"`
+	Error     string `json:"error"`
+}
+
+// browserScript sends the cases in the page's JSON one after the other
+// and posts the results to /report.
+const browserScript = `
+const cases = JSON.parse(document.getElementById("cases").textContent);
+async function send(c) {
+  const init = {method: c.method || "GET", headers: {}};
+  if (c.cookie) document.cookie = c.cookie;
+  let body;
+  if (c.form) body = new URLSearchParams(c.form);
+  else if (c.fields) {
+    body = new FormData();
+    for (const [k, v] of Object.entries(c.fields)) body.append(k, v);
+    if (c.file) body.append("file", new File([c.file.content], c.file.name, {type: c.file.type}));
+  } else if (c.octets) body = new Uint8Array(c.octets);
+  else if (c.body !== undefined) body = c.body;
+  if (c.type) init.headers["Content-Type"] = c.type;
+  if (c.gzip) {
+    const gz = new Blob([body]).stream().pipeThrough(new CompressionStream("gzip"));
+    body = await new Response(gz).arrayBuffer();
+    init.headers["Content-Encoding"] = "gzip";
+  }
+  if (body !== undefined) init.body = body;
+  const r = await fetch(c.url, init);
+  return {name: c.name, status: r.status, requestID: r.headers.get("X-Request-Id") || "", text: await r.text()};
+}
+(async () => {
+  const out = [];
+  for (const c of cases) {
+    try { out.push(await send(c)); } catch (e) { out.push({name: c.name, error: String(e)}); }
+  }
+  await fetch("/report", {method: "POST", body: JSON.stringify(out)});
+})();
+`
+
+// TestBrowser runs the page on each Echo major version of the demo.
+func TestBrowser(t *testing.T) {
+	if *browser == "" || testing.Short() {
+		t.Skip("needs a browser: run with -browser /usr/bin/chromium")
+	}
+	for _, version := range []string{"v5", "v4"} {
+		t.Run("echo="+version, func(t *testing.T) { testBrowser(t, version) })
+	}
+}
+
+func testBrowser(t *testing.T, version string) {
+	cases := browserCases()
+	page, err := browserPage(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := loadPolicy("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &demo{}
+	logger := zerolog.New(&d.stdout)
+	h, err := apps[version](table, &logger, fstest.MapFS{"page.html": {Data: page}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The app behind a recorder of what reached the server, and the
+	// report's route beside it (not through utf8guard: it is the test's).
+	reports := make(chan []byte, 1)
+	var rec recorder
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /report", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		select {
+		case reports <- b:
+		default:
+		}
+	})
+	mux.Handle("/", rec.wrap(h))
+	srv := httptest.NewUnstartedServer(mux)
+	srv.EnableHTTP2 = true
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the browser's probes end TLS handshakes early
+	srv.StartTLS()
+	defer srv.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, *browser, "--headless=new", "--no-sandbox", "--disable-gpu",
+		"--disable-quic", "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+		"--ignore-certificate-errors", "--user-data-dir="+t.TempDir(),
+		srv.URL+"/static/page.html")
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", *browser, err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	var report []byte
+	select {
+	case report = <-reports:
+	case <-ctx.Done():
+		t.Fatalf("no report from the page in 60 s; requests seen: %v; browser's stderr:\n%s", rec.all(), stderr.String())
+	}
+
+	var results []browserResult
+	if err := json.Unmarshal(report, &results); err != nil {
+		t.Fatalf("the report: %v: %s", err, report)
+	}
+	if len(results) != len(cases) {
+		t.Fatalf("%d results for %d cases: %s", len(results), len(cases), report)
+	}
+
+	// The page itself came over HTTP/2, through utf8guard's strict
+	// preset, as a browser's navigation: 200. So did every request.
+	seen := rec.all()
+	if len(seen) != len(cases)+1 || seen[0].target != "/static/page.html" || seen[0].status != 200 {
+		t.Errorf("requests seen: %v; want the page (200) and then the %d cases", seen, len(cases))
+	}
+	for _, s := range seen {
+		if s.proto != "HTTP/2.0" {
+			t.Errorf("%s %s came over %s, not HTTP/2", s.method, s.target, s.proto)
+		}
+	}
+	// The cookie the page set went as it was written, raw UTF-8 and its
+	// space, as browsers send it (RFC 6265's cookie-octet has neither).
+	if n := len(seen); n == 0 || seen[n-1].target != "/strict/cookie" || !reflect.DeepEqual(seen[n-1].cookies, []string{"lang=" + hebrew}) {
+		t.Errorf("requests seen: %v; want the last to /strict/cookie with the cookie lang=%s", seen, hebrew)
+	}
+
+	var sentList []sent
+	for i, c := range cases {
+		r := results[i]
+		if r.Name != c.Name || r.Error != "" {
+			t.Errorf("%s: result %+v", c.Name, r)
+			continue
+		}
+		if r.Status != c.status {
+			t.Errorf("%s: status %d, want %d: %s", c.Name, r.Status, c.status, r.Text)
+			continue
+		}
+		sentList = append(sentList, sent{name: c.Name, requestID: r.RequestID, want: c.log})
+		if c.check == nil || r.Status != 200 {
+			continue
+		}
+		var ans map[string]any
+		if err := json.Unmarshal([]byte(r.Text), &ans); err != nil {
+			t.Errorf("%s: answer %v: %s", c.Name, err, r.Text)
+			continue
+		}
+		c.check(t, ans)
+	}
+	d.sent = sentList
+	d.checkLog(t)
+}
+
+// browserPage is the page: the cases as JSON, and the script.
+func browserPage(cases []browserCase) ([]byte, error) {
+	js, err := json.Marshal(cases) // escapes <, > and &: nothing ends the script element early
+	if err != nil {
+		return nil, err
+	}
+	return []byte(`<!doctype html><html><head><meta charset="utf-8"><title>utf8guard in a browser</title><link rel="icon" href="data:,"></head><body>
+<script type="application/json" id="cases">` + string(js) + `</script>
+<script>` + browserScript + `</script>
+<p>` + html.EscapeString(fmt.Sprintf("%d requests", len(cases))) + `</p></body></html>`), nil
+}
+
+// Text a web form sends: Hebrew and Arabic with their spaces and marks,
+// emoji with their joiners and variation selectors.
+const (
+	hebrew = "שלום עולם"
+	arabic = "مرحبا بالعالم"
+	family = "👨‍👩‍👧‍👦"
+	pride  = "🏳️‍🌈"
+	rlmTag = "\u200fעברית" // U+200F RIGHT-TO-LEFT MARK, which right-to-left text carries
+)
+
+func browserCases() []browserCase {
+	str := func(s string) *string { return &s }
+	jsonBody := `{"name":"` + hebrew + `","city":"` + arabic + `","flag":"` + pride + `"}`
+	wantJSON := map[string]any{"name": hebrew, "city": arabic, "flag": pride}
+	fileText := "مرحبا\nשלום\n"
+	sum := sha256.Sum256([]byte(fileText))
+	overlong := []int{0x2F, 0xC0, 0xAE, 0x2E, 0x2F} // "/../" as RFC 3629 section 10 warns a lax decoder reads it
+	strictLog := func(method, reason, location string) *logExpect {
+		return &logExpect{reason: reason, location: location, offset: -1, method: method, route: "/strict/*", mode: "enforce"}
+	}
+	return []browserCase{
+		{Name: "Hebrew path, Arabic query, written as they are", URL: "/strict/" + hebrew + "?q=" + arabic + "&tag=" + rlmTag,
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "param", ans["param"], hebrew)
+				want(t, "path", ans["path"], "/strict/"+hebrew)
+				want(t, "query", ans["query"], map[string]any{"q": []any{arabic}, "tag": []any{rlmTag}})
+			}},
+		{Name: "emoji in the query", URL: "/strict/x?family=" + family + "&flag=" + pride,
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "query", ans["query"], map[string]any{"family": []any{family}, "flag": []any{pride}})
+			}},
+		{Name: "form", URL: "/strict/form", Method: "POST", Form: map[string]string{"name": hebrew, "city": arabic, "family": family},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "form", ans["form"], map[string]any{"name": []any{hebrew}, "city": []any{arabic}, "family": []any{family}})
+			}},
+		{Name: "JSON", URL: "/strict/json", Method: "POST", Type: "application/json", Body: str(jsonBody),
+			status: 200, check: func(t *testing.T, ans map[string]any) { want(t, "json", ans["json"], wantJSON) }},
+		{Name: "JSON in gzip", URL: "/strict/json", Method: "POST", Type: "application/json", Body: str(jsonBody), Gzip: true,
+			status: 200, check: func(t *testing.T, ans map[string]any) { want(t, "json", ans["json"], wantJSON) }},
+		{Name: "JSON in gzip, monitor mode", URL: "/monitor/json", Method: "POST", Type: "application/json", Body: str(jsonBody), Gzip: true,
+			status: 200, check: func(t *testing.T, ans map[string]any) { want(t, "json", ans["json"], wantJSON) }},
+		{Name: "file upload", URL: "/upload/x", Method: "POST", Fields: map[string]string{"title": hebrew},
+			File:   &browserFile{Name: "קובץ.txt", Type: "text/plain", Content: fileText},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "fields", ans["fields"], map[string]any{"title": []any{hebrew}})
+				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": "קובץ.txt",
+					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
+			}},
+		{Name: "NFC", URL: "/nfc/x?q=" + decomposed, status: 200, check: func(t *testing.T, ans map[string]any) {
+			want(t, "query", ans["query"], map[string]any{"q": []any{composed}})
+		}},
+
+		{Name: "overlong /../ in a body", URL: "/strict/x", Method: "POST", Type: "text/plain", Octets: overlong,
+			status: 400, log: strictLog("POST", "overlong", "body")},
+		{Name: "overlong dots in the path's escapes", URL: "/strict/%C0%AE%C0%AE/x",
+			status: 400, log: strictLog("GET", "overlong", "path")},
+		{Name: "a surrogate in the query's escapes", URL: "/strict/x?q=%ED%A0%80",
+			status: 400, log: strictLog("GET", "surrogate", "query")},
+		{Name: `a surrogate in a JSON escape ("\ud800")`, URL: "/strict/x", Method: "POST", Type: "application/json", Body: str(`{"a":"\ud800"}`),
+			status: 400, log: strictLog("POST", "surrogate", "json")},
+		{Name: "a bidi override in a form field (a file name that reads backwards)", URL: "/strict/x", Method: "POST",
+			Form:   map[string]string{"name": "invoice\u202Efdp.exe"},
+			status: 400, log: &logExpect{reason: "forbidden_char", location: "form", class: "bidi_control", offset: -1, method: "POST", route: "/strict/*", mode: "enforce"}},
+		{Name: "overlong /../ in a body, monitor mode", URL: "/monitor/x", Method: "POST", Type: "text/plain", Octets: overlong,
+			status: 200, log: &logExpect{reason: "overlong", location: "body", offset: -1, method: "POST", route: "/monitor/*", mode: "monitor"}},
+
+		// Last: every request after it carries the cookie.
+		{Name: "a cookie set by the page", URL: "/strict/cookie", Cookie: "lang=" + hebrew + "; path=/",
+			status: 200, check: func(t *testing.T, ans map[string]any) { want(t, "path", ans["path"], "/strict/cookie") }},
+	}
+}
+
+func want(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: %#v, want %#v", what, got, want)
+	}
+}
+
+// recorder keeps the protocol, request target and status of every request
+// that reaches the app.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []recorded
+}
+
+type recorded struct {
+	proto, method, target string
+	cookies               []string
+	status                int
+}
+
+func (r *recorder) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, status: 200}
+		target := req.URL.RequestURI()
+		h.ServeHTTP(sw, req)
+		r.mu.Lock()
+		r.reqs = append(r.reqs, recorded{req.Proto, req.Method, target, req.Header.Values("Cookie"), sw.status})
+		r.mu.Unlock()
+	})
+}
+
+func (r *recorder) all() []recorded {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]recorded(nil), r.reqs...)
+}
+
+// statusWriter keeps the status a handler writes.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
