@@ -2,7 +2,7 @@
 // kind of policy, so that what utf8guard accepts, rejects and logs can be
 // tried with curl.
 //
-//	go run ./examples/server [-addr 127.0.0.1:8080] [-policy file.json] [-echo v5|v4]
+//	go run ./examples/server [-addr 127.0.0.1:8080] [-policy file.json] [-echo v5|v4] [-tls]
 //
 // -echo chooses the Echo major version it runs on, with utf8guard's
 // adapter for it (middleware/echov5 for v5, the default; middleware for
@@ -10,6 +10,14 @@
 // HTTP/1.1 and HTTP/2 with prior knowledge (h2c) on the same port:
 //
 //	curl --http2-prior-knowledge http://127.0.0.1:8080/strict/x
+//
+// With -tls it speaks HTTPS instead, HTTP/1.1 and HTTP/2 as a browser
+// does, with a certificate for localhost, 127.0.0.1 and ::1 that it makes
+// at start-up and signs itself: a browser warns of it, curl needs -k, and
+// the start-up line gives its SHA-256 fingerprint to compare with the one
+// the browser shows.
+//
+//	go run ./examples/server -tls    # https://127.0.0.1:8080/strict/x
 //
 // Routes, for GET and POST:
 //
@@ -57,6 +65,13 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"embed"
 	"flag"
 	"fmt"
@@ -65,6 +80,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -87,14 +103,15 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
 	policyFile := flag.String("policy", "", "policy file (JSON); default: the embedded policy.json")
 	echoVersion := flag.String("echo", "v5", "Echo major version to serve with: v5 or v4")
+	useTLS := flag.Bool("tls", false, "serve HTTPS (HTTP/1.1 and HTTP/2, as browsers speak it) with a self-signed certificate made at start-up")
 	flag.Parse()
-	if err := run(*addr, *policyFile, *echoVersion); err != nil {
+	if err := run(*addr, *policyFile, *echoVersion, *useTLS); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, policyFile, echoVersion string) error {
+func run(addr, policyFile, echoVersion string, useTLS bool) error {
 	newApp, ok := apps[echoVersion]
 	if !ok {
 		return fmt.Errorf("-echo %q: want v4 or v5", echoVersion)
@@ -144,15 +161,30 @@ func run(addr, policyFile, echoVersion string) error {
 	}
 	// HTTP/1.1 and HTTP/2 with prior knowledge (h2c) on the same port:
 	// curl --http2-prior-knowledge speaks the HTTP/2 every browser speaks
-	// over TLS, without a certificate.
+	// over TLS, without a certificate. With -tls, HTTP/1.1 and HTTP/2
+	// over TLS, as browsers speak them.
 	srv.Protocols = new(http.Protocols)
 	srv.Protocols.SetHTTP1(true)
-	srv.Protocols.SetUnencryptedHTTP2(true)
+	scheme, protocols := "http", "HTTP/1.1 and h2c"
+	serve := func() error { return srv.Serve(ln) }
+	if useTLS {
+		cert, fingerprint, err := selfSigned(ln.Addr())
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+		srv.Protocols.SetHTTP2(true)
+		scheme, protocols = "https", "HTTP/1.1 and HTTP/2 over TLS; self-signed certificate, SHA-256 "+fingerprint
+		serve = func() error { return srv.ServeTLS(ln, "", "") }
+	} else {
+		srv.Protocols.SetUnencryptedHTTP2(true)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	fmt.Fprintf(os.Stderr, "utf8guard demo listening on http://%s (Echo %s; HTTP/1.1 and h2c; routes /strict/ /nfc/ /monitor/ /open/ /static/ /upload/)\n", ln.Addr(), echoVersion)
+	go func() { errc <- serve() }()
+	fmt.Fprintf(os.Stderr, "utf8guard demo listening on %s://%s (Echo %s; %s; routes /strict/ /nfc/ /monitor/ /open/ /static/ /upload/)\n", scheme, ln.Addr(), echoVersion, protocols)
 	select {
 	case err := <-errc:
 		return err
@@ -212,4 +244,47 @@ func loadPolicy(file string) (*rules.Table, error) {
 		return rules.Parse(defaultPolicy)
 	}
 	return rules.LoadFile(file)
+}
+
+// selfSigned makes the certificate of -tls: an ECDSA P-256 key, and a
+// certificate for a day, for localhost, 127.0.0.1, ::1 and the address
+// the demo listens on, signed by its own key. It returns the certificate
+// and its SHA-256 fingerprint, as browsers show it (hex, colons).
+func selfSigned(addr net.Addr) (tls.Certificate, string, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, "", err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "utf8guard demo"},
+		NotBefore:   now.Add(-time.Hour),
+		NotAfter:    now.Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    []string{"localhost"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	if a, ok := addr.(*net.TCPAddr); ok && !a.IP.IsUnspecified() && !a.IP.IsLoopback() {
+		tmpl.IPAddresses = append(tmpl.IPAddresses, a.IP)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key) // a nil SerialNumber: a random one
+	if err != nil {
+		return tls.Certificate{}, "", err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, fingerprint(der), nil
+}
+
+// fingerprint is the SHA-256 of a certificate's DER, as browsers show it:
+// "AB:CD:...".
+func fingerprint(der []byte) string {
+	sum := sha256.Sum256(der)
+	var b strings.Builder
+	for i, c := range sum {
+		if i > 0 {
+			b.WriteByte(':')
+		}
+		fmt.Fprintf(&b, "%02X", c)
+	}
+	return b.String()
 }

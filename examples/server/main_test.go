@@ -71,6 +71,7 @@ func TestDemo(t *testing.T) {
 			d.checkLog(t)
 		})
 	}
+	t.Run("tls", func(t *testing.T) { testTLS(t, bin) })
 	t.Run("echo=v6", func(t *testing.T) { testBadEcho(t, bin) })
 	t.Run("reload", func(t *testing.T) { testReload(t, bin) })
 }
@@ -209,7 +210,7 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-var startLine = regexp.MustCompile(`listening on http://(\S+)`)
+var startLine = regexp.MustCompile(`listening on https?://(\S+)`)
 
 // startDemo starts bin with args on a free loopback port, from a working
 // directory of decoys, and waits for its start-up line. A port taken

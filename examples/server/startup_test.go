@@ -33,7 +33,7 @@ func TestStartupUnknownRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []string{"v4", "v5"} {
-		err := run("127.0.0.1:0", file, v)
+		err := run("127.0.0.1:0", file, v, false)
 		if err == nil || !strings.Contains(err.Error(), `"/monitr/*" (did you mean "/monitor/*"?) names no registered route`) {
 			t.Errorf("-echo %s: run = %v; want the unknown route named", v, err)
 		}
