@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"io/fs"
 	"log"
 	"net/http"
 	"net/http/httptest"
@@ -54,6 +55,7 @@ type browserCase struct {
 	Gzip   bool              `json:"gzip,omitempty"`   // the body through CompressionStream("gzip")
 	Cookie string            `json:"cookie,omitempty"` // document.cookie, set before the request
 	Nav    bool              `json:"nav,omitempty"`    // Form or Fields sent by a <form> the page submits into an iframe
+	Demo   string            `json:"demo,omitempty"`   // the id of a form of the demo's index.html, submitted as it is (File: into its file input)
 
 	status int                                    // the answer's status
 	check  func(t *testing.T, ans map[string]any) // the answer's JSON, on 200
@@ -136,10 +138,36 @@ function navigate(c) {
     form.submit();
   });
 }
+// demoForm loads the demo's own page into an iframe and submits its form
+// c.demo as it is (c.file into its file input), and reads the answer.
+function demoForm(c) {
+  return new Promise((resolve, reject) => {
+    const frame = document.createElement("iframe");
+    let submitted = false;
+    frame.onload = () => {
+      const doc = frame.contentDocument, win = frame.contentWindow;
+      if (submitted) {
+        resolve({name: c.name, status: 0, requestID: "", text: doc.body.innerText});
+        return;
+      }
+      const form = doc.getElementById(c.demo);
+      if (c.file) {
+        const dt = new win.DataTransfer();
+        dt.items.add(new win.File([c.file.content], c.file.name, {type: c.file.type}));
+        form.querySelector("input[type=file]").files = dt.files;
+      }
+      submitted = true;
+      form.requestSubmit();
+    };
+    setTimeout(() => reject(new Error("no answer in the iframe")), 20000);
+    frame.src = "/static/index.html";
+    document.body.appendChild(frame);
+  });
+}
 (async () => {
   const out = [];
   for (const c of cases) {
-    try { out.push(await (c.nav ? navigate(c) : send(c))); } catch (e) { out.push({name: c.name, error: String(e)}); }
+    try { out.push(await (c.demo ? demoForm(c) : c.nav ? navigate(c) : send(c))); } catch (e) { out.push({name: c.name, error: String(e)}); }
   }
   await fetch("/report", {method: "POST", body: JSON.stringify(out)});
 })();
@@ -167,7 +195,11 @@ func testBrowser(t *testing.T, version string) {
 	}
 	d := &demo{}
 	logger := zerolog.New(&d.stdout)
-	h, err := apps[version](table, &logger, fstest.MapFS{"page.html": {Data: page}})
+	index, err := fs.ReadFile(content, "public/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := apps[version](table, &logger, fstest.MapFS{"page.html": {Data: page}, "index.html": {Data: index}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,8 +257,15 @@ func testBrowser(t *testing.T, version string) {
 	// The page itself came over HTTP/2, through utf8guard's strict
 	// preset, as a browser's navigation: 200. So did every request.
 	seen := rec.all()
-	if len(seen) != len(cases)+1 || seen[0].target != "/static/page.html" || seen[0].status != 200 {
-		t.Errorf("requests seen: %v; want the page (200) and then the %d cases", seen, len(cases))
+	requests := 1 // the page
+	for _, c := range cases {
+		requests++
+		if c.Demo != "" {
+			requests++ // and index.html
+		}
+	}
+	if len(seen) != requests || seen[0].target != "/static/page.html" || seen[0].status != 200 {
+		t.Errorf("requests seen: %v; want the page (200) and then the %d of the cases", seen, requests-1)
 	}
 	for _, s := range seen {
 		if s.proto != "HTTP/2.0" {
@@ -246,13 +285,13 @@ func testBrowser(t *testing.T, version string) {
 			t.Errorf("%s: result %+v", c.Name, r)
 			continue
 		}
-		if c.Nav {
+		if c.Nav || c.Demo != "" {
 			// A navigation's status and X-Request-Id are not the page's
-			// to read: the status is the server's, and its log lines
-			// are only counted (checkLog's total).
+			// to read: they are the server's, for the case's target,
+			// which no other request has.
 			for _, s := range seen {
 				if s.target == c.URL {
-					r.Status = s.status
+					r.Status, r.RequestID = s.status, s.requestID
 				}
 			}
 		}
@@ -260,9 +299,7 @@ func testBrowser(t *testing.T, version string) {
 			t.Errorf("%s: status %d, want %d: %s", c.Name, r.Status, c.status, r.Text)
 			continue
 		}
-		if !c.Nav {
-			sentList = append(sentList, sent{name: c.Name, requestID: r.RequestID, want: c.log})
-		}
+		sentList = append(sentList, sent{name: c.Name, requestID: r.RequestID, want: c.log})
 		if c.check == nil || r.Status != 200 {
 			continue
 		}
@@ -320,7 +357,7 @@ func browserCases() []browserCase {
 			status: 200, check: func(t *testing.T, ans map[string]any) {
 				want(t, "query", ans["query"], map[string]any{"family": []any{family}, "flag": []any{pride}})
 			}},
-		{Name: "form", URL: "/strict/form", Method: "POST", Form: map[string]string{"name": hebrew, "city": arabic, "family": family},
+		{Name: "form", URL: "/strict/fetch-form", Method: "POST", Form: map[string]string{"name": hebrew, "city": arabic, "family": family},
 			status: 200, check: func(t *testing.T, ans map[string]any) {
 				want(t, "form", ans["form"], map[string]any{"name": []any{hebrew}, "city": []any{arabic}, "family": []any{family}})
 			}},
@@ -330,7 +367,7 @@ func browserCases() []browserCase {
 			status: 200, check: func(t *testing.T, ans map[string]any) { want(t, "json", ans["json"], wantJSON) }},
 		{Name: "JSON in gzip, monitor mode", URL: "/monitor/json", Method: "POST", Type: "application/json", Body: str(jsonBody), Gzip: true,
 			status: 200, check: func(t *testing.T, ans map[string]any) { want(t, "json", ans["json"], wantJSON) }},
-		{Name: "file upload", URL: "/upload/x", Method: "POST", Fields: map[string]string{"title": hebrew},
+		{Name: "file upload", URL: "/upload/fetch", Method: "POST", Fields: map[string]string{"title": hebrew},
 			File:   &browserFile{Name: "קובץ.txt", Type: "text/plain", Content: fileText},
 			status: 200, check: func(t *testing.T, ans map[string]any) {
 				want(t, "fields", ans["fields"], map[string]any{"title": []any{hebrew}})
@@ -349,9 +386,27 @@ func browserCases() []browserCase {
 				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": "קובץ.txt",
 					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
 			}},
-		{Name: "NFC", URL: "/nfc/x?q=" + decomposed, status: 200, check: func(t *testing.T, ans map[string]any) {
+		{Name: "NFC", URL: "/nfc/fetch?q=" + decomposed, status: 200, check: func(t *testing.T, ans map[string]any) {
 			want(t, "query", ans["query"], map[string]any{"q": []any{composed}})
 		}},
+
+		// The demo's own page, its forms as they are.
+		{Name: "the demo page's form", URL: "/strict/form", Demo: "strict",
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "form", ans["form"], map[string]any{"name": []any{hebrew}, "city": []any{"القاهرة"}, "note": []any{"👩‍💻 🏳️‍🌈 café"}})
+			}},
+		{Name: "the demo page's upload", URL: "/upload/x", Demo: "upload", File: &browserFile{Name: "קובץ.txt", Type: "text/plain", Content: fileText},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "fields", ans["fields"], map[string]any{"title": []any{"מסמך"}})
+				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": "קובץ.txt",
+					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
+			}},
+		{Name: "the demo page's NFC form", URL: "/nfc/x?q=e%CC%81", Demo: "nfc",
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "query", ans["query"], map[string]any{"q": []any{composed}})
+			}},
+		{Name: "the demo page's refused form", URL: "/strict/filename", Demo: "refused",
+			status: 400, log: &logExpect{reason: "forbidden_char", location: "form", class: "bidi_control", offset: -1, method: "POST", route: "/strict/*", mode: "enforce"}},
 
 		{Name: "overlong /../ in a body", URL: "/strict/x", Method: "POST", Type: "text/plain", Octets: overlong,
 			status: 400, log: strictLog("POST", "overlong", "body")},
@@ -391,6 +446,7 @@ type recorded struct {
 	proto, method, target string
 	cookies               []string
 	status                int
+	requestID             string // the answer's X-Request-Id
 }
 
 func (r *recorder) wrap(h http.Handler) http.Handler {
@@ -399,7 +455,7 @@ func (r *recorder) wrap(h http.Handler) http.Handler {
 		target := req.URL.RequestURI()
 		h.ServeHTTP(sw, req)
 		r.mu.Lock()
-		r.reqs = append(r.reqs, recorded{req.Proto, req.Method, target, req.Header.Values("Cookie"), sw.status})
+		r.reqs = append(r.reqs, recorded{req.Proto, req.Method, target, req.Header.Values("Cookie"), sw.status, w.Header().Get("X-Request-Id")})
 		r.mu.Unlock()
 	})
 }

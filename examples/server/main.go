@@ -25,7 +25,8 @@
 //	/nfc/*      the strict preset plus NFC normalization
 //	/monitor/*  the strict preset in monitor mode: logged, never rejected
 //	/open/*     no checks
-//	/static/*   files from public/ (hello.txt), under the strict preset
+//	/static/*   files from public/, under the strict preset: hello.txt,
+//	            and index.html, forms to try the routes in a browser
 //	/upload/*   the strict preset, file contents as data, 256 MiB
 //
 // The first four answer 200 with a JSON echo of what the handler sees:
