@@ -5,8 +5,9 @@ package main
 // and the page's script sends the requests a web form and a web app send
 // (text in Hebrew, Arabic and emoji in paths, queries, forms, JSON, file
 // uploads, cookies; bodies in gzip; forms submitted by <form> elements,
-// as navigations) and a few an attacker would, then posts what it got
-// back to the test. The test checks the answers, the
+// as navigations), the requests a browser sends on a page's behalf
+// without fetch (beacons, an EventSource, a link's ping), and a few an
+// attacker would, then posts what it got back to the test. The test checks the answers, the
 // protocol of every request and the log lines.
 //
 // It needs Chromium (Debian's package chromium) and runs only with
@@ -56,6 +57,19 @@ type browserCase struct {
 	Cookie string            `json:"cookie,omitempty"` // document.cookie, set before the request
 	Nav    bool              `json:"nav,omitempty"`    // Form or Fields sent by a <form> the page submits into an iframe
 	Demo   string            `json:"demo,omitempty"`   // the id of a form of the demo's index.html, submitted as it is (File: into its file input)
+	// Nav's form: its method (POST unless set) and enctype (set: this
+	// one; else multipart/form-data for Fields, the default for Form).
+	Enctype   string `json:"enctype,omitempty"`
+	Keepalive bool   `json:"keepalive,omitempty"` // fetch's keepalive
+	// Send names a sender of the page's own for a request fetch cannot
+	// make: "beacon" (navigator.sendBeacon of Form, of Body as a Blob of
+	// Type, of Body as a string, or of nothing), "eventsource" (an
+	// EventSource), "ping" (a link's ping). The page cannot read their
+	// answers: their status and request id are the server's, read as a
+	// navigation's, so URL must be the target as the server sees it.
+	Send string `json:"send,omitempty"`
+
+	cookies []string // set: the Cookie header lines the server saw
 
 	status int                                    // the answer's status
 	check  func(t *testing.T, ans map[string]any) // the answer's JSON, on 200
@@ -99,6 +113,7 @@ async function send(c) {
     init.headers["Content-Encoding"] = "gzip";
   }
   if (body !== undefined) init.body = body;
+  if (c.keepalive) init.keepalive = true;
   const r = await fetch(c.url, init);
   return {name: c.name, status: r.status, requestID: r.headers.get("X-Request-Id") || "", text: await r.text()};
 }
@@ -111,14 +126,16 @@ function navigate(c) {
     frame.name = "sink-" + Math.random().toString(36).slice(2);
     document.body.appendChild(frame);
     const form = document.createElement("form");
-    form.method = "POST";
+    form.method = c.method || "POST";
     form.action = c.url;
     form.target = frame.name;
     form.acceptCharset = "UTF-8";
     if (c.fields) form.enctype = "multipart/form-data";
+    if (c.enctype) form.enctype = c.enctype;
     for (const [k, v] of Object.entries(c.form || c.fields)) {
-      const input = document.createElement("input");
-      input.type = "hidden";
+      // A value of several lines in a textarea, as people type them.
+      const input = document.createElement(v.includes("\n") ? "textarea" : "input");
+      if (input.type !== "textarea") input.type = "hidden";
       input.name = k;
       input.value = v;
       form.appendChild(input);
@@ -127,9 +144,11 @@ function navigate(c) {
       const input = document.createElement("input");
       input.type = "file";
       input.name = "file";
-      const dt = new DataTransfer();
-      dt.items.add(new File([c.file.content], c.file.name, {type: c.file.type}));
-      input.files = dt.files;
+      if (c.file.name) { // else no file chosen
+        const dt = new DataTransfer();
+        dt.items.add(new File([c.file.content], c.file.name, {type: c.file.type}));
+        input.files = dt.files;
+      }
       form.appendChild(input);
     }
     document.body.appendChild(form);
@@ -164,10 +183,45 @@ function demoForm(c) {
     document.body.appendChild(frame);
   });
 }
+// seen waits until the server has answered a request for target: the
+// senders below cannot see their answer.
+async function seen(c, target) {
+  const r = await fetch("/seen?target=" + encodeURIComponent(target));
+  if (r.status !== 204) throw new Error("the server saw no request for " + target);
+  return {name: c.name, status: 0, requestID: "", text: ""};
+}
+const senders = {
+  beacon(c) {
+    let data = c.body;
+    if (c.form) data = new URLSearchParams(c.form);
+    else if (c.type) data = new Blob([c.body], {type: c.type});
+    if (!navigator.sendBeacon(c.url, data)) throw new Error("sendBeacon refused to queue it");
+    return seen(c, c.url);
+  },
+  eventsource(c) {
+    return new Promise((resolve, reject) => {
+      const es = new EventSource(c.url);
+      es.onopen = es.onerror = () => { es.close(); seen(c, c.url).then(resolve, reject); };
+    });
+  },
+  ping(c) {
+    const frame = document.createElement("iframe");
+    frame.name = "ping-" + Math.random().toString(36).slice(2);
+    document.body.appendChild(frame);
+    const a = document.createElement("a");
+    a.href = "/blank";
+    a.ping = c.url;
+    a.target = frame.name;
+    a.textContent = "link";
+    document.body.appendChild(a);
+    a.click();
+    return seen(c, c.url);
+  },
+};
 (async () => {
   const out = [];
   for (const c of cases) {
-    try { out.push(await (c.demo ? demoForm(c) : c.nav ? navigate(c) : send(c))); } catch (e) { out.push({name: c.name, error: String(e)}); }
+    try { out.push(await (c.send ? senders[c.send](c) : c.demo ? demoForm(c) : c.nav ? navigate(c) : send(c))); } catch (e) { out.push({name: c.name, error: String(e)}); }
   }
   await fetch("/report", {method: "POST", body: JSON.stringify(out)});
 })();
@@ -215,6 +269,22 @@ func testBrowser(t *testing.T, version string) {
 		case reports <- b:
 		default:
 		}
+	})
+	// The senders that cannot read their answer wait for the server's.
+	mux.HandleFunc("GET /seen", func(w http.ResponseWriter, r *http.Request) {
+		target := r.URL.Query().Get("target")
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if rec.saw(target) {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		http.NotFound(w, r)
+	})
+	// The page a ping's link leads to (not the app's: one request for
+	// each case).
+	mux.HandleFunc("GET /blank", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `<!doctype html>`)
 	})
 	mux.Handle("/", rec.wrap(h))
 	srv := httptest.NewUnstartedServer(mux)
@@ -285,13 +355,20 @@ func testBrowser(t *testing.T, version string) {
 			t.Errorf("%s: result %+v", c.Name, r)
 			continue
 		}
-		if c.Nav || c.Demo != "" {
+		if c.Nav || c.Demo != "" || c.Send != "" {
 			// A navigation's status and X-Request-Id are not the page's
 			// to read: they are the server's, for the case's target,
 			// which no other request has.
 			for _, s := range seen {
 				if s.target == c.URL {
 					r.Status, r.RequestID = s.status, s.requestID
+				}
+			}
+		}
+		if c.cookies != nil {
+			for _, s := range seen {
+				if s.target == c.URL && !reflect.DeepEqual(s.cookies, c.cookies) {
+					t.Errorf("%s: Cookie %q, want %q", c.Name, s.cookies, c.cookies)
 				}
 			}
 		}
@@ -425,6 +502,24 @@ func browserCases() []browserCase {
 		{Name: "overlong /../ in a body, monitor mode", URL: "/monitor/x", Method: "POST", Type: "text/plain", Octets: overlong,
 			status: 200, log: &logExpect{reason: "overlong", location: "body", offset: -1, method: "POST", route: "/monitor/*", mode: "monitor"}},
 
+		// What a page sends without fetch or a form: beacons (analytics,
+		// a page's last words), keepalive fetches, an EventSource, a
+		// link's ping. Each is text in UTF-8 under a type the strict
+		// preset reads, or no body: each is accepted, and logs nothing.
+		{Name: "a beacon of a string (text/plain;charset=UTF-8)", URL: "/strict/beacon-text", Send: "beacon",
+			Body: str(hebrew + " " + family), status: 200},
+		{Name: "a beacon of URLSearchParams (a form, charset=UTF-8)", URL: "/strict/beacon-form", Send: "beacon",
+			Form: map[string]string{"name": hebrew, "city": arabic}, status: 200},
+		{Name: "a beacon of a Blob of application/json", URL: "/strict/beacon-json", Send: "beacon",
+			Type: "application/json", Body: str(jsonBody), status: 200},
+		{Name: "a beacon of nothing (no body, no Content-Type)", URL: "/strict/beacon-empty", Send: "beacon", status: 200},
+		{Name: "fetch with keepalive", URL: "/strict/keepalive", Method: "POST", Type: "application/json", Body: str(jsonBody), Keepalive: true,
+			status: 200, check: func(t *testing.T, ans map[string]any) { want(t, "json", ans["json"], wantJSON) }},
+		// The route answers JSON, not text/event-stream, so the
+		// EventSource fails: the request is what counts.
+		{Name: "an EventSource (Accept: text/event-stream)", URL: "/strict/events?topic=%D7%A9%D7%9C%D7%95%D7%9D", Send: "eventsource", status: 200},
+		{Name: "a link's ping (POST, text/ping, PING)", URL: "/strict/ping", Send: "ping", status: 200},
+
 		// Last: every request after it carries the cookie.
 		{Name: "a cookie set by the page", URL: "/strict/cookie", Cookie: "lang=" + hebrew + "; path=/",
 			status: 200, check: func(t *testing.T, ans map[string]any) { want(t, "path", ans["path"], "/strict/cookie") }},
@@ -461,6 +556,18 @@ func (r *recorder) wrap(h http.Handler) http.Handler {
 		r.reqs = append(r.reqs, recorded{req.Proto, req.Method, target, req.Header.Values("Cookie"), sw.status, w.Header().Get("X-Request-Id")})
 		r.mu.Unlock()
 	})
+}
+
+// saw reports whether a request for target has been answered.
+func (r *recorder) saw(target string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, q := range r.reqs {
+		if q.target == target {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *recorder) all() []recorded {
