@@ -29,6 +29,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os/exec"
 	"reflect"
 	"sync"
@@ -52,7 +53,7 @@ type browserCase struct {
 	Octets []int             `json:"octets,omitempty"` // a body of these octets
 	Form   map[string]string `json:"form,omitempty"`   // URLSearchParams: application/x-www-form-urlencoded
 	Fields map[string]string `json:"fields,omitempty"` // FormData: multipart/form-data
-	File   *browserFile      `json:"file,omitempty"`   // and a file in it, field "file"
+	File   *browserFile      `json:"file,omitempty"`   // and a file in it, field "file" (Nav: a File without a name leaves the input empty)
 	Gzip   bool              `json:"gzip,omitempty"`   // the body through CompressionStream("gzip")
 	Cookie string            `json:"cookie,omitempty"` // document.cookie, set before the request
 	Nav    bool              `json:"nav,omitempty"`    // Form or Fields sent by a <form> the page submits into an iframe
@@ -420,6 +421,8 @@ func browserCases() []browserCase {
 	fileText := "مرحبا\nשלום\n"
 	sum := sha256.Sum256([]byte(fileText))
 	overlong := []int{0x2F, 0xC0, 0xAE, 0x2E, 0x2F} // "/../" as RFC 3629 section 10 warns a lax decoder reads it
+	search := hebrew + " " + arabic + " " + family + " 1+1=2 & 100%"
+	quoted := `say "שלום" 🎉.txt`
 	strictLog := func(method, reason, location string) *logExpect {
 		return &logExpect{reason: reason, location: location, offset: -1, method: method, route: "/strict/*", mode: "enforce"}
 	}
@@ -519,6 +522,43 @@ func browserCases() []browserCase {
 		// EventSource fails: the request is what counts.
 		{Name: "an EventSource (Accept: text/event-stream)", URL: "/strict/events?topic=%D7%A9%D7%9C%D7%95%D7%9D", Send: "eventsource", status: 200},
 		{Name: "a link's ping (POST, text/ping, PING)", URL: "/strict/ping", Send: "ping", status: 200},
+
+		// Forms as <form> elements send them, the browser's own encoding.
+		{Name: "a <form enctype=text/plain>: name=value lines ending in CR LF", URL: "/strict/text-form", Method: "POST", Nav: true,
+			Enctype: "text/plain", Form: map[string]string{"name": hebrew, "note": "שורה\nسطر"},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "body", ans["body"], "name="+hebrew+"\r\nnote=שורה\r\nسطر\r\n")
+			}},
+		// The URL is the target the browser must make of the form: + for
+		// spaces, every other octet of the UTF-8 escaped.
+		{Name: "a <form method=get>: the query in form encoding, + for spaces", URL: "/strict/get-form?q=" + url.QueryEscape(search),
+			Method: "GET", Nav: true, Form: map[string]string{"q": search},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "query", ans["query"], map[string]any{"q": []any{search}})
+			}},
+		// Chrome writes a file name's " as %22 in the part's header (HTML's
+		// multipart/form-data encoding), and the handler reads that.
+		{Name: "a file name with a double quote and an emoji, by a <form>", URL: "/upload/quoted-name", Method: "POST", Nav: true,
+			Fields: map[string]string{"title": hebrew}, File: &browserFile{Name: quoted, Type: "text/plain", Content: fileText},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": `say %22שלום%22 🎉.txt`,
+					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
+			}},
+		{Name: "a file name with a double quote and an emoji, by fetch", URL: "/upload/quoted-name-fetch", Method: "POST",
+			Fields: map[string]string{"title": hebrew}, File: &browserFile{Name: quoted, Type: "text/plain", Content: fileText},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": `say %22שלום%22 🎉.txt`,
+					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
+			}},
+		// No file chosen: a part with filename="" and an empty body of
+		// application/octet-stream, which the strict preset takes even
+		// where file contents are text (and Go's form reader takes for
+		// an empty field, having no file name).
+		{Name: "a <form> whose file input has no file chosen", URL: "/strict/no-file", Method: "POST", Nav: true,
+			Fields: map[string]string{"title": hebrew}, File: &browserFile{},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "form", ans["form"], map[string]any{"title": []any{hebrew}, "file": []any{""}})
+			}},
 
 		// Last: every request after it carries the cookie.
 		{Name: "a cookie set by the page", URL: "/strict/cookie", Cookie: "lang=" + hebrew + "; path=/",
