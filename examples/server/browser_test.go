@@ -5,8 +5,9 @@ package main
 // and the page's script sends the requests a web form and a web app send
 // (text in Hebrew, Arabic and emoji in paths, queries, forms, JSON, file
 // uploads, cookies; bodies in gzip; forms submitted by <form> elements,
-// as navigations) and a few an attacker would, then posts what it got
-// back to the test. The test checks the answers, the
+// as navigations), the requests a browser sends on a page's behalf
+// without fetch (beacons, an EventSource, a link's ping), and a few an
+// attacker would, then posts what it got back to the test. The test checks the answers, the
 // protocol of every request and the log lines.
 //
 // It needs Chromium (Debian's package chromium) and runs only with
@@ -28,6 +29,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os/exec"
 	"reflect"
 	"sync"
@@ -51,11 +53,24 @@ type browserCase struct {
 	Octets []int             `json:"octets,omitempty"` // a body of these octets
 	Form   map[string]string `json:"form,omitempty"`   // URLSearchParams: application/x-www-form-urlencoded
 	Fields map[string]string `json:"fields,omitempty"` // FormData: multipart/form-data
-	File   *browserFile      `json:"file,omitempty"`   // and a file in it, field "file"
+	File   *browserFile      `json:"file,omitempty"`   // and a file in it, field "file" (Nav: a File without a name leaves the input empty)
 	Gzip   bool              `json:"gzip,omitempty"`   // the body through CompressionStream("gzip")
-	Cookie string            `json:"cookie,omitempty"` // document.cookie, set before the request
+	Cookie string            `json:"cookie,omitempty"` // document.cookie, set before the request, a line at a time
 	Nav    bool              `json:"nav,omitempty"`    // Form or Fields sent by a <form> the page submits into an iframe
 	Demo   string            `json:"demo,omitempty"`   // the id of a form of the demo's index.html, submitted as it is (File: into its file input)
+	// Nav's form: its method (POST unless set) and enctype (set: this
+	// one; else multipart/form-data for Fields, the default for Form).
+	Enctype   string `json:"enctype,omitempty"`
+	Keepalive bool   `json:"keepalive,omitempty"` // fetch's keepalive
+	// Send names a sender of the page's own for a request fetch cannot
+	// make: "beacon" (navigator.sendBeacon of Form, of Body as a Blob of
+	// Type, of Body as a string, or of nothing), "eventsource" (an
+	// EventSource), "ping" (a link's ping). The page cannot read their
+	// answers: their status and request id are the server's, read as a
+	// navigation's, so URL must be the target as the server sees it.
+	Send string `json:"send,omitempty"`
+
+	cookies []string // set: the Cookie header lines the server saw
 
 	status int                                    // the answer's status
 	check  func(t *testing.T, ans map[string]any) // the answer's JSON, on 200
@@ -83,7 +98,7 @@ const browserScript = `
 const cases = JSON.parse(document.getElementById("cases").textContent);
 async function send(c) {
   const init = {method: c.method || "GET", headers: {}};
-  if (c.cookie) document.cookie = c.cookie;
+  if (c.cookie) for (const line of c.cookie.split("\n")) document.cookie = line;
   let body;
   if (c.form) body = new URLSearchParams(c.form);
   else if (c.fields) {
@@ -99,6 +114,7 @@ async function send(c) {
     init.headers["Content-Encoding"] = "gzip";
   }
   if (body !== undefined) init.body = body;
+  if (c.keepalive) init.keepalive = true;
   const r = await fetch(c.url, init);
   return {name: c.name, status: r.status, requestID: r.headers.get("X-Request-Id") || "", text: await r.text()};
 }
@@ -111,14 +127,16 @@ function navigate(c) {
     frame.name = "sink-" + Math.random().toString(36).slice(2);
     document.body.appendChild(frame);
     const form = document.createElement("form");
-    form.method = "POST";
+    form.method = c.method || "POST";
     form.action = c.url;
     form.target = frame.name;
     form.acceptCharset = "UTF-8";
     if (c.fields) form.enctype = "multipart/form-data";
+    if (c.enctype) form.enctype = c.enctype;
     for (const [k, v] of Object.entries(c.form || c.fields)) {
-      const input = document.createElement("input");
-      input.type = "hidden";
+      // A value of several lines in a textarea, as people type them.
+      const input = document.createElement(v.includes("\n") ? "textarea" : "input");
+      if (input.type !== "textarea") input.type = "hidden";
       input.name = k;
       input.value = v;
       form.appendChild(input);
@@ -127,9 +145,11 @@ function navigate(c) {
       const input = document.createElement("input");
       input.type = "file";
       input.name = "file";
-      const dt = new DataTransfer();
-      dt.items.add(new File([c.file.content], c.file.name, {type: c.file.type}));
-      input.files = dt.files;
+      if (c.file.name) { // else no file chosen
+        const dt = new DataTransfer();
+        dt.items.add(new File([c.file.content], c.file.name, {type: c.file.type}));
+        input.files = dt.files;
+      }
       form.appendChild(input);
     }
     document.body.appendChild(form);
@@ -164,10 +184,45 @@ function demoForm(c) {
     document.body.appendChild(frame);
   });
 }
+// seen waits until the server has answered a request for target: the
+// senders below cannot see their answer.
+async function seen(c, target) {
+  const r = await fetch("/seen?target=" + encodeURIComponent(target));
+  if (r.status !== 204) throw new Error("the server saw no request for " + target);
+  return {name: c.name, status: 0, requestID: "", text: ""};
+}
+const senders = {
+  beacon(c) {
+    let data = c.body;
+    if (c.form) data = new URLSearchParams(c.form);
+    else if (c.type) data = new Blob([c.body], {type: c.type});
+    if (!navigator.sendBeacon(c.url, data)) throw new Error("sendBeacon refused to queue it");
+    return seen(c, c.url);
+  },
+  eventsource(c) {
+    return new Promise((resolve, reject) => {
+      const es = new EventSource(c.url);
+      es.onopen = es.onerror = () => { es.close(); seen(c, c.url).then(resolve, reject); };
+    });
+  },
+  ping(c) {
+    const frame = document.createElement("iframe");
+    frame.name = "ping-" + Math.random().toString(36).slice(2);
+    document.body.appendChild(frame);
+    const a = document.createElement("a");
+    a.href = "/blank";
+    a.ping = c.url;
+    a.target = frame.name;
+    a.textContent = "link";
+    document.body.appendChild(a);
+    a.click();
+    return seen(c, c.url);
+  },
+};
 (async () => {
   const out = [];
   for (const c of cases) {
-    try { out.push(await (c.demo ? demoForm(c) : c.nav ? navigate(c) : send(c))); } catch (e) { out.push({name: c.name, error: String(e)}); }
+    try { out.push(await (c.send ? senders[c.send](c) : c.demo ? demoForm(c) : c.nav ? navigate(c) : send(c))); } catch (e) { out.push({name: c.name, error: String(e)}); }
   }
   await fetch("/report", {method: "POST", body: JSON.stringify(out)});
 })();
@@ -215,6 +270,22 @@ func testBrowser(t *testing.T, version string) {
 		case reports <- b:
 		default:
 		}
+	})
+	// The senders that cannot read their answer wait for the server's.
+	mux.HandleFunc("GET /seen", func(w http.ResponseWriter, r *http.Request) {
+		target := r.URL.Query().Get("target")
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if rec.saw(target) {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		http.NotFound(w, r)
+	})
+	// The page a ping's link leads to (not the app's: one request for
+	// each case).
+	mux.HandleFunc("GET /blank", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `<!doctype html>`)
 	})
 	mux.Handle("/", rec.wrap(h))
 	srv := httptest.NewUnstartedServer(mux)
@@ -285,7 +356,7 @@ func testBrowser(t *testing.T, version string) {
 			t.Errorf("%s: result %+v", c.Name, r)
 			continue
 		}
-		if c.Nav || c.Demo != "" {
+		if c.Nav || c.Demo != "" || c.Send != "" {
 			// A navigation's status and X-Request-Id are not the page's
 			// to read: they are the server's, for the case's target,
 			// which no other request has.
@@ -293,6 +364,17 @@ func testBrowser(t *testing.T, version string) {
 				if s.target == c.URL {
 					r.Status, r.RequestID = s.status, s.requestID
 				}
+			}
+		}
+		if c.cookies != nil {
+			var got []string
+			for _, s := range seen {
+				if s.target == c.URL {
+					got = s.cookies
+				}
+			}
+			if !reflect.DeepEqual(got, c.cookies) {
+				t.Errorf("%s: Cookie %q, want %q", c.Name, got, c.cookies)
 			}
 		}
 		if r.Status != c.status {
@@ -343,6 +425,8 @@ func browserCases() []browserCase {
 	fileText := "مرحبا\nשלום\n"
 	sum := sha256.Sum256([]byte(fileText))
 	overlong := []int{0x2F, 0xC0, 0xAE, 0x2E, 0x2F} // "/../" as RFC 3629 section 10 warns a lax decoder reads it
+	search := hebrew + " " + arabic + " " + family + " 1+1=2 & 100%"
+	quoted := `say "שלום" 🎉.txt`
 	strictLog := func(method, reason, location string) *logExpect {
 		return &logExpect{reason: reason, location: location, offset: -1, method: method, route: "/strict/*", mode: "enforce"}
 	}
@@ -425,6 +509,87 @@ func browserCases() []browserCase {
 		{Name: "overlong /../ in a body, monitor mode", URL: "/monitor/x", Method: "POST", Type: "text/plain", Octets: overlong,
 			status: 200, log: &logExpect{reason: "overlong", location: "body", offset: -1, method: "POST", route: "/monitor/*", mode: "monitor"}},
 
+		// What a page sends without fetch or a form: beacons (analytics,
+		// a page's last words), keepalive fetches, an EventSource, a
+		// link's ping. Each is text in UTF-8 under a type the strict
+		// preset reads, or no body: each is accepted, and logs nothing.
+		{Name: "a beacon of a string (text/plain;charset=UTF-8)", URL: "/strict/beacon-text", Send: "beacon",
+			Body: str(hebrew + " " + family), status: 200},
+		{Name: "a beacon of URLSearchParams (a form, charset=UTF-8)", URL: "/strict/beacon-form", Send: "beacon",
+			Form: map[string]string{"name": hebrew, "city": arabic}, status: 200},
+		{Name: "a beacon of a Blob of application/json", URL: "/strict/beacon-json", Send: "beacon",
+			Type: "application/json", Body: str(jsonBody), status: 200},
+		{Name: "a beacon of nothing (no body, no Content-Type)", URL: "/strict/beacon-empty", Send: "beacon", status: 200},
+		{Name: "fetch with keepalive", URL: "/strict/keepalive", Method: "POST", Type: "application/json", Body: str(jsonBody), Keepalive: true,
+			status: 200, check: func(t *testing.T, ans map[string]any) { want(t, "json", ans["json"], wantJSON) }},
+		// The route answers JSON, not text/event-stream, so the
+		// EventSource fails: the request is what counts.
+		{Name: "an EventSource (Accept: text/event-stream)", URL: "/strict/events?topic=%D7%A9%D7%9C%D7%95%D7%9D", Send: "eventsource", status: 200},
+		{Name: "a link's ping (POST, text/ping, PING)", URL: "/strict/ping", Send: "ping", status: 200},
+
+		// Forms as <form> elements send them, the browser's own encoding.
+		{Name: "a <form enctype=text/plain>: name=value lines ending in CR LF", URL: "/strict/text-form", Method: "POST", Nav: true,
+			Enctype: "text/plain", Form: map[string]string{"name": hebrew, "note": "שורה\nسطر"},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "body", ans["body"], "name="+hebrew+"\r\nnote=שורה\r\nسطر\r\n")
+			}},
+		// The URL is the target the browser must make of the form: + for
+		// spaces, every other octet of the UTF-8 escaped.
+		{Name: "a <form method=get>: the query in form encoding, + for spaces", URL: "/strict/get-form?q=" + url.QueryEscape(search),
+			Method: "GET", Nav: true, Form: map[string]string{"q": search},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "query", ans["query"], map[string]any{"q": []any{search}})
+			}},
+		// Chrome writes a file name's " as %22 in the part's header (HTML's
+		// multipart/form-data encoding), and the handler reads that.
+		{Name: "a file name with a double quote and an emoji, by a <form>", URL: "/upload/quoted-name", Method: "POST", Nav: true,
+			Fields: map[string]string{"title": hebrew}, File: &browserFile{Name: quoted, Type: "text/plain", Content: fileText},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": `say %22שלום%22 🎉.txt`,
+					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
+			}},
+		{Name: "a file name with a double quote and an emoji, by fetch", URL: "/upload/quoted-name-fetch", Method: "POST",
+			Fields: map[string]string{"title": hebrew}, File: &browserFile{Name: quoted, Type: "text/plain", Content: fileText},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": `say %22שלום%22 🎉.txt`,
+					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
+			}},
+		// No file chosen: a part with filename="" and an empty body of
+		// application/octet-stream, which the strict preset takes even
+		// where file contents are text (and Go's form reader takes for
+		// an empty field, having no file name).
+		{Name: "a <form> whose file input has no file chosen", URL: "/strict/no-file", Method: "POST", Nav: true,
+			Fields: map[string]string{"title": hebrew}, File: &browserFile{},
+			status: 200, check: func(t *testing.T, ans map[string]any) {
+				want(t, "form", ans["form"], map[string]any{"title": []any{hebrew}, "file": []any{""}})
+			}},
+
+		// A page that declares a charset: the strict preset takes UTF-8
+		// under any of its names and refuses a body declared in another
+		// charset, whatever its octets (ASCII text included): it cannot
+		// know which reading the handler will follow.
+		{Name: "text/plain;charset=utf8, a name of UTF-8", URL: "/strict/charset-utf8", Method: "POST", Type: "text/plain;charset=utf8", Body: str(hebrew),
+			status: 200, check: func(t *testing.T, ans map[string]any) { want(t, "body", ans["body"], hebrew) }},
+		{Name: "text/plain;charset=ISO-8859-1 on ASCII text", URL: "/strict/charset-latin1-ascii", Method: "POST", Type: "text/plain;charset=ISO-8859-1", Body: str("hello"),
+			status: 400, log: &logExpect{reason: "bad_charset", location: "body", field: "ISO-8859-1", checkField: true, offset: -1, method: "POST", route: "/strict/*", mode: "enforce"}},
+		{Name: "text/plain;charset=ISO-8859-1 on UTF-8 text", URL: "/strict/charset-latin1-utf8", Method: "POST", Type: "text/plain;charset=ISO-8859-1", Body: str(hebrew),
+			status: 400, log: &logExpect{reason: "bad_charset", location: "body", field: "ISO-8859-1", checkField: true, offset: -1, method: "POST", route: "/strict/*", mode: "enforce"}},
+
+		// HEAD and OPTIONS from fetch log nothing; Echo's router answers
+		// them, the demo routing GET and POST only: 405 for HEAD, 204
+		// for OPTIONS.
+		{Name: "fetch with method HEAD", URL: "/strict/head", Method: "HEAD", status: 405},
+		{Name: "fetch with method OPTIONS", URL: "/strict/options", Method: "OPTIONS", status: 204},
+
+		// Cookies the page sets, each for its case's path only: sent as
+		// written, never percent-decoded (RFC 6265 defines no decoding).
+		{Name: "a cookie of emoji", URL: "/strict/cookie-emoji", Cookie: "e=" + family + pride + "; path=/strict/cookie-emoji",
+			status: 200, cookies: []string{"e=" + family + pride}},
+		{Name: "a cookie of percent-encoded UTF-8 and a bare %", URL: "/strict/cookie-escaped", Cookie: "p=%D7%A9%D7%9C%D7%95%D7%9D%20100%; path=/strict/cookie-escaped",
+			status: 200, cookies: []string{"p=%D7%A9%D7%9C%D7%95%D7%9D%20100%"}},
+		{Name: "two cookies", URL: "/strict/cookie-two", Cookie: "a=" + arabic + "; path=/strict/cookie-two\nb=" + hebrew + "; path=/strict/cookie-two",
+			status: 200, cookies: []string{"a=" + arabic + "; b=" + hebrew}},
+
 		// Last: every request after it carries the cookie.
 		{Name: "a cookie set by the page", URL: "/strict/cookie", Cookie: "lang=" + hebrew + "; path=/",
 			status: 200, check: func(t *testing.T, ans map[string]any) { want(t, "path", ans["path"], "/strict/cookie") }},
@@ -461,6 +626,18 @@ func (r *recorder) wrap(h http.Handler) http.Handler {
 		r.reqs = append(r.reqs, recorded{req.Proto, req.Method, target, req.Header.Values("Cookie"), sw.status, w.Header().Get("X-Request-Id")})
 		r.mu.Unlock()
 	})
+}
+
+// saw reports whether a request for target has been answered.
+func (r *recorder) saw(target string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, q := range r.reqs {
+		if q.target == target {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *recorder) all() []recorded {
