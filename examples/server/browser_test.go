@@ -7,8 +7,8 @@ package main
 // uploads, cookies; bodies in gzip; forms submitted by <form> elements,
 // as navigations), the requests a browser sends on a page's behalf
 // without fetch (beacons, an EventSource, a link's ping), and a few an
-// attacker would, then posts what it got back to the test. The test checks the answers, the
-// protocol of every request and the log lines.
+// attacker would, then posts what it got back to the test. The test
+// checks the answers, the protocol of every request and the log lines.
 //
 // It needs Chromium (Debian's package chromium) and runs only with
 // -browser, which names it; CI installs it and runs:
