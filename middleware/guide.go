@@ -17,7 +17,8 @@
 //     skipped as url.ParseQuery does; counts, field lengths and the whole
 //     escaped query's length are limited.
 //   - form: application/x-www-form-urlencoded bodies, as the query.
-//   - json: application/json, +json types, and what Echo's binder decodes
+//   - json: application/json, +json types, application/csp-report (the
+//     violation reports browsers post), and what Echo's binder decodes
 //     as JSON (application/json... by prefix). The raw octets are valid;
 //     no string or key holds a lone \uD800-\uDFFF escape or an escaped
 //     refused character; duplicate member names are refused in the strict
@@ -122,10 +123,10 @@
 //
 //   - application/x-www-form-urlencoded: each key and value,
 //     percent-decoded (form). Strict and Default check it.
-//   - application/json, any +json type, what Echo's binder takes for JSON
-//     (application/json...): strings and keys with their escapes decoded,
-//     depth, duplicate member names in the strict preset (json). Strict
-//     and Default.
+//   - application/json, any +json type, application/csp-report, what
+//     Echo's binder takes for JSON (application/json...): strings and
+//     keys with their escapes decoded, depth, duplicate member names in
+//     the strict preset (json). Strict and Default.
 //   - application/x-ndjson, application/ndjson, application/jsonl,
 //     application/jsonlines, application/x-jsonlines: JSON lines, each
 //     non-blank line (ended by LF or a lone CR, as Python's readers end

@@ -24,6 +24,11 @@ func mediaLocation(p *compiled.Policy, typ, sub string) (rules.Location, bool) {
 		// none (mime.ParseMediaType takes "application+json"): a handler
 		// that goes by the suffix decodes it as JSON.
 		return rules.JSON, true
+	case typ == "application" && sub == "csp-report":
+		// A Content Security Policy violation report, which browsers
+		// post to a policy's report-uri: a JSON object (CSP Level 2,
+		// section 4.4), read as JSON by the handler that takes it.
+		return rules.JSON, true
 	case jsonbody.IsLines(typ, sub):
 		// application/x-ndjson and the other JSON-lines types: JSON
 		// values, one a line (package jsonbody).

@@ -41,6 +41,8 @@ func textCases() []locCase {
 		{name: "xml strict", ct: "text/xml", body: "<a>\xFF</a>", want: rej("invalid_byte", "xml", "", 3)},
 		{name: "xml by binder prefix", ct: "application/xmlish", body: "<a>\xFF</a>", want: rej("invalid_byte", "xml", "", 3)},
 		{name: "json by binder prefix", ct: "application/jsonx", body: `{"q":"\ud800"}`, want: rej("surrogate", "json", "/q", 6)},
+		{name: "csp report clean", ct: "application/csp-report", body: `{"csp-report":{"document-uri":"https://example.com/שלום","violated-directive":"img-src 'none'"}}`, status: 200},
+		{name: "csp report is JSON", ct: "application/csp-report", body: `{"csp-report":{"document-uri":"https://example.com/\ud800"}}`, want: rej("surrogate", "json", "/csp-report/document-uri", 51)},
 		{name: "binder and suffix disagree", ct: "application/xml+json", body: `{}`, want: rej("bad_media_type", "body", "Content-Type", 0)},
 		{name: "unlisted type passes default", pol: deflt, ct: "application/octet-stream", body: "\xFF\x00\xC0\xAE", status: 200},
 		{name: "no content type passes default", pol: deflt, ct: "", body: "\xFF\x00\xC0\xAE", status: 200},

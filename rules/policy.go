@@ -16,7 +16,7 @@ const (
 	Path      Location = iota // the URL path
 	Query                     // the URL query: every key and value
 	Form                      // application/x-www-form-urlencoded bodies
-	JSON                      // application/json and +json bodies
+	JSON                      // application/json, +json and application/csp-report bodies
 	Multipart                 // multipart/form-data: field names, file names, text parts
 	Body                      // text/* and the other bodies Policy.BodyTypes names
 	Header                    // the headers Policy.Headers names, cookies and trailers

@@ -47,9 +47,9 @@ func TextTypes() []string {
 //     (RefuseAmbiguousParts);
 //   - bodies of any media type it does not check as text, and bodies
 //     without a Content-Type (RefuseUnlistedTypes, 415): it checks
-//     application/x-www-form-urlencoded, application/json and +json,
-//     JSON lines (application/x-ndjson, application/jsonl and their
-//     kin), application/xml, text/xml and +xml, multipart/form-data and
+//     application/x-www-form-urlencoded, application/json, +json and
+//     application/csp-report, JSON lines (application/x-ndjson,
+//     application/jsonl and their kin), application/xml, text/xml and +xml, multipart/form-data and
 //     multipart/mixed, text/*, and the TextTypes (YAML, GraphQL,
 //     JavaScript) as text. List the binary types a route takes (uploads)
 //     in BinaryTypes;

@@ -65,7 +65,8 @@ type browserCase struct {
 	// Send names a sender of the page's own for a request fetch cannot
 	// make: "beacon" (navigator.sendBeacon of Form, of Body as a Blob of
 	// Type, of Body as a string, or of nothing), "eventsource" (an
-	// EventSource), "ping" (a link's ping). The page cannot read their
+	// EventSource), "ping" (a link's ping), "csp" (the report of a page
+	// whose Content Security Policy it breaks). The page cannot read their
 	// answers: their status and request id are the server's, read as a
 	// navigation's, so URL must be the target as the server sees it.
 	Send string `json:"send,omitempty"`
@@ -205,6 +206,12 @@ const senders = {
       es.onopen = es.onerror = () => { es.close(); seen(c, c.url).then(resolve, reject); };
     });
   },
+  csp(c) {
+    const frame = document.createElement("iframe");
+    frame.src = "/csp-page?report=" + encodeURIComponent(c.url);
+    document.body.appendChild(frame);
+    return seen(c, c.url);
+  },
   ping(c) {
     const frame = document.createElement("iframe");
     frame.name = "ping-" + Math.random().toString(36).slice(2);
@@ -281,6 +288,12 @@ func testBrowser(t *testing.T, version string) {
 			}
 		}
 		http.NotFound(w, r)
+	})
+	// A page whose Content Security Policy forbids its one image and
+	// has the browser report that to the case's target.
+	mux.HandleFunc("GET /csp-page", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "img-src 'none'; report-uri "+r.URL.Query().Get("report"))
+		_, _ = io.WriteString(w, `<!doctype html><img src="/blank">`)
 	})
 	// The page a ping's link leads to (not the app's: one request for
 	// each case).
@@ -526,6 +539,7 @@ func browserCases() []browserCase {
 		// EventSource fails: the request is what counts.
 		{Name: "an EventSource (Accept: text/event-stream)", URL: "/strict/events?topic=%D7%A9%D7%9C%D7%95%D7%9D", Send: "eventsource", status: 200},
 		{Name: "a link's ping (POST, text/ping, PING)", URL: "/strict/ping", Send: "ping", status: 200},
+		{Name: "a CSP violation report (POST, application/csp-report, JSON)", URL: "/strict/csp-report", Send: "csp", status: 200},
 
 		// Forms as <form> elements send them, the browser's own encoding.
 		{Name: "a <form enctype=text/plain>: name=value lines ending in CR LF", URL: "/strict/text-form", Method: "POST", Nav: true,
