@@ -440,6 +440,12 @@ func browserCases() []browserCase {
 	overlong := []int{0x2F, 0xC0, 0xAE, 0x2E, 0x2F} // "/../" as RFC 3629 section 10 warns a lax decoder reads it
 	search := hebrew + " " + arabic + " " + family + " 1+1=2 & 100%"
 	quoted := `say "שלום" 🎉.txt`
+	// uploaded is the upload handler's list of files for fileText sent
+	// as the file "file" named name.
+	uploaded := func(name string) []any {
+		return []any{map[string]any{"field": "file", "filename": name,
+			"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}}
+	}
 	strictLog := func(method, reason, location string) *logExpect {
 		return &logExpect{reason: reason, location: location, offset: -1, method: method, route: "/strict/*", mode: "enforce"}
 	}
@@ -468,8 +474,7 @@ func browserCases() []browserCase {
 			File:   &browserFile{Name: "קובץ.txt", Type: "text/plain", Content: fileText},
 			status: 200, check: func(t *testing.T, ans map[string]any) {
 				want(t, "fields", ans["fields"], map[string]any{"title": []any{hebrew}})
-				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": "קובץ.txt",
-					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
+				want(t, "files", ans["files"], uploaded("קובץ.txt"))
 			}},
 		{Name: "form submitted by a <form> of the page", URL: "/strict/nav-form", Method: "POST", Nav: true,
 			Form:   map[string]string{"name": hebrew, "city": arabic, "family": family},
@@ -480,8 +485,7 @@ func browserCases() []browserCase {
 			Fields: map[string]string{"title": hebrew}, File: &browserFile{Name: "קובץ.txt", Type: "text/plain", Content: fileText},
 			status: 200, check: func(t *testing.T, ans map[string]any) {
 				want(t, "fields", ans["fields"], map[string]any{"title": []any{hebrew}})
-				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": "קובץ.txt",
-					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
+				want(t, "files", ans["files"], uploaded("קובץ.txt"))
 			}},
 		{Name: "NFC", URL: "/nfc/fetch?q=" + decomposed, status: 200, check: func(t *testing.T, ans map[string]any) {
 			want(t, "query", ans["query"], map[string]any{"q": []any{composed}})
@@ -498,8 +502,7 @@ func browserCases() []browserCase {
 		{Name: "the demo page's upload", URL: "/upload/x", Demo: "upload", File: &browserFile{Name: "קובץ.txt", Type: "text/plain", Content: fileText},
 			status: 200, check: func(t *testing.T, ans map[string]any) {
 				want(t, "fields", ans["fields"], map[string]any{"title": []any{"מסמך"}})
-				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": "קובץ.txt",
-					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
+				want(t, "files", ans["files"], uploaded("קובץ.txt"))
 			}},
 		{Name: "the demo page's NFC form", URL: "/nfc/x?q=e%CC%81", Demo: "nfc",
 			status: 200, check: func(t *testing.T, ans map[string]any) {
@@ -559,14 +562,12 @@ func browserCases() []browserCase {
 		{Name: "a file name with a double quote and an emoji, by a <form>", URL: "/upload/quoted-name", Method: "POST", Nav: true,
 			Fields: map[string]string{"title": hebrew}, File: &browserFile{Name: quoted, Type: "text/plain", Content: fileText},
 			status: 200, check: func(t *testing.T, ans map[string]any) {
-				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": `say %22שלום%22 🎉.txt`,
-					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
+				want(t, "files", ans["files"], uploaded(`say %22שלום%22 🎉.txt`))
 			}},
 		{Name: "a file name with a double quote and an emoji, by fetch", URL: "/upload/quoted-name-fetch", Method: "POST",
 			Fields: map[string]string{"title": hebrew}, File: &browserFile{Name: quoted, Type: "text/plain", Content: fileText},
 			status: 200, check: func(t *testing.T, ans map[string]any) {
-				want(t, "files", ans["files"], []any{map[string]any{"field": "file", "filename": `say %22שלום%22 🎉.txt`,
-					"size": float64(len(fileText)), "sha256": hex.EncodeToString(sum[:])}})
+				want(t, "files", ans["files"], uploaded(`say %22שלום%22 🎉.txt`))
 			}},
 		// No file chosen: a part with filename="" and an empty body of
 		// application/octet-stream, which the strict preset takes even
